@@ -1,0 +1,81 @@
+package mcpbridge
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// Server states (PROTOCOL.md ServerStatus.state).
+const (
+	StateStarting  = "starting"
+	StateReady     = "ready"
+	StateFailed    = "failed"
+	StateDisabled  = "disabled"
+	StateUntrusted = "untrusted"
+	StateStopped   = "stopped"
+)
+
+// Transports.
+const (
+	TransportStdio = "stdio"
+	TransportHTTP  = "http"
+	TransportSSE   = "sse"
+)
+
+// ServerConfig is one MCP server after parsing, ${VAR} expansion and merging of all sources.
+type ServerConfig struct {
+	Name      string            `json:"name"`
+	Transport string            `json:"type"` // stdio, http or sse (inferred when the file omits it)
+	Command   string            `json:"command,omitempty"`
+	Args      []string          `json:"args,omitempty"`
+	Env       map[string]string `json:"env,omitempty"`
+	Cwd       string            `json:"cwd,omitempty"`
+	URL       string            `json:"url,omitempty"`
+	Headers   map[string]string `json:"headers,omitempty"`
+	Disabled  bool              `json:"disabled,omitempty"`
+	// StartupTimeout bounds connect + initialize + list tools (default 30 s).
+	StartupTimeout time.Duration `json:"-"`
+	// CallTimeout bounds one tools/call (default 60 s).
+	CallTimeout time.Duration `json:"-"`
+	// EnabledTools, when set, keeps only these tools; DisabledTools drops these (original tool names).
+	EnabledTools  []string `json:"enabledTools,omitempty"`
+	DisabledTools []string `json:"disabledTools,omitempty"`
+	// Source is the file the entry came from, or "editor settings".
+	Source string `json:"-"`
+	// WorkspaceOnly is true when the server comes only from workspace files: it needs the user's trust.
+	WorkspaceOnly bool `json:"-"`
+}
+
+// ServerStatus is the wire ServerStatus of PROTOCOL.md section 3.
+type ServerStatus struct {
+	Name         string `json:"name"`
+	State        string `json:"state"`
+	Transport    string `json:"transport"`
+	Source       string `json:"source"`
+	Tools        int    `json:"tools"`
+	Instructions bool   `json:"instructions"`
+	Error        string `json:"error,omitempty"`
+	StderrTail   string `json:"stderrTail,omitempty"`
+	// Command is a one-line summary of what runs (command and args, or URL) for trust prompts.
+	Command string `json:"command,omitempty"`
+}
+
+// Tool is one registered tool.
+type Tool struct {
+	Name        string          `json:"name"`   // registered name: mcp__<server>__<tool>, made safe if needed
+	Server      string          `json:"server"` // server name
+	Tool        string          `json:"tool"`   // the server's own tool name
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// Result is one tool call's outcome, shaped like the wire ToolResult (PROTOCOL.md section 3).
+type Result struct {
+	Name    string            `json:"name"`
+	IsError bool              `json:"isError"`
+	Text    string            `json:"text"`    // what the model sees: text blocks joined, capped
+	Content []json.RawMessage `json:"content"` // MCP content blocks; text blocks capped
+	// Truncated is true when the cap cut the text; Bytes is the text size before the cap.
+	Truncated bool `json:"truncated"`
+	Bytes     int  `json:"bytes"`
+}

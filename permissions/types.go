@@ -1,0 +1,134 @@
+package permissions
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+)
+
+// Mode is the permission mode a request carries (PROTOCOL.md section 4).
+type Mode int
+
+const (
+	// SingleConfirm runs allowlisted tools and asks the user about the rest. The default.
+	SingleConfirm Mode = iota
+	// AlwaysAllow runs every tool without asking.
+	AlwaysAllow
+	// AllowlistOnly runs allowlisted tools and denies the rest without asking.
+	AllowlistOnly
+)
+
+var modeNames = [...]string{SingleConfirm: "single-confirm", AlwaysAllow: "always-allow", AllowlistOnly: "allowlist-only"}
+
+func (m Mode) String() string {
+	if m < 0 || int(m) >= len(modeNames) {
+		return fmt.Sprintf("Mode(%d)", int(m))
+	}
+	return modeNames[m]
+}
+
+// ParseMode parses a wire mode name. The empty string is SingleConfirm.
+func ParseMode(s string) (Mode, error) {
+	if s == "" {
+		return SingleConfirm, nil
+	}
+	for i, n := range modeNames {
+		if n == s {
+			return Mode(i), nil
+		}
+	}
+	return SingleConfirm, fmt.Errorf("permissions: unknown mode %q (want single-confirm, always-allow or allowlist-only)", s)
+}
+
+func (m Mode) MarshalJSON() ([]byte, error) { return json.Marshal(m.String()) }
+
+func (m *Mode) UnmarshalJSON(b []byte) error {
+	var s string
+	if err := json.Unmarshal(b, &s); err != nil {
+		return fmt.Errorf("permissions: mode must be a string: %w", err)
+	}
+	v, err := ParseMode(s)
+	if err != nil {
+		return err
+	}
+	*m = v
+	return nil
+}
+
+// Request is one tool call asking to pass the gate.
+type Request struct {
+	// Tool is the full registered name: "mcp__<server>__<tool>" or a built-in name such as "read_file".
+	Tool string
+	// Server is the MCP server name, or "" for a built-in tool.
+	Server string
+	// Arguments are the call's JSON arguments (shown to the user, hashed in the audit log).
+	Arguments json.RawMessage
+	Mode      Mode
+	// Turn is the agent turn the call belongs to, "" for a direct call.
+	Turn string
+	// ReadOnlyBuiltin marks a built-in tool that only reads the workspace (read_file, list_files,
+	// search_files). Such calls run without asking in single-confirm. MCP tools never set it:
+	// third-party annotations grant nothing.
+	ReadOnlyBuiltin bool
+}
+
+// Answer is the user's answer to a confirm prompt.
+type Answer int
+
+const (
+	AnswerDeny   Answer = iota
+	AnswerOnce          // allow this call
+	AnswerAlways        // allow this tool from now on (adds the tool to the allowlist)
+	AnswerServer        // allow every tool of this server (adds mcp__<server>__*)
+)
+
+var answerNames = [...]string{AnswerDeny: "deny", AnswerOnce: "once", AnswerAlways: "always", AnswerServer: "server"}
+
+func (a Answer) String() string {
+	if a < 0 || int(a) >= len(answerNames) {
+		return fmt.Sprintf("Answer(%d)", int(a))
+	}
+	return answerNames[a]
+}
+
+// ParseAnswer parses a wire decision ("once", "always", "server", "deny").
+func ParseAnswer(s string) (Answer, error) {
+	for i, n := range answerNames {
+		if n == s {
+			return Answer(i), nil
+		}
+	}
+	return AnswerDeny, fmt.Errorf("permissions: unknown decision %q (want once, always, server or deny)", s)
+}
+
+// A Prompter asks the user whether a tool call may run. It is implemented by the host, which
+// forwards the question to the editor (or by the CLI, which asks on the terminal).
+// Confirm must honour ctx: when the turn is cancelled it returns ctx.Err().
+type Prompter interface {
+	Confirm(ctx context.Context, req Request) (Answer, error)
+}
+
+// Who or what decided a call.
+const (
+	ByMode      = "mode"      // always-allow, or allowlist-only with no match
+	ByAllowlist = "allowlist" // an allowlist entry matched
+	ByBuiltin   = "builtin"   // a read-only built-in tool
+	ByUser      = "user"
+	ByTimeout   = "timeout"
+	ByCancel    = "cancelled"
+	ByError     = "error" // no prompter, a prompter error, a broken allowlist file
+)
+
+// Decision is the gate's verdict on one Request.
+type Decision struct {
+	Allowed bool
+	// Answer is the user's answer when By == ByUser.
+	Answer Answer
+	// By says what decided (one of the By* constants).
+	By string
+	// Entry and File name the allowlist entry that matched, when By == ByAllowlist.
+	Entry string
+	File  string
+	// Reason is a short human sentence, e.g. "denied by the user" or "allowlist file has an error: ...".
+	Reason string
+}
