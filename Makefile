@@ -1,0 +1,50 @@
+# Switchboard: the two commands a newcomer needs are `make demo` (the main job) and `make test`.
+SHELL := /bin/bash
+BIN   := $(CURDIR)/bin
+GO    ?= go
+FUZZTIME ?= 10s
+
+.PHONY: build demo test test-go test-fuzz test-nvim test-vscode test-vscode-e2e bench clean
+
+build:
+	$(GO) build -o $(BIN)/switchboard ./cmd/switchboard
+	$(GO) build -o $(BIN)/mcptest ./cmd/mcptest
+
+# The main job: connect the demo MCP servers (real subprocesses, one of them broken on purpose)
+# and print every server's state and tools. `check` exits 1 because the broken server failed.
+demo: build
+	@SWITCHBOARD_DEMO_BIN=$(BIN) XDG_CONFIG_HOME=$$(mktemp -d) $(BIN)/switchboard check --config cmd/mcptest/demo.json; \
+	  rc=$$?; echo; echo "switchboard check exited $$rc (1 is expected: the server 'broken' fails on purpose)"
+
+# Everything CI runs. Each editor tier installs what it needs itself (apt, npm).
+test: test-go test-fuzz test-nvim test-vscode test-vscode-e2e
+
+test-go:
+	$(GO) vet ./...
+	$(GO) test -race -count=1 -timeout 20m ./...
+
+# Short runs of every fuzz target; their corpora live under testdata/fuzz.
+test-fuzz:
+	@set -e; for pkg in $$($(GO) list ./...); do \
+	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
+	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/^func //'); do \
+	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
+	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) $$pkg; \
+	  done; \
+	done
+
+test-nvim:
+	bash editors/nvim/tests/run-all.sh
+
+test-vscode:
+	bash editors/vscode/scripts/test.sh
+
+test-vscode-e2e:
+	bash editors/vscode/e2e/setup.sh
+	bash editors/vscode/e2e/run.sh
+
+bench:
+	bash cmd/sbbench/run.sh
+
+clean:
+	rm -rf $(BIN)
