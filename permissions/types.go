@@ -67,8 +67,9 @@ type Request struct {
 	// Turn is the agent turn the call belongs to, "" for a direct call.
 	Turn string
 	// ReadOnlyBuiltin marks a built-in tool that only reads the workspace (read_file, list_files,
-	// search_files). Such calls run without asking in single-confirm. MCP tools never set it:
-	// third-party annotations grant nothing.
+	// search_files). Such calls run without asking in single-confirm and in allowlist-only (see the
+	// package doc). MCP tools never set it: third-party annotations grant nothing, and the gate
+	// ignores it when Server is set.
 	ReadOnlyBuiltin bool
 }
 
@@ -126,7 +127,9 @@ type Decision struct {
 	Answer Answer
 	// By says what decided (one of the By* constants).
 	By string
-	// Entry and File name the allowlist entry that matched, when By == ByAllowlist.
+	// Entry and File name the allowlist entry that matched, when By == ByAllowlist. When By ==
+	// ByUser and the answer was "always" or "server", they name the entry that was saved (empty if
+	// saving failed; Reason then says why).
 	Entry string
 	File  string
 	// Reason is a short human sentence, e.g. "denied by the user" or "allowlist file has an error: ...".

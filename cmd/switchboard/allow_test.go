@@ -1,0 +1,64 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestAllow(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	def := filepath.Join(cfg, "switchboard", "allow_tool")
+	other := filepath.Join(t.TempDir(), "other_allow")
+	broken := filepath.Join(t.TempDir(), "broken")
+	if err := os.WriteFile(broken, []byte("ok\nnot ok\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args       []string
+		code       int
+		out, errIn string // errIn: a substring of stderr
+	}{
+		{[]string{"list"}, 0, "# " + def + "\n# (no entries)\n", ""},
+		{[]string{"set", "mcp__github__", "mcp__github__list_issues", "mcp__github__get_issue"}, 0,
+			"# " + def + "\nmcp__github__list_issues\nmcp__github__get_issue\n", ""},
+		{[]string{"set", "mcp__db__", "mcp__db__*", "mcp__db__x"}, 0,
+			"# " + def + "\nmcp__github__list_issues\nmcp__github__get_issue\nmcp__db__*\n", ""},
+		{[]string{"set", "mcp__github__"}, 0, "# " + def + "\nmcp__db__*\n", ""},
+		{[]string{"list", "--json"}, 0, "{\n  \"path\": \"" + def + "\",\n  \"entries\": [\n    \"mcp__db__*\"\n  ]\n}\n", ""},
+		{[]string{"set", "mcp__x__", "mcp__x__a", "--file", other}, 0, "# " + other + "\nmcp__x__a\n", ""},
+		{[]string{"list", "--file=" + other}, 0, "# " + other + "\nmcp__x__a\n", ""},
+		{[]string{"set", "github"}, 2, "", `prefix "github" must have the form mcp__<server>__`},
+		{[]string{"set", "mcp__a__b__"}, 2, "", `must not contain "__"`},
+		{[]string{"set", "mcp__db__", "mcp__gh__x"}, 2, "", `entry "mcp__gh__x" does not start with prefix "mcp__db__"`},
+		{[]string{"set", "mcp__db__", "mcp__db__a b"}, 2, "", `invalid character ' '`},
+		{[]string{"set"}, 2, "", "set needs a PREFIX"},
+		{[]string{"list", "extra"}, 2, "", "list takes no arguments"},
+		{[]string{"list", "--bogus"}, 2, "", "unknown flag --bogus"},
+		{[]string{"list", "--file"}, 2, "", "--file needs a file name"},
+		{[]string{"frob"}, 2, "", `unknown subcommand "frob"`},
+		{nil, 2, "", "usage:"},
+		{[]string{"list", "--file", broken}, 1, "", broken + ":2: "},
+		{[]string{"set", "mcp__db__", "--file", broken}, 1, "", broken + ":2: "},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"allow"}, tc.args...), &stdout, &stderr)
+		if code != tc.code {
+			t.Errorf("allow %q: exit %d, want %d; stderr: %s", tc.args, code, tc.code, stderr.String())
+		}
+		if diff := cmp.Diff(tc.out, stdout.String()); diff != "" {
+			t.Errorf("allow %q: stdout (-want +got):\n%s", tc.args, diff)
+		}
+		if tc.errIn == "" && stderr.Len() > 0 || !strings.Contains(stderr.String(), tc.errIn) {
+			t.Errorf("allow %q: stderr %q, want it to contain %q", tc.args, stderr.String(), tc.errIn)
+		}
+	}
+	if data, _ := os.ReadFile(broken); string(data) != "ok\nnot ok\n" {
+		t.Errorf("broken file overwritten: %q", data)
+	}
+}

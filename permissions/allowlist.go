@@ -1,0 +1,380 @@
+package permissions
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"slices"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// InputError is bad caller input: an invalid prefix or entry. Nothing was written. The host maps
+// it to JSON-RPC InvalidParams (-32602), the CLI to exit code 2.
+type InputError struct{ Msg string }
+
+func (e *InputError) Error() string { return e.Msg }
+
+// ParseError is a malformed allowlist file. While a file has one, it grants nothing and is never
+// overwritten.
+type ParseError struct {
+	File string
+	Line int // 1-based
+	Msg  string
+}
+
+func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
+
+// ValidServerName reports whether name is a valid MCP server name (PROTOCOL.md section 2):
+// ^[A-Za-z0-9][A-Za-z0-9_-]*$ and no "__". It mirrors mcpbridge.ValidServerName, which this leaf
+// package may not import.
+func ValidServerName(name string) error {
+	if name == "" {
+		return errors.New("empty server name")
+	}
+	for i := 0; i < len(name); i++ {
+		c := name[i]
+		if !isNameChar(c) || (i == 0 && (c == '_' || c == '-')) {
+			return fmt.Errorf("server name %q: must match ^[A-Za-z0-9][A-Za-z0-9_-]*$", name)
+		}
+	}
+	if strings.Contains(name, "__") {
+		return fmt.Errorf("server name %q must not contain \"__\"", name)
+	}
+	return nil
+}
+
+// ValidPrefix checks that prefix is "mcp__<valid server name>__". The error is an *InputError.
+func ValidPrefix(prefix string) error {
+	name, ok := strings.CutPrefix(prefix, "mcp__")
+	if ok {
+		name, ok = strings.CutSuffix(name, "__")
+	}
+	if !ok {
+		return &InputError{fmt.Sprintf("prefix %q must have the form mcp__<server>__", prefix)}
+	}
+	if err := ValidServerName(name); err != nil {
+		return &InputError{fmt.Sprintf("prefix %q: %v", prefix, err)}
+	}
+	return nil
+}
+
+// ServerPrefix returns the allowlist prefix of an MCP server: "mcp__<server>__".
+func ServerPrefix(server string) string { return "mcp__" + server + "__" }
+
+func isNameChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+}
+
+// ValidEntry checks one allowlist entry: an exact tool name of [A-Za-z0-9_-] characters, or such a
+// name followed by a single trailing "*" (a prefix grant). A bare "*" is rejected: granting
+// everything is the always-allow mode, not an allowlist entry.
+func ValidEntry(e string) error {
+	name := strings.TrimSuffix(e, "*")
+	if name == "" {
+		if e == "" {
+			return errors.New("empty entry")
+		}
+		return errors.New(`a bare "*" is not allowed (use mode always-allow)`)
+	}
+	for i := 0; i < len(name); i++ {
+		if !isNameChar(name[i]) {
+			if name[i] == '*' {
+				return fmt.Errorf("entry %q: \"*\" is only allowed at the end", e)
+			}
+			return fmt.Errorf("entry %q: invalid character %q (allowed: A-Z a-z 0-9 _ - and a trailing *)", e, rune(name[i]))
+		}
+	}
+	return nil
+}
+
+// line is one line of the allowlist file. Exactly one of comment or entry is set for a
+// non-blank line. Text is stored trimmed of surrounding white space.
+type line struct {
+	Comment string // including the leading "#"
+	Entry   string
+}
+
+// parseAllowlist parses file content. file names the file in errors.
+func parseAllowlist(file string, data []byte) ([]line, error) {
+	if len(data) == 0 {
+		return nil, nil
+	}
+	s := string(data)
+	s = strings.TrimSuffix(s, "\n")
+	var lines []line
+	for i, raw := range strings.Split(s, "\n") {
+		t := strings.TrimSpace(raw)
+		switch {
+		case t == "":
+			lines = append(lines, line{})
+		case t[0] == '#':
+			lines = append(lines, line{Comment: t})
+		default:
+			if err := ValidEntry(t); err != nil {
+				return nil, &ParseError{File: file, Line: i + 1, Msg: err.Error()}
+			}
+			lines = append(lines, line{Entry: t})
+		}
+	}
+	return lines, nil
+}
+
+// formatAllowlist is the inverse of parseAllowlist: one line each, "\n" terminated.
+func formatAllowlist(lines []line) []byte {
+	var b bytes.Buffer
+	for _, l := range lines {
+		if l.Comment != "" {
+			b.WriteString(l.Comment)
+		} else {
+			b.WriteString(l.Entry)
+		}
+		b.WriteByte('\n')
+	}
+	return b.Bytes()
+}
+
+// alState is an immutable snapshot of the allowlist; readers load it without locks.
+type alState struct {
+	lines    []line
+	entries  []string
+	exact    map[string]struct{}
+	prefixes map[string]string // prefix (without "*") -> entry
+	lens     []int             // distinct prefix lengths, longest first
+	err      error
+}
+
+func newState(lines []line, err error) *alState {
+	s := &alState{err: err}
+	if err != nil {
+		return s // a broken file grants nothing
+	}
+	s.lines = lines
+	s.exact = make(map[string]struct{})
+	s.prefixes = make(map[string]string)
+	for _, l := range lines {
+		if l.Entry == "" {
+			continue
+		}
+		s.entries = append(s.entries, l.Entry)
+		if p, ok := strings.CutSuffix(l.Entry, "*"); ok {
+			if _, dup := s.prefixes[p]; !dup {
+				s.prefixes[p] = l.Entry
+				s.lens = append(s.lens, len(p))
+			}
+		} else {
+			s.exact[l.Entry] = struct{}{}
+		}
+	}
+	slices.Sort(s.lens)
+	s.lens = slices.Compact(s.lens)
+	slices.Reverse(s.lens)
+	return s
+}
+
+// Allowlist is the tool allowlist file: tools (or tool-name prefixes) that run without asking.
+// Make one with OpenAllowlist. It is safe for concurrent use. Match reads an immutable snapshot; writers (Replace, Add) are
+// serialised within the process by a mutex and across processes by a flock on "<path>.lock", and
+// re-read the file under the lock before changing it.
+type Allowlist struct {
+	path     string
+	st       atomic.Pointer[alState]
+	wmu      sync.Mutex    // serialises writers in this process
+	debounce time.Duration // Watch debounce
+}
+
+// OpenAllowlist loads the allowlist at path. A missing file is an empty list. A malformed or
+// unreadable file is not an error here: the problem is kept in Err() and the list grants nothing
+// until the file is fixed (and reloaded). An empty path gives an in-memory list that is never
+// saved.
+func OpenAllowlist(path string) (*Allowlist, error) {
+	a := &Allowlist{path: path, debounce: 100 * time.Millisecond}
+	a.st.Store(newState(nil, nil))
+	if path != "" {
+		a.Reload()
+	}
+	return a, nil
+}
+
+// Path is the file the list is read from and written to ("" for an in-memory list).
+func (a *Allowlist) Path() string { return a.path }
+
+// Entries returns the entries in file order (nil while the file is malformed).
+func (a *Allowlist) Entries() []string { return slices.Clone(a.state().entries) }
+
+// Err is the current problem with the file (a *ParseError naming file:line, or a read error), nil
+// when the file is fine or missing.
+func (a *Allowlist) Err() error { return a.state().err }
+
+// Match reports the entry that allows tool: the exact entry first, then the longest prefix entry.
+// A malformed file matches nothing.
+func (a *Allowlist) Match(tool string) (entry string, ok bool) {
+	return a.state().match(tool)
+}
+
+// state is the current snapshot; an Allowlist not made by OpenAllowlist is empty.
+func (a *Allowlist) state() *alState {
+	if s := a.st.Load(); s != nil {
+		return s
+	}
+	return &alState{}
+}
+
+func (s *alState) match(tool string) (entry string, ok bool) {
+	if s.err != nil {
+		return "", false
+	}
+	if _, ok := s.exact[tool]; ok {
+		return tool, true
+	}
+	for _, n := range s.lens {
+		if n <= len(tool) {
+			if e, ok := s.prefixes[tool[:n]]; ok {
+				return e, true
+			}
+		}
+	}
+	return "", false
+}
+
+// Reload re-reads the file. It returns the file's problem (also kept in Err()).
+func (a *Allowlist) Reload() error {
+	if a.path == "" {
+		return nil
+	}
+	lines, err := a.read()
+	a.st.Store(newState(lines, err))
+	return err
+}
+
+func (a *Allowlist) read() ([]line, error) {
+	data, err := os.ReadFile(a.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read allowlist: %w", err)
+	}
+	return parseAllowlist(a.path, data)
+}
+
+// modify runs edit on the current lines under both locks, after re-reading the file, and writes
+// the result atomically when it changed. A malformed file is never written.
+func (a *Allowlist) modify(edit func([]line) []line) error {
+	a.wmu.Lock()
+	defer a.wmu.Unlock()
+	if a.path == "" {
+		a.st.Store(newState(edit(slices.Clone(a.state().lines)), nil))
+		return nil
+	}
+	unlock, err := lockPath(a.path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	lines, err := a.read()
+	if err != nil {
+		a.st.Store(newState(nil, err))
+		return fmt.Errorf("not changing the allowlist: %w", err)
+	}
+	old := formatAllowlist(lines)
+	lines = edit(slices.Clone(lines))
+	data := formatAllowlist(lines)
+	if !bytes.Equal(old, data) {
+		if err := writeAtomic(a.path, data); err != nil {
+			a.st.Store(newState(a.read()))
+			return fmt.Errorf("write allowlist: %w", err)
+		}
+	}
+	a.st.Store(newState(lines, nil))
+	return nil
+}
+
+// Replace sets the entries under prefix (PROTOCOL.md section 3): every stored entry that starts
+// with prefix is removed and entries are added; entries under other prefixes, comments and blank
+// lines are untouched. Every entry must start with prefix. An entry prefix+"*" collapses the rest
+// (only it is stored). An empty list revokes every grant under prefix. New entries take the place
+// of the first removed one (or go at the end), in the given order without duplicates.
+// Bad input is an *InputError and nothing is written. It returns the whole list after the change.
+func (a *Allowlist) Replace(prefix string, entries []string) ([]string, error) {
+	if err := ValidPrefix(prefix); err != nil {
+		return nil, err
+	}
+	var add []string
+	for _, e := range entries {
+		e = strings.TrimSpace(e)
+		if err := ValidEntry(e); err != nil {
+			return nil, &InputError{err.Error()}
+		}
+		if !strings.HasPrefix(e, prefix) {
+			return nil, &InputError{fmt.Sprintf("entry %q does not start with prefix %q", e, prefix)}
+		}
+		if e == prefix+"*" {
+			add = []string{e}
+			break
+		}
+		if !slices.Contains(add, e) {
+			add = append(add, e)
+		}
+	}
+	if slices.Contains(add, prefix+"*") {
+		add = []string{prefix + "*"}
+	}
+	err := a.modify(func(lines []line) []line { return replaceLines(lines, prefix, add) })
+	if err != nil {
+		return nil, err
+	}
+	return a.Entries(), nil
+}
+
+func replaceLines(lines []line, prefix string, add []string) []line {
+	out := make([]line, 0, len(lines)+len(add))
+	at := -1
+	for _, l := range lines {
+		if l.Entry != "" && strings.HasPrefix(l.Entry, prefix) {
+			if at < 0 {
+				at = len(out)
+			}
+			continue
+		}
+		out = append(out, l)
+	}
+	if at < 0 {
+		at = len(out)
+	}
+	ins := make([]line, len(add))
+	for i, e := range add {
+		ins[i] = line{Entry: e}
+	}
+	return slices.Insert(out, at, ins...)
+}
+
+// Add adds one entry (the gate's "always" and "server" answers) with the same locked, re-read,
+// atomic write as Replace. A server grant "mcp__<server>__*" is Replace(prefix, [prefix*]): it
+// collapses that server's exact entries. Another entry is appended unless already present (or,
+// for a tool name, already granted by a prefix entry).
+func (a *Allowlist) Add(entry string) error {
+	entry = strings.TrimSpace(entry)
+	if err := ValidEntry(entry); err != nil {
+		return &InputError{err.Error()}
+	}
+	if p, ok := strings.CutSuffix(entry, "*"); ok && ValidPrefix(p) == nil {
+		_, err := a.Replace(p, []string{entry})
+		return err
+	}
+	return a.modify(func(lines []line) []line {
+		for _, l := range lines {
+			if l.Entry == entry {
+				return lines
+			}
+		}
+		if _, covered := newState(lines, nil).match(entry); covered && !strings.HasSuffix(entry, "*") {
+			return lines // already granted by a prefix entry
+		}
+		return append(lines, line{Entry: entry})
+	})
+}

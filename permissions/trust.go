@@ -1,0 +1,167 @@
+package permissions
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"sync"
+	"time"
+)
+
+// Trust is the remembered workspace-trust decision for one server config.
+type Trust int
+
+const (
+	TrustUnknown Trust = iota // never decided, or the config changed since: ask
+	Trusted
+	Denied
+)
+
+func (t Trust) String() string {
+	switch t {
+	case Trusted:
+		return "trusted"
+	case Denied:
+		return "denied"
+	}
+	return "unknown"
+}
+
+// TrustStore is the workspace trust file (trust.json). Decisions are keyed by the fingerprint of
+// the server's resolved config (PROTOCOL.md section 2: "a changed config asks again"); the server
+// name is stored next to it for people reading the file:
+//
+//	{"fingerprints": {"<sha256 hex>": {"server": "x", "trusted": true, "at": "2026-11-30T09:00:00Z"}}}
+//
+// Get re-reads the file, so decisions made by another process are seen. Set writes atomically
+// under a flock on "<path>.lock" after re-reading. A malformed file is never overwritten: Get
+// answers TrustUnknown (the server stays untrusted) and Set returns an error naming the file and
+// line. Safe for concurrent use.
+type TrustStore struct {
+	path string
+	mu   sync.Mutex
+	err  error
+	now  func() time.Time
+}
+
+type trustFile struct {
+	Fingerprints map[string]trustRecord `json:"fingerprints"`
+}
+
+type trustRecord struct {
+	Server  string    `json:"server"`
+	Trusted bool      `json:"trusted"`
+	At      time.Time `json:"at"`
+}
+
+// OpenTrustStore opens the trust file at path (it need not exist). A malformed or unreadable file
+// is not an error here; it is reported by Err() and makes every Get answer TrustUnknown.
+func OpenTrustStore(path string) (*TrustStore, error) {
+	if path == "" {
+		return nil, errors.New("permissions: empty trust store path")
+	}
+	t := &TrustStore{path: path, now: time.Now}
+	t.mu.Lock()
+	_, t.err = t.read()
+	t.mu.Unlock()
+	return t, nil
+}
+
+// Path is the trust file.
+func (t *TrustStore) Path() string { return t.path }
+
+// Err is the file's problem as of the last read, nil when fine or missing.
+func (t *TrustStore) Err() error {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	return t.err
+}
+
+func (t *TrustStore) read() (trustFile, error) {
+	var f trustFile
+	data, err := os.ReadFile(t.path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return f, fmt.Errorf("read trust store: %w", err)
+	}
+	if err := json.Unmarshal(data, &f); err != nil {
+		return trustFile{}, fmt.Errorf("%s:%d: %v", t.path, jsonErrLine(data, err), err)
+	}
+	return f, nil
+}
+
+func jsonErrLine(data []byte, err error) int {
+	var off int64
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	default:
+		return 1
+	}
+	off = min(off, int64(len(data)))
+	return 1 + bytes.Count(data[:off], []byte("\n"))
+}
+
+// Get returns the decision for the server config with this fingerprint. Only the fingerprint is
+// compared: the same config under another name is the same program.
+func (t *TrustStore) Get(server, fingerprint string) Trust {
+	if fingerprint == "" {
+		return TrustUnknown
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f, err := t.read()
+	t.err = err
+	if err != nil {
+		return TrustUnknown
+	}
+	r, ok := f.Fingerprints[fingerprint]
+	switch {
+	case !ok:
+		return TrustUnknown
+	case r.Trusted:
+		return Trusted
+	default:
+		return Denied
+	}
+}
+
+// Set records trusted or denied for the server config with this fingerprint.
+func (t *TrustStore) Set(server, fingerprint string, trusted bool) error {
+	if fingerprint == "" {
+		return &InputError{"empty fingerprint"}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	unlock, err := lockPath(t.path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f, err := t.read()
+	t.err = err
+	if err != nil {
+		return fmt.Errorf("not changing the trust store: %w", err)
+	}
+	if f.Fingerprints == nil {
+		f.Fingerprints = make(map[string]trustRecord)
+	}
+	f.Fingerprints[fingerprint] = trustRecord{Server: server, Trusted: trusted, At: t.now().UTC().Truncate(time.Second)}
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(t.path, append(data, '\n')); err != nil {
+		return fmt.Errorf("write trust store: %w", err)
+	}
+	return nil
+}
