@@ -1,0 +1,336 @@
+// Package anthropic is a small hand-written client for the Anthropic Messages API: streaming
+// (SSE: message_start, content_block_start/delta/stop with text_delta and input_json_delta,
+// message_delta, message_stop, error), tool_use and tool_result blocks, x-api-key and
+// anthropic-version headers, the API's error messages, retries of 408/409/429/5xx/529 with
+// backoff honouring Retry-After, and cancellation through the request context.
+package anthropic
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"net/http"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/session/llm"
+)
+
+// DefaultVersion is the anthropic-version header value.
+const DefaultVersion = "2023-06-01"
+
+// Options configures a Provider.
+type Options struct {
+	BaseURL    string // default https://api.anthropic.com; "/v1/messages" is appended ("/messages" when it ends in /v1)
+	Model      string
+	APIKey     string
+	MaxTokens  int    // required by the API; default 4096
+	Version    string // default DefaultVersion
+	HTTPClient *http.Client
+	Retry      llm.Retry
+}
+
+// Provider implements llm.Provider. Safe for concurrent use.
+type Provider struct {
+	opts Options
+	url  string
+}
+
+var _ llm.Provider = (*Provider)(nil)
+
+// New returns a Provider.
+func New(o Options) *Provider {
+	if o.BaseURL == "" {
+		o.BaseURL = "https://api.anthropic.com"
+	}
+	if o.MaxTokens <= 0 {
+		o.MaxTokens = 4096
+	}
+	if o.Version == "" {
+		o.Version = DefaultVersion
+	}
+	base := strings.TrimRight(o.BaseURL, "/")
+	url := base + "/v1/messages"
+	if strings.HasSuffix(base, "/v1") {
+		url = base + "/messages"
+	}
+	return &Provider{opts: o, url: url}
+}
+
+type block struct {
+	Type      string          `json:"type"`
+	Text      string          `json:"text,omitempty"`
+	ID        string          `json:"id,omitempty"`
+	Name      string          `json:"name,omitempty"`
+	Input     json.RawMessage `json:"input,omitempty"`
+	ToolUseID string          `json:"tool_use_id,omitempty"`
+	Content   string          `json:"content,omitempty"`
+	IsError   bool            `json:"is_error,omitempty"`
+}
+
+type message struct {
+	Role    string  `json:"role"`
+	Content []block `json:"content"`
+}
+
+type toolDef struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description,omitempty"`
+	InputSchema json.RawMessage `json:"input_schema"`
+}
+
+func (p *Provider) body(req llm.Request) ([]byte, error) {
+	var msgs []message
+	add := func(role string, b ...block) {
+		// Consecutive messages of one role are merged (tool results and a following user text
+		// share one user message, as the API wants).
+		if n := len(msgs); n > 0 && msgs[n-1].Role == role {
+			msgs[n-1].Content = append(msgs[n-1].Content, b...)
+			return
+		}
+		msgs = append(msgs, message{Role: role, Content: b})
+	}
+	for _, m := range req.Messages {
+		switch m.Role {
+		case llm.RoleUser:
+			add("user", block{Type: "text", Text: m.Text})
+		case llm.RoleAssistant:
+			var bs []block
+			if m.Text != "" {
+				bs = append(bs, block{Type: "text", Text: m.Text})
+			}
+			for _, c := range m.ToolCalls {
+				in := c.Args
+				if !json.Valid(in) || !bytes.HasPrefix(bytes.TrimSpace(in), []byte("{")) {
+					in = json.RawMessage("{}") // the API only accepts an object here
+				}
+				bs = append(bs, block{Type: "tool_use", ID: c.ID, Name: c.Name, Input: in})
+			}
+			if len(bs) > 0 {
+				add("assistant", bs...)
+			}
+		case llm.RoleTool:
+			text := m.Text
+			if text == "" {
+				text = "(empty result)"
+			}
+			add("user", block{Type: "tool_result", ToolUseID: m.ToolCallID, Content: text, IsError: m.IsError})
+		}
+	}
+	maxTokens := req.MaxTokens
+	if maxTokens <= 0 {
+		maxTokens = p.opts.MaxTokens
+	}
+	body := map[string]any{
+		"model":      p.opts.Model,
+		"max_tokens": maxTokens,
+		"messages":   msgs,
+		"stream":     true,
+	}
+	if req.System != "" {
+		body["system"] = req.System
+	}
+	if len(req.Tools) > 0 {
+		// Tools stay in the request even when no calls are wanted: the history's tool_use blocks
+		// need them; tool_choice none forbids new calls.
+		tools := make([]toolDef, len(req.Tools))
+		for i, t := range req.Tools {
+			tools[i] = toolDef{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
+		}
+		body["tools"] = tools
+		if req.NoToolCalls {
+			body["tool_choice"] = map[string]string{"type": "none"}
+		}
+	}
+	return json.Marshal(body)
+}
+
+func parseError(b []byte) (typ, msg string) {
+	var e struct {
+		Error struct {
+			Type    string `json:"type"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	if json.Unmarshal(b, &e) != nil {
+		return "", ""
+	}
+	return e.Error.Type, e.Error.Message
+}
+
+type event struct {
+	Type    string `json:"type"`
+	Message struct {
+		Usage usage `json:"usage"`
+	} `json:"message"`
+	Index        int `json:"index"`
+	ContentBlock struct {
+		Type  string          `json:"type"`
+		ID    string          `json:"id"`
+		Name  string          `json:"name"`
+		Text  string          `json:"text"`
+		Input json.RawMessage `json:"input"`
+	} `json:"content_block"`
+	Delta struct {
+		Type        string `json:"type"`
+		Text        string `json:"text"`
+		PartialJSON string `json:"partial_json"`
+		StopReason  string `json:"stop_reason"`
+	} `json:"delta"`
+	Usage *usage `json:"usage"`
+	Error struct {
+		Type    string `json:"type"`
+		Message string `json:"message"`
+	} `json:"error"`
+}
+
+type usage struct {
+	InputTokens              int `json:"input_tokens"`
+	OutputTokens             int `json:"output_tokens"`
+	CacheCreationInputTokens int `json:"cache_creation_input_tokens"`
+	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
+}
+
+type toolUse struct {
+	id, name string
+	input    strings.Builder
+}
+
+func stopReason(s string) string {
+	switch s {
+	case "end_turn", "stop_sequence":
+		return llm.StopEndTurn
+	case "tool_use":
+		return llm.StopToolUse
+	case "max_tokens":
+		return llm.StopMaxTokens
+	}
+	return s
+}
+
+// Stream implements llm.Provider.
+func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Chunk, error] {
+	return func(yield func(llm.Chunk, error) bool) {
+		body, err := p.body(req)
+		if err != nil {
+			yield(llm.Chunk{}, fmt.Errorf("anthropic: %w", err))
+			return
+		}
+		resp, err := p.opts.Retry.Do(ctx, p.opts.HTTPClient, "anthropic", func(ctx context.Context) (*http.Request, error) {
+			r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
+			if err != nil {
+				return nil, err
+			}
+			r.Header.Set("Content-Type", "application/json")
+			r.Header.Set("Accept", "text/event-stream")
+			r.Header.Set("x-api-key", p.opts.APIKey)
+			r.Header.Set("anthropic-version", p.opts.Version)
+			return r, nil
+		}, parseError)
+		if err != nil {
+			yield(llm.Chunk{}, err)
+			return
+		}
+		defer resp.Body.Close()
+		var (
+			uses     = map[int]*toolUse{}
+			order    []int
+			in, out  int
+			stop     string
+			finished bool // message_stop seen
+			stopped  bool // the consumer stopped
+		)
+		errStop := fmt.Errorf("stop")
+		err = llm.ReadSSE(resp.Body, func(sse llm.SSEEvent) error {
+			if strings.TrimSpace(sse.Data) == "" {
+				return nil
+			}
+			var ev event
+			if err := json.Unmarshal([]byte(sse.Data), &ev); err != nil {
+				return fmt.Errorf("anthropic: bad stream event: %v: %.200s", err, sse.Data)
+			}
+			switch ev.Type {
+			case "message_start":
+				u := ev.Message.Usage
+				in = u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
+				out = u.OutputTokens
+			case "content_block_start":
+				if ev.ContentBlock.Type == "tool_use" {
+					tu := &toolUse{id: ev.ContentBlock.ID, name: ev.ContentBlock.Name}
+					uses[ev.Index] = tu
+					order = append(order, ev.Index)
+				} else if ev.ContentBlock.Type == "text" && ev.ContentBlock.Text != "" {
+					if !yield(llm.Chunk{Kind: llm.ChunkText, Text: ev.ContentBlock.Text}, nil) {
+						stopped = true
+						return errStop
+					}
+				}
+			case "content_block_delta":
+				switch ev.Delta.Type {
+				case "text_delta":
+					if ev.Delta.Text != "" && !yield(llm.Chunk{Kind: llm.ChunkText, Text: ev.Delta.Text}, nil) {
+						stopped = true
+						return errStop
+					}
+				case "input_json_delta":
+					if tu := uses[ev.Index]; tu != nil {
+						tu.input.WriteString(ev.Delta.PartialJSON)
+					}
+				}
+			case "message_delta":
+				if ev.Delta.StopReason != "" {
+					stop = stopReason(ev.Delta.StopReason)
+				}
+				if ev.Usage != nil {
+					if ev.Usage.InputTokens > 0 {
+						in = ev.Usage.InputTokens + ev.Usage.CacheCreationInputTokens + ev.Usage.CacheReadInputTokens
+					}
+					out = ev.Usage.OutputTokens
+				}
+			case "message_stop":
+				finished = true
+			case "error":
+				return &llm.APIError{Provider: "anthropic", Type: ev.Error.Type, Message: ev.Error.Message}
+			}
+			return nil
+		})
+		if stopped {
+			return
+		}
+		if err != nil {
+			if ctx.Err() != nil {
+				err = ctx.Err()
+			} else if _, ok := err.(*llm.APIError); !ok {
+				err = fmt.Errorf("anthropic: read stream: %w", err)
+			}
+			yield(llm.Chunk{}, err)
+			return
+		}
+		if err := ctx.Err(); err != nil {
+			yield(llm.Chunk{}, err)
+			return
+		}
+		if !finished {
+			yield(llm.Chunk{}, fmt.Errorf("anthropic: the stream ended before message_stop"))
+			return
+		}
+		for _, i := range order {
+			tu := uses[i]
+			args := strings.TrimSpace(tu.input.String())
+			if args == "" {
+				args = "{}"
+			}
+			if !yield(llm.Chunk{Kind: llm.ChunkToolCall, ToolCall: llm.ToolCall{ID: tu.id, Name: tu.name, Args: json.RawMessage(args)}}, nil) {
+				return
+			}
+		}
+		if !yield(llm.Chunk{Kind: llm.ChunkUsage, Usage: llm.Usage{InputTokens: in, OutputTokens: out}}, nil) {
+			return
+		}
+		if stop == "" {
+			stop = llm.StopEndTurn
+		}
+		yield(llm.Chunk{Kind: llm.ChunkStop, StopReason: stop}, nil)
+	}
+}

@@ -1,0 +1,3 @@
+package session
+
+func init() { invariantPanics = true }

@@ -1,0 +1,267 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strconv"
+	"sync"
+
+	"github.com/switchboard-dev/switchboard/permissions"
+	"github.com/switchboard-dev/switchboard/session/llm"
+)
+
+// invariantPanics makes a broken history invariant panic (tests set it); in production it is
+// logged and reported as an error event.
+var invariantPanics = false
+
+// turnRun is one running turn.
+type turnRun struct {
+	m    *Manager
+	conv *convo
+	id   string
+	mode permissions.Mode
+	ctx  context.Context
+
+	// emitMu serialises emitFn: events of parallel tool calls never overlap.
+	emitMu sync.Mutex
+	emitFn func(Event)
+
+	usage Usage
+}
+
+func (t *turnRun) emit(e Event) {
+	e.Turn, e.Conversation = t.id, t.conv.id
+	t.emitMu.Lock()
+	defer t.emitMu.Unlock()
+	t.emitFn(e)
+}
+
+func (t *turnRun) done(stop string) Event {
+	u := t.usage
+	return Event{Kind: KindDone, StopReason: stop, Usage: &u}
+}
+
+// fail emits an error event and returns the done event that follows it.
+func (t *turnRun) fail(err error) Event {
+	t.m.log.Warn("session: turn failed", "turn", t.id, "conversation", t.conv.id, "err", err)
+	t.emit(Event{Kind: KindError, Error: err.Error()})
+	return t.done(StopError)
+}
+
+// run runs the turn to its end and returns the final done event (emitted by the caller).
+func (t *turnRun) run(prompt string) Event {
+	m := t.m
+	provider, perr := m.currentProvider()
+	if perr == nil && provider == nil {
+		perr = errors.New("session: no model provider is configured")
+	}
+	if perr != nil {
+		return t.fail(perr)
+	}
+	t.conv.hist.AppendUser(prompt)
+	for step := 0; ; step++ {
+		final := step >= m.opts.MaxSteps
+		ts := m.snapshot()
+		if n := len(ts.list); n > MaxTools {
+			return t.fail(fmt.Errorf("session: %d tools would be sent to the model, more than the limit of %d per request: "+
+				"disable some MCP servers or trim their tools with enabledTools/disabledTools in the MCP config", n, MaxTools))
+		}
+		m.warnToolCount(len(ts.list))
+		req := Request{
+			System:      m.systemPrompt(final),
+			Messages:    t.conv.hist.Messages(),
+			Tools:       ts.specs(),
+			NoToolCalls: final,
+		}
+		text, calls, stop, err := t.callModel(provider, req)
+		if err != nil {
+			t.conv.hist.AppendAssistant(text) // keep what was said
+			if t.ctx.Err() != nil {
+				return t.done(StopCancelled)
+			}
+			return t.fail(err)
+		}
+		if len(calls) == 0 {
+			t.conv.hist.AppendAssistant(text)
+			if stop == "" || stop == llm.StopToolUse {
+				stop = StopEndTurn
+			}
+			return t.done(stop)
+		}
+		calls = fixIDs(calls, step)
+		assistant := Message{Role: llm.RoleAssistant, Text: text, ToolCalls: calls}
+		var results []Message
+		if final {
+			// Calls in the answer to the last call are not run, but they get their results.
+			results = make([]Message, len(calls))
+			for i, c := range calls {
+				results[i] = Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, IsError: true,
+					Text: errorJSON("not run: the tool-call limit of this turn was reached")}
+			}
+		} else {
+			results = t.runCalls(ts, calls)
+		}
+		if err := t.conv.hist.AppendToolRound(assistant, results); err != nil {
+			if invariantPanics {
+				panic(err)
+			}
+			return t.fail(fmt.Errorf("session: internal error: %w", err))
+		}
+		if t.ctx.Err() != nil {
+			return t.done(StopCancelled)
+		}
+		if final {
+			return t.done(StopMaxSteps)
+		}
+	}
+}
+
+// callModel streams one model call, emitting text deltas.
+func (t *turnRun) callModel(p Provider, req Request) (text string, calls []ToolCall, stop string, err error) {
+	var buf []byte
+	var usage Usage
+	for c, err := range p.Stream(t.ctx, req) {
+		if err != nil {
+			t.usage = t.usage.Add(usage)
+			if t.ctx.Err() != nil {
+				err = t.ctx.Err()
+			}
+			return string(buf), nil, "", err
+		}
+		switch c.Kind {
+		case llm.ChunkText:
+			if c.Text != "" {
+				buf = append(buf, c.Text...)
+				t.emit(Event{Kind: KindText, Text: c.Text})
+			}
+		case llm.ChunkToolCall:
+			calls = append(calls, c.ToolCall)
+		case llm.ChunkUsage:
+			if c.Usage.InputTokens != 0 {
+				usage.InputTokens = c.Usage.InputTokens
+			}
+			if c.Usage.OutputTokens != 0 {
+				usage.OutputTokens = c.Usage.OutputTokens
+			}
+		case llm.ChunkStop:
+			stop = c.StopReason
+		}
+	}
+	t.usage = t.usage.Add(usage)
+	if err := t.ctx.Err(); err != nil {
+		return string(buf), nil, "", err
+	}
+	return string(buf), calls, stop, nil
+}
+
+// fixIDs gives every call a unique non-empty id (some OpenAI-compatible servers send none).
+func fixIDs(calls []ToolCall, step int) []ToolCall {
+	seen := make(map[string]bool, len(calls))
+	for i := range calls {
+		if calls[i].ID == "" || seen[calls[i].ID] {
+			calls[i].ID = "call_" + strconv.Itoa(step+1) + "_" + strconv.Itoa(i+1)
+		}
+		seen[calls[i].ID] = true
+	}
+	return calls
+}
+
+// eventArgs returns args as valid JSON for an event (invalid JSON becomes a JSON string).
+func eventArgs(args json.RawMessage) json.RawMessage {
+	if len(args) == 0 {
+		return json.RawMessage("{}")
+	}
+	if json.Valid(args) {
+		return args
+	}
+	b, _ := json.Marshal(string(args))
+	return b
+}
+
+// runCalls runs the calls in parallel (gate, then tool) and returns one result message per call,
+// in call order.
+func (t *turnRun) runCalls(ts toolSet, calls []ToolCall) []Message {
+	for _, c := range calls {
+		t.emit(Event{Kind: KindToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: eventArgs(c.Args), Approval: ApprovalPending}})
+	}
+	results := make([]Message, len(calls))
+	var wg sync.WaitGroup
+	for i, c := range calls {
+		wg.Go(func() { results[i] = t.runCall(ts, c) })
+	}
+	wg.Wait()
+	return results
+}
+
+func (t *turnRun) runCall(ts toolSet, c ToolCall) Message {
+	args := c.Args
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	res, _ := t.m.callOne(t.ctx, ts, t.conv, t.id, t.mode, c.Name, args, func(d permissions.Decision) {
+		ap := ApprovalDenied
+		if d.Allowed {
+			ap = ApprovalAllowed
+		}
+		t.emit(Event{Kind: KindToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: eventArgs(c.Args),
+			Approval: ap, DecidedBy: d.By, Reason: d.Reason}})
+	})
+	text := res.Text
+	if text == "" && res.IsError {
+		text = errorJSON("the tool failed without a message")
+	}
+	shown, cut := text, false
+	if c.Name != ToolReadToolResult { // its pages are already sized to the budget
+		shown, cut = contextCut(c.ID, text, t.m.resultBudget())
+		if cut {
+			t.conv.keep(c.ID, text)
+		}
+	}
+	t.emit(Event{Kind: KindToolResult, Result: &ToolResultEvent{ID: c.ID, Name: c.Name, IsError: res.IsError,
+		Truncated: cut || res.Truncated, Bytes: max(res.Bytes, len(text)), Text: cutUTF8(text, PreviewBytes)}})
+	return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: shown, IsError: res.IsError}
+}
+
+// systemPrompt builds the system prompt: the base prompt and the servers' instructions.
+func (m *Manager) systemPrompt(final bool) string {
+	s := baseSystemPrompt
+	if m.opts.Tools != nil {
+		sec, cut := instructionsSection(m.opts.Tools.Instructions())
+		s += sec
+		if cut != "" {
+			m.noteMu.Lock()
+			changed := cut != m.lastCut
+			m.lastCut = cut
+			m.noteMu.Unlock()
+			if changed {
+				m.log.Warn("session: server instructions cut", "detail", cut)
+			}
+		}
+	}
+	if final {
+		s += finalCallNote
+	}
+	return s
+}
+
+// warnToolCount warns once per distinct count above WarnTools.
+func (m *Manager) warnToolCount(n int) {
+	if n <= WarnTools {
+		return
+	}
+	m.noteMu.Lock()
+	changed := n != m.warnedCount
+	m.warnedCount = n
+	m.noteMu.Unlock()
+	if !changed {
+		return
+	}
+	msg := fmt.Sprintf("Switchboard sends %d tools to the model; more than %d tools make it pick the wrong one more often. "+
+		"Trim them per server with \"enabledTools\" or \"disabledTools\" in the MCP config, or disable servers you do not need.", n, WarnTools)
+	m.log.Warn("session: " + msg)
+	if m.opts.Warn != nil {
+		m.opts.Warn(msg)
+	}
+}

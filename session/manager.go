@@ -1,0 +1,259 @@
+package session
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/http"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/switchboard-dev/switchboard/permissions"
+)
+
+// Options configures a Manager. Zero values are useful defaults.
+type Options struct {
+	Tools     Tools
+	Gate      Gate      // nil = every call is denied (fail closed)
+	Workspace Workspace // nil = built-in tools that need it report an error result
+	Provider  ProviderConfig
+	Logger    *slog.Logger
+	Warn      func(msg string) // user-visible warning (host sends window/showMessage)
+	MaxSteps  int              // model calls with tools per turn; default 25
+	// ResultTokens is the context budget of one tool result in tokens (~4 bytes each); default 2000.
+	ResultTokens int
+	Getenv       func(string) string // nil = os.Getenv (API keys)
+	// HTTPClient is used by the HTTP providers; nil = a default client.
+	HTTPClient *http.Client
+}
+
+// ErrBusy is returned by Start when the conversation already runs a turn.
+var ErrBusy = errors.New("session: conversation busy")
+
+// ErrClosed is returned by Start after Close.
+var ErrClosed = errors.New("session: manager closed")
+
+// StartParams starts a turn.
+type StartParams struct {
+	Conversation string // "" = a new conversation
+	Prompt       string
+	Mode         permissions.Mode
+}
+
+// convo is one conversation's state. hist belongs to the running turn (one at a time, enforced
+// by Manager.mu).
+type convo struct {
+	id   string
+	hist History
+
+	// resultsMu guards results and resultOrder: full texts of tool results that were cut for the
+	// context, by call id, the newest maxKeptResults.
+	resultsMu   sync.Mutex
+	results     map[string]string
+	resultOrder []string
+}
+
+// maxKeptResults bounds the kept full results per conversation (each up to mcpbridge.MaxResultText).
+const maxKeptResults = 32
+
+func (c *convo) keep(id, text string) {
+	c.resultsMu.Lock()
+	defer c.resultsMu.Unlock()
+	if c.results == nil {
+		c.results = make(map[string]string)
+	}
+	if _, ok := c.results[id]; !ok {
+		c.resultOrder = append(c.resultOrder, id)
+	}
+	c.results[id] = text
+	for len(c.resultOrder) > maxKeptResults {
+		delete(c.results, c.resultOrder[0])
+		c.resultOrder = c.resultOrder[1:]
+	}
+}
+
+func (c *convo) result(id string) (string, bool) {
+	c.resultsMu.Lock()
+	defer c.resultsMu.Unlock()
+	t, ok := c.results[id]
+	return t, ok
+}
+
+type runningTurn struct {
+	conv   *convo
+	cancel context.CancelFunc
+}
+
+// Manager runs conversations: one turn per conversation at a time, any number of conversations
+// in parallel. It is safe for concurrent use.
+type Manager struct {
+	opts Options
+	log  *slog.Logger
+
+	// providerMu guards provider, providerErr.
+	providerMu  sync.Mutex
+	provider    Provider
+	providerErr error
+
+	// mu guards convs, turns, seq, closed.
+	mu     sync.Mutex
+	convs  map[string]*convo
+	turns  map[string]*runningTurn
+	seq    int
+	closed bool
+
+	wg sync.WaitGroup
+
+	// noteMu guards warnedCount, lastCut (warnings and log lines said once per distinct value).
+	noteMu      sync.Mutex
+	warnedCount int
+	lastCut     string
+}
+
+// NewManager returns a Manager using opts.Provider (see SetProvider).
+func NewManager(opts Options) *Manager {
+	if opts.Logger == nil {
+		opts.Logger = slog.New(slog.DiscardHandler)
+	}
+	if opts.MaxSteps <= 0 {
+		opts.MaxSteps = 25
+	}
+	if opts.ResultTokens <= 0 {
+		opts.ResultTokens = DefaultResultTokens
+	}
+	if opts.Getenv == nil {
+		opts.Getenv = os.Getenv
+	}
+	m := &Manager{opts: opts, log: opts.Logger, convs: map[string]*convo{}, turns: map[string]*runningTurn{}}
+	m.SetProvider(opts.Provider)
+	return m
+}
+
+// SetProvider replaces the provider for turns started from now on. A bad configuration (unknown
+// type, missing API key, unreadable script) is not an error here: it is logged and every turn
+// reports it as an error event, so the editor shows it where the user looks.
+func (m *Manager) SetProvider(cfg ProviderConfig) {
+	p, err := NewProvider(cfg, m.opts.Getenv, m.opts.HTTPClient)
+	if err != nil {
+		m.log.Warn("session: provider not usable", "type", cfg.Type, "err", err)
+	}
+	m.providerMu.Lock()
+	m.provider, m.providerErr = p, err
+	m.providerMu.Unlock()
+}
+
+// UseProvider makes p the provider for turns started from now on (tests, embedders).
+func (m *Manager) UseProvider(p Provider) {
+	m.providerMu.Lock()
+	m.provider, m.providerErr = p, nil
+	m.providerMu.Unlock()
+}
+
+func (m *Manager) currentProvider() (Provider, error) {
+	m.providerMu.Lock()
+	defer m.providerMu.Unlock()
+	return m.provider, m.providerErr
+}
+
+func (m *Manager) resultBudget() int { return m.opts.ResultTokens * BytesPerToken }
+
+// newID returns prefix-N, unused in ids. Caller holds m.mu.
+func (m *Manager) newIDLocked(prefix string, used func(string) bool) string {
+	for {
+		m.seq++
+		id := prefix + strconv.Itoa(m.seq)
+		if !used(id) {
+			return id
+		}
+	}
+}
+
+// Start begins a turn and returns at once; the turn runs in the background and reports through
+// emit (never called concurrently for one turn; the last event is kind done). ctx is used only for
+// the call itself (its values are kept; its cancellation is not: use Cancel). Start fails with
+// ErrBusy when the conversation runs a turn, and for an empty prompt. An unknown conversation id
+// starts a new conversation under that id.
+func (m *Manager) Start(ctx context.Context, p StartParams, emit func(Event)) (conversation, turn string, err error) {
+	if strings.TrimSpace(p.Prompt) == "" {
+		return "", "", errors.New("session: empty prompt")
+	}
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.closed {
+		return "", "", ErrClosed
+	}
+	convID := p.Conversation
+	if convID == "" {
+		convID = m.newIDLocked("conv-", func(id string) bool { _, ok := m.convs[id]; return ok })
+	}
+	conv := m.convs[convID]
+	if conv == nil {
+		conv = &convo{id: convID}
+		m.convs[convID] = conv
+	}
+	for id, rt := range m.turns {
+		if rt.conv == conv {
+			return "", "", fmt.Errorf("%w: turn %s is running", ErrBusy, id)
+		}
+	}
+	turnID := m.newIDLocked("turn-", func(id string) bool { _, ok := m.turns[id]; return ok })
+	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
+	m.turns[turnID] = &runningTurn{conv: conv, cancel: cancel}
+	if emit == nil {
+		emit = func(Event) {}
+	}
+	t := &turnRun{m: m, conv: conv, id: turnID, mode: p.Mode, ctx: tctx, emitFn: emit}
+	m.wg.Go(func() {
+		done := t.run(p.Prompt)
+		cancel()
+		m.mu.Lock()
+		delete(m.turns, turnID)
+		m.mu.Unlock()
+		t.emit(done) // after the conversation is free: a client may Start the next turn on done
+	})
+	return convID, turnID, nil
+}
+
+// Cancel cancels a running turn: the model call and running tool calls end, the history stays
+// complete, and the turn ends with done (stopReason "cancelled"). It reports whether the turn was
+// running.
+func (m *Manager) Cancel(turn string) bool {
+	m.mu.Lock()
+	rt := m.turns[turn]
+	m.mu.Unlock()
+	if rt == nil {
+		return false
+	}
+	rt.cancel()
+	return true
+}
+
+// History returns a copy of a conversation's messages (tests, debugging).
+func (m *Manager) History(conversation string) ([]Message, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.convs[conversation]
+	if c == nil {
+		return nil, false
+	}
+	for _, rt := range m.turns {
+		if rt.conv == c {
+			return nil, false // a running turn owns the history
+		}
+	}
+	return append([]Message(nil), c.hist.Messages()...), true
+}
+
+// Close cancels every turn and waits for them to end. Start fails afterwards.
+func (m *Manager) Close() {
+	m.mu.Lock()
+	m.closed = true
+	for _, rt := range m.turns {
+		rt.cancel()
+	}
+	m.mu.Unlock()
+	m.wg.Wait()
+}

@@ -1,0 +1,198 @@
+package session
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/permissions"
+)
+
+// Tool-count limits per model request.
+const (
+	WarnTools = 20  // above this, one warning (the seed's guideline)
+	MaxTools  = 128 // above this, the turn fails
+)
+
+// Decision "By" values the session adds to the permissions.By* ones. The gate is not consulted for
+// these calls.
+const (
+	ByUnknown = "unknown" // no such tool
+	ByInvalid = "invalid" // the arguments are not a JSON object
+)
+
+// toolSet is a snapshot of the tools for one model call.
+type toolSet struct {
+	list  []mcpbridge.Tool // built-ins, then MCP tools (registry order)
+	byMCP map[string]mcpbridge.Tool
+}
+
+func (m *Manager) snapshot() toolSet {
+	var mcp []mcpbridge.Tool
+	if m.opts.Tools != nil {
+		mcp = m.opts.Tools.Tools()
+	}
+	ts := toolSet{list: make([]mcpbridge.Tool, 0, len(builtins)+len(mcp)), byMCP: make(map[string]mcpbridge.Tool, len(mcp))}
+	for _, b := range builtins {
+		ts.list = append(ts.list, b.tool)
+	}
+	for _, t := range mcp {
+		if _, dup := builtinByName[t.Name]; dup {
+			continue // cannot happen with mcp__ names; never let a server shadow a built-in
+		}
+		ts.list = append(ts.list, t)
+		ts.byMCP[t.Name] = t
+	}
+	return ts
+}
+
+func (ts toolSet) specs() []ToolSpec {
+	specs := make([]ToolSpec, len(ts.list))
+	for i, t := range ts.list {
+		s := t.InputSchema
+		if len(s) == 0 || string(s) == "null" {
+			s = json.RawMessage(`{"type":"object","properties":{}}`)
+		}
+		specs[i] = ToolSpec{Name: t.Name, Description: t.Description, InputSchema: s}
+	}
+	return specs
+}
+
+// serverOf returns the MCP server of a tool name: from the registry's Tool when known, else by
+// parsing mcp__<server>__<tool>.
+func serverOf(ts toolSet, name string) string {
+	if t, ok := ts.byMCP[name]; ok {
+		return t.Server
+	}
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	if !ok {
+		return ""
+	}
+	server, _, _ := strings.Cut(rest, "__")
+	return server
+}
+
+func unknownTool(name string) string {
+	b, _ := json.Marshal(map[string]string{"error": "Unknown tool: " + name})
+	return string(b)
+}
+
+func errorJSON(msg string) string {
+	b, _ := json.Marshal(map[string]string{"error": msg})
+	return string(b)
+}
+
+// deniedText is what the model (or the direct caller) gets for a denied call.
+func deniedText(name string, d permissions.Decision) string {
+	var why string
+	switch d.By {
+	case permissions.ByUser:
+		why = "the user denied it"
+	case permissions.ByTimeout:
+		why = "the user did not answer the approval prompt in time, which counts as a denial"
+	case permissions.ByCancel:
+		why = "the request was cancelled before the user answered"
+	case permissions.ByMode:
+		why = "the permission mode does not allow it (allowlist-only and the tool is not on the allowlist)"
+	default:
+		why = "the confirm gate denied it"
+	}
+	s := fmt.Sprintf("Tool call %s was not run: %s (decided by %s", name, why, d.By)
+	if d.Reason != "" {
+		s += ": " + d.Reason
+	}
+	return s + "). Do not retry it unless the user asks."
+}
+
+// callOne runs one call through the gate and the tool. onDecision (may be nil) is called after
+// the gate. conv is nil for direct calls. A denied, unknown, invalid or failed call is a Result with
+// IsError; the returned Decision says what the gate (or the session, By unknown/invalid) decided.
+func (m *Manager) callOne(ctx context.Context, ts toolSet, conv *convo, turn string, mode permissions.Mode,
+	name string, args json.RawMessage, onDecision func(permissions.Decision)) (mcpbridge.Result, permissions.Decision) {
+	decided := func(d permissions.Decision) permissions.Decision {
+		if onDecision != nil {
+			onDecision(d)
+		}
+		return d
+	}
+	bi := builtinByName[name]
+	_, isMCP := ts.byMCP[name]
+	if bi == nil && !isMCP {
+		d := decided(permissions.Decision{By: ByUnknown, Reason: "unknown tool"})
+		return errResult(name, unknownTool(name)), d
+	}
+	if !validObject(args) {
+		d := decided(permissions.Decision{By: ByInvalid, Reason: "arguments are not a JSON object"})
+		return errResult(name, errorJSON(fmt.Sprintf("invalid arguments for %s: want a JSON object, got %s", name, cutUTF8(string(args), 200)))), d
+	}
+	req := permissions.Request{Tool: name, Server: serverOf(ts, name), Arguments: args, Mode: mode, Turn: turn}
+	if bi != nil {
+		req.ReadOnlyBuiltin = bi.readOnly
+	}
+	var d permissions.Decision
+	if m.opts.Gate == nil {
+		d = permissions.Decision{By: permissions.ByError, Reason: "no confirm gate is configured"}
+	} else {
+		var err error
+		d, err = m.opts.Gate.Check(ctx, req)
+		if err != nil {
+			d = permissions.Decision{By: permissions.ByError, Reason: err.Error()}
+		}
+	}
+	decided(d)
+	if !d.Allowed {
+		return errResult(name, deniedText(name, d)), d
+	}
+	if bi != nil {
+		text, err := bi.run(ctx, m, conv, args)
+		if err != nil {
+			if ctx.Err() != nil {
+				return errResult(name, "cancelled: "+ctx.Err().Error()), d
+			}
+			return errResult(name, errorJSON(err.Error())), d
+		}
+		return mcpbridge.Result{Name: name, Text: text, Bytes: len(text),
+			Content: []json.RawMessage{textBlock(text)}}, d
+	}
+	res, err := m.opts.Tools.Call(ctx, name, args)
+	if res.Name == "" {
+		res.Name = name
+	}
+	if err != nil {
+		res.IsError = true
+		if res.Text == "" {
+			res.Text = "cancelled: " + err.Error()
+			res.Bytes = len(res.Text)
+		}
+	}
+	return res, d
+}
+
+func validObject(args json.RawMessage) bool {
+	var v map[string]json.RawMessage
+	return json.Unmarshal(args, &v) == nil && v != nil
+}
+
+func textBlock(s string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"type": "text", "text": s})
+	return b
+}
+
+func errResult(name, text string) mcpbridge.Result {
+	return mcpbridge.Result{Name: name, IsError: true, Text: text, Bytes: len(text), Content: []json.RawMessage{textBlock(text)}}
+}
+
+// ToolList returns the tools as sent to the model: the built-ins (Server "") then the MCP tools.
+func (m *Manager) ToolList() []mcpbridge.Tool { return m.snapshot().list }
+
+// CallTool is the one path for a direct tool call (switchboard.callTool, `switchboard call`):
+// built-in or MCP, through the gate under mode. Denied, unknown and failed calls are Results with
+// IsError. read_tool_result needs a conversation and fails here.
+func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessage, mode permissions.Mode) (mcpbridge.Result, permissions.Decision) {
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	return m.callOne(ctx, m.snapshot(), nil, "", mode, name, args, nil)
+}
