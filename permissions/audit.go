@@ -1,13 +1,16 @@
 package permissions
 
 import (
+	"bytes"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -16,20 +19,55 @@ import (
 // DefaultAuditMaxBytes is the audit log size at which it rotates to "<path>.1".
 const DefaultAuditMaxBytes = 10 << 20
 
+// auditQueue is how many decisions may wait for the writer; beyond it Record drops lines.
+// auditBatch is the most lines the writer appends in one locked write.
+const (
+	auditQueue = 1024
+	auditBatch = 256
+)
+
 // AuditLog appends one JSON line per gate decision to audit.jsonl. It never records the
 // arguments, only their SHA-256. When the file would grow past maxBytes it is renamed to
-// "<path>.1" (replacing the previous one) and a new file is started. Appends and rotation are
-// serialised across processes by a flock on "<path>.lock"; each line is one O_APPEND write.
-// Safe for concurrent use.
+// "<path>.1" (replacing the previous one) and a new file is started.
+//
+// Record never blocks and never touches the file: it hashes the arguments, takes the time and
+// hands the entry to a single background writer through a bounded queue. The writer encodes
+// the lines and appends them in batches; appends and rotation are serialised across processes
+// by a flock on "<path>.lock", each batch of whole lines is one O_APPEND write, and a file
+// rotates before the line that would take it past maxBytes, exactly as if the lines were
+// written one by one. When the queue is full the line is dropped: Dropped counts the drops and
+// the first one logs a warning. Flush waits for the lines recorded so far; Close writes every
+// queued line and stops the writer. Safe for concurrent use.
 type AuditLog struct {
 	path string
 	max  int64
 	now  func() time.Time
+	log  atomic.Pointer[slog.Logger] // nil = slog.Default()
 
-	mu   sync.Mutex
+	// closeMu guards closed and the sending side of ch: Record and Flush hold it for reading
+	// while they send, Close holds it to close ch. Record only tries it, so it never waits.
+	closeMu sync.RWMutex
+	closed  bool
+	ch      chan auditMsg
+	done    chan struct{} // closed when the writer has exited
+	fileErr error         // the file's Close error, set by the writer before done
+
+	dropped atomic.Int64
+	warned  atomic.Bool
+
+	mu  sync.Mutex
+	err error // last write error
+
+	// Owned by the writer goroutine.
 	f    *os.File
 	lock *flock.Flock
-	err  error // last write error
+}
+
+// auditMsg is one queued entry (ArgsSha256 still raw), or a Flush marker when flushed != nil.
+type auditMsg struct {
+	e       AuditEntry
+	sum     [sha256.Size]byte
+	flushed chan struct{}
 }
 
 // AuditEntry is one line of the audit log.
@@ -49,8 +87,8 @@ type AuditEntry struct {
 	LatencyMs  float64   `json:"latencyMs"`
 }
 
-// OpenAuditLog opens (creating it and its folder) the audit log at path. maxBytes <= 0 means
-// DefaultAuditMaxBytes.
+// OpenAuditLog opens (creating it and its folder) the audit log at path and starts its writer;
+// Close stops it. maxBytes <= 0 means DefaultAuditMaxBytes.
 func OpenAuditLog(path string, maxBytes int64) (*AuditLog, error) {
 	if maxBytes <= 0 {
 		maxBytes = DefaultAuditMaxBytes
@@ -58,12 +96,18 @@ func OpenAuditLog(path string, maxBytes int64) (*AuditLog, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
-	l := &AuditLog{path: path, max: maxBytes, now: time.Now, lock: flock.New(path+".lock", flock.SetPermissions(0o600))}
+	l := &AuditLog{
+		path: path, max: maxBytes, now: time.Now,
+		lock: flock.New(path+".lock", flock.SetPermissions(0o600)),
+		ch:   make(chan auditMsg, auditQueue),
+		done: make(chan struct{}),
+	}
 	f, err := l.open()
 	if err != nil {
 		return nil, err
 	}
 	l.f = f
+	go l.run()
 	return l, nil
 }
 
@@ -78,11 +122,23 @@ func (l *AuditLog) open() (*os.File, error) {
 // Path is the audit log file.
 func (l *AuditLog) Path() string { return l.path }
 
+// SetLogger sets where the log warns about dropped lines (nil = slog.Default()).
+func (l *AuditLog) SetLogger(log *slog.Logger) { l.log.Store(log) }
+
 // Err is the last error writing the log (Record has no error result), nil if none.
 func (l *AuditLog) Err() error {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.err
+}
+
+// Dropped is how many decisions were not logged because the writer was behind (or the log was
+// closing).
+func (l *AuditLog) Dropped() int64 {
+	if l == nil {
+		return 0
+	}
+	return l.dropped.Load()
 }
 
 // ArgsSha256 is the hex SHA-256 of the raw argument bytes, as recorded in the audit log.
@@ -91,37 +147,81 @@ func ArgsSha256(args []byte) string {
 	return hex.EncodeToString(sum[:])
 }
 
-// Record appends the decision d on req. Errors are kept in Err().
+// Record queues the decision d on req for the writer and returns at once; it never waits for
+// the file. Write errors are kept in Err(); a line that finds the queue full is dropped and
+// counted in Dropped().
 func (l *AuditLog) Record(req Request, d Decision, latency time.Duration) {
 	if l == nil {
 		return
 	}
-	e := AuditEntry{
-		Time:       l.now().UTC(),
-		Tool:       req.Tool,
-		Server:     req.Server,
-		ArgsSha256: ArgsSha256(req.Arguments),
-		Mode:       req.Mode.String(),
-		Decision:   "deny",
-		By:         d.By,
-		Entry:      d.Entry,
-		File:       d.File,
-		Turn:       req.Turn,
-		Reason:     d.Reason,
-		LatencyMs:  float64(latency.Microseconds()) / 1000,
-	}
-	if d.Allowed {
-		e.Decision = "allow"
-	}
-	if d.By == ByUser {
-		e.Answer = d.Answer.String()
-	}
-	data, err := json.Marshal(e)
-	if err != nil {
-		l.setErr(err)
+	// Close holds closeMu (or waits for it) only while it shuts the writer down: a Record racing
+	// with it is a drop, not a wait.
+	if !l.closeMu.TryRLock() {
+		l.drop()
 		return
 	}
-	l.setErr(l.append(append(data, '\n')))
+	defer l.closeMu.RUnlock()
+	if l.closed {
+		l.setErr(fmt.Errorf("audit log %s is closed", l.path))
+		return
+	}
+	m := auditMsg{
+		e: AuditEntry{
+			Time:      l.now().UTC(),
+			Tool:      req.Tool,
+			Server:    req.Server,
+			Mode:      req.Mode.String(),
+			Decision:  "deny",
+			By:        d.By,
+			Entry:     d.Entry,
+			File:      d.File,
+			Turn:      req.Turn,
+			Reason:    d.Reason,
+			LatencyMs: float64(latency.Microseconds()) / 1000,
+		},
+		// The caller owns req.Arguments: hash them now, hex-encode in the writer.
+		sum: sha256.Sum256(req.Arguments),
+	}
+	if d.Allowed {
+		m.e.Decision = "allow"
+	}
+	if d.By == ByUser {
+		m.e.Answer = d.Answer.String()
+	}
+	select {
+	case l.ch <- m:
+	default:
+		l.drop()
+	}
+}
+
+func (l *AuditLog) drop() {
+	n := l.dropped.Add(1)
+	if l.warned.CompareAndSwap(false, true) {
+		log := l.log.Load()
+		if log == nil {
+			log = slog.Default()
+		}
+		log.Warn("audit log: the writer is behind, dropping lines; see AuditLog.Dropped", "file", l.path, "dropped", n)
+	}
+}
+
+// Flush waits until every line recorded before it has been written (or failed: it returns
+// Err()). After Close it returns at once.
+func (l *AuditLog) Flush() error {
+	if l == nil {
+		return nil
+	}
+	l.closeMu.RLock()
+	if l.closed {
+		l.closeMu.RUnlock()
+		return l.Err()
+	}
+	flushed := make(chan struct{})
+	l.ch <- auditMsg{flushed: flushed} // may wait for room: Flush is not on the hot path
+	l.closeMu.RUnlock()
+	<-flushed
+	return l.Err()
 }
 
 func (l *AuditLog) setErr(err error) {
@@ -132,12 +232,62 @@ func (l *AuditLog) setErr(err error) {
 	}
 }
 
-func (l *AuditLog) append(line []byte) error {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil {
-		return fmt.Errorf("audit log %s is closed", l.path)
+// run is the writer: it takes what is queued (up to auditBatch lines), appends it in one
+// locked write, releases the Flush calls it met, and repeats until Close closes ch.
+func (l *AuditLog) run() {
+	defer close(l.done)
+	var (
+		buf     bytes.Buffer
+		enc     = json.NewEncoder(&buf) // Encode = json.Marshal + "\n"
+		ends    []int                   // end offset of each line in buf
+		waiters []chan struct{}
+	)
+	add := func(m auditMsg) {
+		if m.flushed != nil {
+			waiters = append(waiters, m.flushed)
+			return
+		}
+		m.e.ArgsSha256 = hex.EncodeToString(m.sum[:])
+		if err := enc.Encode(&m.e); err != nil { // writes nothing on error
+			l.setErr(fmt.Errorf("audit log: %w", err))
+			return
+		}
+		ends = append(ends, buf.Len())
 	}
+	for m := range l.ch {
+		buf.Reset()
+		ends, waiters = ends[:0], waiters[:0]
+		add(m)
+	batch:
+		for len(ends) < auditBatch {
+			select {
+			case m, ok := <-l.ch:
+				if !ok {
+					break batch
+				}
+				add(m)
+			default:
+				break batch
+			}
+		}
+		if len(ends) > 0 {
+			l.setErr(l.append(buf.Bytes(), ends))
+		}
+		for _, w := range waiters {
+			close(w)
+		}
+		if buf.Cap() > 1<<20 { // don't keep a huge batch's buffer
+			buf = bytes.Buffer{}
+		}
+	}
+	l.fileErr = l.f.Close()
+	l.f = nil
+	l.lock.Close()
+}
+
+// append writes data, whole lines ending at ends, under the cross-process lock. The file
+// rotates before a line that would take a non-empty file past max, as for single lines.
+func (l *AuditLog) append(data []byte, ends []int) error {
 	if err := l.lock.Lock(); err != nil {
 		return fmt.Errorf("audit log lock: %w", err)
 	}
@@ -155,15 +305,32 @@ func (l *AuditLog) append(line []byte) error {
 			return fmt.Errorf("audit log: %w", err)
 		}
 	}
-	if cur.Size() > 0 && cur.Size()+int64(len(line)) > l.max {
-		if err := os.Rename(l.path, l.path+".1"); err != nil {
-			return fmt.Errorf("audit log rotate: %w", err)
+	size := cur.Size()  // of the file before data[start:]
+	start, prev := 0, 0 // the unwritten chunk is data[start:prev]
+	for _, end := range ends {
+		before := size + int64(prev-start)
+		if before > 0 && before+int64(end-prev) > l.max {
+			if err := l.write(data[start:prev]); err != nil {
+				return err
+			}
+			if err := os.Rename(l.path, l.path+".1"); err != nil {
+				return fmt.Errorf("audit log rotate: %w", err)
+			}
+			if err := l.reopen(); err != nil {
+				return err
+			}
+			size, start = 0, prev
 		}
-		if err := l.reopen(); err != nil {
-			return err
-		}
+		prev = end
 	}
-	if _, err := l.f.Write(line); err != nil {
+	return l.write(data[start:prev])
+}
+
+func (l *AuditLog) write(chunk []byte) error {
+	if len(chunk) == 0 {
+		return nil
+	}
+	if _, err := l.f.Write(chunk); err != nil {
 		return fmt.Errorf("audit log: %w", err)
 	}
 	return nil
@@ -179,18 +346,21 @@ func (l *AuditLog) reopen() error {
 	return nil
 }
 
-// Close closes the log. Later Records are dropped (and reported by Err()).
+// Close writes every queued line, stops the writer and closes the file. Later Records are
+// dropped (and reported by Err()). Closing twice is harmless.
 func (l *AuditLog) Close() error {
 	if l == nil {
 		return nil
 	}
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	if l.f == nil {
+	l.closeMu.Lock()
+	if l.closed {
+		l.closeMu.Unlock()
+		<-l.done
 		return nil
 	}
-	err := l.f.Close()
-	l.f = nil
-	l.lock.Close()
-	return err
+	l.closed = true
+	close(l.ch)
+	l.closeMu.Unlock()
+	<-l.done
+	return l.fileErr
 }

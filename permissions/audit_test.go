@@ -2,11 +2,18 @@ package permissions
 
 import (
 	"encoding/json"
+	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"time"
+
+	"github.com/gofrs/flock"
 )
 
 func TestAuditRotation(t *testing.T) {
@@ -68,4 +75,211 @@ func TestAuditRotation(t *testing.T) {
 	}
 	var nilLog *AuditLog
 	nilLog.Record(Request{}, Decision{}, 0) // no panic
+}
+
+// auditLines reads path's lines and checks each is a whole JSON entry.
+func auditLines(t *testing.T, path string) []AuditEntry {
+	t.Helper()
+	data := readFile(t, path)
+	if data == "" {
+		return nil
+	}
+	if !strings.HasSuffix(data, "\n") {
+		t.Fatalf("%s does not end with a newline: %q", path, data)
+	}
+	var es []AuditEntry
+	for _, ln := range strings.Split(strings.TrimSuffix(data, "\n"), "\n") {
+		var e AuditEntry
+		if err := json.Unmarshal([]byte(ln), &e); err != nil {
+			t.Fatalf("%s: torn or bad line %q: %v", path, ln, err)
+		}
+		es = append(es, e)
+	}
+	return es
+}
+
+func turns(es []AuditEntry) []string {
+	var ts []string
+	for _, e := range es {
+		ts = append(ts, e.Turn)
+	}
+	return ts
+}
+
+// fixedAuditLog is a log with a fixed clock, so that every line has the same length.
+func fixedAuditLog(t *testing.T, path string, max int64) *AuditLog {
+	t.Helper()
+	l, err := OpenAuditLog(path, max)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	at := time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC)
+	l.now = func() time.Time { return at }
+	return l
+}
+
+var auditReq = Request{Tool: "mcp__gh__x", Server: "gh", Arguments: []byte(`{}`)}
+
+func TestAuditFlush(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l := fixedAuditLog(t, path, 0)
+	for i := range 3 {
+		l.Record(Request{Tool: "t", Turn: fmt.Sprint(i)}, Decision{Allowed: true, By: ByMode}, time.Millisecond)
+	}
+	if err := l.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := turns(auditLines(t, path)), []string{"0", "1", "2"}; !slices.Equal(got, want) {
+		t.Errorf("after Flush: turns %q, want %q", got, want)
+	}
+	l.Record(Request{Tool: "t", Turn: "3"}, Decision{}, 0)
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got, want := turns(auditLines(t, path)), []string{"0", "1", "2", "3"}; !slices.Equal(got, want) {
+		t.Errorf("after Close: turns %q, want %q", got, want)
+	}
+	if err := l.Flush(); err != nil { // after Close: returns at once
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Errorf("second Close: %v", err)
+	}
+	if n := l.Dropped(); n != 0 {
+		t.Errorf("Dropped() = %d", n)
+	}
+}
+
+// TestAuditRotateBatch checks that a batch of lines rotates exactly where single lines would:
+// before the line that would take a non-empty file past max.
+func TestAuditRotateBatch(t *testing.T) {
+	for _, batch := range []bool{false, true} {
+		t.Run(fmt.Sprint("batch=", batch), func(t *testing.T) {
+			path := filepath.Join(t.TempDir(), "audit.jsonl")
+			// What Record writes for Request{Tool: "mcp__gh__x", Turn: i} at the fixed clock.
+			entry := func(i int) []byte {
+				b, _ := json.Marshal(AuditEntry{Time: time.Date(2026, 11, 30, 9, 0, 0, 0, time.UTC), Tool: "mcp__gh__x",
+					ArgsSha256: ArgsSha256(nil), Mode: "single-confirm", Decision: "deny", Turn: fmt.Sprint(i)})
+				return append(b, '\n')
+			}
+			line := entry(0)
+			size := int64(len(line)) * 35 / 10 // 3.5 lines: 3 fit
+			var l *AuditLog
+			if batch {
+				// A log without its writer: append gets all ten lines in one call.
+				l = &AuditLog{path: path, max: size, lock: flock.New(path + ".lock")}
+				var err error
+				if l.f, err = l.open(); err != nil {
+					t.Fatal(err)
+				}
+				var data []byte
+				var ends []int
+				for i := range 10 {
+					data = append(data, entry(i)...)
+					ends = append(ends, len(data))
+				}
+				if err := l.append(data, ends); err != nil {
+					t.Fatal(err)
+				}
+				l.f.Close()
+				l.lock.Close()
+			} else {
+				l = fixedAuditLog(t, path, size)
+				for i := range 10 {
+					l.Record(Request{Tool: "mcp__gh__x", Turn: fmt.Sprint(i)}, Decision{}, 0)
+					if err := l.Flush(); err != nil { // one line per write
+						t.Fatal(err)
+					}
+				}
+			}
+			// 0-2, 3-5, 6-8 filled a file each; 9 started a new one.
+			if got, want := readFile(t, path), string(entry(9)); got != want {
+				t.Errorf("log:\n%s\nwant (the on-disk format):\n%s", got, want)
+			}
+			if got, want := turns(auditLines(t, path+".1")), []string{"6", "7", "8"}; !slices.Equal(got, want) {
+				t.Errorf(".1 has turns %q, want %q", got, want)
+			}
+			if got, want := turns(auditLines(t, path)), []string{"9"}; !slices.Equal(got, want) {
+				t.Errorf("log has turns %q, want %q", got, want)
+			}
+		})
+	}
+}
+
+// TestAuditDrop blocks the writer (another process holds the lock) and floods the log: Record
+// must not wait, the overflow is dropped and counted, one warning is logged, and the rest is
+// written once the lock is free.
+func TestAuditDrop(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	other := flock.New(path + ".lock")
+	if err := other.Lock(); err != nil {
+		t.Fatal(err)
+	}
+	l := fixedAuditLog(t, path, 0)
+	var logged strings.Builder
+	var logMu sync.Mutex
+	l.SetLogger(slog.New(slog.NewTextHandler(lockedWriter{&logMu, &logged}, nil)))
+	// The writer holds at most one batch while it waits for the lock; the queue the rest.
+	const n = auditQueue + auditBatch + 10
+	for range n {
+		l.Record(auditReq, Decision{}, 0)
+	}
+	dropped := l.Dropped()
+	if dropped < 10 {
+		t.Errorf("Dropped() = %d after %d records with the writer blocked, want at least 10", dropped, n)
+	}
+	if err := other.Unlock(); err != nil {
+		t.Fatal(err)
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if got := int64(len(auditLines(t, path))); got+dropped != n {
+		t.Errorf("%d lines written + %d dropped != %d recorded", got, dropped, n)
+	}
+	logMu.Lock()
+	out := logged.String()
+	logMu.Unlock()
+	if c := strings.Count(out, "dropping lines"); c != 1 {
+		t.Errorf("%d drop warnings, want 1:\n%s", c, out)
+	}
+	if l.Err() != nil {
+		t.Errorf("Err() = %v", l.Err())
+	}
+}
+
+type lockedWriter struct {
+	mu *sync.Mutex
+	w  io.Writer
+}
+
+func (w lockedWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.w.Write(p)
+}
+
+// TestAuditCloseRace records from several goroutines while the log closes: no panic, no race,
+// no torn line; every record is written, dropped, or reported by Err() as after Close.
+func TestAuditCloseRace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l := fixedAuditLog(t, path, 0)
+	l.SetLogger(slog.New(slog.DiscardHandler))
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			for range 200 {
+				l.Record(auditReq, Decision{}, 0)
+			}
+		})
+	}
+	wg.Go(func() { l.Flush() })
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	wg.Wait()
+	if got := int64(len(auditLines(t, path))); got+l.Dropped() > 800 {
+		t.Errorf("%d lines + %d dropped > 800 records", got, l.Dropped())
+	}
 }

@@ -37,7 +37,9 @@
 //     If writing fails the call is still allowed this once (the user said yes), the error is
 //     logged and put in Decision.Reason.
 //
-// Every decision is appended to the audit log, if there is one.
+// Every decision is appended to the audit log, if there is one. The append is off the call's
+// path: Check only queues the entry for the log's background writer and never waits for the
+// file; if the writer falls behind, the entry is dropped and counted (AuditLog.Dropped).
 //
 // # Allowlist file
 //
@@ -72,5 +74,6 @@
 // trust.json remembers, per server-config fingerprint, whether the user trusted a workspace server
 // (see TrustStore). audit.jsonl ($XDG_STATE_HOME/switchboard, default ~/.local/state/switchboard)
 // gets one JSON line per decision with the SHA-256 of the arguments, never the arguments
-// themselves, and rotates to audit.jsonl.1 at 10 MiB (see AuditLog).
+// themselves, and rotates to audit.jsonl.1 at 10 MiB (see AuditLog). A background writer appends
+// the lines in batches under the log's flock; Flush waits for it and Close drains it.
 package permissions

@@ -42,6 +42,8 @@ func NewGate(opts GateOptions) *Gate {
 	}
 	if g.log == nil {
 		g.log = slog.New(slog.DiscardHandler)
+	} else if g.audit != nil {
+		g.audit.log.CompareAndSwap(nil, g.log) // its drop warning goes to the gate's log, unless set
 	}
 	if g.now == nil {
 		g.now = time.Now

@@ -311,6 +311,9 @@ func TestGateAudit(t *testing.T) {
 	g.Check(t.Context(), Request{Tool: "mcp__github__list_issues", Server: "github", Arguments: args, Turn: "t1"})
 	g.Check(t.Context(), Request{Tool: testTool, Server: "github", Arguments: args, Mode: SingleConfirm})
 
+	if err := audit.Flush(); err != nil { // Record hands lines to a background writer
+		t.Fatal(err)
+	}
 	data := readFile(t, audit.Path())
 	if strings.Contains(data, "hunter2") {
 		t.Fatalf("audit log contains the arguments:\n%s", data)
