@@ -1,0 +1,67 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os/exec"
+	"strings"
+)
+
+// endlessLine writes 'x' to stdout without a newline until the reader goes away.
+func endlessLine(stdout io.Writer) int {
+	chunk := []byte(strings.Repeat("x", 1<<16))
+	for {
+		if _, err := stdout.Write(chunk); err != nil {
+			return 0
+		}
+	}
+}
+
+// hugeFrame writes one valid notifications/message frame of about mb megabytes.
+func hugeFrame(stdout io.Writer, mb int) error {
+	w := bufio.NewWriterSize(stdout, 1<<20)
+	fmt.Fprint(w, `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"`)
+	chunk := strings.Repeat("y", 1<<20)
+	for range mb {
+		if _, err := w.WriteString(chunk); err != nil {
+			return err
+		}
+	}
+	fmt.Fprint(w, "\"}}\n")
+	return w.Flush()
+}
+
+// dropMethod filters stdin, dropping every request line for method (a legacy server that
+// ignores what it does not know, without even an error reply).
+func dropMethod(stdin io.Reader, method string) io.Reader {
+	pr, pw := io.Pipe()
+	needle := `"method":"` + method + `"`
+	go func() {
+		sc := bufio.NewScanner(stdin)
+		sc.Buffer(make([]byte, 64<<10), 64<<20)
+		for sc.Scan() {
+			if strings.Contains(sc.Text(), needle) {
+				continue
+			}
+			if _, err := pw.Write(append(sc.Bytes(), '\n')); err != nil {
+				return
+			}
+		}
+		pw.CloseWithError(sc.Err())
+	}()
+	return pr
+}
+
+// spawnGrandchild starts a long sleep that inherits the process group (like npx's node child)
+// and reports its pid on stderr as "grandchild pid N".
+func spawnGrandchild(stderr io.Writer) error {
+	cmd := exec.Command("sleep", "300")
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
+	if err := cmd.Start(); err != nil {
+		return err
+	}
+	fmt.Fprintf(stderr, "mcptest: grandchild pid %d\n", cmd.Process.Pid)
+	go func() { _ = cmd.Wait() }() // ignore error: reaped when it ends
+	return nil
+}

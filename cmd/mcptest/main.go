@@ -1,0 +1,133 @@
+// Command mcptest is a small MCP server for tests, demos and benchmarks of Switchboard.
+//
+// It speaks stdio by default, streamable HTTP with --http ADDR and SSE with --sse ADDR. Its tools
+// are echo, big, slow, image, fail, add_tool and remove_tool (see tools.go), plus --tools N dummy
+// tools. Fault flags make it misbehave in the ways a host must survive (see faults.go).
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
+
+	"github.com/mark3labs/mcp-go/server"
+)
+
+type options struct {
+	name, instructions string
+	httpAddr, sseAddr  string
+	tools              int
+
+	exitAtStart    bool
+	hangInitialize bool
+	garbageStdout  bool
+	ignoreDiscover bool
+	crashAfter     int
+	stormRate      int
+	stormFor       time.Duration
+	endlessLine    bool
+	hugeFrameMB    int
+	spawnChild     bool
+	startupDelay   time.Duration
+}
+
+func main() { os.Exit(run(os.Args[1:], os.Stdin, os.Stdout, os.Stderr)) }
+
+func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	var o options
+	fs := flag.NewFlagSet("mcptest", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.StringVar(&o.name, "name", "mcptest", "server name (serverInfo.name)")
+	fs.StringVar(&o.instructions, "instructions", "", "instructions sent in the initialize result")
+	fs.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP on `ADDR` (endpoint /mcp; port 0 picks one, reported on stderr)")
+	fs.StringVar(&o.sseAddr, "sse", "", "serve SSE on `ADDR` (endpoint /sse) instead of stdio")
+	fs.IntVar(&o.tools, "tools", 0, "add `N` dummy tools dummy_1..dummy_N")
+	fs.BoolVar(&o.exitAtStart, "exit-at-start", false, "fault: write to stderr and exit 3 at once")
+	fs.BoolVar(&o.hangInitialize, "hang-initialize", false, "fault: read stdin but never answer")
+	fs.BoolVar(&o.garbageStdout, "garbage-stdout", false, "fault: write lines that are not JSON-RPC to stdout, then serve")
+	fs.BoolVar(&o.ignoreDiscover, "ignore-discover", false, "behave like a legacy server that ignores server/discover")
+	fs.IntVar(&o.crashAfter, "crash-after", 0, "fault: exit 3 in the middle of tool call number `N`+1")
+	fs.IntVar(&o.stormRate, "storm", 0, "fault: after the first tools/list send `N` tools/list_changed per second")
+	fs.DurationVar(&o.stormFor, "storm-for", time.Second, "how long the --storm lasts")
+	fs.BoolVar(&o.endlessLine, "endless-line", false, "fault: write one line to stdout that never ends")
+	fs.IntVar(&o.hugeFrameMB, "huge-frame", 0, "fault: send a notification frame of `MB` megabytes at start")
+	fs.DurationVar(&o.startupDelay, "startup-delay", 0, "wait `D` before serving (a slow-starting server, like npx fetching a package)")
+	fs.BoolVar(&o.spawnChild, "spawn-child", false, "start a grandchild (sleep) in the same process group and print its pid to stderr")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	logf := func(format string, a ...any) { fmt.Fprintf(stderr, "mcptest: "+format+"\n", a...) }
+
+	if o.exitAtStart {
+		logf("exiting at start as asked")
+		return 3
+	}
+	time.Sleep(o.startupDelay)
+	if o.spawnChild {
+		if err := spawnGrandchild(stderr); err != nil {
+			logf("spawn child: %v", err)
+			return 1
+		}
+	}
+	switch {
+	case o.endlessLine:
+		return endlessLine(stdout)
+	case o.hugeFrameMB > 0:
+		if err := hugeFrame(stdout, o.hugeFrameMB); err != nil {
+			return 1
+		}
+	case o.hangInitialize:
+		logf("hanging: reading stdin, answering nothing")
+		_, _ = io.Copy(io.Discard, stdin) // ignore error: ends with stdin
+		return 0
+	case o.garbageStdout:
+		fmt.Fprintln(stdout, "this is not JSON-RPC")
+		fmt.Fprintln(stdout, `{"not":"a message"}`)
+		fmt.Fprintln(stdout, "\x00\x01\x02 binary junk")
+	}
+
+	s := newServer(o, logf)
+	switch {
+	case o.httpAddr != "":
+		return serveHTTP(o.httpAddr, "/mcp", func(base string) http.Handler { return server.NewStreamableHTTPServer(s.mcp) }, logf)
+	case o.sseAddr != "":
+		return serveHTTP(o.sseAddr, "/sse", func(base string) http.Handler {
+			return server.NewSSEServer(s.mcp, server.WithBaseURL(base))
+		}, logf)
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	in := stdin
+	if o.ignoreDiscover {
+		in = dropMethod(stdin, "server/discover")
+	}
+	if err := server.NewStdioServer(s.mcp).Listen(ctx, in, stdout); err != nil && ctx.Err() == nil {
+		logf("%v", err)
+		return 1
+	}
+	return 0
+}
+
+// serveHTTP listens on addr (port 0 picks one) and reports "listening on http://HOST:PORT/PATH"
+// on stderr once it accepts connections, so tests and scripts can find the URL.
+func serveHTTP(addr, path string, handler func(base string) http.Handler, logf func(string, ...any)) int {
+	l, err := net.Listen("tcp", addr)
+	if err != nil {
+		logf("%v", err)
+		return 1
+	}
+	base := "http://" + l.Addr().String()
+	logf("listening on %s%s", base, path)
+	if err := http.Serve(l, handler(base)); err != nil {
+		logf("%v", err)
+		return 1
+	}
+	return 0
+}

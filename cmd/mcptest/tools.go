@@ -1,0 +1,174 @@
+package main
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"os"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+type testServer struct {
+	mcp   *server.MCPServer
+	o     options
+	logf  func(string, ...any)
+	calls atomic.Int64
+	storm sync.Once
+}
+
+func newServer(o options, logf func(string, ...any)) *testServer {
+	ts := &testServer{o: o, logf: logf}
+	hooks := &server.Hooks{}
+	if o.stormRate > 0 {
+		hooks.AddAfterListTools(func(ctx context.Context, id any, req *mcp.ListToolsRequest, res *mcp.ListToolsResult) {
+			ts.storm.Do(func() { go ts.runStorm() })
+		})
+	}
+	opts := []server.ServerOption{
+		server.WithToolCapabilities(true),
+		server.WithHooks(hooks),
+		server.WithRecovery(),
+		server.WithToolHandlerMiddleware(ts.countCalls),
+	}
+	if o.instructions != "" {
+		opts = append(opts, server.WithInstructions(o.instructions))
+	}
+	ts.mcp = server.NewMCPServer(o.name, "0.1.0", opts...)
+	ts.addTools()
+	for i := 1; i <= o.tools; i++ {
+		name := fmt.Sprintf("dummy_%d", i)
+		ts.mcp.AddTool(mcp.NewTool(name, mcp.WithDescription("Dummy tool "+name+": returns its name.")), textHandler(name))
+	}
+	return ts
+}
+
+// countCalls implements --crash-after: the server dies in the middle of call N+1.
+func (ts *testServer) countCalls(next server.ToolHandlerFunc) server.ToolHandlerFunc {
+	return func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		n := ts.calls.Add(1)
+		if ts.o.crashAfter > 0 && n > int64(ts.o.crashAfter) {
+			ts.logf("crashing in call %d as asked", n)
+			os.Exit(3)
+		}
+		return next(ctx, req)
+	}
+}
+
+func (ts *testServer) runStorm() {
+	interval := time.Second / time.Duration(ts.o.stormRate)
+	end := time.Now().Add(ts.o.stormFor)
+	n := 0
+	for time.Now().Before(end) {
+		ts.mcp.SendNotificationToAllClients(string(mcp.MethodNotificationToolsListChanged), nil)
+		n++
+		time.Sleep(interval)
+	}
+	ts.logf("storm over: %d tools/list_changed sent", n)
+}
+
+func textHandler(text string) server.ToolHandlerFunc {
+	return func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(text), nil
+	}
+}
+
+func (ts *testServer) addTools() {
+	s := ts.mcp
+	s.AddTool(mcp.NewTool("echo", mcp.WithDescription("Return the text given."),
+		mcp.WithString("text", mcp.Required(), mcp.Description("text to return"))),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(req.GetString("text", "")), nil
+		})
+
+	s.AddTool(mcp.NewTool("big", mcp.WithDescription("Return n bytes of text."),
+		mcp.WithNumber("n", mcp.Required(), mcp.Description("number of bytes")),
+		mcp.WithString("char", mcp.Description("what to repeat (default x)"))),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			n := req.GetInt("n", 0)
+			unit := req.GetString("char", "x")
+			if unit == "" || n < 0 {
+				return mcp.NewToolResultError("bad arguments"), nil
+			}
+			text := strings.Repeat(unit, n/len(unit)+1)[:n]
+			return mcp.NewToolResultText(text), nil
+		})
+
+	s.AddTool(mcp.NewTool("slow", mcp.WithDescription("Wait, reporting progress every 100 ms; honours cancellation."),
+		mcp.WithNumber("seconds", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			d := time.Duration(req.GetFloat("seconds", 1) * float64(time.Second))
+			var token mcp.ProgressToken
+			if req.Params.Meta != nil {
+				token = req.Params.Meta.ProgressToken
+			}
+			tick := time.NewTicker(100 * time.Millisecond)
+			defer tick.Stop()
+			deadline := time.NewTimer(d)
+			defer deadline.Stop()
+			for i := 1; ; i++ {
+				select {
+				case <-ctx.Done():
+					ts.logf("slow: cancelled")
+					return nil, ctx.Err()
+				case <-deadline.C:
+					return mcp.NewToolResultText(fmt.Sprintf("slept %s", d)), nil
+				case <-tick.C:
+					if token != nil {
+						_ = server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/progress",
+							map[string]any{"progressToken": token, "progress": i, "total": int(d / (100 * time.Millisecond))})
+					}
+				}
+			}
+		})
+
+	s.AddTool(mcp.NewTool("image", mcp.WithDescription("Return an image content block of n bytes."),
+		mcp.WithNumber("bytes", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			data := make([]byte, req.GetInt("bytes", 0))
+			for i := range data {
+				data[i] = byte(i)
+			}
+			return mcp.NewToolResultImage("an image", base64.StdEncoding.EncodeToString(data), "image/png"), nil
+		})
+
+	s.AddTool(mcp.NewTool("fail", mcp.WithDescription("Return an error result."),
+		mcp.WithString("message")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultError(req.GetString("message", "failed as asked")), nil
+		})
+
+	s.AddTool(mcp.NewTool("env", mcp.WithDescription("Return the value of an environment variable, or (unset)."),
+		mcp.WithString("name", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			v, ok := os.LookupEnv(req.GetString("name", ""))
+			if !ok {
+				v = "(unset)"
+			}
+			return mcp.NewToolResultText(v), nil
+		})
+
+	s.AddTool(mcp.NewTool("add_tool", mcp.WithDescription("Add a tool at run time (sends tools/list_changed)."),
+		mcp.WithString("name", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			name := req.GetString("name", "")
+			if name == "" {
+				return mcp.NewToolResultError("name is required"), nil
+			}
+			s.AddTool(mcp.NewTool(name, mcp.WithDescription("Added at run time.")), textHandler("I am "+name))
+			return mcp.NewToolResultText("added " + name), nil
+		})
+
+	s.AddTool(mcp.NewTool("remove_tool", mcp.WithDescription("Remove a tool at run time (sends tools/list_changed)."),
+		mcp.WithString("name", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			name := req.GetString("name", "")
+			s.DeleteTools(name)
+			return mcp.NewToolResultText("removed " + name), nil
+		})
+}

@@ -1,0 +1,175 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"strings"
+	"text/tabwriter"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+)
+
+// checkToolInfo is the wire ToolInfo of PROTOCOL.md section 3.
+type checkToolInfo struct {
+	Name        string          `json:"name"`
+	Server      string          `json:"server"`
+	Tool        string          `json:"tool"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Allowlisted bool            `json:"allowlisted"`
+}
+
+type checkReport struct {
+	Servers []mcpbridge.ServerStatus `json:"servers"`
+	Tools   []checkToolInfo          `json:"tools"`
+}
+
+type checkList []string
+
+func (l *checkList) String() string     { return strings.Join(*l, ",") }
+func (l *checkList) Set(s string) error { *l = append(*l, s); return nil }
+
+// runCheck connects every configured MCP server, reports states and tools, and exits 1 when an
+// enabled server failed (or a config entry was rejected).
+func runCheck(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("check", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	var configs, workspaces checkList
+	fs.Var(&configs, "config", "read MCP servers from `FILE` too (repeatable)")
+	fs.Var(&workspaces, "workspace", "workspace folder `DIR` whose .vscode/mcp.json, .mcp.json, .switchboard/mcp.json are read (repeatable; default: the current directory)")
+	trust := fs.Bool("trust-workspace", false, "start servers defined only in workspace files")
+	asJSON := fs.Bool("json", false, `print {"servers": ServerStatus[], "tools": ToolInfo[]}`)
+	timeout := fs.Duration("timeout", 2*time.Minute, "give up waiting for servers after `D`")
+	verbose := fs.Bool("v", false, "log connection details to stderr")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: switchboard check [--config FILE]... [--workspace DIR] [--trust-workspace] [--json] [--timeout D]")
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "switchboard check: unexpected argument %q\n", fs.Arg(0))
+		fs.Usage()
+		return 2
+	}
+	if len(workspaces) == 0 {
+		if wd, err := os.Getwd(); err == nil {
+			workspaces = checkList{wd}
+		}
+	}
+
+	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: workspaces, ExtraFiles: configs})
+	for _, err := range errs {
+		fmt.Fprintf(stderr, "switchboard check: config: %v\n", err)
+	}
+	logger := slog.New(slog.DiscardHandler)
+	if *verbose {
+		logger = slog.New(slog.NewTextHandler(stderr, nil))
+	}
+	reg := mcpbridge.NewRegistry(mcpbridge.Options{
+		Logger:  logger,
+		Trusted: func(mcpbridge.ServerConfig) bool { return *trust },
+	})
+	defer reg.Close()
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+	ctx, cancel := context.WithTimeout(ctx, *timeout)
+	defer cancel()
+	reg.Apply(ctx, cfgs)
+	if err := reg.WaitIdle(ctx); err != nil {
+		fmt.Fprintf(stderr, "switchboard check: stopped waiting: %v\n", err)
+	}
+
+	rep := checkReport{Servers: reg.Servers(), Tools: []checkToolInfo{}}
+	for _, t := range reg.Tools() {
+		rep.Tools = append(rep.Tools, checkToolInfo{Name: t.Name, Server: t.Server, Tool: t.Tool, Description: t.Description, InputSchema: t.InputSchema})
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		if err := enc.Encode(rep); err != nil {
+			fmt.Fprintf(stderr, "switchboard check: %v\n", err)
+			return 1
+		}
+	} else {
+		printCheckReport(stdout, rep, len(cfgs) == 0 && len(errs) == 0)
+	}
+
+	code := 0
+	if len(errs) > 0 {
+		code = 1
+	}
+	for _, s := range rep.Servers {
+		if s.State == mcpbridge.StateFailed || s.State == mcpbridge.StateStarting {
+			code = 1
+		}
+	}
+	return code
+}
+
+func printCheckReport(w io.Writer, rep checkReport, empty bool) {
+	if empty {
+		fmt.Fprintf(w, "No MCP servers configured. Looked in %s, the workspace files and --config files.\n",
+			mcpbridge.DefaultUserFile(nil))
+		return
+	}
+	count := map[string]int{}
+	for _, s := range rep.Servers {
+		count[s.State]++
+	}
+	var summary []string
+	for _, st := range []string{mcpbridge.StateReady, mcpbridge.StateFailed, mcpbridge.StateStarting,
+		mcpbridge.StateUntrusted, mcpbridge.StateDisabled, mcpbridge.StateStopped} {
+		if count[st] > 0 {
+			summary = append(summary, fmt.Sprintf("%d %s", count[st], st))
+		}
+	}
+	fmt.Fprintf(w, "%d MCP servers: %s; %d tools\n", len(rep.Servers), strings.Join(summary, ", "), len(rep.Tools))
+	for _, s := range rep.Servers {
+		fmt.Fprintf(w, "\n%s  %s  %s  %d tools\n", s.Name, strings.ToUpper(s.State), s.Transport, s.Tools)
+		fmt.Fprintf(w, "  source:  %s\n", s.Source)
+		if s.Command != "" {
+			fmt.Fprintf(w, "  runs:    %s\n", s.Command)
+		}
+		switch s.State {
+		case mcpbridge.StateUntrusted:
+			fmt.Fprintf(w, "  note:    defined only in a workspace file; not started (use --trust-workspace)\n")
+		case mcpbridge.StateDisabled:
+			fmt.Fprintf(w, "  note:    disabled in its config\n")
+		}
+		if s.Error != "" {
+			fmt.Fprintf(w, "  error:   %s\n", s.Error)
+		}
+		if s.StderrTail != "" {
+			fmt.Fprintf(w, "  stderr:\n")
+			for _, line := range strings.Split(s.StderrTail, "\n") {
+				fmt.Fprintf(w, "    | %s\n", line)
+			}
+		}
+		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
+		for _, t := range rep.Tools {
+			if t.Server == s.Name {
+				fmt.Fprintf(tw, "    %s\t%s\n", t.Name, checkOneLine(t.Description, 90))
+			}
+		}
+		tw.Flush()
+	}
+}
+
+// checkOneLine is the first line of s, at most n bytes.
+func checkOneLine(s string, n int) string {
+	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
+	if len(s) > n {
+		s = s[:n-3] + "..."
+	}
+	return s
+}

@@ -1,0 +1,293 @@
+package mcpbridge
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"strconv"
+	"sync"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/client"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// protocolVersion is pinned to the last revision with the initialize handshake. mcp-go's default
+// first probes server/discover (protocol 2026-07-28), which costs a legacy stdio server that
+// ignores unknown methods the whole 5 s probe timeout; every server still speaks the handshake.
+const protocolVersion = mcp.ProtocolVersion20251125
+
+// clientVersion is sent as clientInfo.version.
+var clientVersion = "0.1.0"
+
+// dialFunc makes the transport for one server; env is the child's full environment (stdio).
+// Tests replace it with in-process transports.
+type dialFunc func(cfg ServerConfig, env []string, log *slog.Logger) (transport.Interface, error)
+
+// dialer returns the real dialFunc; stdio frames are bounded by maxFrame bytes.
+func dialer(maxFrame int) dialFunc {
+	return func(cfg ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
+		return dial(cfg, env, maxFrame, log)
+	}
+}
+
+func dial(cfg ServerConfig, env []string, maxFrame int, log *slog.Logger) (transport.Interface, error) {
+	switch cfg.Transport {
+	case TransportStdio:
+		return newStdioTransport(cfg.Command, cfg.Args, env, cfg.Cwd, maxFrame, log), nil
+	case TransportHTTP:
+		return transport.NewStreamableHTTP(cfg.URL,
+			transport.WithHTTPHeaders(cfg.Headers),
+			transport.WithContinuousListening(), // list_changed arrives on the GET stream
+			transport.WithHTTPLogger(log))
+	case TransportSSE:
+		return transport.NewSSE(cfg.URL, transport.WithHeaders(cfg.Headers), transport.WithSSELogger(log))
+	}
+	return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
+}
+
+// conn is one live connection to a server.
+type conn struct {
+	cfg          ServerConfig
+	tr           transport.Interface
+	client       *client.Client
+	instructions string
+	seq          atomic.Int64
+
+	changed chan struct{} // a tools/list_changed arrived (capacity 1: signals coalesce)
+	lost    chan struct{} // closed when an SSE connection is lost
+
+	closeOnce sync.Once
+	closed    chan struct{}
+}
+
+// wireTool is one entry of tools/list, with the schema kept verbatim.
+type wireTool struct {
+	Name        string          `json:"name"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+}
+
+// dialConn connects, initializes and lists tools, all bounded by ctx (the startup timeout).
+// run is the connection's lifetime context (HTTP listeners live on it).
+func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []string, log *slog.Logger) (*conn, []wireTool, error) {
+	tr, err := dial(cfg, env, log)
+	if err != nil {
+		return nil, nil, err
+	}
+	c := &conn{
+		cfg: cfg, tr: tr,
+		client:  client.NewClient(tr, client.WithProtocolVersion(protocolVersion)),
+		changed: make(chan struct{}, 1),
+		lost:    make(chan struct{}),
+		closed:  make(chan struct{}),
+	}
+	c.client.OnNotification(func(n mcp.JSONRPCNotification) {
+		// Runs on the transport's read goroutine: hand off, never call the server here.
+		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
+			select {
+			case c.changed <- struct{}{}:
+			default:
+			}
+		}
+	})
+	var lostOnce sync.Once
+	c.client.OnConnectionLost(func(error) { lostOnce.Do(func() { close(c.lost) }) })
+
+	type outcome struct {
+		tools []wireTool
+		err   error
+	}
+	ch := make(chan outcome, 1)
+	go func() {
+		tools, err := c.handshake(ctx, run)
+		ch <- outcome{tools, err}
+	}()
+	select {
+	case o := <-ch:
+		if o.err != nil {
+			return c, nil, o.err
+		}
+		return c, o.tools, nil
+	case <-ctx.Done():
+		// A transport stuck in Start (SSE) may ignore ctx; closing it unblocks the handshake.
+		return c, nil, ctx.Err()
+	}
+}
+
+func (c *conn) handshake(ctx, run context.Context) ([]wireTool, error) {
+	if err := c.client.Start(run); err != nil {
+		return nil, fmt.Errorf("connect: %w", err)
+	}
+	var req mcp.InitializeRequest
+	req.Params.ProtocolVersion = protocolVersion
+	req.Params.ClientInfo = mcp.Implementation{Name: "switchboard", Version: clientVersion}
+	res, err := c.client.Initialize(ctx, req)
+	if err != nil {
+		return nil, fmt.Errorf("initialize: %w", plainHTTPError(err))
+	}
+	c.instructions = res.Instructions
+	tools, err := c.listTools(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("list tools: %w", err)
+	}
+	return tools, nil
+}
+
+func (c *conn) nextID() mcp.RequestId {
+	return mcp.NewRequestId("sb-" + strconv.FormatInt(c.seq.Add(1), 10))
+}
+
+// request sends one raw request; a JSON-RPC error becomes a Go error.
+func (c *conn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
+	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.nextID(), Method: method, Params: params}
+	resp, err := c.tr.SendRequest(ctx, req)
+	if err != nil {
+		if ctx.Err() != nil {
+			c.cancelled(req.ID, ctx.Err())
+		}
+		return nil, err
+	}
+	if resp.Error != nil {
+		return nil, resp.Error.AsError()
+	}
+	return resp.Result, nil
+}
+
+// cancelled tells the server to stop a request whose context ended (notifications/cancelled).
+// Over HTTP the aborted request is the signal, as the protocol says.
+func (c *conn) cancelled(id mcp.RequestId, reason error) {
+	if _, isHTTP := c.tr.(transport.HTTPConnection); isHTTP {
+		return
+	}
+	n := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{
+		Method: string(mcp.MethodNotificationCancelled),
+		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": reason.Error()}},
+	}}
+	go func() { _ = c.tr.SendNotification(context.Background(), n) }() // ignore error: best effort
+}
+
+// listTools runs tools/list, following cursors.
+func (c *conn) listTools(ctx context.Context) ([]wireTool, error) {
+	var all []wireTool
+	seen := map[string]bool{}
+	cursor := ""
+	for {
+		params := map[string]any{}
+		if cursor != "" {
+			params["cursor"] = cursor
+		}
+		raw, err := c.request(ctx, string(mcp.MethodToolsList), params)
+		if err != nil {
+			return nil, err
+		}
+		var page struct {
+			Tools      []wireTool `json:"tools"`
+			NextCursor string     `json:"nextCursor"`
+		}
+		if err := json.Unmarshal(raw, &page); err != nil {
+			return nil, fmt.Errorf("malformed tools/list result: %w", err)
+		}
+		all = append(all, page.Tools...)
+		if page.NextCursor == "" {
+			return all, nil
+		}
+		if seen[page.NextCursor] {
+			return nil, errors.New("tools/list repeats a cursor")
+		}
+		seen[page.NextCursor] = true
+		cursor = page.NextCursor
+	}
+}
+
+// call runs tools/call and shapes the result; err only when ctx ended.
+func (c *conn) call(ctx context.Context, name, tool string, args json.RawMessage) (Result, error) {
+	args = bytes.TrimSpace(args)
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	if args[0] != '{' || !json.Valid(args) {
+		return errorResult(name, "arguments must be a JSON object"), nil
+	}
+	params := struct {
+		Name      string          `json:"name"`
+		Arguments json.RawMessage `json:"arguments"`
+	}{tool, args}
+	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.nextID(), Method: string(mcp.MethodToolsCall), Params: params}
+	var (
+		resp *transport.JSONRPCResponse
+		fr   *frame
+		err  error
+	)
+	if s := c.stdio(); s != nil {
+		var sr *stdioResponse
+		if sr, err = s.roundTrip(ctx, req); sr != nil {
+			resp, fr = &sr.JSONRPCResponse, &sr.frame
+		}
+	} else {
+		resp, err = c.tr.SendRequest(ctx, req)
+	}
+	if ctx.Err() != nil {
+		// Also when a response arrived: it is the server's reaction to the end of ctx (in-process
+		// transports pass ctx through).
+		if err != nil {
+			c.cancelled(req.ID, ctx.Err())
+		}
+		return Result{}, ctx.Err()
+	}
+	if err != nil {
+		return Result{}, err
+	}
+	if resp.Error != nil {
+		return errorResult(name, resp.Error.Message), nil
+	}
+	return parseCallResult(name, resp.Result, fr), nil
+}
+
+// stdio returns the stdio transport, or nil.
+func (c *conn) stdio() *stdioTransport {
+	s, _ := c.tr.(*stdioTransport)
+	return s
+}
+
+// stderrTail is the end of a stdio server's stderr ("" for other transports).
+func (c *conn) stderrTail() string {
+	if s := c.stdio(); s != nil {
+		return s.StderrTail()
+	}
+	return ""
+}
+
+// deathReason refines err with what the transport knows (a stdio child's exit status).
+func (c *conn) deathReason(err error) error {
+	if s := c.stdio(); s != nil {
+		if e := s.Err(); e != nil {
+			return e
+		}
+	}
+	return err
+}
+
+// close ends the connection (for stdio: the child's whole process group). Idempotent.
+func (c *conn) close() {
+	c.closeOnce.Do(func() {
+		close(c.closed)
+		_ = c.client.Close() // ignore error: exit status of a child we are ending
+	})
+}
+
+// plainHTTPError keeps what a person needs from mcp-go's layered HTTP errors ("transport error:
+// failed to send request: failed to send request: Post ...: dial tcp ...: connection refused"):
+// the network error itself. Other errors pass through.
+func plainHTTPError(err error) error {
+	var ue *url.Error
+	if errors.As(err, &ue) {
+		return fmt.Errorf("%s %s: %w", ue.Op, ue.URL, ue.Err)
+	}
+	return err
+}

@@ -1,0 +1,72 @@
+// Package mcpbridge connects to every configured MCP server and turns their tools into one
+// registry: configuration (LoadConfig), connections (Registry), tool naming, the result cap.
+// It imports mcp-go and nothing of host, session or go.lsp.dev (deps_test.go).
+//
+// # Configuration
+//
+// [LoadConfig] reads, in order, the user file ($XDG_CONFIG_HOME/switchboard/mcp.json), each
+// workspace folder's .vscode/mcp.json, .mcp.json and .switchboard/mcp.json, the extra files, then
+// the servers handed in by the editor; a later definition replaces an earlier one server by
+// server. Both "mcpServers" and "servers" top-level keys are read. ${VAR}, ${env:VAR} and
+// ${VAR:-default} expand in command, args, env, cwd, url and headers (${workspaceFolder} in
+// workspace files); an unset variable without a default is an error. An unknown key or a bad
+// entry is a *ConfigError naming file, server and key, and only that entry is skipped (an
+// earlier valid definition of the same server stays). A server whose winning definition comes
+// from a workspace file is WorkspaceOnly (it needs the user's trust) unless a trusted source
+// defined exactly the same thing.
+//
+// # Naming
+//
+// A tool is registered as mcp__<server>__<tool> ([ToolName]). Server names cannot contain "__",
+// so [ParseToolName] splits at the first "__" after the prefix. A name over 64 characters or with
+// characters outside [A-Za-z0-9_-] is made safe: every other character becomes '_', the name is
+// cut to 55 characters, and "_" plus the first 8 hex digits of sha256(server NUL tool) is
+// appended ("mcp__fs__read_file_1a2b3c4d"). The registry keeps the reverse map ([Registry.Lookup]).
+//
+// Two tools that would share a registered name (for instance tool "_y" of server "x" and tool "y"
+// of server "x_", both mcp__x___y) are both registered under their hashed names, so neither wins
+// and the result does not depend on which server connected first. The collision is logged as an
+// error and shown as the Error of both servers' status (their state stays ready). A tool listed
+// twice by one server is registered once and reported the same way.
+//
+// # Results
+//
+// [Registry.Call] returns a [Result]: Text is the text blocks joined with "\n". Each text block,
+// and the joined text, is capped at [MaxResultText] (1 MiB): cut at the last UTF-8 boundary at or
+// below the cap, followed by "\n\n[mcp output truncated: <total> bytes total, <kept> kept]".
+// Error results are capped the same way. Non-text blocks (images, audio, resources) are kept as
+// they are; a result above [MaxResultTotal] (10 MiB) after the text cap becomes an error result.
+// Failures the bridge produces itself (unknown tool, dead server, timeout, JSON-RPC error) are
+// error results with the text {"error":"<message>"}; an unknown tool gives exactly
+// {"error":"Unknown tool: <name>"}. Calls are never retried.
+//
+// # Lifecycle
+//
+// [Registry.Apply] returns at once: each server connects in its own goroutine, bounded by its
+// startup timeout (connect, initialize, tools/list). States are starting, ready, failed (with the
+// reason and the tail of a stdio server's stderr), disabled, untrusted (WorkspaceOnly and not
+// Options.Trusted) and stopped. OnChange is called, coalesced and never concurrently, after any
+// state or tool-list change.
+//
+// The handshake is pinned to protocol 2025-11-25 (initialize), skipping mcp-go's server/discover
+// probe, which costs 5 s against a legacy stdio server that ignores unknown methods.
+//
+// Stdio servers run under the registry's own transport (stdio.go), not mcp-go's: the child gets
+// an explicit environment (DefaultBaseEnv plus the server's env, never the host's API keys), its
+// own process group, and a watched process, so a server that dies is failed at once (its tools
+// unregistered, a pending call ended with an error result). Each stdout line is bounded
+// (64 MiB): an endless line or a larger frame fails the connection instead of the host's memory.
+// While a line is read, any JSON string longer than 11 MiB keeps only its first 11 MiB plus its
+// decoded length (frame.go): a text block that long is capped anyway, and anything else that
+// long exceeds MaxResultTotal. Responses are decoded in place and text is capped while it is
+// decoded, so a 50 MB text result costs about 11 MiB of host memory, not several copies of it.
+//
+// notifications/tools/list_changed only signals a per-server goroutine (the notification arrives
+// on the transport's read goroutine, where calling the server would deadlock); after 100 ms of
+// quiet it re-lists that one server and re-registers its tools. A storm costs at most one re-list
+// per 100 ms.
+//
+// [Registry.Close] closes every connection in parallel; a stdio child gets its stdin closed, then
+// SIGTERM and SIGKILL for its whole process group (npx/uvx children too), and Close returns when
+// the group is gone.
+package mcpbridge

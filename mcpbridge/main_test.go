@@ -1,0 +1,75 @@
+package mcpbridge
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+	"time"
+)
+
+// mcptestBin is cmd/mcptest built once by TestMain for the subprocess tests.
+var mcptestBin string
+
+func TestMain(m *testing.M) {
+	dir, err := os.MkdirTemp("", "mcpbridge-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mcptestBin = filepath.Join(dir, "mcptest")
+	out, err := exec.Command("go", "build", "-o", mcptestBin, "github.com/switchboard-dev/switchboard/cmd/mcptest").CombinedOutput()
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "build mcptest: %v\n%s", err, out)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// stdioCfg is a stdio config running mcptest with args.
+func stdioCfg(name string, args ...string) ServerConfig {
+	return ServerConfig{
+		Name: name, Transport: TransportStdio, Command: mcptestBin, Args: args,
+		StartupTimeout: 20 * time.Second, CallTimeout: 30 * time.Second, Source: "test",
+	}
+}
+
+// newTestRegistry returns a registry closed at the end of the test.
+func newTestRegistry(t testing.TB, opts Options) *Registry {
+	t.Helper()
+	r := NewRegistry(opts)
+	t.Cleanup(func() { r.Close() })
+	return r
+}
+
+// applyAndWait applies cfgs and waits until no server is starting.
+func applyAndWait(t testing.TB, r *Registry, cfgs ...ServerConfig) map[string]ServerStatus {
+	t.Helper()
+	r.Apply(context.Background(), cfgs)
+	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	defer cancel()
+	if err := r.WaitIdle(ctx); err != nil {
+		t.Fatalf("WaitIdle: %v (servers %+v)", err, r.Servers())
+	}
+	return statusMap(r)
+}
+
+func statusMap(r *Registry) map[string]ServerStatus {
+	m := map[string]ServerStatus{}
+	for _, s := range r.Servers() {
+		m[s.Name] = s
+	}
+	return m
+}
+
+func toolNames(r *Registry) []string {
+	var names []string
+	for _, t := range r.Tools() {
+		names = append(names, t.Name)
+	}
+	return names
+}

@@ -1,0 +1,5 @@
+//go:build unix && !linux
+
+package mcpbridge
+
+func groupAlive(pgid int) bool { return groupAliveByKill(pgid) }

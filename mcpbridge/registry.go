@@ -1,0 +1,605 @@
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+)
+
+// Options configure a Registry. The zero value works.
+type Options struct {
+	Logger   *slog.Logger
+	OnChange func(servers []ServerStatus)     // any state or tool-list change; called off internal locks, never concurrently
+	Trusted  func(cfg ServerConfig) bool      // consulted for cfg.WorkspaceOnly servers; nil = untrusted
+	Load     func() ([]ServerConfig, []error) // used by Reconnect to re-read config; nil = keep current
+	BaseEnv  []string                         // explicit child env base; nil = DefaultBaseEnv(os.Environ())
+}
+
+// Registry connects to every configured server and turns their tools into one name space.
+// It is safe for concurrent use.
+type Registry struct {
+	log      *slog.Logger
+	opts     Options
+	baseEnv  []string
+	dial     dialFunc      // seam: tests dial in-process servers
+	debounce time.Duration // list_changed quiet period before a re-list
+
+	life   context.Context // children and HTTP listeners live on it until Close
+	cancel context.CancelFunc
+	wg     sync.WaitGroup // attempts, watchers and background closes
+
+	notify       chan struct{} // OnChange wanted (capacity 1: coalesces)
+	notifierDone chan struct{}
+
+	// mu guards everything below.
+	mu      sync.Mutex
+	closed  bool
+	servers map[string]*entry
+	names   map[string]toolRef // registered name -> tool
+	tools   []Tool             // sorted by Name
+}
+
+// entry is one configured server and its current connection attempt.
+type entry struct {
+	cfg      ServerConfig
+	identity string
+
+	gen        uint64 // bumped by every stop/start; stale goroutines compare it
+	state      string
+	err        string
+	stderrTail string
+	conn       *conn
+	tools      []wireTool // after enabledTools/disabledTools
+	collision  string     // tool-name collision report, shown as the status error
+	cancel     context.CancelFunc
+	done       chan struct{} // closed when the current attempt has ended
+	doneClosed bool
+	relists    int // tools/list re-runs after list_changed (tests)
+}
+
+type toolRef struct {
+	e    *entry
+	tool Tool
+}
+
+// NewRegistry returns an empty registry; Apply gives it servers.
+func NewRegistry(opts Options) *Registry {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	base := opts.BaseEnv
+	if base == nil {
+		base = DefaultBaseEnv(os.Environ())
+	}
+	life, cancel := context.WithCancel(context.Background())
+	r := &Registry{
+		log: log, opts: opts, baseEnv: base, dial: dialer(defaultMaxFrame), debounce: 100 * time.Millisecond,
+		life: life, cancel: cancel,
+		notify: make(chan struct{}, 1), notifierDone: make(chan struct{}),
+		servers: map[string]*entry{}, names: map[string]toolRef{},
+	}
+	go r.notifier()
+	return r
+}
+
+func (r *Registry) notifier() {
+	defer close(r.notifierDone)
+	for {
+		select {
+		case <-r.notify:
+			if r.opts.OnChange != nil {
+				r.opts.OnChange(r.Servers())
+			}
+		case <-r.life.Done():
+			return
+		}
+	}
+}
+
+func (r *Registry) changed() {
+	select {
+	case r.notify <- struct{}{}:
+	default:
+	}
+}
+
+func (r *Registry) trusted(cfg ServerConfig) bool {
+	return !cfg.WorkspaceOnly || (r.opts.Trusted != nil && r.opts.Trusted(cfg))
+}
+
+// Apply makes cfgs the configured servers without waiting for any of them: new servers start,
+// removed ones stop, changed ones restart, and a workspace server whose trust changed starts or
+// stops. ctx only bounds the call itself; children live until Close.
+func (r *Registry) Apply(ctx context.Context, cfgs []ServerConfig) {
+	r.apply(cfgs, false)
+}
+
+func (r *Registry) apply(cfgs []ServerConfig, restartAll bool) {
+	trust := make(map[string]bool, len(cfgs))
+	for _, c := range cfgs {
+		trust[c.Name] = r.trusted(c) // off the lock: the callback may do I/O
+	}
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return
+	}
+	want := make(map[string]bool, len(cfgs))
+	for _, c := range cfgs {
+		want[c.Name] = true
+	}
+	for name, e := range r.servers {
+		if !want[name] {
+			r.stopLocked(e)
+			delete(r.servers, name)
+		}
+	}
+	for _, c := range cfgs {
+		e := r.servers[c.Name]
+		id := c.identity()
+		switch {
+		case e == nil:
+			e = &entry{cfg: c, identity: id}
+			r.servers[c.Name] = e
+			r.restartLocked(e, trust[c.Name])
+		case e.identity != id || restartAll:
+			e.cfg, e.identity = c, id
+			r.restartLocked(e, trust[c.Name])
+		case e.state == StateUntrusted && trust[c.Name],
+			e.state != StateUntrusted && e.state != StateDisabled && !trust[c.Name]:
+			r.restartLocked(e, trust[c.Name])
+		}
+	}
+	r.rebuildLocked()
+	r.mu.Unlock()
+	r.changed()
+}
+
+// stopLocked ends e's attempt or connection (closing it in the background).
+func (r *Registry) stopLocked(e *entry) {
+	e.gen++
+	if e.cancel != nil {
+		e.cancel()
+		e.cancel = nil
+	}
+	if c := e.conn; c != nil {
+		e.conn = nil
+		r.wg.Go(c.close)
+	}
+	e.tools, e.collision = nil, ""
+	e.state = StateStopped
+	r.finishLocked(e)
+}
+
+// finishLocked closes the done channel of e's current attempt.
+func (r *Registry) finishLocked(e *entry) {
+	if e.done != nil && !e.doneClosed {
+		close(e.done)
+		e.doneClosed = true
+	}
+}
+
+// restartLocked stops e and starts it again unless it is disabled or untrusted.
+func (r *Registry) restartLocked(e *entry, trusted bool) {
+	r.stopLocked(e)
+	e.err, e.stderrTail = "", ""
+	e.done, e.doneClosed = make(chan struct{}), false
+	switch {
+	case e.cfg.Disabled:
+		e.state = StateDisabled
+		r.finishLocked(e)
+		return
+	case !trusted:
+		e.state = StateUntrusted
+		r.finishLocked(e)
+		return
+	}
+	e.state = StateStarting
+	gen, cfg := e.gen, e.cfg
+	run, cancel := context.WithCancel(r.life)
+	e.cancel = cancel
+	r.wg.Go(func() { r.connect(run, e, gen, cfg) })
+}
+
+// connect runs one startup attempt, bounded by the server's startup timeout.
+func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg ServerConfig) {
+	log := r.log.With("server", cfg.Name)
+	ctx, cancel := context.WithTimeout(run, cfg.StartupTimeout)
+	defer cancel()
+	env := childEnv(r.baseEnv, cfg.Env)
+	c, tools, err := dialConn(ctx, run, r.dial, cfg, env, log)
+	if err != nil {
+		if errors.Is(err, context.DeadlineExceeded) && run.Err() == nil {
+			err = fmt.Errorf("startup timed out after %s", cfg.StartupTimeout)
+		}
+		var tail string
+		if c != nil {
+			err = c.deathReason(err)
+			tail = c.stderrTail()
+			r.wg.Go(func() {
+				c.close()
+				// The tail may grow while the child dies; keep the fuller one.
+				if t := c.stderrTail(); len(t) > len(tail) {
+					r.mu.Lock()
+					if e.gen == gen {
+						e.stderrTail = t
+					}
+					r.mu.Unlock()
+					r.changed()
+				}
+			})
+		}
+		r.mu.Lock()
+		if e.gen != gen {
+			r.mu.Unlock()
+			return
+		}
+		e.state, e.err, e.stderrTail = StateFailed, err.Error(), tail
+		r.finishLocked(e)
+		r.mu.Unlock()
+		log.Warn("mcp server failed to start", "err", err, "stderr", tail)
+		r.changed()
+		return
+	}
+	r.mu.Lock()
+	if e.gen != gen {
+		r.mu.Unlock()
+		c.close()
+		return
+	}
+	e.conn, e.state = c, StateReady
+	e.tools = filterTools(cfg, tools)
+	r.finishLocked(e)
+	r.rebuildLocked()
+	r.mu.Unlock()
+	log.Info("mcp server ready", "tools", len(tools))
+	r.changed()
+	r.wg.Go(func() { r.watchTools(run, e, gen, c) })
+	r.wg.Go(func() { r.watchDeath(run, e, gen, c) })
+}
+
+// watchDeath marks the server failed as soon as its connection ends on its own.
+func (r *Registry) watchDeath(run context.Context, e *entry, gen uint64, c *conn) {
+	var dead <-chan struct{} = c.lost
+	if s := c.stdio(); s != nil {
+		dead = s.Done()
+	}
+	select {
+	case <-dead:
+	case <-c.closed:
+		return
+	case <-run.Done():
+		return
+	}
+	reason := c.deathReason(errors.New("connection lost"))
+	tail := c.stderrTail() // waits briefly for the last lines
+	r.mu.Lock()
+	if e.gen != gen {
+		r.mu.Unlock()
+		return
+	}
+	e.gen++ // stale watchers and results stop here
+	gen = e.gen
+	e.state, e.err, e.conn, e.tools, e.collision = StateFailed, reason.Error(), nil, nil, ""
+	e.stderrTail = tail
+	r.rebuildLocked()
+	r.mu.Unlock()
+	r.log.Warn("mcp server died", "server", e.cfg.Name, "err", reason, "stderr", e.stderrTail)
+	r.changed()
+	c.close() // reap the child, end its group
+	// The last stderr lines may arrive while the group dies.
+	if t := c.stderrTail(); len(t) > len(tail) {
+		r.mu.Lock()
+		if e.gen == gen {
+			e.stderrTail = t
+		}
+		r.mu.Unlock()
+		r.changed()
+	}
+}
+
+// filterTools applies enabledTools/disabledTools.
+func filterTools(cfg ServerConfig, tools []wireTool) []wireTool {
+	if len(cfg.EnabledTools) == 0 && len(cfg.DisabledTools) == 0 {
+		return tools
+	}
+	out := tools[:0:0]
+	for _, t := range tools {
+		if len(cfg.EnabledTools) > 0 && !slices.Contains(cfg.EnabledTools, t.Name) {
+			continue
+		}
+		if slices.Contains(cfg.DisabledTools, t.Name) {
+			continue
+		}
+		out = append(out, t)
+	}
+	return out
+}
+
+// rebuildLocked recomputes the registered names from every ready server's tools. Names that
+// would be shared by two tools are all replaced by their hashed form (see doc.go), and each
+// server involved gets the collision in its status error.
+func (r *Registry) rebuildLocked() {
+	type claim struct {
+		e    *entry
+		tool wireTool
+	}
+	names := make([]string, 0, len(r.servers))
+	for n := range r.servers {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var claims []claim
+	reports := map[*entry][]string{}
+	for _, n := range names {
+		e := r.servers[n]
+		if e.state != StateReady {
+			continue
+		}
+		seen := map[string]bool{}
+		for _, t := range e.tools {
+			if seen[t.Name] {
+				reports[e] = append(reports[e], fmt.Sprintf("tool %q is listed twice; the second is ignored", t.Name))
+				continue
+			}
+			seen[t.Name] = true
+			claims = append(claims, claim{e, t})
+		}
+	}
+	assigned := make([]string, len(claims))
+	hashed := make([]bool, len(claims))
+	for i, c := range claims {
+		assigned[i] = registeredName(c.e.cfg.Name, c.tool.Name)
+	}
+	for range 3 { // hashed names can (in theory) collide with plain ones again
+		byName := map[string][]int{}
+		for i, n := range assigned {
+			byName[n] = append(byName[n], i)
+		}
+		again := false
+		for n, idx := range byName {
+			if len(idx) < 2 {
+				continue
+			}
+			var who []string
+			for _, i := range idx {
+				who = append(who, fmt.Sprintf("%q of server %q", claims[i].tool.Name, claims[i].e.cfg.Name))
+			}
+			for _, i := range idx {
+				if hashed[i] {
+					continue
+				}
+				hashed[i], again = true, true
+				assigned[i] = hashedName(claims[i].e.cfg.Name, claims[i].tool.Name)
+				reports[claims[i].e] = append(reports[claims[i].e], fmt.Sprintf(
+					"tool name collision: %s would be shared by tools %s; registered as %s", n, strings.Join(who, " and "), assigned[i]))
+			}
+		}
+		if !again {
+			break
+		}
+	}
+	r.names = make(map[string]toolRef, len(claims))
+	r.tools = make([]Tool, 0, len(claims))
+	for i, c := range claims {
+		if _, dup := r.names[assigned[i]]; dup { // a 32-bit hash collision: drop, reported
+			reports[c.e] = append(reports[c.e], fmt.Sprintf("tool %q dropped: name %s is taken", c.tool.Name, assigned[i]))
+			continue
+		}
+		schema := c.tool.InputSchema
+		if len(schema) == 0 || string(schema) == "null" {
+			schema = json.RawMessage(`{"type":"object"}`)
+		}
+		t := Tool{Name: assigned[i], Server: c.e.cfg.Name, Tool: c.tool.Name, Description: c.tool.Description, InputSchema: schema}
+		r.names[t.Name] = toolRef{c.e, t}
+		r.tools = append(r.tools, t)
+	}
+	sort.Slice(r.tools, func(i, j int) bool { return r.tools[i].Name < r.tools[j].Name })
+	for _, n := range names {
+		e := r.servers[n]
+		msg := strings.Join(reports[e], "; ")
+		if msg != e.collision && msg != "" {
+			r.log.Error("mcp tool names collide", "server", n, "err", msg)
+		}
+		e.collision = msg
+	}
+}
+
+// Servers returns every configured server's status, sorted by name.
+func (r *Registry) Servers() []ServerStatus {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]ServerStatus, 0, len(r.servers))
+	for _, e := range r.servers {
+		out = append(out, r.statusLocked(e))
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Name < out[j].Name })
+	return out
+}
+
+func (r *Registry) statusLocked(e *entry) ServerStatus {
+	s := ServerStatus{
+		Name: e.cfg.Name, State: e.state, Transport: e.cfg.Transport, Source: e.cfg.Source,
+		Error: e.err, StderrTail: e.stderrTail, Command: e.cfg.Summary(),
+	}
+	if e.state == StateReady {
+		for _, ref := range r.names {
+			if ref.e == e {
+				s.Tools++
+			}
+		}
+		s.Instructions = e.conn != nil && e.conn.instructions != ""
+		s.Error = e.collision
+	}
+	return s
+}
+
+// Tools returns every registered tool, sorted by Name.
+func (r *Registry) Tools() []Tool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.tools)
+}
+
+// Lookup finds a registered tool by its registered name.
+func (r *Registry) Lookup(name string) (Tool, bool) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	ref, ok := r.names[name]
+	return ref.tool, ok
+}
+
+// Instructions returns the instructions of every ready server that sent some, by server name.
+func (r *Registry) Instructions() map[string]string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := map[string]string{}
+	for n, e := range r.servers {
+		if e.state == StateReady && e.conn != nil && e.conn.instructions != "" {
+			out[n] = e.conn.instructions
+		}
+	}
+	return out
+}
+
+// Call calls a registered tool with the server's call timeout. Every failure (unknown tool, dead
+// server, timeout, JSON-RPC error) is a Result with IsError; err is non-nil only when ctx ended,
+// and the Result is filled then too. Calls are never retried.
+func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
+	r.mu.Lock()
+	ref, ok := r.names[name]
+	var c *conn
+	if ok {
+		c = ref.e.conn
+	}
+	r.mu.Unlock()
+	if !ok || c == nil {
+		return unknownToolResult(name), ctx.Err()
+	}
+	timeout := c.cfg.CallTimeout
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	callCtx, cancel := context.WithTimeout(ctx, timeout)
+	defer cancel()
+	res, err := c.call(callCtx, name, ref.tool.Tool, args)
+	switch {
+	case err == nil:
+		return res, nil
+	case ctx.Err() != nil:
+		return errorResult(name, "call cancelled: "+ctx.Err().Error()), ctx.Err()
+	case callCtx.Err() != nil:
+		return errorResult(name, fmt.Sprintf("tool call timed out after %s", timeout)), nil
+	case errors.Is(err, transport.ErrTransportClosed):
+		return errorResult(name, fmt.Sprintf("server %q failed during the call: %v", c.cfg.Name, c.deathReason(err))), nil
+	default:
+		return errorResult(name, fmt.Sprintf("server %q: %v", c.cfg.Name, err)), nil
+	}
+}
+
+// ReconnectServer restarts one server (re-evaluating its trust) and waits until the attempt
+// ends or ctx does. An unknown server is an error.
+func (r *Registry) ReconnectServer(ctx context.Context, name string) (ServerStatus, error) {
+	r.mu.Lock()
+	e := r.servers[name]
+	if e == nil || r.closed {
+		r.mu.Unlock()
+		return ServerStatus{}, fmt.Errorf("mcpbridge: unknown server %q", name)
+	}
+	cfg := e.cfg
+	r.mu.Unlock()
+	trusted := r.trusted(cfg)
+	r.mu.Lock()
+	if r.servers[name] != e || r.closed {
+		r.mu.Unlock()
+		return ServerStatus{}, fmt.Errorf("mcpbridge: server %q was removed", name)
+	}
+	r.restartLocked(e, trusted)
+	r.rebuildLocked()
+	done := e.done
+	r.mu.Unlock()
+	r.changed()
+	select {
+	case <-done:
+	case <-ctx.Done():
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return r.statusLocked(e), ctx.Err()
+}
+
+// Reconnect re-reads the configuration (Options.Load), applies it restarting every server, and
+// waits until every attempt has ended or ctx does.
+func (r *Registry) Reconnect(ctx context.Context) []ServerStatus {
+	var cfgs []ServerConfig
+	if r.opts.Load != nil {
+		var errs []error
+		cfgs, errs = r.opts.Load()
+		for _, err := range errs {
+			r.log.Warn("mcp config", "err", err)
+		}
+	} else {
+		r.mu.Lock()
+		for _, e := range r.servers {
+			cfgs = append(cfgs, e.cfg)
+		}
+		r.mu.Unlock()
+	}
+	r.apply(cfgs, true)
+	_ = r.WaitIdle(ctx) // ignore error: the statuses say what is still starting
+	return r.Servers()
+}
+
+// WaitIdle waits until no server is starting, or ctx ends.
+func (r *Registry) WaitIdle(ctx context.Context) error {
+	for {
+		r.mu.Lock()
+		var waits []chan struct{}
+		for _, e := range r.servers {
+			if e.state == StateStarting {
+				waits = append(waits, e.done)
+			}
+		}
+		r.mu.Unlock()
+		if len(waits) == 0 {
+			return nil
+		}
+		for _, w := range waits {
+			select {
+			case <-w:
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		}
+	}
+}
+
+// Close stops every server, ends every stdio child's process group and waits for all of it.
+func (r *Registry) Close() error {
+	r.mu.Lock()
+	if r.closed {
+		r.mu.Unlock()
+		return nil
+	}
+	r.closed = true
+	for _, e := range r.servers {
+		r.stopLocked(e)
+	}
+	r.rebuildLocked()
+	r.mu.Unlock()
+	r.cancel()
+	r.wg.Wait()
+	<-r.notifierDone
+	return nil
+}

@@ -1,0 +1,359 @@
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// inProc is a set of in-process mcp-go servers the registry dials by config name.
+type inProc map[string]*server.MCPServer
+
+func (p inProc) dial(cfg ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
+	s := p[cfg.Name]
+	if s == nil {
+		return nil, fmt.Errorf("no in-process server %q", cfg.Name)
+	}
+	return transport.NewInProcessTransport(s), nil
+}
+
+func inProcCfg(name string) ServerConfig {
+	return ServerConfig{Name: name, Transport: TransportStdio, Command: "in-process",
+		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second, Source: "test"}
+}
+
+func textTool(s *server.MCPServer, name, text string) {
+	s.AddTool(mcp.NewTool(name, mcp.WithDescription("returns "+text)),
+		func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return mcp.NewToolResultText(text), nil
+		})
+}
+
+func newInProcServer(name string, tools ...string) *server.MCPServer {
+	s := server.NewMCPServer(name, "1", server.WithToolCapabilities(true), server.WithInstructions("use "+name))
+	for _, tl := range tools {
+		textTool(s, tl, name+"/"+tl)
+	}
+	return s
+}
+
+func newInProcRegistry(t testing.TB, servers inProc, opts Options) *Registry {
+	r := newTestRegistry(t, opts)
+	r.dial = servers.dial
+	return r
+}
+
+func TestRegistryInProcess(t *testing.T) {
+	servers := inProc{"a": newInProcServer("a", "echo", "other"), "b": newInProcServer("b", "echo")}
+	r := newInProcRegistry(t, servers, Options{})
+	st := applyAndWait(t, r, inProcCfg("a"), inProcCfg("b"))
+	if st["a"].State != StateReady || st["b"].State != StateReady || st["a"].Tools != 2 || !st["a"].Instructions {
+		t.Fatalf("statuses = %+v", st)
+	}
+	if diff := cmp.Diff([]string{"mcp__a__echo", "mcp__a__other", "mcp__b__echo"}, toolNames(r)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+	res, err := r.Call(context.Background(), "mcp__b__echo", nil)
+	if err != nil || res.IsError || res.Text != "b/echo" || res.Name != "mcp__b__echo" || len(res.Content) != 1 {
+		t.Errorf("Call = %+v, %v", res, err)
+	}
+	tl, ok := r.Lookup("mcp__a__other")
+	if !ok || tl.Server != "a" || tl.Tool != "other" || tl.Description != "returns a/other" || !strings.Contains(string(tl.InputSchema), `"object"`) {
+		t.Errorf("Lookup = %+v, %v", tl, ok)
+	}
+	if diff := cmp.Diff(map[string]string{"a": "use a", "b": "use b"}, r.Instructions()); diff != "" {
+		t.Errorf("Instructions (-want +got):\n%s", diff)
+	}
+}
+
+func TestUnknownTool(t *testing.T) {
+	r := newInProcRegistry(t, inProc{"a": newInProcServer("a", "echo")}, Options{})
+	applyAndWait(t, r, inProcCfg("a"))
+	for _, name := range []string{"mcp__a__nope", "mcp__zz__echo", "echo", ""} {
+		res, err := r.Call(context.Background(), name, nil)
+		want := `{"error":"Unknown tool: ` + name + `"}`
+		if err != nil || !res.IsError || res.Text != want {
+			t.Errorf("Call(%q) = %+v, %v; want text %s", name, res, err, want)
+		}
+	}
+}
+
+func TestCallErrors(t *testing.T) {
+	s := newInProcServer("a")
+	s.AddTool(mcp.NewTool("fail"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultError("it broke"), nil
+	})
+	s.AddTool(mcp.NewTool("rpcerr"), func(context.Context, mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errors.New("handler error")
+	})
+	r := newInProcRegistry(t, inProc{"a": s}, Options{})
+	applyAndWait(t, r, inProcCfg("a"))
+	res, _ := r.Call(context.Background(), "mcp__a__fail", nil)
+	if !res.IsError || res.Text != "it broke" {
+		t.Errorf("fail = %+v", res)
+	}
+	res, _ = r.Call(context.Background(), "mcp__a__rpcerr", nil)
+	if !res.IsError || !strings.Contains(res.Text, "handler error") {
+		t.Errorf("rpcerr = %+v", res)
+	}
+	res, _ = r.Call(context.Background(), "mcp__a__fail", json.RawMessage(`[1]`))
+	if !res.IsError || !strings.Contains(res.Text, "arguments must be a JSON object") {
+		t.Errorf("bad args = %+v", res)
+	}
+}
+
+func TestCallCancel(t *testing.T) {
+	s := newInProcServer("a")
+	started := make(chan struct{})
+	handlerDone := make(chan error, 1)
+	s.AddTool(mcp.NewTool("wait"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		close(started)
+		<-ctx.Done()
+		handlerDone <- ctx.Err()
+		return nil, ctx.Err()
+	})
+	r := newInProcRegistry(t, inProc{"a": s}, Options{})
+	applyAndWait(t, r, inProcCfg("a"))
+	ctx, cancel := context.WithCancel(context.Background())
+	go func() { <-started; cancel() }()
+	res, err := r.Call(ctx, "mcp__a__wait", nil)
+	if !errors.Is(err, context.Canceled) || !res.IsError || !strings.Contains(res.Text, "cancelled") {
+		t.Errorf("Call = %+v, %v", res, err)
+	}
+	if err := <-handlerDone; err == nil {
+		t.Error("handler ctx not cancelled")
+	}
+}
+
+func TestCallTimeout(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := newInProcServer("a")
+		s.AddTool(mcp.NewTool("wait"), func(ctx context.Context, _ mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			<-ctx.Done()
+			return nil, ctx.Err()
+		})
+		r := newInProcRegistry(t, inProc{"a": s}, Options{})
+		cfg := inProcCfg("a")
+		cfg.CallTimeout = 5 * time.Second
+		applyAndWait(t, r, cfg)
+		res, err := r.Call(context.Background(), "mcp__a__wait", nil)
+		if err != nil || !res.IsError || res.Text != `{"error":"tool call timed out after 5s"}` {
+			t.Errorf("Call = %+v, %v", res, err)
+		}
+	})
+}
+
+func TestListChangedRelistsOneServer(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a, b := newInProcServer("a", "one"), newInProcServer("b", "x")
+		changes := make(chan []ServerStatus, 100)
+		r := newInProcRegistry(t, inProc{"a": a, "b": b}, Options{OnChange: func(s []ServerStatus) { changes <- s }})
+		applyAndWait(t, r, inProcCfg("a"), inProcCfg("b"))
+		textTool(a, "two", "a/two") // notifies list_changed
+		textTool(a, "three", "a/three")
+		time.Sleep(time.Second) // fake time: past the debounce
+		synctest.Wait()
+		if diff := cmp.Diff([]string{"mcp__a__one", "mcp__a__three", "mcp__a__two", "mcp__b__x"}, toolNames(r)); diff != "" {
+			t.Errorf("tools after add (-want +got):\n%s", diff)
+		}
+		r.mu.Lock()
+		ra, rb := r.servers["a"].relists, r.servers["b"].relists
+		r.mu.Unlock()
+		if ra != 1 || rb != 0 {
+			t.Errorf("relists a=%d b=%d; want 1 and 0 (two signals in one debounce period, b untouched)", ra, rb)
+		}
+		a.DeleteTools("one")
+		time.Sleep(time.Second)
+		synctest.Wait()
+		if diff := cmp.Diff([]string{"mcp__a__three", "mcp__a__two", "mcp__b__x"}, toolNames(r)); diff != "" {
+			t.Errorf("tools after delete (-want +got):\n%s", diff)
+		}
+		if len(changes) == 0 {
+			t.Error("OnChange never called")
+		}
+		res, _ := r.Call(context.Background(), "mcp__a__two", nil)
+		if res.Text != "a/two" {
+			t.Errorf("call new tool = %+v", res)
+		}
+	})
+}
+
+func TestListChangedStormBounded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		a := newInProcServer("a", "one")
+		r := newInProcRegistry(t, inProc{"a": a}, Options{})
+		applyAndWait(t, r, inProcCfg("a"))
+		const rate, seconds = 500, 10 // 5000 notifications over 10 s
+		for range rate * seconds {
+			a.SendNotificationToAllClients(string(mcp.MethodNotificationToolsListChanged), nil)
+			time.Sleep(time.Second / rate)
+		}
+		time.Sleep(time.Second)
+		synctest.Wait()
+		r.mu.Lock()
+		n := r.servers["a"].relists
+		r.mu.Unlock()
+		if max := seconds*int(time.Second/r.debounce) + 2; n < 1 || n > max {
+			t.Errorf("relists = %d; want 1..%d", n, max)
+		}
+	})
+}
+
+func TestDisabledAndUntrusted(t *testing.T) {
+	servers := inProc{"d": newInProcServer("d", "t"), "w": newInProcServer("w", "t")}
+	trust := false
+	r := newInProcRegistry(t, servers, Options{Trusted: func(ServerConfig) bool { return trust }})
+	d, w := inProcCfg("d"), inProcCfg("w")
+	d.Disabled, w.WorkspaceOnly = true, true
+	st := applyAndWait(t, r, d, w)
+	if st["d"].State != StateDisabled || st["w"].State != StateUntrusted || len(r.Tools()) != 0 {
+		t.Fatalf("statuses = %+v", st)
+	}
+	trust = true
+	st = applyAndWait(t, r, d, w)
+	if st["w"].State != StateReady {
+		t.Fatalf("after trust: %+v", st["w"])
+	}
+	trust = false
+	st = applyAndWait(t, r, d, w)
+	if st["w"].State != StateUntrusted || len(r.Tools()) != 0 {
+		t.Fatalf("after distrust: %+v", st["w"])
+	}
+	st = applyAndWait(t, r) // removed
+	if len(st) != 0 {
+		t.Fatalf("after removal: %+v", st)
+	}
+}
+
+func TestNameCollisionBothReported(t *testing.T) {
+	// "x" + "_y" and "x_" + "y" both give mcp__x___y.
+	servers := inProc{"x": newInProcServer("x", "_y", "ok"), "x_": newInProcServer("x_", "y")}
+	r := newInProcRegistry(t, servers, Options{})
+	st := applyAndWait(t, r, inProcCfg("x"), inProcCfg("x_"))
+	names := toolNames(r)
+	want := []string{"mcp__x___y_" + shortHash("x", "_y"), "mcp__x___y_" + shortHash("x_", "y"), "mcp__x__ok"}
+	if diff := cmp.Diff(sortedCopy(want), names); diff != "" {
+		t.Errorf("names (-want +got):\n%s", diff)
+	}
+	for _, s := range []string{"x", "x_"} {
+		if !strings.Contains(st[s].Error, "tool name collision: mcp__x___y") || st[s].State != StateReady {
+			t.Errorf("status %s = %+v", s, st[s])
+		}
+	}
+	for _, n := range names[:2] {
+		tl, _ := r.Lookup(n)
+		res, _ := r.Call(context.Background(), n, nil)
+		if res.Text != tl.Server+"/"+tl.Tool {
+			t.Errorf("Call(%s) = %q", n, res.Text)
+		}
+	}
+}
+
+func TestUnsafeToolNames(t *testing.T) {
+	long := strings.Repeat("t", 80)
+	servers := inProc{"s": newInProcServer("s", "a.b", long, "fine-name")}
+	r := newInProcRegistry(t, servers, Options{})
+	st := applyAndWait(t, r, inProcCfg("s"))
+	if st["s"].Error != "" || st["s"].Tools != 3 {
+		t.Fatalf("status = %+v", st["s"])
+	}
+	for _, tl := range r.Tools() {
+		if !isSafeName(tl.Name) {
+			t.Errorf("unsafe registered name %q", tl.Name)
+		}
+		res, _ := r.Call(context.Background(), tl.Name, nil)
+		if res.Text != "s/"+tl.Tool {
+			t.Errorf("Call(%s) = %q", tl.Name, res.Text)
+		}
+	}
+	if _, ok := r.Lookup("mcp__s__fine-name"); !ok {
+		t.Error("a safe name was changed")
+	}
+}
+
+func TestToolFilters(t *testing.T) {
+	servers := inProc{"e": newInProcServer("e", "a", "b", "c"), "d": newInProcServer("d", "a", "b", "c")}
+	r := newInProcRegistry(t, servers, Options{})
+	e, d := inProcCfg("e"), inProcCfg("d")
+	e.EnabledTools = []string{"a", "c"}
+	d.DisabledTools = []string{"a"}
+	applyAndWait(t, r, e, d)
+	if diff := cmp.Diff([]string{"mcp__d__b", "mcp__d__c", "mcp__e__a", "mcp__e__c"}, toolNames(r)); diff != "" {
+		t.Errorf("tools (-want +got):\n%s", diff)
+	}
+}
+
+func TestReconnect(t *testing.T) {
+	a := newInProcServer("a", "one")
+	r := newInProcRegistry(t, inProc{"a": a}, Options{Load: func() ([]ServerConfig, []error) {
+		return []ServerConfig{inProcCfg("a")}, nil
+	}})
+	applyAndWait(t, r, inProcCfg("a"))
+	if _, err := r.ReconnectServer(context.Background(), "nope"); err == nil {
+		t.Error("ReconnectServer(unknown) = nil error")
+	}
+	s, err := r.ReconnectServer(context.Background(), "a")
+	if err != nil || s.State != StateReady {
+		t.Errorf("ReconnectServer = %+v, %v", s, err)
+	}
+	all := r.Reconnect(context.Background())
+	if len(all) != 1 || all[0].State != StateReady {
+		t.Errorf("Reconnect = %+v", all)
+	}
+}
+
+func TestApplyDoesNotBlock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		s := server.NewMCPServer("slow", "1", server.WithHooks(slowInitHooks(time.Hour)))
+		r := newInProcRegistry(t, inProc{"slow": s, "a": newInProcServer("a", "t")}, Options{})
+		slow := inProcCfg("slow")
+		slow.StartupTimeout = 3 * time.Second
+		r.Apply(context.Background(), []ServerConfig{slow, inProcCfg("a")})
+		st := statusMap(r) // right after Apply, nothing has been waited for
+		if st["slow"].State != StateStarting {
+			t.Fatalf("slow = %+v", st["slow"])
+		}
+		if err := r.WaitIdle(context.Background()); err != nil {
+			t.Fatal(err)
+		}
+		st = statusMap(r)
+		if st["slow"].State != StateFailed || st["slow"].Error != "startup timed out after 3s" || st["a"].State != StateReady {
+			t.Errorf("statuses = %+v", st)
+		}
+	})
+}
+
+// slowInitHooks delays initialize by d (a server that hangs on initialize).
+func slowInitHooks(d time.Duration) *server.Hooks {
+	h := &server.Hooks{}
+	h.AddBeforeInitialize(func(ctx context.Context, id any, req *mcp.InitializeRequest) {
+		select {
+		case <-time.After(d):
+		case <-ctx.Done():
+		}
+	})
+	return h
+}
+
+func sortedCopy(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}

@@ -1,0 +1,146 @@
+package mcpbridge
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// aliasRaw is a json.RawMessage that aliases the decoder's input instead of copying it.
+// encoding/json hands UnmarshalJSON a sub-slice of the input; the registry owns every input it
+// decodes this way (a frame read for this purpose only) and never reuses it, so aliasing is safe
+// and saves one copy of a large result. TestDecodeAliasesInput guards the assumption.
+type aliasRaw []byte
+
+func (a *aliasRaw) UnmarshalJSON(b []byte) error {
+	*a = b
+	return nil
+}
+
+// wireBlock is one content block of a tools/call result, decoded lazily.
+type wireBlock struct {
+	raw  aliasRaw
+	typ  string
+	text aliasRaw // the quoted JSON string of a text block
+}
+
+func (b *wireBlock) UnmarshalJSON(data []byte) error {
+	b.raw = data
+	var head struct {
+		Type string   `json:"type"`
+		Text aliasRaw `json:"text"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return err
+	}
+	b.typ, b.text = head.Type, head.Text
+	return nil
+}
+
+// wireCallResult is the part of a CallToolResult the registry needs.
+type wireCallResult struct {
+	Content           []wireBlock `json:"content"`
+	StructuredContent aliasRaw    `json:"structuredContent"`
+	IsError           bool        `json:"isError"`
+}
+
+// textBlock builds a text content block.
+func textBlock(text string) json.RawMessage {
+	b, _ := json.Marshal(struct { // ignore error: strings always marshal
+		Type string `json:"type"`
+		Text string `json:"text"`
+	}{"text", text})
+	return b
+}
+
+// errorResult is a result the bridge produces itself: {"error": msg} with isError.
+func errorResult(name, msg string) Result {
+	b, _ := json.Marshal(map[string]string{"error": msg}) // ignore error: strings always marshal
+	text, truncated := Cap(string(b))
+	return Result{Name: name, IsError: true, Text: text, Content: []json.RawMessage{textBlock(text)},
+		Truncated: truncated, Bytes: len(b)}
+}
+
+// unknownToolResult is the result for a name nobody registered (PROTOCOL.md section 5).
+func unknownToolResult(name string) Result {
+	return errorResult(name, "Unknown tool: "+name)
+}
+
+// parseCallResult turns the raw result of tools/call into a capped Result. Each text block is
+// capped at MaxResultText and so is their joined text (blocks joined with "\n"); non-text blocks
+// are kept as they are; a result over MaxResultTotal after capping becomes an error result.
+// raw may alias a frame buffer: nothing in the Result aliases it. fr (nil for transports other
+// than stdio) is the frame raw aliases: a string the stdio reader shortened (frame.go) gives a
+// text block's total length, and a shortened string anywhere else makes the result too large.
+func parseCallResult(name string, raw []byte, fr *frame) Result {
+	if fr == nil {
+		fr = &frame{}
+	}
+	var w wireCallResult
+	if err := json.Unmarshal(raw, &w); err != nil {
+		return errorResult(name, fmt.Sprintf("malformed tools/call result: %v", err))
+	}
+	res := Result{Name: name, IsError: w.IsError, Content: make([]json.RawMessage, 0, len(w.Content))}
+	var texts []cappedString
+	size, usedElisions := 0, 0
+	for _, blk := range w.Content {
+		if blk.typ == "text" {
+			cs, err := decodeCappedString(blk.text, MaxResultText+utf8Slack)
+			if err != nil {
+				return errorResult(name, "malformed text content block")
+			}
+			if n, ok := fr.elidedLen(blk.text); ok {
+				cs.total = n
+				usedElisions++
+			}
+			texts = append(texts, cs)
+			capped, cut := capText(cs.prefix, cs.total, MaxResultText)
+			res.Truncated = res.Truncated || cut
+			if cut {
+				res.Content = append(res.Content, textBlock(capped))
+			} else {
+				res.Content = append(res.Content, json.RawMessage(append([]byte(nil), blk.raw...)))
+			}
+			size += len(res.Content[len(res.Content)-1])
+			continue
+		}
+		size += len(blk.raw)
+		if size > MaxResultTotal {
+			return errorResult(name, fmt.Sprintf("tool result too large: over %d bytes of content besides text (limit %d)", size, MaxResultTotal))
+		}
+		res.Content = append(res.Content, json.RawMessage(append([]byte(nil), blk.raw...)))
+	}
+	if size > MaxResultTotal {
+		return errorResult(name, fmt.Sprintf("tool result too large: %d bytes after the text cap (limit %d)", size, MaxResultTotal))
+	}
+	if len(fr.elided) > usedElisions {
+		return errorResult(name, fmt.Sprintf("tool result too large: a value besides text is over %d bytes (limit %d in all)", elideAt, MaxResultTotal))
+	}
+	if len(texts) == 0 && len(w.StructuredContent) > 0 && string(w.StructuredContent) != "null" {
+		// A result with only structured content: the model sees its JSON.
+		texts = append(texts, cappedString{prefix: string(w.StructuredContent[:min(len(w.StructuredContent), MaxResultText+utf8Slack)]), total: len(w.StructuredContent)})
+	}
+	// Join the (already cut) prefixes: each holds at least min(total, cap) bytes, so the joined
+	// prefix is exact up to the cap.
+	var joined strings.Builder
+	total := 0
+	for i, t := range texts {
+		if i > 0 {
+			total++
+			if joined.Len() < MaxResultText+utf8Slack {
+				joined.WriteByte('\n')
+			}
+		}
+		total += t.total
+		if room := MaxResultText + utf8Slack - joined.Len(); room > 0 {
+			joined.WriteString(t.prefix[:utf8Cut(t.prefix, room)])
+		}
+	}
+	text, cut := capText(joined.String(), total, MaxResultText)
+	res.Text, res.Bytes = text, total
+	res.Truncated = res.Truncated || cut
+	return res
+}
+
+// utf8Slack is how many bytes past the cap are decoded so that the cut can find a boundary.
+const utf8Slack = 4

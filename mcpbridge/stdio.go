@@ -1,0 +1,482 @@
+package mcpbridge
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// defaultMaxFrame bounds one line (one JSON-RPC message) from a stdio server. A 50 MB result
+// fits; a server that writes an endless line or a larger frame fails with errFrameTooLarge after
+// at most this much memory. Registry.maxFrame overrides it (tests).
+const defaultMaxFrame = 64 << 20
+
+// Timeouts of the stdio shutdown sequence: close stdin, wait, SIGTERM the group, wait, SIGKILL.
+var (
+	stdinGrace = 300 * time.Millisecond
+	termGrace  = 2 * time.Second
+	exitGrace  = 200 * time.Millisecond // after the process exits, for the last output to be read
+)
+
+// stdioTransport is the transport.Interface for a stdio server. It replaces mcp-go's
+// transport.Stdio, which reads unbounded lines, copies each frame several times, inherits the
+// host's whole environment, does not own a process group and notices a dead child only when its
+// stdout closes. Here the host builds the exec.Cmd (explicit env, own process group), reads
+// bounded frames (frame.go) into one buffer that the response aliases, and watches the process
+// itself.
+type stdioTransport struct {
+	command string
+	args    []string
+	env     []string
+	dir     string
+	log     *slog.Logger
+	limit   int // maximum frame size
+
+	cmd    *exec.Cmd
+	stdin  *os.File // write end of the child's stdin
+	stdout *os.File // read end of the child's stdout
+	errR   *os.File // read end of the child's stderr
+	frames *frameReader
+	stderr *ring
+
+	writeMu sync.Mutex
+
+	pendingMu sync.Mutex
+	pending   map[string]chan *stdioResponse
+
+	handlerMu sync.RWMutex
+	onNotify  func(mcp.JSONRPCNotification)
+	onRequest transport.RequestHandler
+
+	failOnce sync.Once
+	done     chan struct{} // closed when the connection is over (process died, bad frame, Close)
+	failErr  error         // why; set before done is closed
+
+	exited   chan struct{} // closed when cmd.Wait returned
+	readDone chan struct{} // closed when the read loop ended
+	errDone  chan struct{} // closed when stderr reached EOF (or was closed)
+
+	closeOnce sync.Once
+	closing   chan struct{}
+}
+
+var (
+	_ transport.Interface              = (*stdioTransport)(nil)
+	_ transport.BidirectionalInterface = (*stdioTransport)(nil)
+)
+
+func newStdioTransport(command string, args, env []string, dir string, limit int, log *slog.Logger) *stdioTransport {
+	return &stdioTransport{
+		command: command, args: args, env: env, dir: dir, log: log, limit: limit,
+		stderr:   newRing(64 << 10),
+		pending:  map[string]chan *stdioResponse{},
+		done:     make(chan struct{}),
+		exited:   make(chan struct{}),
+		readDone: make(chan struct{}),
+		errDone:  make(chan struct{}),
+		closing:  make(chan struct{}),
+	}
+}
+
+// Start spawns the child. The child lives until Close or its own death, not until ctx ends.
+func (t *stdioTransport) Start(ctx context.Context) error {
+	cmd := exec.Command(t.command, t.args...)
+	cmd.Env = t.env
+	cmd.Dir = t.dir
+	ownProcessGroup(cmd)
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		outR.Close()
+		outW.Close()
+		return err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	err = cmd.Start()
+	// The child has its copies now (or never will): close ours so EOF means the child is done.
+	inR.Close()
+	outW.Close()
+	errW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		errR.Close()
+		return fmt.Errorf("start %s: %w", t.command, err)
+	}
+	t.cmd, t.stdin, t.stdout, t.errR = cmd, inW, outR, errR
+	t.frames = &frameReader{r: bufio.NewReaderSize(outR, 64<<10), limit: t.limit}
+	go t.drainStderr()
+	go t.readLoop()
+	go t.wait()
+	return nil
+}
+
+// Done is closed when the connection is over; Err says why.
+func (t *stdioTransport) Done() <-chan struct{} { return t.done }
+
+// Err is the reason the connection ended (nil while it runs).
+func (t *stdioTransport) Err() error {
+	select {
+	case <-t.done:
+		return t.failErr
+	default:
+		return nil
+	}
+}
+
+// StderrTail is the end of what the child wrote to stderr. Once the connection is over it
+// first lets the last lines arrive (briefly: a grandchild may hold the pipe open).
+func (t *stdioTransport) StderrTail() string {
+	select {
+	case <-t.done:
+		select {
+		case <-t.errDone:
+		case <-time.After(exitGrace):
+		}
+	default:
+	}
+	return t.stderr.Tail(2 << 10)
+}
+
+// fail ends the connection with err (the first reason wins).
+func (t *stdioTransport) fail(err error) {
+	t.failOnce.Do(func() {
+		t.failErr = err
+		close(t.done)
+	})
+}
+
+func (t *stdioTransport) wait() {
+	err := t.cmd.Wait()
+	close(t.exited)
+	// Let the read loop take whatever the child wrote before it died, then stop it even if a
+	// grandchild still holds the pipe open.
+	select {
+	case <-t.readDone:
+	case <-time.After(exitGrace):
+	}
+	reason := "process exited"
+	if err != nil {
+		reason = "process exited: " + err.Error()
+	}
+	t.fail(errors.New(reason))
+	// The leader is gone: whatever it left in its group is an orphan of a dead server.
+	_ = killGroup(t.cmd.Process) // ignore error: best effort
+	t.stdout.Close()
+}
+
+func (t *stdioTransport) readLoop() {
+	defer close(t.readDone)
+	garbage := 0
+	for {
+		fr, err := t.frames.next()
+		if err != nil {
+			switch {
+			case errors.Is(err, errFrameTooLarge):
+				t.fail(fmt.Errorf("server wrote a message over %d MiB on stdout: connection dropped", t.limit>>20))
+				_ = killGroup(t.cmd.Process) // ignore error: best effort
+			default:
+				// EOF: the child closed stdout, usually because it exited; let wait report how.
+				select {
+				case <-t.exited: // wait reports the exit status
+				case <-t.done:
+				case <-time.After(exitGrace):
+					t.fail(errors.New("server closed its stdout"))
+				}
+			}
+			return
+		}
+		if !t.route(fr) {
+			garbage++
+			if garbage <= 3 {
+				t.log.Warn("mcp server wrote a line that is not JSON-RPC on stdout; ignored", "line", preview(fr.data))
+			}
+		}
+	}
+}
+
+// envelope is decoded from every frame; Result aliases the frame.
+type envelope struct {
+	ID     *mcp.RequestId           `json:"id"`
+	Method string                   `json:"method"`
+	Result aliasRaw                 `json:"result"`
+	Error  *mcp.JSONRPCErrorDetails `json:"error"`
+}
+
+// route dispatches one frame; false means it was not JSON-RPC.
+func (t *stdioTransport) route(fr frame) bool {
+	line := fr.data
+	var env envelope
+	if err := json.Unmarshal(line, &env); err != nil {
+		return false
+	}
+	switch {
+	case env.Method != "" && env.ID == nil:
+		var n mcp.JSONRPCNotification
+		if err := json.Unmarshal(line, &n); err != nil {
+			return false
+		}
+		t.handlerMu.RLock()
+		h := t.onNotify
+		t.handlerMu.RUnlock()
+		if h != nil {
+			h(n) // must not block: the registry's handler only hands off
+		}
+	case env.Method != "":
+		var req transport.JSONRPCRequest
+		if err := json.Unmarshal(line, &req); err != nil {
+			return false
+		}
+		go t.serveRequest(req)
+	case env.ID != nil:
+		key := env.ID.String()
+		t.pendingMu.Lock()
+		ch := t.pending[key]
+		delete(t.pending, key)
+		t.pendingMu.Unlock()
+		if ch != nil {
+			ch <- &stdioResponse{
+				JSONRPCResponse: transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: *env.ID, Result: json.RawMessage(env.Result), Error: env.Error},
+				frame:           fr,
+			}
+		}
+	default:
+		return false
+	}
+	return true
+}
+
+// serveRequest answers a server-to-client request (ping, roots/list ...).
+func (t *stdioTransport) serveRequest(req transport.JSONRPCRequest) {
+	t.handlerMu.RLock()
+	h := t.onRequest
+	t.handlerMu.RUnlock()
+	var resp *transport.JSONRPCResponse
+	if h == nil {
+		resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "method not found", nil)
+	} else {
+		ctx, cancel := context.WithCancel(context.Background())
+		go func() {
+			select {
+			case <-t.done:
+			case <-ctx.Done():
+			}
+			cancel()
+		}()
+		r, err := h(ctx, req)
+		cancel()
+		switch {
+		case err != nil:
+			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
+		case r == nil:
+			return
+		default:
+			resp = r
+		}
+	}
+	_ = t.writeJSON(context.Background(), resp) // ignore error: the connection is failing anyway
+}
+
+// writeJSON writes one frame. A write that cannot finish by ctx's deadline (a child that stopped
+// reading its stdin) breaks the framing, so it fails the connection.
+func (t *stdioTransport) writeJSON(ctx context.Context, v any) error {
+	b, err := json.Marshal(v)
+	if err != nil {
+		return err
+	}
+	b = append(b, '\n')
+	t.writeMu.Lock()
+	defer t.writeMu.Unlock()
+	select {
+	case <-t.done:
+		return t.closedErr()
+	default:
+	}
+	deadline, _ := ctx.Deadline()          // zero: no deadline
+	_ = t.stdin.SetWriteDeadline(deadline) // ignore error: pipes support deadlines where it matters
+	if _, err := t.stdin.Write(b); err != nil {
+		if errors.Is(err, os.ErrDeadlineExceeded) {
+			t.fail(errors.New("server stopped reading its stdin"))
+			_ = killGroup(t.cmd.Process) // ignore error: best effort
+			return t.closedErr()
+		}
+		return fmt.Errorf("write to server: %w", err)
+	}
+	return nil
+}
+
+func (t *stdioTransport) closedErr() error {
+	return fmt.Errorf("%w: %v", transport.ErrTransportClosed, t.failErr)
+}
+
+// stdioResponse is a response with the frame it came in (Result aliases frame.data).
+type stdioResponse struct {
+	transport.JSONRPCResponse
+	frame frame
+}
+
+// SendRequest sends request and waits for its response, the connection's end or ctx.
+func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, err := t.roundTrip(ctx, request)
+	if err != nil {
+		return nil, err
+	}
+	return &resp.JSONRPCResponse, nil
+}
+
+// roundTrip is SendRequest keeping the frame, for the lean tools/call path.
+func (t *stdioTransport) roundTrip(ctx context.Context, request transport.JSONRPCRequest) (*stdioResponse, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	key := request.ID.String()
+	ch := make(chan *stdioResponse, 1)
+	t.pendingMu.Lock()
+	t.pending[key] = ch
+	t.pendingMu.Unlock()
+	forget := func() {
+		t.pendingMu.Lock()
+		delete(t.pending, key)
+		t.pendingMu.Unlock()
+	}
+	if err := t.writeJSON(ctx, request); err != nil {
+		forget()
+		return nil, err
+	}
+	select {
+	case resp := <-ch:
+		return resp, nil
+	case <-t.done:
+		select {
+		case resp := <-ch:
+			return resp, nil
+		default:
+		}
+		forget()
+		return nil, t.closedErr()
+	case <-ctx.Done():
+		forget()
+		return nil, ctx.Err()
+	}
+}
+
+func (t *stdioTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+	return t.writeJSON(ctx, n)
+}
+
+func (t *stdioTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
+	t.handlerMu.Lock()
+	t.onNotify = h
+	t.handlerMu.Unlock()
+}
+
+func (t *stdioTransport) SetRequestHandler(h transport.RequestHandler) {
+	t.handlerMu.Lock()
+	t.onRequest = h
+	t.handlerMu.Unlock()
+}
+
+func (t *stdioTransport) GetSessionId() string { return "" }
+
+// Close ends the connection and the child's whole process group: stdin closed, a short grace,
+// SIGTERM to the group, then SIGKILL to the group. It returns once the child has been reaped.
+func (t *stdioTransport) Close() error {
+	t.closeOnce.Do(func() {
+		close(t.closing)
+		t.fail(errors.New("closed"))
+		if t.cmd == nil { // never started: no stderr to drain
+			close(t.errDone)
+			return
+		}
+		t.stdin.Close() // not under writeMu: this also unblocks a writer stuck on a full pipe
+		select {
+		case <-t.exited:
+		case <-time.After(stdinGrace):
+			_ = terminateGroup(t.cmd.Process) // ignore error: SIGKILL follows
+			select {
+			case <-t.exited:
+			case <-time.After(termGrace):
+			}
+		}
+		_ = killGroup(t.cmd.Process) // ignore error: the group may be gone already
+		<-t.exited
+		waitGroupGone(t.cmd.Process, time.Second)
+		t.stdout.Close()
+		t.errR.Close()
+	})
+	return nil
+}
+
+func (t *stdioTransport) drainStderr() {
+	defer close(t.errDone)
+	_, _ = io.Copy(t.stderr, t.errR) // ignore error: ends when the pipe closes
+}
+
+func preview(b []byte) string {
+	s := strings.TrimSpace(string(b[:min(len(b), 120)]))
+	if len(b) > 120 {
+		s += "..."
+	}
+	return s
+}
+
+// ring keeps the last size bytes written to it.
+type ring struct {
+	mu   sync.Mutex
+	buf  []byte
+	size int
+}
+
+func newRing(size int) *ring { return &ring{size: size} }
+
+func (r *ring) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	n := len(p)
+	if len(p) >= r.size {
+		r.buf = append(r.buf[:0], p[len(p)-r.size:]...)
+		return n, nil
+	}
+	if over := len(r.buf) + len(p) - r.size; over > 0 {
+		r.buf = append(r.buf[:0], r.buf[over:]...)
+	}
+	r.buf = append(r.buf, p...)
+	return n, nil
+}
+
+// Tail returns up to n bytes of the end, starting at a line boundary when there is one.
+func (r *ring) Tail(n int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b := r.buf
+	if len(b) > n {
+		b = b[len(b)-n:]
+		if i := strings.IndexByte(string(b), '\n'); i >= 0 && i < len(b)-1 {
+			b = b[i+1:]
+		}
+	}
+	return strings.TrimRight(string(b), "\n")
+}
