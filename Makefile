@@ -13,8 +13,10 @@ build:
 # The main job: connect the demo MCP servers (real subprocesses, one of them broken on purpose)
 # and print every server's state and tools. `check` exits 1 because the broken server failed.
 demo: build
-	@SWITCHBOARD_DEMO_BIN=$(BIN) XDG_CONFIG_HOME=$$(mktemp -d) $(BIN)/switchboard check --config cmd/mcptest/demo.json; \
-	  rc=$$?; echo; echo "switchboard check exited $$rc (1 is expected: the server 'broken' fails on purpose)"
+	@$(BIN)/mcptest --name web --http 127.0.0.1:8765 2>/dev/null & web=$$!; \
+	  SWITCHBOARD_DEMO_BIN=$(BIN) XDG_CONFIG_HOME=$$(mktemp -d) $(BIN)/switchboard check --config cmd/mcptest/demo.json; \
+	  rc=$$?; kill $$web 2>/dev/null; echo; \
+	  echo "switchboard check exited $$rc (1 is expected: the server 'flaky' exits at start on purpose)"
 
 # Everything CI runs. Each editor tier installs what it needs itself (apt, npm).
 test: test-go test-fuzz test-nvim test-vscode test-vscode-e2e
