@@ -44,12 +44,15 @@ type stdioTransport struct {
 	log     *slog.Logger
 	limit   int // maximum frame size
 
-	cmd    *exec.Cmd
-	stdin  *os.File // write end of the child's stdin
-	stdout *os.File // read end of the child's stdout
-	errR   *os.File // read end of the child's stderr
-	frames *frameReader
-	stderr *ring
+	// startMu orders Start against Close: a Close that comes first stops Start from spawning, and
+	// one that comes after sees every field Start set.
+	startMu sync.Mutex
+	cmd     *exec.Cmd
+	stdin   *os.File // write end of the child's stdin
+	stdout  *os.File // read end of the child's stdout
+	errR    *os.File // read end of the child's stderr
+	frames  *frameReader
+	stderr  *ring
 
 	writeMu sync.Mutex
 
@@ -92,6 +95,13 @@ func newStdioTransport(command string, args, env []string, dir string, limit int
 
 // Start spawns the child. The child lives until Close or its own death, not until ctx ends.
 func (t *stdioTransport) Start(ctx context.Context) error {
+	t.startMu.Lock()
+	defer t.startMu.Unlock()
+	select {
+	case <-t.closing:
+		return errors.New("transport closed before the server started")
+	default:
+	}
 	cmd := exec.Command(t.command, t.args...)
 	cmd.Env = t.env
 	cmd.Dir = t.dir
@@ -405,27 +415,30 @@ func (t *stdioTransport) GetSessionId() string { return "" }
 // SIGTERM to the group, then SIGKILL to the group. It returns once the child has been reaped.
 func (t *stdioTransport) Close() error {
 	t.closeOnce.Do(func() {
+		t.startMu.Lock()
 		close(t.closing)
+		cmd, stdin, stdout, errR := t.cmd, t.stdin, t.stdout, t.errR
+		t.startMu.Unlock()
 		t.fail(errors.New("closed"))
-		if t.cmd == nil { // never started: no stderr to drain
+		if cmd == nil { // never started: no stderr to drain
 			close(t.errDone)
 			return
 		}
-		t.stdin.Close() // not under writeMu: this also unblocks a writer stuck on a full pipe
+		stdin.Close() // not under writeMu: this also unblocks a writer stuck on a full pipe
 		select {
 		case <-t.exited:
 		case <-time.After(stdinGrace):
-			_ = terminateGroup(t.cmd.Process) // ignore error: SIGKILL follows
+			_ = terminateGroup(cmd.Process) // ignore error: SIGKILL follows
 			select {
 			case <-t.exited:
 			case <-time.After(termGrace):
 			}
 		}
-		_ = killGroup(t.cmd.Process) // ignore error: the group may be gone already
+		_ = killGroup(cmd.Process) // ignore error: the group may be gone already
 		<-t.exited
-		waitGroupGone(t.cmd.Process, time.Second)
-		t.stdout.Close()
-		t.errR.Close()
+		waitGroupGone(cmd.Process, time.Second)
+		stdout.Close()
+		errR.Close()
 	})
 	return nil
 }

@@ -1,0 +1,371 @@
+package main
+
+// End-to-end: the real binary over real stdio pipes, driven the way an editor drives it.
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+)
+
+// e2eBuild builds switchboard and mcptest into a temp dir once per test binary run.
+func e2eBuild(t *testing.T) (switchboard, mcptest string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("builds and runs the binary; skipped under -short")
+	}
+	dir := t.TempDir()
+	switchboard, mcptest = filepath.Join(dir, "switchboard"), filepath.Join(dir, "mcptest")
+	for _, b := range []struct{ out, pkg string }{{switchboard, "."}, {mcptest, "../mcptest"}} {
+		if out, err := exec.Command("go", "build", "-o", b.out, b.pkg).CombinedOutput(); err != nil {
+			t.Fatalf("go build %s: %v\n%s", b.pkg, err, out)
+		}
+	}
+	return switchboard, mcptest
+}
+
+func e2eTimeout() time.Duration {
+	if d, err := time.ParseDuration(os.Getenv("SWITCHBOARD_TEST_TIMEOUT")); err == nil && d > 0 {
+		return d
+	}
+	return 60 * time.Second
+}
+
+type e2eMsg struct {
+	ID     json.RawMessage `json:"id,omitempty"`
+	Method string          `json:"method,omitempty"`
+	Params json.RawMessage `json:"params,omitempty"`
+	Result json.RawMessage `json:"result,omitempty"`
+	Error  *struct {
+		Code    int    `json:"code"`
+		Message string `json:"message"`
+	} `json:"error,omitempty"`
+}
+
+// e2eEditor runs `switchboard serve --stdio` and reads its stdout strictly as LSP frames.
+type e2eEditor struct {
+	t      *testing.T
+	cmd    *exec.Cmd
+	stdin  io.WriteCloser
+	stderr bytes.Buffer
+
+	mu      sync.Mutex
+	msgs    []e2eMsg
+	badOut  error // stdout carried something that is not an LSP frame
+	changed chan struct{}
+	done    chan struct{} // stdout closed
+	nextID  int
+	answer  string // showMessageRequest answer
+}
+
+func startE2E(t *testing.T, bin string, env []string) *e2eEditor {
+	e := &e2eEditor{t: t, changed: make(chan struct{}), done: make(chan struct{}), answer: "Allow once"}
+	e.cmd = exec.Command(bin, "serve", "--stdio")
+	e.cmd.Env = env
+	e.cmd.Stderr = &e.stderr
+	var err error
+	if e.stdin, err = e.cmd.StdinPipe(); err != nil {
+		t.Fatal(err)
+	}
+	stdout, err := e.cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := e.cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	go e.read(bufio.NewReader(stdout))
+	t.Cleanup(func() {
+		e.cmd.Process.Kill() // ignore error: usually exited already
+		if t.Failed() {
+			t.Logf("stderr:\n%s", e.stderr.String())
+			e.mu.Lock()
+			for _, m := range e.msgs {
+				b, _ := json.Marshal(m)
+				t.Logf("host → editor %s", b)
+			}
+			e.mu.Unlock()
+		}
+	})
+	return e
+}
+
+func (e *e2eEditor) read(r *bufio.Reader) {
+	defer close(e.done)
+	for {
+		body, err := e2eReadFrame(r)
+		if err == io.EOF {
+			return
+		}
+		var m e2eMsg
+		if err == nil {
+			err = json.Unmarshal(body, &m)
+		}
+		e.mu.Lock()
+		if err != nil {
+			e.badOut = fmt.Errorf("stdout is not LSP frames: %v", err)
+			e.mu.Unlock()
+			io.Copy(io.Discard, r) // ignore error
+			return
+		}
+		e.msgs = append(e.msgs, m)
+		close(e.changed)
+		e.changed = make(chan struct{})
+		answer := e.answer
+		e.mu.Unlock()
+		if m.Method != "" && len(m.ID) > 0 { // a request from the host
+			var result any
+			if m.Method == "window/showMessageRequest" {
+				result = map[string]string{"title": answer}
+			}
+			e.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
+		}
+	}
+}
+
+// e2eReadFrame reads one Content-Length frame; anything else is an error.
+func e2eReadFrame(r *bufio.Reader) ([]byte, error) {
+	length := -1
+	for first := true; ; first = false {
+		line, err := r.ReadString('\n')
+		if err == io.EOF && first && line == "" {
+			return nil, io.EOF
+		}
+		if err != nil {
+			return nil, fmt.Errorf("reading header: %v (got %q)", err, line)
+		}
+		if line == "\r\n" {
+			break
+		}
+		name, value, ok := strings.Cut(strings.TrimRight(line, "\r\n"), ":")
+		if !ok {
+			return nil, fmt.Errorf("bad header line %q", line)
+		}
+		if strings.EqualFold(name, "Content-Length") {
+			if length, err = strconv.Atoi(strings.TrimSpace(value)); err != nil {
+				return nil, fmt.Errorf("bad Content-Length %q", value)
+			}
+		}
+	}
+	if length < 0 {
+		return nil, fmt.Errorf("frame without Content-Length")
+	}
+	body := make([]byte, length)
+	_, err := io.ReadFull(r, body)
+	return body, err
+}
+
+func (e *e2eEditor) send(v any) {
+	b, err := json.Marshal(v)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	fmt.Fprintf(e.stdin, "Content-Length: %d\r\n\r\n%s", len(b), b) // ignore error: a dead host fails the awaits
+}
+
+// await waits until cond holds on the messages so far.
+func (e *e2eEditor) await(desc string, cond func([]e2eMsg) bool) []e2eMsg {
+	e.t.Helper()
+	timer := time.NewTimer(e2eTimeout())
+	defer timer.Stop()
+	for {
+		e.mu.Lock()
+		msgs, ch := append([]e2eMsg(nil), e.msgs...), e.changed
+		e.mu.Unlock()
+		if cond(msgs) {
+			return msgs
+		}
+		select {
+		case <-ch:
+		case <-e.done:
+			e.t.Fatalf("stdout closed while waiting for %s", desc)
+		case <-timer.C:
+			e.t.Fatalf("timed out waiting for %s", desc)
+		}
+	}
+}
+
+// call sends a request and waits for its response.
+func (e *e2eEditor) call(method string, params any) e2eMsg {
+	e.t.Helper()
+	e.mu.Lock()
+	e.nextID++
+	id := strconv.Itoa(e.nextID)
+	e.mu.Unlock()
+	e.send(map[string]any{"jsonrpc": "2.0", "id": e.nextID, "method": method, "params": params})
+	var resp e2eMsg
+	e.await("response to "+method, func(ms []e2eMsg) bool {
+		for _, m := range ms {
+			if m.Method == "" && string(m.ID) == id {
+				resp = m
+				return true
+			}
+		}
+		return false
+	})
+	if resp.Error != nil {
+		e.t.Fatalf("%s: error %d %s", method, resp.Error.Code, resp.Error.Message)
+	}
+	return resp
+}
+
+func (e *e2eEditor) wait() int {
+	e.t.Helper()
+	errc := make(chan error, 1)
+	go func() { errc <- e.cmd.Wait() }()
+	select {
+	case err := <-errc:
+		if err == nil {
+			return 0
+		}
+		if ee, ok := err.(*exec.ExitError); ok {
+			return ee.ExitCode()
+		}
+		e.t.Fatal(err)
+	case <-time.After(e2eTimeout()):
+		e.t.Fatalf("switchboard did not exit")
+	}
+	return -1
+}
+
+func e2eEnv(t *testing.T, extra ...string) []string {
+	root := t.TempDir()
+	return append([]string{
+		"PATH=" + os.Getenv("PATH"),
+		"HOME=" + root,
+		"XDG_CONFIG_HOME=" + filepath.Join(root, "config"),
+		"XDG_STATE_HOME=" + filepath.Join(root, "state"),
+	}, extra...)
+}
+
+func TestServeEndToEnd(t *testing.T) {
+	bin, mcptest := e2eBuild(t)
+	events := filepath.Join(t.TempDir(), "events.jsonl")
+
+	t.Run("session", func(t *testing.T) {
+		e := startE2E(t, bin, e2eEnv(t, "SWITCHBOARD_EVENTS="+events))
+		init := e.call("initialize", map[string]any{
+			"processId": os.Getpid(), "rootUri": nil,
+			"capabilities":          map[string]any{"window": map[string]any{"workDoneProgress": true}},
+			"initializationOptions": map[string]any{"servers": map[string]any{"t": map[string]any{"command": mcptest}}},
+		})
+		if !strings.Contains(string(init.Result), `"name":"switchboard"`) {
+			t.Errorf("initialize result = %s", init.Result)
+		}
+		e.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+		e.await("server t ready", func(ms []e2eMsg) bool {
+			for _, m := range ms {
+				if m.Method == "switchboard/serversChanged" && strings.Contains(string(m.Params), `"state":"ready"`) {
+					return true
+				}
+			}
+			return false
+		})
+		servers := e.call("workspace/executeCommand", map[string]any{"command": "switchboard.servers"})
+		if !strings.Contains(string(servers.Result), `"name":"t"`) {
+			t.Errorf("servers = %s", servers.Result)
+		}
+		res := e.call("workspace/executeCommand", map[string]any{"command": "switchboard.callTool",
+			"arguments": []any{map[string]any{"name": "mcp__t__echo", "arguments": map[string]string{"text": "over stdio"}}}})
+		var tr struct {
+			IsError bool   `json:"isError"`
+			Text    string `json:"text"`
+		}
+		json.Unmarshal(res.Result, &tr)
+		if tr.IsError || tr.Text != "over stdio" {
+			t.Errorf("callTool = %s", res.Result)
+		}
+		msgs := e.await("approval resolved", func(ms []e2eMsg) bool {
+			for _, m := range ms {
+				if m.Method == "switchboard/approvalResolved" {
+					return true
+				}
+			}
+			return false
+		})
+		prompted := false
+		for _, m := range msgs {
+			prompted = prompted || m.Method == "window/showMessageRequest"
+		}
+		if !prompted {
+			t.Errorf("no showMessageRequest before the call")
+		}
+		e.call("shutdown", nil)
+		e.send(map[string]any{"jsonrpc": "2.0", "method": "exit"})
+		if code := e.wait(); code != 0 {
+			t.Errorf("exit code after shutdown+exit = %d, want 0", code)
+		}
+		<-e.done
+		if e.badOut != nil {
+			t.Error(e.badOut)
+		}
+		if e.stderr.Len() != 0 {
+			t.Errorf("stderr not quiet: %q", e.stderr.String())
+		}
+		log, _ := os.ReadFile(events)
+		if !strings.Contains(string(log), `"kind":"approvalResolved"`) {
+			t.Errorf("events file lacks approvalResolved:\n%s", log)
+		}
+	})
+
+	t.Run("exit without shutdown", func(t *testing.T) {
+		e := startE2E(t, bin, e2eEnv(t))
+		e.call("initialize", map[string]any{"capabilities": map[string]any{}})
+		e.send(map[string]any{"jsonrpc": "2.0", "method": "exit"})
+		if code := e.wait(); code != 1 {
+			t.Errorf("exit code = %d, want 1", code)
+		}
+	})
+
+	t.Run("stdin closed", func(t *testing.T) {
+		e := startE2E(t, bin, e2eEnv(t))
+		e.call("initialize", map[string]any{"capabilities": map[string]any{},
+			"initializationOptions": map[string]any{"servers": map[string]any{"t": map[string]any{"command": mcptest}}}})
+		e.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+		e.stdin.Close()
+		if code := e.wait(); code != 0 {
+			t.Errorf("exit code after stdin closed = %d, want 0", code)
+		}
+	})
+
+	t.Run("call", func(t *testing.T) {
+		cfg := filepath.Join(t.TempDir(), "mcp.json")
+		b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": map[string]any{"command": mcptest}}})
+		os.WriteFile(cfg, b, 0o644)
+		run := func(args ...string) (string, int) {
+			cmd := exec.Command(bin, append([]string{"call"}, args...)...)
+			cmd.Env = e2eEnv(t)
+			cmd.Stdin = strings.NewReader("") // not a terminal
+			out, err := cmd.Output()
+			code := 0
+			if ee, ok := err.(*exec.ExitError); ok {
+				code = ee.ExitCode()
+			} else if err != nil {
+				t.Fatal(err)
+			}
+			return string(out), code
+		}
+		if out, code := run("mcp__t__echo", `{"text":"cli"}`, "--config", cfg, "--mode", "always-allow"); out != "cli\n" || code != 0 {
+			t.Errorf("call always-allow = %q, %d", out, code)
+		}
+		if out, code := run("mcp__t__echo", `{"text":"cli"}`, "--config", cfg); code != 1 || !strings.Contains(out, "not run") {
+			t.Errorf("call without a terminal = %q, %d; want denied, 1", out, code)
+		}
+		if _, code := run("mcp__t__fail", "--config", cfg, "--mode=always-allow"); code != 1 {
+			t.Errorf("call of a failing tool: exit %d, want 1", code)
+		}
+		if _, code := run(); code != 2 {
+			t.Errorf("call without a name: exit %d, want 2", code)
+		}
+	})
+}

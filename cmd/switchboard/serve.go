@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/switchboard-dev/switchboard/host"
+)
+
+// runServe is `switchboard serve [--stdio] [--log FILE]`: the LSP server on stdin/stdout.
+// stdout carries LSP frames only; the log goes to FILE (debug and up) or to stderr (errors only:
+// editors show every stderr line as an error; warnings reach the editor as window/logMessage).
+func runServe(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted for vscode-languageclient)")
+	logFile := fs.String("log", "", "write the log to `FILE` (debug level) instead of stderr (errors only)")
+	if err := fs.Parse(args); err != nil {
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "switchboard serve: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+
+	var handler slog.Handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})
+	if *logFile != "" {
+		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "switchboard serve: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		handler = slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})
+	}
+
+	// stdout belongs to the LSP stream: anything else printing to os.Stdout by mistake goes to
+	// stderr instead of corrupting a frame.
+	out, ok := stdout.(*os.File)
+	if !ok {
+		out = os.Stdout
+	}
+	os.Stdout = os.Stderr
+
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	err := host.Serve(ctx, newStdio(os.Stdin, out), host.Options{
+		Logger:  slog.New(handler),
+		Version: version,
+	})
+	switch {
+	case errors.Is(err, host.ErrNoShutdown):
+		return 1
+	case err != nil:
+		fmt.Fprintf(stderr, "switchboard serve: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+// stdio joins stdin and stdout into the connection the host serves. Reads go through a pipe fed by
+// a goroutine, so Close ends a pending Read at once: a blocking read on os.Stdin cannot be
+// interrupted by closing it, and the host must be able to exit while the editor keeps stdin open.
+type stdio struct {
+	pr  *io.PipeReader
+	out *os.File
+}
+
+func newStdio(in *os.File, out *os.File) *stdio {
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := io.Copy(pw, in)
+		if err == nil {
+			err = io.EOF
+		}
+		pw.CloseWithError(err) // ignore error: always nil
+	}()
+	return &stdio{pr: pr, out: out}
+}
+
+func (s *stdio) Read(p []byte) (int, error)  { return s.pr.Read(p) }
+func (s *stdio) Write(p []byte) (int, error) { return s.out.Write(p) }
+
+// Close ends reading; stdout stays open until the process exits so a late write fails quietly.
+func (s *stdio) Close() error { return s.pr.Close() }

@@ -1,0 +1,295 @@
+package host
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+	"unicode"
+	"unicode/utf8"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
+	"github.com/switchboard-dev/switchboard/permissions"
+)
+
+// approvals implements permissions.Prompter for the editor (PROTOCOL.md section 4): each question
+// is raised at once as a window/showMessageRequest, a switchboard/approvalRequested notification and
+// quickfix code actions, and the first answer from any of them wins.
+type approvals struct {
+	s *server
+
+	mu      sync.Mutex // guards seq, pending
+	seq     int
+	pending map[string]*approval
+}
+
+var _ permissions.Prompter = (*approvals)(nil)
+
+type approval struct {
+	wire   Approval
+	answer chan permissions.Answer // buffered(1); written once by resolve
+	// stopPrompt cancels the showMessageRequest when the approval is resolved another way.
+	stopPrompt context.CancelFunc
+}
+
+// errEditorGone is the prompter error when the editor connection is lost: the gate denies.
+var errEditorGone = errors.New("host: editor connection lost")
+
+func newApprovals(s *server) *approvals {
+	return &approvals{s: s, pending: map[string]*approval{}}
+}
+
+// Confirm asks the editor and waits for the first answer, ctx's end (the gate's approval timeout or
+// a cancelled turn) or the loss of the editor. Every way out resolves the approval exactly once.
+func (a *approvals) Confirm(ctx context.Context, req permissions.Request) (permissions.Answer, error) {
+	s := a.s
+	select {
+	case <-s.gone:
+		return permissions.AnswerDeny, errEditorGone
+	default:
+	}
+	args := approvalArguments(req.Arguments)
+	promptCtx, stopPrompt := context.WithCancel(s.baseCtx)
+	ap := &approval{answer: make(chan permissions.Answer, 1), stopPrompt: stopPrompt}
+	a.mu.Lock()
+	a.seq++
+	ap.wire = Approval{
+		ID:          "a" + strconv.Itoa(a.seq),
+		Tool:        req.Tool,
+		Server:      req.Server,
+		Arguments:   args,
+		Mode:        req.Mode,
+		Turn:        req.Turn,
+		RequestedAt: s.now().UTC().Format(time.RFC3339),
+	}
+	a.pending[ap.wire.ID] = ap
+	a.mu.Unlock()
+	id := ap.wire.ID
+
+	s.events.record("approvalRequested", map[string]any{"approval": ap.wire})
+	s.sendJSON(NotifyApprovalRequested, ap.wire) // before the prompt, so it precedes approvalResolved
+	go a.prompt(promptCtx, ap, req)
+
+	select {
+	case ans := <-ap.answer:
+		return ans, nil
+	case <-ctx.Done():
+		by := ResolvedByCancelled
+		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
+			by = ResolvedByTimeout
+		}
+		if !a.resolve(id, permissions.AnswerDeny, by) {
+			return <-ap.answer, nil // answered just before: the gate still sees ctx's end
+		}
+		<-ap.answer
+		return permissions.AnswerDeny, ctx.Err()
+	case <-s.gone:
+		if !a.resolve(id, permissions.AnswerDeny, ResolvedByDisconnect) {
+			return <-ap.answer, nil
+		}
+		<-ap.answer
+		return permissions.AnswerDeny, errEditorGone
+	}
+}
+
+// prompt sends the showMessageRequest. A null reply (dismissed), an error reply or an unknown title
+// leaves the approval pending: a code action or switchboard.approve can still answer it.
+func (a *approvals) prompt(ctx context.Context, ap *approval, req permissions.Request) {
+	params := &protocol.ShowMessageRequestParams{
+		Type:    protocol.MessageTypeWarning,
+		Message: fmt.Sprintf("Allow %s? %s", req.Tool, previewArguments(req.Arguments, previewLimit)),
+		Actions: []protocol.MessageActionItem{
+			{Title: TitleAllowOnce}, {Title: TitleAllowTool}, {Title: TitleAllowServer}, {Title: TitleDeny},
+		},
+	}
+	var reply json.RawMessage
+	if _, err := a.s.call(ctx, MethodShowMessageRequest, params, &reply); err != nil {
+		if ctx.Err() == nil {
+			a.s.log.Debug("host: approval prompt failed; still pending", "id", ap.wire.ID, "error", err)
+		}
+		return
+	}
+	ans, ok := answerFromReply(reply)
+	if !ok {
+		return // dismissed: still pending
+	}
+	a.resolve(ap.wire.ID, ans, ResolvedByUser) // false when resolved another way first: ignored
+}
+
+func answerFromReply(reply json.RawMessage) (permissions.Answer, bool) {
+	if len(reply) == 0 || string(reply) == "null" {
+		return 0, false
+	}
+	var item struct {
+		Title string `json:"title"`
+	}
+	if json.Unmarshal(reply, &item) != nil {
+		return 0, false
+	}
+	switch item.Title {
+	case TitleAllowOnce:
+		return permissions.AnswerOnce, true
+	case TitleAllowTool:
+		return permissions.AnswerAlways, true
+	case TitleAllowServer:
+		return permissions.AnswerServer, true
+	case TitleDeny:
+		return permissions.AnswerDeny, true
+	}
+	return 0, false
+}
+
+// resolve answers a pending approval; it reports false when id is unknown or already resolved.
+func (a *approvals) resolve(id string, ans permissions.Answer, by string) bool {
+	a.mu.Lock()
+	ap, ok := a.pending[id]
+	if ok {
+		delete(a.pending, id)
+	}
+	a.mu.Unlock()
+	if !ok {
+		return false
+	}
+	ap.stopPrompt()
+	res := ApprovalResolvedParams{ID: id, Decision: ans.String(), By: by}
+	a.s.events.record("approvalResolved", map[string]any{"id": id, "decision": res.Decision, "by": by})
+	a.s.sendJSON(NotifyApprovalResolved, res)
+	ap.answer <- ans
+	return true
+}
+
+// approve is switchboard.approve (and the code actions' command).
+func (a *approvals) approve(p ApproveParams) error {
+	if p.ID == "" {
+		return lspconn.InvalidParams("%s: id is required", CmdApprove)
+	}
+	ans, err := permissions.ParseAnswer(p.Decision)
+	if err != nil {
+		return lspconn.InvalidParams("%s: decision must be once, always, server or deny, not %q", CmdApprove, p.Decision)
+	}
+	if !a.resolve(p.ID, ans, ResolvedByUser) {
+		return lspconn.InvalidParams("%s: no pending approval %q (unknown or already resolved)", CmdApprove, p.ID)
+	}
+	return nil
+}
+
+// list returns the pending approvals, oldest first.
+func (a *approvals) list() []Approval {
+	a.mu.Lock()
+	out := make([]Approval, 0, len(a.pending))
+	for _, ap := range a.pending {
+		out = append(out, ap.wire)
+	}
+	a.mu.Unlock()
+	slices.SortFunc(out, func(x, y Approval) int {
+		nx, _ := strconv.Atoi(strings.TrimPrefix(x.ID, "a"))
+		ny, _ := strconv.Atoi(strings.TrimPrefix(y.ID, "a"))
+		return nx - ny
+	})
+	return out
+}
+
+// denyAll resolves every pending approval (shutdown).
+func (a *approvals) denyAll(by string) {
+	for _, ap := range a.list() {
+		a.resolve(ap.ID, permissions.AnswerDeny, by)
+	}
+}
+
+// approvalArguments returns the arguments as a JSON object for the wire Approval: the arguments
+// themselves when they are an object, {} when absent, else {"value": <them>} (or the raw text as a
+// string when they are not JSON at all).
+func approvalArguments(raw json.RawMessage) json.RawMessage {
+	t := bytes.TrimSpace(raw)
+	if len(t) == 0 || string(t) == "null" {
+		return json.RawMessage("{}")
+	}
+	if json.Valid(t) {
+		var buf bytes.Buffer
+		if json.Compact(&buf, t) == nil {
+			t = buf.Bytes()
+		}
+		if t[0] == '{' {
+			return json.RawMessage(t)
+		}
+		b, _ := json.Marshal(map[string]json.RawMessage{"value": t}) // ignore error: valid JSON
+		return b
+	}
+	b, _ := json.Marshal(map[string]string{"value": string(raw)}) // ignore error: invalid UTF-8 becomes U+FFFD
+	return b
+}
+
+// previewLimit bounds the argument preview in the approval prompt (in characters).
+const previewLimit = 200
+
+// previewArguments renders arguments for a one-line prompt: compact JSON, control and bidi
+// formatting characters escaped (so they cannot hide text or fake a line break), cut at limit
+// characters with "…". Not-JSON input is shown quoted; nothing here can fail.
+func previewArguments(raw json.RawMessage, limit int) string {
+	t := bytes.TrimSpace(raw)
+	var s string
+	switch {
+	case len(t) == 0 || string(t) == "null":
+		s = "{}"
+	case json.Valid(t):
+		var buf bytes.Buffer
+		if json.Compact(&buf, t) == nil {
+			s = buf.String()
+		} else {
+			s = string(t)
+		}
+	default:
+		s = strconv.Quote(string(t))
+	}
+	return sanitize(s, limit)
+}
+
+// sanitize escapes control and bidi formatting characters and bounds s to limit characters.
+func sanitize(s string, limit int) string {
+	var b strings.Builder
+	n := 0
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		i += size
+		var piece string
+		switch {
+		case r == utf8.RuneError && size == 1:
+			piece = `\ufffd`
+		case unicode.IsControl(r) || isBidiFormat(r) || r == '\u2028' || r == '\u2029':
+			if r > 0xffff {
+				piece = fmt.Sprintf(`\U%08x`, r)
+			} else {
+				piece = fmt.Sprintf(`\u%04x`, r)
+			}
+		default:
+			piece = string(r)
+		}
+		if n+1 > limit {
+			b.WriteString("…")
+			return b.String()
+		}
+		b.WriteString(piece)
+		n++
+	}
+	return b.String()
+}
+
+func isBidiFormat(r rune) bool {
+	switch {
+	case r == '\u061c', r == '\u200e', r == '\u200f':
+		return true
+	case r >= '\u202a' && r <= '\u202e':
+		return true
+	case r >= '\u2066' && r <= '\u2069':
+		return true
+	}
+	return false
+}

@@ -1,0 +1,649 @@
+package host_test
+
+// Fuzz targets for the editor side of the host: LSP framing (FuzzFraming) and the method
+// dispatcher (FuzzDispatch). Both drive host.Serve over an in-memory pipe, the way an editor
+// drives `switchboard serve` over stdio. The properties:
+//
+//   - no input panics the host (a panic in any goroutine crashes the fuzz binary);
+//   - no input hangs it: once the editor closes the pipe, Serve returns within a bound;
+//   - everything the host writes is a well-formed Content-Length frame with a JSON body;
+//   - while the framing is intact and the input did not ask to exit, the host keeps serving:
+//     every well-formed request in the input gets an answer (a result or a clear error) with its
+//     id, and so does a request sent after the input.
+//
+// Seed corpora: testdata/fuzz/FuzzFraming and testdata/fuzz/FuzzDispatch. Run with e.g.
+//
+//	go test ./host -run '^$' -fuzz '^FuzzDispatch$' -fuzztime 30s
+//
+// Inputs that could make the host start a process or read files outside the test's temp dir
+// (server definitions, config files, workspace folders, a provider) are skipped: see unsafeBody.
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/host"
+)
+
+// Failure bounds (not timing assertions): generous so that a loaded CI machine never trips them.
+const (
+	probeBound = 20 * time.Second // the probe request must be answered within this
+	exitBound  = 30 * time.Second // Serve must return within this after the editor closes the pipe
+)
+
+const probeID = "sbfuzz-probe"
+
+func FuzzFraming(f *testing.F) {
+	isolate(f)
+	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`)))
+	f.Add([]byte("Content-Length: 2\r\n\r\n{}"))
+	f.Add([]byte("Content-Length: x\r\n\r\n"))
+	f.Fuzz(func(t *testing.T, data []byte) {
+		if len(data) > 1<<16 || declaresLargeBody(data) {
+			return
+		}
+		frames, intact := splitFrames(data)
+		if !intact && unsafeRaw(data) {
+			return // the host may read the unparsed rest differently: check it as raw bytes
+		}
+		probe := intact
+		for _, body := range frames {
+			if unsafeBody(body) {
+				return
+			}
+			if asksToExit(body) {
+				probe = false
+			}
+		}
+		h := startHost(t)
+		var want []chan json.RawMessage
+		if probe {
+			seen := map[string]bool{}
+			for _, body := range frames {
+				if key := requestID(body); key != "" && !seen[key] && key != "s:"+probeID {
+					seen[key] = true
+					want = append(want, h.expect(key))
+				}
+			}
+		}
+		h.write(data)
+		for _, ch := range want {
+			h.await("a request in the input", ch)
+		}
+		if probe {
+			h.probe()
+		}
+		h.finish()
+	})
+}
+
+func FuzzDispatch(f *testing.F) {
+	isolate(f)
+	f.Add(true, []byte(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"switchboard.servers"}}`))
+	f.Add(false, []byte(`{"jsonrpc":"2.0","id":1,"method":"shutdown"}`))
+	f.Add(true, []byte("{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{\"textDocument\":{\"uri\":\"file:///a.go\",\"languageId\":\"go\",\"version\":1,\"text\":\"a\\nb\"}}}\x00"+
+		"{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didChange\",\"params\":{\"textDocument\":{\"uri\":\"file:///a.go\",\"version\":2},\"contentChanges\":[{\"range\":{\"start\":{\"line\":9,\"character\":9},\"end\":{\"line\":0,\"character\":0}},\"text\":\"x\"}]}}"))
+	// initialize: run the editor's initialize + initialized first, so the body reaches the
+	// initialized dispatcher. body: one or more frame bodies separated by NUL bytes (which never
+	// occur in valid JSON), each sent as one well-formed frame.
+	f.Fuzz(func(t *testing.T, initialize bool, body []byte) {
+		if len(body) > 1<<16 {
+			return
+		}
+		bodies := bytes.Split(body, []byte{0})
+		if len(bodies) > 8 {
+			return
+		}
+		probe := true
+		for _, b := range bodies {
+			if unsafeBody(b) {
+				return
+			}
+			if asksToExit(b) {
+				probe = false
+			}
+		}
+		h := startHost(t)
+		if initialize {
+			h.initialize()
+		}
+		// Every well-formed request must get an answer (a result or a clear error) with its id.
+		type pending struct {
+			key string
+			ch  chan json.RawMessage
+		}
+		var want []pending
+		if probe {
+			seen := map[string]bool{}
+			for _, b := range bodies {
+				if key := requestID(b); key != "" && !seen[key] && key != "s:"+probeID && key != "s:sbfuzz-init" {
+					seen[key] = true
+					want = append(want, pending{key, h.expect(key)})
+				}
+			}
+		}
+		for _, b := range bodies {
+			h.write([]byte(frame(string(b))))
+		}
+		for _, w := range want {
+			h.await("request "+w.key, w.ch)
+		}
+		if probe {
+			h.probe()
+		}
+		h.finish()
+	})
+}
+
+// requestID returns the id key of body when it is one well-formed JSON-RPC 2.0 request (not a
+// batch): an object with "jsonrpc": "2.0", a non-empty string "method" and an integer or string
+// "id", each key once and spelled exactly. "" otherwise (no answer is required then).
+func requestID(body []byte) string {
+	if !json.Valid(body) {
+		return ""
+	}
+	d := json.NewDecoder(bytes.NewReader(body))
+	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
+		return ""
+	}
+	seen := map[string]bool{}
+	for d.More() {
+		tok, err := d.Token()
+		if err != nil {
+			return ""
+		}
+		k, _ := tok.(string)
+		for _, name := range []string{"jsonrpc", "id", "method", "params"} {
+			if strings.EqualFold(k, name) && (k != name || seen[name]) {
+				return "" // decoders may disagree about such an object
+			}
+		}
+		seen[k] = true
+		var skip json.RawMessage
+		if err := d.Decode(&skip); err != nil {
+			return ""
+		}
+	}
+	var m struct {
+		JSONRPC string          `json:"jsonrpc"`
+		ID      json.RawMessage `json:"id"`
+		Method  *string         `json:"method"`
+	}
+	if json.Unmarshal(body, &m) != nil || m.JSONRPC != "2.0" || m.Method == nil || *m.Method == "" {
+		return ""
+	}
+	return idKey(m.ID)
+}
+
+// isolate gives the fuzz process one temp dir for every file the host reads or writes (mcp.json,
+// config.json, allowlist, trust store; no audit log). The environment is left alone: a fuzz
+// worker's environment is inherited by anything it runs (a TestMain's go build among them).
+func isolate(f *testing.F) {
+	fuzzDir = f.TempDir()
+}
+
+var fuzzDir string
+
+// fakeEditor is the editor end of an in-memory pipe to host.Serve.
+type fakeEditor struct {
+	t     *testing.T
+	in    *io.PipeWriter // what the host reads
+	out   *io.PipeReader // what the host writes
+	done  chan error     // Serve's result
+	mu    sync.Mutex
+	resps map[string]chan json.RawMessage // response id -> the whole message
+	wmu   sync.Mutex
+	rdone chan struct{}
+}
+
+type hostPipe struct {
+	io.Reader
+	io.Writer
+	closeFn func() error
+}
+
+func (p hostPipe) Close() error { return p.closeFn() }
+
+func startHost(t *testing.T) *fakeEditor {
+	t.Helper()
+	inR, inW := io.Pipe()
+	outR, outW := io.Pipe()
+	rwc := hostPipe{Reader: inR, Writer: outW, closeFn: func() error {
+		inR.Close()  // ignore error: in-memory pipe
+		outW.Close() // ignore error: in-memory pipe
+		return nil
+	}}
+	e := &fakeEditor{t: t, in: inW, out: outR, done: make(chan error, 1), resps: map[string]chan json.RawMessage{}, rdone: make(chan struct{})}
+	env := func(string) string { return "" }
+	go func() {
+		err := host.Serve(context.Background(), rwc, host.Options{
+			Version:            "fuzz",
+			Env:                env,
+			LookupEnv:          func(string) (string, bool) { return "", false },
+			UserConfigFile:     filepath.Join(fuzzDir, "mcp.json"),
+			ProviderConfigFile: filepath.Join(fuzzDir, "config.json"),
+			AllowlistPath:      filepath.Join(fuzzDir, "allow_tool"),
+			TrustPath:          filepath.Join(fuzzDir, "trust.json"),
+			NoAudit:            true,
+		})
+		outW.Close() // ignore error: make sure our reader sees EOF
+		e.done <- err
+	}()
+	go e.readLoop()
+	return e
+}
+
+// readLoop checks every frame the host writes and answers the host's own requests like a plain
+// editor (null result), so nothing on the host side waits on us.
+func (e *fakeEditor) readLoop() {
+	defer close(e.rdone)
+	r := bufio.NewReader(e.out)
+	for {
+		body, err := readFrame(r)
+		if errors.Is(err, io.EOF) {
+			return
+		}
+		if err != nil {
+			e.t.Errorf("host wrote a malformed frame: %v", err)
+			io.Copy(io.Discard, r) // ignore error: keep draining so the host never blocks
+			return
+		}
+		if !json.Valid(body) {
+			e.t.Errorf("host wrote a frame whose body is not JSON: %q", trunc(body))
+			continue
+		}
+		var msgs []json.RawMessage
+		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
+			if err := json.Unmarshal(body, &msgs); err != nil {
+				e.t.Errorf("host wrote a batch that is not an array of messages: %q", trunc(body))
+				continue
+			}
+		} else {
+			msgs = []json.RawMessage{body}
+		}
+		for _, raw := range msgs {
+			e.dispatch(raw)
+		}
+	}
+}
+
+// dispatch handles one message from the host.
+func (e *fakeEditor) dispatch(raw json.RawMessage) {
+	var m struct {
+		ID     json.RawMessage `json:"id"`
+		Method string          `json:"method"`
+		Params json.RawMessage `json:"params"`
+	}
+	if err := json.Unmarshal(raw, &m); err != nil {
+		e.t.Errorf("host wrote a message that is not a JSON object: %q", trunc(raw))
+		return
+	}
+	if m.Method != "" && len(m.ID) > 0 {
+		// A plain editor: nothing to offer, except that a prompt is refused at once (so an
+		// approval never waits for its timeout).
+		result := "null"
+		if m.Method == "window/showMessageRequest" {
+			var p struct {
+				Actions []struct {
+					Title string `json:"title"`
+				} `json:"actions"`
+			}
+			json.Unmarshal(m.Params, &p) // ignore error: no actions, answer null
+			for _, a := range p.Actions {
+				if a.Title == "Deny" || a.Title == "Don't trust" {
+					b, _ := json.Marshal(map[string]string{"title": a.Title}) // ignore error: strings marshal
+					result = string(b)
+				}
+			}
+		}
+		e.write([]byte(frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result))))
+		return
+	}
+	if m.Method == "" && len(m.ID) > 0 {
+		e.mu.Lock()
+		ch := e.resps[idKey(m.ID)]
+		e.mu.Unlock()
+		if ch != nil {
+			select {
+			case ch <- append(json.RawMessage(nil), raw...):
+			default:
+			}
+		}
+	}
+}
+
+// idKey is a canonical form of a JSON-RPC id (integer or string), "" for anything else.
+func idKey(raw json.RawMessage) string {
+	d := json.NewDecoder(bytes.NewReader(raw))
+	d.UseNumber()
+	var v any
+	if err := d.Decode(&v); err != nil {
+		return ""
+	}
+	switch x := v.(type) {
+	case string:
+		return "s:" + x
+	case json.Number:
+		if n, err := x.Int64(); err == nil {
+			return "n:" + strconv.FormatInt(n, 10)
+		}
+	}
+	return ""
+}
+
+// expect registers interest in the response to the request with this id key.
+func (e *fakeEditor) expect(key string) chan json.RawMessage {
+	ch := make(chan json.RawMessage, 1)
+	e.mu.Lock()
+	e.resps[key] = ch
+	e.mu.Unlock()
+	return ch
+}
+
+// await waits (bounded) for a response registered with expect.
+func (e *fakeEditor) await(what string, ch chan json.RawMessage) json.RawMessage {
+	e.t.Helper()
+	select {
+	case m := <-ch:
+		return m
+	case err := <-e.done:
+		e.done <- err
+		e.t.Fatalf("%s: the host stopped serving (Serve returned %v) before it answered", what, err)
+	case <-time.After(probeBound):
+		e.t.Fatalf("%s: no answer within %v: the host hangs", what, probeBound)
+	}
+	return nil
+}
+
+func (e *fakeEditor) write(b []byte) {
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	e.in.Write(b) // ignore error: the host may legitimately have exited (exit notification)
+}
+
+// call sends a request and waits (bounded) for its response.
+func (e *fakeEditor) call(id, method, params string) json.RawMessage {
+	e.t.Helper()
+	ch := e.expect("s:" + id)
+	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":%q`, id, method)
+	if params != "" {
+		msg += `,"params":` + params
+	}
+	e.write([]byte(frame(msg + "}")))
+	return e.await(method, ch)
+}
+
+func (e *fakeEditor) initialize() {
+	e.t.Helper()
+	m := e.call("sbfuzz-init", "initialize", `{"processId":null,"rootUri":null,"capabilities":{}}`)
+	if !bytes.Contains(m, []byte(`"result"`)) {
+		e.t.Fatalf("initialize failed: %s", trunc(m))
+	}
+	e.write([]byte(frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)))
+}
+
+// probe checks that the host still serves: an unknown request gets an error answer.
+func (e *fakeEditor) probe() {
+	e.t.Helper()
+	m := e.call(probeID, "sbfuzz/probe", "")
+	var r struct {
+		ID    string `json:"id"`
+		Error *struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	if err := json.Unmarshal(m, &r); err != nil || r.ID != probeID || r.Error == nil {
+		e.t.Fatalf("probe: want an error response with id %q, got %s", probeID, trunc(m))
+	}
+}
+
+// finish closes the editor's end and checks that Serve returns within the bound.
+func (e *fakeEditor) finish() {
+	e.t.Helper()
+	e.in.Close() // ignore error: in-memory pipe
+	select {
+	case <-e.done:
+	case <-time.After(exitBound):
+		e.t.Fatalf("Serve did not return within %v after the editor closed the pipe", exitBound)
+	}
+	select {
+	case <-e.rdone:
+	case <-time.After(exitBound):
+		e.t.Fatalf("the host's output did not end within %v after Serve returned", exitBound)
+	}
+}
+
+func frame(body string) string {
+	return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+}
+
+// readFrame reads one strict LSP frame (what the host must write).
+func readFrame(r *bufio.Reader) ([]byte, error) {
+	length := -1
+	for first := true; ; first = false {
+		line, err := r.ReadString('\n')
+		if err != nil {
+			if first && line == "" && err == io.EOF {
+				return nil, io.EOF
+			}
+			return nil, fmt.Errorf("header: %w", err)
+		}
+		if !strings.HasSuffix(line, "\r\n") {
+			return nil, fmt.Errorf("header line %q does not end in CRLF", line)
+		}
+		line = strings.TrimSuffix(line, "\r\n")
+		if line == "" {
+			break
+		}
+		k, v, ok := strings.Cut(line, ":")
+		if !ok {
+			return nil, fmt.Errorf("header line %q has no colon", line)
+		}
+		if strings.EqualFold(strings.TrimSpace(k), "Content-Length") {
+			n, err := strconv.Atoi(strings.TrimSpace(v))
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("bad Content-Length %q", v)
+			}
+			length = n
+		}
+	}
+	if length < 0 {
+		return nil, errors.New("frame without Content-Length")
+	}
+	body := make([]byte, length)
+	if _, err := io.ReadFull(r, body); err != nil {
+		return nil, fmt.Errorf("body: %w", err)
+	}
+	return body, nil
+}
+
+// splitFrames reads data the way the host's framer does (go.lsp.dev/jsonrpc2 v1.0.1
+// readContentLength, plus the host skipping a frame with a malformed header and reading on).
+// It returns the bodies of the frames that parse, and intact = the input ends exactly at a frame
+// boundary, so a request written after it is read as a frame of its own.
+func splitFrames(data []byte) (bodies [][]byte, intact bool) {
+	r := bufio.NewReader(bytes.NewReader(data))
+	for {
+		n, err := mirrorContentLength(r)
+		switch {
+		case errors.Is(err, io.EOF):
+			return bodies, true
+		case errors.Is(err, errBadHeader):
+			continue
+		case err != nil:
+			return bodies, false
+		}
+		body := make([]byte, n)
+		if _, err := io.ReadFull(r, body); err != nil {
+			return bodies, false
+		}
+		bodies = append(bodies, body)
+	}
+}
+
+var errBadHeader = errors.New("invalid header")
+
+func mirrorContentLength(r *bufio.Reader) (int, error) {
+	length, have, consumed := 0, false, 0
+	for {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			if err == io.EOF && len(line) == 0 && consumed == 0 {
+				return 0, io.EOF
+			}
+			return 0, io.ErrUnexpectedEOF
+		}
+		consumed += len(line)
+		if string(line) == "\n" || string(line) == "\r\n" {
+			break
+		}
+		line = bytes.TrimSuffix(bytes.TrimSuffix(line, []byte("\n")), []byte("\r"))
+		name, value, ok := bytes.Cut(line, []byte(":"))
+		if !ok {
+			return 0, errBadHeader
+		}
+		if strings.EqualFold(string(name), "content-length") {
+			value = bytes.Trim(value, " \t")
+			if len(value) == 0 {
+				return 0, errBadHeader
+			}
+			n := 0
+			for _, c := range value {
+				if c < '0' || c > '9' || n > (1<<30-int(c-'0'))/10 {
+					return 0, errBadHeader
+				}
+				n = n*10 + int(c-'0')
+			}
+			length, have = n, true
+		}
+	}
+	if !have || length <= 0 {
+		return 0, errBadHeader
+	}
+	return length, nil
+}
+
+// declaresLargeBody reports a Content-Length between 1 MiB and 1 GiB anywhere in data: the
+// framer allocates the declared size up front, which would only slow the fuzzer down (larger
+// values are refused by the framer, and are kept).
+func declaresLargeBody(data []byte) bool {
+	low := bytes.ToLower(data)
+	for {
+		i := bytes.Index(low, []byte("content-length"))
+		if i < 0 {
+			return false
+		}
+		low = low[i+len("content-length"):]
+		j := 0
+		for j < len(low) && (low[j] == ':' || low[j] == ' ' || low[j] == '\t') {
+			j++
+		}
+		for j < len(low)-1 && low[j] == '0' {
+			j++
+		}
+		k := j
+		for k < len(low) && low[k] >= '0' && low[k] <= '9' && k-j < 12 {
+			k++
+		}
+		if n, err := strconv.ParseInt(string(low[j:k]), 10, 64); err == nil && n > 1<<20 && n <= 1<<30 {
+			return true
+		}
+	}
+}
+
+// unsafeKeys can carry a server definition (a command to run), a file to read, a workspace
+// folder to scan, or an LLM provider: a fuzzer must never get the host to start a process or
+// reach outside its temp dir.
+var unsafeKeys = []string{"servers", "configfiles", "provider", "rooturi", "rootpath", "workspacefolders", "added", "script"}
+
+func unsafeBody(body []byte) bool {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		// Not JSON for encoding/json: the host cannot read anything out of it either; still be
+		// conservative about decoders that are laxer than encoding/json.
+		return unsafeRaw(body)
+	}
+	return hasUnsafeKey(v)
+}
+
+// unsafeRaw is the byte-level version of unsafeBody: any unsafe key name, or any JSON escape
+// (which could spell one), anywhere in b.
+func unsafeRaw(b []byte) bool {
+	low := bytes.ToLower(b)
+	for _, k := range unsafeKeys {
+		if bytes.Contains(low, []byte(k)) {
+			return true
+		}
+	}
+	return bytes.Contains(low, []byte(`\u`))
+}
+
+func hasUnsafeKey(v any) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, vv := range x {
+			lk := strings.ToLower(k)
+			for _, u := range unsafeKeys {
+				if lk == u {
+					return true
+				}
+			}
+			if hasUnsafeKey(vv) {
+				return true
+			}
+		}
+	case []any:
+		for _, vv := range x {
+			if hasUnsafeKey(vv) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// asksToExit reports whether body may contain an exit notification (the host then legitimately
+// stops serving) or a shutdown request.
+func asksToExit(body []byte) bool {
+	var v any
+	if err := json.Unmarshal(body, &v); err != nil {
+		return bytes.Contains(bytes.ToLower(body), []byte("exit"))
+	}
+	return hasMethod(v, "exit")
+}
+
+func hasMethod(v any, method string) bool {
+	switch x := v.(type) {
+	case map[string]any:
+		for k, vv := range x {
+			if s, ok := vv.(string); ok && strings.EqualFold(k, "method") && s == method {
+				return true
+			}
+		}
+	case []any:
+		for _, vv := range x {
+			if hasMethod(vv, method) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func trunc(b []byte) string {
+	if len(b) > 300 {
+		return string(b[:300]) + "..."
+	}
+	return string(b)
+}

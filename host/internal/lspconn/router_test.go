@@ -1,0 +1,195 @@
+package lspconn
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"net"
+	"sync"
+	"testing"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// pair connects a router-served conn to a plain client conn over net.Pipe.
+func pair(t *testing.T, r *Router) jsonrpc2.Conn {
+	t.Helper()
+	a, b := net.Pipe()
+	server := jsonrpc2.NewConn(NewStream(a, StreamOptions{}), jsonrpc2.WithCodec(Codec{}), jsonrpc2.WithPreempter(r))
+	server.Go(context.Background(), r.Handle)
+	client := jsonrpc2.NewConn(NewStream(b, StreamOptions{}), jsonrpc2.WithCodec(Codec{}))
+	client.Go(context.Background(), jsonrpc2.MethodNotFoundHandler)
+	t.Cleanup(func() {
+		client.Close()
+		b.Close()
+		a.Close()
+		server.Close()
+	})
+	return client
+}
+
+func code(err error) jsonrpc2.Code {
+	var e *jsonrpc2.Error
+	if errors.As(err, &e) {
+		return e.Code
+	}
+	return 0
+}
+
+func TestRouter(t *testing.T) {
+	r := NewRouter(nil)
+	var mu sync.Mutex
+	var order []int
+	r.Notification("note", func(ctx context.Context, p json.RawMessage) error {
+		var n int
+		if err := json.Unmarshal(p, &n); err != nil {
+			return err
+		}
+		mu.Lock()
+		order = append(order, n)
+		mu.Unlock()
+		return nil
+	})
+	r.Notification("boom", func(context.Context, json.RawMessage) error { panic("note panic") })
+	r.Request("panic", false, func(context.Context, json.RawMessage) (any, error) { panic("req panic") })
+	r.Request("count", false, func(context.Context, json.RawMessage) (any, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		return len(order), nil
+	})
+	release := make(chan struct{})
+	started := make(chan struct{})
+	r.Request("wait", true, func(ctx context.Context, p json.RawMessage) (any, error) {
+		close(started)
+		select {
+		case <-release:
+			return string(p), nil
+		case <-ctx.Done():
+			return nil, ctx.Err()
+		}
+	})
+	r.Request("params", false, func(ctx context.Context, p json.RawMessage) (any, error) {
+		var v struct{ N int }
+		if err := Decode("params", p, &v); err != nil {
+			return nil, err
+		}
+		return v.N, nil
+	})
+	c := pair(t, r)
+	ctx := context.Background()
+
+	// A waiting request does not block later ones.
+	waitDone := make(chan error, 1)
+	var waitRes string
+	go func() {
+		_, err := c.Call(ctx, "wait", "x", &waitRes)
+		waitDone <- err
+	}()
+	<-started
+	for i := range 200 {
+		c.Notify(ctx, "note", i)
+	}
+	c.Notify(ctx, "boom", nil)
+	c.Notify(ctx, "unknown", nil)
+	c.Notify(ctx, "note", "not a number")
+	var n int
+	if _, err := c.Call(ctx, "count", nil, &n); err != nil || n != 200 {
+		t.Fatalf("count = %d, %v", n, err)
+	}
+	for i, v := range order {
+		if v != i {
+			t.Fatalf("notification %d applied as %d: order lost", i, v)
+		}
+	}
+	if _, err := c.Call(ctx, "panic", nil, nil); code(err) != jsonrpc2.InternalError {
+		t.Errorf("panic: %v, want InternalError", err)
+	}
+	if _, err := c.Call(ctx, "nope", nil, nil); code(err) != jsonrpc2.MethodNotFound {
+		t.Errorf("unknown: %v", err)
+	}
+	if _, err := c.Call(ctx, "params", map[string]string{"N": "x"}, nil); code(err) != jsonrpc2.InvalidParams {
+		t.Errorf("bad params: %v", err)
+	}
+	close(release)
+	if err := <-waitDone; err != nil || waitRes != `"x"` {
+		t.Errorf("wait = %q, %v", waitRes, err)
+	}
+}
+
+func TestRouterCancel(t *testing.T) {
+	r := NewRouter(nil)
+	started := make(chan struct{})
+	r.Request("wait", true, func(ctx context.Context, p json.RawMessage) (any, error) {
+		close(started)
+		<-ctx.Done()
+		return "late", nil
+	})
+	a, b := net.Pipe()
+	server := jsonrpc2.NewConn(NewStream(a, StreamOptions{}), jsonrpc2.WithCodec(Codec{}), jsonrpc2.WithPreempter(r))
+	server.Go(context.Background(), r.Handle)
+	defer server.Close()
+	defer a.Close()
+	// Raw client: we choose the id to cancel.
+	s := NewStream(b, StreamOptions{})
+	defer s.Close()
+	ctx := context.Background()
+	s.WriteFrame(ctx, []byte(`{"jsonrpc":"2.0","id":7,"method":"wait"}`))
+	<-started
+	s.WriteFrame(ctx, []byte(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":7}}`))
+	body, _, err := s.ReadFrame(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp struct {
+		ID    int `json:"id"`
+		Error struct {
+			Code int `json:"code"`
+		} `json:"error"`
+	}
+	json.Unmarshal(body, &resp)
+	if resp.ID != 7 || resp.Error.Code != -32800 {
+		t.Errorf("cancelled request answered %s, want -32800", body)
+	}
+}
+
+func TestStreamRejectsBadFrames(t *testing.T) {
+	a, b := net.Pipe()
+	defer a.Close()
+	defer b.Close()
+	srv := NewStream(a, StreamOptions{})
+	cli := jsonrpc2.NewHeaderStream(b).(frameRW)
+	ctx := context.Background()
+	got := make(chan []byte, 1)
+	go func() {
+		body, _, _ := srv.ReadFrame(ctx)
+		got <- append([]byte(nil), body...)
+	}()
+	for _, bad := range []string{`{"jsonrpc":`, `[1]`, `{"id":3,"x":1}`, `5`} {
+		cli.WriteFrame(ctx, []byte(bad))
+		reply, _, err := cli.ReadFrame(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var r struct {
+			ID    json.RawMessage    `json:"id"`
+			Error struct{ Code int } `json:"error"`
+		}
+		json.Unmarshal(reply, &r)
+		want := -32600
+		if bad == `{"jsonrpc":` {
+			want = -32700
+		}
+		wantID := "null"
+		if bad == `{"id":3,"x":1}` {
+			wantID = "3"
+		}
+		if r.Error.Code != want || string(r.ID) != wantID {
+			t.Errorf("%s: reply %s, want code %d id %s", bad, reply, want, wantID)
+		}
+	}
+	good := `{"jsonrpc":"2.0","method":"x"}`
+	cli.WriteFrame(ctx, []byte(good))
+	if body := <-got; string(body) != good {
+		t.Errorf("next good frame = %q", body)
+	}
+}

@@ -1,0 +1,195 @@
+// Package lspconn is the host's JSON-RPC plumbing on top of go.lsp.dev/jsonrpc2 v1: a framing
+// stream that survives malformed frames, the payload codec, and a small method router that keeps
+// notifications in wire order, runs slow requests concurrently, honours $/cancelRequest and turns
+// handler panics into error replies.
+//
+// jsonrpc2 v1 ends the whole connection on a frame it cannot decode and on a panicking or failing
+// notification handler; an editor must never be able to end the host that way (PROTOCOL.md section
+// 1, "Robustness"), so every such case is caught here before jsonrpc2 sees it.
+package lspconn
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"strconv"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// frameRW is jsonrpc2's raw-frame extension, implemented by its built-in framers. Our Stream
+// implements it too, so jsonrpc2 keeps its frame fast path (and batch support) over our wrapper.
+type frameRW interface {
+	ReadFrame(ctx context.Context) ([]byte, int64, error)
+	WriteFrame(ctx context.Context, data []byte) (int64, error)
+}
+
+// Direction of a frame seen by a Tap.
+const (
+	In  = "in"
+	Out = "out"
+)
+
+// StreamOptions configures NewStream.
+type StreamOptions struct {
+	Logger *slog.Logger
+	// Tap, when set, sees every frame body read or written (for test logs). It must not retain body.
+	Tap func(dir string, body []byte)
+}
+
+// Stream is a jsonrpc2.Stream with LSP header framing that answers a frame whose body is not valid
+// JSON with a -32700 Parse error (id null), and a valid JSON body that is not a JSON-RPC message
+// with -32600, then keeps reading. A malformed header is skipped the same way.
+type Stream struct {
+	inner jsonrpc2.Stream
+	fs    frameRW
+	log   *slog.Logger
+	tap   func(string, []byte)
+
+	doneOnce sync.Once
+	done     chan struct{}
+}
+
+var _ jsonrpc2.Stream = (*Stream)(nil)
+
+// NewStream wraps rwc with LSP Content-Length framing.
+func NewStream(rwc io.ReadWriteCloser, opts StreamOptions) *Stream {
+	inner := jsonrpc2.NewHeaderStream(rwc)
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Stream{inner: inner, fs: inner.(frameRW), log: log, tap: opts.Tap, done: make(chan struct{})}
+}
+
+// ReadFrame returns the next frame that jsonrpc2 can decode, answering the bad ones itself.
+func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
+	resynced := true
+	for {
+		body, n, err := s.fs.ReadFrame(ctx)
+		if errors.Is(err, jsonrpc2.ErrInvalidHeader) {
+			// Skip until the next well-formed header; answer once per bad stretch, not per line.
+			if resynced {
+				s.log.Warn("lsp: skipping input with a malformed LSP header")
+				s.writeError(ctx, nil, jsonrpc2.ParseError, "Parse error: malformed LSP header")
+			}
+			resynced = false
+			continue
+		}
+		resynced = true
+		if err != nil {
+			s.doneOnce.Do(func() { close(s.done) })
+			return nil, 0, err
+		}
+		if s.tap != nil {
+			s.tap(In, body)
+		}
+		if code, msg, id := check(body); code != 0 {
+			s.log.Warn("lsp: rejected a frame", "code", code, "error", msg)
+			s.writeError(ctx, id, code, msg)
+			continue
+		}
+		return body, n, nil
+	}
+}
+
+// check reports why jsonrpc2 would refuse body (which would end the connection), or code 0.
+func check(body []byte) (code jsonrpc2.Code, msg string, id json.RawMessage) {
+	trimmed := bytes.TrimLeft(body, " \t\r\n")
+	if len(trimmed) > 0 && trimmed[0] == '[' {
+		if !json.Valid(body) {
+			return jsonrpc2.ParseError, "Parse error: invalid JSON", nil
+		}
+		// LSP has no batches; answering one with an array would make a peer's JSON-RPC library
+		// answer our responses in turn.
+		return jsonrpc2.InvalidRequest, "Invalid Request: batches are not supported", nil
+	}
+	// jsonrpc2's own single-pass scanner first: what it accepts here it accepts in the read loop,
+	// and the common case pays no second (reflection-based) validation pass.
+	_, derr := jsonrpc2.DecodeMessage(body)
+	if derr == nil {
+		return 0, "", nil
+	}
+	if !json.Valid(body) {
+		var v any
+		detail := "invalid JSON"
+		if err := json.Unmarshal(body, &v); err != nil {
+			detail = err.Error()
+		}
+		return jsonrpc2.ParseError, "Parse error: " + detail, nil
+	}
+	var probe struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(body, &probe) == nil && validID(probe.ID) {
+		id = probe.ID
+	}
+	return jsonrpc2.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message (" + derr.Error() + ")", id
+}
+
+func validID(raw json.RawMessage) bool {
+	if len(raw) == 0 {
+		return false
+	}
+	switch raw[0] {
+	case '"':
+		var s string
+		return json.Unmarshal(raw, &s) == nil
+	default:
+		_, err := strconv.ParseInt(string(raw), 10, 64)
+		return err == nil
+	}
+}
+
+// writeError writes an error response with the given raw id (nil = null).
+func (s *Stream) writeError(ctx context.Context, id json.RawMessage, code jsonrpc2.Code, msg string) {
+	if id == nil {
+		id = json.RawMessage("null")
+	}
+	m, _ := json.Marshal(msg) // ignore error: a string always marshals
+	body := fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%s,"error":{"code":%d,"message":%s}}`, id, code, m)
+	if _, err := s.WriteFrame(ctx, body); err != nil {
+		s.log.Debug("lsp: writing an error reply failed", "error", err)
+	}
+}
+
+// WriteFrame writes one already-encoded frame body.
+func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
+	if s.tap != nil {
+		s.tap(Out, data)
+	}
+	return s.fs.WriteFrame(ctx, data)
+}
+
+// Read implements jsonrpc2.Stream (jsonrpc2 prefers ReadFrame; this is the fallback).
+func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
+	body, n, err := s.ReadFrame(ctx)
+	if err != nil {
+		return nil, 0, err
+	}
+	msg, err := jsonrpc2.DecodeMessage(body)
+	if err != nil {
+		return nil, 0, err
+	}
+	return msg, n, nil
+}
+
+// Write implements jsonrpc2.Stream.
+func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
+	body, err := jsonrpc2.EncodeMessage(msg)
+	if err != nil {
+		return 0, err
+	}
+	return s.WriteFrame(ctx, body)
+}
+
+// Close closes the underlying connection.
+func (s *Stream) Close() error { return s.inner.Close() }
+
+// Done is closed when reading ends for good (the peer closed the connection or it broke).
+func (s *Stream) Done() <-chan struct{} { return s.done }

@@ -1,0 +1,202 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+
+	"go.lsp.dev/protocol"
+
+	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/permissions"
+)
+
+// loadConfig reads every configuration source (PROTOCOL.md section 2) with the current settings and
+// workspace folders. It is also the registry's Load (switchboard.reconnect re-reads the files).
+// Problems are logged (window/logMessage) and shown once per distinct set.
+func (s *server) loadConfig() ([]mcpbridge.ServerConfig, []error) {
+	o := s.currentSettings()
+	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{
+		UserFile:         s.opts.UserConfigFile,
+		WorkspaceFolders: s.folderList(),
+		ExtraFiles:       o.ConfigFiles,
+		EditorServers:    o.Servers,
+		Getenv:           s.lookupEnv,
+	})
+	msgs := make([]string, len(errs))
+	for i, err := range errs {
+		msgs[i] = err.Error()
+	}
+	sig := strings.Join(msgs, "\n")
+	s.cfgMu.Lock()
+	s.cfgs = cfgs
+	show := sig != s.lastCfgErrs
+	s.lastCfgErrs = sig
+	s.cfgMu.Unlock()
+	for _, m := range msgs {
+		s.log.Warn("MCP configuration: " + m)
+	}
+	if show && len(msgs) > 0 {
+		more := ""
+		if len(msgs) > 1 {
+			more = fmt.Sprintf(" (and %d more; see the Switchboard output)", len(msgs)-1)
+		}
+		s.showMessage(protocol.MessageTypeWarning, "Switchboard: MCP configuration problem: "+msgs[0]+more)
+	}
+	return cfgs, errs
+}
+
+func (s *server) configFor(name string) (mcpbridge.ServerConfig, bool) {
+	s.cfgMu.Lock()
+	defer s.cfgMu.Unlock()
+	for _, c := range s.cfgs {
+		if c.Name == name {
+			return c, true
+		}
+	}
+	return mcpbridge.ServerConfig{}, false
+}
+
+// trusted is the registry's Trusted: a workspace-only server runs once the user trusted exactly
+// this configuration (by fingerprint).
+func (s *server) trusted(cfg mcpbridge.ServerConfig) bool {
+	return s.trust.Get(cfg.Name, cfg.Fingerprint()) == permissions.Trusted
+}
+
+// serversChanged is the registry's OnChange. It is serialised so the editor always sees the
+// latest list last.
+func (s *server) serversChanged([]mcpbridge.ServerStatus) {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	servers := s.registry.Servers()
+	seen := make(map[string]bool, len(servers))
+	for _, st := range servers {
+		seen[st.Name] = true
+		prev, had := s.states[st.Name]
+		if had && prev == st.State {
+			continue
+		}
+		s.states[st.Name] = st.State
+		fields := map[string]any{"server": st.Name, "state": st.State}
+		if st.Error != "" {
+			fields["error"] = st.Error
+		}
+		s.events.record("serverState", fields)
+		switch st.State {
+		case mcpbridge.StateFailed:
+			reason := st.Error
+			if reason == "" {
+				reason = "unknown error"
+			}
+			s.log.Warn(fmt.Sprintf("MCP server %q failed: %s", st.Name, reason))
+			s.showMessage(protocol.MessageTypeError, fmt.Sprintf("Switchboard: MCP server '%s' failed: %s", st.Name, reason))
+		case mcpbridge.StateUntrusted:
+			s.maybeAskTrust(st.Name)
+		}
+	}
+	for name := range s.states {
+		if !seen[name] {
+			delete(s.states, name)
+			s.events.record("serverState", map[string]any{"server": name, "state": "removed"})
+		}
+	}
+	if servers == nil {
+		servers = []mcpbridge.ServerStatus{}
+	}
+	s.sendJSON(NotifyServersChanged, ServersChangedParams{Servers: servers})
+	select {
+	case s.progressCh <- struct{}{}:
+	default:
+	}
+}
+
+// maybeAskTrust asks once per configuration about a workspace-only server nobody decided on yet.
+// Called with statusMu held.
+func (s *server) maybeAskTrust(name string) {
+	cfg, ok := s.configFor(name)
+	if !ok || !cfg.WorkspaceOnly {
+		return
+	}
+	fp := cfg.Fingerprint()
+	if s.trust.Get(name, fp) != permissions.TrustUnknown {
+		return
+	}
+	key := name + "\x00" + fp
+	if s.trustAsked[key] {
+		return
+	}
+	s.trustAsked[key] = true
+	go s.askTrust(cfg, fp)
+}
+
+func (s *server) askTrust(cfg mcpbridge.ServerConfig, fp string) {
+	what := "command"
+	if cfg.Transport != mcpbridge.TransportStdio && cfg.URL != "" {
+		what = "url"
+	}
+	params := &protocol.ShowMessageRequestParams{
+		Type:    protocol.MessageTypeWarning,
+		Message: fmt.Sprintf("Workspace defines MCP server '%s' (%s %s). Start it?", cfg.Name, what, sanitize(cfg.Summary(), 300)),
+		Actions: []protocol.MessageActionItem{{Title: TitleTrust}, {Title: TitleDontTrust}},
+	}
+	var reply json.RawMessage
+	if _, err := s.call(s.baseCtx, MethodShowMessageRequest, params, &reply); err != nil {
+		s.log.Debug("host: trust prompt failed", "server", cfg.Name, "error", err)
+		return
+	}
+	var item struct {
+		Title string `json:"title"`
+	}
+	if len(reply) == 0 || string(reply) == "null" || json.Unmarshal(reply, &item) != nil {
+		return // dismissed: the server stays untrusted; switchboard.trust can still decide
+	}
+	var trusted bool
+	switch item.Title {
+	case TitleTrust:
+		trusted = true
+	case TitleDontTrust:
+	default:
+		return
+	}
+	// The configuration may have changed while the question was open: decide only for what was shown.
+	if cur, ok := s.configFor(cfg.Name); !ok || cur.Fingerprint() != fp {
+		return
+	}
+	if _, err := s.setTrust(s.baseCtx, cfg.Name, trusted, "prompt"); err != nil {
+		s.log.Warn(fmt.Sprintf("host: trust %s: %v", cfg.Name, err))
+	}
+}
+
+// setTrust records the decision for the server's current configuration and restarts or stops it.
+func (s *server) setTrust(ctx context.Context, name string, trusted bool, by string) ([]ServerStatus, error) {
+	cfg, ok := s.configFor(name)
+	if !ok {
+		return nil, lspconn.InvalidParams("%s: unknown server %q (known: %s)", CmdTrust, name, strings.Join(s.serverNames(), ", "))
+	}
+	if err := s.trust.Set(name, cfg.Fingerprint(), trusted); err != nil {
+		return nil, fmt.Errorf("host: saving trust for %s: %w", name, err)
+	}
+	decision := "deny"
+	if trusted {
+		decision = "trust"
+	}
+	s.events.record("trust", map[string]any{"server": name, "decision": decision, "by": by})
+	if _, err := s.registry.ReconnectServer(ctx, name); err != nil {
+		s.log.Debug("host: reconnect after trust", "server", name, "error", err)
+	}
+	return s.registry.Servers(), nil
+}
+
+func (s *server) serverNames() []string {
+	s.cfgMu.Lock()
+	defer s.cfgMu.Unlock()
+	names := make([]string, 0, len(s.cfgs))
+	for _, c := range s.cfgs {
+		names = append(names, c.Name)
+	}
+	sort.Strings(names)
+	return names
+}
