@@ -3,6 +3,8 @@ SHELL := /bin/bash
 BIN   := $(CURDIR)/bin
 GO    ?= go
 FUZZTIME ?= 10s
+# Every Go package of ours (node_modules can hold stray Go packages).
+PKGS = $$($(GO) list ./... | grep -v /node_modules/)
 
 .PHONY: build demo test test-go test-fuzz test-nvim test-vscode test-vscode-e2e bench clean
 
@@ -22,12 +24,12 @@ demo: build
 test: test-go test-fuzz test-nvim test-vscode test-vscode-e2e
 
 test-go:
-	$(GO) vet ./...
-	$(GO) test -race -count=1 -timeout 20m ./...
+	$(GO) vet $(PKGS)
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
 # Short runs of every fuzz target; their corpora live under testdata/fuzz.
 test-fuzz:
-	@set -e; for pkg in $$($(GO) list ./...); do \
+	@set -e; for pkg in $(PKGS); do \
 	  dir=$$($(GO) list -f '{{.Dir}}' $$pkg); \
 	  for f in $$(grep -ho '^func Fuzz[A-Za-z0-9_]*' $$dir/*_test.go 2>/dev/null | sed 's/^func //'); do \
 	    echo "fuzz $$pkg $$f ($(FUZZTIME))"; \
