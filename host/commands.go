@@ -39,6 +39,9 @@ func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	if err := lspconn.Decode(MethodExecuteCommand, raw, &p); err != nil {
 		return nil, err
 	}
+	if p.Command == "" {
+		return nil, lspconn.InvalidParams("%s: command is required", MethodExecuteCommand)
+	}
 	fn, ok := s.cmds[p.Command]
 	if !ok {
 		return nil, lspconn.InvalidParams("unknown command %q (known: %s)", p.Command, strings.Join(Commands, ", "))
@@ -134,6 +137,7 @@ func (s *server) cmdReconnect(ctx context.Context, arg json.RawMessage) (any, er
 		return nil, err
 	}
 	if p.Server == "" {
+		s.expectRestart()
 		res := s.registry.Reconnect(ctx)
 		go s.reportProgress()
 		return nonNil(res), nil
@@ -141,6 +145,7 @@ func (s *server) cmdReconnect(ctx context.Context, arg json.RawMessage) (any, er
 	if !s.knownServer(p.Server) {
 		return nil, lspconn.InvalidParams("%s: unknown server %q", CmdReconnect, p.Server)
 	}
+	s.expectRestart(p.Server)
 	if _, err := s.registry.ReconnectServer(ctx, p.Server); err != nil {
 		if ctx.Err() != nil {
 			return nil, ctx.Err()
@@ -171,6 +176,20 @@ func (s *server) cmdAllowlistSet(ctx context.Context, arg json.RawMessage) (any,
 	}
 	if p.Entries == nil {
 		return nil, lspconn.InvalidParams("%s: entries is required (an empty array revokes every grant under the prefix)", CmdAllowlistSet)
+	}
+	// Check every entry here as well: the whole request is refused when any entry is bad, even
+	// one after a prefix* that collapses the rest (PROTOCOL.md section 3: nothing is written).
+	if err := permissions.ValidPrefix(p.Prefix); err != nil {
+		return nil, lspconn.InvalidParams("%s: %v", CmdAllowlistSet, err)
+	}
+	for _, e := range *p.Entries {
+		e = strings.TrimSpace(e)
+		if err := permissions.ValidEntry(e); err != nil {
+			return nil, lspconn.InvalidParams("%s: %v", CmdAllowlistSet, err)
+		}
+		if !strings.HasPrefix(e, p.Prefix) {
+			return nil, lspconn.InvalidParams("%s: entry %q does not start with prefix %q", CmdAllowlistSet, e, p.Prefix)
+		}
 	}
 	entries, err := s.allow.Replace(p.Prefix, *p.Entries)
 	if err != nil {
@@ -229,7 +248,7 @@ func (s *server) parseMode(cmd string, m *string) (permissions.Mode, error) {
 		return s.currentMode(), nil
 	}
 	mode, err := permissions.ParseMode(*m)
-	if err != nil {
+	if err != nil || *m == "" { // "" is not a Mode: leave the field out for the configured mode
 		return 0, lspconn.InvalidParams("%s: mode must be single-confirm, always-allow or allowlist-only, not %q", cmd, *m)
 	}
 	return mode, nil

@@ -105,7 +105,7 @@ func (a *approvals) Confirm(ctx context.Context, req permissions.Request) (permi
 func (a *approvals) prompt(ctx context.Context, ap *approval, req permissions.Request) {
 	params := &protocol.ShowMessageRequestParams{
 		Type:    protocol.MessageTypeWarning,
-		Message: fmt.Sprintf("Allow %s? %s", req.Tool, previewArguments(req.Arguments, previewLimit)),
+		Message: promptMessage(req),
 		Actions: []protocol.MessageActionItem{
 			{Title: TitleAllowOnce}, {Title: TitleAllowTool}, {Title: TitleAllowServer}, {Title: TitleDeny},
 		},
@@ -122,6 +122,17 @@ func (a *approvals) prompt(ctx context.Context, ap *approval, req permissions.Re
 		return // dismissed: still pending
 	}
 	a.resolve(ap.wire.ID, ans, ResolvedByUser) // false when resolved another way first: ignored
+}
+
+// promptMessage is "Allow <tool>? <argument preview>". The message must name the tool and its
+// server; a registered name made safe (long or odd names: cut and hashed) may no longer spell the
+// server, which is then named separately.
+func promptMessage(req permissions.Request) string {
+	tool := req.Tool
+	if req.Server != "" && !strings.HasPrefix(req.Tool, permissions.ServerPrefix(req.Server)) {
+		tool = fmt.Sprintf("%s (server '%s')", req.Tool, sanitize(req.Server, previewLimit))
+	}
+	return fmt.Sprintf("Allow %s? %s", tool, previewArguments(req.Arguments, previewLimit))
 }
 
 func answerFromReply(reply json.RawMessage) (permissions.Answer, bool) {

@@ -8,6 +8,7 @@ import (
 	jsonv2 "github.com/go-json-experiment/json"
 	"github.com/go-json-experiment/json/jsontext"
 	"io/fs"
+	"reflect"
 	"strings"
 	"time"
 
@@ -16,6 +17,7 @@ import (
 	"go.lsp.dev/uri"
 
 	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
+	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/permissions"
 	"github.com/switchboard-dev/switchboard/session"
 )
@@ -263,6 +265,7 @@ func (s *server) start() {
 		raw := s.initOptions
 		s.initOptions = nil
 		s.stateMu.Unlock()
+		s.flushEarly()
 		s.applySettings(parseInitOptions(raw))
 		go s.allowlistWatch()
 		go s.connectServers()
@@ -379,7 +382,22 @@ func (s *server) reapply() {
 	s.dirtyMu.Lock()
 	s.dirty = false
 	s.dirtyMu.Unlock()
+	s.cfgMu.Lock()
+	old := make(map[string]mcpbridge.ServerConfig, len(s.cfgs))
+	for _, c := range s.cfgs {
+		old[c.Name] = c
+	}
+	s.cfgMu.Unlock()
 	cfgs, _ := s.loadConfig()
+	var changed []string
+	for _, c := range cfgs {
+		if prev, ok := old[c.Name]; ok && !reflect.DeepEqual(prev, c) {
+			changed = append(changed, c.Name) // Apply restarts it: a failure again is a new failure
+		}
+	}
+	if len(changed) > 0 {
+		s.expectRestart(changed...)
+	}
 	s.registry.Apply(s.baseCtx, cfgs)
 	s.applyMu.Unlock()
 	go s.reportProgress()

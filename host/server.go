@@ -76,6 +76,14 @@ type server struct {
 	states     map[string]string
 	trustAsked map[string]bool
 	progressCh chan struct{} // poked on every server change (buffered 1)
+
+	earlyMu sync.Mutex  // guards early
+	early   []earlyNote // notifications from before the connection existed (newServer's warnings)
+}
+
+type earlyNote struct {
+	method string
+	params any
 }
 
 func newServer(opts Options) (*server, error) {
@@ -189,7 +197,15 @@ func (s *server) sendJSON(method string, params any) {
 
 // send sends a notification; protocol types go through the protocol codec.
 func (s *server) send(method string, params any) {
-	if s.conn == nil || s.isGone() {
+	if s.conn == nil {
+		// Only newServer runs before the connection exists: keep its warnings for the editor
+		// (flushEarly sends them once initialize has been answered).
+		s.earlyMu.Lock()
+		s.early = append(s.early, earlyNote{method, params})
+		s.earlyMu.Unlock()
+		return
+	}
+	if s.isGone() {
 		return
 	}
 	if err := s.conn.Notify(s.baseCtx, method, params); err != nil {
@@ -204,6 +220,17 @@ func (s *server) call(ctx context.Context, method string, params, result any) (j
 		return jsonrpc2.ID{}, errEditorGone
 	}
 	return s.conn.Call(ctx, method, params, result)
+}
+
+// flushEarly sends the notifications kept from before the connection existed.
+func (s *server) flushEarly() {
+	s.earlyMu.Lock()
+	early := s.early
+	s.early = nil
+	s.earlyMu.Unlock()
+	for _, n := range early {
+		s.send(n.method, n.params)
+	}
 }
 
 func (s *server) isGone() bool {

@@ -75,11 +75,17 @@ func (s *server) serversChanged([]mcpbridge.ServerStatus) {
 	seen := make(map[string]bool, len(servers))
 	for _, st := range servers {
 		seen[st.Name] = true
+		// A failed server that fails again with another reason is a new failure even when no other
+		// state was seen in between (the registry coalesces its OnChange calls).
+		key := st.State
+		if st.State == mcpbridge.StateFailed {
+			key += "\x00" + st.Error
+		}
 		prev, had := s.states[st.Name]
-		if had && prev == st.State {
+		if had && prev == key {
 			continue
 		}
-		s.states[st.Name] = st.State
+		s.states[st.Name] = key
 		fields := map[string]any{"server": st.Name, "state": st.State}
 		if st.Error != "" {
 			fields["error"] = st.Error
@@ -110,6 +116,25 @@ func (s *server) serversChanged([]mcpbridge.ServerStatus) {
 	select {
 	case s.progressCh <- struct{}{}:
 	default:
+	}
+}
+
+// expectRestart forgets the last seen state of the named servers (none = every server) before the
+// host restarts them. The registry coalesces OnChange, so a failed server that fails again may never
+// be seen "starting" in between; its new failure must still be shown, once (PROTOCOL.md section 6).
+func (s *server) expectRestart(names ...string) {
+	s.statusMu.Lock()
+	defer s.statusMu.Unlock()
+	if len(names) == 0 {
+		for name := range s.states {
+			s.states[name] = mcpbridge.StateStarting
+		}
+		return
+	}
+	for _, name := range names {
+		if _, ok := s.states[name]; ok {
+			s.states[name] = mcpbridge.StateStarting
+		}
 	}
 }
 
@@ -176,6 +201,11 @@ func (s *server) setTrust(ctx context.Context, name string, trusted bool, by str
 	if !ok {
 		return nil, lspconn.InvalidParams("%s: unknown server %q (known: %s)", CmdTrust, name, strings.Join(s.serverNames(), ", "))
 	}
+	if !cfg.WorkspaceOnly {
+		// Only a server that comes only from a workspace file waits for trust; a decision about
+		// another one would be stored and change nothing, which the caller could not tell.
+		return nil, lspconn.InvalidParams("%s: server %q comes from %s, not only from a workspace file: it needs no trust", CmdTrust, name, cfg.Source)
+	}
 	if err := s.trust.Set(name, cfg.Fingerprint(), trusted); err != nil {
 		return nil, fmt.Errorf("host: saving trust for %s: %w", name, err)
 	}
@@ -184,6 +214,7 @@ func (s *server) setTrust(ctx context.Context, name string, trusted bool, by str
 		decision = "trust"
 	}
 	s.events.record("trust", map[string]any{"server": name, "decision": decision, "by": by})
+	s.expectRestart(name)
 	if _, err := s.registry.ReconnectServer(ctx, name); err != nil {
 		s.log.Debug("host: reconnect after trust", "server", name, "error", err)
 	}

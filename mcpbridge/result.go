@@ -1,6 +1,7 @@
 package mcpbridge
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
 	"strings"
@@ -55,7 +56,11 @@ func textBlock(text string) json.RawMessage {
 
 // errorResult is a result the bridge produces itself: {"error": msg} with isError.
 func errorResult(name, msg string) Result {
-	b, _ := json.Marshal(map[string]string{"error": msg}) // ignore error: strings always marshal
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)                        // the text is exactly what PROTOCOL.md spells, <, > and & included
+	_ = enc.Encode(map[string]string{"error": msg}) // ignore error: strings always encode
+	b := bytes.TrimSuffix(buf.Bytes(), []byte("\n"))
 	text, truncated := Cap(string(b))
 	return Result{Name: name, IsError: true, Text: text, Content: []json.RawMessage{textBlock(text)},
 		Truncated: truncated, Bytes: len(b)}

@@ -313,15 +313,11 @@ func (a *Allowlist) Replace(prefix string, entries []string) ([]string, error) {
 		if !strings.HasPrefix(e, prefix) {
 			return nil, &InputError{fmt.Sprintf("entry %q does not start with prefix %q", e, prefix)}
 		}
-		if e == prefix+"*" {
-			add = []string{e}
-			break
-		}
 		if !slices.Contains(add, e) {
 			add = append(add, e)
 		}
 	}
-	if slices.Contains(add, prefix+"*") {
+	if slices.Contains(add, prefix+"*") { // checked every entry first: a bad one writes nothing
 		add = []string{prefix + "*"}
 	}
 	err := a.modify(func(lines []line) []line { return replaceLines(lines, prefix, add) })

@@ -74,14 +74,16 @@ func serverOf(ts toolSet, name string) string {
 	return server
 }
 
-func unknownTool(name string) string {
-	b, _ := json.Marshal(map[string]string{"error": "Unknown tool: " + name})
-	return string(b)
-}
+func unknownTool(name string) string { return errorJSON("Unknown tool: " + name) }
 
+// errorJSON is {"error": msg} written literally: no HTML escaping of <, > and &, so the text the
+// model sees is exactly what PROTOCOL.md section 5 spells.
 func errorJSON(msg string) string {
-	b, _ := json.Marshal(map[string]string{"error": msg})
-	return string(b)
+	var b strings.Builder
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	_ = enc.Encode(map[string]string{"error": msg}) // ignore error: a string map always encodes
+	return strings.TrimSuffix(b.String(), "\n")
 }
 
 // deniedText is what the model (or the direct caller) gets for a denied call.

@@ -14,6 +14,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/permissions"
@@ -199,16 +201,7 @@ type terminalPrompter struct {
 func (p *terminalPrompter) Confirm(ctx context.Context, req permissions.Request) (permissions.Answer, error) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	args := string(req.Arguments)
-	if len(args) > 200 {
-		args = args[:200] + "…"
-	}
-	args = strings.Map(func(r rune) rune {
-		if r < 0x20 || r == 0x7f {
-			return '?'
-		}
-		return r
-	}, args)
+	args := terminalPreview(string(req.Arguments), 200)
 	fmt.Fprintf(p.out, "Allow %s? %s\n  [o] Allow once  [t] Allow tool  [s] Allow server  [d] Deny (default): ", req.Tool, args)
 	type reply struct {
 		line string
@@ -234,6 +227,29 @@ func (p *terminalPrompter) Confirm(ctx context.Context, req permissions.Request)
 		}
 		return permissions.AnswerDeny, nil
 	}
+}
+
+// terminalPreview bounds s to limit runes (never cutting one in half) and replaces what could
+// garble or spoof the question on a terminal: control characters (C0, DEL, C1: escape sequences,
+// line breaks), bidi formatting characters, line and paragraph separators, invalid UTF-8.
+func terminalPreview(s string, limit int) string {
+	var b strings.Builder
+	n := 0
+	for _, r := range s {
+		if n == limit {
+			b.WriteString("…")
+			break
+		}
+		n++
+		switch {
+		case r == utf8.RuneError, unicode.IsControl(r), r == '\u2028', r == '\u2029',
+			r == '\u061c', r == '\u200e', r == '\u200f', r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069':
+			b.WriteRune('?')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // cliWorkspace is session.Workspace without an editor: no open buffers, edits written to disk.
