@@ -83,10 +83,25 @@ func parseCallArgs(args []string) (callOptions, error) {
 // tool call through the same gate the editor uses. The question is asked on the terminal; when
 // stdin is not a terminal the call is denied unless the mode or the allowlist allows it. The
 // result text goes to stdout; the exit code is 1 when the result is an error (denials included).
+const callUsage = `usage: switchboard call NAME [JSON-ARGS] [--mode M] [--config FILE]... [--workspace DIR]
+
+Calls one tool (mcp__<server>__<tool> or a built-in) through the confirm gate and prints its result.
+  --mode M          single-confirm (default: ask on the terminal), always-allow or allowlist-only
+  --config FILE     read MCP servers from FILE too (repeatable)
+  --workspace DIR   a workspace folder whose MCP files are read (workspace-only servers need trust)
+Exit status: 0 ok, 1 the result is an error (a denial included), 2 bad usage.
+`
+
 func runCall(args []string, stdout, stderr io.Writer) int {
+	for _, a := range args {
+		if a == "-h" || a == "-help" || a == "--help" {
+			fmt.Fprint(stdout, callUsage)
+			return 0
+		}
+	}
 	o, err := parseCallArgs(args)
 	if err != nil {
-		fmt.Fprintf(stderr, "switchboard call: %v\nusage: switchboard call NAME [JSON-ARGS] [--mode M] [--config FILE]... [--workspace DIR]\n", err)
+		fmt.Fprintf(stderr, "switchboard call: %v\n\n%s", err, callUsage)
 		return 2
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
