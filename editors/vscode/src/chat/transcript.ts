@@ -1,0 +1,178 @@
+// Folds switchboard/event notifications (and approval notifications) into a transcript that both
+// chat UIs render. Pure: no vscode import.
+
+import type { Approval, ApprovalResolvedParams, SwitchboardEvent } from "../lsp_types";
+
+export type ApprovalState = "running" | "waiting" | "allowed" | "denied";
+
+export interface ToolCallView {
+    id: string;
+    name: string;
+    arguments: unknown;
+    approval: ApprovalState;
+    /** What decided: user, allowlist, mode, timeout, ... when the host says. */
+    decidedBy?: string;
+    /** The pending approval's id while approval is "waiting". */
+    approvalId?: string;
+    result?: { isError: boolean; text: string; truncated: boolean };
+}
+
+/** The turn's output in order: text runs and tool calls (by id), as the model produced them. */
+export type TurnPart = { kind: "text"; text: string } | { kind: "tool"; id: string };
+
+export interface TurnView {
+    turn: string;
+    conversation: string;
+    prompt: string;
+    /** All of the answer's text. */
+    text: string;
+    tools: ToolCallView[];
+    parts: TurnPart[];
+    state: "running" | "done" | "error" | "cancelled";
+    error?: string;
+}
+
+export function newTurn(turn: string, conversation: string, prompt: string): TurnView {
+    return { turn, conversation, prompt, text: "", tools: [], parts: [], state: "running" };
+}
+
+function addText(t: TurnView, text: string): void {
+    if (!text) return;
+    t.text += text;
+    const last = t.parts[t.parts.length - 1];
+    if (last?.kind === "text") last.text += text;
+    else t.parts.push({ kind: "text", text });
+}
+
+function addTool(t: TurnView, view: ToolCallView): void {
+    t.tools.push(view);
+    t.parts.push({ kind: "tool", id: view.id });
+}
+
+function str(v: unknown): string | undefined {
+    return typeof v === "string" ? v : undefined;
+}
+
+function obj(v: unknown): Record<string, unknown> | undefined {
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+/** Maps the host's approval wording to one of ours. */
+export function approvalState(approval: string | undefined, decidedBy?: string): ApprovalState | undefined {
+    const a = (approval ?? "").toLowerCase();
+    if (a === "") return undefined;
+    if (["pending", "waiting", "asking", "ask"].includes(a)) return "waiting";
+    if (a.startsWith("deny") || a.startsWith("denied") || a === "rejected") return "denied";
+    if (["allow", "allowed", "once", "always", "server", "approved", "granted", "run", "auto"].includes(a) || a.startsWith("allow")) return "allowed";
+    if (decidedBy === "timeout" || decidedBy === "cancelled") return "denied";
+    return undefined;
+}
+
+function findTool(t: TurnView, id: string | undefined, name: string | undefined): ToolCallView | undefined {
+    if (id) {
+        const byId = t.tools.find((c) => c.id === id);
+        if (byId) return byId;
+    }
+    if (name) {
+        for (let i = t.tools.length - 1; i >= 0; i--) {
+            if (t.tools[i].name === name && !t.tools[i].result) return t.tools[i];
+        }
+    }
+    return undefined;
+}
+
+function errorText(e: unknown): string {
+    if (typeof e === "string") return e;
+    const o = obj(e);
+    if (o && typeof o["message"] === "string") return o["message"];
+    return e === undefined ? "the turn failed" : JSON.stringify(e);
+}
+
+/** Applies one switchboard/event to the turn; returns whether the turn ended. */
+export function applyEvent(t: TurnView, e: SwitchboardEvent): boolean {
+    if (e.conversation) t.conversation = e.conversation;
+    switch (e.kind) {
+        case "text": {
+            addText(t, str(e.text) ?? "");
+            return false;
+        }
+        case "toolCall": {
+            const c = obj(e.toolCall) ?? {};
+            const id = str(c["id"]) ?? `call-${t.tools.length + 1}`;
+            const name = str(c["name"]) ?? "(unknown tool)";
+            const decidedBy = str(c["decidedBy"]);
+            const state = approvalState(str(c["approval"]), decidedBy);
+            let view = findTool(t, str(c["id"]), undefined);
+            if (!view) {
+                view = { id, name, arguments: c["arguments"] ?? {}, approval: state ?? "running" };
+                addTool(t, view);
+            } else if (state) {
+                view.approval = state;
+            }
+            if (decidedBy) view.decidedBy = decidedBy;
+            return false;
+        }
+        case "toolResult": {
+            const r = obj(e.result) ?? obj(e["toolResult"]) ?? {};
+            const c = obj(e.toolCall) ?? {};
+            const id = str(r["id"]) ?? str(c["id"]) ?? str(e["id"]);
+            const name = str(r["name"]) ?? str(c["name"]);
+            let view = findTool(t, id, name);
+            if (!view) {
+                view = { id: id ?? `call-${t.tools.length + 1}`, name: name ?? "(unknown tool)", arguments: {}, approval: "running" };
+                addTool(t, view);
+            }
+            const isError = r["isError"] === true;
+            view.result = { isError, text: str(r["text"]) ?? "", truncated: r["truncated"] === true };
+            const state = approvalState(str(c["approval"]) ?? str(r["approval"]), str(c["decidedBy"]) ?? str(r["decidedBy"]));
+            if (state) view.approval = state;
+            else if (view.approval === "waiting" || view.approval === "running") view.approval = "allowed";
+            view.approvalId = undefined;
+            return false;
+        }
+        case "done":
+            if (t.state === "running") t.state = e.stopReason === "cancelled" ? "cancelled" : "done";
+            for (const c of t.tools) if (c.approval === "waiting") c.approval = "denied";
+            return true;
+        case "error":
+            // A done event follows (PROTOCOL: a turn always ends with done); do not end here.
+            t.state = "error";
+            t.error = errorText(e.error ?? e.text);
+            return false;
+        default:
+            return false;
+    }
+}
+
+/** Marks the turn's matching tool call as waiting for this approval. */
+export function applyApprovalRequested(t: TurnView, a: Approval): void {
+    if (a.turn && a.turn !== t.turn) return;
+    let view = findTool(t, undefined, a.tool);
+    if (!view) {
+        view = { id: a.id, name: a.tool, arguments: a.arguments, approval: "waiting" };
+        addTool(t, view);
+    }
+    view.approval = "waiting";
+    view.approvalId = a.id;
+}
+
+export function applyApprovalResolved(t: TurnView, r: ApprovalResolvedParams): void {
+    const view = t.tools.find((c) => c.approvalId === r.id);
+    if (!view) return;
+    view.approvalId = undefined;
+    view.approval = r.decision === "deny" ? "denied" : "allowed";
+    view.decidedBy = r.by;
+}
+
+export function approvalText(c: ToolCallView): string {
+    switch (c.approval) {
+        case "waiting":
+            return "waiting for approval";
+        case "allowed":
+            return c.decidedBy ? `allowed (${c.decidedBy})` : "allowed";
+        case "denied":
+            return c.decidedBy ? `denied (${c.decidedBy})` : "denied";
+        default:
+            return "running";
+    }
+}

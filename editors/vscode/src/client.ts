@@ -1,0 +1,286 @@
+// The connection to `switchboard serve`: finds the binary, runs the LanguageClient over stdio, and
+// keeps the state the UI shows (servers, pending approvals, chat events).
+
+import * as vscode from "vscode";
+import { DidChangeConfigurationNotification, ExecuteCommandRequest, type Disposable as LspDisposable } from "vscode-languageclient";
+import { LanguageClient, RevealOutputChannelOn, State, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
+import { findBinary, hostSettings, type HostSettings } from "./config";
+import { clientId, clientName, configSection, outputChannelName } from "./ids";
+import * as ext from "./lsp_types";
+
+export type Connection = "starting" | "running" | "stopped";
+
+type Params<K extends keyof ext.CommandSignatures> = ext.CommandSignatures[K]["params"];
+type Result<K extends keyof ext.CommandSignatures> = ext.CommandSignatures[K]["result"];
+
+const configurePath = "Configure path";
+const showOutput = "Show output";
+
+export class Switchboard implements vscode.Disposable {
+    readonly output: vscode.LogOutputChannel;
+    client: LanguageClient | undefined;
+    connection: Connection = "stopped";
+    binary: string | undefined;
+    servers: ext.ServerStatus[] = [];
+    readonly pending = new Map<string, ext.Approval>();
+
+    private readonly changed = new vscode.EventEmitter<void>();
+    /** Fires when the connection, the servers or the pending approvals change. */
+    readonly onDidChange = this.changed.event;
+    private readonly events = new vscode.EventEmitter<ext.SwitchboardEvent>();
+    readonly onEvent = this.events.event;
+    private readonly resolved = new vscode.EventEmitter<ext.ApprovalResolvedParams>();
+    readonly onApprovalResolved = this.resolved.event;
+    private readonly requested = new vscode.EventEmitter<ext.Approval>();
+    readonly onApprovalRequested = this.requested.event;
+
+    /** Events of turns nobody has claimed yet (a turn's first events can beat the chat reply). */
+    private readonly unclaimed = new Map<string, ext.SwitchboardEvent[]>();
+    private readonly claimed = new Set<string>();
+    private readonly disposables: vscode.Disposable[] = [];
+    private clientDisposables: LspDisposable[] = [];
+    private starting: Promise<boolean> | undefined;
+
+    constructor(output?: vscode.LogOutputChannel) {
+        this.output = output ?? vscode.window.createOutputChannel(outputChannelName, { log: true });
+        this.disposables.push(
+            this.output,
+            this.changed,
+            this.events,
+            this.resolved,
+            this.requested,
+            vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
+        );
+    }
+
+    settings(): HostSettings {
+        const cfg = vscode.workspace.getConfiguration(configSection);
+        return hostSettings((key) => cfg.get(key));
+    }
+
+    /** Starts the host. Resolves false (after telling the user) when it cannot. */
+    start(): Promise<boolean> {
+        this.starting ??= this.doStart().finally(() => (this.starting = undefined));
+        return this.starting;
+    }
+
+    private async doStart(): Promise<boolean> {
+        const cfg = vscode.workspace.getConfiguration(configSection);
+        const found = findBinary({
+            setting: cfg.get<string>("path"),
+            env: process.env,
+            base: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
+        });
+        if (!found.path) {
+            this.setConnection("stopped");
+            this.output.error(found.problem ?? "switchboard binary not found");
+            void this.showStartError(found.problem ?? "The switchboard binary was not found.");
+            return false;
+        }
+        this.binary = found.path;
+        this.output.info(`Starting ${found.path} serve (from ${found.source})`);
+        const serverOptions: ServerOptions = {
+            command: found.path,
+            args: ["serve"],
+            options: { env: { ...process.env } },
+        };
+        const clientOptions: LanguageClientOptions = {
+            documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
+            outputChannel: this.output,
+            revealOutputChannelOn: RevealOutputChannelOn.Never,
+            initializationOptions: () => this.settings(),
+            initializationFailedHandler: (err) => {
+                this.output.error(`initialize failed: ${String(err)}`);
+                return false;
+            },
+        };
+        const client = new LanguageClient(clientId, clientName, serverOptions, clientOptions);
+        this.client = client;
+        this.clientDisposables = [
+            client.onNotification(ext.serversChanged, (p) => {
+                this.servers = Array.isArray(p?.servers) ? p.servers : [];
+                this.changed.fire();
+            }),
+            client.onNotification(ext.approvalRequested, (a) => {
+                if (!a?.id) return;
+                this.pending.set(a.id, a);
+                this.changed.fire();
+                this.requested.fire(a);
+            }),
+            client.onNotification(ext.approvalResolved, (r) => {
+                if (!r?.id) return;
+                this.pending.delete(r.id);
+                this.changed.fire();
+                this.resolved.fire(r);
+            }),
+            client.onNotification(ext.event, (e) => this.dispatchEvent(e)),
+            client.onDidChangeState((s) => {
+                if (s.newState === State.Running) {
+                    this.setConnection("running");
+                    // doStart refreshes after the first start; this covers the client's own restarts.
+                    if (!this.starting) void this.refresh();
+                } else if (s.newState === State.Starting) {
+                    this.setConnection("starting");
+                } else {
+                    this.setConnection("stopped");
+                }
+            }),
+        ];
+        this.setConnection("starting");
+        try {
+            await client.start();
+        } catch (err) {
+            this.setConnection("stopped");
+            this.output.error(`could not start ${found.path}: ${String(err)}`);
+            void this.showStartError(`Could not start ${found.path}: ${errorMessage(err)}`);
+            await this.disposeClient();
+            return false;
+        }
+        this.setConnection("running");
+        await this.refresh();
+        return true;
+    }
+
+    private async showStartError(message: string): Promise<void> {
+        const pick = await vscode.window.showErrorMessage(`Switchboard: ${message}`, configurePath, showOutput);
+        if (pick === configurePath) {
+            await vscode.commands.executeCommand("workbench.action.openSettings", `${configSection}.path`);
+        } else if (pick === showOutput) {
+            this.output.show(true);
+        }
+    }
+
+    /** Starts the host when it is not running; throws when it cannot. */
+    async ensureRunning(): Promise<void> {
+        if (this.client?.isRunning()) return;
+        if (!(await this.start())) throw new Error("Switchboard is not running.");
+    }
+
+    async stop(): Promise<void> {
+        await this.starting?.catch(() => false);
+        await this.disposeClient();
+        this.servers = [];
+        this.pending.clear();
+        this.setConnection("stopped");
+    }
+
+    async restart(): Promise<boolean> {
+        await this.stop();
+        return this.start();
+    }
+
+    private async disposeClient(): Promise<void> {
+        const client = this.client;
+        this.client = undefined;
+        for (const d of this.clientDisposables) d.dispose();
+        this.clientDisposables = [];
+        if (!client) return;
+        try {
+            if (client.needsStop()) await client.stop(3000);
+        } catch (err) {
+            this.output.warn(`stopping the host: ${String(err)}`);
+        }
+        try {
+            await client.dispose(1000);
+        } catch {
+            // already stopped
+        }
+    }
+
+    /** Takes a fresh server list (from a command result) before the host's notification. */
+    updateServers(servers: ext.ServerStatus[]): void {
+        if (!Array.isArray(servers)) return;
+        this.servers = servers;
+        this.changed.fire();
+    }
+
+    /** Re-reads the servers and the pending approvals from the host. */
+    async refresh(): Promise<void> {
+        try {
+            const [servers, approvals] = await Promise.all([this.exec(ext.Cmd.servers), this.exec(ext.Cmd.approvals)]);
+            if (Array.isArray(servers)) this.servers = servers;
+            if (Array.isArray(approvals)) {
+                this.pending.clear();
+                for (const a of approvals) this.pending.set(a.id, a);
+            }
+            this.changed.fire();
+        } catch (err) {
+            this.output.warn(`refreshing state: ${errorMessage(err)}`);
+        }
+    }
+
+    /** Runs one host workspace command (PROTOCOL.md section 3). */
+    async exec<K extends keyof ext.CommandSignatures>(command: K, params?: Params<K>, token?: vscode.CancellationToken): Promise<Result<K>> {
+        const client = this.client;
+        if (!client || !client.isRunning()) {
+            throw new Error("Switchboard is not running.");
+        }
+        const args = params === undefined ? [] : [params];
+        return (await client.sendRequest(ExecuteCommandRequest.type, { command, arguments: args }, token)) as Result<K>;
+    }
+
+    /** Calls handler with every event of one turn, including those that arrived before the call. */
+    subscribeTurn(turn: string, handler: (e: ext.SwitchboardEvent) => void): vscode.Disposable {
+        this.claimed.add(turn);
+        const early = this.unclaimed.get(turn) ?? [];
+        this.unclaimed.delete(turn);
+        const sub = this.onEvent((e) => {
+            if (e.turn === turn) handler(e);
+        });
+        for (const e of early) handler(e);
+        return new vscode.Disposable(() => {
+            sub.dispose();
+            this.claimed.delete(turn);
+        });
+    }
+
+    private dispatchEvent(e: ext.SwitchboardEvent): void {
+        if (!e || typeof e.turn !== "string") return;
+        if (!this.claimed.has(e.turn)) {
+            let list = this.unclaimed.get(e.turn);
+            if (!list) {
+                list = [];
+                this.unclaimed.set(e.turn, list);
+                // Keep the buffer small: forget the oldest unclaimed turns.
+                while (this.unclaimed.size > 32) {
+                    const oldest = this.unclaimed.keys().next().value;
+                    if (oldest === undefined) break;
+                    this.unclaimed.delete(oldest);
+                }
+            }
+            if (list.length < 1000) list.push(e);
+        }
+        this.events.fire(e);
+    }
+
+    private setConnection(c: Connection): void {
+        if (this.connection === c) return;
+        this.connection = c;
+        this.changed.fire();
+    }
+
+    private configurationChanged(e: vscode.ConfigurationChangeEvent): void {
+        if (e.affectsConfiguration(`${configSection}.path`)) {
+            this.output.info("switchboard.path changed: restarting the host");
+            void this.restart();
+            return;
+        }
+        if (!e.affectsConfiguration(configSection)) return;
+        const client = this.client;
+        if (!client || !client.isRunning()) return;
+        void client
+            .sendNotification(DidChangeConfigurationNotification.type, { settings: { [configSection]: this.settings() } })
+            .catch((err: unknown) => this.output.warn(`sending settings: ${errorMessage(err)}`));
+    }
+
+    async dispose(): Promise<void> {
+        await this.disposeClient();
+        for (const d of this.disposables) d.dispose();
+    }
+}
+
+export function errorMessage(err: unknown): string {
+    if (err instanceof Error) return err.message;
+    if (typeof err === "object" && err !== null && "message" in err) return String(err.message);
+    return String(err);
+}

@@ -1,0 +1,170 @@
+// Pure presentation logic (no vscode import), unit-tested under plain node.
+
+import type { Approval, ServerState, ServerStatus, ToolInfo } from "./lsp_types";
+
+export interface StatusSummary {
+    text: string;
+    /** The same in words, for screen readers (and the end-to-end test). */
+    label: string;
+    tooltip: string;
+    /** "error" when a server failed, "warning" when approvals wait, else "normal". */
+    severity: "normal" | "warning" | "error";
+}
+
+export function countStates(servers: readonly ServerStatus[]): Record<ServerState, number> {
+    const n: Record<ServerState, number> = { starting: 0, ready: 0, failed: 0, disabled: 0, untrusted: 0, stopped: 0 };
+    for (const s of servers) {
+        if (s.state in n) n[s.state]++;
+    }
+    return n;
+}
+
+/** The status bar text: servers ready/failed and pending approvals. */
+export function statusSummary(
+    connection: "starting" | "running" | "stopped",
+    servers: readonly ServerStatus[],
+    pending: number,
+): StatusSummary {
+    if (connection === "stopped") {
+        return { text: "$(debug-disconnect) Switchboard", label: "Switchboard: not running", tooltip: "Switchboard: not running", severity: "error" };
+    }
+    if (connection === "starting") {
+        return { text: "$(loading~spin) Switchboard", label: "Switchboard: starting", tooltip: "Switchboard: starting", severity: "normal" };
+    }
+    const n = countStates(servers);
+    const parts = [`$(server) ${n.ready}/${servers.length}`];
+    if (n.starting > 0) parts.push(`$(sync~spin) ${n.starting}`);
+    if (n.failed > 0) parts.push(`$(error) ${n.failed}`);
+    if (n.untrusted > 0) parts.push(`$(workspace-untrusted) ${n.untrusted}`);
+    if (pending > 0) parts.push(`$(shield) ${pending}`);
+    const lines = [`Switchboard: ${n.ready} of ${servers.length} MCP servers ready`];
+    if (n.starting > 0) lines.push(`${n.starting} starting`);
+    if (n.failed > 0) lines.push(`${n.failed} failed: ${servers.filter((s) => s.state === "failed").map((s) => s.name).join(", ")}`);
+    if (n.untrusted > 0) lines.push(`${n.untrusted} waiting for trust`);
+    if (pending > 0) lines.push(`${pending} tool call${pending === 1 ? "" : "s"} waiting for approval`);
+    lines.push("Click for the list.");
+    const severity = n.failed > 0 ? "error" : pending > 0 ? "warning" : "normal";
+    const words = [`Switchboard: ${n.ready} of ${servers.length} servers ready`];
+    if (n.starting > 0) words.push(`${n.starting} starting`);
+    if (n.failed > 0) words.push(`${n.failed} failed`);
+    if (n.untrusted > 0) words.push(`${n.untrusted} untrusted`);
+    if (pending > 0) words.push(`${pending} pending approval${pending === 1 ? "" : "s"}`);
+    return { text: parts.join(" "), label: words.join(", "), tooltip: lines.join("\n"), severity };
+}
+
+const stateIcon: Record<string, string> = {
+    ready: "$(pass)",
+    starting: "$(sync~spin)",
+    failed: "$(error)",
+    disabled: "$(circle-slash)",
+    untrusted: "$(workspace-untrusted)",
+    stopped: "$(debug-stop)",
+};
+
+export function serverLabel(s: ServerStatus): string {
+    return `${stateIcon[s.state] ?? "$(question)"} ${s.name}`;
+}
+
+export function serverDescription(s: ServerStatus): string {
+    const tools = `${s.tools} tool${s.tools === 1 ? "" : "s"}`;
+    return `${s.state} · ${tools} · ${s.transport}`;
+}
+
+/** One line of detail for a quick pick: the error, else the last stderr line, else the source. */
+export function serverDetail(s: ServerStatus): string {
+    if (s.error) return `Error: ${oneLine(s.error)}`;
+    const tail = lastLine(s.stderrTail);
+    if (tail) return `stderr: ${tail}`;
+    return `from ${s.source}`;
+}
+
+/** A full Markdown report of one server: state, tools, error and stderr tail. */
+export function serverReport(s: ServerStatus, tools: readonly ToolInfo[]): string {
+    const out: string[] = [];
+    out.push(`# MCP server \`${s.name}\``, "");
+    out.push(`- State: **${s.state}**`);
+    out.push(`- Transport: ${s.transport}`);
+    out.push(`- Source: ${s.source}`);
+    if (s.command) out.push(`- Command: \`${s.command}\``);
+    out.push(`- Tools: ${s.tools}`);
+    out.push(`- Instructions: ${s.instructions ? "yes" : "no"}`);
+    if (s.error) out.push("", "## Error", "", fence(s.error));
+    if (tools.length > 0) {
+        out.push("", "## Tools", "");
+        for (const t of tools) {
+            out.push(`- \`${t.name}\`${t.allowlisted ? " (auto-approved)" : ""}${t.description ? `: ${oneLine(t.description)}` : ""}`);
+        }
+    }
+    if (s.stderrTail) out.push("", "## stderr (last lines)", "", fence(s.stderrTail));
+    return out.join("\n") + "\n";
+}
+
+export function approvalLabel(a: Approval): string {
+    return `$(shield) ${a.tool}`;
+}
+
+export function approvalDescription(a: Approval, now: Date = new Date()): string {
+    const t = Date.parse(a.requestedAt);
+    const age = Number.isNaN(t) ? "" : ` · ${Math.max(0, Math.round((now.getTime() - t) / 1000))} s ago`;
+    return `server ${a.server}${age}`;
+}
+
+/** A one-line preview of the arguments of a tool call, cut to max characters. */
+export function argumentPreview(args: unknown, max = 120): string {
+    let s: string;
+    try {
+        s = JSON.stringify(args ?? {});
+    } catch {
+        s = String(args);
+    }
+    if (s === undefined) s = "";
+    return s.length > max ? s.slice(0, max - 1) + "…" : s;
+}
+
+export function oneLine(s: string): string {
+    return s.replace(/\s*\n\s*/g, " ⏎ ").trim();
+}
+
+export function lastLine(s: string | undefined): string {
+    if (!s) return "";
+    const lines = s.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
+    return lines.length > 0 ? lines[lines.length - 1] : "";
+}
+
+function fence(s: string): string {
+    const ticks = s.includes("```") ? "````" : "```";
+    return `${ticks}\n${s.replace(/\n$/, "")}\n${ticks}`;
+}
+
+/** The tools-plus-whole-server choice model of "Manage Tool Approvals...". */
+export interface AllowChoice {
+    label: string;
+    entry: string; // the allowlist entry this choice stands for
+    picked: boolean;
+    wholeServer: boolean;
+}
+
+export function allowChoices(prefix: string, tools: readonly ToolInfo[], entries: readonly string[]): AllowChoice[] {
+    const mine = entries.filter((e) => e.startsWith(prefix));
+    const whole = mine.includes(prefix + "*");
+    const choices: AllowChoice[] = [
+        { label: `Whole server (${prefix}*)`, entry: prefix + "*", picked: whole, wholeServer: true },
+    ];
+    const seen = new Set<string>();
+    for (const t of tools) {
+        seen.add(t.name);
+        choices.push({ label: t.tool, entry: t.name, picked: whole || mine.includes(t.name) || t.allowlisted, wholeServer: false });
+    }
+    // Entries for tools the server no longer lists stay visible, so they can be revoked.
+    for (const e of mine) {
+        if (e === prefix + "*" || seen.has(e)) continue;
+        choices.push({ label: e.slice(prefix.length), entry: e, picked: true, wholeServer: false });
+    }
+    return choices;
+}
+
+/** The entries to save for one prefix, from the picked choices. */
+export function entriesFromPicks(prefix: string, picked: readonly AllowChoice[]): string[] {
+    if (picked.some((c) => c.wholeServer)) return [prefix + "*"];
+    return picked.map((c) => c.entry).sort();
+}

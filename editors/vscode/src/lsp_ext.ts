@@ -1,0 +1,32 @@
+// The Switchboard protocol extensions: every workspace command and notification name of
+// shared/PROTOCOL.md (sections 3 and 6), mirrored from host/methods.go.
+//
+// This is the only file of the extension that spells a host method or command name, and every
+// string literal in it is one: host/methods_test.go reads this file and compares the set with the
+// host's. Their params and result shapes are in lsp_types.ts; extension-only ids are in ids.ts.
+
+// Workspace commands (workspace/executeCommand).
+export const Cmd = {
+    servers: "switchboard.servers",
+    tools: "switchboard.tools",
+    reconnect: "switchboard.reconnect",
+    allowlistGet: "switchboard.allowlist.get",
+    allowlistSet: "switchboard.allowlist.set",
+    approvals: "switchboard.approvals",
+    approve: "switchboard.approve",
+    trust: "switchboard.trust",
+    callTool: "switchboard.callTool",
+    chat: "switchboard.chat",
+    cancel: "switchboard.cancel",
+} as const;
+
+// Notifications from the host.
+export const Notify = {
+    serversChanged: "switchboard/serversChanged",
+    approvalRequested: "switchboard/approvalRequested",
+    approvalResolved: "switchboard/approvalResolved",
+    event: "switchboard/event",
+} as const;
+
+export type CommandName = (typeof Cmd)[keyof typeof Cmd];
+export type NotificationName = (typeof Notify)[keyof typeof Notify];

@@ -1,0 +1,189 @@
+// Params and result shapes of the Switchboard protocol extensions (shared/PROTOCOL.md), typed
+// against the names in lsp_ext.ts.
+
+import { NotificationType } from "vscode-languageserver-protocol";
+import { Cmd, Notify } from "./lsp_ext";
+
+export { Cmd, Notify } from "./lsp_ext";
+export type { CommandName, NotificationName } from "./lsp_ext";
+
+// ---- Shapes ----
+
+export type Mode = "single-confirm" | "always-allow" | "allowlist-only";
+export const modes: readonly Mode[] = ["single-confirm", "always-allow", "allowlist-only"];
+
+export type ServerState = "starting" | "ready" | "failed" | "disabled" | "untrusted" | "stopped";
+
+export interface ServerStatus {
+    name: string;
+    state: ServerState;
+    transport: "stdio" | "http" | "sse";
+    source: string;
+    tools: number;
+    instructions: boolean;
+    error?: string;
+    stderrTail?: string;
+    /** The command line or URL (an extra field the host sends). */
+    command?: string;
+}
+
+export interface ToolInfo {
+    name: string;
+    server: string;
+    tool: string;
+    description: string;
+    inputSchema: object;
+    allowlisted: boolean;
+}
+
+export interface Approval {
+    id: string;
+    tool: string;
+    server: string;
+    arguments: Record<string, unknown>;
+    mode: Mode;
+    turn?: string;
+    requestedAt: string;
+}
+
+export type Decision = "once" | "always" | "server" | "deny";
+
+export interface ToolResult {
+    name: string;
+    isError: boolean;
+    text: string;
+    content: object[];
+    truncated: boolean;
+    bytes: number;
+}
+
+export interface AllowlistGetResult {
+    path: string;
+    entries: string[];
+}
+
+export interface AllowlistSetParams {
+    prefix: string;
+    entries: string[];
+}
+
+export interface AllowlistSetResult {
+    entries: string[];
+}
+
+export interface ApproveParams {
+    id: string;
+    decision: Decision;
+}
+
+export interface TrustParams {
+    server: string;
+    decision: "trust" | "deny";
+}
+
+export interface CallToolParams {
+    name: string;
+    arguments: Record<string, unknown>;
+    mode?: Mode;
+}
+
+export interface ChatParams {
+    conversation?: string;
+    prompt: string;
+    mode?: Mode;
+}
+
+export interface ChatResult {
+    conversation: string;
+    turn: string;
+}
+
+export interface CancelParams {
+    turn: string;
+}
+
+/** Arguments and result of each workspace command, for typed calls. */
+export interface CommandSignatures {
+    [Cmd.servers]: { params: undefined; result: ServerStatus[] };
+    [Cmd.tools]: { params: { server: string } | undefined; result: ToolInfo[] };
+    [Cmd.reconnect]: { params: { server: string } | undefined; result: ServerStatus[] };
+    [Cmd.allowlistGet]: { params: undefined; result: AllowlistGetResult };
+    [Cmd.allowlistSet]: { params: AllowlistSetParams; result: AllowlistSetResult };
+    [Cmd.approvals]: { params: undefined; result: Approval[] };
+    [Cmd.approve]: { params: ApproveParams; result: Record<string, never> };
+    [Cmd.trust]: { params: TrustParams; result: ServerStatus[] };
+    [Cmd.callTool]: { params: CallToolParams; result: ToolResult };
+    [Cmd.chat]: { params: ChatParams; result: ChatResult };
+    [Cmd.cancel]: { params: CancelParams; result: Record<string, never> };
+}
+
+// ---- Notifications from the host, PROTOCOL.md section 6 ----
+
+export interface ServersChangedParams {
+    servers: ServerStatus[];
+}
+
+export type ResolvedBy = "user" | "timeout" | "cancelled" | "disconnect";
+
+export interface ApprovalResolvedParams {
+    id: string;
+    decision: Decision;
+    /** One of ResolvedBy; other strings are passed through. */
+    by: string;
+}
+
+export type EventKind = "text" | "toolCall" | "toolResult" | "done" | "error";
+
+/** A tool call as the host reports it inside a switchboard/event (fields beyond PROTOCOL are optional). */
+export interface EventToolCall {
+    id?: string;
+    name?: string;
+    arguments?: unknown;
+    /** pending | allowed | denied */
+    approval?: string;
+    decidedBy?: string;
+    reason?: string;
+}
+
+export interface EventToolResult {
+    id?: string;
+    name?: string;
+    isError?: boolean;
+    text?: string;
+    truncated?: boolean;
+    bytes?: number;
+}
+
+export interface SwitchboardEvent {
+    turn: string;
+    conversation: string;
+    /** One of EventKind; unknown kinds are ignored. */
+    kind: string;
+    text?: string;
+    toolCall?: EventToolCall;
+    result?: EventToolResult;
+    error?: string | { message?: string };
+    stopReason?: string;
+    usage?: unknown;
+    [extra: string]: unknown;
+}
+
+export const serversChanged = new NotificationType<ServersChangedParams>(Notify.serversChanged);
+export const approvalRequested = new NotificationType<Approval>(Notify.approvalRequested);
+export const approvalResolved = new NotificationType<ApprovalResolvedParams>(Notify.approvalResolved);
+export const event = new NotificationType<SwitchboardEvent>(Notify.event);
+
+// ---- Approval prompt (window/showMessageRequest), PROTOCOL.md section 4 ----
+
+/** The action titles of the host's approval prompt, mapped to the decision each one means. */
+export const approvalActions: ReadonlyArray<{ title: string; decision: Decision }> = [
+    { title: "Allow once", decision: "once" },
+    { title: "Allow tool", decision: "always" },
+    { title: "Allow server", decision: "server" },
+    { title: "Deny", decision: "deny" },
+];
+
+/** The allowlist prefix of one server: mcp__<server>__. */
+export function serverPrefix(server: string): string {
+    return `mcp__${server}__`;
+}

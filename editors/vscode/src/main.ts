@@ -1,0 +1,35 @@
+// Extension entry point: activate and deactivate only.
+
+import type * as vscode from "vscode";
+import { Chat } from "./chat";
+import { Switchboard } from "./client";
+import { registerCommands } from "./commands";
+import { StatusBar } from "./status";
+import { startTestHook } from "./testhook";
+
+let sb: Switchboard | undefined;
+
+/** The extension's API (used by tests): the connection, the chat, and the first start. */
+export interface Api {
+    sb: Switchboard;
+    chat: Chat;
+    status: StatusBar;
+    started: Promise<boolean>;
+}
+
+export function activate(context: vscode.ExtensionContext): Api {
+    sb = new Switchboard();
+    const chat = new Chat(sb);
+    const status = new StatusBar(sb);
+    context.subscriptions.push(status, chat, ...registerCommands(sb, chat));
+    const started = sb.start();
+    const hook = startTestHook(sb, started);
+    if (hook) context.subscriptions.push(hook);
+    return { sb, chat, status, started };
+}
+
+export async function deactivate(): Promise<void> {
+    const s = sb;
+    sb = undefined;
+    await s?.dispose();
+}

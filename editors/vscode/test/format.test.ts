@@ -1,0 +1,135 @@
+// Pure logic: status bar text, server and approval presentation, allowlist choices, settings,
+// binary lookup, and the chat transcript fold. No vscode module needed.
+import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as os from "node:os";
+import * as path from "node:path";
+import { test } from "node:test";
+import { approvalState, applyApprovalRequested, applyApprovalResolved, applyEvent, newTurn } from "../src/chat/transcript";
+import { findBinary, hostSettings } from "../src/config";
+import * as fmt from "../src/format";
+import type { ServerStatus, ToolInfo } from "../src/lsp_types";
+
+const srv = (name: string, state: ServerStatus["state"], extra: Partial<ServerStatus> = {}): ServerStatus => ({
+    name,
+    state,
+    transport: "stdio",
+    source: "editor settings",
+    tools: 3,
+    instructions: false,
+    ...extra,
+});
+
+test("status summary counts ready, failed and pending", () => {
+    const s = fmt.statusSummary("running", [srv("a", "ready"), srv("b", "failed", { error: "exit 1" }), srv("c", "ready")], 2);
+    assert.equal(s.text, "$(server) 2/3 $(error) 1 $(shield) 2");
+    assert.match(s.tooltip, /1 failed: b/);
+    assert.match(s.tooltip, /2 tool calls waiting for approval/);
+    assert.equal(s.severity, "error");
+    assert.equal(s.label, "Switchboard: 2 of 3 servers ready, 1 failed, 2 pending approvals");
+    assert.equal(fmt.statusSummary("running", [srv("a", "ready")], 1).severity, "warning");
+    assert.equal(fmt.statusSummary("running", [srv("a", "ready")], 0).text, "$(server) 1/1");
+    assert.equal(fmt.statusSummary("stopped", [], 0).severity, "error");
+});
+
+test("server detail prefers the error, then the stderr tail", () => {
+    assert.equal(fmt.serverDetail(srv("a", "failed", { error: "boom\nmore", stderrTail: "x\ny\n" })), "Error: boom ⏎ more");
+    assert.equal(fmt.serverDetail(srv("a", "ready", { stderrTail: "first\nlast line\n\n" })), "stderr: last line");
+    assert.equal(fmt.serverDetail(srv("a", "ready")), "from editor settings");
+    const tools: ToolInfo[] = [{ name: "mcp__a__echo", server: "a", tool: "echo", description: "Echo", inputSchema: {}, allowlisted: true }];
+    const report = fmt.serverReport(srv("a", "failed", { error: "bad", stderrTail: "oops" }), tools);
+    assert.match(report, /State: \*\*failed\*\*/);
+    assert.match(report, /`mcp__a__echo` \(auto-approved\): Echo/);
+    assert.match(report, /## stderr/);
+});
+
+test("argument preview is cut", () => {
+    assert.equal(fmt.argumentPreview({ text: "hi" }), '{"text":"hi"}');
+    assert.equal(fmt.argumentPreview({ text: "x".repeat(500) }, 20).length, 20);
+});
+
+test("allow choices reflect the list and map back to entries", () => {
+    const p = "mcp__s__";
+    const tools: ToolInfo[] = ["echo", "big"].map((t) => ({ name: p + t, server: "s", tool: t, description: "", inputSchema: {}, allowlisted: false }));
+    const c = fmt.allowChoices(p, tools, ["mcp__s__echo", "mcp__s__gone", "mcp__other__x"]);
+    assert.deepEqual(
+        c.map((x) => [x.entry, x.picked]),
+        [
+            ["mcp__s__*", false],
+            ["mcp__s__echo", true],
+            ["mcp__s__big", false],
+            ["mcp__s__gone", true],
+        ],
+    );
+    assert.deepEqual(fmt.entriesFromPicks(p, [c[2], c[1]]), ["mcp__s__big", "mcp__s__echo"]);
+    assert.deepEqual(fmt.entriesFromPicks(p, [c[0], c[1]]), ["mcp__s__*"]);
+    assert.deepEqual(fmt.entriesFromPicks(p, []), []);
+    assert.ok(fmt.allowChoices(p, tools, ["mcp__s__*"]).every((x) => x.picked));
+});
+
+test("host settings keep only valid values", () => {
+    const settings: Record<string, unknown> = {
+        servers: { a: { command: "x" } },
+        mode: "always-allow",
+        approvalTimeoutSeconds: 30,
+        provider: {},
+        configFiles: [],
+        path: "/ignored",
+    };
+    assert.deepEqual(
+        hostSettings((k) => settings[k] as never),
+        { servers: { a: { command: "x" } }, mode: "always-allow", approvalTimeoutSeconds: 30 },
+    );
+    assert.deepEqual(
+        hostSettings((k) => ({ mode: "nonsense", approvalTimeoutSeconds: -1 })[k as "mode"] as never),
+        {},
+    );
+});
+
+test("binary lookup: setting, then SWITCHBOARD_PATH, then PATH", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sb-bin-"));
+    const exe = path.join(dir, "switchboard");
+    fs.writeFileSync(exe, "#!/bin/sh\n", { mode: 0o755 });
+    const plain = path.join(dir, "plain");
+    fs.writeFileSync(plain, "", { mode: 0o644 });
+    assert.deepEqual(findBinary({ setting: exe, env: {} }), { path: exe, source: "setting" });
+    assert.match(findBinary({ setting: plain, env: { PATH: dir } }).problem ?? "", /switchboard.path is set to/);
+    assert.deepEqual(findBinary({ setting: "", env: { SWITCHBOARD_PATH: exe, PATH: "" } }), { path: exe, source: "env" });
+    assert.deepEqual(findBinary({ setting: undefined, env: { PATH: `/nonexistent${path.delimiter}${dir}` } }), { path: exe, source: "PATH" });
+    assert.match(findBinary({ setting: undefined, env: { PATH: "/nonexistent" } }).problem ?? "", /not found/);
+    assert.deepEqual(findBinary({ setting: "switchboard", env: {}, base: dir }), { path: exe, source: "setting" });
+    fs.rmSync(dir, { recursive: true });
+});
+
+test("transcript folds the session event order", () => {
+    const t = newTurn("t1", "c1", "hello");
+    const ev = (kind: string, extra: object = {}) => ({ turn: "t1", conversation: "c1", kind, ...extra });
+    assert.equal(applyEvent(t, ev("text", { text: "Hel" })), false);
+    applyEvent(t, ev("text", { text: "lo" }));
+    applyEvent(t, ev("toolCall", { toolCall: { id: "c1", name: "mcp__s__echo", arguments: { text: "x" }, approval: "pending" } }));
+    assert.equal(t.tools[0].approval, "waiting");
+    applyApprovalRequested(t, { id: "a1", tool: "mcp__s__echo", server: "s", arguments: {}, mode: "single-confirm", turn: "t1", requestedAt: "" });
+    assert.equal(t.tools[0].approvalId, "a1");
+    applyApprovalResolved(t, { id: "a1", decision: "always", by: "user" });
+    assert.equal(t.tools[0].approval, "allowed");
+    applyEvent(t, ev("toolCall", { toolCall: { id: "c1", name: "mcp__s__echo", approval: "allowed", decidedBy: "user" } }));
+    applyEvent(t, ev("toolResult", { result: { id: "c1", name: "mcp__s__echo", isError: false, text: "x", truncated: false } }));
+    assert.equal(t.tools.length, 1);
+    assert.deepEqual(t.tools[0].result, { isError: false, text: "x", truncated: false });
+    assert.equal(t.tools[0].decidedBy, "user");
+    applyEvent(t, ev("error", { error: "model failed" }));
+    assert.equal(applyEvent(t, ev("done", { stopReason: "error" })), true);
+    assert.equal(t.text, "Hello");
+    assert.deepEqual(t.parts, [
+        { kind: "text", text: "Hello" },
+        { kind: "tool", id: "c1" },
+    ]);
+    assert.equal(t.state, "error");
+    assert.equal(t.error, "model failed");
+
+    const c = newTurn("t2", "c1", "x");
+    applyEvent(c, { turn: "t2", conversation: "c1", kind: "done", stopReason: "cancelled" });
+    assert.equal(c.state, "cancelled");
+    assert.equal(approvalState("denied"), "denied");
+    assert.equal(approvalState(""), undefined);
+});
