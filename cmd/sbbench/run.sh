@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# Builds switchboard, mcptest and sbbench, installs mcp-hub (pinned) if missing, and prints the
+# side-by-side table. Extra arguments go to sbbench, e.g. `cmd/sbbench/run.sh --quick`.
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+ROOT=$PWD
+BIN=$ROOT/bin
+MCP_HUB_VERSION=4.2.1
+HUB_DIR=$ROOT/.cache/mcp-hub
+HUB_JS=$HUB_DIR/node_modules/mcp-hub/dist/cli.js
+
+go build -o "$BIN/switchboard" ./cmd/switchboard
+go build -o "$BIN/mcptest" ./cmd/mcptest
+go build -o "$BIN/sbbench" ./cmd/sbbench
+
+hub_args=()
+if ! command -v node >/dev/null 2>&1 || ! command -v npm >/dev/null 2>&1; then
+  echo "run.sh: node/npm not found: mcp-hub columns will be empty" >&2
+  hub_args=(--mcp-hub none)
+else
+  have=$(node -p "require('$HUB_DIR/node_modules/mcp-hub/package.json').version" 2>/dev/null || true)
+  if [[ "$have" != "$MCP_HUB_VERSION" ]]; then
+    mkdir -p "$HUB_DIR"
+    npm install --prefix "$HUB_DIR" --no-audit --no-fund --no-save "mcp-hub@$MCP_HUB_VERSION" >&2
+  fi
+  hub_args=(--mcp-hub "$HUB_JS")
+fi
+
+echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), node $(node --version 2>/dev/null || echo none), mcp-hub $MCP_HUB_VERSION" >&2
+exec "$BIN/sbbench" --switchboard "$BIN/switchboard" --mcptest "$BIN/mcptest" "${hub_args[@]}" "$@"
