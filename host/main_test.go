@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/host/hosttest"
@@ -14,6 +16,10 @@ import (
 var mcptestBin string
 
 func TestMain(m *testing.M) {
+	// Fuzz workers run only the fuzz target, which starts no MCP server: skip the build there.
+	if slices.ContainsFunc(os.Args, func(a string) bool { return strings.HasPrefix(a, "-test.fuzzworker") }) {
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "host-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)

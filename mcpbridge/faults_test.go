@@ -146,9 +146,13 @@ func TestHugeFrameDefaultLimit(t *testing.T) {
 		t.Skip("writes 100 MB through a pipe")
 	}
 	r := newTestRegistry(t, Options{})
-	st := applyAndWait(t, r, stdioCfg("huge", "--huge-frame", "100"))
+	st := applyAndWait(t, r, stdioCfg("huge", "--huge-frame", "100"), stdioCfg("endless", "--endless-line"))
 	if s := st["huge"]; s.State != StateFailed || !strings.Contains(s.Error, "over 64 MiB") {
 		t.Errorf("huge = %+v", s)
+	}
+	// An endless line of non-string bytes stops at the structure bound, far below the frame limit.
+	if s := st["endless"]; s.State != StateFailed || !strings.Contains(s.Error, "outside JSON strings") {
+		t.Errorf("endless = %+v", s)
 	}
 }
 

@@ -13,7 +13,16 @@ import (
 // \u escape (6 * MaxResultText < elideAt).
 const elideAt = MaxResultTotal + 1<<20
 
-var errFrameTooLarge = errors.New("frame too large")
+// structureLimit bounds the bytes of one frame that lie outside JSON strings (braces, keys'
+// punctuation, numbers, whitespace). Real messages carry their bulk inside strings, so a frame
+// past it is a broken or hostile server: without this bound an endless line of non-string bytes
+// would be kept whole up to the frame limit.
+const structureLimit = 4 << 20
+
+var (
+	errFrameTooLarge  = errors.New("frame too large")
+	errFrameStructure = errors.New("frame has too many bytes outside JSON strings")
+)
 
 // frame is one line read from a stdio server. A JSON string longer than elideAt raw bytes is
 // kept as its first elideAt bytes (cut between characters) and closed: elided maps the offset
@@ -68,6 +77,7 @@ func (f *frameReader) next() (frame, error) {
 		out    []byte
 		elided map[int]int
 		total  int
+		outer  int // bytes kept outside strings
 		inStr  bool
 		s      strState
 	)
@@ -104,11 +114,17 @@ func (f *frameReader) next() (frame, error) {
 		for i := 0; i < len(chunk); {
 			if !inStr {
 				j := bytes.IndexByte(chunk[i:], '"')
+				n := j + 1
 				if j < 0 {
-					out = append(out, chunk[i:]...)
+					n = len(chunk) - i
+				}
+				if outer += n; outer > structureLimit {
+					return frame{}, errFrameStructure
+				}
+				out = append(out, chunk[i:i+n]...)
+				if j < 0 {
 					break
 				}
-				out = append(out, chunk[i:i+j+1]...)
 				i += j + 1
 				inStr, s = true, strState{start: len(out) - 1}
 				continue

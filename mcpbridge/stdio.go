@@ -208,6 +208,9 @@ func (t *stdioTransport) readLoop() {
 			case errors.Is(err, errFrameTooLarge):
 				t.fail(fmt.Errorf("server wrote a message over %d MiB on stdout: connection dropped", t.limit>>20))
 				_ = killGroup(t.cmd.Process) // ignore error: best effort
+			case errors.Is(err, errFrameStructure):
+				t.fail(fmt.Errorf("server wrote a line with over %d MiB outside JSON strings on stdout (not an MCP message): connection dropped", structureLimit>>20))
+				_ = killGroup(t.cmd.Process) // ignore error: best effort
 			default:
 				// EOF: the child closed stdout, usually because it exited; let wait report how.
 				select {

@@ -1,7 +1,9 @@
 package mcpbridge
 
 import (
+	"bytes"
 	"context"
+	"slices"
 	"time"
 )
 
@@ -47,10 +49,19 @@ func (r *Registry) watchTools(run context.Context, e *entry, gen uint64, c *conn
 			r.log.Warn("mcp tools re-list failed; keeping the previous list", "server", c.cfg.Name, "err", err)
 			continue
 		}
-		e.tools = filterTools(c.cfg, tools)
+		next := filterTools(c.cfg, tools)
+		if slices.EqualFunc(e.tools, next, sameTool) { // a list_changed that changed nothing
+			r.mu.Unlock()
+			continue
+		}
+		e.tools = next
 		r.rebuildLocked()
 		r.mu.Unlock()
 		r.log.Info("mcp tools changed", "server", c.cfg.Name, "tools", len(tools))
 		r.changed()
 	}
+}
+
+func sameTool(a, b wireTool) bool {
+	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema)
 }

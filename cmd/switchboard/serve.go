@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 
 	"github.com/switchboard-dev/switchboard/host"
@@ -48,6 +49,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		out = os.Stdout
 	}
 	os.Stdout = os.Stderr
+
+	// The host lives as long as the editor and idles most of the time with a few MB of live heap:
+	// a tighter GC target keeps its resident memory small (about 15% less RSS with 30 servers,
+	// cmd/sbbench) at a cost only paid while large results are decoded. GOGC still overrides it.
+	if os.Getenv("GOGC") == "" {
+		debug.SetGCPercent(50)
+	}
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
