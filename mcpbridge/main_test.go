@@ -6,6 +6,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -14,6 +16,10 @@ import (
 var mcptestBin string
 
 func TestMain(m *testing.M) {
+	// Fuzz workers run only the fuzz target, which starts no server: skip the build there.
+	if slices.ContainsFunc(os.Args, func(a string) bool { return strings.HasPrefix(a, "-test.fuzzworker") }) {
+		os.Exit(m.Run())
+	}
 	dir, err := os.MkdirTemp("", "mcpbridge-test")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
