@@ -1,0 +1,457 @@
+-- The chat buffer: the transcript of one conversation, fed by switchboard/event notifications
+-- (text deltas, tool calls with their approval state, results), with a prompt area at the bottom.
+--   <CR> (normal mode) sends the prompt area; <C-c> cancels the running turn; q closes the window.
+local approvals = require('switchboard.approvals')
+
+local M = {}
+
+local ns = vim.api.nvim_create_namespace('switchboard_chat')
+local MARKER = '### You  (<CR> send, <C-c> cancel, q close)'
+
+---@class SwitchboardChat
+---@field buf integer
+---@field conversation string|nil
+---@field turn string|nil
+---@field waiting boolean     a prompt was sent and its turn id is not known yet
+---@field early table[]       events that arrived before the turn id
+---@field marker integer      extmark id of the prompt marker line
+---@field tools table<string, {mark:integer, name:string, args:string, approval_text:string|nil, result_text:string|nil, approval:string|nil}>
+---@field in_text boolean     the last transcript line is assistant text being streamed
+M.chats = {}
+M.current = nil -- buffer number of the most recently used chat
+
+local function chat_of(buf)
+  buf = buf or M.current
+  local c = buf and M.chats[buf]
+  if c and vim.api.nvim_buf_is_valid(c.buf) then
+    return c
+  end
+end
+
+local function marker_row(c)
+  local pos = vim.api.nvim_buf_get_extmark_by_id(c.buf, ns, c.marker, {})
+  return pos[1]
+end
+
+local function with_modifiable(buf, fn)
+  local was = vim.bo[buf].modifiable
+  vim.bo[buf].modifiable = true
+  local ok, err = pcall(fn)
+  vim.bo[buf].modifiable = was
+  if not ok then
+    error(err)
+  end
+end
+
+-- Appends transcript lines just above the prompt marker. Returns the row of the first one.
+local function append(c, lines)
+  local row = marker_row(c)
+  with_modifiable(c.buf, function()
+    vim.api.nvim_buf_set_lines(c.buf, row, row, false, lines)
+  end)
+  c.in_text = false
+  return row
+end
+
+-- Replaces the text of one line in place (nvim_buf_set_text keeps the extmarks on that line where
+-- they are; replacing the line with nvim_buf_set_lines would move them).
+local function set_line(c, row, text)
+  local old = vim.api.nvim_buf_get_lines(c.buf, row, row + 1, false)[1] or ''
+  with_modifiable(c.buf, function()
+    vim.api.nvim_buf_set_text(c.buf, row, 0, row, #old, { text })
+  end)
+end
+
+local function follow(c)
+  for _, win in ipairs(vim.api.nvim_list_wins()) do
+    if vim.api.nvim_win_get_buf(win) == c.buf and win ~= vim.api.nvim_get_current_win() then
+      pcall(vim.api.nvim_win_set_cursor, win, { vim.api.nvim_buf_line_count(c.buf), 0 })
+    end
+  end
+end
+
+local function text_delta(c, text)
+  if text == nil or text == '' then
+    return
+  end
+  local pieces = vim.split(text, '\n', { plain = true })
+  local row = marker_row(c)
+  with_modifiable(c.buf, function()
+    if c.in_text and row > 0 then
+      local last = vim.api.nvim_buf_get_lines(c.buf, row - 1, row, false)[1] or ''
+      vim.api.nvim_buf_set_text(c.buf, row - 1, #last, row - 1, #last, { pieces[1] })
+      table.remove(pieces, 1)
+    end
+    if #pieces > 0 then
+      vim.api.nvim_buf_set_lines(c.buf, row, row, false, pieces)
+    end
+  end)
+  c.in_text = true
+end
+
+local function short_json(v, max)
+  if v == nil or v == vim.NIL then
+    return ''
+  end
+  local s = type(v) == 'string' and v or (pcall(vim.fn.json_encode, v) and vim.fn.json_encode(v) or '')
+  s = s:gsub('\n', ' ')
+  max = max or 100
+  if #s > max then
+    s = s:sub(1, max - 3) .. '...'
+  end
+  return s
+end
+
+local function tool_line(t)
+  local status = t.approval_text or 'requested'
+  if t.result_text then
+    status = status .. ', ' .. t.result_text
+  end
+  return ('  [tool] %s %s  -- %s'):format(t.name, t.args, status)
+end
+
+local decision_words = {
+  once = 'allowed once',
+  always = 'allowed (tool added to the allowlist)',
+  server = 'allowed (server added to the allowlist)',
+  deny = 'denied',
+}
+
+local function render_tool(c, t)
+  local pos = vim.api.nvim_buf_get_extmark_by_id(c.buf, ns, t.mark, {})
+  if pos[1] then
+    set_line(c, pos[1], tool_line(t))
+  end
+end
+
+-- The approval that belongs to a tool call of this chat's turn, if one is pending.
+local function attach_pending_approval(c, t)
+  for _, a in ipairs(approvals.list()) do
+    if a.tool == t.name and (a.turn == nil or a.turn == c.turn) and not c.approval_of[a.id] then
+      c.approval_of[a.id] = t.id
+      t.approval = a.id
+      t.approval_text = 'awaiting approval (:Switchboard approve)'
+      return
+    end
+  end
+end
+
+local function tool_call(c, tc)
+  if type(tc) ~= 'table' then
+    return
+  end
+  local id = tc.id or tostring(#vim.tbl_keys(c.tools) + 1)
+  local t = c.tools[id]
+  if not t then
+    local row = append(c, { '' })
+    t = { id = id, name = tc.name or '?', args = short_json(tc.arguments) }
+    t.mark = vim.api.nvim_buf_set_extmark(c.buf, ns, row, 0, {})
+    c.tools[id] = t
+    attach_pending_approval(c, t)
+  end
+  local state = tc.approval or tc.state
+  if state == 'pending' then
+    if not t.approval then
+      t.approval_text = 'pending'
+    end
+  elseif type(state) == 'string' and state ~= '' and not t.resolved then
+    local by = tc.decidedBy
+    if by and by ~= vim.NIL and by ~= '' then
+      state = state .. ' (' .. tostring(by) .. ')'
+    end
+    t.approval_text = state
+    t.denied = tc.approval == 'denied'
+  end
+  render_tool(c, t)
+end
+
+local function tool_result(c, ev)
+  local r = ev.result or ev.toolResult or {}
+  local id = r.id or (type(ev.toolCall) == 'table' and ev.toolCall.id) or ev.id
+  local t = id and c.tools[id]
+  if not t then
+    for _, x in pairs(c.tools) do
+      if x.name == (r.name or (type(ev.toolCall) == 'table' and ev.toolCall.name)) then
+        t = x
+      end
+    end
+  end
+  local is_error = r.isError == true
+  if t then
+    if not t.denied then
+      t.result_text = is_error and 'failed' or 'done'
+    end
+    render_tool(c, t)
+  end
+  local text = tostring(r.text or ev.text or ''):gsub('%s+$', '')
+  local lines = vim.split(text, '\n', { plain = true })
+  local out = {}
+  for i, l in ipairs(lines) do
+    if i > 8 then
+      table.insert(out, ('    ... (%d more lines)'):format(#lines - 8))
+      break
+    end
+    table.insert(out, (i == 1 and (is_error and '    ! ' or '    = ') or '      ') .. l)
+  end
+  if r.truncated then
+    table.insert(out, '    (output truncated by the host)')
+  end
+  -- Under its tool line when there is one (calls run in parallel), else at the end.
+  local pos = t and vim.api.nvim_buf_get_extmark_by_id(c.buf, ns, t.mark, {})
+  if pos and pos[1] then
+    local row = pos[1] + 1 + (t.result_lines or 0)
+    with_modifiable(c.buf, function()
+      vim.api.nvim_buf_set_lines(c.buf, row, row, false, out)
+    end)
+    t.result_lines = (t.result_lines or 0) + #out
+    c.in_text = false
+  else
+    append(c, out)
+  end
+end
+
+local function handle(c, ev)
+  local kind = ev.kind
+  if kind == 'text' then
+    text_delta(c, ev.text or ev.delta)
+  elseif kind == 'toolCall' then
+    tool_call(c, ev.toolCall or ev)
+  elseif kind == 'toolResult' then
+    tool_result(c, ev)
+  elseif kind == 'error' then
+    local e = ev.error
+    if type(e) == 'table' then
+      e = e.message or vim.inspect(e)
+    end
+    append(c, { '  error: ' .. tostring(e or ev.text or 'unknown error'):gsub('\n', ' ') })
+  elseif kind == 'done' then
+    local reason = ev.stopReason
+    local note = nil
+    if reason == 'cancelled' then
+      note = '  (cancelled)'
+    elseif reason and reason ~= '' and reason ~= 'end_turn' and reason ~= 'tool_use' and reason ~= 'error' then
+      note = '  (stopped: ' .. reason .. ')'
+    end
+    if note then
+      append(c, { note })
+    end
+    append(c, { '' })
+    if c.turn == ev.turn then
+      c.turn = nil
+    end
+    c.cancelling = false
+    c.last_done = ev.turn
+  end
+  follow(c)
+end
+
+--- switchboard/event handler.
+function M.on_event(ev, _)
+  if type(ev) ~= 'table' then
+    return
+  end
+  for _, c in pairs(M.chats) do
+    if vim.api.nvim_buf_is_valid(c.buf) then
+      if (ev.turn and ev.turn == c.turn) or (ev.conversation and ev.conversation == c.conversation and c.turn == ev.turn) then
+        return handle(c, ev)
+      end
+    end
+  end
+  -- The event may belong to a prompt whose reply (with the turn id) is still on its way.
+  for _, c in pairs(M.chats) do
+    if c.waiting then
+      table.insert(c.early, ev)
+      return
+    end
+  end
+end
+
+approvals.on_change(function(e)
+  for _, c in pairs(M.chats) do
+    if vim.api.nvim_buf_is_valid(c.buf) then
+      if e.type == 'requested' then
+        local a = e.approval
+        if c.turn and (a.turn == nil or a.turn == c.turn) then
+          for _, t in pairs(c.tools) do
+            if t.name == a.tool and not t.approval then
+              c.approval_of[a.id] = t.id
+              t.approval = a.id
+              t.approval_text = 'awaiting approval (:Switchboard approve)'
+              render_tool(c, t)
+              break
+            end
+          end
+        end
+      elseif e.type == 'resolved' then
+        local tid = c.approval_of[e.id]
+        local t = tid and c.tools[tid]
+        if t then
+          t.resolved = true
+          t.denied = e.decision == 'deny'
+          t.approval_text = (decision_words[e.decision] or tostring(e.decision)) .. ' by ' .. tostring(e.by)
+          render_tool(c, t)
+        end
+      end
+    end
+  end
+end)
+
+local function prompt_text(c)
+  local row = marker_row(c)
+  local lines = vim.api.nvim_buf_get_lines(c.buf, row + 1, -1, false)
+  return vim.trim(table.concat(lines, '\n'))
+end
+
+local function set_prompt(c, text)
+  local row = marker_row(c)
+  vim.api.nvim_buf_set_lines(c.buf, row + 1, -1, false, vim.split(text or '', '\n', { plain = true }))
+end
+
+local function create()
+  local buf = vim.api.nvim_create_buf(false, true)
+  vim.bo[buf].buftype = 'nofile'
+  vim.bo[buf].bufhidden = 'hide'
+  vim.bo[buf].swapfile = false
+  pcall(vim.api.nvim_buf_set_name, buf, 'switchboard://chat/' .. buf)
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, { '# Switchboard chat', '', MARKER, '' })
+  local c = {
+    buf = buf,
+    tools = {},
+    approval_of = {},
+    early = {},
+    waiting = false,
+    in_text = false,
+  }
+  c.marker = vim.api.nvim_buf_set_extmark(buf, ns, 2, 0, {})
+  vim.bo[buf].filetype = 'switchboard-chat'
+  M.chats[buf] = c
+  local keys = require('switchboard.config').options.chat.keys or {}
+  local o = { buffer = buf, silent = true }
+  if keys.send then
+    vim.keymap.set('n', keys.send, function()
+      M.send(nil, buf)
+    end, vim.tbl_extend('force', o, { desc = 'Switchboard: send the prompt' }))
+  end
+  if keys.cancel then
+    vim.keymap.set({ 'n', 'i' }, keys.cancel, function()
+      M.cancel(buf)
+    end, vim.tbl_extend('force', o, { desc = 'Switchboard: cancel the running turn' }))
+  end
+  if keys.close then
+    vim.keymap.set('n', keys.close, '<cmd>close<cr>', vim.tbl_extend('force', o, { nowait = true }))
+  end
+  vim.api.nvim_create_autocmd('BufWipeout', {
+    buffer = buf,
+    callback = function()
+      M.chats[buf] = nil
+    end,
+  })
+  return c
+end
+
+--- Opens (or shows) the chat window. Returns the chat buffer.
+function M.open(new)
+  local c = (not new) and chat_of() or nil
+  if not c then
+    c = create()
+  end
+  M.current = c.buf
+  local win = vim.fn.bufwinid(c.buf)
+  if win ~= -1 then
+    vim.api.nvim_set_current_win(win)
+  else
+    local layout = require('switchboard.config').options.chat.layout
+    if layout == 'tab' then
+      vim.cmd('tabnew')
+    elseif layout == 'split' then
+      vim.cmd('botright split')
+    elseif layout ~= 'current' then
+      vim.cmd('botright vsplit')
+    end
+    vim.api.nvim_win_set_buf(0, c.buf)
+    vim.wo.wrap = true
+  end
+  pcall(vim.api.nvim_win_set_cursor, 0, { vim.api.nvim_buf_line_count(c.buf), 0 })
+  return c.buf
+end
+
+--- A new conversation in a new chat buffer.
+function M.new()
+  return M.open(true)
+end
+
+--- Sends `text` (or the prompt area) as the next prompt of the chat's conversation.
+function M.send(text, buf)
+  local c = chat_of(buf)
+  if not c then
+    c = chat_of(M.open())
+  end
+  text = text or prompt_text(c)
+  if text == '' then
+    return
+  end
+  if c.turn or c.waiting then
+    vim.notify('switchboard: a turn is still running (<C-c> cancels it)', vim.log.levels.WARN)
+    return
+  end
+  set_prompt(c, '')
+  local lines = { '## You' }
+  vim.list_extend(lines, vim.split(text, '\n', { plain = true }))
+  table.insert(lines, '')
+  table.insert(lines, '## Switchboard')
+  append(c, lines)
+  c.waiting = true
+  c.early = {}
+  require('switchboard.commands').chat(text, c.conversation, nil, function(err, res)
+    c.waiting = false
+    if err then
+      append(c, { '  error: ' .. require('switchboard.commands').errmsg(err), '' })
+      return
+    end
+    c.conversation = res.conversation
+    c.turn = res.turn
+    local early = c.early
+    c.early = {}
+    for _, ev in ipairs(early) do
+      if ev.turn == c.turn then
+        handle(c, ev)
+      end
+    end
+  end)
+end
+
+--- Cancels the running turn of a chat (the current one by default).
+function M.cancel(buf)
+  local c = chat_of(buf)
+  if not c or not c.turn then
+    vim.notify('switchboard: no turn is running', vim.log.levels.INFO)
+    return
+  end
+  if c.cancelling then
+    return
+  end
+  c.cancelling = true
+  append(c, { '  (cancelling...)' })
+  require('switchboard.commands').cancel(c.turn, function(err)
+    if err then
+      c.cancelling = false
+      vim.notify('switchboard: ' .. require('switchboard.commands').errmsg(err), vim.log.levels.WARN)
+    end
+  end)
+end
+
+--- The chat state of a buffer (for tests and statuslines).
+function M.get(buf)
+  return chat_of(buf)
+end
+
+--- The transcript (every line above the prompt marker).
+function M.transcript(buf)
+  local c = chat_of(buf)
+  if not c then
+    return {}
+  end
+  return vim.api.nvim_buf_get_lines(c.buf, 0, marker_row(c), false)
+end
+
+return M

@@ -1,0 +1,480 @@
+-- workspace/executeCommand wrappers for every host command, and the :Switchboard subcommands.
+local compat = require('switchboard.compat')
+local protocol = require('switchboard.protocol')
+local approvals = require('switchboard.approvals')
+
+local M = {}
+local cmd = protocol.cmd
+
+local function sb()
+  return require('switchboard')
+end
+
+local function notify(msg, level)
+  vim.notify('switchboard: ' .. msg, level or vim.log.levels.INFO)
+end
+
+local function errmsg(err)
+  if type(err) == 'table' then
+    return err.message or vim.inspect(err)
+  end
+  return tostring(err)
+end
+M.errmsg = errmsg
+
+--- Runs a host command. `arg` (a table or nil) becomes arguments[0]. cb(err, result).
+function M.exec(command, arg, cb, client)
+  cb = cb or function() end
+  client = client or sb().client()
+  if not client then
+    cb({ message = 'switchboard is not running (see :checkhealth switchboard)' })
+    return
+  end
+  local params = { command = command }
+  if arg ~= nil then
+    params.arguments = { arg }
+  end
+  local ok = compat.request(client, 'workspace/executeCommand', params, function(err, result)
+    cb(err, result)
+  end)
+  if ok == false then
+    cb({ message = 'switchboard: request failed (client stopped?)' })
+  end
+end
+
+--- Synchronous variant (for completion and health): result, err.
+function M.exec_sync(command, arg, timeout_ms, client)
+  client = client or sb().client()
+  if not client then
+    return nil, { message = 'switchboard is not running' }
+  end
+  local params = { command = command }
+  if arg ~= nil then
+    params.arguments = { arg }
+  end
+  local resp, err = compat.request_sync(client, 'workspace/executeCommand', params, timeout_ms or 2000)
+  if not resp then
+    return nil, { message = err or 'timeout' }
+  end
+  return resp.result, resp.err or resp.error
+end
+
+local function object(t)
+  if t == nil or (type(t) == 'table' and next(t) == nil) then
+    return vim.empty_dict()
+  end
+  return t
+end
+
+-- One function per host command (PROTOCOL.md section 3).
+function M.servers(cb)
+  M.exec(cmd.servers, nil, function(err, result)
+    if not err and type(result) == 'table' then
+      local c = sb().client()
+      if c then
+        sb()._set_servers(c.id, result)
+      end
+    end
+    cb(err, result)
+  end)
+end
+
+function M.tools(server, cb)
+  M.exec(cmd.tools, server and { server = server } or nil, cb)
+end
+
+function M.reconnect(server, cb)
+  M.exec(cmd.reconnect, server and { server = server } or nil, function(err, result)
+    if not err and type(result) == 'table' and not server then
+      local c = sb().client()
+      if c then
+        sb()._set_servers(c.id, result)
+      end
+    end
+    cb(err, result)
+  end)
+end
+
+function M.allowlist_get(cb)
+  M.exec(cmd.allowlist_get, nil, cb)
+end
+
+function M.allowlist_set(prefix, entries, cb)
+  M.exec(cmd.allowlist_set, { prefix = prefix, entries = entries or {} }, cb)
+end
+
+function M.approvals(cb)
+  M.exec(cmd.approvals, nil, cb)
+end
+
+function M.approve(id, decision, cb)
+  M.exec(cmd.approve, { id = id, decision = decision }, cb)
+end
+
+function M.trust(server, decision, cb)
+  M.exec(cmd.trust, { server = server, decision = decision }, cb)
+end
+
+function M.call_tool(name, arguments, mode, cb)
+  M.exec(cmd.call_tool, { name = name, arguments = object(arguments), mode = mode }, cb)
+end
+
+function M.chat(prompt, conversation, mode, cb)
+  M.exec(cmd.chat, { prompt = prompt, conversation = conversation, mode = mode }, cb)
+end
+
+function M.cancel(turn, cb)
+  M.exec(cmd.cancel, { turn = turn }, cb)
+end
+
+-- Formatting ---------------------------------------------------------------------------------
+
+function M.format_server(s)
+  local parts = { s.name, s.state }
+  if s.state == 'ready' then
+    table.insert(parts, ('%d tool%s'):format(s.tools or 0, s.tools == 1 and '' or 's'))
+  end
+  if s.transport and s.transport ~= 'stdio' then
+    table.insert(parts, s.transport)
+  end
+  if s.source and s.source ~= '' then
+    table.insert(parts, '(' .. s.source .. ')')
+  end
+  local line = table.concat(parts, '  ')
+  if s.error and s.error ~= '' and s.error ~= vim.NIL then
+    line = line .. '  error: ' .. tostring(s.error):gsub('\n', ' ')
+  end
+  return line
+end
+
+local function summary(list)
+  local lines = {}
+  for _, s in ipairs(list or {}) do
+    table.insert(lines, M.format_server(s))
+  end
+  if #lines == 0 then
+    return 'no MCP servers configured'
+  end
+  return table.concat(lines, '\n')
+end
+M.summary = summary
+
+local function scratch(name, lines, ft)
+  local buf
+  for _, b in ipairs(vim.api.nvim_list_bufs()) do
+    if vim.api.nvim_buf_get_name(b):match(vim.pesc(name) .. '$') then
+      buf = b
+    end
+  end
+  if not buf then
+    buf = vim.api.nvim_create_buf(false, true)
+    vim.api.nvim_buf_set_name(buf, name)
+    vim.bo[buf].bufhidden = 'hide'
+  end
+  vim.bo[buf].modifiable = true
+  vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
+  vim.bo[buf].modifiable = false
+  vim.bo[buf].filetype = ft
+  local win = vim.fn.bufwinid(buf)
+  if win == -1 then
+    vim.cmd('botright split')
+    vim.api.nvim_win_set_buf(0, buf)
+  else
+    vim.api.nvim_set_current_win(win)
+  end
+  vim.keymap.set('n', 'q', '<cmd>close<cr>', { buffer = buf, nowait = true })
+  return buf
+end
+
+-- :Switchboard subcommands ----------------------------------------------------------------------
+
+local sub = {}
+
+-- :Switchboard servers: the list in a picker; picking one reconnects it.
+function sub.servers()
+  M.servers(function(err, list)
+    if err then
+      return notify(errmsg(err), vim.log.levels.ERROR)
+    end
+    if #list == 0 then
+      return notify('no MCP servers configured')
+    end
+    vim.ui.select(list, {
+      prompt = 'Switchboard servers (pick one to reconnect)',
+      kind = 'switchboard_servers',
+      format_item = M.format_server,
+    }, function(s)
+      if s then
+        sub.reconnect(s.name)
+      end
+    end)
+  end)
+end
+
+function sub.reconnect(server)
+  if server == '' then
+    server = nil
+  end
+  if not sb().client() then
+    sb().start(vim.api.nvim_get_current_buf())
+    return notify('host started')
+  end
+  notify('reconnecting ' .. (server or 'all servers') .. '...')
+  M.reconnect(server, function(err, result)
+    if err then
+      return notify(errmsg(err), vim.log.levels.ERROR)
+    end
+    if result and result.name then
+      result = { result }
+    end
+    local failed = false
+    for _, s in ipairs(result or {}) do
+      failed = failed or s.state == 'failed'
+    end
+    notify(summary(result), failed and vim.log.levels.WARN or vim.log.levels.INFO)
+  end)
+end
+
+--- Asks for a decision on one approval, then sends it.
+function M.decide(a, cb)
+  cb = cb or function() end
+  vim.ui.select(approvals.choices, {
+    prompt = 'Allow ' .. approvals.describe(a) .. '?',
+    kind = 'switchboard_approval',
+    format_item = function(c)
+      return c.title
+    end,
+  }, function(choice)
+    if not choice then
+      return cb(nil, nil)
+    end
+    M.approve(a.id, choice.decision, function(err)
+      if err then
+        notify(errmsg(err), vim.log.levels.WARN)
+      end
+      cb(err, choice.decision)
+    end)
+  end)
+end
+
+-- :Switchboard approve: pending approvals through vim.ui.select.
+function sub.approve()
+  M.approvals(function(err, list)
+    local c = sb().client()
+    if not err and type(list) == 'table' then
+      approvals.sync(list, c and c.id)
+    end
+    local pending = approvals.list()
+    if #pending == 0 then
+      return notify('no approvals pending')
+    end
+    if #pending == 1 then
+      return M.decide(pending[1])
+    end
+    vim.ui.select(pending, {
+      prompt = 'Pending approvals',
+      kind = 'switchboard_pending',
+      format_item = approvals.describe,
+    }, function(a)
+      if a then
+        M.decide(a)
+      end
+    end)
+  end)
+end
+
+local function pick_server(prompt, cb)
+  M.servers(function(err, list)
+    if err then
+      return notify(errmsg(err), vim.log.levels.ERROR)
+    end
+    vim.ui.select(list, { prompt = prompt, kind = 'switchboard_servers', format_item = M.format_server }, function(s)
+      if s then
+        cb(s.name)
+      end
+    end)
+  end)
+end
+
+-- :Switchboard allow [server]: pick a tool to allow (or disallow), or the whole server.
+function sub.allow(server)
+  if not server or server == '' then
+    return pick_server('Allow tools of which server?', sub.allow)
+  end
+  local prefix = 'mcp__' .. server .. '__'
+  M.tools(server, function(err, tools)
+    if err then
+      return notify(errmsg(err), vim.log.levels.ERROR)
+    end
+    M.allowlist_get(function(err2, al)
+      if err2 then
+        return notify(errmsg(err2), vim.log.levels.ERROR)
+      end
+      local current, whole = {}, false
+      for _, e in ipairs(al.entries or {}) do
+        if e == prefix .. '*' then
+          whole = true
+        elseif e:sub(1, #prefix) == prefix then
+          current[e] = true
+        end
+      end
+      local items = {
+        { label = (whole and '[x] ' or '[ ] ') .. 'every tool of ' .. server .. ' (' .. prefix .. '*)', all = true },
+      }
+      for _, t in ipairs(tools or {}) do
+        local on = whole or current[t.name] or false
+        table.insert(items, { label = (on and '[x] ' or '[ ] ') .. t.name, tool = t.name, on = on })
+      end
+      table.insert(items, { label = 'revoke every grant under ' .. prefix, revoke = true })
+      vim.ui.select(items, {
+        prompt = 'Allowlist for ' .. server .. ' (pick to toggle)',
+        kind = 'switchboard_allow',
+        format_item = function(i)
+          return i.label
+        end,
+      }, function(item)
+        if not item then
+          return
+        end
+        local entries
+        if item.revoke then
+          entries = {}
+        elseif item.all then
+          entries = whole and {} or { prefix .. '*' }
+        else
+          entries = {}
+          for _, i in ipairs(items) do
+            local on = i.on
+            if i.tool == item.tool then
+              on = not on
+            end
+            if i.tool and on then
+              table.insert(entries, i.tool)
+            end
+          end
+        end
+        M.allowlist_set(prefix, entries, function(err3, res)
+          if err3 then
+            return notify(errmsg(err3), vim.log.levels.ERROR)
+          end
+          local n = 0
+          for _, e in ipairs(res and res.entries or {}) do
+            if e:sub(1, #prefix) == prefix then
+              n = n + 1
+            end
+          end
+          notify(('allowlist for %s: %s'):format(server, n == 0 and 'nothing allowed' or table.concat(entries, ', ')))
+        end)
+      end)
+    end)
+  end)
+end
+
+function sub.chat(...)
+  local prompt = table.concat({ ... }, ' ')
+  local chat = require('switchboard.chat')
+  chat.open()
+  if prompt ~= '' then
+    chat.send(prompt)
+  end
+end
+
+function sub.cancel()
+  require('switchboard.chat').cancel()
+end
+
+function sub.tools(server)
+  if server == '' then
+    server = nil
+  end
+  M.tools(server, function(err, tools)
+    if err then
+      return notify(errmsg(err), vim.log.levels.ERROR)
+    end
+    local lines = {}
+    for _, t in ipairs(tools or {}) do
+      local desc = tostring(t.description or ''):gsub('\n.*', '')
+      table.insert(lines, ('%s%s  %s'):format(t.name, t.allowlisted and '  [allowed]' or '', desc))
+    end
+    if #lines == 0 then
+      lines = { 'no tools' }
+    end
+    scratch('switchboard://tools', lines, 'switchboard-tools')
+  end)
+end
+
+function sub.call(name, ...)
+  if not name or name == '' then
+    return notify('usage: :Switchboard call NAME [JSON-ARGUMENTS]', vim.log.levels.ERROR)
+  end
+  local json = table.concat({ ... }, ' ')
+  local args = nil
+  if json ~= '' then
+    local ok, v = pcall(compat.json_decode, json)
+    if not ok then
+      return notify('arguments are not JSON: ' .. tostring(v), vim.log.levels.ERROR)
+    end
+    args = v
+  end
+  M.call_tool(name, args, nil, function(err, res)
+    if err then
+      return notify(errmsg(err), vim.log.levels.ERROR)
+    end
+    notify(name .. (res.isError and ' failed: ' or ': ') .. tostring(res.text or ''),
+      res.isError and vim.log.levels.WARN or vim.log.levels.INFO)
+  end)
+end
+
+function sub.log()
+  vim.cmd('split ' .. vim.fn.fnameescape(compat.log_path()))
+  vim.cmd('normal! G')
+end
+
+M.subcommands = sub
+M.names = { 'servers', 'reconnect', 'approve', 'allow', 'chat', 'cancel', 'tools', 'call', 'log' }
+
+--- :Switchboard [sub [args]] (no sub = servers).
+function M.run(args)
+  local name = table.remove(args, 1) or 'servers'
+  local f = sub[name]
+  if not f then
+    return notify(('unknown subcommand %q; try one of: %s'):format(name, table.concat(M.names, ', ')),
+      vim.log.levels.ERROR)
+  end
+  f(unpack(args))
+end
+
+function M.server_names()
+  local list = sb().servers()
+  if (not list or #list == 0) and sb().client() then
+    list = M.exec_sync(cmd.servers, nil, 500) or {}
+  end
+  local names = {}
+  for _, s in ipairs(list or {}) do
+    table.insert(names, s.name)
+  end
+  table.sort(names)
+  return names
+end
+
+function M.complete(arglead, cmdline, _)
+  local words = vim.split((cmdline:gsub('^%s*%S+%s*', '')), '%s+')
+  local candidates
+  if #words <= 1 then
+    candidates = M.names
+  elseif #words == 2 and vim.tbl_contains({ 'reconnect', 'allow', 'tools' }, words[1]) then
+    candidates = M.server_names()
+  elseif #words == 2 and words[1] == 'call' then
+    candidates = {}
+    for _, t in ipairs(M.exec_sync(cmd.tools, nil, 500) or {}) do
+      table.insert(candidates, t.name)
+    end
+  else
+    return {}
+  end
+  return vim.tbl_filter(function(c)
+    return c:sub(1, #arglead) == arglead
+  end, candidates)
+end
+
+return M

@@ -1,0 +1,215 @@
+-- Switchboard for Neovim: starts `switchboard serve` as a language server and exposes what it
+-- offers (commands, approvals, chat, status). require('switchboard').setup(opts) from 0.7 on;
+-- on 0.11+ vim.lsp.enable('switchboard') with lsp/switchboard.lua works too.
+local compat = require('switchboard.compat')
+local config = require('switchboard.config')
+local protocol = require('switchboard.protocol')
+
+local M = {}
+
+M.name = 'switchboard'
+
+-- What the host last told us, per client id: servers = ServerStatus[].
+M.state = { servers = {}, version = {} }
+
+local augroup
+
+local function fire(pattern)
+  pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = pattern, modeline = false })
+  pcall(vim.cmd, 'redrawstatus')
+end
+M._fire = fire
+
+--- Handlers for every switchboard notification and for window/showMessageRequest.
+function M.handlers()
+  return {
+    ['window/showMessageRequest'] = function(err, params, ctx, cfg)
+      return require('switchboard.confirm').show_message_request(err, params, ctx, cfg)
+    end,
+    [protocol.notify.servers_changed] = function(_, params, ctx)
+      M._set_servers(ctx and ctx.client_id, params and params.servers)
+    end,
+    [protocol.notify.approval_requested] = function(_, params, ctx)
+      require('switchboard.approvals').requested(params, ctx and ctx.client_id)
+      fire('SwitchboardApproval')
+    end,
+    [protocol.notify.approval_resolved] = function(_, params, _)
+      require('switchboard.approvals').resolved(params)
+      fire('SwitchboardApproval')
+    end,
+    [protocol.notify.event] = function(_, params, ctx)
+      require('switchboard.chat').on_event(params, ctx and ctx.client_id)
+    end,
+  }
+end
+
+function M._set_servers(client_id, servers)
+  if client_id then
+    M.state.servers[client_id] = servers or {}
+  end
+  fire('SwitchboardServers')
+end
+
+--- The host's servers as last reported (any running client).
+function M.servers()
+  local c = M.client()
+  return c and M.state.servers[c.id] or {}
+end
+
+function M._on_init(client, result)
+  local info = result and result.serverInfo
+  M.state.version[client.id] = info and info.version
+  -- Fill the caches; later changes arrive as notifications.
+  vim.schedule(function()
+    local commands = require('switchboard.commands')
+    commands.exec(protocol.cmd.servers, nil, function(err, servers)
+      if not err and type(servers) == 'table' then
+        M._set_servers(client.id, servers)
+      end
+    end, client)
+    commands.exec(protocol.cmd.approvals, nil, function(err, list)
+      if not err and type(list) == 'table' then
+        require('switchboard.approvals').sync(list, client.id)
+      end
+    end, client)
+  end)
+end
+
+function M._on_exit(_, _, client_id)
+  vim.schedule(function()
+    M.state.servers[client_id] = nil
+    require('switchboard.approvals').clear(client_id)
+    fire('SwitchboardServers')
+  end)
+end
+
+local function root_dir(bufnr)
+  local r = config.options.root_dir
+  if type(r) == 'function' then
+    return r(bufnr)
+  end
+  return r or vim.fn.getcwd()
+end
+
+--- The vim.lsp client config for `opts` (the current options by default).
+function M.client_config(opts)
+  local o = opts or config.options
+  local capabilities = vim.lsp.protocol.make_client_capabilities()
+  capabilities.window = capabilities.window or {}
+  capabilities.window.workDoneProgress = true
+  local init = config.init_options(o)
+  return {
+    name = M.name,
+    cmd = o.cmd,
+    cmd_env = o.cmd_env,
+    root_dir = root_dir(),
+    init_options = init,
+    settings = { switchboard = init },
+    capabilities = capabilities,
+    handlers = M.handlers(),
+    on_init = M._on_init,
+    on_exit = M._on_exit,
+  }
+end
+
+local function is_file_buffer(bufnr)
+  if not vim.api.nvim_buf_is_valid(bufnr) or vim.bo[bufnr].buftype ~= '' then
+    return false
+  end
+  if vim.api.nvim_buf_get_name(bufnr) == '' then
+    return false
+  end
+  local fts = config.options.filetypes
+  return fts == nil or vim.tbl_contains(fts, vim.bo[bufnr].filetype)
+end
+
+--- The running switchboard client, if any.
+function M.client()
+  for _, c in ipairs(compat.get_clients(M.name)) do
+    if not compat.is_stopped(c) then
+      return c
+    end
+  end
+end
+
+--- Starts the host unless it runs, and attaches `bufnr` (when it is a file buffer).
+--- Returns the client id.
+function M.start(bufnr)
+  if bufnr and not is_file_buffer(bufnr) then
+    bufnr = nil
+  end
+  local c = M.client()
+  if c then
+    if bufnr then
+      compat.attach(bufnr, c.id)
+    end
+    return c.id
+  end
+  local id = compat.start(M.client_config(), bufnr)
+  if id then
+    for _, b in ipairs(vim.api.nvim_list_bufs()) do
+      if b ~= bufnr and vim.api.nvim_buf_is_loaded(b) and is_file_buffer(b) then
+        compat.attach(b, id)
+      end
+    end
+  end
+  return id
+end
+
+--- Stops every switchboard client.
+function M.stop(force)
+  for _, c in ipairs(compat.get_clients(M.name)) do
+    compat.stop(c, force)
+  end
+end
+
+--- Stops the host and starts a new one (new options, new binary).
+function M.restart()
+  local old = M.client()
+  M.stop()
+  if old then
+    vim.wait(3000, function()
+      return compat.is_stopped(old)
+    end, 20)
+  end
+  return M.start(vim.api.nvim_get_current_buf())
+end
+
+--- Changes options at run time; the host gets workspace/didChangeConfiguration (servers added,
+--- removed or restarted; mode, provider...). A changed `cmd` needs M.restart().
+function M.update(opts)
+  local o = config.update(opts)
+  local settings = { switchboard = config.init_options(o) }
+  for _, c in ipairs(compat.get_clients(M.name)) do
+    c.config.settings = settings
+    compat.notify(c, 'workspace/didChangeConfiguration', { settings = settings })
+  end
+end
+
+--- setup(opts): see :help switchboard-setup.
+function M.setup(opts)
+  config.set(opts)
+  -- Called again while the host runs (a reloaded config): the host gets the new settings.
+  if M.client() then
+    M.update({})
+  end
+  augroup = vim.api.nvim_create_augroup('switchboard', { clear = true })
+  if config.options.autostart then
+    vim.api.nvim_create_autocmd({ 'BufReadPost', 'BufNewFile', 'FileType' }, {
+      group = augroup,
+      callback = function(ev)
+        if is_file_buffer(ev.buf) then
+          M.start(ev.buf)
+        end
+      end,
+    })
+    M.start(vim.api.nvim_get_current_buf())
+  end
+  return M
+end
+
+function M.statusline()
+  return require('switchboard.status').statusline()
+end
+
+return M

@@ -1,0 +1,32 @@
+-- Switchboard wire names, mirrored from host/methods.go (../shared/PROTOCOL.md sections 3 and 6).
+--
+-- This is the only Lua file that spells a Switchboard command or notification name, and every
+-- string literal in it is one: host/methods_test.go reads this file and compares the set with the
+-- names of the host. Standard LSP method names belong to Neovim and are not repeated here.
+-- (Keep quote characters out of the comments: the file is parsed for literals.)
+local M = {}
+
+-- Workspace commands (workspace/executeCommand).
+M.cmd = {
+  servers = 'switchboard.servers',
+  tools = 'switchboard.tools',
+  reconnect = 'switchboard.reconnect',
+  allowlist_get = 'switchboard.allowlist.get',
+  allowlist_set = 'switchboard.allowlist.set',
+  approvals = 'switchboard.approvals',
+  approve = 'switchboard.approve',
+  trust = 'switchboard.trust',
+  call_tool = 'switchboard.callTool',
+  chat = 'switchboard.chat',
+  cancel = 'switchboard.cancel',
+}
+
+-- Notifications from the host.
+M.notify = {
+  servers_changed = 'switchboard/serversChanged',
+  approval_requested = 'switchboard/approvalRequested',
+  approval_resolved = 'switchboard/approvalResolved',
+  event = 'switchboard/event',
+}
+
+return M

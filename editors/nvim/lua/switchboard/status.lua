@@ -1,0 +1,44 @@
+-- Statusline component: servers ready / failed and pending approvals.
+--   vim.o.statusline = '%f %= %{v:lua.require("switchboard.status").statusline()}'
+-- It updates on the User autocmds SwitchboardServers and SwitchboardApproval.
+local M = {}
+
+--- Counts: { running, ready, failed, starting, total, pending }.
+function M.data()
+  local sb = require('switchboard')
+  local client = sb.client()
+  local d = { running = client ~= nil, ready = 0, failed = 0, starting = 0, total = 0, pending = 0 }
+  if not client then
+    return d
+  end
+  for _, s in ipairs(sb.servers()) do
+    d.total = d.total + 1
+    if s.state == 'ready' then
+      d.ready = d.ready + 1
+    elseif s.state == 'failed' then
+      d.failed = d.failed + 1
+    elseif s.state == 'starting' then
+      d.starting = d.starting + 1
+    end
+  end
+  d.pending = require('switchboard.approvals').count()
+  return d
+end
+
+--- "SB 2/3" plus " 1 failed" and " 1 approval" when there are any; "" when the host is not running.
+function M.statusline()
+  local ok, d = pcall(M.data)
+  if not ok or not d.running then
+    return ''
+  end
+  local parts = { ('SB %d/%d'):format(d.ready, d.total) }
+  if d.failed > 0 then
+    table.insert(parts, ('%d failed'):format(d.failed))
+  end
+  if d.pending > 0 then
+    table.insert(parts, ('%d approval%s'):format(d.pending, d.pending == 1 and '' or 's'))
+  end
+  return table.concat(parts, ' ')
+end
+
+return M

@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# tui.sh [NVIM]: one real-terminal test. Neovim's TUI runs under tmux with its built-in
+# vim.ui.select; the host's approval prompt must appear on screen, and is answered by typing
+# "2 Enter" (Allow tool). Asserted through the allowlist file and the host's SWITCHBOARD_EVENTS file.
+# Needs SWITCHBOARD_BIN and SWITCHBOARD_MCPTEST, and tmux.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+plugin=$(dirname "$here")
+nvim=${1:-${NVIM:-nvim}}
+nvim=$(command -v "$nvim")
+: "${SWITCHBOARD_BIN:?}" "${SWITCHBOARD_MCPTEST:?}"
+SWITCHBOARD_BIN=$(cd "$(dirname "$SWITCHBOARD_BIN")" && pwd)/$(basename "$SWITCHBOARD_BIN")
+SWITCHBOARD_MCPTEST=$(cd "$(dirname "$SWITCHBOARD_MCPTEST")" && pwd)/$(basename "$SWITCHBOARD_MCPTEST")
+
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sb-nvim-tui.XXXXXX")
+sock="sb-nvim-tui-$$"
+cleanup() {
+	tmux -L "$sock" kill-server >/dev/null 2>&1 || true
+	[ -n "${SWITCHBOARD_TEST_KEEP:-}" ] || rm -rf "$tmp"
+}
+trap cleanup EXIT
+
+export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" \
+	XDG_STATE_HOME="$tmp/state" XDG_CACHE_HOME="$tmp/cache"
+mkdir -p "$HOME" "$XDG_CONFIG_HOME/switchboard" "$tmp/work"
+export SWITCHBOARD_EVENTS="$tmp/events.jsonl" SWITCHBOARD_PLUGIN_DIR="$plugin" SWITCHBOARD_BIN SWITCHBOARD_MCPTEST
+export SWITCHBOARD_TUI_FILE="$tmp/work/notes.txt"
+echo "some text" >"$SWITCHBOARD_TUI_FILE"
+allow="$XDG_CONFIG_HOME/switchboard/allow_tool"
+cd "$tmp/work"
+
+pass=0 fail=0
+ok() { pass=$((pass + 1)); echo "ok - $*"; }
+not_ok() {
+	fail=$((fail + 1))
+	echo "not ok - $*"
+	echo "--- screen:"
+	tmux -L "$sock" capture-pane -p -t sb 2>/dev/null | sed 's/^/    /' || true
+	[ -f "$SWITCHBOARD_EVENTS" ] && { echo "--- events:"; sed 's/^/    /' "$SWITCHBOARD_EVENTS"; }
+}
+screen() { tmux -L "$sock" capture-pane -p -t sb 2>/dev/null || true; }
+# wait_for SECONDS CMD...: polls every 0.1 s.
+wait_for() {
+	local n=$(($1 * 10))
+	[ -z "${gave_up:-}" ] || n=1 # after the prompt never came, do not wait for its effects
+	shift
+	while [ $n -gt 0 ]; do
+		if "$@"; then return 0; fi
+		sleep 0.1
+		n=$((n - 1))
+	done
+	return 1
+}
+screen_has() { screen | grep -qF -- "$1"; }
+
+tmux -L "$sock" -f /dev/null new-session -d -s sb -x 120 -y 30 \
+	"TERM=xterm-256color '$nvim' -u '$here/tui_init.lua' -i NONE -n"
+
+if wait_for 20 screen_has "Allow mcp__demo__echo?"; then
+	ok "the approval prompt is on screen"
+else
+	not_ok "the approval prompt is on screen"
+	gave_up=1
+fi
+if screen_has "Allow tool" && screen_has "Type number"; then
+	ok "its four answers are listed (Neovim's own vim.ui.select)"
+else
+	not_ok "its four answers are listed"
+fi
+[ -n "${SWITCHBOARD_TUI_SHOT:-}" ] && screen >"$SWITCHBOARD_TUI_SHOT"
+tmux -L "$sock" send-keys -t sb 2 Enter
+
+if wait_for 10 grep -sqxF "mcp__demo__echo" "$allow"; then
+	ok "typing 2 Enter (Allow tool) wrote the allowlist"
+else
+	not_ok "typing 2 Enter wrote the allowlist"
+fi
+resolved() { grep '"approvalResolved"' "$SWITCHBOARD_EVENTS" 2>/dev/null | grep '"always"' | grep -q '"user"'; }
+if wait_for 10 resolved; then
+	ok "the host recorded approvalResolved {decision: always, by: user}"
+else
+	not_ok "the host recorded approvalResolved"
+fi
+if wait_for 10 screen_has "typed in tmux"; then
+	ok "the tool result is shown"
+else
+	not_ok "the tool result is shown"
+fi
+if wait_for 5 screen_has "SB 1/1"; then
+	ok "the statusline shows the server"
+else
+	not_ok "the statusline shows the server"
+fi
+
+tmux -L "$sock" send-keys -t sb Escape ':qa!' Enter
+wait_for 5 sh -c "! tmux -L '$sock' has-session -t sb 2>/dev/null" || true
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ]

@@ -1,0 +1,33 @@
+-- init file of the tmux test (tui.sh): the real TUI with Neovim's own vim.ui.select (inputlist),
+-- the real host and mcptest. Once "demo" is ready it calls mcp__demo__echo, whose approval prompt
+-- the test answers with keys.
+local dir = os.getenv('SWITCHBOARD_PLUGIN_DIR')
+vim.opt.runtimepath:prepend(dir)
+vim.opt.swapfile = false
+vim.opt.shadafile = 'NONE'
+vim.cmd('runtime plugin/switchboard.lua')
+vim.o.statusline = '%f %= %{v:lua.require("switchboard").statusline()}'
+vim.o.laststatus = 2
+
+vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('SWITCHBOARD_TUI_FILE')))
+local sb = require('switchboard').setup({
+  cmd = { os.getenv('SWITCHBOARD_BIN'), 'serve' },
+  servers = { demo = { command = os.getenv('SWITCHBOARD_MCPTEST') } },
+  approvalTimeoutSeconds = 60,
+})
+
+local uv = vim.uv or vim.loop
+local timer = uv.new_timer()
+local started = false
+timer:start(100, 100, vim.schedule_wrap(function()
+  if started then
+    return
+  end
+  for _, s in ipairs(sb.servers()) do
+    if s.name == 'demo' and s.state == 'ready' then
+      started = true
+      timer:stop()
+      vim.cmd('Switchboard call mcp__demo__echo {"text":"typed in tmux"}')
+    end
+  end
+end))
