@@ -6,7 +6,7 @@ FUZZTIME ?= 10s
 # Every Go package of ours (node_modules can hold stray Go packages).
 PKGS = $$($(GO) list ./... | grep -v /node_modules/)
 
-.PHONY: build demo test test-go test-fuzz test-nvim test-vscode test-vscode-e2e bench clean
+.PHONY: build demo test test-go test-bench-smoke test-fuzz test-nvim test-vscode test-vscode-e2e bench clean
 
 build:
 	$(GO) build -o $(BIN)/switchboard ./cmd/switchboard
@@ -21,7 +21,7 @@ demo: build
 	  echo "switchboard check exited $$rc (1 is expected: the server 'flaky' exits at start on purpose)"
 
 # Everything CI runs. Each editor tier installs what it needs itself (apt, npm).
-test: test-go test-fuzz test-nvim test-vscode test-vscode-e2e
+test: test-go test-bench-smoke test-fuzz test-nvim test-vscode test-vscode-e2e
 
 test-go:
 	$(GO) vet $(PKGS)
@@ -47,8 +47,22 @@ test-vscode-e2e:
 	bash editors/vscode/e2e/setup.sh
 	bash editors/vscode/e2e/run.sh
 
+# Every figure in BENCHMARKS.md: the Go benchmarks (each ratio measured within one run) and the
+# side-by-side table against a bare mcp-go client and mcp-hub. Output also goes to bench.out.
 bench:
-	bash cmd/sbbench/run.sh
+	@set -o pipefail; { \
+	  echo "== $$(date -u +%FT%TZ) $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $$($(GO) version)"; \
+	  $(GO) test -run '^$$' -bench 'Gate|Match' -benchmem -count 3 ./permissions/ && \
+	  $(GO) test -run '^$$' -bench 'LoopPerToolCall' -benchmem -count 3 ./session/ && \
+	  $(GO) test -run '^$$' -bench 'CallOverhead' -benchtime 5000x -count 3 ./mcpbridge/ && \
+	  $(GO) test -run '^$$' -bench 'Startup|BigResult|Legacy' -benchtime 3x ./mcpbridge/ && \
+	  SWITCHBOARD_BENCH=1 $(GO) test -count=1 -run TestBenchRatios -v ./host/ && \
+	  bash cmd/sbbench/run.sh; \
+	} 2>&1 | tee bench.out
+
+# Every benchmark once, so none of them rots between measurements (part of test-go's budget).
+test-bench-smoke:
+	$(GO) test -run '^$$' -bench . -benchtime 1x $(PKGS)
 
 clean:
 	rm -rf $(BIN)
