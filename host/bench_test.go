@@ -84,79 +84,20 @@ func BenchmarkFirstRequest(b *testing.B) {
 }
 
 // benchInitialize times initialize's round trip (and, with firstRequest, initialized plus one
-// switchboard.servers answer) per fresh session; setup and teardown (killing the servers) are not
-// timed.
+// switchboard.servers answer) per fresh session, with hanging servers in initializationOptions;
+// setup and teardown (killing the servers) are not timed. Read median-ns/op.
 func benchInitialize(b *testing.B, hanging int, firstRequest bool) {
 	dir := b.TempDir()
 	servers := map[string]any{}
 	for i := range hanging {
 		servers[fmt.Sprintf("h%02d", i)] = server("--hang-initialize")
 	}
-	params, _ := json.Marshal(map[string]any{
-		"processId": nil, "capabilities": map[string]any{},
-		"initializationOptions": map[string]any{"servers": servers},
-	})
-	opts := host.Options{
-		LookupEnv:          func(string) (string, bool) { return "", false },
-		UserConfigFile:     filepath.Join(dir, "mcp.json"),
-		ProviderConfigFile: filepath.Join(dir, "config.json"),
-		AllowlistPath:      filepath.Join(dir, "allow_tool"),
-		TrustPath:          filepath.Join(dir, "trust.json"),
-		NoAudit:            true,
-		BaseEnv:            []string{"PATH=" + os.Getenv("PATH")},
-	}
-	ctx := context.Background()
+	params := initParams(servers)
 	var med medianTimer
-	defer med.report(b)
-	b.ResetTimer()
 	for i := 0; i < b.N; i++ {
-		b.StopTimer()
-		a, c := net.Pipe()
-		served := make(chan error, 1)
-		go func() { served <- host.Serve(ctx, a, opts) }()
-		client := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(c))
-		client.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-			if req.IsCall() {
-				return json.RawMessage("null"), nil
-			}
-			return nil, nil
-		})
-		// Let the previous session's teardown settle (its garbage, its dying processes) so it is
-		// not billed to this initialize.
-		runtime.GC()
-		b.StartTimer()
-		med.start()
-		if _, err := client.Call(ctx, "initialize", json.RawMessage(params), nil); err != nil {
-			b.Fatal(err)
-		}
-		if !firstRequest {
-			med.stop()
-			b.StopTimer()
-			// The servers start on initialized, after what is measured; ending the session here
-			// keeps the previous iteration's 30-process teardown (seconds of CPU on a 2-core box)
-			// from being billed to the next initialize.
-			client.Call(ctx, "shutdown", nil, nil) // ignore error
-			client.Notify(ctx, "exit", nil)        // ignore error
-			<-served
-			client.Close()
-			c.Close()
-			b.StartTimer()
-			continue
-		}
-		client.Notify(ctx, "initialized", json.RawMessage("{}"))
-		var res json.RawMessage
-		if _, err := client.Call(ctx, "workspace/executeCommand", json.RawMessage(`{"command":"switchboard.servers"}`), &res); err != nil {
-			b.Fatal(err)
-		}
-		med.stop()
-		b.StopTimer()
-		client.Call(ctx, "shutdown", nil, nil) // ignore error
-		client.Notify(ctx, "exit", nil)        // ignore error
-		<-served
-		client.Close()
-		c.Close()
-		b.StartTimer()
+		med.ds = append(med.ds, hostSession(b, params, "", dir, firstRequest))
 	}
+	med.report(b)
 }
 
 // medianTimer records each timed operation so benchmarks can report the median, which a loaded
@@ -244,7 +185,7 @@ func TestBenchRatios(t *testing.T) {
 	m := make([]medianTimer, len(cases))
 	for i := range n * len(cases) {
 		c := cases[i%len(cases)]
-		m[i%len(cases)].ds = append(m[i%len(cases)].ds, initializeOnce(t, c.params, c.file, dir))
+		m[i%len(cases)].ds = append(m[i%len(cases)].ds, hostSession(t, c.params, c.file, dir, false))
 	}
 	for i, c := range cases[1:] {
 		t.Logf("initialize (n=%d each, interleaved): %s median %v vs %s median %v: ratio %.2fx (goal ≤ 1.2x)",
@@ -283,9 +224,10 @@ func initParams(servers map[string]any) json.RawMessage {
 	return p
 }
 
-// initializeOnce starts a fresh host session (servers from userFile, if any), times its
-// initialize round trip, and ends the session (untimed).
-func initializeOnce(t testing.TB, params json.RawMessage, userFile, dir string) time.Duration {
+// hostSession starts a fresh host session (servers from userFile, if any), times its initialize
+// round trip (with firstRequest: plus initialized and one switchboard.servers answer), and ends
+// the session (untimed).
+func hostSession(t testing.TB, params json.RawMessage, userFile, dir string, firstRequest bool) time.Duration {
 	if userFile == "" {
 		userFile = filepath.Join(dir, "none.json")
 	}
@@ -313,6 +255,13 @@ func initializeOnce(t testing.TB, params json.RawMessage, userFile, dir string) 
 	t0 := time.Now()
 	if _, err := client.Call(ctx, "initialize", params, nil); err != nil {
 		t.Fatal(err)
+	}
+	if firstRequest {
+		client.Notify(ctx, "initialized", json.RawMessage("{}")) // ignore error: the call below fails too
+		var res json.RawMessage
+		if _, err := client.Call(ctx, "workspace/executeCommand", json.RawMessage(`{"command":"switchboard.servers"}`), &res); err != nil {
+			t.Fatal(err)
+		}
 	}
 	d := time.Since(t0)
 	client.Call(ctx, "shutdown", nil, nil) // ignore error
