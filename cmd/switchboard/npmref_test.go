@@ -1,0 +1,96 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// The MCP reference servers from npm, as users run them (npx), through `switchboard check` and
+// `switchboard call`: third-party servers we did not write, over real stdio.
+const (
+	npmFilesystem = "@modelcontextprotocol/server-filesystem@2026.8.31"
+	npmEverything = "@modelcontextprotocol/server-everything@2026.8.31"
+)
+
+func TestNPMReferenceServers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("downloads the npm reference servers")
+	}
+	if _, err := exec.LookPath("npx"); err != nil {
+		t.Skip("npx is not installed")
+	}
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	t.Setenv("SWITCHBOARD_TEST_SECRET", "s3cr3t-value") // must never reach a server
+	root := filepath.Join(dir, "files")
+	if err := os.MkdirAll(root, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(root, "a.txt"), []byte("hello from a.txt\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{
+		"fs":         map[string]any{"command": "npx", "args": []string{"-y", npmFilesystem, root}, "startupTimeoutSeconds": 240},
+		"everything": map[string]any{"command": "npx", "args": []string{"-y", npmEverything}, "startupTimeoutSeconds": 240},
+	}})
+	file := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(file, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+
+	var out, errb bytes.Buffer
+	if code := run([]string{"check", "--json", "--config", file, "--workspace", dir, "--timeout", "5m"}, &out, &errb); code != 0 {
+		t.Fatalf("check exited %d\nstdout: %s\nstderr: %s", code, out.String(), errb.String())
+	}
+	var report struct {
+		Servers []struct{ Name, State, Error string }
+		Tools   []struct{ Name string }
+	}
+	if err := json.Unmarshal(out.Bytes(), &report); err != nil {
+		t.Fatalf("check --json: %v\n%s", err, out.String())
+	}
+	for _, s := range report.Servers {
+		if s.State != "ready" {
+			t.Errorf("server %s is %s: %s", s.Name, s.State, s.Error)
+		}
+	}
+	tools := map[string]bool{}
+	for _, tool := range report.Tools {
+		tools[tool.Name] = true
+	}
+	for _, want := range []string{"mcp__fs__read_text_file", "mcp__fs__write_file", "mcp__everything__echo", "mcp__everything__get-env"} {
+		if !tools[want] {
+			t.Errorf("tool %s missing from %v", want, tools)
+		}
+	}
+
+	call := func(args ...string) (string, int) {
+		var out, errb bytes.Buffer
+		code := run(append([]string{"call"}, append(args, "--config", file, "--workspace", dir)...), &out, &errb)
+		return out.String() + errb.String(), code
+	}
+	if got, code := call("mcp__fs__read_text_file", `{"path":"`+filepath.Join(root, "a.txt")+`"}`, "--mode", "always-allow"); code != 0 || !strings.Contains(got, "hello from a.txt") {
+		t.Errorf("read_text_file = %d %q", code, got)
+	}
+	// The gate holds for third-party tools too: not allowlisted in allowlist-only mode, nothing runs.
+	if got, code := call("mcp__fs__write_file", `{"path":"`+filepath.Join(root, "b.txt")+`","content":"x"}`, "--mode", "allowlist-only"); code != 1 || !strings.Contains(got, "not run") {
+		t.Errorf("write_file in allowlist-only = %d %q", code, got)
+	}
+	if _, err := os.Stat(filepath.Join(root, "b.txt")); !os.IsNotExist(err) {
+		t.Errorf("write_file ran although denied: %v", err)
+	}
+	// The child environment is explicit: the host's other variables stay out.
+	got, code := call("mcp__everything__get-env", "--mode", "always-allow")
+	if code != 0 || !strings.Contains(got, "PATH") {
+		t.Errorf("get-env = %d %q", code, got)
+	}
+	if strings.Contains(got, "s3cr3t-value") || strings.Contains(got, "SWITCHBOARD_TEST_SECRET") {
+		t.Errorf("the host's environment leaked into the server: %s", got)
+	}
+}
