@@ -28,6 +28,9 @@ type Options struct {
 	Getenv       func(string) string // nil = os.Getenv (API keys)
 	// HTTPClient is used by the HTTP providers; nil = a default client.
 	HTTPClient *http.Client
+	// MaxConversations bounds the conversations kept in memory; past it the least recently used
+	// idle one is forgotten (continuing it starts afresh). Default 64.
+	MaxConversations int
 }
 
 // ErrBusy is returned by Start when the conversation already runs a turn.
@@ -48,6 +51,7 @@ type StartParams struct {
 type convo struct {
 	id   string
 	hist History
+	used int // Manager.uses when a turn last started on it (guarded by Manager.mu)
 
 	// resultsMu guards results and resultOrder: full texts of tool results that were cut for the
 	// context, by call id, the newest maxKeptResults.
@@ -98,11 +102,12 @@ type Manager struct {
 	provider    Provider
 	providerErr error
 
-	// mu guards convs, turns, seq, closed.
+	// mu guards convs, turns, seq, uses, closed.
 	mu     sync.Mutex
 	convs  map[string]*convo
 	turns  map[string]*runningTurn
-	seq    int
+	seq    int // last id number handed out
+	uses   int // counts turn starts, for least-recently-used eviction
 	closed bool
 
 	wg sync.WaitGroup
@@ -123,6 +128,9 @@ func NewManager(opts Options) *Manager {
 	}
 	if opts.ResultTokens <= 0 {
 		opts.ResultTokens = DefaultResultTokens
+	}
+	if opts.MaxConversations <= 0 {
+		opts.MaxConversations = 64
 	}
 	if opts.Getenv == nil {
 		opts.Getenv = os.Getenv
@@ -193,12 +201,15 @@ func (m *Manager) Start(ctx context.Context, p StartParams, emit func(Event)) (c
 	if conv == nil {
 		conv = &convo{id: convID}
 		m.convs[convID] = conv
+		m.evictLocked()
 	}
 	for id, rt := range m.turns {
 		if rt.conv == conv {
 			return "", "", fmt.Errorf("%w: turn %s is running", ErrBusy, id)
 		}
 	}
+	m.uses++
+	conv.used = m.uses
 	turnID := m.newIDLocked("turn-", func(id string) bool { _, ok := m.turns[id]; return ok })
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.turns[turnID] = &runningTurn{conv: conv, cancel: cancel}
@@ -215,6 +226,28 @@ func (m *Manager) Start(ctx context.Context, p StartParams, emit func(Event)) (c
 		t.emit(done) // after the conversation is free: a client may Start the next turn on done
 	})
 	return convID, turnID, nil
+}
+
+// evictLocked forgets least recently used idle conversations while there are more than
+// MaxConversations (a long editor session must not keep every history forever).
+func (m *Manager) evictLocked() {
+	for len(m.convs) > m.opts.MaxConversations {
+		busy := map[*convo]bool{}
+		for _, rt := range m.turns {
+			busy[rt.conv] = true
+		}
+		var oldest *convo
+		for _, c := range m.convs {
+			if !busy[c] && c.used > 0 && (oldest == nil || c.used < oldest.used) {
+				oldest = c
+			}
+		}
+		if oldest == nil {
+			return // all busy or new: keep them
+		}
+		delete(m.convs, oldest.id)
+		m.log.Debug("session: forgot the least recently used conversation", "conversation", oldest.id)
+	}
 }
 
 // Cancel cancels a running turn: the model call and running tool calls end, the history stays

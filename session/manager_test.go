@@ -328,3 +328,31 @@ func (c *capture) Stream(ctx context.Context, req session.Request) iter.Seq2[ses
 		yield(session.Chunk{Kind: 0, Text: "ok"}, nil)
 	}
 }
+
+func TestLeastRecentlyUsedConversationIsForgotten(t *testing.T) {
+	m := newManager(t, session.Options{MaxConversations: 2}, `
+expect last_user ~ "first"
+reply text "one"
+expect last_user ~ "second"
+reply text "two"
+expect last_user ~ "a again"
+reply text "again"
+expect last_user ~ "third"
+reply text "three"
+`)
+	a, _ := runTurn(t, m, session.StartParams{Prompt: "first"})
+	b, _ := runTurn(t, m, session.StartParams{Prompt: "second"})
+	runTurn(t, m, session.StartParams{Conversation: a, Prompt: "a again"}) // a is now newer than b
+	c, _ := runTurn(t, m, session.StartParams{Prompt: "third"})           // over the bound: b goes
+	if _, ok := m.History(b); ok {
+		t.Errorf("conversation %s (least recently used) is still kept", b)
+	}
+	for _, id := range []string{a, c} {
+		if h, ok := m.History(id); !ok || len(h) == 0 {
+			t.Errorf("conversation %s was forgotten", id)
+		}
+	}
+	if h, _ := m.History(a); len(h) != 4 {
+		t.Errorf("conversation %s has %d messages, want 4 (two turns): %+v", a, len(h), h)
+	}
+}
