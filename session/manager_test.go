@@ -343,7 +343,7 @@ reply text "three"
 	a, _ := runTurn(t, m, session.StartParams{Prompt: "first"})
 	b, _ := runTurn(t, m, session.StartParams{Prompt: "second"})
 	runTurn(t, m, session.StartParams{Conversation: a, Prompt: "a again"}) // a is now newer than b
-	c, _ := runTurn(t, m, session.StartParams{Prompt: "third"})           // over the bound: b goes
+	c, _ := runTurn(t, m, session.StartParams{Prompt: "third"})            // over the bound: b goes
 	if _, ok := m.History(b); ok {
 		t.Errorf("conversation %s (least recently used) is still kept", b)
 	}
