@@ -143,13 +143,7 @@ type Approval struct {
 
 // Approvals returns every switchboard/approvalRequested, in order.
 func (s *State) Approvals() []Approval {
-	var out []Approval
-	for _, raw := range s.Params("switchboard/approvalRequested") {
-		var a Approval
-		json.Unmarshal(raw, &a) // ignore error: see Servers
-		out = append(out, a)
-	}
-	return out
+	return decodeAll[Approval](s.Params("switchboard/approvalRequested"))
 }
 
 // Resolved is switchboard/approvalResolved's params.
@@ -161,13 +155,7 @@ type Resolved struct {
 
 // Resolutions returns every switchboard/approvalResolved, in order.
 func (s *State) Resolutions() []Resolved {
-	var out []Resolved
-	for _, raw := range s.Params("switchboard/approvalResolved") {
-		var r Resolved
-		json.Unmarshal(raw, &r) // ignore error: see Servers
-		out = append(out, r)
-	}
-	return out
+	return decodeAll[Resolved](s.Params("switchboard/approvalResolved"))
 }
 
 // Event is switchboard/event's params (the fields tests look at; Raw has all of it).
@@ -194,11 +182,10 @@ type Event struct {
 
 // Events returns the switchboard/event notifications of a turn ("" = all).
 func (s *State) Events(turn string) []Event {
+	raws := s.Params("switchboard/event")
 	var out []Event
-	for _, raw := range s.Params("switchboard/event") {
-		var e Event
-		json.Unmarshal(raw, &e) // ignore error: see Servers
-		e.Raw = raw
+	for i, e := range decodeAll[Event](raws) {
+		e.Raw = raws[i]
 		if turn == "" || e.Turn == turn {
 			out = append(out, e)
 		}
@@ -215,12 +202,20 @@ type MessageParams struct {
 // Messages returns the window/showMessage (or window/logMessage) params containing substr.
 func (s *State) Messages(method, substr string) []MessageParams {
 	var out []MessageParams
-	for _, raw := range s.Params(method) {
-		var m MessageParams
-		json.Unmarshal(raw, &m) // ignore error: see Servers
+	for _, m := range decodeAll[MessageParams](s.Params(method)) {
 		if strings.Contains(m.Message, substr) {
 			out = append(out, m)
 		}
+	}
+	return out
+}
+
+// decodeAll decodes each params value as T. A value that does not decode stays the zero T (in
+// its place, so indexes match): a test failing on content shows the JSON-RPC log.
+func decodeAll[T any](raws []json.RawMessage) []T {
+	out := make([]T, len(raws))
+	for i, raw := range raws {
+		json.Unmarshal(raw, &out[i]) // ignore error: see above
 	}
 	return out
 }
