@@ -217,17 +217,8 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 			yield(llm.Chunk{}, fmt.Errorf("anthropic: %w", err))
 			return
 		}
-		resp, err := p.opts.Retry.Do(ctx, p.opts.HTTPClient, "anthropic", func(ctx context.Context) (*http.Request, error) {
-			r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.url, bytes.NewReader(body))
-			if err != nil {
-				return nil, err
-			}
-			r.Header.Set("Content-Type", "application/json")
-			r.Header.Set("Accept", "text/event-stream")
-			r.Header.Set("x-api-key", p.opts.APIKey)
-			r.Header.Set("anthropic-version", p.opts.Version)
-			return r, nil
-		}, parseError)
+		resp, err := p.opts.Retry.PostStream(ctx, p.opts.HTTPClient, "anthropic", p.url, body,
+			map[string]string{"x-api-key": p.opts.APIKey, "anthropic-version": p.opts.Version}, parseError)
 		if err != nil {
 			yield(llm.Chunk{}, err)
 			return

@@ -2,6 +2,7 @@ package llm
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"errors"
 	"fmt"
@@ -69,6 +70,24 @@ func (r Retry) sleep(ctx context.Context, d time.Duration) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// PostStream POSTs a JSON body that asks for a server-sent event stream, with the given extra
+// headers, through Do (so with the same retries and error parsing).
+func (r Retry) PostStream(ctx context.Context, client *http.Client, provider, url string, body []byte,
+	header map[string]string, parseErr func(body []byte) (typ, msg string)) (*http.Response, error) {
+	return r.Do(ctx, client, provider, func(ctx context.Context) (*http.Request, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, url, bytes.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "text/event-stream")
+		for k, v := range header {
+			req.Header.Set(k, v)
+		}
+		return req, nil
+	}, parseErr)
 }
 
 // Do sends the request newReq builds (once per attempt) and returns a 2xx response. A non-2xx

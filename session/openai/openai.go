@@ -6,7 +6,6 @@
 package openai
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -209,18 +208,11 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 			yield(llm.Chunk{}, fmt.Errorf("%s: %w", p.opts.Name, err))
 			return
 		}
-		resp, err := p.opts.Retry.Do(ctx, p.opts.HTTPClient, p.opts.Name, func(ctx context.Context) (*http.Request, error) {
-			r, err := http.NewRequestWithContext(ctx, http.MethodPost, p.opts.BaseURL+"/chat/completions", bytes.NewReader(body))
-			if err != nil {
-				return nil, err
-			}
-			r.Header.Set("Content-Type", "application/json")
-			r.Header.Set("Accept", "text/event-stream")
-			if p.opts.APIKey != "" {
-				r.Header.Set("Authorization", "Bearer "+p.opts.APIKey)
-			}
-			return r, nil
-		}, parseError)
+		header := map[string]string{}
+		if p.opts.APIKey != "" {
+			header["Authorization"] = "Bearer " + p.opts.APIKey
+		}
+		resp, err := p.opts.Retry.PostStream(ctx, p.opts.HTTPClient, p.opts.Name, p.opts.BaseURL+"/chat/completions", body, header, parseError)
 		if err != nil {
 			yield(llm.Chunk{}, err)
 			return
