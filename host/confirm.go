@@ -35,6 +35,7 @@ var _ permissions.Prompter = (*approvals)(nil)
 
 type approval struct {
 	wire   Approval
+	ctx    context.Context // Confirm's: permissions.Accept orders a user's answer against the timeout
 	answer chan permissions.Answer // buffered(1); written once by resolve
 	// stopPrompt cancels the showMessageRequest when the approval is resolved another way.
 	stopPrompt context.CancelFunc
@@ -58,7 +59,7 @@ func (a *approvals) Confirm(ctx context.Context, req permissions.Request) (permi
 	}
 	args := approvalArguments(req.Arguments)
 	promptCtx, stopPrompt := context.WithCancel(s.baseCtx)
-	ap := &approval{answer: make(chan permissions.Answer, 1), stopPrompt: stopPrompt}
+	ap := &approval{ctx: ctx, answer: make(chan permissions.Answer, 1), stopPrompt: stopPrompt}
 	a.mu.Lock()
 	a.seq++
 	ap.wire = Approval{
@@ -87,7 +88,7 @@ func (a *approvals) Confirm(ctx context.Context, req permissions.Request) (permi
 			by = ResolvedByTimeout
 		}
 		if !a.resolve(id, permissions.AnswerDeny, by) {
-			return <-ap.answer, nil // answered just before: the gate still sees ctx's end
+			return <-ap.answer, nil // answered (and accepted) just before: that answer counts
 		}
 		<-ap.answer
 		return permissions.AnswerDeny, ctx.Err()
@@ -158,10 +159,14 @@ func answerFromReply(reply json.RawMessage) (permissions.Answer, bool) {
 	return 0, false
 }
 
-// resolve answers a pending approval; it reports false when id is unknown or already resolved.
+// resolve answers a pending approval; it reports false when id is unknown or already resolved, or
+// when the user's answer comes after the gate gave up (then the timeout resolves it, as denied).
 func (a *approvals) resolve(id string, ans permissions.Answer, by string) bool {
 	a.mu.Lock()
 	ap, ok := a.pending[id]
+	if ok && by == ResolvedByUser && !permissions.Accept(ap.ctx) {
+		ok = false
+	}
 	if ok {
 		delete(a.pending, id)
 	}
@@ -187,7 +192,7 @@ func (a *approvals) approve(p ApproveParams) error {
 		return lspconn.InvalidParams("%s: decision must be once, always, server or deny, not %q", CmdApprove, p.Decision)
 	}
 	if !a.resolve(p.ID, ans, ResolvedByUser) {
-		return lspconn.InvalidParams("%s: no pending approval %q (unknown or already resolved)", CmdApprove, p.ID)
+		return lspconn.InvalidParams("%s: no pending approval %q (unknown, already resolved or timed out)", CmdApprove, p.ID)
 	}
 	return nil
 }

@@ -216,6 +216,37 @@ func TestApprovalTimeout(t *testing.T) {
 	}
 }
 
+// TestApprovalAtTheTimeout answers every prompt at once while the approval timeout is a
+// millisecond, so the answer and the timeout race. Whichever wins, switchboard/approvalResolved and
+// the call's outcome must agree: "once by user" runs the tool, "deny by timeout" does not.
+func TestApprovalAtTheTimeout(t *testing.T) {
+	env := runWith(t, hosttest.Config{InitOptions: initOpts(map[string]any{"t": server()}, "approvalTimeoutSeconds", 0.001)})
+	env.Editor.SetResponder(hosttest.Answer(host.TitleAllowOnce))
+	counts := map[string]int{}
+	for i := 1; i <= 200; i++ {
+		out := <-callAsync(env, "mcp__t__echo", map[string]any{"text": "x"}, "")
+		if out.err != nil {
+			t.Fatal(out.err)
+		}
+		ap := env.AwaitApproval(i)
+		r := env.AwaitResolved(ap.ID)
+		counts[r.Decision+" by "+r.By]++
+		switch {
+		case r.Decision == "once" && r.By == "user":
+			if out.res.IsError {
+				t.Errorf("call %d: approvalResolved says once by user, but the call was denied: %q", i, out.res.Text)
+			}
+		case r.Decision == "deny" && r.By == "timeout":
+			if !out.res.IsError {
+				t.Errorf("call %d: approvalResolved says denied by timeout, but the call ran: %q", i, out.res.Text)
+			}
+		default:
+			t.Errorf("call %d: resolved %+v", i, r)
+		}
+	}
+	t.Logf("outcomes: %v", counts)
+}
+
 func TestCancelRequestDenies(t *testing.T) {
 	env := runWith(t, hosttest.Config{})
 	if err := env.Editor.RawCall(`"c1"`, "workspace/executeCommand", map[string]any{

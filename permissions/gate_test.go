@@ -338,3 +338,54 @@ func TestGateAudit(t *testing.T) {
 		t.Errorf("audit (-want +got):\n%s", diff)
 	}
 }
+
+// acceptPrompter takes its answer at a chosen moment and returns it only after ctx ends, as the
+// host does when the user's answer and the approval timeout arrive together.
+type acceptPrompter struct {
+	acceptFirst bool // call Accept before the timeout; else after it
+	accepted    bool
+}
+
+func (p *acceptPrompter) Confirm(ctx context.Context, req Request) (Answer, error) {
+	if p.acceptFirst {
+		p.accepted = Accept(ctx)
+		<-ctx.Done()
+		return AnswerOnce, nil
+	}
+	<-ctx.Done()
+	synctest.Wait() // the gate has seen the deadline
+	p.accepted = Accept(ctx)
+	return AnswerOnce, nil
+}
+
+// TestGateAccept: an answer the prompter accepted before the timeout counts even when Confirm
+// returns after it; an answer taken after the timeout is refused by Accept and denied by the gate.
+func TestGateAccept(t *testing.T) {
+	for _, tc := range []struct {
+		acceptFirst bool
+		want        Decision
+	}{
+		{true, Decision{Allowed: true, By: ByUser, Answer: AnswerOnce, Reason: "allowed once by the user"}},
+		{false, Decision{By: ByTimeout, Reason: "denied: no answer within 5s"}},
+	} {
+		t.Run(fmt.Sprintf("acceptFirst=%v", tc.acceptFirst), func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				p := &acceptPrompter{acceptFirst: tc.acceptFirst}
+				g := NewGate(GateOptions{Prompter: p, Timeout: 5 * time.Second})
+				d, err := g.Check(t.Context(), Request{Tool: testTool, Server: "github", Mode: SingleConfirm})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if diff := cmp.Diff(tc.want, d); diff != "" {
+					t.Errorf("decision (-want +got):\n%s", diff)
+				}
+				if p.accepted != tc.acceptFirst {
+					t.Errorf("Accept = %v, want %v", p.accepted, tc.acceptFirst)
+				}
+			})
+		})
+	}
+	if !Accept(context.Background()) {
+		t.Error("Accept on a ctx not from the gate = false, want true")
+	}
+}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sync/atomic"
 )
 
 // Mode is the permission mode a request carries (PROTOCOL.md section 4).
@@ -105,9 +106,38 @@ func ParseAnswer(s string) (Answer, error) {
 // A Prompter asks the user whether a tool call may run. It is implemented by the host, which
 // forwards the question to the editor (or by the CLI, which asks on the terminal).
 // Confirm must honour ctx: when the turn is cancelled it returns ctx.Err().
+//
+// An answer counts only if it was taken before the approval timeout. A prompter that takes answers
+// from several places, or asynchronously, calls Accept(ctx) at the instant it takes one: then the
+// answer counts even if the timeout fires before Confirm returns, and what the prompter told the
+// user (say, "approved") is what the gate decides. An answer returned without Accept counts only if
+// Confirm returned before the timeout.
 type Prompter interface {
 	Confirm(ctx context.Context, req Request) (Answer, error)
 }
+
+// Accept claims the question whose Confirm ctx is for: it reports true if the answer being taken
+// now counts, false if the gate has already given up on it (timed out or cancelled). It is the one
+// point where "answered" and "timed out" are ordered; calling it again after true returns true. A
+// ctx that did not come from the gate always accepts.
+func Accept(ctx context.Context) bool {
+	c, _ := ctx.Value(claimKey{}).(*claim)
+	if c == nil {
+		return true
+	}
+	return c.state.CompareAndSwap(claimOpen, claimAnswered) || c.state.Load() == claimAnswered
+}
+
+type claimKey struct{}
+
+// claim orders the answer against the timeout: open, then answered or ended, once.
+type claim struct{ state atomic.Int32 }
+
+const (
+	claimOpen int32 = iota
+	claimAnswered
+	claimEnded
+)
 
 // Who or what decided a call.
 const (
