@@ -59,6 +59,8 @@ type conn struct {
 	instructions string
 	seq          atomic.Int64
 
+	progress sync.Map // progress token -> *progressSink of a running call
+
 	changed chan struct{} // a tools/list_changed arrived (capacity 1: signals coalesce)
 	lost    chan struct{} // closed when an SSE connection is lost
 
@@ -89,11 +91,14 @@ func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []s
 	}
 	c.client.OnNotification(func(n mcp.JSONRPCNotification) {
 		// Runs on the transport's read goroutine: hand off, never call the server here.
-		if n.Method == string(mcp.MethodNotificationToolsListChanged) {
+		switch n.Method {
+		case string(mcp.MethodNotificationToolsListChanged):
 			select {
 			case c.changed <- struct{}{}:
 			default:
 			}
+		case string(mcp.MethodNotificationProgress):
+			c.onProgress(n)
 		}
 	})
 	var lostOnce sync.Once
@@ -214,10 +219,19 @@ func (c *conn) call(ctx context.Context, name, tool string, args json.RawMessage
 	if args[0] != '{' || !json.Valid(args) {
 		return errorResult(name, "arguments must be a JSON object"), nil
 	}
+	type meta struct {
+		ProgressToken string `json:"progressToken"`
+	}
 	params := struct {
 		Name      string          `json:"name"`
 		Arguments json.RawMessage `json:"arguments"`
-	}{tool, args}
+		Meta      *meta           `json:"_meta,omitempty"`
+	}{Name: tool, Arguments: args}
+	if fn := progressFunc(ctx); fn != nil {
+		token, stop := c.startProgress(fn)
+		defer stop()
+		params.Meta = &meta{ProgressToken: token}
+	}
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.nextID(), Method: string(mcp.MethodToolsCall), Params: params}
 	var (
 		resp *transport.JSONRPCResponse

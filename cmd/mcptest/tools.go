@@ -99,13 +99,23 @@ func (ts *testServer) addTools() {
 			return mcp.NewToolResultText(text), nil
 		})
 
-	s.AddTool(mcp.NewTool("slow", mcp.WithDescription("Wait, reporting progress every 100 ms; honours cancellation."),
-		mcp.WithNumber("seconds", mcp.Required())),
+	s.AddTool(mcp.NewTool("slow", mcp.WithDescription("Wait, reporting progress every 100 ms; honours cancellation. "+
+		"With steps, first report steps progress notifications at once (\"step i of n\")."),
+		mcp.WithNumber("seconds", mcp.Required()), mcp.WithNumber("steps")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			d := time.Duration(req.GetFloat("seconds", 1) * float64(time.Second))
 			var token mcp.ProgressToken
 			if req.Params.Meta != nil {
 				token = req.Params.Meta.ProgressToken
+			}
+			if n := req.GetInt("steps", 0); n > 0 && token != nil {
+				for i := 1; i <= n; i++ {
+					_ = server.ServerFromContext(ctx).SendNotificationToClient(ctx, "notifications/progress",
+						map[string]any{"progressToken": token, "progress": i, "total": n, "message": fmt.Sprintf("step %d of %d", i, n)})
+				}
+				if d <= 0 {
+					return mcp.NewToolResultText(fmt.Sprintf("%d steps", n)), nil
+				}
 			}
 			tick := time.NewTicker(100 * time.Millisecond)
 			defer tick.Stop()
