@@ -33,8 +33,9 @@ func (s *server) commands() map[string]commandFunc {
 // executeCommand dispatches workspace/executeCommand. It runs async: callTool waits at the gate.
 func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
 	var p struct {
-		Command   string            `json:"command"`
-		Arguments []json.RawMessage `json:"arguments"`
+		Command       string            `json:"command"`
+		Arguments     []json.RawMessage `json:"arguments"`
+		WorkDoneToken json.RawMessage   `json:"workDoneToken"`
 	}
 	if err := lspconn.Decode(MethodExecuteCommand, raw, &p); err != nil {
 		return nil, err
@@ -50,7 +51,7 @@ func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	if len(p.Arguments) > 0 {
 		arg = p.Arguments[0]
 	}
-	res, err := fn(ctx, arg)
+	res, err := fn(withWorkDoneToken(ctx, p.WorkDoneToken), arg)
 	fields := map[string]any{"command": p.Command}
 	if err != nil {
 		fields["error"] = err.Error()

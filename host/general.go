@@ -38,6 +38,7 @@ func (s *server) routes() *lspconn.Router {
 	r.Notification(MethodDidOpen, s.didOpen)
 	r.Notification(MethodDidChange, s.didChange)
 	r.Notification(MethodDidClose, s.didClose)
+	r.Notification(MethodWorkDoneProgressCancel, s.workDoneProgressCancel)
 	return r
 }
 

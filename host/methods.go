@@ -58,12 +58,13 @@ const (
 	MethodCancelRequest          = "$/cancelRequest"
 	MethodSetTrace               = "$/setTrace"
 
-	MethodShowMessage         = "window/showMessage"
-	MethodShowMessageRequest  = "window/showMessageRequest"
-	MethodLogMessage          = "window/logMessage"
-	MethodWorkDoneProgressNew = "window/workDoneProgress/create"
-	MethodProgress            = "$/progress"
-	MethodApplyEdit           = "workspace/applyEdit"
+	MethodShowMessage            = "window/showMessage"
+	MethodShowMessageRequest     = "window/showMessageRequest"
+	MethodLogMessage             = "window/logMessage"
+	MethodWorkDoneProgressNew    = "window/workDoneProgress/create"
+	MethodWorkDoneProgressCancel = "window/workDoneProgress/cancel"
+	MethodProgress               = "$/progress"
+	MethodApplyEdit              = "workspace/applyEdit"
 )
 
 // Answer titles of the approval showMessageRequest (PROTOCOL.md section 4). Kept short: editors

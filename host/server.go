@@ -61,6 +61,7 @@ type server struct {
 	mode        permissions.Mode
 	folders     []string
 	progressCap bool                   // client supports window.workDoneProgress
+	progress    progressSet            // tool calls showing progress in the editor
 	provider    session.ProviderConfig // last applied
 	initOptions json.RawMessage        // initializationOptions until start applies them
 
@@ -154,7 +155,7 @@ func newServer(opts Options) (*server, error) {
 	})
 	s.provider = s.providerConfig(InitOptions{})
 	s.sessions = session.NewManager(session.Options{
-		Tools:     s.registry,
+		Tools:     progressTools{s.registry, s},
 		Gate:      s.gate,
 		Workspace: &workspace{s: s},
 		Provider:  s.provider,
