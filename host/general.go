@@ -365,6 +365,7 @@ func (s *server) didChangeWorkspaceFolders(ctx context.Context, raw json.RawMess
 		}
 	}
 	s.stateMu.Unlock()
+	s.registry.RootsChanged()
 	s.reapply()
 	return nil
 }

@@ -258,3 +258,44 @@ func TestInitializeOddParams(t *testing.T) {
 		t.Errorf("%d warnings about an empty initializationOptions", n)
 	}
 }
+
+// TestRootsAreWorkspaceFolders: an MCP server that asks for roots gets the workspace folders, and
+// after workspace/didChangeWorkspaceFolders it is told and sees the new ones.
+func TestRootsAreWorkspaceFolders(t *testing.T) {
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"r": server("--roots")})})
+	env.AwaitServer("r", "ready")
+	type answer struct {
+		Roots []struct {
+			URI  string `json:"uri"`
+			Name string `json:"name"`
+		} `json:"roots"`
+		ListChanged int `json:"listChanged"`
+	}
+	roots := func() answer {
+		t.Helper()
+		var res toolResult
+		env.MustCommand(host.CmdCallTool, map[string]any{"name": "mcp__r__roots", "mode": "always-allow"}, &res)
+		var a answer
+		if res.IsError || json.Unmarshal([]byte(res.Text), &a) != nil {
+			t.Fatalf("roots = %+v", res)
+		}
+		return a
+	}
+	a := roots()
+	if len(a.Roots) != 1 || a.Roots[0].URI != hosttest.FileURI(env.Workspace) {
+		t.Fatalf("roots = %+v, want the workspace folder %s", a.Roots, env.Workspace)
+	}
+	other := t.TempDir()
+	env.Notify(host.MethodDidChangeFolders, map[string]any{"event": map[string]any{
+		"added": []any{map[string]any{"uri": hosttest.FileURI(other), "name": "other"}}, "removed": []any{},
+	}})
+	for i := 0; a.ListChanged == 0; i++ { // the notification goes out in the background
+		if i == 1000 {
+			t.Fatal("notifications/roots/list_changed never reached the server")
+		}
+		a = roots()
+	}
+	if len(a.Roots) != 2 || a.Roots[1].URI != hosttest.FileURI(other) {
+		t.Errorf("roots after adding a folder = %+v", a.Roots)
+	}
+}

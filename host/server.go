@@ -152,6 +152,7 @@ func newServer(opts Options) (*server, error) {
 			return cfgs, nil
 		},
 		BaseEnv: opts.BaseEnv,
+		Roots:   s.folderList, // MCP roots are the workspace folders
 	})
 	s.provider = s.providerConfig(InitOptions{})
 	s.sessions = session.NewManager(session.Options{

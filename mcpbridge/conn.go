@@ -77,14 +77,19 @@ type wireTool struct {
 
 // dialConn connects, initializes and lists tools, all bounded by ctx (the startup timeout).
 // run is the connection's lifetime context (HTTP listeners live on it).
-func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []string, log *slog.Logger) (*conn, []wireTool, error) {
+// roots, when not nil, gives the client the roots capability.
+func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []string, roots func() []string, log *slog.Logger) (*conn, []wireTool, error) {
 	tr, err := dial(cfg, env, log)
 	if err != nil {
 		return nil, nil, err
 	}
+	opts := []client.ClientOption{client.WithProtocolVersion(protocolVersion)}
+	if roots != nil {
+		opts = append(opts, client.WithRootsHandler(rootsHandler(roots)))
+	}
 	c := &conn{
 		cfg: cfg, tr: tr,
-		client:  client.NewClient(tr, client.WithProtocolVersion(protocolVersion)),
+		client:  client.NewClient(tr, opts...),
 		changed: make(chan struct{}, 1),
 		lost:    make(chan struct{}),
 		closed:  make(chan struct{}),

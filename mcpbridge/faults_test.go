@@ -263,10 +263,11 @@ func TestCloseKillsProcessGroup(t *testing.T) {
 	}
 }
 
-// startMCPTestHTTP runs mcptest with flag (--http or --sse) on a free port and returns its URL.
-func startMCPTestHTTP(t *testing.T, flag string) string {
+// startMCPTestHTTP runs mcptest with flag (--http or --sse) and more args on a free port and
+// returns its URL.
+func startMCPTestHTTP(t *testing.T, flag string, args ...string) string {
 	t.Helper()
-	cmd := exec.Command(mcptestBin, flag, "127.0.0.1:0", "--instructions", "over "+flag)
+	cmd := exec.Command(mcptestBin, append([]string{flag, "127.0.0.1:0", "--instructions", "over " + flag}, args...)...)
 	stderr, err := cmd.StderrPipe()
 	if err != nil {
 		t.Fatal(err)

@@ -23,6 +23,9 @@ type Options struct {
 	Trusted  func(cfg ServerConfig) bool      // consulted for cfg.WorkspaceOnly servers; nil = untrusted
 	Load     func() ([]ServerConfig, []error) // used by Reconnect to re-read config; nil = keep current
 	BaseEnv  []string                         // explicit child env base; nil = DefaultBaseEnv(os.Environ())
+	// Roots returns the folders servers may work in (MCP roots: the editor's workspace folders),
+	// as absolute paths; nil = no roots capability. Call RootsChanged when they change.
+	Roots func() []string
 }
 
 // Registry connects to every configured server and turns their tools into one name space.
@@ -218,7 +221,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	ctx, cancel := context.WithTimeout(run, cfg.StartupTimeout)
 	defer cancel()
 	env := childEnv(r.baseEnv, cfg.Env)
-	c, tools, err := dialConn(ctx, run, r.dial, cfg, env, log)
+	c, tools, err := dialConn(ctx, run, r.dial, cfg, env, r.opts.Roots, log)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && run.Err() == nil {
 			err = fmt.Errorf("startup timed out after %s", cfg.StartupTimeout)

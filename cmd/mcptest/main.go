@@ -35,6 +35,7 @@ type options struct {
 	endlessLine    bool
 	hugeFrameMB    int
 	spawnChild     bool
+	roots          bool
 	startupDelay   time.Duration
 }
 
@@ -59,6 +60,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.endlessLine, "endless-line", false, "fault: write one line to stdout that never ends")
 	fs.IntVar(&o.hugeFrameMB, "huge-frame", 0, "fault: send a notification frame of `MB` megabytes at start")
 	fs.DurationVar(&o.startupDelay, "startup-delay", 0, "wait `D` before serving (a slow-starting server, like npx fetching a package)")
+	fs.BoolVar(&o.roots, "roots", false, "add a tool roots that asks the client for its roots (roots/list)")
 	fs.BoolVar(&o.spawnChild, "spawn-child", false, "start a grandchild (sleep) in the same process group and print its pid to stderr")
 	if err := fs.Parse(args); err != nil {
 		return 2

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
@@ -15,11 +16,13 @@ import (
 )
 
 type testServer struct {
-	mcp   *server.MCPServer
-	o     options
-	logf  func(string, ...any)
-	calls atomic.Int64
-	storm sync.Once
+	mcp *server.MCPServer
+	// rootsChanged counts notifications/roots/list_changed (--roots).
+	rootsChanged atomic.Int64
+	o            options
+	logf         func(string, ...any)
+	calls        atomic.Int64
+	storm        sync.Once
 }
 
 func newServer(o options, logf func(string, ...any)) *testServer {
@@ -41,6 +44,9 @@ func newServer(o options, logf func(string, ...any)) *testServer {
 	}
 	ts.mcp = server.NewMCPServer(o.name, "0.1.0", opts...)
 	ts.addTools()
+	if o.roots {
+		ts.addRootsTool()
+	}
 	for i := 1; i <= o.tools; i++ {
 		name := fmt.Sprintf("dummy_%d", i)
 		ts.mcp.AddTool(mcp.NewTool(name, mcp.WithDescription("Dummy tool "+name+": returns its name.")), textHandler(name))
@@ -180,5 +186,25 @@ func (ts *testServer) addTools() {
 			name := req.GetString("name", "")
 			s.DeleteTools(name)
 			return mcp.NewToolResultText("removed " + name), nil
+		})
+}
+
+// addRootsTool adds "roots": the client's roots/list answer and how many
+// notifications/roots/list_changed have arrived, as JSON.
+func (ts *testServer) addRootsTool() {
+	ts.mcp.AddNotificationHandler(mcp.MethodNotificationRootsListChanged, func(context.Context, mcp.JSONRPCNotification) {
+		ts.rootsChanged.Add(1)
+	})
+	ts.mcp.AddTool(mcp.NewTool("roots", mcp.WithDescription("Ask the client for its roots (roots/list).")),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := ts.mcp.RequestRoots(ctx, mcp.ListRootsRequest{})
+			if err != nil {
+				return mcp.NewToolResultError("roots/list: " + err.Error()), nil
+			}
+			b, err := json.Marshal(map[string]any{"roots": res.Roots, "listChanged": ts.rootsChanged.Load()})
+			if err != nil {
+				return nil, err
+			}
+			return mcp.NewToolResultText(string(b)), nil
 		})
 }

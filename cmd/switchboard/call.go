@@ -139,9 +139,16 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "switchboard call: %v\n", err)
 		return 1
 	}
+	roots := folders
+	if len(roots) == 0 {
+		if wd, err := os.Getwd(); err == nil {
+			roots = []string{wd} // servers that ask for roots work where the command runs
+		}
+	}
 	reg := mcpbridge.NewRegistry(mcpbridge.Options{
 		Logger:  log,
 		Trusted: func(c mcpbridge.ServerConfig) bool { return trust.Get(c.Name, c.Fingerprint()) == permissions.Trusted },
+		Roots:   func() []string { return roots },
 	})
 	defer reg.Close()
 	reg.Apply(ctx, cfgs)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"path/filepath"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -77,6 +78,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	reg := mcpbridge.NewRegistry(mcpbridge.Options{
 		Logger:  logger,
 		Trusted: func(mcpbridge.ServerConfig) bool { return *trust },
+		Roots:   func() []string { return absPaths(workspaces) },
 	})
 	defer reg.Close()
 
@@ -172,4 +174,15 @@ func checkOneLine(s string, n int) string {
 		s = s[:n-3] + "..."
 	}
 	return s
+}
+
+// absPaths makes each path absolute (MCP roots are absolute); one that cannot be is left out.
+func absPaths(paths []string) []string {
+	out := make([]string, 0, len(paths))
+	for _, p := range paths {
+		if abs, err := filepath.Abs(p); err == nil {
+			out = append(out, abs)
+		}
+	}
+	return out
 }

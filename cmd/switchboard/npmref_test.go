@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
 )
 
 // The MCP reference servers from npm, as users run them (npx), through `switchboard check` and
@@ -78,6 +82,7 @@ func TestNPMReferenceServers(t *testing.T) {
 	if got, code := call("mcp__fs__read_text_file", `{"path":"`+filepath.Join(root, "a.txt")+`"}`, "--mode", "always-allow"); code != 0 || !strings.Contains(got, "hello from a.txt") {
 		t.Errorf("read_text_file = %d %q", code, got)
 	}
+	testNPMRoots(t, root)
 	// The gate holds for third-party tools too: not allowlisted in allowlist-only mode, nothing runs.
 	if got, code := call("mcp__fs__write_file", `{"path":"`+filepath.Join(root, "b.txt")+`","content":"x"}`, "--mode", "allowlist-only"); code != 1 || !strings.Contains(got, "not run") {
 		t.Errorf("write_file in allowlist-only = %d %q", code, got)
@@ -92,5 +97,38 @@ func TestNPMReferenceServers(t *testing.T) {
 	}
 	if strings.Contains(got, "s3cr3t-value") || strings.Contains(got, "SWITCHBOARD_TEST_SECRET") {
 		t.Errorf("the host's environment leaked into the server: %s", got)
+	}
+}
+
+// testNPMRoots: the filesystem server given no directory asks for MCP roots and then works in
+// them. It asks once it is initialized and applies the answer in the background, so the first
+// calls may still see no directory: the test asks until it sees one (bounded).
+func testNPMRoots(t *testing.T, root string) {
+	r := mcpbridge.NewRegistry(mcpbridge.Options{Roots: func() []string { return []string{root} }})
+	defer r.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
+	defer cancel()
+	r.Apply(ctx, []mcpbridge.ServerConfig{{Name: "fsroots", Transport: mcpbridge.TransportStdio, Command: "npx",
+		Args: []string{"-y", npmFilesystem}, StartupTimeout: 4 * time.Minute, CallTimeout: time.Minute}})
+	if err := r.WaitIdle(ctx); err != nil {
+		t.Fatal(err)
+	}
+	var res mcpbridge.Result
+	for ctx.Err() == nil {
+		res, _ = r.Call(ctx, "mcp__fsroots__list_allowed_directories", nil)
+		if res.IsError || strings.Contains(res.Text, root) {
+			break
+		}
+	}
+	if res.IsError || !strings.Contains(res.Text, root) {
+		t.Fatalf("list_allowed_directories of the server without arguments = %+v; want the root %s (servers %+v)", res, root, r.Servers())
+	}
+	args, _ := json.Marshal(map[string]string{"path": filepath.Join(root, "a.txt")})
+	if res, _ := r.Call(ctx, "mcp__fsroots__read_text_file", args); res.IsError || !strings.Contains(res.Text, "hello from a.txt") {
+		t.Errorf("read_text_file through roots = %+v", res)
+	}
+	args, _ = json.Marshal(map[string]string{"path": filepath.Join(filepath.Dir(root), "outside.txt")})
+	if res, _ := r.Call(ctx, "mcp__fsroots__read_text_file", args); !res.IsError {
+		t.Errorf("read_text_file outside the roots = %+v, want an error", res)
 	}
 }
