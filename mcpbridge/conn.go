@@ -62,7 +62,10 @@ type conn struct {
 	progress sync.Map // progress token -> *progressSink of a running call
 
 	changed chan struct{} // a tools/list_changed arrived (capacity 1: signals coalesce)
-	lost    chan struct{} // closed when an SSE connection is lost
+	lost    chan struct{} // closed when an HTTP or SSE connection is lost (see lose)
+	lostErr error         // why; set before lost is closed
+	lostOne sync.Once
+	check   chan struct{} // a call failed at the transport: ping now (capacity 1)
 
 	closeOnce sync.Once
 	closed    chan struct{}
@@ -92,6 +95,7 @@ func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []s
 		client:  client.NewClient(tr, opts...),
 		changed: make(chan struct{}, 1),
 		lost:    make(chan struct{}),
+		check:   make(chan struct{}, 1),
 		closed:  make(chan struct{}),
 	}
 	c.client.OnNotification(func(n mcp.JSONRPCNotification) {
@@ -106,8 +110,12 @@ func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []s
 			c.onProgress(n)
 		}
 	})
-	var lostOnce sync.Once
-	c.client.OnConnectionLost(func(error) { lostOnce.Do(func() { close(c.lost) }) })
+	c.client.OnConnectionLost(func(err error) {
+		if err == nil {
+			err = errors.New("connection lost")
+		}
+		c.lose(err)
+	})
 
 	type outcome struct {
 		tools []wireTool
@@ -282,13 +290,35 @@ func (c *conn) stderrTail() string {
 	return ""
 }
 
-// deathReason refines err with what the transport knows (a stdio child's exit status).
+// deathReason refines err with what the transport knows (a stdio child's exit status, why an
+// HTTP connection was lost).
 func (c *conn) deathReason(err error) error {
 	if s := c.stdio(); s != nil {
 		if e := s.Err(); e != nil {
 			return e
 		}
 	}
+	select {
+	case <-c.lost:
+		return c.lostErr
+	default:
+	}
+	return err
+}
+
+// lose marks an HTTP or SSE connection lost, once; watchDeath then marks the server failed.
+func (c *conn) lose(err error) {
+	c.lostOne.Do(func() {
+		c.lostErr = err
+		close(c.lost)
+	})
+}
+
+// ping sends an MCP ping. Only the transport failing is an error: a server that answers, even
+// with a JSON-RPC error (say, ping not implemented), is alive.
+func (c *conn) ping(ctx context.Context) error {
+	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.nextID(), Method: string(mcp.MethodPing)}
+	_, err := c.tr.SendRequest(ctx, req)
 	return err
 }
 

@@ -26,7 +26,18 @@ type Options struct {
 	// Roots returns the folders servers may work in (MCP roots: the editor's workspace folders),
 	// as absolute paths; nil = no roots capability. Call RootsChanged when they change.
 	Roots func() []string
+	// PingInterval is how often HTTP and SSE servers are pinged to notice one that went away
+	// (0 = DefaultPingInterval, < 0 = never). A stdio server's death is seen at once without it.
+	PingInterval time.Duration
+	// PingTimeout bounds each ping (0 = DefaultPingTimeout).
+	PingTimeout time.Duration
 }
+
+// Defaults of Options.PingInterval and PingTimeout.
+const (
+	DefaultPingInterval = 30 * time.Second
+	DefaultPingTimeout  = 10 * time.Second
+)
 
 // Registry connects to every configured server and turns their tools into one name space.
 // It is safe for concurrent use.
@@ -270,6 +281,51 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	r.changed()
 	r.wg.Go(func() { r.watchTools(run, e, gen, c) })
 	r.wg.Go(func() { r.watchDeath(run, e, gen, c) })
+	if c.stdio() == nil {
+		r.wg.Go(func() { r.watchHealth(run, c) })
+	}
+}
+
+// watchHealth pings an HTTP or SSE server every PingInterval, and at once after a call failed at
+// the transport; a ping the transport cannot deliver, or that times out, loses the connection
+// (watchDeath marks the server failed with the reason). Calls are still never retried.
+func (r *Registry) watchHealth(run context.Context, c *conn) {
+	every, timeout := r.opts.PingInterval, r.opts.PingTimeout
+	if every == 0 {
+		every = DefaultPingInterval
+	}
+	if timeout <= 0 {
+		timeout = DefaultPingTimeout
+	}
+	var tick <-chan time.Time
+	if every > 0 {
+		t := time.NewTicker(every)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-tick:
+		case <-c.check:
+		case <-c.lost:
+			return
+		case <-c.closed:
+			return
+		case <-run.Done():
+			return
+		}
+		ctx, cancel := context.WithTimeout(run, timeout)
+		err := c.ping(ctx)
+		timedOut := ctx.Err() != nil
+		cancel()
+		switch {
+		case err == nil || run.Err() != nil:
+		case timedOut:
+			c.lose(fmt.Errorf("server stopped answering: no answer to ping within %s", timeout))
+		default:
+			c.lose(fmt.Errorf("server unreachable: %w", plainHTTPError(err)))
+		}
+	}
 }
 
 // watchDeath marks the server failed as soon as its connection ends on its own.
@@ -507,7 +563,13 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	case errors.Is(err, transport.ErrTransportClosed):
 		return errorResult(name, fmt.Sprintf("server %q failed during the call: %v", c.cfg.Name, c.deathReason(err))), nil
 	default:
-		return errorResult(name, fmt.Sprintf("server %q: %v", c.cfg.Name, err)), nil
+		if c.stdio() == nil {
+			select { // is the server still there? (watchHealth)
+			case c.check <- struct{}{}:
+			default:
+			}
+		}
+		return errorResult(name, fmt.Sprintf("server %q: %v", c.cfg.Name, plainHTTPError(err))), nil
 	}
 }
 
