@@ -80,15 +80,11 @@ type wireTool struct {
 
 // dialConn connects, initializes and lists tools, all bounded by ctx (the startup timeout).
 // run is the connection's lifetime context (HTTP listeners live on it).
-// roots, when not nil, gives the client the roots capability.
-func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []string, roots func() []string, log *slog.Logger) (*conn, []wireTool, error) {
+// opts are the MCP client's options (protocol version, capabilities).
+func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []string, opts []client.ClientOption, log *slog.Logger) (*conn, []wireTool, error) {
 	tr, err := dial(cfg, env, log)
 	if err != nil {
 		return nil, nil, err
-	}
-	opts := []client.ClientOption{client.WithProtocolVersion(protocolVersion)}
-	if roots != nil {
-		opts = append(opts, client.WithRootsHandler(rootsHandler(roots)))
 	}
 	c := &conn{
 		cfg: cfg, tr: tr,

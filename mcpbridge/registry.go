@@ -13,7 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // Options configure a Registry. The zero value works.
@@ -26,6 +28,9 @@ type Options struct {
 	// Roots returns the folders servers may work in (MCP roots: the editor's workspace folders),
 	// as absolute paths; nil = no roots capability. Call RootsChanged when they change.
 	Roots func() []string
+	// Elicit asks the user for what a server requests (MCP elicitation, form and url modes); nil =
+	// no elicitation capability. It runs on its own goroutine; ctx ends with the server's request.
+	Elicit func(ctx context.Context, e Elicitation) ElicitResult
 	// PingInterval is how often HTTP and SSE servers are pinged to notice one that went away
 	// (0 = DefaultPingInterval, < 0 = never). A stdio server's death is seen at once without it.
 	PingInterval time.Duration
@@ -232,7 +237,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	ctx, cancel := context.WithTimeout(run, cfg.StartupTimeout)
 	defer cancel()
 	env := childEnv(r.baseEnv, cfg.Env)
-	c, tools, err := dialConn(ctx, run, r.dial, cfg, env, r.opts.Roots, log)
+	c, tools, err := dialConn(ctx, run, r.dial, cfg, env, r.clientOptions(cfg), log)
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && run.Err() == nil {
 			err = fmt.Errorf("startup timed out after %s", cfg.StartupTimeout)
@@ -284,6 +289,22 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	if c.stdio() == nil {
 		r.wg.Go(func() { r.watchHealth(run, c) })
 	}
+}
+
+// clientOptions are the MCP client's capabilities: roots and elicitation when asked for.
+func (r *Registry) clientOptions(cfg ServerConfig) []client.ClientOption {
+	opts := []client.ClientOption{client.WithProtocolVersion(protocolVersion)}
+	if r.opts.Roots != nil {
+		opts = append(opts, client.WithRootsHandler(rootsHandler(r.opts.Roots)))
+	}
+	if r.opts.Elicit != nil {
+		opts = append(opts,
+			client.WithElicitationHandler(elicitHandler{server: cfg.Name, fn: r.opts.Elicit}),
+			client.WithClientCapabilities(mcp.ClientCapabilities{
+				Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
+			}))
+	}
+	return opts
 }
 
 // watchHealth pings an HTTP or SSE server every PingInterval, and at once after a call failed at

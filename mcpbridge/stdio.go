@@ -63,6 +63,9 @@ type stdioTransport struct {
 	onNotify  func(mcp.JSONRPCNotification)
 	onRequest transport.RequestHandler
 
+	servingMu sync.Mutex
+	serving   map[string]context.CancelFunc // the server's requests we are answering, by id
+
 	failOnce sync.Once
 	done     chan struct{} // closed when the connection is over (process died, bad frame, Close)
 	failErr  error         // why; set before done is closed
@@ -252,6 +255,9 @@ func (t *stdioTransport) route(fr frame) bool {
 		if err := json.Unmarshal(line, &n); err != nil {
 			return false
 		}
+		if n.Method == string(mcp.MethodNotificationCancelled) {
+			t.cancelServing(n.Params.AdditionalFields["requestId"])
+		}
 		t.handlerMu.RLock()
 		h := t.onNotify
 		t.handlerMu.RUnlock()
@@ -260,10 +266,29 @@ func (t *stdioTransport) route(fr frame) bool {
 		}
 	case env.Method != "":
 		var req transport.JSONRPCRequest
-		if err := json.Unmarshal(line, &req); err != nil {
+		var raw struct {
+			Params json.RawMessage `json:"params"`
+		}
+		if err := json.Unmarshal(line, &req); err != nil || json.Unmarshal(line, &raw) != nil {
 			return false
 		}
-		go t.serveRequest(req)
+		ctx, cancel := context.WithCancel(context.WithValue(context.Background(), rawParamsKey{}, raw.Params))
+		key := req.ID.String()
+		t.servingMu.Lock()
+		if t.serving == nil {
+			t.serving = map[string]context.CancelFunc{}
+		}
+		t.serving[key] = cancel
+		t.servingMu.Unlock()
+		go func() {
+			defer func() {
+				t.servingMu.Lock()
+				delete(t.serving, key)
+				t.servingMu.Unlock()
+				cancel()
+			}()
+			t.serveRequest(ctx, req)
+		}()
 	case env.ID != nil:
 		key := env.ID.String()
 		t.pendingMu.Lock()
@@ -283,7 +308,8 @@ func (t *stdioTransport) route(fr frame) bool {
 }
 
 // serveRequest answers a server-to-client request (ping, roots/list ...).
-func (t *stdioTransport) serveRequest(req transport.JSONRPCRequest) {
+// ctx ends when the server cancels the request (notifications/cancelled) or the connection ends.
+func (t *stdioTransport) serveRequest(ctx context.Context, req transport.JSONRPCRequest) {
 	t.handlerMu.RLock()
 	h := t.onRequest
 	t.handlerMu.RUnlock()
@@ -291,7 +317,7 @@ func (t *stdioTransport) serveRequest(req transport.JSONRPCRequest) {
 	if h == nil {
 		resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.METHOD_NOT_FOUND, "method not found", nil)
 	} else {
-		ctx, cancel := context.WithCancel(context.Background())
+		ctx, cancel := context.WithCancel(ctx)
 		go func() {
 			select {
 			case <-t.done:
@@ -300,8 +326,11 @@ func (t *stdioTransport) serveRequest(req transport.JSONRPCRequest) {
 			cancel()
 		}()
 		r, err := h(ctx, req)
+		cancelled := ctx.Err() != nil && !t.isDone()
 		cancel()
 		switch {
+		case cancelled:
+			return // the server cancelled it: no answer is expected
 		case err != nil:
 			resp = transport.NewJSONRPCErrorResponse(req.ID, mcp.INTERNAL_ERROR, err.Error(), nil)
 		case r == nil:
@@ -495,4 +524,41 @@ func (r *ring) Tail(n int) string {
 		}
 	}
 	return strings.TrimRight(string(b), "\n")
+}
+
+// rawParamsKey carries a server request's params as sent (key order kept) to the client's handlers.
+type rawParamsKey struct{}
+
+// rawParams returns the params of the server request that ctx serves, as sent (stdio only).
+func rawParams(ctx context.Context) json.RawMessage {
+	p, _ := ctx.Value(rawParamsKey{}).(json.RawMessage)
+	return p
+}
+
+// cancelServing ends the handling of a server request the server cancelled.
+func (t *stdioTransport) cancelServing(id any) {
+	var key string
+	switch v := id.(type) {
+	case string:
+		key = mcp.NewRequestId(v).String()
+	case float64:
+		key = mcp.NewRequestId(int64(v)).String()
+	default:
+		return
+	}
+	t.servingMu.Lock()
+	cancel := t.serving[key]
+	t.servingMu.Unlock()
+	if cancel != nil {
+		cancel()
+	}
+}
+
+func (t *stdioTransport) isDone() bool {
+	select {
+	case <-t.done:
+		return true
+	default:
+		return false
+	}
 }

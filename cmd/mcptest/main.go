@@ -36,6 +36,7 @@ type options struct {
 	hugeFrameMB    int
 	spawnChild     bool
 	roots          bool
+	elicit         bool
 	startupDelay   time.Duration
 }
 
@@ -60,6 +61,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.endlessLine, "endless-line", false, "fault: write one line to stdout that never ends")
 	fs.IntVar(&o.hugeFrameMB, "huge-frame", 0, "fault: send a notification frame of `MB` megabytes at start")
 	fs.DurationVar(&o.startupDelay, "startup-delay", 0, "wait `D` before serving (a slow-starting server, like npx fetching a package)")
+	fs.BoolVar(&o.elicit, "elicit", false, "add tools ask (a form) and open_url (url mode) that ask the user through the client (elicitation/create)")
 	fs.BoolVar(&o.roots, "roots", false, "add a tool roots that asks the client for its roots (roots/list)")
 	fs.BoolVar(&o.spawnChild, "spawn-child", false, "start a grandchild (sleep) in the same process group and print its pid to stderr")
 	if err := fs.Parse(args); err != nil {

@@ -47,6 +47,9 @@ func newServer(o options, logf func(string, ...any)) *testServer {
 	if o.roots {
 		ts.addRootsTool()
 	}
+	if o.elicit {
+		ts.addElicitTools()
+	}
 	for i := 1; i <= o.tools; i++ {
 		name := fmt.Sprintf("dummy_%d", i)
 		ts.mcp.AddTool(mcp.NewTool(name, mcp.WithDescription("Dummy tool "+name+": returns its name.")), textHandler(name))
@@ -206,5 +209,46 @@ func (ts *testServer) addRootsTool() {
 				return nil, err
 			}
 			return mcp.NewToolResultText(string(b)), nil
+		})
+}
+
+// askSchema is the form of the ask tool unless its arguments give one; raw, so that its fields
+// keep this order on the wire.
+var askSchema = json.RawMessage(`{"type":"object","properties":{
+	"name":{"type":"string","title":"Your name","minLength":1},
+	"count":{"type":"integer","title":"How many","minimum":1,"maximum":10,"default":3},
+	"color":{"type":"string","title":"Colour","enum":["red","green","blue"]},
+	"agree":{"type":"boolean","title":"Agree to the terms"}},
+	"required":["name","agree"]}`)
+
+// addElicitTools adds "ask" (form mode; arguments message and schema, a JSON text, optional) and "open_url"
+// (url mode; argument url): each returns the client's answer as JSON {"action","content"}.
+func (ts *testServer) addElicitTools() {
+	answer := func(res *mcp.ElicitationResult, err error) (*mcp.CallToolResult, error) {
+		if err != nil {
+			return mcp.NewToolResultError("elicitation/create: " + err.Error()), nil
+		}
+		b, err := json.Marshal(map[string]any{"action": res.Action, "content": res.Content})
+		if err != nil {
+			return nil, err
+		}
+		return mcp.NewToolResultText(string(b)), nil
+	}
+	ts.mcp.AddTool(mcp.NewTool("ask", mcp.WithDescription("Ask the user to fill in a form (elicitation, form mode)."),
+		mcp.WithString("message"), mcp.WithString("schema", mcp.Description("the requested schema as JSON text"))),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			schema := askSchema
+			if s := req.GetString("schema", ""); s != "" {
+				schema = json.RawMessage(s)
+			}
+			return answer(ts.mcp.RequestElicitation(ctx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{
+				Message: req.GetString("message", "Tell me about yourself."), RequestedSchema: schema,
+			}}))
+		})
+	ts.mcp.AddTool(mcp.NewTool("open_url", mcp.WithDescription("Ask the user to open a page (elicitation, url mode)."),
+		mcp.WithString("url", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			return answer(ts.mcp.RequestURLElicitation(ctx, server.ClientSessionFromContext(ctx), "e-1",
+				req.GetString("url", ""), "Sign in to continue."))
 		})
 }

@@ -1,0 +1,61 @@
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// TestServerCancelsItsRequest: a server request we are answering (say, an elicitation) that the
+// server cancels with notifications/cancelled ends its handler's ctx, and gets no answer; the
+// handler sees the params as sent.
+func TestServerCancelsItsRequest(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "stdin")
+	req := `{"jsonrpc":"2.0","id":"s1","method":"elicitation/create","params":{"message":"m","requestedSchema":{"type":"object","properties":{"b":{"type":"string"},"a":{"type":"string"}}}}}`
+	script := `printf '%s\n' "$REQ"; read -r go; printf '%s\n' "$CANCEL"; cat > "$OUT"`
+	env := append(os.Environ(), "REQ="+req, "OUT="+out,
+		`CANCEL={"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s1","reason":"user gave up"}}`)
+	tr := newStdioTransport("sh", []string{"-c", script}, env, "", defaultMaxFrame, slog.New(slog.DiscardHandler))
+	started := make(chan json.RawMessage, 1)
+	ended := make(chan error, 1)
+	tr.SetRequestHandler(func(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+		started <- rawParams(ctx)
+		<-ctx.Done()
+		ended <- ctx.Err()
+		return transport.NewJSONRPCResultResponse(r.ID, json.RawMessage(`{"action":"cancel"}`)), nil
+	})
+	if err := tr.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	raw := <-started
+	var p struct {
+		RequestedSchema json.RawMessage `json:"requestedSchema"`
+	}
+	if err := json.Unmarshal(raw, &p); err != nil {
+		t.Fatal(err)
+	}
+	if fields, err := ParseElicitSchema(p.RequestedSchema); err != nil || fields[0].Name != "b" || fields[1].Name != "a" {
+		t.Errorf("fields from the raw params = %+v, %v; want b then a, as sent", fields, err)
+	}
+	// Let the child send the cancellation.
+	if err := tr.SendNotification(context.Background(), mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: "go"}}); err != nil {
+		t.Fatal(err)
+	}
+	if err := <-ended; err != context.Canceled {
+		t.Errorf("handler ctx ended with %v, want context.Canceled", err)
+	}
+	tr.Close()
+	b, err := os.ReadFile(out)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	if len(b) != 0 {
+		t.Errorf("the server got %q after cancelling its request; want nothing", b)
+	}
+}
