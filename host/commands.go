@@ -23,6 +23,8 @@ func (s *server) commands() map[string]commandFunc {
 		CmdAllowlistSet: s.cmdAllowlistSet,
 		CmdApprovals:    s.cmdApprovals,
 		CmdApprove:      s.cmdApprove,
+		CmdElicitations: func(context.Context, json.RawMessage) (any, error) { return s.elicitations.list(), nil },
+		CmdElicit:       s.cmdElicit,
 		CmdTrust:        s.cmdTrust,
 		CmdCallTool:     s.cmdCallTool,
 		CmdChat:         s.cmdChat,
@@ -208,6 +210,17 @@ func (s *server) cmdAllowlistSet(ctx context.Context, arg json.RawMessage) (any,
 
 func (s *server) cmdApprovals(ctx context.Context, arg json.RawMessage) (any, error) {
 	return s.approvals.list(), nil
+}
+
+func (s *server) cmdElicit(ctx context.Context, arg json.RawMessage) (any, error) {
+	var p ElicitParams
+	if err := decodeArg(CmdElicit, arg, &p); err != nil {
+		return nil, err
+	}
+	if err := s.elicitations.answer(p); err != nil {
+		return nil, err
+	}
+	return struct{}{}, nil
 }
 
 func (s *server) cmdApprove(ctx context.Context, arg json.RawMessage) (any, error) {

@@ -82,6 +82,11 @@ type initializeParams struct {
 		Window struct {
 			WorkDoneProgress bool `json:"workDoneProgress"`
 		} `json:"window"`
+		Experimental struct {
+			Switchboard struct {
+				Elicitation bool `json:"elicitation"`
+			} `json:"switchboard"`
+		} `json:"experimental"`
 	} `json:"capabilities"`
 	InitializationOptions jsontext.Value `json:"initializationOptions"`
 }
@@ -119,6 +124,7 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.state = stateInitialized
 	s.folders = folders
 	s.progressCap = p.Capabilities.Window.WorkDoneProgress
+	s.elicitCap = p.Capabilities.Experimental.Switchboard.Elicitation
 	// Parsed and applied by start, right after this answer (before any other message is handled):
 	// initialize does no work that grows with the configuration.
 	s.initOptions = append(json.RawMessage(nil), p.InitializationOptions...)
@@ -152,10 +158,12 @@ func looseInitializeParams(raw json.RawMessage) initializeParams {
 	json.Unmarshal(top["rootPath"], &p.RootPath)                 // ignore error
 	json.Unmarshal(top["workspaceFolders"], &p.WorkspaceFolders) // ignore error
 	var caps struct {
-		Window map[string]json.RawMessage `json:"window"`
+		Window       map[string]json.RawMessage `json:"window"`
+		Experimental map[string]json.RawMessage `json:"experimental"`
 	}
 	if json.Unmarshal(top["capabilities"], &caps) == nil {
-		json.Unmarshal(caps.Window["workDoneProgress"], &p.Capabilities.Window.WorkDoneProgress) // ignore error
+		json.Unmarshal(caps.Window["workDoneProgress"], &p.Capabilities.Window.WorkDoneProgress)   // ignore error
+		json.Unmarshal(caps.Experimental["switchboard"], &p.Capabilities.Experimental.Switchboard) // ignore error
 	}
 	p.InitializationOptions = jsontext.Value(top["initializationOptions"])
 	return p
@@ -214,6 +222,7 @@ func (s *server) applySettings(o InitOptions, warns []string) {
 		timeout = time.Duration(*o.ApprovalTimeoutSeconds * float64(time.Second))
 	}
 	s.gate.SetTimeout(timeout)
+	s.questionTimeoutNs.Store(int64(timeout))
 	if p := s.providerConfig(o); p != s.provider {
 		s.provider = p
 		s.sessions.SetProvider(p)

@@ -25,12 +25,15 @@ const (
 	CmdCallTool     = "switchboard.callTool"
 	CmdChat         = "switchboard.chat"
 	CmdCancel       = "switchboard.cancel"
+	// Protocol additions (README, "Protocol additions"): MCP elicitation.
+	CmdElicitations = "switchboard.elicitations"
+	CmdElicit       = "switchboard.elicit"
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
 var Commands = []string{
 	CmdServers, CmdTools, CmdReconnect, CmdAllowlistGet, CmdAllowlistSet, CmdApprovals,
-	CmdApprove, CmdTrust, CmdCallTool, CmdChat, CmdCancel,
+	CmdApprove, CmdTrust, CmdCallTool, CmdChat, CmdCancel, CmdElicitations, CmdElicit,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).
@@ -39,6 +42,9 @@ const (
 	NotifyApprovalRequested = "switchboard/approvalRequested"
 	NotifyApprovalResolved  = "switchboard/approvalResolved"
 	NotifyEvent             = "switchboard/event"
+	// Protocol additions: MCP elicitation.
+	NotifyElicitationRequested = "switchboard/elicitationRequested"
+	NotifyElicitationResolved  = "switchboard/elicitationResolved"
 )
 
 // Standard LSP methods the host handles or sends.
@@ -65,6 +71,7 @@ const (
 	MethodWorkDoneProgressCancel = "window/workDoneProgress/cancel"
 	MethodProgress               = "$/progress"
 	MethodApplyEdit              = "workspace/applyEdit"
+	MethodShowDocument           = "window/showDocument"
 )
 
 // Answer titles of the approval showMessageRequest (PROTOCOL.md section 4). Kept short: editors
@@ -207,3 +214,27 @@ type CancelParams struct {
 
 // EventParams is the params of switchboard/event: a session.Event as is.
 type EventParams = session.Event
+
+// Elicitation is the params of switchboard/elicitationRequested: an MCP server asks the user to
+// fill in a form (switchboard.elicitations lists the pending ones).
+type Elicitation struct {
+	ID          string                  `json:"id"`
+	Server      string                  `json:"server"`
+	Message     string                  `json:"message"` // the server's words (control characters escaped)
+	Fields      []mcpbridge.ElicitField `json:"fields"`
+	RequestedAt string                  `json:"requestedAt"` // RFC 3339
+}
+
+// ElicitParams is arguments[0] of switchboard.elicit.
+type ElicitParams struct {
+	ID      string         `json:"id"`
+	Action  string         `json:"action"`            // accept | decline | cancel
+	Content map[string]any `json:"content,omitempty"` // with accept: field name -> value
+}
+
+// ElicitationResolvedParams is the params of switchboard/elicitationResolved.
+type ElicitationResolvedParams struct {
+	ID     string `json:"id"`
+	Action string `json:"action"` // accept | decline | cancel
+	By     string `json:"by"`     // user | timeout | cancelled | disconnect
+}

@@ -11,7 +11,8 @@ import (
 // TestEditorMirrors checks that the editor integrations spell exactly the commands and
 // notifications of methods.go (STYLE.md section 5). A mirror that does not exist yet is skipped.
 func TestEditorMirrors(t *testing.T) {
-	want := append(slices.Clone(Commands), NotifyServersChanged, NotifyApprovalRequested, NotifyApprovalResolved, NotifyEvent)
+	want := append(slices.Clone(Commands), NotifyServersChanged, NotifyApprovalRequested, NotifyApprovalResolved, NotifyEvent,
+		NotifyElicitationRequested, NotifyElicitationResolved)
 	slices.Sort(want)
 	lit := regexp.MustCompile(`["']((?:switchboard)[./][A-Za-z.]+)["']`)
 	for _, file := range []string{

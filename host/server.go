@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -60,10 +61,14 @@ type server struct {
 	cfg         InitOptions
 	mode        permissions.Mode
 	folders     []string
-	progressCap bool                   // client supports window.workDoneProgress
-	progress    progressSet            // tool calls showing progress in the editor
-	provider    session.ProviderConfig // last applied
-	initOptions json.RawMessage        // initializationOptions until start applies them
+	progressCap bool        // client supports window.workDoneProgress
+	progress    progressSet // tool calls showing progress in the editor
+	elicitCap   bool        // client shows elicitation forms (capabilities.experimental.switchboard.elicitation)
+
+	elicitations      *elicitations
+	questionTimeoutNs atomic.Int64           // approvalTimeoutSeconds, also for elicitations
+	provider          session.ProviderConfig // last applied
+	initOptions       json.RawMessage        // initializationOptions until start applies them
 
 	cfgMu       sync.Mutex // guards cfgs, lastCfgErrs
 	cfgs        []mcpbridge.ServerConfig
@@ -135,6 +140,7 @@ func newServer(opts Options) (*server, error) {
 		}
 	}
 	s.approvals = newApprovals(s)
+	s.elicitations = newElicitations(s)
 	s.cmds = s.commands()
 	s.docs = newDocuments()
 	s.gate = permissions.NewGate(permissions.GateOptions{
@@ -153,6 +159,9 @@ func newServer(opts Options) (*server, error) {
 		},
 		BaseEnv: opts.BaseEnv,
 		Roots:   s.folderList, // MCP roots are the workspace folders
+		Elicit: func(ctx context.Context, e mcpbridge.Elicitation) mcpbridge.ElicitResult {
+			return s.elicitations.elicit(ctx, e)
+		},
 	})
 	s.provider = s.providerConfig(InitOptions{})
 	s.sessions = session.NewManager(session.Options{
@@ -177,6 +186,7 @@ func (s *server) wasShutdown() bool {
 func (s *server) shutdownBackends(by string) {
 	s.backendsOnce.Do(func() {
 		s.approvals.denyAll(by)
+		s.elicitations.cancelAll(by)
 		s.sessions.Close()
 		if err := s.registry.Close(); err != nil {
 			s.log.Debug("host: closing MCP servers", "error", err)
@@ -322,3 +332,12 @@ func (s *server) folderList() []string {
 }
 
 func cleanPath(p string) string { return filepath.Clean(p) }
+
+// questionTimeout is how long a question to the user (an elicitation) may wait: the approval
+// timeout.
+func (s *server) questionTimeout() time.Duration {
+	if d := time.Duration(s.questionTimeoutNs.Load()); d > 0 {
+		return d
+	}
+	return 120 * time.Second
+}

@@ -107,6 +107,8 @@ func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		return json.RawMessage(b), nil
 	case "window/workDoneProgress/create":
 		return json.RawMessage("null"), nil
+	case "window/showDocument":
+		return json.RawMessage(`{"success":true}`), nil
 	case "workspace/applyEdit":
 		e.mu.Lock()
 		fn := e.apply

@@ -42,6 +42,8 @@ type Config struct {
 	NoInitialize bool
 	// WorkDoneProgress advertises window.workDoneProgress.
 	WorkDoneProgress bool
+	// Elicitation advertises capabilities.experimental.switchboard.elicitation (forms).
+	Elicitation bool
 	// Env is the environment the host sees (besides PATH and HOME).
 	Env map[string]string
 	// Options adjusts host.Options before Serve.
@@ -134,8 +136,11 @@ func Run(t testing.TB, cfg Config) *Env {
 
 	if !cfg.NoInitialize {
 		params := map[string]any{
-			"processId":    nil,
-			"capabilities": map[string]any{"window": map[string]any{"workDoneProgress": cfg.WorkDoneProgress}},
+			"processId": nil,
+			"capabilities": map[string]any{
+				"window":       map[string]any{"workDoneProgress": cfg.WorkDoneProgress},
+				"experimental": map[string]any{"switchboard": map[string]any{"elicitation": cfg.Elicitation}},
+			},
 		}
 		if !cfg.NoWorkspace {
 			params["workspaceFolders"] = []map[string]string{{"uri": FileURI(env.Workspace), "name": "ws"}}

@@ -158,6 +158,31 @@ func (s *State) Resolutions() []Resolved {
 	return decodeAll[Resolved](s.Params("switchboard/approvalResolved"))
 }
 
+// Elicitation is switchboard/elicitationRequested's params (fields kept raw).
+type Elicitation struct {
+	ID      string            `json:"id"`
+	Server  string            `json:"server"`
+	Message string            `json:"message"`
+	Fields  []json.RawMessage `json:"fields"`
+}
+
+// Elicitations returns every switchboard/elicitationRequested, in order.
+func (s *State) Elicitations() []Elicitation {
+	return decodeAll[Elicitation](s.Params("switchboard/elicitationRequested"))
+}
+
+// ElicitationResolved is switchboard/elicitationResolved's params.
+type ElicitationResolved struct {
+	ID     string `json:"id"`
+	Action string `json:"action"`
+	By     string `json:"by"`
+}
+
+// ElicitationsResolved returns every switchboard/elicitationResolved, in order.
+func (s *State) ElicitationsResolved() []ElicitationResolved {
+	return decodeAll[ElicitationResolved](s.Params("switchboard/elicitationResolved"))
+}
+
 // Event is switchboard/event's params (the fields tests look at; Raw has all of it).
 type Event struct {
 	Turn         string `json:"turn"`

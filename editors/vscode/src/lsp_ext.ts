@@ -18,6 +18,8 @@ export const Cmd = {
     callTool: "switchboard.callTool",
     chat: "switchboard.chat",
     cancel: "switchboard.cancel",
+    elicitations: "switchboard.elicitations",
+    elicit: "switchboard.elicit",
 } as const;
 
 // Notifications from the host.
@@ -26,6 +28,8 @@ export const Notify = {
     approvalRequested: "switchboard/approvalRequested",
     approvalResolved: "switchboard/approvalResolved",
     event: "switchboard/event",
+    elicitationRequested: "switchboard/elicitationRequested",
+    elicitationResolved: "switchboard/elicitationResolved",
 } as const;
 
 export type CommandName = (typeof Cmd)[keyof typeof Cmd];

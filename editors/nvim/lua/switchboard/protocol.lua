@@ -19,6 +19,8 @@ M.cmd = {
   call_tool = 'switchboard.callTool',
   chat = 'switchboard.chat',
   cancel = 'switchboard.cancel',
+  elicitations = 'switchboard.elicitations',
+  elicit = 'switchboard.elicit',
 }
 
 -- Notifications from the host.
@@ -27,6 +29,8 @@ M.notify = {
   approval_requested = 'switchboard/approvalRequested',
   approval_resolved = 'switchboard/approvalResolved',
   event = 'switchboard/event',
+  elicitation_requested = 'switchboard/elicitationRequested',
+  elicitation_resolved = 'switchboard/elicitationResolved',
 }
 
 return M
