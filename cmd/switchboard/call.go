@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bufio"
 	"context"
 	"encoding/json"
 	"errors"
@@ -12,7 +11,6 @@ import (
 	"os/signal"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"unicode"
 	"unicode/utf8"
@@ -139,6 +137,10 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "switchboard call: %v\n", err)
 		return 1
 	}
+	var term *terminal // questions to the user (confirm, elicitation) go to the terminal, if any
+	if isTerminal(os.Stdin) {
+		term = newTerminal(os.Stdin, stderr)
+	}
 	roots := folders
 	if len(roots) == 0 {
 		if wd, err := os.Getwd(); err == nil {
@@ -149,6 +151,13 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		Logger:  log,
 		Trusted: func(c mcpbridge.ServerConfig) bool { return trust.Get(c.Name, c.Fingerprint()) == permissions.Trusted },
 		Roots:   func() []string { return roots },
+		Elicit: func(ctx context.Context, e mcpbridge.Elicitation) mcpbridge.ElicitResult {
+			if term == nil {
+				fmt.Fprintf(stderr, "switchboard call: server %s asked a question, but stdin is not a terminal: answered cancel\n", e.Server)
+				return mcpbridge.ElicitResult{Action: mcpbridge.ElicitCancel}
+			}
+			return term.elicit(ctx, e)
+		},
 	})
 	defer reg.Close()
 	reg.Apply(ctx, cfgs)
@@ -175,8 +184,8 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		defer audit.Close()
 	}
 	var prompter permissions.Prompter
-	if isTerminal(os.Stdin) {
-		prompter = &terminalPrompter{in: bufio.NewReader(os.Stdin), out: stderr}
+	if term != nil {
+		prompter = term
 	}
 	gate := permissions.NewGate(permissions.GateOptions{Allowlist: allow, Prompter: prompter, Audit: audit, Logger: log})
 	mgr := session.NewManager(session.Options{
@@ -211,44 +220,6 @@ func isTerminal(f *os.File) bool {
 		return false
 	}
 	return true
-}
-
-// terminalPrompter asks the confirm question on the terminal.
-type terminalPrompter struct {
-	mu  sync.Mutex
-	in  *bufio.Reader
-	out io.Writer
-}
-
-func (p *terminalPrompter) Confirm(ctx context.Context, req permissions.Request) (permissions.Answer, error) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	args := terminalPreview(string(req.Arguments), 200)
-	fmt.Fprintf(p.out, "Allow %s? %s\n  [o] Allow once  [t] Allow tool  [s] Allow server  [d] Deny (default): ", req.Tool, args)
-	type reply struct {
-		line string
-		err  error
-	}
-	ch := make(chan reply, 1)
-	go func() {
-		line, err := p.in.ReadString('\n')
-		ch <- reply{line, err}
-	}()
-	select {
-	case <-ctx.Done():
-		fmt.Fprintln(p.out)
-		return permissions.AnswerDeny, ctx.Err()
-	case r := <-ch:
-		switch strings.ToLower(strings.TrimSpace(r.line)) {
-		case "o", "once", "y", "yes":
-			return permissions.AnswerOnce, nil
-		case "t", "tool", "always":
-			return permissions.AnswerAlways, nil
-		case "s", "server":
-			return permissions.AnswerServer, nil
-		}
-		return permissions.AnswerDeny, nil
-	}
 }
 
 // terminalPreview bounds s to limit runes (never cutting one in half) and replaces what could

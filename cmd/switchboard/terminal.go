@@ -1,0 +1,239 @@
+package main
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/permissions"
+)
+
+// terminal asks the user questions on a terminal, one at a time: the confirm question and MCP
+// elicitations. One goroutine reads lines for all of them, so a question that ended (timeout,
+// cancel) never leaves a reader behind to swallow the next answer.
+type terminal struct {
+	mu    sync.Mutex // one question at a time
+	out   io.Writer
+	lines chan string // closed at the end of input
+}
+
+func newTerminal(in io.Reader, out io.Writer) *terminal {
+	t := &terminal{out: out, lines: make(chan string)}
+	go func() {
+		r := bufio.NewReader(in)
+		for {
+			line, err := r.ReadString('\n')
+			if err == nil || line != "" {
+				t.lines <- strings.TrimRight(line, "\r\n")
+			}
+			if err != nil {
+				close(t.lines) // end of input
+				return
+			}
+		}
+	}()
+	return t
+}
+
+// readLine waits for the next line; ok is false at ctx's end or at the end of input.
+func (t *terminal) readLine(ctx context.Context) (string, bool) {
+	select {
+	case <-ctx.Done():
+		fmt.Fprintln(t.out)
+		return "", false
+	case line, open := <-t.lines:
+		if !open {
+			fmt.Fprintln(t.out)
+		}
+		return line, open
+	}
+}
+
+// Confirm is permissions.Prompter.
+func (t *terminal) Confirm(ctx context.Context, req permissions.Request) (permissions.Answer, error) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	args := terminalPreview(string(req.Arguments), 200)
+	fmt.Fprintf(t.out, "Allow %s? %s\n  [o] Allow once  [t] Allow tool  [s] Allow server  [d] Deny (default): ", req.Tool, args)
+	line, ok := t.readLine(ctx)
+	if !ok {
+		if ctx.Err() != nil {
+			return permissions.AnswerDeny, ctx.Err()
+		}
+		return permissions.AnswerDeny, nil
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "o", "once", "y", "yes":
+		return permissions.AnswerOnce, nil
+	case "t", "tool", "always":
+		return permissions.AnswerAlways, nil
+	case "s", "server":
+		return permissions.AnswerServer, nil
+	}
+	return permissions.AnswerDeny, nil
+}
+
+// elicit asks an MCP server's question: a page to open, or a form field by field. An answer that
+// does not fit a field is refused with the reason and asked again; the end of input or of ctx
+// cancels.
+func (t *terminal) elicit(ctx context.Context, e mcpbridge.Elicitation) mcpbridge.ElicitResult {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	cancel := mcpbridge.ElicitResult{Action: mcpbridge.ElicitCancel}
+	if e.Mode == "url" {
+		fmt.Fprintf(t.out, "MCP server '%s' asks you to open %s\n  %s\n  Open it in your browser, then: [a] Done  [d] Decline (default): ",
+			e.Server, terminalPreview(e.URL, 500), terminalPreview(e.Message, 2000))
+		line, ok := t.readLine(ctx)
+		switch {
+		case !ok:
+			return cancel
+		case slices.Contains([]string{"a", "done", "y", "yes"}, strings.ToLower(strings.TrimSpace(line))):
+			return mcpbridge.ElicitResult{Action: mcpbridge.ElicitAccept}
+		}
+		return mcpbridge.ElicitResult{Action: mcpbridge.ElicitDecline}
+	}
+	fmt.Fprintf(t.out, "MCP server '%s' asks: %s\n", e.Server, terminalPreview(e.Message, 2000))
+	content := map[string]any{}
+	for _, f := range e.Fields {
+		for {
+			fmt.Fprintf(t.out, "  %s: ", fieldPrompt(f))
+			line, ok := t.readLine(ctx)
+			if !ok {
+				return cancel
+			}
+			v, skip, err := parseField(f, strings.TrimSpace(line))
+			if err == nil && !skip {
+				err = mcpbridge.ValidateElicitation([]mcpbridge.ElicitField{f}, map[string]any{f.Name: v})
+			}
+			if err != nil {
+				fmt.Fprintf(t.out, "    %v\n", err)
+				continue
+			}
+			if !skip {
+				content[f.Name] = v
+			}
+			break
+		}
+	}
+	fmt.Fprintf(t.out, "  Send these answers to '%s'? [a] Accept (default)  [d] Decline  [c] Cancel: ", e.Server)
+	line, ok := t.readLine(ctx)
+	if !ok {
+		return cancel
+	}
+	switch strings.ToLower(strings.TrimSpace(line)) {
+	case "d", "decline", "n", "no":
+		return mcpbridge.ElicitResult{Action: mcpbridge.ElicitDecline}
+	case "c", "cancel":
+		return cancel
+	}
+	return mcpbridge.ElicitResult{Action: mcpbridge.ElicitAccept, Content: content}
+}
+
+// fieldPrompt is "Title (what it takes, required|optional[, default D])".
+func fieldPrompt(f mcpbridge.ElicitField) string {
+	label := f.Title
+	if label == "" {
+		label = f.Name
+	}
+	var kind string
+	switch f.Type {
+	case "boolean":
+		kind = "y/n"
+	case "integer":
+		kind = "whole number" + rangeText(f.Minimum, f.Maximum)
+	case "number":
+		kind = "number" + rangeText(f.Minimum, f.Maximum)
+	case "array":
+		kind = "one or more of " + strings.Join(f.Enum, ", ") + ", separated by commas"
+	default:
+		kind = "text"
+		if f.Format != "" {
+			kind = f.Format
+		}
+		if len(f.Enum) > 0 {
+			kind = "one of " + strings.Join(f.Enum, ", ")
+		}
+	}
+	need := "optional: empty to skip"
+	if f.Required {
+		need = "required"
+	}
+	s := fmt.Sprintf("%s (%s, %s", terminalPreview(label, 80), kind, need)
+	if f.Default != nil {
+		s += fmt.Sprintf(", default %v", f.Default)
+	}
+	s += ")"
+	if f.Description != "" {
+		s += " " + terminalPreview(f.Description, 200)
+	}
+	return s
+}
+
+func rangeText(lo, hi *float64) string {
+	switch {
+	case lo != nil && hi != nil:
+		return fmt.Sprintf(" %g..%g", *lo, *hi)
+	case lo != nil:
+		return fmt.Sprintf(" ≥ %g", *lo)
+	case hi != nil:
+		return fmt.Sprintf(" ≤ %g", *hi)
+	}
+	return ""
+}
+
+// parseField reads one typed answer; empty takes the default, or skips an optional field.
+func parseField(f mcpbridge.ElicitField, s string) (v any, skip bool, err error) {
+	if s == "" {
+		switch {
+		case f.Default != nil:
+			return f.Default, false, nil
+		case !f.Required:
+			return nil, true, nil
+		}
+		return nil, false, fmt.Errorf("an answer is required")
+	}
+	switch f.Type {
+	case "boolean":
+		switch strings.ToLower(s) {
+		case "y", "yes", "true":
+			return true, false, nil
+		case "n", "no", "false":
+			return false, false, nil
+		}
+		return nil, false, fmt.Errorf("answer y or n")
+	case "number", "integer":
+		x, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return nil, false, fmt.Errorf("not a number")
+		}
+		return x, false, nil
+	case "array":
+		var out []any
+		for _, part := range strings.Split(s, ",") {
+			if part = strings.TrimSpace(part); part != "" {
+				out = append(out, enumValue(f, part))
+			}
+		}
+		return out, false, nil
+	}
+	if len(f.Enum) > 0 {
+		return enumValue(f, s), false, nil
+	}
+	return s, false, nil
+}
+
+// enumValue maps a typed choice to its value: the value itself, or its title (any case).
+func enumValue(f mcpbridge.ElicitField, s string) string {
+	for i, v := range f.Enum {
+		if strings.EqualFold(s, v) || i < len(f.EnumTitles) && strings.EqualFold(s, f.EnumTitles[i]) {
+			return v
+		}
+	}
+	return s
+}

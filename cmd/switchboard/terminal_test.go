@@ -1,0 +1,97 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/permissions"
+)
+
+// TestTerminalElicitation: `switchboard call` asks an MCP server's questions on the terminal, field
+// by field, refusing what does not fit with the reason, and the server gets the typed values.
+func TestTerminalElicitation(t *testing.T) {
+	if testing.Short() {
+		t.Skip("builds binaries")
+	}
+	if fBins.err != nil {
+		t.Fatal(fBins.err)
+	}
+	for _, tc := range []struct {
+		name, tool, args, input string
+		want                    string   // the tool's report of what the server got
+		says                    []string // in the terminal output
+	}{
+		{"accept", "ask", `{"message":"Who are you?"}`,
+			"\nAda\n11\n\nGreen\nmaybe\ny\na\n",
+			`{"action":"accept","content":{"agree":true,"color":"green","count":3,"name":"Ada"}}`,
+			[]string{"MCP server 'e' asks: Who are you?", "Your name (text, required)", "an answer is required",
+				"How many (whole number 1..10, optional: empty to skip, default 3)", `"count" (How many): must be at most 10`,
+				"Colour (one of red, green, blue, optional: empty to skip)", "answer y or n"}},
+		{"skip optional, then decline", "ask", `{}`, "Bo\n\n\nn\nd\n",
+			`{"action":"decline","content":null}`, nil},
+		{"end of input cancels", "ask", `{}`, "Bo\n",
+			`{"action":"cancel","content":null}`, nil},
+		{"a page to open", "open_url", `{"url":"https://example.com/x"}`, "a\n",
+			`{"action":"accept","content":null}`, []string{"MCP server 'e' asks you to open https://example.com/x", "Sign in to continue."}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var out bytes.Buffer
+			term := newTerminal(strings.NewReader(tc.input), &out)
+			r := mcpbridge.NewRegistry(mcpbridge.Options{Elicit: term.elicit})
+			defer r.Close()
+			ctx, cancel := context.WithTimeout(context.Background(), faultBound())
+			defer cancel()
+			r.Apply(ctx, []mcpbridge.ServerConfig{{Name: "e", Transport: mcpbridge.TransportStdio, Command: fBins.mcptest,
+				Args: []string{"--elicit"}, StartupTimeout: time.Minute, CallTimeout: time.Minute}})
+			if err := r.WaitIdle(ctx); err != nil {
+				t.Fatal(err)
+			}
+			res, err := r.Call(ctx, "mcp__e__"+tc.tool, json.RawMessage(tc.args))
+			if err != nil || res.IsError {
+				t.Fatalf("call = %+v, %v", res, err)
+			}
+			if res.Text != tc.want {
+				t.Errorf("the server got %s, want %s\nterminal:\n%s", res.Text, tc.want, out.String())
+			}
+			for _, s := range tc.says {
+				if !strings.Contains(out.String(), s) {
+					t.Errorf("terminal output lacks %q:\n%s", s, out.String())
+				}
+			}
+		})
+	}
+}
+
+// TestTerminalConfirm: the answers, and a question that ended unanswered leaves no reader behind
+// to swallow the next answer.
+func TestTerminalConfirm(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	var out bytes.Buffer
+	term := newTerminal(pr, &out)
+	req := permissions.Request{Tool: "mcp__e__ask", Server: "e", Arguments: json.RawMessage(`{"a":"\u001b[2J"}`)}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if ans, err := term.Confirm(ctx, req); ans != permissions.AnswerDeny || err != context.Canceled {
+		t.Errorf("cancelled Confirm = %v, %v", ans, err)
+	}
+	for _, tc := range []struct {
+		line string
+		want permissions.Answer
+	}{{"t", permissions.AnswerAlways}, {"o", permissions.AnswerOnce}, {"s", permissions.AnswerServer}, {"", permissions.AnswerDeny}, {"whatever", permissions.AnswerDeny}} {
+		go fmt.Fprintln(pw, tc.line)
+		if ans, err := term.Confirm(context.Background(), req); ans != tc.want || err != nil {
+			t.Errorf("answer %q: Confirm = %v, %v; want %v", tc.line, ans, err, tc.want)
+		}
+	}
+	if strings.Contains(out.String(), "\x1b") {
+		t.Errorf("an escape sequence from the arguments reached the terminal: %q", out.String())
+	}
+}
