@@ -92,6 +92,9 @@ func FuzzDispatch(f *testing.F) {
 	isolate(f)
 	f.Add(true, []byte(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"switchboard.servers"}}`))
 	f.Add(false, []byte(`{"jsonrpc":"2.0","id":1,"method":"shutdown"}`))
+	f.Add(true, []byte(`{"jsonrpc":"2.0","id":3,"method":"workspace/executeCommand","params":{"command":"switchboard.elicit","arguments":[{"id":"e1","action":"accept","content":{"a":[1,{"b":null}]}}]}}`))
+	f.Add(true, []byte(`{"jsonrpc":"2.0","id":4,"method":"workspace/executeCommand","params":{"command":"switchboard.elicitations","workDoneToken":{"x":1}}}`))
+	f.Add(true, []byte(`{"jsonrpc":"2.0","method":"window/workDoneProgress/cancel","params":{"token":[1]}}`))
 	f.Add(true, []byte("{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didOpen\",\"params\":{\"textDocument\":{\"uri\":\"file:///a.go\",\"languageId\":\"go\",\"version\":1,\"text\":\"a\\nb\"}}}\x00"+
 		"{\"jsonrpc\":\"2.0\",\"method\":\"textDocument/didChange\",\"params\":{\"textDocument\":{\"uri\":\"file:///a.go\",\"version\":2},\"contentChanges\":[{\"range\":{\"start\":{\"line\":9,\"character\":9},\"end\":{\"line\":0,\"character\":0}},\"text\":\"x\"}]}}"))
 	// initialize: run the editor's initialize + initialized first, so the body reaches the
