@@ -199,17 +199,23 @@ func (a *approvals) approve(p ApproveParams) error {
 
 // list returns the pending approvals, oldest first.
 func (a *approvals) list() []Approval {
-	a.mu.Lock()
-	out := make([]Approval, 0, len(a.pending))
-	for _, ap := range a.pending {
-		out = append(out, ap.wire)
+	return oldestFirst(&a.mu, a.pending, func(ap *approval) Approval { return ap.wire }, func(w Approval) string { return w.ID })
+}
+
+// oldestFirst returns the wire form of every pending question, oldest first: ids are a letter and
+// a sequence number ("a12", "e3"). mu guards pending.
+func oldestFirst[P, W any](mu *sync.Mutex, pending map[string]P, wire func(P) W, id func(W) string) []W {
+	mu.Lock()
+	out := make([]W, 0, len(pending))
+	for _, p := range pending {
+		out = append(out, wire(p))
 	}
-	a.mu.Unlock()
-	slices.SortFunc(out, func(x, y Approval) int {
-		nx, _ := strconv.Atoi(strings.TrimPrefix(x.ID, "a"))
-		ny, _ := strconv.Atoi(strings.TrimPrefix(y.ID, "a"))
-		return nx - ny
-	})
+	mu.Unlock()
+	seq := func(w W) int {
+		n, _ := strconv.Atoi(id(w)[1:]) // ignore error: our own ids
+		return n
+	}
+	slices.SortFunc(out, func(x, y W) int { return seq(x) - seq(y) })
 	return out
 }
 

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"slices"
 	"strconv"
-	"strings"
 	"sync"
 	"time"
 
@@ -170,18 +169,7 @@ func (el *elicitations) answer(p ElicitParams) error {
 
 // list returns the pending elicitations, oldest first.
 func (el *elicitations) list() []Elicitation {
-	el.mu.Lock()
-	out := make([]Elicitation, 0, len(el.pending))
-	for _, p := range el.pending {
-		out = append(out, p.wire)
-	}
-	el.mu.Unlock()
-	slices.SortFunc(out, func(x, y Elicitation) int {
-		nx, _ := strconv.Atoi(strings.TrimPrefix(x.ID, "e"))
-		ny, _ := strconv.Atoi(strings.TrimPrefix(y.ID, "e"))
-		return nx - ny
-	})
-	return out
+	return oldestFirst(&el.mu, el.pending, func(p *pendingElicitation) Elicitation { return p.wire }, func(w Elicitation) string { return w.ID })
 }
 
 // cancelAll resolves every pending elicitation (shutdown).
