@@ -300,6 +300,33 @@ T.case('picker that never answers: approval stays pending; :Switchboard approve 
   end)
 end)
 
+T.case('approvals of a restarted host are tracked too (its ids start again)', function()
+  local sb, c = T.start()
+  T.answer('switchboard_approval', T.pick('Deny'))
+  local first = call_echo('before')
+  first()
+  sb.restart()
+  T.wait('a new client', function()
+    local c2 = sb.client()
+    return c2 and c2.id ~= c.id and c2.initialized
+  end)
+  T.wait_servers(function(l)
+    local d = T.server(l, 'demo')
+    return d and d.state == 'ready'
+  end, 'demo ready again')
+  T.answer('switchboard_approval', function()
+    return 'async' -- leave it pending
+  end)
+  local wait = call_echo('after')
+  T.wait('the new host approval a1 pending here', function()
+    return require('switchboard.approvals').count() == 1
+  end)
+  T.has(sb.statusline(), '1 approval')
+  T.answer('switchboard_approval', T.pick('Allow once'))
+  vim.cmd('Switchboard approve')
+  T.has(wait().text, 'after')
+end)
+
 T.case('asynchronous picker answering later (telescope/dressing style)', function()
   T.start()
   local cb
@@ -617,6 +644,381 @@ T.case(':checkhealth switchboard without a binary', function()
   T.has(text, 'not running')
 end)
 
+-- MCP elicitation forms (mcptest --elicit: tool ask) ------------------------------------------
+
+local function elicit_opts(extra)
+  return vim.tbl_deep_extend('force', { servers = { demo = { command = T.mcptest, args = { '--elicit' } } } }, extra or {})
+end
+
+local function elicitation()
+  return require('switchboard.elicitation')
+end
+
+local KIND = 'switchboard_elicitation'
+local KIND_FIELD = 'switchboard_elicitation_field'
+local KIND_PENDING = 'switchboard_elicitation_pending'
+
+--- Calls mcp__demo__ask (always-allow, so no approval); returns a function that waits for the
+--- result and gives what the server received, decoded and as JSON text.
+local function ask(args)
+  local done, res, err = false, nil, nil
+  require('switchboard.commands').call_tool('mcp__demo__ask', args or {}, 'always-allow', function(e, r)
+    done, res, err = true, r, e
+  end)
+  return function(what)
+    T.wait(what or 'the answer of mcp__demo__ask', function()
+      return done
+    end)
+    T.ok(not err, 'callTool error: ' .. vim.inspect(err))
+    T.eq(res.isError, false, 'isError: ' .. tostring(res.text))
+    return vim.fn.json_decode(res.text), res.text
+  end
+end
+
+local function schema(t)
+  return vim.fn.json_encode(t)
+end
+
+local function queue_empty()
+  T.wait('no question left', function()
+    return elicitation().count() == 0 and elicitation().active() == nil
+  end)
+end
+
+local function resolved_events()
+  return vim.tbl_filter(function(e)
+    return e.kind == 'elicitationResolved'
+  end, T.events())
+end
+
+for _, ui in ipairs({ { name = 'synchronous UI', async = false }, { name = 'asynchronous UI', async = true } }) do
+  local function case(name, fn)
+    T.case(name .. ' (' .. ui.name .. ')', function()
+      T.ui_async = ui.async
+      fn()
+    end)
+  end
+
+  case('elicitation: a form filled in and accepted; values and JSON types', function()
+    local sb, c = T.start(elicit_opts())
+    T.eq(c.config.capabilities.experimental.switchboard.elicitation, true, 'capability declared')
+    T.answer(KIND, T.pick('Answer'))
+    T.answer_input(T.by_prompt({ ['Your name'] = 'Ada', ['How many'] = '7' }))
+    T.answer(KIND_FIELD, T.by_prompt({ Colour = 'green', ['Agree to the terms'] = 'Yes' }, true))
+    local got, raw = ask()()
+    T.eq(got, { action = 'accept', content = { name = 'Ada', count = 7, color = 'green', agree = true } })
+    T.has(raw, '"count":7', 'an integer is a JSON number')
+    T.has(raw, '"agree":true', 'a boolean is a JSON boolean')
+    -- What the user saw: the server named before its words, each field in the server's order.
+    T.has(T.notes_text(), "MCP server 'demo' asks: Tell me about yourself.")
+    local intro = T.selects_of(KIND)
+    T.eq(#intro, 1, 'one question')
+    T.eq(intro[1].labels, { 'Answer (4 fields)', 'Decline' })
+    T.has(intro[1].prompt, "MCP server 'demo' asks: Tell me about yourself.")
+    T.eq(#T.inputs, 2, 'two text inputs')
+    T.has(T.inputs[1].prompt, '[demo] Your name (at least 1 character)')
+    T.eq(T.inputs[1].default, nil)
+    T.has(T.inputs[2].prompt, '[demo] How many (whole number 1 to 10, optional, empty skips)')
+    T.eq(T.inputs[2].default, '3', 'the default is filled in')
+    local fields = T.selects_of(KIND_FIELD)
+    T.eq(fields[1].labels, { 'red', 'green', 'blue', 'Skip (no answer)' })
+    T.has(fields[1].prompt, '[demo] Colour (optional)')
+    T.eq(fields[2].labels, { 'Yes', 'No' })
+    queue_empty()
+    T.hasnt(sb.statusline(), 'question')
+
+    -- The default kept, an optional choice skipped, No.
+    T.selects, T.inputs = {}, {}
+    T.answer_input(T.by_prompt({
+      ['Your name'] = 'Bo',
+      ['How many'] = function(opts)
+        return opts.default
+      end,
+    }))
+    T.answer(KIND_FIELD, T.by_prompt({ Colour = 'Skip', ['Agree to the terms'] = 'No' }, true))
+    got, raw = ask({ message = 'Once more.' })()
+    T.eq(got, { action = 'accept', content = { name = 'Bo', count = 3, agree = false } })
+    T.has(raw, '"agree":false')
+    T.has(raw, '"count":3')
+    T.has(T.selects_of(KIND)[1].prompt, "MCP server 'demo' asks: Once more.")
+    queue_empty()
+
+    -- A form without fields: Accept sends an empty object (not an empty list).
+    T.selects = {}
+    T.answer(KIND, T.pick('Accept'))
+    got, raw = ask({ message = 'Just confirm.', schema = schema({ type = 'object', properties = vim.empty_dict() }) })()
+    T.eq(got.action, 'accept')
+    T.has(raw, '"content":{}')
+    T.eq(T.selects_of(KIND)[1].labels, { 'Accept', 'Decline' })
+    queue_empty()
+  end)
+
+  case('elicitation: several choices (arrays, one element too), optional fields left empty', function()
+    T.start(elicit_opts())
+    T.answer(KIND, T.pick('Answer'))
+    T.answer(KIND_FIELD, T.by_prompt({
+      -- Done too early, two choices, a third refused, done.
+      Toppings = { 'Done', '[ ] egg', '[ ] cheese', '[ ] ham', 'Done' },
+      Extras = { '[ ] Mustard', 'Done' },
+    }, true))
+    T.answer_input(T.by_prompt({ Note = '', Ratio = '2.5' }))
+    local got, raw = ask({
+      message = 'Your order?',
+      schema = schema({
+        type = 'object',
+        properties = {
+          toppings = { type = 'array', title = 'Toppings', items = { type = 'string', enum = { 'ham', 'egg', 'cheese' } }, minItems = 1, maxItems = 2 },
+          extra = { type = 'array', title = 'Extras', items = { type = 'string', anyOf = { { const = 'a', title = 'Ketchup' }, { const = 'b', title = 'Mustard' } } } },
+          note = { type = 'string', title = 'Note', maxLength = 10 },
+          ratio = { type = 'number', title = 'Ratio', minimum = 0 },
+        },
+        required = { 'toppings', 'extra' },
+      }),
+    })()
+    T.eq(got.action, 'accept')
+    T.eq(got.content, { toppings = { 'egg', 'cheese' }, extra = { 'b' }, ratio = 2.5 })
+    T.has(raw, '"extra":["b"]', 'a one-element array is a JSON array')
+    T.has(raw, '"toppings":["egg","cheese"]')
+    T.has(raw, '"ratio":2.5')
+    T.hasnt(raw, '"note"', 'a skipped field is not sent')
+    T.has(T.notes_text(), 'Toppings: needs at least 1 choices')
+    T.has(T.notes_text(), 'Toppings: takes at most 2 choices')
+    local extras = vim.tbl_filter(function(s)
+      return s.prompt:find('Extras', 1, true) ~= nil
+    end, T.selects_of(KIND_FIELD))
+    T.eq(extras[1].labels, { '[ ] Ketchup', '[ ] Mustard', 'Done (0 chosen)' }, 'titles of the choices')
+    T.eq(extras[2].labels, { '[ ] Ketchup', '[x] Mustard', 'Done (1 chosen)' })
+    T.has(T.inputs_with('Note')[1].prompt, 'at most 10 characters, optional, empty skips')
+    queue_empty()
+  end)
+
+  case('elicitation: Decline, and Esc (nil) at any step is cancel', function()
+    T.start(elicit_opts())
+    T.answer(KIND, T.pick('Decline'))
+    local got = ask({ message = 'Declined?' })()
+    T.eq(got.action, 'decline')
+    T.eq(got.content, vim.NIL)
+    T.eq(#T.inputs, 0, 'nothing asked after Decline')
+    queue_empty()
+
+    T.answer(KIND, function()
+      return 0 -- Esc on the question
+    end)
+    T.eq(ask({ message = 'Dismissed?' })().action, 'cancel')
+    queue_empty()
+
+    T.answer(KIND, T.pick('Answer'))
+    T.answer_input(T.by_prompt({ ['Your name'] = T.CANCEL }))
+    T.eq(ask({ message = 'Esc in a text field?' })().action, 'cancel')
+    T.eq(#T.inputs, 1, 'no field asked after Esc')
+    queue_empty()
+
+    T.answer_input(T.by_prompt({ ['Your name'] = 'Ada', ['How many'] = '' }))
+    T.answer(KIND_FIELD, T.by_prompt({ Colour = 0 }, true))
+    T.eq(ask({ message = 'Esc in a choice?' })().action, 'cancel')
+    T.eq(#T.selects_of(KIND_FIELD), 1, 'no field asked after Esc')
+    queue_empty()
+    local by = vim.tbl_map(function(e)
+      return e.action .. '/' .. e.by
+    end, resolved_events())
+    T.eq(by, { 'decline/user', 'cancel/user', 'cancel/user', 'cancel/user' })
+  end)
+
+  case('elicitation: a value that does not fit is refused here and asked again', function()
+    T.start(elicit_opts())
+    T.answer(KIND, T.pick('Answer'))
+    T.answer_input(T.by_prompt({ ['Your name'] = { '', 'Ada' }, ['How many'] = { 'abc', '2.5', '11', ' 10 ' } }))
+    T.answer(KIND_FIELD, T.by_prompt({ Colour = 'red', ['Agree to the terms'] = 'Yes' }, true))
+    local got = ask()()
+    T.eq(got.content, { name = 'Ada', count = 10, color = 'red', agree = true })
+    local names, counts = T.inputs_with('Your name'), T.inputs_with('How many')
+    T.eq(#names, 2)
+    T.has(names[2].prompt, '[must be at least 1 characters]')
+    T.eq(#counts, 4)
+    T.has(counts[2].prompt, '[must be a number]')
+    T.eq(counts[2].default, 'abc', 'what was typed is offered again')
+    T.has(counts[3].prompt, '[must be a whole number]')
+    T.has(counts[4].prompt, '[must be at most 10]')
+    T.eq(counts[4].default, '11')
+    T.has(T.notes_text(), 'How many: must be a number')
+    -- Nothing went to the host before the answer fitted.
+    T.eq(#resolved_events(), 1)
+    queue_empty()
+
+    -- Formats, as the host checks them.
+    T.inputs = {}
+    T.answer_input(T.by_prompt({
+      Mail = { 'ada at example.org', 'ada@example.org' },
+      Day = { '2023-02-29', '2024-02-29' },
+      Site = { 'example.org', 'https://example.org/x' },
+      When = { '2026-11-30 12:00', '2026-11-30T12:00:00+01:00' },
+    }))
+    got = ask({
+      message = 'Formats?',
+      schema = schema({
+        type = 'object',
+        properties = {
+          mail = { type = 'string', title = 'Mail', format = 'email' },
+          day = { type = 'string', title = 'Day', format = 'date' },
+          site = { type = 'string', title = 'Site', format = 'uri' },
+          when = { type = 'string', title = 'When', format = 'date-time' },
+        },
+        required = { 'mail', 'day', 'site', 'when' },
+      }),
+    })()
+    T.eq(got.content, { mail = 'ada@example.org', day = '2024-02-29', site = 'https://example.org/x', when = '2026-11-30T12:00:00+01:00' })
+    T.eq(#T.inputs, 8, 'each field asked twice')
+    T.has(T.inputs_with('Mail')[2].prompt, '[must be an email address]')
+    T.has(T.inputs_with('Day')[2].prompt, '[must be a date (YYYY-MM-DD)]')
+    T.has(T.inputs_with('Site')[2].prompt, '[must be a URI with a scheme')
+    T.has(T.inputs_with('When')[2].prompt, '[must be a date and time')
+    queue_empty()
+  end)
+
+  case('elicitation: an answer the host refuses (-32602) asks that field again', function()
+    T.start(elicit_opts())
+    -- The plugin's own checks off: the host's are the ones that refuse.
+    elicitation().check = function()
+      return nil
+    end
+    T.answer(KIND, T.pick('Answer'))
+    T.answer_input(T.by_prompt({ ['Your name'] = { '', 'Ada' }, ['How many'] = { '12', '5' } }))
+    T.answer(KIND_FIELD, T.by_prompt({ Colour = 'blue', ['Agree to the terms'] = 'Yes' }, true))
+    local got = ask()()
+    T.eq(got.content, { name = 'Ada', count = 5, color = 'blue', agree = true })
+    local names, counts = T.inputs_with('Your name'), T.inputs_with('How many')
+    T.eq(#names, 2, 'name asked again')
+    T.has(names[2].prompt, '[must be at least 1 characters]')
+    T.eq(#counts, 2, 'count asked again (after the name was fixed)')
+    T.has(counts[2].prompt, '[must be at most 10]')
+    T.eq(counts[2].default, '12', 'the refused value is offered again')
+    T.has(T.notes_text(), "MCP server 'demo' refused the answer: \"name\" (Your name): must be at least 1 characters")
+    T.has(T.notes_text(), '"count" (How many): must be at most 10')
+    T.eq(#T.selects_of(KIND_FIELD), 2, 'the fields that fitted are not asked again')
+    queue_empty()
+  end)
+end
+
+T.case('elicitation: questions queue; one that ends elsewhere (timeout) is dropped', function()
+  local sb = T.start(elicit_opts({ approvalTimeoutSeconds = 1 }))
+  local stale
+  T.answer(KIND, function(_, items, _, on_choice)
+    stale = stale or function()
+      on_choice(items[1], 1)
+    end
+    return 'async' -- the user never answers
+  end)
+  local first = ask({ message = 'First?' })
+  T.wait('the first question asked', function()
+    return #T.selects_of(KIND) == 1
+  end)
+  local second = ask({ message = 'Second?' })
+  T.wait('two questions', function()
+    return elicitation().count() == 2
+  end)
+  T.has(sb.statusline(), '2 questions')
+  T.eq(#T.selects_of(KIND), 1, 'one question at a time')
+  T.eq(first('the first timed out').action, 'cancel')
+  T.eq(second('the second timed out').action, 'cancel')
+  queue_empty()
+  T.has(T.notes_text(), "the question of MCP server 'demo' ended: not answered in time")
+  T.hasnt(sb.statusline(), 'question')
+  local by = vim.tbl_map(function(e)
+    return e.by
+  end, resolved_events())
+  T.eq(by, { 'timeout', 'timeout' })
+  -- The picker answering after the end changes nothing (once what it could schedule has run).
+  stale()
+  local flushed = false
+  vim.schedule(function()
+    vim.schedule(function()
+      flushed = true
+    end)
+  end)
+  T.wait('scheduled work done', function()
+    return flushed
+  end)
+  T.eq(#T.inputs, 0, 'nothing asked after the end')
+  T.eq(#resolved_events(), 2)
+end)
+
+T.case('elicitation: the questions of a restarted host are asked too (its ids start again)', function()
+  local sb, c = T.start(elicit_opts())
+  T.answer(KIND, T.pick('Decline'))
+  T.eq(ask({ message = 'Before?' })().action, 'decline')
+  sb.restart()
+  T.wait('a new client', function()
+    local c2 = sb.client()
+    return c2 and c2.id ~= c.id and c2.initialized and vim.lsp.buf_is_attached(0, c2.id)
+  end)
+  T.wait_servers(function(l)
+    local d = T.server(l, 'demo')
+    return d and d.state == 'ready'
+  end, 'demo ready again')
+  T.eq(ask({ message = 'After?' })().action, 'decline')
+  local intro = T.selects_of(KIND)
+  T.eq(#intro, 2)
+  T.has(intro[2].prompt, 'After?')
+end)
+
+T.case('elicitation, url mode: the Open / Decline prompt names the server and the page', function()
+  T.start(elicit_opts())
+  T.answer('switchboard_message', T.pick('Decline'))
+  local done, res = false, nil
+  require('switchboard.commands').call_tool('mcp__demo__open_url', { url = 'https://example.org/login' }, 'always-allow',
+    function(_, r)
+      done, res = true, r
+    end)
+  T.wait('open_url answered', function()
+    return done
+  end)
+  T.eq(vim.fn.json_decode(res.text).action, 'decline')
+  local sel = T.selects_of('switchboard_message')
+  T.eq(#sel, 1)
+  T.eq(sel[1].labels, { 'Open', 'Decline' })
+  T.has(sel[1].prompt, "MCP server 'demo' asks you to open https://example.org/login")
+end)
+
+T.case(':Switchboard elicit lists pending questions and answers the picked one; completion', function()
+  T.start(elicit_opts())
+  local commands = require('switchboard.commands')
+  T.eq(commands.complete('el', 'Switchboard el', 14), { 'elicit' }, 'completion')
+  vim.cmd('Switchboard elicit')
+  T.wait('told that nothing is pending', function()
+    return T.notes_text():find('no questions from MCP servers pending', 1, true) ~= nil
+  end)
+  T.answer(KIND, T.sequence(function()
+    return 'async' -- the first prompt is left open (a picker that lost it)
+  end, T.pick('Decline'), T.pick('Answer')))
+  local first = ask({ message = 'First?' })
+  T.wait('the first question asked', function()
+    return #T.selects_of(KIND) == 1
+  end)
+  local second = ask({ message = 'Second?' })
+  T.wait('two questions', function()
+    return elicitation().count() == 2
+  end)
+  T.eq(#T.selects_of(KIND), 1, 'the second waits')
+  T.answer(KIND_PENDING, function(labels)
+    for i, l in ipairs(labels) do
+      if l:find('Second?', 1, true) then
+        return i
+      end
+    end
+  end)
+  -- (the first is asked again afterwards: these answer it)
+  T.answer_input(T.by_prompt({ ['Your name'] = 'Ada', ['How many'] = '' }))
+  T.answer(KIND_FIELD, T.by_prompt({ Colour = 'Skip', ['Agree to the terms'] = 'Yes' }, true))
+  vim.cmd('Switchboard elicit')
+  T.eq(second().action, 'decline', 'the picked question answered first')
+  local list = T.selects_of(KIND_PENDING)[1]
+  T.eq(list.labels, { 'demo: First? (4 fields) [open]', 'demo: Second? (4 fields)' })
+  local got = first()
+  T.eq(got, { action = 'accept', content = { name = 'Ada', agree = true } })
+  T.eq(#T.selects_of(KIND), 3)
+  queue_empty()
+end)
+
 T.case('wire names are spelled only in protocol.lua, and it holds nothing else', function()
   local root = T.plugin_dir
   local src = T.read(root .. '/lua/switchboard/protocol.lua')
@@ -658,7 +1060,7 @@ T.case('help file has its tags', function()
   vim.fn.writefile(vim.fn.readfile(doc .. '/switchboard.txt'), tmp .. '/switchboard.txt')
   vim.cmd('helptags ' .. vim.fn.fnameescape(tmp))
   local tags = T.read(tmp .. '/tags') or ''
-  for _, tag in ipairs({ 'switchboard-setup', ':Switchboard', 'switchboard-rtp', 'switchboard-approvals' }) do
+  for _, tag in ipairs({ 'switchboard-setup', ':Switchboard', 'switchboard-rtp', 'switchboard-approvals', 'switchboard-elicitation', ':Switchboard-elicit' }) do
     T.has(tags, tag .. '\t', 'help tag')
   end
 end)

@@ -7,6 +7,7 @@ local T = {}
 T.cases = {}
 T.notes = {} -- vim.notify captures of the current case
 T.selects = {} -- vim.ui.select calls of the current case
+T.inputs = {} -- vim.ui.input calls of the current case
 T.deprecations = {}
 
 local uv = vim.uv or vim.loop
@@ -128,6 +129,24 @@ function T.sequence(...)
   end
 end
 
+-- T.ui_async = true makes the stubs answer from the event loop (vim.schedule / vim.defer_fn), as
+-- telescope, dressing or snacks do, instead of inside the vim.ui call as the built-in ones do.
+T.ui_async = false
+
+local delivered = 0
+
+local function deliver(fn)
+  if not T.ui_async then
+    return fn()
+  end
+  delivered = delivered + 1
+  if delivered % 2 == 1 then
+    vim.schedule(fn)
+  else
+    vim.defer_fn(fn, 5)
+  end
+end
+
 local function stub_select(items, opts, on_choice)
   opts = opts or {}
   local fmt = opts.format_item or tostring
@@ -153,10 +172,86 @@ local function stub_select(items, opts, on_choice)
   if idx == 'async' then
     return
   end
-  if idx == 0 or idx == nil then
-    on_choice(nil, nil)
-  else
-    on_choice(items[idx], idx)
+  deliver(function()
+    if idx == 0 or idx == nil then
+      on_choice(nil, nil)
+    else
+      on_choice(items[idx], idx)
+    end
+  end)
+end
+
+-- vim.ui.input stub -----------------------------------------------------------------------------
+-- T.answer_input(fn): fn(prompt, opts, on_confirm) returns the typed text, T.CANCEL (Esc: nil) or
+-- T.ASYNC (the responder keeps on_confirm). An input with no responder fails the case.
+T.CANCEL = setmetatable({}, { __tostring = function() return 'CANCEL' end })
+T.ASYNC = setmetatable({}, { __tostring = function() return 'ASYNC' end })
+T.input_responder = nil
+
+function T.answer_input(fn)
+  T.input_responder = fn
+end
+
+local function stub_input(opts, on_confirm)
+  opts = opts or {}
+  local rec = { prompt = opts.prompt, default = opts.default, kind = opts.kind, on_confirm = on_confirm }
+  table.insert(T.inputs, rec)
+  if not T.input_responder then
+    T.unexpected = ('unexpected vim.ui.input prompt=%s'):format(tostring(opts.prompt))
+    on_confirm(nil)
+    return
+  end
+  local ok, v = pcall(T.input_responder, opts.prompt or '', opts, on_confirm)
+  if not ok then
+    T.unexpected = tostring(v)
+    on_confirm(nil)
+    return
+  end
+  if v == T.ASYNC then
+    return
+  end
+  rec.answer = v
+  deliver(function()
+    on_confirm(v ~= T.CANCEL and v or nil)
+  end)
+end
+
+--- The inputs whose prompt contains `text`.
+function T.inputs_with(text)
+  return vim.tbl_filter(function(r)
+    return tostring(r.prompt):find(text, 1, true) ~= nil
+  end, T.inputs)
+end
+
+--- A responder that answers by prompt: `answers` maps a text the prompt contains to an answer, or
+--- to a list of answers used in turn (the last one repeats). For vim.ui.input an answer is the text
+--- (or T.CANCEL, T.ASYNC, or a function(opts) returning one); for vim.ui.select it is the start of
+--- the label to pick (or 0 to dismiss, or 'async').
+function T.by_prompt(answers, is_select)
+  local used = {}
+  return function(prompt, a2, a3)
+    -- select responders get (labels, items, opts, on_choice); input responders (prompt, opts, cb).
+    local labels, opts = nil, a2
+    if is_select then
+      labels, opts = prompt, a3
+      prompt = opts.prompt or ''
+    end
+    for key, v in pairs(answers) do
+      if prompt:find(key, 1, true) then
+        if type(v) == 'table' and v ~= T.CANCEL and v ~= T.ASYNC then
+          used[key] = math.min((used[key] or 0) + 1, #v)
+          v = v[used[key]]
+        end
+        if type(v) == 'function' then
+          v = v(opts)
+        end
+        if not is_select or v == 0 or v == 'async' then
+          return v
+        end
+        return T.pick(v)(labels)
+      end
+    end
+    error(('no answer for prompt %q'):format(prompt))
   end
 end
 
@@ -219,6 +314,7 @@ local function before(i)
   vim.cmd('silent! %bwipeout!')
   vim.cmd('cd ' .. vim.fn.fnameescape(T.dir .. '/work'))
   T.notes, T.selects, T.deprecations, T.responders, T.unexpected = {}, {}, {}, {}, nil
+  T.inputs, T.input_responder, T.ui_async = {}, nil, false
   reset_modules()
 end
 
@@ -348,8 +444,9 @@ function T.run_one(i, c)
 end
 
 function T.run()
-  local orig_select, orig_notify, orig_deprecate = vim.ui.select, vim.notify, vim.deprecate
+  local orig_select, orig_input, orig_notify, orig_deprecate = vim.ui.select, vim.ui.input, vim.notify, vim.deprecate
   vim.ui.select = stub_select
+  vim.ui.input = stub_input
   vim.notify = function(msg, level)
     table.insert(T.notes, { msg = tostring(msg), level = level })
   end
@@ -373,7 +470,7 @@ function T.run()
       end
     end
   end
-  vim.ui.select, vim.notify, vim.deprecate = orig_select, orig_notify, orig_deprecate
+  vim.ui.select, vim.ui.input, vim.notify, vim.deprecate = orig_select, orig_input, orig_notify, orig_deprecate
   local v = vim.version()
   T.log('# nvim %d.%d.%d, %.1f s', v.major, v.minor, v.patch, (uv.hrtime() - t0) / 1e9)
   T.log('%d passed, %d failed%s', passed, failed, skipped > 0 and (', %d skipped'):format(skipped) or '')

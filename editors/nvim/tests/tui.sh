@@ -2,6 +2,8 @@
 # tui.sh [NVIM]: one real-terminal test. Neovim's TUI runs under tmux with its built-in
 # vim.ui.select; the host's approval prompt must appear on screen, and is answered by typing
 # "2 Enter" (Allow tool). Asserted through the allowlist file and the host's SWITCHBOARD_EVENTS file.
+# Then an MCP elicitation form is answered with keys through Neovim's own vim.ui.select and
+# vim.ui.input (an optional field left empty: skipped, not cancelled, on 0.7 too).
 # Needs SWITCHBOARD_BIN and SWITCHBOARD_MCPTEST, and tmux.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -24,7 +26,7 @@ export HOME="$tmp/home" XDG_CONFIG_HOME="$tmp/config" XDG_DATA_HOME="$tmp/data" 
 	XDG_STATE_HOME="$tmp/state" XDG_CACHE_HOME="$tmp/cache"
 mkdir -p "$HOME" "$XDG_CONFIG_HOME/switchboard" "$tmp/work"
 export SWITCHBOARD_EVENTS="$tmp/events.jsonl" SWITCHBOARD_PLUGIN_DIR="$plugin" SWITCHBOARD_BIN SWITCHBOARD_MCPTEST
-export SWITCHBOARD_TUI_FILE="$tmp/work/notes.txt"
+export SWITCHBOARD_TUI_FILE="$tmp/work/notes.txt" SWITCHBOARD_TUI_RESULT="$tmp/ask-result.json"
 echo "some text" >"$SWITCHBOARD_TUI_FILE"
 allow="$XDG_CONFIG_HOME/switchboard/allow_tool"
 cd "$tmp/work"
@@ -90,6 +92,41 @@ if wait_for 5 screen_has "SB 1/1"; then
 	ok "the statusline shows the server"
 else
 	not_ok "the statusline shows the server"
+fi
+
+# An elicitation form, field by field, with the built-in prompts.
+keys() { tmux -L "$sock" send-keys -t sb "$@"; }
+tmux -L "$sock" send-keys -t sb Escape ':SBAsk' Enter
+if wait_for 10 screen_has "MCP server 'demo' asks: TUI question" && screen_has "Answer (3 fields)"; then
+	ok "the question is on screen, naming the server"
+else
+	not_ok "the question is on screen"
+	gave_up=1
+fi
+keys 1 Enter
+if wait_for 10 screen_has "[demo] Name (at least 1 character):"; then
+	ok "the first field is asked (input())"
+else
+	not_ok "the first field is asked"
+fi
+keys Ada Enter
+if wait_for 10 screen_has "[demo] Nickname (optional, empty skips):"; then
+	ok "the optional field is asked"
+else
+	not_ok "the optional field is asked"
+fi
+keys Enter
+if wait_for 10 screen_has "[demo] Agree" && screen_has "1: Yes"; then
+	ok "the yes/no field is asked (inputlist)"
+else
+	not_ok "the yes/no field is asked"
+fi
+keys 1 Enter
+answered() { grep -sqF '{"action":"accept","content":{"agree":true,"name":"Ada"}}' "$SWITCHBOARD_TUI_RESULT"; }
+if wait_for 10 answered; then
+	ok "the server got the answer (the empty optional field skipped)"
+else
+	not_ok "the server got {agree: true, name: Ada}: $(cat "$SWITCHBOARD_TUI_RESULT" 2>/dev/null)"
 fi
 
 tmux -L "$sock" send-keys -t sb Escape ':qa!' Enter

@@ -1,6 +1,8 @@
--- init file of the tmux test (tui.sh): the real TUI with Neovim's own vim.ui.select (inputlist),
--- the real host and mcptest. Once "demo" is ready it calls mcp__demo__echo, whose approval prompt
--- the test answers with keys.
+-- init file of the tmux test (tui.sh): the real TUI with Neovim's own vim.ui.select (inputlist)
+-- and vim.ui.input (input()), the real host and mcptest. Once "demo" is ready it calls
+-- mcp__demo__echo, whose approval prompt the test answers with keys. :SBAsk then calls
+-- mcp__demo__ask (a form, asked field by field) and writes what the server got to
+-- $SWITCHBOARD_TUI_RESULT.
 local dir = os.getenv('SWITCHBOARD_PLUGIN_DIR')
 vim.opt.runtimepath:prepend(dir)
 vim.opt.swapfile = false
@@ -12,7 +14,7 @@ vim.o.laststatus = 2
 vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('SWITCHBOARD_TUI_FILE')))
 local sb = require('switchboard').setup({
   cmd = { os.getenv('SWITCHBOARD_BIN'), 'serve' },
-  servers = { demo = { command = os.getenv('SWITCHBOARD_MCPTEST') } },
+  servers = { demo = { command = os.getenv('SWITCHBOARD_MCPTEST'), args = { '--elicit' } } },
   approvalTimeoutSeconds = 60,
 })
 
@@ -31,3 +33,21 @@ timer:start(100, 100, vim.schedule_wrap(function()
     end
   end
 end))
+
+vim.api.nvim_create_user_command('SBAsk', function()
+  local schema = vim.fn.json_encode({
+    type = 'object',
+    properties = {
+      name = { type = 'string', title = 'Name', minLength = 1 },
+      nickname = { type = 'string', title = 'Nickname' },
+      agree = { type = 'boolean', title = 'Agree' },
+    },
+    required = { 'name', 'agree' },
+  })
+  local args = { message = 'TUI question', schema = schema }
+  require('switchboard.commands').call_tool('mcp__demo__ask', args, 'always-allow', function(err, res)
+    local f = io.open(os.getenv('SWITCHBOARD_TUI_RESULT'), 'w')
+    f:write(err and vim.inspect(err) or res.text)
+    f:close()
+  end)
+end, {})

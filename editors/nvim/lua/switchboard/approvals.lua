@@ -12,7 +12,7 @@ M.choices = {
 }
 
 local pending = {} -- id -> { approval = Approval, client_id = n, seq = n }
-local resolved = {} -- id -> { decision, by } (recent, for the chat view)
+local resolved = {} -- id -> { decision, by, client_id } (recent, for the chat view)
 local seq = 0
 local listeners = {}
 
@@ -58,9 +58,11 @@ function M.requested(approval, client_id)
   if type(approval) ~= 'table' or not approval.id then
     return
   end
-  if resolved[approval.id] then
+  local r = resolved[approval.id]
+  if r and r.client_id == client_id then
     return -- resolved before the request notification arrived
   end
+  resolved[approval.id] = nil -- a restarted host numbers its approvals from a1 again
   if not pending[approval.id] then
     seq = seq + 1
     pending[approval.id] = { approval = approval, client_id = client_id, seq = seq }
@@ -68,13 +70,14 @@ function M.requested(approval, client_id)
   emit({ type = 'requested', approval = approval })
 end
 
-function M.resolved(params)
+function M.resolved(params, client_id)
   if type(params) ~= 'table' or not params.id then
     return
   end
   local p = pending[params.id]
   pending[params.id] = nil
-  resolved[params.id] = { decision = params.decision, by = params.by, approval = p and p.approval }
+  resolved[params.id] =
+    { decision = params.decision, by = params.by, approval = p and p.approval, client_id = client_id }
   emit({ type = 'resolved', id = params.id, decision = params.decision, by = params.by, approval = p and p.approval })
 end
 
@@ -142,6 +145,11 @@ function M.clear(client_id)
   for id, p in pairs(pending) do
     if client_id == nil or p.client_id == client_id then
       pending[id] = nil
+    end
+  end
+  for id, r in pairs(resolved) do
+    if client_id == nil or r.client_id == client_id then
+      resolved[id] = nil
     end
   end
   emit({ type = 'clear' })

@@ -127,6 +127,20 @@ function M.cancel(turn, cb)
   M.exec(cmd.cancel, { turn = turn }, cb)
 end
 
+function M.elicitations(cb)
+  M.exec(cmd.elicitations, nil, cb)
+end
+
+--- Answers a question of an MCP server: action 'accept' (with content: field name -> value),
+--- 'decline' or 'cancel'. `client`: the one that asked (default: the running one).
+function M.elicit(id, action, content, cb, client)
+  local arg = { id = id, action = action }
+  if action == 'accept' then
+    arg.content = object(content)
+  end
+  M.exec(cmd.elicit, arg, cb, client)
+end
+
 -- Formatting ---------------------------------------------------------------------------------
 
 function M.format_server(s)
@@ -283,6 +297,35 @@ function sub.approve()
   end)
 end
 
+-- :Switchboard elicit: questions of MCP servers still waiting; pick one to answer it now.
+function sub.elicit()
+  local elicitation = require('switchboard.elicitation')
+  M.elicitations(function(err, list)
+    local c = sb().client()
+    if err then
+      notify(errmsg(err), vim.log.levels.WARN)
+    elseif type(list) == 'table' and c then
+      elicitation.sync(list, c.id)
+    end
+    local waiting = elicitation.list()
+    if #waiting == 0 then
+      return notify('no questions from MCP servers pending')
+    end
+    if #waiting == 1 then
+      return elicitation.ask(waiting[1])
+    end
+    vim.ui.select(waiting, {
+      prompt = 'Questions of MCP servers (pick one to answer it)',
+      kind = elicitation.kind_pending,
+      format_item = elicitation.describe,
+    }, function(e)
+      if e then
+        elicitation.ask(e)
+      end
+    end)
+  end)
+end
+
 local function pick_server(prompt, cb)
   M.servers(function(err, list)
     if err then
@@ -431,7 +474,7 @@ function sub.log()
 end
 
 M.subcommands = sub
-M.names = { 'servers', 'reconnect', 'approve', 'allow', 'chat', 'cancel', 'tools', 'call', 'log' }
+M.names = { 'servers', 'reconnect', 'approve', 'elicit', 'allow', 'chat', 'cancel', 'tools', 'call', 'log' }
 
 --- :Switchboard [sub [args]] (no sub = servers).
 function M.run(args)

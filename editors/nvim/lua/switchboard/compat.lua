@@ -109,6 +109,27 @@ function M.in_yieldable_coroutine()
   return co ~= nil and not is_main
 end
 
+--- vim.ui.input that tells an empty answer ('') from a cancelled one (nil). Before 0.10 the
+--- built-in vim.ui.input reports both as nil, so there we call input() ourselves (with
+--- cancelreturn); a replacement vim.ui.input (dressing, snacks...) is always used as it is.
+local function builtin_ui(fn)
+  local ok, info = pcall(debug.getinfo, fn, 'S')
+  return ok and type(info) == 'table' and type(info.source) == 'string' and info.source:find('vim[/\\]ui%.lua$') ~= nil
+end
+
+function M.input(opts, on_confirm)
+  if has('0.10') or not builtin_ui(vim.ui.input) then
+    return vim.ui.input(opts, on_confirm)
+  end
+  local cancelled = '\27switchboard: cancelled\27'
+  local ok, text = pcall(vim.fn.input, { prompt = opts.prompt, default = opts.default, cancelreturn = cancelled })
+  if not ok or text == cancelled then
+    on_confirm(nil)
+  else
+    on_confirm(text)
+  end
+end
+
 function M.make_range_params(winid, client)
   return vim.lsp.util.make_range_params(winid or 0, M.offset_encoding(client))
 end

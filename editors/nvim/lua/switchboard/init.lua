@@ -33,12 +33,18 @@ function M.handlers()
       require('switchboard.approvals').requested(params, ctx and ctx.client_id)
       fire('SwitchboardApproval')
     end,
-    [protocol.notify.approval_resolved] = function(_, params, _)
-      require('switchboard.approvals').resolved(params)
+    [protocol.notify.approval_resolved] = function(_, params, ctx)
+      require('switchboard.approvals').resolved(params, ctx and ctx.client_id)
       fire('SwitchboardApproval')
     end,
     [protocol.notify.event] = function(_, params, ctx)
       require('switchboard.chat').on_event(params, ctx and ctx.client_id)
+    end,
+    [protocol.notify.elicitation_requested] = function(_, params, ctx)
+      require('switchboard.elicitation').requested(params, ctx and ctx.client_id)
+    end,
+    [protocol.notify.elicitation_resolved] = function(_, params, ctx)
+      require('switchboard.elicitation').resolved(params, ctx and ctx.client_id)
     end,
   }
 end
@@ -72,6 +78,11 @@ function M._on_init(client, result)
         require('switchboard.approvals').sync(list, client.id)
       end
     end, client)
+    commands.exec(protocol.cmd.elicitations, nil, function(err, list)
+      if not err and type(list) == 'table' then
+        require('switchboard.elicitation').sync(list, client.id)
+      end
+    end, client)
   end)
 end
 
@@ -79,6 +90,7 @@ function M._on_exit(_, _, client_id)
   vim.schedule(function()
     M.state.servers[client_id] = nil
     require('switchboard.approvals').clear(client_id)
+    require('switchboard.elicitation').clear(client_id)
     fire('SwitchboardServers')
   end)
 end
@@ -97,6 +109,9 @@ function M.client_config(opts)
   local capabilities = vim.lsp.protocol.make_client_capabilities()
   capabilities.window = capabilities.window or {}
   capabilities.window.workDoneProgress = true
+  -- MCP elicitation forms are shown here (switchboard/elicitationRequested), not as prompts.
+  capabilities.experimental = capabilities.experimental or {}
+  capabilities.experimental.switchboard = { elicitation = true }
   local init = config.init_options(o)
   return {
     name = M.name,

@@ -1,13 +1,14 @@
--- Statusline component: servers ready / failed and pending approvals.
+-- Statusline component: servers ready / failed, pending approvals and questions of MCP servers.
 --   vim.o.statusline = '%f %= %{v:lua.require("switchboard.status").statusline()}'
--- It updates on the User autocmds SwitchboardServers and SwitchboardApproval.
+-- It updates on the User autocmds SwitchboardServers, SwitchboardApproval and
+-- SwitchboardElicitation.
 local M = {}
 
---- Counts: { running, ready, failed, starting, total, pending }.
+--- Counts: { running, ready, failed, starting, total, pending (approvals), questions }.
 function M.data()
   local sb = require('switchboard')
   local client = sb.client()
-  local d = { running = client ~= nil, ready = 0, failed = 0, starting = 0, total = 0, pending = 0 }
+  local d = { running = client ~= nil, ready = 0, failed = 0, starting = 0, total = 0, pending = 0, questions = 0 }
   if not client then
     return d
   end
@@ -22,10 +23,12 @@ function M.data()
     end
   end
   d.pending = require('switchboard.approvals').count()
+  d.questions = require('switchboard.elicitation').count()
   return d
 end
 
---- "SB 2/3" plus " 1 failed" and " 1 approval" when there are any; "" when the host is not running.
+--- "SB 2/3" plus " 1 failed", " 1 approval" and " 1 question" when there are any; "" when the
+--- host is not running.
 function M.statusline()
   local ok, d = pcall(M.data)
   if not ok or not d.running then
@@ -37,6 +40,9 @@ function M.statusline()
   end
   if d.pending > 0 then
     table.insert(parts, ('%d approval%s'):format(d.pending, d.pending == 1 and '' or 's'))
+  end
+  if d.questions > 0 then
+    table.insert(parts, ('%d question%s'):format(d.questions, d.questions == 1 and '' or 's'))
   end
   return table.concat(parts, ' ')
 end
