@@ -4,6 +4,7 @@
 import { execFileSync } from "node:child_process";
 import * as fs from "node:fs";
 import * as path from "node:path";
+import { isDeepStrictEqual } from "node:util";
 import { chromium } from "playwright-core";
 
 const url = process.env.E2E_URL;
@@ -124,8 +125,8 @@ try {
     if (!Array.isArray(cmds)) throw new Error("switchboard.servers did not answer a list");
   });
 
-  await step("status bar shows the servers (1 of 2 ready, 1 failed)", async () => {
-    const item = page.locator('[aria-label^="Switchboard: 1 of 2 servers ready, 1 failed"]').first();
+  await step("status bar shows the servers (2 of 3 ready, 1 failed)", async () => {
+    const item = page.locator('[aria-label^="Switchboard: 2 of 3 servers ready, 1 failed"]').first();
     await item.waitFor({ state: "visible", timeout: 60000 });
   });
 
@@ -187,7 +188,7 @@ try {
   await step("status bar: pending count, click opens the list, deny from it", async () => {
     await clearNotifications();
     const call = hookCall("switchboard.callTool", { name: "mcp__mcptest__fail", arguments: { message: "must not run" } });
-    const item = page.locator('[aria-label^="Switchboard: 1 of 2 servers ready, 1 failed, 1 pending approval"]').first();
+    const item = page.locator('[aria-label^="Switchboard: 2 of 3 servers ready, 1 failed, 1 pending approval"]').first();
     await item.waitFor({ state: "visible", timeout: 30000 });
     await item.click();
     const row = page.locator(".quick-input-widget .monaco-list-row").filter({ hasText: "mcp__mcptest__fail" }).first();
@@ -200,7 +201,7 @@ try {
     await deny.click();
     const result = await call.result(30000);
     if (!result?.isError || !/denied/i.test(result.text)) throw new Error(`expected a denial, got ${JSON.stringify(result)}`);
-    await page.locator('[aria-label="Switchboard: 1 of 2 servers ready, 1 failed"]').first().waitFor({ state: "visible", timeout: 15000 });
+    await page.locator('[aria-label="Switchboard: 2 of 3 servers ready, 1 failed"]').first().waitFor({ state: "visible", timeout: 15000 });
   });
 
   await step("Reconnect Server... from the command palette", async () => {
@@ -220,6 +221,39 @@ try {
     const text = await page.locator(".quick-input-widget .monaco-list-rows").innerText();
     if (!/failed/.test(text) || !/ready/.test(text)) throw new Error(`servers list: ${text}`);
     await page.keyboard.press("Escape");
+  });
+
+  await step("a form from an MCP server is filled in the workbench and the server gets the answer", async () => {
+    await clearNotifications();
+    const call = hookCall("switchboard.callTool", { name: "mcp__asker__ask", arguments: { message: "Who are you?" }, mode: "always-allow" });
+    const widget = page.locator(".quick-input-widget");
+    const title = widget.locator(".quick-input-title");
+    const input = widget.locator(".quick-input-box input");
+    const atStep = (n) => title.filter({ hasText: "asker: Who are you?" }).filter({ hasText: `${n}/4` }).waitFor({ state: "visible", timeout: 30000 });
+    // By aria-label: a reused list row can hold hidden text of an earlier list.
+    const row = (label) => widget.locator(`.monaco-list-row[aria-label="${label}"]`).first();
+    // 1/4 name (text, required)
+    await atStep(1);
+    await input.fill("Grace Hopper");
+    await input.press("Enter");
+    // 2/4 count (whole number 1..10, default 3): a bad value is refused inline, then 5
+    await atStep(2);
+    if ((await input.inputValue()) !== "3") throw new Error(`count is not prefilled with its default: ${await input.inputValue()}`);
+    await input.fill("11");
+    await widget.locator(".quick-input-message").filter({ hasText: "at most 10" }).waitFor({ state: "visible", timeout: 10000 });
+    await page.screenshot({ path: path.join(shots, "elicitation-form.png") });
+    await input.fill("5");
+    await input.press("Enter");
+    // 3/4 colour (a choice), 4/4 agree (yes/no)
+    await atStep(3);
+    await row("blue").click();
+    await atStep(4);
+    await row("Yes").click();
+    const result = await call.result(30000);
+    const got = JSON.parse(result?.text ?? "null");
+    const want = { action: "accept", content: { name: "Grace Hopper", count: 5, color: "blue", agree: true } };
+    if (!isDeepStrictEqual(got, want)) throw new Error(`the server got ${result?.text}`);
+    await widget.waitFor({ state: "hidden", timeout: 10000 });
   });
 
   await step("Chat view: a turn whose tool call runs (allowlisted) and the answer", async () => {

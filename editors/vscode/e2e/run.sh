@@ -55,6 +55,7 @@ const settings = {
   "switchboard.servers": {
     mcptest: { command: path.join(work, "bin", "mcptest") },
     broken: { command: path.join(work, "bin", "mcptest"), args: ["--exit-at-start"] },
+    asker: { command: path.join(work, "bin", "mcptest"), args: ["--elicit"] },
   },
   "switchboard.approvalTimeoutSeconds": 600,
   "switchboard.provider": { type: "script", script: path.join(work, "chat.script") },

@@ -1,10 +1,11 @@
 // The connection to `switchboard serve`: finds the binary, runs the LanguageClient over stdio, and
-// keeps the state the UI shows (servers, pending approvals, chat events).
+// keeps the state the UI shows (servers, pending approvals, questions from MCP servers, chat events).
 
 import * as vscode from "vscode";
 import { DidChangeConfigurationNotification, ExecuteCommandRequest, type Disposable as LspDisposable } from "vscode-languageclient";
 import { LanguageClient, RevealOutputChannelOn, State, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
 import { findBinary, hostSettings, type HostSettings } from "./config";
+import { ElicitationFeature } from "./features";
 import { clientId, clientName, configSection, outputChannelName } from "./ids";
 import * as ext from "./lsp_types";
 
@@ -23,9 +24,11 @@ export class Switchboard implements vscode.Disposable {
     binary: string | undefined;
     servers: ext.ServerStatus[] = [];
     readonly pending = new Map<string, ext.Approval>();
+    /** Questions (elicitations) of MCP servers still waiting for an answer, oldest first. */
+    readonly questions = new Map<string, ext.Elicitation>();
 
     private readonly changed = new vscode.EventEmitter<void>();
-    /** Fires when the connection, the servers or the pending approvals change. */
+    /** Fires when the connection, the servers, the pending approvals or the questions change. */
     readonly onDidChange = this.changed.event;
     private readonly events = new vscode.EventEmitter<ext.SwitchboardEvent>();
     readonly onEvent = this.events.event;
@@ -33,6 +36,14 @@ export class Switchboard implements vscode.Disposable {
     readonly onApprovalResolved = this.resolved.event;
     private readonly requested = new vscode.EventEmitter<ext.Approval>();
     readonly onApprovalRequested = this.requested.event;
+    private readonly asked = new vscode.EventEmitter<ext.Elicitation>();
+    /** A question from an MCP server arrived (or was found pending by a refresh). */
+    readonly onElicitationRequested = this.asked.event;
+    private readonly ended = new vscode.EventEmitter<ext.ElicitationResolvedParams>();
+    /** A question ended: answered (here or elsewhere), timed out, withdrawn, or the host went away. */
+    readonly onElicitationResolved = this.ended.event;
+    /** Ids of questions that ended lately, so that a refresh racing the end does not revive them. */
+    private readonly endedIds = new Set<string>();
 
     /** Events of turns nobody has claimed yet (a turn's first events can beat the chat reply). */
     private readonly unclaimed = new Map<string, ext.SwitchboardEvent[]>();
@@ -49,6 +60,8 @@ export class Switchboard implements vscode.Disposable {
             this.events,
             this.resolved,
             this.requested,
+            this.asked,
+            this.ended,
             vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
         );
     }
@@ -95,6 +108,7 @@ export class Switchboard implements vscode.Disposable {
             },
         };
         const client = new LanguageClient(clientId, clientName, serverOptions, clientOptions);
+        client.registerFeature(new ElicitationFeature());
         this.client = client;
         this.clientDisposables = [
             client.onNotification(ext.serversChanged, (p) => {
@@ -113,6 +127,11 @@ export class Switchboard implements vscode.Disposable {
                 this.changed.fire();
                 this.resolved.fire(r);
             }),
+            client.onNotification(ext.elicitationRequested, (e) => this.addQuestion(e)),
+            client.onNotification(ext.elicitationResolved, (r) => {
+                if (typeof r?.id !== "string") return;
+                this.endQuestion(r);
+            }),
             client.onNotification(ext.event, (e) => this.dispatchEvent(e)),
             client.onDidChangeState((s) => {
                 if (s.newState === State.Running) {
@@ -122,6 +141,8 @@ export class Switchboard implements vscode.Disposable {
                 } else if (s.newState === State.Starting) {
                     this.setConnection("starting");
                 } else {
+                    // The host's questions ended with it.
+                    this.endAllQuestions();
                     this.setConnection("stopped");
                 }
             }),
@@ -161,6 +182,7 @@ export class Switchboard implements vscode.Disposable {
         await this.disposeClient();
         this.servers = [];
         this.pending.clear();
+        this.endAllQuestions();
         this.setConnection("stopped");
     }
 
@@ -194,19 +216,68 @@ export class Switchboard implements vscode.Disposable {
         this.changed.fire();
     }
 
-    /** Re-reads the servers and the pending approvals from the host. */
+    /** Re-reads the servers, the pending approvals and the pending questions from the host. */
     async refresh(): Promise<void> {
         try {
-            const [servers, approvals] = await Promise.all([this.exec(ext.Cmd.servers), this.exec(ext.Cmd.approvals)]);
+            const known = new Set(this.questions.keys());
+            const [servers, approvals, questions] = await Promise.all([
+                this.exec(ext.Cmd.servers),
+                this.exec(ext.Cmd.approvals),
+                this.exec(ext.Cmd.elicitations).catch((err: unknown) => {
+                    this.output.warn(`listing questions: ${errorMessage(err)}`);
+                    return undefined;
+                }),
+            ]);
             if (Array.isArray(servers)) this.servers = servers;
             if (Array.isArray(approvals)) {
                 this.pending.clear();
                 for (const a of approvals) this.pending.set(a.id, a);
             }
+            if (Array.isArray(questions)) this.syncQuestions(questions, known);
             this.changed.fire();
         } catch (err) {
             this.output.warn(`refreshing state: ${errorMessage(err)}`);
         }
+    }
+
+    /**
+     * Takes the host's list of pending questions (switchboard.elicitations). Only questions known
+     * before the list was asked for are dropped when missing from it: one that arrived meanwhile
+     * stays. Questions that ended meanwhile are not revived.
+     */
+    syncQuestions(list: readonly ext.Elicitation[], known: ReadonlySet<string> = new Set(this.questions.keys())): void {
+        const ids = new Set(list.map((e) => e?.id));
+        for (const id of known) {
+            if (!ids.has(id) && this.questions.has(id)) this.endQuestion({ id, action: "cancel", by: "gone" });
+        }
+        for (const e of list) this.addQuestion(e);
+    }
+
+    private addQuestion(e: ext.Elicitation): void {
+        if (typeof e?.id !== "string" || !Array.isArray(e.fields) || this.questions.has(e.id) || this.endedIds.has(e.id)) return;
+        this.questions.set(e.id, e);
+        this.output.info(`MCP server '${e.server}' asks (${e.fields.length} field${e.fields.length === 1 ? "" : "s"}): ${e.message}`);
+        this.changed.fire();
+        this.asked.fire(e);
+    }
+
+    private endQuestion(r: ext.ElicitationResolvedParams): void {
+        this.endedIds.add(r.id);
+        while (this.endedIds.size > 256) {
+            const oldest = this.endedIds.values().next().value;
+            if (oldest === undefined) break;
+            this.endedIds.delete(oldest);
+        }
+        const known = this.questions.delete(r.id);
+        if (known) this.output.info(`question ${r.id} ended: ${r.action} (by ${r.by})`);
+        this.changed.fire();
+        this.ended.fire(r);
+    }
+
+    private endAllQuestions(): void {
+        for (const id of [...this.questions.keys()]) this.endQuestion({ id, action: "cancel", by: "disconnect" });
+        // A new host numbers its questions afresh.
+        this.endedIds.clear();
     }
 
     /** Runs one host workspace command (PROTOCOL.md section 3). */

@@ -4,6 +4,7 @@ import * as vscode from "vscode";
 import { errorMessage, type Switchboard } from "./client";
 import * as fmt from "./format";
 import { answer, approvePending } from "./approvals";
+import { answerQuestions, questionItem, type Questions } from "./elicit";
 import { ui } from "./ids";
 import * as ext from "./lsp_types";
 
@@ -15,17 +16,18 @@ export interface ChatUi {
 
 type Handler = (...args: unknown[]) => unknown;
 
-export function registerCommands(sb: Switchboard, chat: ChatUi): vscode.Disposable[] {
+export function registerCommands(sb: Switchboard, chat: ChatUi, questions: Questions): vscode.Disposable[] {
     const table: Record<string, Handler> = {
         [ui.reconnectAll]: () => reconnectAll(sb),
         [ui.reconnectServer]: (arg) => reconnectServer(sb, typeof arg === "string" ? arg : undefined),
         [ui.showServers]: () => showServers(sb),
         [ui.manageApprovals]: (arg) => manageApprovals(sb, typeof arg === "string" ? arg : undefined),
         [ui.approvePending]: (arg) => approvePending(sb, typeof arg === "string" ? arg : undefined),
+        [ui.elicitations]: (arg) => answerQuestions(sb, questions, typeof arg === "string" ? arg : undefined),
         [ui.openChat]: () => chat.open(),
         [ui.cancelTurn]: () => cancelTurn(sb, chat),
         [ui.showOutput]: () => sb.output.show(true),
-        [ui.statusMenu]: () => statusMenu(sb),
+        [ui.statusMenu]: () => statusMenu(sb, questions),
     };
     return Object.entries(table).map(([id, fn]) =>
         vscode.commands.registerCommand(id, async (...args: unknown[]) => {
@@ -252,16 +254,23 @@ async function cancelTurn(sb: Switchboard, chat: ChatUi): Promise<void> {
     await sb.exec(ext.Cmd.cancel, { turn });
 }
 
-type MenuItem = vscode.QuickPickItem & { run?: () => Promise<unknown> };
+type MenuItem = vscode.QuickPickItem & { run?: () => Promise<unknown>; question?: string };
 
-/** What the status bar opens: pending approvals first, then the servers, then actions. */
-export async function statusMenu(sb: Switchboard): Promise<void> {
+/** What the status bar opens: pending approvals and questions first, then the servers, then actions. */
+export async function statusMenu(sb: Switchboard, questions: Questions): Promise<void> {
     const items: MenuItem[] = [];
     const pending = [...sb.pending.values()];
     if (pending.length > 0) {
         items.push({ label: "Waiting for approval", kind: vscode.QuickPickItemKind.Separator });
         for (const a of pending) {
             items.push({ label: fmt.approvalLabel(a), description: fmt.approvalDescription(a), detail: fmt.argumentPreview(a.arguments, 300), run: () => answer(sb, a) });
+        }
+    }
+    const asked = [...sb.questions.values()];
+    if (asked.length > 0) {
+        items.push({ label: "Questions from MCP servers", kind: vscode.QuickPickItemKind.Separator });
+        for (const e of asked) {
+            items.push({ ...questionItem(e), question: e.id });
         }
     }
     items.push({ label: "MCP servers", kind: vscode.QuickPickItemKind.Separator });
@@ -279,6 +288,16 @@ export async function statusMenu(sb: Switchboard): Promise<void> {
         { label: "$(comment-discussion) Chat", run: () => Promise.resolve(vscode.commands.executeCommand(ui.openChat)) },
         { label: "$(output) Show Output", run: () => Promise.resolve(sb.output.show(true)) },
     );
-    const pick = await vscode.window.showQuickPick(items, { title: "Switchboard", matchOnDescription: true });
-    await pick?.run?.();
+    // A form that opened now would be replaced by this menu: hold it back until the menu closes.
+    const hold = questions.hold();
+    let pick: MenuItem | undefined;
+    let answered: Promise<unknown> | undefined;
+    try {
+        pick = await vscode.window.showQuickPick(items, { title: "Switchboard", matchOnDescription: true });
+        // Queued first while the hold lasts, so that no other question opens before it.
+        if (pick?.question) answered = questions.answer(pick.question);
+    } finally {
+        hold.dispose();
+    }
+    await (answered ?? pick?.run?.());
 }

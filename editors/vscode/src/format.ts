@@ -7,7 +7,7 @@ export interface StatusSummary {
     /** The same in words, for screen readers (and the end-to-end test). */
     label: string;
     tooltip: string;
-    /** "error" when a server failed, "warning" when approvals wait, else "normal". */
+    /** "error" when a server failed, "warning" when approvals or questions wait, else "normal". */
     severity: "normal" | "warning" | "error";
 }
 
@@ -19,11 +19,12 @@ export function countStates(servers: readonly ServerStatus[]): Record<ServerStat
     return n;
 }
 
-/** The status bar text: servers ready/failed and pending approvals. */
+/** The status bar text: servers ready/failed, pending approvals and questions from MCP servers. */
 export function statusSummary(
     connection: "starting" | "running" | "stopped",
     servers: readonly ServerStatus[],
     pending: number,
+    questions = 0,
 ): StatusSummary {
     if (connection === "stopped") {
         return { text: "$(debug-disconnect) Switchboard", label: "Switchboard: not running", tooltip: "Switchboard: not running", severity: "error" };
@@ -37,18 +38,21 @@ export function statusSummary(
     if (n.failed > 0) parts.push(`$(error) ${n.failed}`);
     if (n.untrusted > 0) parts.push(`$(workspace-untrusted) ${n.untrusted}`);
     if (pending > 0) parts.push(`$(shield) ${pending}`);
+    if (questions > 0) parts.push(`$(question) ${questions}`);
     const lines = [`Switchboard: ${n.ready} of ${servers.length} MCP servers ready`];
     if (n.starting > 0) lines.push(`${n.starting} starting`);
     if (n.failed > 0) lines.push(`${n.failed} failed: ${servers.filter((s) => s.state === "failed").map((s) => s.name).join(", ")}`);
     if (n.untrusted > 0) lines.push(`${n.untrusted} waiting for trust`);
     if (pending > 0) lines.push(`${pending} tool call${pending === 1 ? "" : "s"} waiting for approval`);
+    if (questions > 0) lines.push(`${questions} question${questions === 1 ? "" : "s"} from MCP servers waiting for an answer`);
     lines.push("Click for the list.");
-    const severity = n.failed > 0 ? "error" : pending > 0 ? "warning" : "normal";
+    const severity = n.failed > 0 ? "error" : pending > 0 || questions > 0 ? "warning" : "normal";
     const words = [`Switchboard: ${n.ready} of ${servers.length} servers ready`];
     if (n.starting > 0) words.push(`${n.starting} starting`);
     if (n.failed > 0) words.push(`${n.failed} failed`);
     if (n.untrusted > 0) words.push(`${n.untrusted} untrusted`);
     if (pending > 0) words.push(`${pending} pending approval${pending === 1 ? "" : "s"}`);
+    if (questions > 0) words.push(`${questions} server question${questions === 1 ? "" : "s"}`);
     return { text: parts.join(" "), label: words.join(", "), tooltip: lines.join("\n"), severity };
 }
 

@@ -10,6 +10,7 @@ export const ui = {
     showServers: "switchboard.ui.showServers",
     manageApprovals: "switchboard.ui.manageApprovals",
     approvePending: "switchboard.ui.approvePending",
+    elicitations: "switchboard.ui.elicitations",
     openChat: "switchboard.ui.openChat",
     cancelTurn: "switchboard.ui.cancelTurn",
     showOutput: "switchboard.ui.showOutput",

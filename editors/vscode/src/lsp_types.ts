@@ -102,6 +102,53 @@ export interface CancelParams {
     turn: string;
 }
 
+// ---- MCP elicitation (README "Protocol additions") ----
+
+export type ElicitAction = "accept" | "decline" | "cancel";
+export type ElicitFieldType = "string" | "number" | "integer" | "boolean" | "array";
+export type ElicitFormat = "email" | "uri" | "date" | "date-time";
+
+/** One field of a form, in the server's order. An array is several choices out of enum. */
+export interface ElicitField {
+    name: string;
+    title?: string;
+    description?: string;
+    type: ElicitFieldType;
+    required: boolean;
+    enum?: string[];
+    /** Labels of enum, same length. */
+    enumTitles?: string[];
+    format?: ElicitFormat;
+    minLength?: number;
+    maxLength?: number;
+    minimum?: number;
+    maximum?: number;
+    minItems?: number;
+    maxItems?: number;
+    default?: unknown;
+}
+
+/** A question from an MCP server (switchboard/elicitationRequested, switchboard.elicitations). */
+export interface Elicitation {
+    id: string;
+    server: string;
+    /** The server's words: third-party text, always shown with the server's name. */
+    message: string;
+    fields: ElicitField[];
+    /** RFC 3339. */
+    requestedAt: string;
+}
+
+/** A value of one field: numbers as numbers, booleans as booleans, an array as string[]. */
+export type ElicitValue = string | number | boolean | string[];
+
+export interface ElicitParams {
+    id: string;
+    action: ElicitAction;
+    /** Only with accept: field name -> value. */
+    content?: Record<string, ElicitValue>;
+}
+
 /** Arguments and result of each workspace command, for typed calls. */
 export interface CommandSignatures {
     [Cmd.servers]: { params: undefined; result: ServerStatus[] };
@@ -115,6 +162,8 @@ export interface CommandSignatures {
     [Cmd.callTool]: { params: CallToolParams; result: ToolResult };
     [Cmd.chat]: { params: ChatParams; result: ChatResult };
     [Cmd.cancel]: { params: CancelParams; result: Record<string, never> };
+    [Cmd.elicitations]: { params: undefined; result: Elicitation[] };
+    [Cmd.elicit]: { params: ElicitParams; result: Record<string, never> };
 }
 
 // ---- Notifications from the host, PROTOCOL.md section 6 ----
@@ -128,6 +177,13 @@ export type ResolvedBy = "user" | "timeout" | "cancelled" | "disconnect";
 export interface ApprovalResolvedParams {
     id: string;
     decision: Decision;
+    /** One of ResolvedBy; other strings are passed through. */
+    by: string;
+}
+
+export interface ElicitationResolvedParams {
+    id: string;
+    action: ElicitAction;
     /** One of ResolvedBy; other strings are passed through. */
     by: string;
 }
@@ -172,6 +228,8 @@ export const serversChanged = new NotificationType<ServersChangedParams>(Notify.
 export const approvalRequested = new NotificationType<Approval>(Notify.approvalRequested);
 export const approvalResolved = new NotificationType<ApprovalResolvedParams>(Notify.approvalResolved);
 export const event = new NotificationType<SwitchboardEvent>(Notify.event);
+export const elicitationRequested = new NotificationType<Elicitation>(Notify.elicitationRequested);
+export const elicitationResolved = new NotificationType<ElicitationResolvedParams>(Notify.elicitationResolved);
 
 // ---- Approval prompt (window/showMessageRequest), PROTOCOL.md section 4 ----
 

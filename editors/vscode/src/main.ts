@@ -4,15 +4,17 @@ import type * as vscode from "vscode";
 import { Chat } from "./chat";
 import { Switchboard } from "./client";
 import { registerCommands } from "./commands";
+import { Questions } from "./elicit";
 import { StatusBar } from "./status";
 import { startTestHook } from "./testhook";
 
 let sb: Switchboard | undefined;
 
-/** The extension's API (used by tests): the connection, the chat, and the first start. */
+/** The extension's API (used by tests): the connection, the chat, the questions, and the first start. */
 export interface Api {
     sb: Switchboard;
     chat: Chat;
+    questions: Questions;
     status: StatusBar;
     started: Promise<boolean>;
 }
@@ -21,11 +23,12 @@ export function activate(context: vscode.ExtensionContext): Api {
     sb = new Switchboard();
     const chat = new Chat(sb);
     const status = new StatusBar(sb);
-    context.subscriptions.push(status, chat, ...registerCommands(sb, chat));
+    const questions = new Questions(sb);
+    context.subscriptions.push(status, chat, questions, ...registerCommands(sb, chat, questions));
     const started = sb.start();
     const hook = startTestHook(sb, started);
     if (hook) context.subscriptions.push(hook);
-    return { sb, chat, status, started };
+    return { sb, chat, questions, status, started };
 }
 
 export async function deactivate(): Promise<void> {

@@ -1,4 +1,5 @@
-// The status bar item: MCP servers ready/failed and pending approvals. Clicking it opens the list.
+// The status bar item: MCP servers ready/failed, pending approvals and questions from MCP servers.
+// Clicking it opens the list.
 
 import * as vscode from "vscode";
 import type { Switchboard } from "./client";
@@ -19,7 +20,7 @@ export class StatusBar implements vscode.Disposable {
     }
 
     update(): void {
-        const s = statusSummary(this.sb.connection, this.sb.servers, this.sb.pending.size);
+        const s = statusSummary(this.sb.connection, this.sb.servers, this.sb.pending.size, this.sb.questions.size);
         this.item.text = s.text;
         this.item.tooltip = s.tooltip;
         this.item.accessibilityInformation = { label: s.label, role: "button" };

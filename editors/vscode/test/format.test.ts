@@ -30,6 +30,11 @@ test("status summary counts ready, failed and pending", () => {
     assert.equal(fmt.statusSummary("running", [srv("a", "ready")], 1).severity, "warning");
     assert.equal(fmt.statusSummary("running", [srv("a", "ready")], 0).text, "$(server) 1/1");
     assert.equal(fmt.statusSummary("stopped", [], 0).severity, "error");
+    const q = fmt.statusSummary("running", [srv("a", "ready")], 1, 2);
+    assert.equal(q.text, "$(server) 1/1 $(shield) 1 $(question) 2");
+    assert.equal(q.label, "Switchboard: 1 of 1 servers ready, 1 pending approval, 2 server questions");
+    assert.match(q.tooltip, /2 questions from MCP servers waiting for an answer/);
+    assert.equal(fmt.statusSummary("running", [srv("a", "ready")], 0, 1).severity, "warning");
 });
 
 test("server detail prefers the error, then the stderr tail", () => {

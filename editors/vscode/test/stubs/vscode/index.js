@@ -133,7 +133,12 @@ const stub = {
     quickPick: () => undefined,
     // (quickPick) => void; called when createQuickPick().show() runs
     createQuickPick: (qp) => qp.hide(),
+    // (inputBox) => void; called when createInputBox().show() runs
+    createInputBox: (box) => box.hide(),
   },
+  // The quick input on screen (createQuickPick / createInputBox). As in VS Code, showing another
+  // one, or showQuickPick, hides it.
+  activeInput: undefined,
   events: {
     configuration: new EventEmitter(),
     openDocument: new EventEmitter(),
@@ -168,21 +173,51 @@ function outputChannel(name, opts) {
   return ch;
 }
 
+// Makes input the one on screen, hiding the previous one (VS Code shows one quick input at a time).
+function takeScreen(input) {
+  const prev = stub.activeInput;
+  stub.activeInput = input;
+  if (prev && prev !== input) prev.hide();
+}
+
 function createQuickPick() {
   const accept = new EventEmitter(), hide = new EventEmitter(), itemButton = new EventEmitter(), button = new EventEmitter(), changeSel = new EventEmitter(), changeVal = new EventEmitter(), changeActive = new EventEmitter();
   const qp = {
-    items: [], selectedItems: [], activeItems: [], buttons: [], busy: false, title: undefined, placeholder: undefined, value: "", canSelectMany: false, matchOnDescription: false, matchOnDetail: false,
+    kind: "quickPick",
+    items: [], selectedItems: [], activeItems: [], buttons: [], busy: false, enabled: true, title: undefined, placeholder: undefined, value: "", canSelectMany: false, matchOnDescription: false, matchOnDetail: false,
+    step: undefined, totalSteps: undefined, ignoreFocusOut: false,
     onDidAccept: accept.event, onDidHide: hide.event, onDidTriggerItemButton: itemButton.event, onDidTriggerButton: button.event,
     onDidChangeSelection: changeSel.event, onDidChangeValue: changeVal.event, onDidChangeActive: changeActive.event,
-    _visible: false,
-    show() { qp._visible = true; stub.record({ fn: "createQuickPick.show", qp }); setImmediate(() => stub.script.createQuickPick(qp)); },
-    hide() { if (!qp._visible) return; qp._visible = false; hide.fire(); },
-    dispose() { qp.hide(); },
+    _visible: false, _disposed: false,
+    show() { if (qp._disposed) return; takeScreen(qp); qp._visible = true; stub.record({ fn: "createQuickPick.show", qp }); setImmediate(() => stub.script.createQuickPick(qp)); },
+    hide() { if (stub.activeInput === qp) stub.activeInput = undefined; if (!qp._visible) return; qp._visible = false; hide.fire(); },
+    dispose() { qp.hide(); qp._disposed = true; },
     // test drivers
     _accept(item) { qp.selectedItems = [item]; accept.fire(); },
+    _acceptMany(items) { qp.selectedItems = items; accept.fire(); },
     _pressItemButton(item, i) { return itemButton.fire({ item, button: item.buttons[i] }); },
+    _press(b) { button.fire(b); },
   };
   return qp;
+}
+
+function createInputBox() {
+  const accept = new EventEmitter(), hide = new EventEmitter(), button = new EventEmitter(), changeVal = new EventEmitter();
+  const box = {
+    kind: "inputBox",
+    value: "", valueSelection: undefined, placeholder: undefined, prompt: undefined, password: false, validationMessage: undefined,
+    buttons: [], busy: false, enabled: true, title: undefined, step: undefined, totalSteps: undefined, ignoreFocusOut: false,
+    onDidAccept: accept.event, onDidHide: hide.event, onDidTriggerButton: button.event, onDidChangeValue: changeVal.event,
+    _visible: false, _disposed: false,
+    show() { if (box._disposed) return; takeScreen(box); box._visible = true; stub.record({ fn: "createInputBox.show", box }); setImmediate(() => stub.script.createInputBox(box)); },
+    hide() { if (stub.activeInput === box) stub.activeInput = undefined; if (!box._visible) return; box._visible = false; hide.fire(); },
+    dispose() { box.hide(); box._disposed = true; },
+    // test drivers: typing fires onDidChangeValue like the real box; Enter is _accept
+    _type(v) { box.value = v; changeVal.fire(v); },
+    _accept() { accept.fire(); },
+    _press(b) { button.fire(b); },
+  };
+  return box;
 }
 
 function textDocument(uri, text, languageId) {
@@ -198,6 +233,7 @@ const window = withInert({
   showErrorMessage: message("error"),
   async showQuickPick(items, options) {
     items = await items;
+    takeScreen(undefined);
     const entry = { fn: "showQuickPick", items, options, answer: undefined };
     stub.record(entry);
     const a = await stub.script.quickPick(items, options || {});
@@ -205,6 +241,7 @@ const window = withInert({
     return a;
   },
   createQuickPick,
+  createInputBox,
   createOutputChannel: outputChannel,
   createStatusBarItem(id, alignment, priority) {
     const item = { id, alignment, priority, text: "", tooltip: undefined, command: undefined, backgroundColor: undefined, name: undefined, visible: false,
@@ -310,6 +347,7 @@ const vscode = {
   StatusBarAlignment: { Left: 1, Right: 2 },
   ProgressLocation: { SourceControl: 1, Window: 10, Notification: 15 },
   QuickPickItemKind: { Separator: -1, Default: 0 },
+  QuickInputButtons: { Back: { iconPath: new ThemeIcon("arrow-left"), tooltip: "Back" } },
   ViewColumn: { Active: -1, Beside: -2, One: 1, Two: 2 },
   DiagnosticSeverity: { Error: 0, Warning: 1, Information: 2, Hint: 3 },
   DiagnosticTag: { Unnecessary: 1, Deprecated: 2 },

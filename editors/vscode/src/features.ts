@@ -1,0 +1,29 @@
+// Client capabilities the extension declares beyond the languageclient's own (no vscode import).
+
+import type { ClientCapabilities, FeatureState, StaticFeature } from "vscode-languageclient";
+
+/**
+ * Declares `capabilities.experimental.switchboard.elicitation = true` in initialize: the host then
+ * sends forms as switchboard/elicitationRequested (README "Protocol additions"). Other experimental
+ * keys, and other keys under `switchboard`, are kept.
+ */
+export class ElicitationFeature implements StaticFeature {
+    fillClientCapabilities(capabilities: ClientCapabilities): void {
+        const experimental: Record<string, unknown> = isObject(capabilities.experimental) ? capabilities.experimental : {};
+        const mine = isObject(experimental["switchboard"]) ? experimental["switchboard"] : {};
+        experimental["switchboard"] = { ...mine, elicitation: true };
+        capabilities.experimental = experimental;
+    }
+
+    initialize(): void {}
+
+    getState(): FeatureState {
+        return { kind: "static" };
+    }
+
+    clear(): void {}
+}
+
+function isObject(v: unknown): v is Record<string, unknown> {
+    return typeof v === "object" && v !== null && !Array.isArray(v);
+}

@@ -1,0 +1,517 @@
+// Questions from MCP servers (elicitation forms): the real bundled extension and languageclient,
+// the real `switchboard serve`, and `mcptest --elicit`, whose tool `ask` asks the client a form
+// and returns what it received. The stand-in quick inputs are driven like a user would: type,
+// pick, press Enter, Escape, the Back and Decline buttons.
+import assert from "node:assert/strict";
+import { after, before, describe, test } from "node:test";
+import * as form from "../src/elicit_form";
+import { ui } from "../src/ids";
+import { Cmd, type ElicitField, type Elicitation, type ToolResult } from "../src/lsp_types";
+import { fakeContext, freshEnv, loadExtension, processesUnder, stub, vscode, waitFor, type Env } from "./harness";
+
+let env: Env;
+let ext: ReturnType<typeof loadExtension>;
+let api: any;
+
+// ---- driving the stand-in quick inputs ----
+
+type Widget = any;
+type Step = (w: Widget) => void | Promise<void>;
+/** Steps for the next widgets that open, in order; a widget with no step left stays open. */
+let steps: Step[] = [];
+/** Every widget that opened, in order. */
+const opened: Widget[] = [];
+const stepErrors: unknown[] = [];
+
+function drive(w: Widget): void {
+    opened.push(w);
+    const step = steps.shift();
+    if (!step) return;
+    Promise.resolve()
+        .then(() => step(w))
+        .catch((err: unknown) => {
+            stepErrors.push(err);
+            w.hide();
+        });
+}
+
+const type =
+    (text: string, check?: (w: Widget) => void): Step =>
+    (w) => {
+        assert.equal(w.kind, "inputBox", `expected an input box, got ${w.kind} "${w.placeholder}"`);
+        check?.(w);
+        w._type(text);
+        w._accept();
+    };
+const pick =
+    (label: string, check?: (w: Widget) => void): Step =>
+    (w) => {
+        assert.equal(w.kind, "quickPick");
+        check?.(w);
+        const item = w.items.find((i: any) => i.label === label);
+        assert.ok(item, `no item ${label} in ${w.items.map((i: any) => i.label).join(", ")}`);
+        w._accept(item);
+    };
+const escape: Step = (w) => w.hide();
+const press = (tooltip: string): Step => (w) => {
+    const b = w.buttons.find((x: any) => x.tooltip === tooltip);
+    assert.ok(b, `no ${tooltip} button`);
+    w._press(b);
+};
+
+/** Waits until n widgets have opened, and returns the last. */
+function nthWidget(n: number): Promise<Widget> {
+    return waitFor(`widget ${n} to open`, () => opened.length >= n && opened[n - 1]);
+}
+
+function within<T>(p: Promise<T>, what: string, ms = 20000): Promise<T> {
+    let timer: NodeJS.Timeout | undefined;
+    const t = new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms: ${what}`)), ms);
+    });
+    return Promise.race([p, t]).finally(() => clearTimeout(timer));
+}
+
+interface Answer {
+    action: string;
+    content?: Record<string, unknown> | null;
+}
+
+async function ask(args: Record<string, unknown> = {}): Promise<Answer> {
+    const r = (await vscode.commands.executeCommand(Cmd.callTool, { name: "mcp__asker__ask", arguments: args, mode: "always-allow" })) as ToolResult;
+    assert.equal(r.isError, false, r.text);
+    return JSON.parse(r.text) as Answer;
+}
+
+function statusText(): string {
+    return stub.statusBarItems.find((i: { id: string }) => i.id === "switchboard.status").text;
+}
+
+function messages(re: RegExp): { message: string }[] {
+    return stub.log.filter((e: { fn: string; message?: string }) => e.fn === "showMessage" && re.test(e.message ?? ""));
+}
+
+async function oneQuestion(): Promise<Elicitation> {
+    return waitFor("one pending question", () => api.sb.questions.size === 1 && ([...api.sb.questions.values()][0] as Elicitation));
+}
+
+describe("questions from MCP servers (elicitation forms)", () => {
+    before(async () => {
+        env = freshEnv("elicit");
+        stub.settings["switchboard.path"] = env.bin.switchboard;
+        stub.settings["switchboard.servers"] = { asker: { command: env.bin.mcptest, args: ["--elicit"] } };
+        stub.settings["switchboard.approvalTimeoutSeconds"] = 60;
+        stub.script.createInputBox = drive;
+        stub.script.createQuickPick = drive;
+        ext = loadExtension();
+        api = ext.activate(fakeContext());
+        assert.equal(await api.started, true, "the host started");
+        await waitFor("asker ready", () => api.sb.servers.some((s: any) => s.name === "asker" && s.state === "ready"));
+    });
+
+    after(async () => {
+        await ext?.deactivate();
+        if (env) await waitFor("no processes left", () => processesUnder(env.dir).length === 0, 10000);
+    });
+
+    const begin = (): void => {
+        steps = [];
+        opened.length = 0;
+        stepErrors.length = 0;
+    };
+    const end = (): void => {
+        assert.deepEqual(stepErrors, []);
+        assert.equal(steps.length, 0, "every scripted step ran");
+        assert.equal(api.sb.questions.size, 0, "no question left pending");
+        assert.equal(stub.activeInput, undefined, "no quick input left open");
+    };
+
+    test("a form is asked at once, field by field, and the server gets the values with their types", async () => {
+        begin();
+        const seen: Record<string, any> = {};
+        steps = [
+            (w) => {
+                seen.name = { title: w.title, step: w.step, total: w.totalSteps, buttons: w.buttons.map((b: any) => b.tooltip), prompt: w.prompt };
+                seen.statusWhileAsking = statusText();
+                assert.equal(w.kind, "inputBox");
+                assert.equal(w.ignoreFocusOut, true, "clicking elsewhere does not cancel");
+                w._type("");
+                w._accept(); // required: refused inline, the box stays
+                seen.emptyMessage = w.validationMessage;
+                assert.equal(w._visible, true);
+                w._type("Ada Lovelace");
+                assert.equal(w.validationMessage, undefined);
+                w._accept();
+            },
+            (w) => {
+                seen.count = { value: w.value, placeholder: w.placeholder, step: w.step, buttons: w.buttons.map((b: any) => b.tooltip) };
+                w._type("11");
+                seen.tooBig = w.validationMessage;
+                w._type("2.5");
+                seen.fraction = w.validationMessage;
+                w._accept();
+                assert.equal(w._visible, true, "an invalid number is not taken");
+                w._type("7");
+                w._accept();
+            },
+            pick("green", (w) => {
+                seen.colors = w.items.map((i: any) => i.label);
+                seen.colorActive = w.activeItems.map((i: any) => i.label);
+            }),
+            pick("Yes", (w) => {
+                seen.agree = w.items.map((i: any) => i.label);
+            }),
+        ];
+        const answer = await within(ask(), "the ask tool");
+        assert.deepEqual(answer, { action: "accept", content: { name: "Ada Lovelace", count: 7, color: "green", agree: true } });
+        assert.equal(typeof answer.content?.count, "number");
+        assert.deepEqual(seen.name, {
+            title: "asker: Tell me about yourself.",
+            step: 1,
+            total: 4,
+            buttons: ["Decline"],
+            prompt: "Your name",
+        });
+        assert.match(seen.statusWhileAsking, /\$\(question\) 1$/, "the status bar counts the question");
+        assert.match(seen.emptyMessage, /required/);
+        assert.deepEqual(seen.count, { value: "3", placeholder: "a whole number from 1 to 10, empty to skip", step: 2, buttons: ["Back", "Decline"] });
+        assert.match(seen.tooBig, /at most 10/);
+        assert.match(seen.fraction, /whole number/);
+        assert.deepEqual(seen.colors, ["red", "green", "blue", "(skip)"]);
+        assert.deepEqual(seen.colorActive, ["(skip)"], "an optional choice without default starts on (skip)");
+        assert.deepEqual(seen.agree, ["Yes", "No"], "a required yes/no cannot be skipped");
+        await waitFor("status without the question", () => !statusText().includes("$(question)"));
+        end();
+    });
+
+    test("Back keeps what was typed; optional fields can be skipped", async () => {
+        begin();
+        let backTo: string | undefined;
+        steps = [
+            type("Bob"),
+            press("Back"),
+            (w) => {
+                backTo = w.value;
+                w._accept();
+            },
+            type(""), // count: optional, empty skips
+            pick("(skip)"),
+            pick("No"),
+        ];
+        const answer = await within(ask(), "the ask tool");
+        assert.equal(backTo, "Bob");
+        assert.deepEqual(answer, { action: "accept", content: { name: "Bob", agree: false } });
+        end();
+    });
+
+    test("the Decline button declines, Escape cancels", async () => {
+        begin();
+        steps = [type("Carol"), press("Decline")];
+        const declined = await within(ask(), "ask, declined");
+        assert.equal(declined.action, "decline");
+        assert.ok(!declined.content, "no content with decline");
+        end();
+
+        begin();
+        steps = [escape];
+        const cancelled = await within(ask(), "ask, cancelled");
+        assert.equal(cancelled.action, "cancel");
+        assert.ok(!cancelled.content);
+        end();
+    });
+
+    test("every field type, formats and several choices (a schema from the server)", async () => {
+        begin();
+        const schema = {
+            type: "object",
+            properties: {
+                email: { type: "string", format: "email", description: "where we write to" },
+                ratio: { type: "number", minimum: 0, maximum: 1 },
+                size: { type: "string", oneOf: [{ const: "s", title: "Small" }, { const: "l", title: "Large" }], default: "l" },
+                tags: { type: "array", items: { type: "string", enum: ["a", "b", "c"] }, minItems: 1, maxItems: 2, default: ["b"] },
+            },
+            required: ["email", "tags"],
+        };
+        const seen: Record<string, any> = {};
+        steps = [
+            (w) => {
+                seen.prompt = w.prompt;
+                w._type("not an address");
+                seen.bad = w.validationMessage;
+                w._accept();
+                assert.equal(w._visible, true);
+                w._type("ada@example.com");
+                w._accept();
+            },
+            type(" 0.25 "),
+            (w) => {
+                seen.sizes = w.items.map((i: any) => `${i.label}=${i.description ?? ""}`);
+                seen.sizeActive = w.activeItems.map((i: any) => i.label);
+                w._accept(w.activeItems[0]); // Enter on the default
+            },
+            (w) => {
+                assert.equal(w.canSelectMany, true);
+                seen.preselected = w.selectedItems.map((i: any) => i.label);
+                w._acceptMany(w.items);
+                seen.tooMany = w.placeholder;
+                assert.equal(w._visible, true, "three of at most two are not taken");
+                w._acceptMany(w.items.filter((i: any) => i.label !== "b"));
+            },
+        ];
+        const answer = await within(ask({ message: "Details, please", schema: JSON.stringify(schema) }), "the ask tool");
+        assert.deepEqual(answer, { action: "accept", content: { email: "ada@example.com", ratio: 0.25, size: "l", tags: ["a", "c"] } });
+        assert.equal(seen.prompt, "email: where we write to");
+        assert.match(seen.bad, /email address/);
+        assert.deepEqual(seen.sizes, ["Small=s", "Large=l", "(skip)=leave it empty"]);
+        assert.deepEqual(seen.sizeActive, ["Large"]);
+        assert.deepEqual(seen.preselected, ["b"]);
+        assert.match(seen.tooMany, /at most 2 choices/);
+        end();
+    });
+
+    test("a form without fields asks to accept or decline", async () => {
+        begin();
+        steps = [pick("$(check) Accept", (w) => assert.equal(w.placeholder, "Go ahead?"))];
+        const answer = await within(ask({ message: "Go ahead?", schema: JSON.stringify({ type: "object", properties: {} }) }), "the ask tool");
+        assert.equal(answer.action, "accept");
+        end();
+    });
+
+    test("a refusal by the host is shown and asked again, with the values kept", async () => {
+        begin();
+        // Stands for a rule the client misses: the first accept goes out with count 99.
+        const sent: any[] = [];
+        const origExec = api.sb.exec;
+        api.sb.exec = (cmd: string, params: any, token: unknown) => {
+            if (cmd === Cmd.elicit) {
+                sent.push(structuredClone(params));
+                if (sent.length === 1) params = { ...params, content: { ...params.content, count: 99 } };
+            }
+            return origExec.call(api.sb, cmd, params, token);
+        };
+        const again: Record<string, any> = {};
+        try {
+            steps = [
+                type("Dora"),
+                type("4"),
+                pick("blue"),
+                pick("Yes"),
+                // Asked again from the refused field, its message shown, the values kept.
+                (w) => {
+                    again.count = { kind: w.kind, value: w.value, message: w.validationMessage, step: w.step };
+                    w._accept();
+                },
+                (w) => {
+                    again.color = w.activeItems.map((i: any) => i.label);
+                    w._accept(w.activeItems[0]);
+                },
+                (w) => {
+                    again.agree = w.activeItems.map((i: any) => i.label);
+                    w._accept(w.activeItems[0]);
+                },
+            ];
+            const answer = await within(ask(), "the ask tool");
+            assert.deepEqual(answer, { action: "accept", content: { name: "Dora", count: 4, color: "blue", agree: true } });
+        } finally {
+            api.sb.exec = origExec;
+        }
+        assert.equal(sent.length, 2);
+        assert.deepEqual(again.count.kind, "inputBox");
+        assert.equal(again.count.value, "4", "what the user typed, not what went out");
+        assert.equal(again.count.step, 2);
+        assert.match(again.count.message, /"count" \(How many\): must be at most 10/);
+        assert.deepEqual(again.color, ["blue"]);
+        assert.deepEqual(again.agree, ["Yes"]);
+        end();
+    });
+
+    test("the client's rules agree with the host's (answers sent straight to the host)", async () => {
+        begin();
+        const schema = {
+            type: "object",
+            properties: {
+                email: { type: "string", format: "email" },
+                site: { type: "string", format: "uri" },
+                day: { type: "string", format: "date" },
+                at: { type: "string", format: "date-time" },
+                nick: { type: "string", minLength: 2, maxLength: 3 },
+                size: { type: "string", enum: ["s", "m", "l"] },
+                ratio: { type: "number", minimum: 0, maximum: 1 },
+                n: { type: "integer", minimum: -5 },
+                ok: { type: "boolean" },
+                tags: { type: "array", items: { type: "string", enum: ["a", "b", "c"] }, minItems: 1, maxItems: 2 },
+                // The last field, always sent wrong: a refusal that names it means the field under test passed.
+                end: { type: "boolean" },
+            },
+            required: ["email"],
+        };
+        const call = ask({ message: "Parity", schema: JSON.stringify(schema) });
+        const q = await oneQuestion();
+        await nthWidget(1); // the form is open meanwhile
+        const fields: ElicitField[] = q.fields;
+        assert.deepEqual(
+            fields.map((f) => f.name),
+            Object.keys(schema.properties),
+        );
+        const cases: [string, unknown][] = [
+            ["email", "ada@example.com"], ["email", "a.b+c@d"], ["email", "ünï@example.com"], ["email", "a@[127.0.0.1]"],
+            ["email", "ada"], ["email", "Ada <ada@example.com>"], ["email", " ada@example.com"], ["email", "a..b@c"], ["email", "a@b."], ["email", '"a b"@c'],
+            ["site", "https://example.com/x?y#z"], ["site", "mailto:x@y"], ["site", "x:"], ["site", "http://[::1]:80/"], ["site", "http://a/b c"],
+            ["site", "example.com"], ["site", "https://a/%zz"], ["site", "1http://x"], ["site", "http://a b/"], ["site", "http://a:port/"],
+            ["day", "2024-02-29"], ["day", "0000-01-01"], ["day", "2023-02-29"], ["day", "2024-13-01"], ["day", "24-01-01"],
+            ["at", "2026-11-30T12:00:00Z"], ["at", "2026-11-30T12:00:00.5+01:00"], ["at", "2026-11-30T12:00:00,5Z"], ["at", "2026-11-30T12:00:00+24:60"],
+            ["at", "2026-11-30t12:00:00z"], ["at", "2026-11-30T24:00:00Z"], ["at", "2026-11-30T12:00:60Z"], ["at", "2026-11-30T12:00:00+24:61"], ["at", "2026-11-30"],
+            ["nick", "ab"], ["nick", "😀😀"], ["nick", "abc"], ["nick", "a"], ["nick", "abcd"], ["nick", 12],
+            ["size", "m"], ["size", "M"], ["size", ""],
+            ["ratio", 0], ["ratio", 0.5], ["ratio", 1], ["ratio", 1.5], ["ratio", -0.1], ["ratio", "0.5"],
+            ["n", -5], ["n", 1000], ["n", 2.5], ["n", -6], ["n", true],
+            ["ok", true], ["ok", false], ["ok", "yes"], ["ok", 1],
+            ["tags", ["a"]], ["tags", ["a", "c"]], ["tags", []], ["tags", ["a", "b", "c"]], ["tags", ["z"]], ["tags", "a"],
+        ];
+        const verdicts = new Map<string, Set<boolean>>();
+        for (const [name, value] of cases) {
+            const content: Record<string, unknown> = { email: "ada@example.com", [name]: value, end: "sentinel" };
+            let hostRefused: string;
+            try {
+                await api.sb.exec(Cmd.elicit, { id: q.id, action: "accept", content });
+                assert.fail(`the host took ${JSON.stringify(content)}`);
+            } catch (err: any) {
+                assert.equal(err.code, -32602, String(err.message));
+                hostRefused = form.refusedField(fields, err.message) ?? "";
+            }
+            const hostOk = hostRefused === "end";
+            if (!hostOk) assert.equal(hostRefused, name, `the host refused another field than ${name}`);
+            const field = fields.find((f) => f.name === name) as ElicitField;
+            const clientProblem = form.checkValue(field, value);
+            assert.equal(clientProblem === undefined, hostOk, `${name} = ${JSON.stringify(value)}: host ${hostOk ? "takes" : "refuses"} it, client says ${clientProblem ?? "fine"}`);
+            const seen = verdicts.get(name) ?? new Set<boolean>();
+            seen.add(hostOk);
+            verdicts.set(name, seen);
+        }
+        for (const [name, seen] of verdicts) assert.equal(seen.size, 2, `${name}: cases on both sides`);
+        // Missing required, unknown field, content with decline: refused, the question stays.
+        await assert.rejects(api.sb.exec(Cmd.elicit, { id: q.id, action: "accept", content: {} }), /"email" is required/);
+        assert.equal(form.checkContent(fields, {})?.field, "email");
+        await assert.rejects(api.sb.exec(Cmd.elicit, { id: q.id, action: "accept", content: { email: "ada@example.com", zz: 1 } }), /"zz" is not a field/);
+        assert.equal(form.checkContent(fields, { email: "ada@example.com", zz: 1 })?.field, "zz");
+        await assert.rejects(api.sb.exec(Cmd.elicit, { id: q.id, action: "decline", content: { email: "x" } }), /only with accept/);
+        assert.equal(api.sb.questions.size, 1);
+        assert.equal(opened[0]._visible, true, "refusals sent from elsewhere leave the form open");
+
+        // Answered from elsewhere: the open form closes without sending anything itself.
+        const sent: unknown[] = [];
+        const origExec = api.sb.exec;
+        api.sb.exec = (cmd: string, params: unknown, token: unknown) => {
+            if (cmd === Cmd.elicit) sent.push(params);
+            return origExec.call(api.sb, cmd, params, token);
+        };
+        try {
+            await origExec.call(api.sb, Cmd.elicit, { id: q.id, action: "accept", content: { email: "grace@example.com", n: 3 } });
+            const answer = await within(call, "the ask tool");
+            assert.deepEqual(answer, { action: "accept", content: { email: "grace@example.com", n: 3 } });
+            await waitFor("the form closed", () => !opened[opened.length - 1]._visible);
+            await waitFor("told the user", () => messages(/question from MCP server 'asker' was answered elsewhere/).length === 1);
+        } finally {
+            api.sb.exec = origExec;
+        }
+        assert.deepEqual(sent, [], "the closed form sent no answer");
+        end();
+    });
+
+    test("a question that times out closes its form", async () => {
+        begin();
+        await vscode.workspace.getConfiguration("switchboard").update("approvalTimeoutSeconds", 1);
+        try {
+            const call = ask({ message: "Quick!" });
+            const w = await nthWidget(1);
+            assert.equal(w.title, "asker: Quick!");
+            await waitFor("the form closed", () => !w._visible, 15000);
+            const answer = await within(call, "the ask tool");
+            assert.equal(answer.action, "cancel");
+            await waitFor("told the user", () => messages(/question from MCP server 'asker' timed out/).length === 1);
+        } finally {
+            await vscode.workspace.getConfiguration("switchboard").update("approvalTimeoutSeconds", 60);
+        }
+        end();
+    });
+
+    test("several questions wait in a queue and are asked one at a time", async () => {
+        begin();
+        const boolSchema = JSON.stringify({ type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] });
+        const first = ask({ message: "first?", schema: boolSchema });
+        const w1 = await nthWidget(1);
+        assert.equal(w1.title, "asker: first?");
+        const second = ask({ message: "second?", schema: boolSchema });
+        await waitFor("two questions pending", () => api.sb.questions.size === 2);
+        await waitFor("status counts both", () => statusText().endsWith("$(question) 2"));
+        assert.equal(opened.length, 1, "the second waits while the first is on screen");
+        steps = [pick("No", (w) => assert.equal(w.title, "asker: second?"))];
+        w1._accept(w1.items.find((i: any) => i.label === "Yes"));
+        assert.deepEqual(await within(first, "first"), { action: "accept", content: { ok: true } });
+        assert.deepEqual(await within(second, "second"), { action: "accept", content: { ok: false } });
+        end();
+    });
+
+    test("Answer Server Questions... lists the questions and opens the picked one", async () => {
+        begin();
+        const boolSchema = JSON.stringify({ type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] });
+        const first = ask({ message: "first?", schema: boolSchema });
+        const w1 = await nthWidget(1);
+        const second = ask({ message: "second?", schema: boolSchema });
+        await waitFor("two questions pending", () => api.sb.questions.size === 2);
+        let listed: any[] = [];
+        const origQuickPick = stub.script.quickPick;
+        stub.script.quickPick = (items: any[]) => {
+            listed = items;
+            return items.find((i) => i.question?.message === "second?");
+        };
+        steps = [pick("Yes", (w) => assert.equal(w.title, "asker: second?"))];
+        try {
+            const outcome = await within(Promise.resolve(vscode.commands.executeCommand(ui.elicitations)), "the command");
+            assert.equal(outcome, "accept");
+        } finally {
+            stub.script.quickPick = origQuickPick;
+        }
+        assert.deepEqual(
+            listed.map((i) => [i.label, i.detail]),
+            [
+                ["$(question) asker", "first?"],
+                ["$(question) asker", "second?"],
+            ],
+        );
+        assert.match(listed[0].description, /^1 field · \d+ s ago$/);
+        // As in VS Code, the list took the screen from the first form, which closing cancelled.
+        assert.equal(w1._visible, false);
+        assert.equal((await within(first, "first")).action, "cancel");
+        assert.deepEqual(await within(second, "second"), { action: "accept", content: { ok: true } });
+        end();
+
+        // The status bar's menu lists them too.
+        begin();
+        const third = ask({ message: "third?", schema: boolSchema });
+        const w3 = await nthWidget(1);
+        const fourth = ask({ message: "fourth?", schema: boolSchema });
+        await waitFor("two questions pending", () => api.sb.questions.size === 2);
+        let menu: any[] = [];
+        stub.script.quickPick = (items: any[]) => {
+            menu = items;
+            return items.find((i) => i.detail === "fourth?");
+        };
+        steps = [pick("No", (w) => assert.equal(w.title, "asker: fourth?"))];
+        try {
+            await within(Promise.resolve(vscode.commands.executeCommand(ui.statusMenu)), "the status menu");
+        } finally {
+            stub.script.quickPick = origQuickPick;
+        }
+        const labels = menu.map((i) => i.label);
+        assert.ok(labels.includes("Questions from MCP servers"), labels.join(" | "));
+        assert.equal(w3._visible, false);
+        assert.equal((await within(third, "third")).action, "cancel");
+        assert.deepEqual(await within(fourth, "fourth"), { action: "accept", content: { ok: false } });
+        end();
+
+        const none = await vscode.commands.executeCommand(ui.elicitations);
+        assert.equal(none, undefined);
+        await waitFor("nothing to answer", () => messages(/no MCP server is waiting for an answer/).length === 1);
+    });
+});
