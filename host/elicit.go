@@ -103,9 +103,7 @@ func (el *elicitations) ask(ctx context.Context, e mcpbridge.Elicitation) mcpbri
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			by = ResolvedByTimeout
 		}
-		if !el.resolve(id, cancelled, by) {
-			return <-p.answer // answered just before
-		}
+		el.resolve(id, cancelled, by) // false when answered just before: then that answer stands
 		return <-p.answer
 	case <-s.gone:
 		el.resolve(id, cancelled, ResolvedByDisconnect) // ignore result: either way p.answer has it
