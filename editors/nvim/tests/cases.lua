@@ -659,7 +659,8 @@ local KIND_FIELD = 'switchboard_elicitation_field'
 local KIND_PENDING = 'switchboard_elicitation_pending'
 
 --- Calls mcp__demo__ask (always-allow, so no approval); returns a function that waits for the
---- result and gives what the server received, decoded and as JSON text.
+--- result and gives what the server received, decoded and as JSON text, and one that tells
+--- whether the result came.
 local function ask(args)
   local done, res, err = false, nil, nil
   require('switchboard.commands').call_tool('mcp__demo__ask', args or {}, 'always-allow', function(e, r)
@@ -672,6 +673,8 @@ local function ask(args)
     T.ok(not err, 'callTool error: ' .. vim.inspect(err))
     T.eq(res.isError, false, 'isError: ' .. tostring(res.text))
     return vim.fn.json_decode(res.text), res.text
+  end, function()
+    return done
   end
 end
 
@@ -689,6 +692,54 @@ local function resolved_events()
   return vim.tbl_filter(function(e)
     return e.kind == 'elicitationResolved'
   end, T.events())
+end
+
+local function resolved_by()
+  return vim.tbl_map(function(e)
+    return e.action .. '/' .. e.by
+  end, resolved_events())
+end
+
+local WAITING = "switchboard: MCP server 'demo' is waiting for your answer: :Switchboard elicit to answer, decline or cancel it"
+
+--- The "is waiting for your answer" notices so far (each must be INFO).
+local function waiting_notices()
+  local n = 0
+  for _, note in ipairs(T.notes) do
+    if note.msg == WAITING then
+      T.eq(note.level, vim.log.levels.INFO, 'level of the notice')
+      n = n + 1
+    end
+  end
+  return n
+end
+
+--- Waits until the n-th question was dismissed (its notice shown, no form open).
+local function wait_dismissed(n)
+  T.wait(('%d dismissed question(s)'):format(n), function()
+    return waiting_notices() == n and elicitation().active() == nil
+  end)
+end
+
+--- Runs the event loop until what is scheduled now (and what that schedules) has run.
+local function flush()
+  local flushed = false
+  vim.schedule(function()
+    vim.schedule(function()
+      flushed = true
+    end)
+  end)
+  T.wait('scheduled work done', function()
+    return flushed
+  end)
+end
+
+--- The messages of the questions the host still waits for (switchboard.elicitations).
+local function host_pending()
+  local list = T.exec(protocol().cmd.elicitations)
+  return vim.tbl_map(function(e)
+    return e.message
+  end, list)
 end
 
 for _, ui in ipairs({ { name = 'synchronous UI', async = false }, { name = 'asynchronous UI', async = true } }) do
@@ -713,7 +764,7 @@ for _, ui in ipairs({ { name = 'synchronous UI', async = false }, { name = 'asyn
     T.has(T.notes_text(), "MCP server 'demo' asks: Tell me about yourself.")
     local intro = T.selects_of(KIND)
     T.eq(#intro, 1, 'one question')
-    T.eq(intro[1].labels, { 'Answer (4 fields)', 'Decline' })
+    T.eq(intro[1].labels, { 'Answer (4 fields)', 'Decline', "Cancel (don't answer)" })
     T.has(intro[1].prompt, "MCP server 'demo' asks: Tell me about yourself.")
     T.eq(#T.inputs, 2, 'two text inputs')
     T.has(T.inputs[1].prompt, '[demo] Your name (at least 1 character)')
@@ -749,7 +800,7 @@ for _, ui in ipairs({ { name = 'synchronous UI', async = false }, { name = 'asyn
     got, raw = ask({ message = 'Just confirm.', schema = schema({ type = 'object', properties = vim.empty_dict() }) })()
     T.eq(got.action, 'accept')
     T.has(raw, '"content":{}')
-    T.eq(T.selects_of(KIND)[1].labels, { 'Accept', 'Decline' })
+    T.eq(T.selects_of(KIND)[1].labels, { 'Accept', 'Decline', "Cancel (don't answer)" })
     queue_empty()
   end)
 
@@ -792,7 +843,7 @@ for _, ui in ipairs({ { name = 'synchronous UI', async = false }, { name = 'asyn
     queue_empty()
   end)
 
-  case('elicitation: Decline, and Esc (nil) at any step is cancel', function()
+  case("elicitation: Decline, and Cancel (don't answer)", function()
     T.start(elicit_opts())
     T.answer(KIND, T.pick('Decline'))
     local got = ask({ message = 'Declined?' })()
@@ -801,27 +852,100 @@ for _, ui in ipairs({ { name = 'synchronous UI', async = false }, { name = 'asyn
     T.eq(#T.inputs, 0, 'nothing asked after Decline')
     queue_empty()
 
-    T.answer(KIND, function()
-      return 0 -- Esc on the question
+    T.answer(KIND, T.pick("Cancel (don't answer)"))
+    got = ask({ message = 'Cancelled?' })()
+    T.eq(got.action, 'cancel', 'the server is told cancel')
+    T.eq(got.content, vim.NIL)
+    T.eq(#T.inputs, 0, 'nothing asked after Cancel')
+    T.eq(T.selects_of(KIND)[2].labels, { 'Answer (4 fields)', 'Decline', "Cancel (don't answer)" })
+    queue_empty()
+    T.eq(resolved_by(), { 'decline/user', 'cancel/user' })
+    T.eq(waiting_notices(), 0, 'an answer is not a dismissal')
+  end)
+
+  case('elicitation: Esc (nil) at any step leaves the question pending; :Switchboard elicit answers it with what was kept', function()
+    local sb = T.start(elicit_opts())
+    T.answer(KIND, T.by_prompt({
+      ['Esc on the question?'] = { 0, "Cancel (don't answer)" },
+      ['Esc in a choice?'] = 'Answer',
+      ['Esc in a text field?'] = { 'Answer', 'Decline' },
+    }, true))
+    T.answer_input(T.by_prompt({
+      ['Your name'] = { 'Ada', T.CANCEL, function(opts)
+        return opts.default
+      end },
+      ['How many'] = { '7', function(opts)
+        return opts.default
+      end },
+    }))
+    T.answer(KIND_FIELD, T.by_prompt({ Colour = { 'Skip', 'blue' }, ['Agree to the terms'] = { 0, 'Yes' } }, true))
+
+    -- Esc on the question itself, on a choice (after three fields), in a text field.
+    local first, first_done = ask({ message = 'Esc on the question?' })
+    wait_dismissed(1)
+    T.eq(#T.inputs, 0, 'no field asked after Esc on the question')
+    local second, second_done = ask({ message = 'Esc in a choice?' })
+    wait_dismissed(2)
+    T.eq(#T.selects_of(KIND_FIELD), 2, 'Colour, then Esc on Agree')
+    local third, third_done = ask({ message = 'Esc in a text field?' })
+    wait_dismissed(3)
+    T.eq(#T.inputs_with('Your name'), 2)
+    T.eq(T.inputs_with('Your name')[2].default, nil, "values are kept per question: not the other one's")
+    T.eq(#T.inputs_with('How many'), 1, 'no field asked after Esc in a text field')
+
+    -- Nothing answered: the host still waits for all three, the statusline counts them, and none
+    -- is asked again by itself.
+    flush()
+    T.eq(#T.selects_of(KIND), 3, 'a dismissed question is not asked again by itself')
+    T.eq(elicitation().active(), nil)
+    T.eq(host_pending(), { 'Esc on the question?', 'Esc in a choice?', 'Esc in a text field?' })
+    T.eq(#resolved_events(), 0, 'nothing answered')
+    T.ok(not first_done() and not second_done() and not third_done(), 'the server still waits')
+    T.eq(elicitation().count(), 3)
+    T.has(sb.statusline(), '3 questions')
+
+    -- :Switchboard elicit lists them; the picked one is asked from its first select again, with
+    -- the values entered before as defaults.
+    T.answer(KIND_PENDING, T.by_prompt({ Questions = 'demo: Esc in a choice?' }, true))
+    vim.cmd('Switchboard elicit')
+    local got, raw = second('the second answered')
+    T.eq(got, { action = 'accept', content = { name = 'Ada', count = 7, color = 'blue', agree = true } })
+    T.has(raw, '"count":7', 'the kept number is a JSON number')
+    T.eq(T.selects_of(KIND_PENDING)[1].labels, {
+      'demo: Esc on the question? (4 fields) [dismissed]',
+      'demo: Esc in a choice? (4 fields) [dismissed]',
+      'demo: Esc in a text field? (4 fields) [dismissed]',
+    })
+    T.has(T.selects_of(KIND)[4].prompt, "MCP server 'demo' asks: Esc in a choice?")
+    T.eq(T.inputs_with('Your name')[3].default, 'Ada', 'the kept name offered')
+    T.eq(T.inputs_with('How many')[2].default, '7', 'the kept number offered (not the server default)')
+    T.eq(T.selects_of(KIND_FIELD)[3].labels, { 'red', 'green', 'blue', 'Skip (no answer) (default)' },
+      'a field skipped before offers Skip')
+    T.eq(waiting_notices(), 3, 'one notice per dismissal')
+
+    -- The two left wait; again none is asked by itself.
+    T.wait('two left', function()
+      return elicitation().count() == 2 and elicitation().active() == nil
     end)
-    T.eq(ask({ message = 'Dismissed?' })().action, 'cancel')
-    queue_empty()
+    flush()
+    T.eq(#T.selects_of(KIND), 4)
+    T.eq(host_pending(), { 'Esc on the question?', 'Esc in a text field?' })
+    T.has(sb.statusline(), '2 questions')
 
-    T.answer(KIND, T.pick('Answer'))
-    T.answer_input(T.by_prompt({ ['Your name'] = T.CANCEL }))
-    T.eq(ask({ message = 'Esc in a text field?' })().action, 'cancel')
-    T.eq(#T.inputs, 1, 'no field asked after Esc')
+    -- Cancel from :Switchboard elicit; the last one (alone: asked directly) declined.
+    T.answer(KIND_PENDING, T.by_prompt({ Questions = 'demo: Esc on the question?' }, true))
+    vim.cmd('Switchboard elicit')
+    T.eq(first('the first cancelled').action, 'cancel')
+    T.wait('one left', function()
+      return elicitation().count() == 1 and elicitation().active() == nil
+    end)
+    vim.cmd('Switchboard elicit')
+    T.eq(third('the third declined').action, 'decline')
+    T.eq(#T.selects_of(KIND_PENDING), 2, 'a single question is asked without a list')
     queue_empty()
-
-    T.answer_input(T.by_prompt({ ['Your name'] = 'Ada', ['How many'] = '' }))
-    T.answer(KIND_FIELD, T.by_prompt({ Colour = 0 }, true))
-    T.eq(ask({ message = 'Esc in a choice?' })().action, 'cancel')
-    T.eq(#T.selects_of(KIND_FIELD), 1, 'no field asked after Esc')
-    queue_empty()
-    local by = vim.tbl_map(function(e)
-      return e.action .. '/' .. e.by
-    end, resolved_events())
-    T.eq(by, { 'decline/user', 'cancel/user', 'cancel/user', 'cancel/user' })
+    T.hasnt(sb.statusline(), 'question')
+    T.eq(resolved_by(), { 'accept/user', 'cancel/user', 'decline/user' })
+    T.eq(host_pending(), {})
   end)
 
   case('elicitation: a value that does not fit is refused here and asked again', function()
@@ -929,17 +1053,63 @@ T.case('elicitation: questions queue; one that ends elsewhere (timeout) is dropp
   T.eq(by, { 'timeout', 'timeout' })
   -- The picker answering after the end changes nothing (once what it could schedule has run).
   stale()
-  local flushed = false
-  vim.schedule(function()
-    vim.schedule(function()
-      flushed = true
-    end)
-  end)
-  T.wait('scheduled work done', function()
-    return flushed
-  end)
+  flush()
   T.eq(#T.inputs, 0, 'nothing asked after the end')
   T.eq(#resolved_events(), 2)
+end)
+
+T.case('elicitation: a dismissed question that ends elsewhere goes, with the values kept for it', function()
+  local sb, c = T.start(elicit_opts({ approvalTimeoutSeconds = 2 }))
+  T.answer(KIND, T.pick('Answer'))
+  T.answer_input(T.by_prompt({ ['Your name'] = { 'Ada', 'Bo' }, ['How many'] = T.CANCEL }))
+
+  -- Answered elsewhere (here: switchboard.elicit sent directly).
+  local first = ask({ message = 'First?' })
+  wait_dismissed(1)
+  local id1 = elicitation().list()[1].id
+  T.eq(elicitation()._kept(id1, c.id), { name = 'Ada' }, 'what was entered is kept')
+  local _, err = T.exec(protocol().cmd.elicit, { id = id1, action = 'decline' })
+  T.ok(not err, vim.inspect(err))
+  T.eq(first().action, 'decline')
+  queue_empty()
+  T.eq(elicitation()._kept(id1, c.id), nil, 'dropped when the question ended')
+  T.has(T.notes_text(), "the question of MCP server 'demo' ended: answered elsewhere (decline)")
+
+  -- Not answered in time.
+  local second = ask({ message = 'Second?' })
+  wait_dismissed(2)
+  local id2 = elicitation().list()[1].id
+  T.eq(elicitation()._kept(id2, c.id), { name = 'Bo' })
+  T.has(sb.statusline(), '1 question')
+  T.eq(second('the second timed out').action, 'cancel')
+  queue_empty()
+  T.eq(elicitation()._kept(id2, c.id), nil, 'dropped when the question timed out')
+  T.has(T.notes_text(), "the question of MCP server 'demo' ended: not answered in time (cancel)")
+  T.hasnt(sb.statusline(), 'question')
+  T.eq(resolved_by(), { 'decline/user', 'cancel/timeout' })
+  T.eq(#T.selects_of(KIND), 2, 'neither asked again')
+end)
+
+T.case('elicitation: choices picked before Esc are kept for :Switchboard elicit', function()
+  local _, c = T.start(elicit_opts())
+  T.answer(KIND, T.pick('Answer'))
+  T.answer(KIND_FIELD, T.by_prompt({ Toppings = { '[ ] egg', 0, 'Done' } }, true))
+  local got = ask({
+    message = 'Toppings?',
+    schema = schema({
+      type = 'object',
+      properties = { toppings = { type = 'array', title = 'Toppings', items = { type = 'string', enum = { 'ham', 'egg' } } } },
+      required = { 'toppings' },
+    }),
+  })
+  wait_dismissed(1)
+  T.eq(elicitation()._kept(elicitation().list()[1].id, c.id), { toppings = { 'egg' } })
+  vim.cmd('Switchboard elicit')
+  T.eq(got().content, { toppings = { 'egg' } })
+  local sel = T.selects_of(KIND_FIELD)
+  T.eq(#sel, 3)
+  T.eq(sel[3].labels, { '[ ] ham', '[x] egg', 'Done (1 chosen)' }, 'the choice made before Esc')
+  queue_empty()
 end)
 
 T.case('elicitation: the questions of a restarted host are asked too (its ids start again)', function()

@@ -3,7 +3,9 @@
 # vim.ui.select; the host's approval prompt must appear on screen, and is answered by typing
 # "2 Enter" (Allow tool). Asserted through the allowlist file and the host's SWITCHBOARD_EVENTS file.
 # Then an MCP elicitation form is answered with keys through Neovim's own vim.ui.select and
-# vim.ui.input (an optional field left empty: skipped, not cancelled, on 0.7 too).
+# vim.ui.input (an optional field left empty: skipped, not cancelled, on 0.7 too), and a second one
+# is left with Escape (not an answer: it stays pending) and answered with :Switchboard elicit, the
+# name typed before filled in.
 # Needs SWITCHBOARD_BIN and SWITCHBOARD_MCPTEST, and tmux.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -127,6 +129,65 @@ if wait_for 10 answered; then
 	ok "the server got the answer (the empty optional field skipped)"
 else
 	not_ok "the server got {agree: true, name: Ada}: $(cat "$SWITCHBOARD_TUI_RESULT" 2>/dev/null)"
+fi
+
+# Escape is not an answer: the question stays pending, and :Switchboard elicit asks it again with
+# what was typed. (Enter after the notice clears its hit-enter prompt, and the screen with it.)
+rm -f "$SWITCHBOARD_TUI_RESULT"
+resolved_count() { grep -c '"elicitationResolved"' "$SWITCHBOARD_EVENTS" 2>/dev/null || true; }
+keys Escape ':SBAsk Second TUI question' Enter
+if wait_for 10 screen_has "MCP server 'demo' asks: Second TUI question" && screen_has "Cancel (don't answer)"; then
+	ok "a second question, with Cancel (don't answer) among its answers"
+else
+	not_ok "a second question, with Cancel (don't answer)"
+fi
+keys 1 Enter
+wait_for 10 screen_has "[demo] Name (at least 1 character):" || true
+keys Bo Enter
+if wait_for 10 screen_has "[demo] Nickname (optional, empty skips):"; then
+	ok "its fields are asked"
+else
+	not_ok "its fields are asked"
+fi
+keys Escape
+if wait_for 10 screen_has "MCP server 'demo' is waiting for your answer: :Switchboard elicit"; then
+	ok "Escape in a field: the notice says the question waits"
+else
+	not_ok "Escape in a field: the notice says the question waits"
+fi
+if [ "$(resolved_count)" = 1 ] && [ ! -e "$SWITCHBOARD_TUI_RESULT" ]; then
+	ok "nothing was answered (the host still waits)"
+else
+	not_ok "nothing was answered: $(resolved_count) elicitationResolved, result: $(cat "$SWITCHBOARD_TUI_RESULT" 2>/dev/null)"
+fi
+keys Enter
+if wait_for 10 screen_has "SB 1/1 1 question"; then
+	ok "the statusline still counts it"
+else
+	not_ok "the statusline still counts it"
+fi
+keys ':Switchboard elicit' Enter
+if wait_for 10 screen_has "MCP server 'demo' asks: Second TUI question"; then
+	ok ":Switchboard elicit asks it again"
+else
+	not_ok ":Switchboard elicit asks it again"
+fi
+keys 1 Enter
+if wait_for 10 screen_has "[demo] Name (at least 1 character): Bo"; then
+	ok "the name typed before is filled in"
+else
+	not_ok "the name typed before is filled in"
+fi
+keys Enter
+wait_for 10 screen_has "[demo] Nickname (optional, empty skips):" || true
+keys Enter
+wait_for 10 screen_has "[demo] Agree" || true
+keys 1 Enter
+answered2() { grep -sqF '{"action":"accept","content":{"agree":true,"name":"Bo"}}' "$SWITCHBOARD_TUI_RESULT"; }
+if wait_for 10 answered2; then
+	ok "the server got the answer, with the kept name"
+else
+	not_ok "the server got {agree: true, name: Bo}: $(cat "$SWITCHBOARD_TUI_RESULT" 2>/dev/null)"
 fi
 
 tmux -L "$sock" send-keys -t sb Escape ':qa!' Enter

@@ -1,6 +1,6 @@
 -- init file of the tmux test (tui.sh): the real TUI with Neovim's own vim.ui.select (inputlist)
 -- and vim.ui.input (input()), the real host and mcptest. Once "demo" is ready it calls
--- mcp__demo__echo, whose approval prompt the test answers with keys. :SBAsk then calls
+-- mcp__demo__echo, whose approval prompt the test answers with keys. :SBAsk [message] then calls
 -- mcp__demo__ask (a form, asked field by field) and writes what the server got to
 -- $SWITCHBOARD_TUI_RESULT.
 local dir = os.getenv('SWITCHBOARD_PLUGIN_DIR')
@@ -34,7 +34,7 @@ timer:start(100, 100, vim.schedule_wrap(function()
   end
 end))
 
-vim.api.nvim_create_user_command('SBAsk', function()
+vim.api.nvim_create_user_command('SBAsk', function(cmd)
   local schema = vim.fn.json_encode({
     type = 'object',
     properties = {
@@ -44,10 +44,10 @@ vim.api.nvim_create_user_command('SBAsk', function()
     },
     required = { 'name', 'agree' },
   })
-  local args = { message = 'TUI question', schema = schema }
+  local args = { message = cmd.args ~= '' and cmd.args or 'TUI question', schema = schema }
   require('switchboard.commands').call_tool('mcp__demo__ask', args, 'always-allow', function(err, res)
     local f = io.open(os.getenv('SWITCHBOARD_TUI_RESULT'), 'w')
     f:write(err and vim.inspect(err) or res.text)
     f:close()
   end)
-end, {})
+end, { nargs = '?' })

@@ -297,7 +297,8 @@ function sub.approve()
   end)
 end
 
--- :Switchboard elicit: questions of MCP servers still waiting; pick one to answer it now.
+-- :Switchboard elicit: questions of MCP servers still waiting (dismissed ones too); pick one to
+-- ask it again now (answer, decline or cancel it), with the values entered before as defaults.
 function sub.elicit()
   local elicitation = require('switchboard.elicitation')
   M.elicitations(function(err, list)
@@ -315,7 +316,7 @@ function sub.elicit()
       return elicitation.ask(waiting[1])
     end
     vim.ui.select(waiting, {
-      prompt = 'Questions of MCP servers (pick one to answer it)',
+      prompt = 'Questions of MCP servers (pick one to answer, decline or cancel it)',
       kind = elicitation.kind_pending,
       format_item = elicitation.describe,
     }, function(e)

@@ -2,24 +2,32 @@
 -- announces each question (switchboard/elicitationRequested) and its end elsewhere (timeout, the
 -- server gave up: switchboard/elicitationResolved); the answer goes back with switchboard.elicit.
 --
--- Questions are asked one at a time, oldest first: a select "Answer / Decline" under the server's
--- message, then each field in turn (vim.ui.input for text and numbers, vim.ui.select for yes/no,
--- a choice, several choices), then the answer. Esc (a nil answer) at any step sends "cancel".
--- Every next step is scheduled, so synchronous pickers (the built-in ones) and asynchronous ones
--- (telescope, dressing, snacks: they call back later, or never) behave the same. A form whose
--- question ended elsewhere stops asking; a picker that answers afterwards is ignored.
+-- Questions are asked one at a time, oldest first: a select "Answer / Decline / Cancel" under the
+-- server's message, then each field in turn (vim.ui.input for text and numbers, vim.ui.select for
+-- yes/no, a choice, several choices), then the answer. As with approvals, Esc (a nil answer) at any
+-- step is not an answer: nothing is sent, the question stays pending on the host (and in the
+-- statusline) with the values entered so far, and only :Switchboard elicit asks it again (those
+-- values as defaults); the queue moves on. Every next step is scheduled, so synchronous pickers
+-- (the built-in ones) and asynchronous ones (telescope, dressing, snacks: they call back later, or
+-- never) behave the same. A form whose question ended elsewhere stops asking (its kept values go);
+-- a picker that answers afterwards is ignored.
 local compat = require('switchboard.compat')
 
 local M = {}
 
 -- vim.ui.select kinds (vim.ui.input gets the field kind too, for UIs that read it).
-M.kind = 'switchboard_elicitation' -- the question: Answer (Accept for an empty form) / Decline
+M.kind = 'switchboard_elicitation' -- the question: Answer (Accept for an empty form) / Decline / Cancel
 M.kind_field = 'switchboard_elicitation_field' -- a field: yes/no, a choice, several choices
 M.kind_pending = 'switchboard_elicitation_pending' -- :Switchboard elicit, which question
 
 -- Keyed by client and id: a restarted host counts its ids from the start again.
-local pending = {} -- key -> { e = Elicitation, client_id = n, seq = n, key = key }
+local pending = {} -- key -> { e = Elicitation, client_id = n, seq = n, key = key, dismissed = bool }
 local resolved = {} -- key -> { action, by } (a late elicitationRequested is ignored)
+-- key -> field name -> the value entered so far (SKIP: left without an answer). Kept while the
+-- question is pending, so that a form asked again (:Switchboard elicit, or after another one took
+-- its place) offers them as defaults; dropped when the question ends.
+local kept = {}
+local SKIP = setmetatable({}, { __tostring = function() return 'SKIP' end })
 local seq = 0
 local form -- the form being asked: { e, id, key, client_id, values, state = 'asking'|'sending'|'closed' }
 
@@ -96,11 +104,25 @@ function M.who(e)
   return ("MCP server '%s'"):format(e.server)
 end
 
+local function entry_of(e)
+  for _, p in pairs(pending) do
+    if p.e == e then
+      return p
+    end
+  end
+end
+
 --- A one-line description of a pending question, for pickers and lists.
 function M.describe(e)
   local n = #e.fields
-  return ('%s: %s (%d field%s)%s'):format(e.server, shorten(e.message, 100), n, n == 1 and '' or 's',
-    form and form.e == e and form.state ~= 'closed' and ' [open]' or '')
+  local p = entry_of(e)
+  local mark = ''
+  if form and form.e == e and form.state ~= 'closed' then
+    mark = ' [open]'
+  elseif p and p.dismissed then
+    mark = ' [dismissed]'
+  end
+  return ('%s: %s (%d field%s)%s'):format(e.server, shorten(e.message, 100), n, n == 1 and '' or 's', mark)
 end
 
 -- Validation, as the host does it (mcpbridge.ValidateElicitation): the same rules and words. ----
@@ -358,6 +380,12 @@ function M.active()
   return form and form.state ~= 'closed' and form.id or nil
 end
 
+--- The values kept for pending question `id` of client `client_id` (field name -> value), or nil
+--- (for tests).
+function M._kept(id, client_id)
+  return kept[key(client_id, id)]
+end
+
 --- How question `id` of client `client_id` ended: { action, by }, or nil.
 function M.resolution(id, client_id)
   return resolved[key(client_id, id)]
@@ -372,15 +400,23 @@ local function close(fm)
   end
 end
 
--- After a question is answered or dropped: the next one.
+-- After a question is answered, dismissed or dropped: the next one (a dismissed question waits
+-- for :Switchboard elicit).
 pump = function()
   if form then
     return
   end
-  local first = entries()[1]
-  if first then
-    start(first)
+  for _, p in ipairs(entries()) do
+    if not p.dismissed then
+      return start(p)
+    end
   end
+end
+
+-- The question left the queue (answered, ended elsewhere, gone from the host): its kept values go.
+local function drop(k)
+  pending[k] = nil
+  kept[k] = nil
 end
 
 local function client_of(fm)
@@ -391,7 +427,7 @@ local function content_of(fm)
   local c = {}
   for _, f in ipairs(fm.e.fields) do
     local v = fm.values[f.name]
-    if v ~= nil then
+    if v ~= nil and v ~= SKIP then
       c[f.name] = v
     end
   end
@@ -450,7 +486,7 @@ local function send(fm, action)
       end
       notify(('answer to %s not sent: %s'):format(M.who(fm.e), text), WARN)
     end
-    pending[fm.key] = nil
+    drop(fm.key)
     resolved[fm.key] = resolved[fm.key] or { action = action, by = 'user' }
     close(fm)
     changed()
@@ -470,6 +506,22 @@ local function next_field(fm, i)
   end)
 end
 
+-- Esc (a nil answer): not an answer. Nothing is sent; the question stays pending with what was
+-- entered (fm.values is kept[key]) and is not asked again by itself; the queue moves on.
+local function dismiss(fm)
+  if form ~= fm or fm.state ~= 'asking' then
+    return
+  end
+  local p = pending[fm.key]
+  if p then
+    p.dismissed = true
+  end
+  close(fm)
+  notify(('%s is waiting for your answer: :Switchboard elicit to answer, decline or cancel it'):format(M.who(fm.e)), INFO)
+  changed()
+  vim.schedule(pump)
+end
+
 local function ui_failed(fm, err)
   notify('could not ask: ' .. tostring(err), vim.log.levels.ERROR)
   send(fm, 'cancel')
@@ -487,7 +539,7 @@ local function pick(fm, items, opts, on_item)
     end
     if item == nil then
       return later(fm, function()
-        send(fm, 'cancel')
+        dismiss(fm)
       end)
     end
     on_item(item)
@@ -518,7 +570,7 @@ local function ask_array(fm, i, f, chosen, reason)
           ask_array(fm, i, f, chosen, why)
         end)
       end
-      fm.values[f.name] = v
+      fm.values[f.name] = v == nil and SKIP or v
       return next_field(fm, i)
     end
     local nxt = vim.tbl_filter(function(x)
@@ -536,6 +588,7 @@ local function ask_array(fm, i, f, chosen, reason)
         end, f.enum)
       end
     end
+    fm.values[f.name] = nxt -- kept should the form be dismissed before Done
     later(fm, function()
       ask_array(fm, i, f, nxt, why)
     end)
@@ -549,8 +602,11 @@ ask_field = function(fm, i, reason, text)
     return send(fm, 'accept')
   end
   local current = fm.values[f.name]
+  local skipped = current == SKIP -- left without an answer before: no default then
   if current == nil then
     current = f.default
+  elseif skipped then
+    current = nil
   end
   if f.type == 'array' then
     local chosen = {}
@@ -577,11 +633,11 @@ ask_field = function(fm, i, reason, text)
       end
     end
     if not f.required then
-      table.insert(items, { label = 'Skip (no answer)', skip = true })
+      table.insert(items, { label = 'Skip (no answer)' .. (skipped and ' (default)' or ''), skip = true })
     end
     return pick(fm, items, { prompt = prompt(fm, f, reason) }, function(item)
       if item.skip then
-        fm.values[f.name] = nil
+        fm.values[f.name] = SKIP
       else
         fm.values[f.name] = item.value
       end
@@ -599,7 +655,7 @@ ask_field = function(fm, i, reason, text)
     end
     if typed == nil then
       return later(fm, function()
-        send(fm, 'cancel')
+        dismiss(fm)
       end)
     end
     local v, why = M.parse(f, typed)
@@ -609,7 +665,7 @@ ask_field = function(fm, i, reason, text)
         ask_field(fm, i, why, typed)
       end)
     end
-    fm.values[f.name] = v
+    fm.values[f.name] = v == nil and SKIP or v
     next_field(fm, i)
   end)
   if not ok then
@@ -617,17 +673,23 @@ ask_field = function(fm, i, reason, text)
   end
 end
 
--- The question itself: Answer (or Accept, for a form without fields) / Decline.
+-- The question itself: Answer (or Accept, for a form without fields) / Decline / Cancel. Esc here
+-- answers nothing, as at any other step.
 local function intro(fm)
   local e = fm.e
   local first = #e.fields == 0 and 'Accept' or ('Answer (%d field%s)'):format(#e.fields, #e.fields == 1 and '' or 's')
-  pick(fm, { { label = first, answer = true }, { label = 'Decline', decline = true } }, {
+  local items = {
+    { label = first, answer = true },
+    { label = 'Decline', action = 'decline' },
+    { label = "Cancel (don't answer)", action = 'cancel' },
+  }
+  pick(fm, items, {
     prompt = ('%s asks: %s'):format(M.who(e), one_line(e.message)),
     kind = M.kind,
   }, function(item)
-    if item.decline then
+    if item.action then
       return later(fm, function()
-        send(fm, 'decline')
+        send(fm, item.action)
       end)
     end
     later(fm, function()
@@ -640,7 +702,8 @@ start = function(entry)
   if form and form.state ~= 'closed' then
     close(form) -- left unanswered; it stays pending and is asked again later
   end
-  local fm = { e = entry.e, id = entry.e.id, key = entry.key, client_id = entry.client_id, values = {}, state = 'asking' }
+  kept[entry.key] = kept[entry.key] or {}
+  local fm = { e = entry.e, id = entry.e.id, key = entry.key, client_id = entry.client_id, values = kept[entry.key], state = 'asking' }
   form = fm
   changed()
   later(fm, function()
@@ -648,18 +711,15 @@ start = function(entry)
   end)
 end
 
---- Asks pending question `e` now (:Switchboard elicit), dropping (not answering) the form that
---- is open, which is asked again afterwards.
+--- Asks pending question `e` now (:Switchboard elicit), dismissed or not, from its first select
+--- and with the values entered before as defaults. The form that is open is left (not answered)
+--- and asked again afterwards.
 function M.ask(e)
-  local p
-  for _, entry in pairs(pending) do
-    if entry.e == e then
-      p = entry
-    end
-  end
+  local p = entry_of(e)
   if not p then
     return notify('that question is no longer pending', WARN)
   end
+  p.dismissed = nil
   start(p)
 end
 
@@ -705,13 +765,18 @@ function M.resolved(params, client_id)
   local k = key(client_id, params.id)
   resolved[k] = { action = val(params.action), by = val(params.by) }
   local p = pending[k]
-  pending[k] = nil
+  drop(k)
+  local function ended(e)
+    notify(('the question of %s ended: %s (%s)'):format(M.who(e), ended_because[val(params.by)] or tostring(val(params.by)),
+      tostring(val(params.action))), WARN)
+  end
   if form and form.key == k and form.state == 'asking' then
     local fm = form
     close(fm)
-    notify(('the question of %s ended: %s (%s)'):format(M.who(fm.e), ended_because[val(params.by)] or tostring(val(params.by)),
-      tostring(val(params.action))), WARN)
+    ended(fm.e)
     vim.schedule(pump)
+  elseif p and p.dismissed then
+    ended(p.e) -- the user was told it waits for them
   end
   if p then
     changed()
@@ -730,7 +795,7 @@ function M.sync(list, client_id)
   end
   for k, p in pairs(pending) do
     if p.client_id == client_id and not seen[k] then
-      pending[k] = nil
+      drop(k)
       if form and form.key == k and form.state == 'asking' then
         close(form)
       end
@@ -744,7 +809,7 @@ end
 function M.clear(client_id)
   for k, p in pairs(pending) do
     if client_id == nil or p.client_id == client_id then
-      pending[k] = nil
+      drop(k)
     end
   end
   local prefix = tostring(client_id) .. ':'
