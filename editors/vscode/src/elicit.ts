@@ -1,9 +1,17 @@
 // Questions from MCP servers (MCP elicitation, form mode). Each question is asked at once as a
 // multi-step quick input, one step per field, in the server's order; several questions wait in a
 // queue and are asked one at a time. The answer goes back with switchboard.elicit: accept with the
-// values, decline (the Decline button), or cancel (Escape, or anything else that closes the form).
-// A question that ends elsewhere (switchboard/elicitationResolved: answered in another way, timed
-// out, withdrawn) closes its form. The rules of each field are in elicit_form.ts.
+// values, or decline (the Decline button).
+//
+// Dismissing a form (Escape, or another quick input taking the screen, as the command palette
+// does) is not an answer, as with tool approvals: nothing is sent and the question stays pending
+// on the host until it is answered or times out. What was entered is kept (per question, in
+// Questions) and the form opens again at the step it was on. A reminder notification, one per
+// question at a time, offers Answer (the form again), Decline and Cancel; it, the status bar count
+// and "Answer Server Questions..." are the ways back. A dismissed question is not opened again by
+// itself. A question that ends elsewhere (switchboard/elicitationResolved: answered in another
+// way, timed out, withdrawn) closes its form and drops what was kept. The rules of each field are
+// in elicit_form.ts.
 
 import * as vscode from "vscode";
 import { ErrorCodes } from "vscode-languageclient";
@@ -11,8 +19,27 @@ import { errorMessage, type Switchboard } from "./client";
 import * as form from "./elicit_form";
 import * as ext from "./lsp_types";
 
-/** How a question ended for this window: the action it sent, or "closed" (it ended elsewhere). */
-export type Outcome = ext.ElicitAction | "closed";
+/**
+ * How a form ended for this window: the action it sent, "closed" (the question ended elsewhere), or
+ * "dismissed" (the form was hidden; the question is still pending).
+ */
+export type Outcome = ext.ElicitAction | "closed" | "dismissed";
+
+/** What was entered into a question's form, kept while the question is pending. */
+interface Draft {
+    /** The values taken, by field name (undefined: skipped, or empty). */
+    readonly values: Map<string, ext.ElicitValue | undefined>;
+    /** What was typed into an input box, or ticked in a list of several choices, without Enter. */
+    readonly unsaved: Map<string, string | string[]>;
+    /** The step the form was on when it was dismissed. */
+    step: number;
+}
+
+function newDraft(q: ext.Elicitation): Draft {
+    const values = new Map<string, ext.ElicitValue | undefined>();
+    for (const f of q.fields) values.set(f.name, form.defaultValue(f));
+    return { values, unsaved: new Map(), step: 0 };
+}
 
 const titleMax = 120;
 
@@ -25,6 +52,7 @@ type StepResult =
     | { kind: "back" }
     | { kind: "decline" }
     | { kind: "cancel" }
+    | { kind: "dismissed" }
     | { kind: "closed" };
 
 interface ChoiceItem extends vscode.QuickPickItem {
@@ -35,25 +63,45 @@ interface ChoiceItem extends vscode.QuickPickItem {
 
 const skipLabel = "(skip)";
 
-/** Runs one question's form until it is answered or ends elsewhere. */
+/** Runs one question's form until it is answered, dismissed, or ends elsewhere. */
 class Form {
     private current: vscode.QuickInput | undefined;
     private finishStep: ((r: StepResult) => void) | undefined;
     private closedBy: ext.ElicitationResolvedParams | undefined;
     private sending = false;
+    private hidden = false;
     /** The question ended while our answer was on its way (the host then refuses the answer). */
     private endedWhileSending: ext.ElicitationResolvedParams | undefined;
-    private readonly values = new Map<string, ext.ElicitValue | undefined>();
+    private readonly values: Map<string, ext.ElicitValue | undefined>;
 
     constructor(
         private readonly sb: Switchboard,
         readonly question: ext.Elicitation,
+        private readonly draft: Draft,
     ) {
-        for (const f of question.fields) this.values.set(f.name, form.defaultValue(f));
+        this.values = draft.values;
     }
 
     get id(): string {
         return this.question.id;
+    }
+
+    /** The form was hidden without an answer (it is on its way out). */
+    get dismissed(): boolean {
+        return this.hidden;
+    }
+
+    /** Hides the form as another quick input would: the question stays pending, its values kept. */
+    dismiss(): void {
+        if (this.finishStep) this.current?.hide();
+    }
+
+    /** Answers decline or cancel from outside the form (the reminder); false when it cannot now. */
+    respond(action: "decline" | "cancel"): boolean {
+        const finish = this.finishStep;
+        if (!finish || this.closedBy || this.hidden) return false;
+        finish({ kind: action });
+        return true;
     }
 
     /** The question ended elsewhere: close what is on screen (not while our own answer is on its way). */
@@ -82,7 +130,8 @@ class Form {
     private async loop(): Promise<Outcome> {
         const fields = this.question.fields;
         const steps = Math.max(1, fields.length);
-        let i = 0;
+        // A dismissed form opens again at the step it was on.
+        let i = Math.min(Math.max(0, this.draft.step), steps - 1);
         let notice: string | undefined;
         for (;;) {
             if (this.closedBy) return this.closed();
@@ -110,6 +159,7 @@ class Form {
             }
             const r = fields.length === 0 ? await this.confirmStep() : await this.fieldStep(i, steps, notice);
             notice = undefined;
+            if (r.kind !== "dismissed" && fields.length > 0) this.draft.unsaved.delete(fields[i].name);
             switch (r.kind) {
                 case "value":
                     this.values.set(fields[i].name, r.value);
@@ -122,6 +172,10 @@ class Form {
                 case "back":
                     i = Math.max(0, i - 1);
                     break;
+                case "dismissed":
+                    // Not an answer: nothing is sent, the question stays pending with what was entered.
+                    this.draft.step = i;
+                    return "dismissed";
                 case "decline":
                 case "cancel": {
                     const res = await this.send(r.kind);
@@ -230,7 +284,15 @@ class Form {
                         else if (b === declineButton) finish({ kind: "decline" });
                     }),
                     input.onDidAccept(() => onAccept(finish)),
-                    input.onDidHide(() => finish(this.closedBy ? { kind: "closed" } : { kind: "cancel" })),
+                    input.onDidHide(() => {
+                        if (this.closedBy) {
+                            finish({ kind: "closed" });
+                            return;
+                        }
+                        // Escape, or another quick input took the screen: not an answer.
+                        if (this.finishStep === finish) this.hidden = true;
+                        finish({ kind: "dismissed" });
+                    }),
                 );
                 // Showing the next step replaces the previous one without a gap; its listeners are gone.
                 const previous = this.current;
@@ -258,11 +320,12 @@ class Form {
 
     private inputStep(f: ext.ElicitField, i: number, steps: number, notice: string | undefined): Promise<StepResult> {
         const box = vscode.window.createInputBox();
-        box.value = form.valueText(this.values.get(f.name));
+        const check = (text: string): string | undefined => form.parseText(f, text).problem;
+        const typed = this.draft.unsaved.get(f.name);
+        box.value = typeof typed === "string" ? typed : form.valueText(this.values.get(f.name));
         box.prompt = this.prompt(f);
         box.placeholder = form.limitsText(f);
-        box.validationMessage = notice;
-        const check = (text: string): string | undefined => form.parseText(f, text).problem;
+        box.validationMessage = notice ?? (typeof typed === "string" ? check(typed) : undefined);
         const sub = box.onDidChangeValue((text) => {
             box.validationMessage = check(text);
         });
@@ -282,9 +345,15 @@ class Form {
                 return;
             }
             finish({ kind: "value", value: parsed.value });
-        }).finally(() => {
-            sub.dispose();
-        });
+        })
+            .then((r) => {
+                // Dismissed: what is in the box comes back when the form opens again.
+                if (r.kind === "dismissed") this.draft.unsaved.set(f.name, box.value);
+                return r;
+            })
+            .finally(() => {
+                sub.dispose();
+            });
     }
 
     private pickStep(f: ext.ElicitField, kind: form.FieldKind, i: number, steps: number, notice: string | undefined): Promise<StepResult> {
@@ -301,6 +370,7 @@ class Form {
             items = (f.enum ?? []).map((v, k) => ({ label: titles[k], description: titles[k] === v ? undefined : v, value: v }));
         }
         const multi = kind === "multi";
+        const ticked = this.draft.unsaved.get(f.name);
         if (!f.required && !multi) items.push({ label: skipLabel, description: "leave it empty", skip: true });
         qp.items = items;
         qp.canSelectMany = multi;
@@ -308,7 +378,7 @@ class Form {
         const basePlaceholder = `${this.prompt(f)}${multi ? ` (${form.limitsText(f)})` : ""}`;
         qp.placeholder = notice ? `${notice} ${basePlaceholder}` : basePlaceholder;
         if (multi) {
-            const picked = Array.isArray(current) ? current : [];
+            const picked = Array.isArray(ticked) ? ticked : Array.isArray(current) ? current : [];
             qp.selectedItems = items.filter((it) => typeof it.value === "string" && picked.includes(it.value));
         } else {
             const active = items.find((it) => !it.skip && it.value === current) ?? (current === undefined && !f.required ? items.find((it) => it.skip) : undefined);
@@ -332,6 +402,15 @@ class Form {
             const pick = qp.selectedItems[0] ?? qp.activeItems[0];
             if (pick?.skip) finish({ kind: "skip" });
             else if (pick && pick.value !== undefined) finish({ kind: "value", value: pick.value });
+        }).then((r) => {
+            // Dismissed: the choices ticked come back when the form opens again.
+            if (r.kind === "dismissed" && multi) {
+                this.draft.unsaved.set(
+                    f.name,
+                    qp.selectedItems.map((it) => it.value).filter((v): v is string => typeof v === "string"),
+                );
+            }
+            return r;
         });
     }
 
@@ -357,13 +436,28 @@ function hostMessage(message: string): string {
     return text.endsWith(".") ? text : `${text}.`;
 }
 
-/** The queue of questions: asks each at once, one at a time, oldest first. */
+/** The buttons of the reminder shown when a form is dismissed. */
+export const reminderButtons = { answer: "Answer", decline: "Decline", cancel: "Cancel" } as const;
+
+/** The text of the reminder shown when a form is dismissed. */
+export function reminderText(server: string): string {
+    return `Switchboard: MCP server '${server}' is waiting for your answer.`;
+}
+
+/**
+ * The queue of questions: asks each at once, one at a time, oldest first. Keeps what was entered
+ * into a dismissed form until its question ends, and reminds of a dismissed question.
+ */
 export class Questions implements vscode.Disposable {
     private readonly queue: string[] = [];
     private active: Form | undefined;
     private held = 0;
     private pumping = false;
     private readonly waiters = new Map<string, ((o: Outcome) => void)[]>();
+    /** What was entered into the forms of pending questions, by question id. */
+    private readonly drafts = new Map<string, Draft>();
+    /** The questions whose reminder is shown (one at a time per question). */
+    private readonly reminding = new Set<string>();
     private readonly subs: vscode.Disposable[];
 
     constructor(private readonly sb: Switchboard) {
@@ -376,20 +470,31 @@ export class Questions implements vscode.Disposable {
 
     /** The id of the question on screen. */
     get showing(): string | undefined {
-        return this.active?.id;
+        return this.active && !this.active.dismissed ? this.active.id : undefined;
     }
 
-    /** Opens one question's form next (now, unless another is on screen); resolves with how it ended. */
+    /** How many pending questions keep what was entered into their forms. */
+    get kept(): number {
+        return this.drafts.size;
+    }
+
+    /**
+     * Opens one question's form now (after any quick input of ours that holds the queue), taking
+     * the screen from another question's form, which is then dismissed as by any quick input;
+     * resolves with how the form ended.
+     */
     answer(id: string): Promise<Outcome> {
         const done = new Promise<Outcome>((resolve) => {
             const list = this.waiters.get(id) ?? [];
             list.push(resolve);
             this.waiters.set(id, list);
         });
-        if (this.active?.id !== id) {
+        const onScreen = this.active && !this.active.dismissed ? this.active : undefined;
+        if (onScreen?.id !== id) {
             const at = this.queue.indexOf(id);
             if (at >= 0) this.queue.splice(at, 1);
             this.queue.unshift(id);
+            onScreen?.dismiss();
         }
         void this.pump();
         return done;
@@ -414,6 +519,7 @@ export class Questions implements vscode.Disposable {
     }
 
     private ended(r: ext.ElicitationResolvedParams): void {
+        this.drafts.delete(r.id);
         const at = this.queue.indexOf(r.id);
         if (at >= 0) {
             this.queue.splice(at, 1);
@@ -436,10 +542,16 @@ export class Questions implements vscode.Disposable {
                 const id = this.queue.shift() as string;
                 const q = this.sb.questions.get(id);
                 if (!q) {
+                    this.drafts.delete(id);
                     this.settle(id, "closed");
                     continue;
                 }
-                const f = new Form(this.sb, q);
+                let draft = this.drafts.get(id);
+                if (!draft) {
+                    draft = newDraft(q);
+                    this.drafts.set(id, draft);
+                }
+                const f = new Form(this.sb, q, draft);
                 this.active = f;
                 let outcome: Outcome = "closed";
                 try {
@@ -449,6 +561,15 @@ export class Questions implements vscode.Disposable {
                 } finally {
                     this.active = undefined;
                 }
+                if (outcome === "dismissed" && this.sb.questions.has(id)) {
+                    this.sb.output.info(`question ${id} of '${q.server}' dismissed: still pending`);
+                    // Asked for again meanwhile (answer): its waiters wait for the form to open again.
+                    if (this.queue.includes(id)) continue;
+                    this.remind(q);
+                } else {
+                    this.drafts.delete(id);
+                    if (outcome === "dismissed") outcome = "closed";
+                }
                 this.settle(id, outcome);
             }
         } finally {
@@ -456,9 +577,51 @@ export class Questions implements vscode.Disposable {
         }
     }
 
+    /** Shows the reminder of a dismissed question, unless one is already shown for it. */
+    private remind(q: ext.Elicitation): void {
+        if (this.reminding.has(q.id)) return;
+        this.reminding.add(q.id);
+        void this.reminder(q).catch((err: unknown) => {
+            this.sb.output.error(`question ${q.id}: ${errorMessage(err)}`);
+            void vscode.window.showErrorMessage(`Switchboard: ${errorMessage(err)}`);
+        });
+    }
+
+    private async reminder(q: ext.Elicitation): Promise<void> {
+        let pick: string | undefined;
+        try {
+            pick = await vscode.window.showWarningMessage(reminderText(q.server), reminderButtons.answer, reminderButtons.decline, reminderButtons.cancel);
+        } finally {
+            this.reminding.delete(q.id);
+        }
+        if (pick === reminderButtons.answer) await answerQuestions(this.sb, this, q.id);
+        else if (pick === reminderButtons.decline) await this.reply(q, "decline");
+        else if (pick === reminderButtons.cancel) await this.reply(q, "cancel");
+        // Dismissed: the question stays pending (the status bar, Answer Server Questions...).
+    }
+
+    /** Declines or cancels a question from its reminder. */
+    private async reply(q: ext.Elicitation, action: "decline" | "cancel"): Promise<void> {
+        // Its form is on screen again: the form sends the answer and closes.
+        if (this.active?.id === q.id && this.active.respond(action)) return;
+        try {
+            await this.sb.exec(ext.Cmd.elicit, { id: q.id, action });
+            this.sb.output.info(`answered question ${q.id} of '${q.server}': ${action}`);
+        } catch (err) {
+            const code = (err as { code?: unknown } | undefined)?.code;
+            if (code === ErrorCodes.InvalidParams || !this.sb.questions.has(q.id)) {
+                void vscode.window.showInformationMessage(`Switchboard: the question from MCP server '${q.server}' had already ended.`);
+                return;
+            }
+            this.sb.output.error(`answering question ${q.id}: ${errorMessage(err)}`);
+            void vscode.window.showErrorMessage(`Switchboard: could not answer MCP server '${q.server}': ${errorMessage(err)}`);
+        }
+    }
+
     dispose(): void {
         for (const s of this.subs) s.dispose();
         this.queue.length = 0;
+        this.drafts.clear();
         this.active?.close({ id: this.active.id, action: "cancel", by: "disconnect" });
     }
 }

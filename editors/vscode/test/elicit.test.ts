@@ -1,7 +1,8 @@
 // Questions from MCP servers (elicitation forms): the real bundled extension and languageclient,
 // the real `switchboard serve`, and `mcptest --elicit`, whose tool `ask` asks the client a form
 // and returns what it received. The stand-in quick inputs are driven like a user would: type,
-// pick, press Enter, Escape, the Back and Decline buttons.
+// pick, press Enter, Escape, the Back and Decline buttons; the reminder of a dismissed question (a
+// notification) is answered with its buttons.
 import assert from "node:assert/strict";
 import { after, before, describe, test } from "node:test";
 import * as form from "../src/elicit_form";
@@ -29,9 +30,11 @@ function drive(w: Widget): void {
     if (!step) return;
     Promise.resolve()
         .then(() => step(w))
-        .catch((err: unknown) => {
+        .catch(async (err: unknown) => {
             stepErrors.push(err);
             w.hide();
+            // Hiding is no answer: end the questions, so that the test fails now and not at a timeout.
+            for (const id of [...api.sb.questions.keys()]) await api.sb.exec(Cmd.elicit, { id, action: "cancel" }).catch(() => undefined);
         });
 }
 
@@ -58,6 +61,45 @@ const press = (tooltip: string): Step => (w) => {
     assert.ok(b, `no ${tooltip} button`);
     w._press(b);
 };
+
+// ---- the reminder of a dismissed question: a notification with buttons ----
+
+interface Reminder {
+    message: string;
+    items: string[];
+    severity: string;
+    modal: boolean;
+    answered: boolean;
+    /** Clicks a button (undefined: closes the notification). */
+    choose(button: string | undefined): void;
+}
+/** Every reminder shown (in this test), in order; each waits until the test chooses. */
+let reminders: Reminder[] = [];
+const reminderRe = /is waiting for your answer/;
+
+function scriptReminders(msg: string, items: unknown[], severity: string, options: { modal?: boolean }): unknown {
+    if (!reminderRe.test(msg)) return undefined;
+    return new Promise((resolve) => {
+        const r: Reminder = {
+            message: msg,
+            items: items.map((i) => (typeof i === "string" ? i : (i as { title: string }).title)),
+            severity,
+            modal: options?.modal === true,
+            answered: false,
+            choose(button) {
+                assert.equal(r.answered, false, "a reminder is answered once");
+                r.answered = true;
+                resolve(button === undefined ? undefined : items.find((i) => i === button || (i as { title?: string }).title === button));
+            },
+        };
+        reminders.push(r);
+    });
+}
+
+/** Waits until n reminders have been shown, and returns the last. */
+function nthReminder(n: number): Promise<Reminder> {
+    return waitFor(`reminder ${n}`, () => reminders.length >= n && reminders[n - 1]);
+}
 
 /** Waits until n widgets have opened, and returns the last. */
 function nthWidget(n: number): Promise<Widget> {
@@ -103,6 +145,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         stub.settings["switchboard.approvalTimeoutSeconds"] = 60;
         stub.script.createInputBox = drive;
         stub.script.createQuickPick = drive;
+        stub.script.message = scriptReminders;
         ext = loadExtension();
         api = ext.activate(fakeContext());
         assert.equal(await api.started, true, "the host started");
@@ -118,12 +161,19 @@ describe("questions from MCP servers (elicitation forms)", () => {
         steps = [];
         opened.length = 0;
         stepErrors.length = 0;
+        reminders = [];
     };
     const end = (): void => {
         assert.deepEqual(stepErrors, []);
         assert.equal(steps.length, 0, "every scripted step ran");
         assert.equal(api.sb.questions.size, 0, "no question left pending");
         assert.equal(stub.activeInput, undefined, "no quick input left open");
+        assert.deepEqual(
+            reminders.filter((r) => !r.answered).map((r) => r.message),
+            [],
+            "every reminder was answered",
+        );
+        assert.equal(api.questions.kept, 0, "no typed values kept for ended questions");
     };
 
     test("a form is asked at once, field by field, and the server gets the values with their types", async () => {
@@ -204,19 +254,163 @@ describe("questions from MCP servers (elicitation forms)", () => {
         end();
     });
 
-    test("the Decline button declines, Escape cancels", async () => {
+    test("the Decline button declines", async () => {
         begin();
         steps = [type("Carol"), press("Decline")];
         const declined = await within(ask(), "ask, declined");
         assert.equal(declined.action, "decline");
         assert.ok(!declined.content, "no content with decline");
+        assert.deepEqual(reminders, [], "no reminder");
+        end();
+    });
+
+    test("Escape is no answer: the question stays pending, and the reminder's Answer opens it again with what was typed", async () => {
+        begin();
+        const seen: Record<string, any> = {};
+        steps = [
+            type("Eve"),
+            (w) => {
+                w._type("8"); // typed, no Enter
+                w.hide(); // Escape
+            },
+        ];
+        const call = ask();
+        const r1 = await nthReminder(1);
+        assert.equal(r1.message, "Switchboard: MCP server 'asker' is waiting for your answer.");
+        assert.deepEqual(r1.items, ["Answer", "Decline", "Cancel"]);
+        assert.equal(r1.severity, "warning");
+        assert.equal(r1.modal, false, "a notification, not a modal dialog");
+        // Nothing was sent: the host still lists the question, the status bar counts it, no form is open.
+        const q = await oneQuestion();
+        const listed = (await vscode.commands.executeCommand(Cmd.elicitations)) as Elicitation[];
+        assert.deepEqual(
+            listed.map((e) => e.id),
+            [q.id],
+        );
+        assert.match(statusText(), /\$\(question\) 1$/);
+        assert.equal(stub.activeInput, undefined);
+        assert.equal(opened.length, 2, "the dismissed form does not open again by itself");
+        assert.equal(api.questions.kept, 1);
+
+        // Opened from Answer Server Questions... (with the id): at the step it was on, with the text
+        // typed. Dismissed again while the first reminder is shown: no second reminder.
+        steps = [
+            (w) => {
+                seen.reopened = { kind: w.kind, step: w.step, value: w.value, title: w.title };
+                w._type("9");
+                w.hide();
+            },
+        ];
+        const outcome = await within(Promise.resolve(vscode.commands.executeCommand(ui.elicitations, q.id)), "the command");
+        assert.equal(outcome, "dismissed");
+        assert.deepEqual(seen.reopened, { kind: "inputBox", step: 2, value: "8", title: "asker: Tell me about yourself." });
+        assert.equal(reminders.length, 1, "one reminder per question at a time");
+
+        // Answer: the form again, with "9". Dismissed once more: a new reminder, the first being gone.
+        steps = [
+            (w) => {
+                seen.answered = { step: w.step, value: w.value };
+                w.hide();
+            },
+        ];
+        r1.choose("Answer");
+        const r2 = await nthReminder(2);
+        assert.deepEqual(seen.answered, { step: 2, value: "9" });
+        assert.equal(api.sb.questions.size, 1, "still pending");
+
+        // Answer: Enter takes the "9"; Back twice to the first step (the name kept); on to the end.
+        steps = [
+            (w) => {
+                seen.count = w.value;
+                w._accept();
+            },
+            press("Back"),
+            press("Back"),
+            (w) => {
+                seen.name = w.value;
+                w._accept();
+            },
+            (w) => {
+                seen.countAgain = w.value;
+                w._accept();
+            },
+            pick("green"),
+            pick("Yes"),
+        ];
+        r2.choose("Answer");
+        const answer = await within(call, "the ask tool");
+        assert.deepEqual(answer, { action: "accept", content: { name: "Eve", count: 9, color: "green", agree: true } });
+        assert.equal(seen.count, "9");
+        assert.equal(seen.name, "Eve");
+        assert.equal(seen.countAgain, "9");
+        assert.equal(reminders.length, 2);
+        end();
+    });
+
+    test("a dismissed list of several choices keeps the choices ticked", async () => {
+        begin();
+        const schema = {
+            type: "object",
+            properties: { tags: { type: "array", items: { type: "string", enum: ["a", "b", "c"] }, minItems: 1 } },
+            required: ["tags"],
+        };
+        let ticked: string[] = [];
+        steps = [
+            (w) => {
+                assert.equal(w.canSelectMany, true);
+                w.selectedItems = w.items.filter((i: any) => i.label !== "b"); // ticked, no Enter
+                w.hide();
+            },
+        ];
+        const call = ask({ message: "Tags?", schema: JSON.stringify(schema) });
+        const r = await nthReminder(1);
+        steps = [
+            (w) => {
+                ticked = w.selectedItems.map((i: any) => i.label);
+                w._acceptMany(w.selectedItems);
+            },
+        ];
+        r.choose("Answer");
+        assert.deepEqual(await within(call, "the ask tool"), { action: "accept", content: { tags: ["a", "c"] } });
+        assert.deepEqual(ticked, ["a", "c"]);
+        end();
+    });
+
+    test("the reminder's Cancel and Decline answer the server; a question that ended meanwhile is told", async () => {
+        begin();
+        steps = [type("Fay"), escape];
+        const cancelCall = ask();
+        (await nthReminder(1)).choose("Cancel");
+        const cancelled = await within(cancelCall, "ask, cancelled");
+        assert.equal(cancelled.action, "cancel");
+        assert.ok(!cancelled.content);
+        assert.equal(opened.length, 2, "no form opened again");
         end();
 
         begin();
         steps = [escape];
-        const cancelled = await within(ask(), "ask, cancelled");
-        assert.equal(cancelled.action, "cancel");
-        assert.ok(!cancelled.content);
+        const declineCall = ask();
+        (await nthReminder(1)).choose("Decline");
+        const declined = await within(declineCall, "ask, declined");
+        assert.equal(declined.action, "decline");
+        assert.ok(!declined.content);
+        end();
+
+        // Closing the reminder leaves the question pending; answered elsewhere, the next reminder's
+        // button finds it ended.
+        begin();
+        steps = [escape];
+        const call = ask();
+        const q = await oneQuestion();
+        (await nthReminder(1)).choose(undefined);
+        steps = [escape];
+        assert.equal(await within(Promise.resolve(vscode.commands.executeCommand(ui.elicitations, q.id)), "the command"), "dismissed");
+        const r = await nthReminder(2);
+        assert.equal(api.sb.questions.size, 1, "closing the reminder left the question pending");
+        await api.sb.exec(Cmd.elicit, { id: q.id, action: "decline" });
+        assert.equal((await within(call, "the ask tool")).action, "decline");
+        r.choose("Cancel");
+        await waitFor("told the user", () => messages(/the question from MCP server 'asker' had already ended/).length === 1);
         end();
     });
 
@@ -452,6 +646,25 @@ describe("questions from MCP servers (elicitation forms)", () => {
         end();
     });
 
+    test("after Escape the next question is asked; the dismissed one waits for the user", async () => {
+        begin();
+        const boolSchema = JSON.stringify({ type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] });
+        const first = ask({ message: "first?", schema: boolSchema });
+        const w1 = await nthWidget(1);
+        const second = ask({ message: "second?", schema: boolSchema });
+        await waitFor("two questions pending", () => api.sb.questions.size === 2);
+        steps = [pick("Yes", (w) => assert.equal(w.title, "asker: second?"))];
+        w1.hide(); // Escape
+        assert.deepEqual(await within(second, "second"), { action: "accept", content: { ok: true } });
+        const r = await nthReminder(1);
+        assert.equal(opened.length, 2, "the dismissed question is not asked again by itself");
+        assert.equal(api.sb.questions.size, 1);
+        steps = [pick("No", (w) => assert.equal(w.title, "asker: first?"))];
+        r.choose("Answer");
+        assert.deepEqual(await within(first, "first"), { action: "accept", content: { ok: false } });
+        end();
+    });
+
     test("Answer Server Questions... lists the questions and opens the picked one", async () => {
         begin();
         const boolSchema = JSON.stringify({ type: "object", properties: { ok: { type: "boolean" } }, required: ["ok"] });
@@ -480,10 +693,19 @@ describe("questions from MCP servers (elicitation forms)", () => {
             ],
         );
         assert.match(listed[0].description, /^1 field · \d+ s ago$/);
-        // As in VS Code, the list took the screen from the first form, which closing cancelled.
-        assert.equal(w1._visible, false);
-        assert.equal((await within(first, "first")).action, "cancel");
         assert.deepEqual(await within(second, "second"), { action: "accept", content: { ok: true } });
+        // As in VS Code, the list took the screen from the first form: dismissed, not answered.
+        assert.equal(w1._visible, false);
+        const reminder = await nthReminder(1);
+        assert.equal(reminder.message, "Switchboard: MCP server 'asker' is waiting for your answer.");
+        assert.deepEqual(
+            [...api.sb.questions.values()].map((e: Elicitation) => e.message),
+            ["first?"],
+        );
+        assert.equal(opened.length, 2, "the first is not asked again by itself");
+        steps = [pick("No", (w) => assert.equal(w.title, "asker: first?"))];
+        reminder.choose("Answer");
+        assert.deepEqual(await within(first, "first"), { action: "accept", content: { ok: false } });
         end();
 
         // The status bar's menu lists them too.
@@ -505,9 +727,10 @@ describe("questions from MCP servers (elicitation forms)", () => {
         }
         const labels = menu.map((i) => i.label);
         assert.ok(labels.includes("Questions from MCP servers"), labels.join(" | "));
-        assert.equal(w3._visible, false);
-        assert.equal((await within(third, "third")).action, "cancel");
         assert.deepEqual(await within(fourth, "fourth"), { action: "accept", content: { ok: false } });
+        assert.equal(w3._visible, false);
+        (await nthReminder(1)).choose("Cancel");
+        assert.equal((await within(third, "third")).action, "cancel");
         end();
 
         const none = await vscode.commands.executeCommand(ui.elicitations);

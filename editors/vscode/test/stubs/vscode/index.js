@@ -127,7 +127,8 @@ const stub = {
   webviewPanels: [],
   settings: {},          // "switchboard.servers" -> value
   script: {
-    // (message, items, severity) => item | undefined   (undefined = dismissed)
+    // (message, items, severity, options) => item | undefined | a promise of one (undefined =
+    // dismissed); a promise lets a test pick a button later, like a user reading the notification
     message: () => undefined,
     // (items, options) => item | item[] | undefined
     quickPick: () => undefined,
@@ -155,9 +156,10 @@ const stub = {
 function message(severity) {
   return async (msg, ...rest) => {
     const items = rest.filter((r) => typeof r === "string" || (r && typeof r === "object" && "title" in r));
-    const entry = { fn: "showMessage", severity, message: msg, items: items.map((i) => (typeof i === "string" ? i : i.title)), answer: undefined };
+    const options = rest.find((r) => r && typeof r === "object" && !("title" in r)) || {};
+    const entry = { fn: "showMessage", severity, message: msg, items: items.map((i) => (typeof i === "string" ? i : i.title)), modal: options.modal === true, answer: undefined };
     stub.record(entry);
-    const answer = await stub.script.message(msg, items, severity);
+    const answer = await stub.script.message(msg, items, severity, options);
     entry.answer = answer === undefined ? undefined : typeof answer === "string" ? answer : answer.title;
     return answer;
   };
