@@ -72,7 +72,7 @@ var settingDocs = []settingDoc{
 		Key:         "approvalTimeoutSeconds",
 		Default:     120,
 		Minimum:     minimum(1),
-		Description: "Seconds an approval prompt waits for an answer before the call is denied.",
+		Description: "Seconds an approval prompt waits for an answer before the call is denied; also how long a question from an MCP server waits before it is cancelled.",
 	},
 	{
 		Key:     "provider",
