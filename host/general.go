@@ -224,7 +224,9 @@ func (s *server) applySettings(o InitOptions, warns []string) {
 	s.gate.SetTimeout(timeout)
 	s.questionTimeoutNs.Store(int64(timeout))
 	if p := s.providerConfig(o); p != s.provider {
-		s.provider = p
+		s.stateMu.Lock()
+		s.provider = p // read elsewhere under stateMu (modelName)
+		s.stateMu.Unlock()
 		s.sessions.SetProvider(p)
 	}
 	for _, w := range warns {

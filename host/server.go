@@ -66,6 +66,7 @@ type server struct {
 	elicitCap   bool        // client shows elicitation forms (capabilities.experimental.switchboard.elicitation)
 
 	elicitations      *elicitations
+	sampling          *sampling
 	questionTimeoutNs atomic.Int64           // approvalTimeoutSeconds, also for elicitations
 	provider          session.ProviderConfig // last applied
 	initOptions       json.RawMessage        // initializationOptions until start applies them
@@ -141,6 +142,7 @@ func newServer(opts Options) (*server, error) {
 	}
 	s.approvals = newApprovals(s)
 	s.elicitations = newElicitations(s)
+	s.sampling = newSampling(s)
 	s.cmds = s.commands()
 	s.docs = newDocuments()
 	s.gate = permissions.NewGate(permissions.GateOptions{
@@ -161,6 +163,9 @@ func newServer(opts Options) (*server, error) {
 		Roots:   s.folderList, // MCP roots are the workspace folders
 		Elicit: func(ctx context.Context, e mcpbridge.Elicitation) mcpbridge.ElicitResult {
 			return s.elicitations.elicit(ctx, e)
+		},
+		Sample: func(ctx context.Context, r mcpbridge.SampleRequest) (mcpbridge.SampleResult, error) {
+			return s.sampling.sample(ctx, r)
 		},
 	})
 	s.provider = s.providerConfig(InitOptions{})

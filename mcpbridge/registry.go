@@ -31,6 +31,9 @@ type Options struct {
 	// Elicit asks the user for what a server requests (MCP elicitation, form and url modes); nil =
 	// no elicitation capability. It runs on its own goroutine; ctx ends with the server's request.
 	Elicit func(ctx context.Context, e Elicitation) ElicitResult
+	// Sample runs a server's sampling/createMessage on the user's model (asking the user first is
+	// its business); nil = no sampling capability. Return ErrSampleRejected when the user said no.
+	Sample func(ctx context.Context, req SampleRequest) (SampleResult, error)
 	// PingInterval is how often HTTP and SSE servers are pinged to notice one that went away
 	// (0 = DefaultPingInterval, < 0 = never). A stdio server's death is seen at once without it.
 	PingInterval time.Duration
@@ -296,6 +299,9 @@ func (r *Registry) clientOptions(cfg ServerConfig) []client.ClientOption {
 	opts := []client.ClientOption{client.WithProtocolVersion(protocolVersion)}
 	if r.opts.Roots != nil {
 		opts = append(opts, client.WithRootsHandler(rootsHandler(r.opts.Roots)))
+	}
+	if r.opts.Sample != nil {
+		opts = append(opts, client.WithSamplingHandler(sampleHandler{server: cfg.Name, fn: r.opts.Sample}))
 	}
 	if r.opts.Elicit != nil {
 		opts = append(opts,

@@ -12,6 +12,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-dev/switchboard/permissions"
+	"github.com/switchboard-dev/switchboard/session/llm"
 )
 
 // Options configures a Manager. Zero values are useful defaults.
@@ -97,10 +98,11 @@ type Manager struct {
 	opts Options
 	log  *slog.Logger
 
-	// providerMu guards provider, providerErr.
+	// providerMu guards provider, providerErr, model.
 	providerMu  sync.Mutex
 	provider    Provider
 	providerErr error
+	model       string // the configured model name, for Complete
 
 	// mu guards convs, turns, seq, uses, closed.
 	mu     sync.Mutex
@@ -148,15 +150,19 @@ func (m *Manager) SetProvider(cfg ProviderConfig) {
 	if err != nil {
 		m.log.Warn("session: provider not usable", "type", cfg.Type, "err", err)
 	}
+	model := cfg.Model
+	if d, derr := cfg.WithDefaults(); derr == nil {
+		model = d.Model
+	}
 	m.providerMu.Lock()
-	m.provider, m.providerErr = p, err
+	m.provider, m.providerErr, m.model = p, err, model
 	m.providerMu.Unlock()
 }
 
 // UseProvider makes p the provider for turns started from now on (tests, embedders).
 func (m *Manager) UseProvider(p Provider) {
 	m.providerMu.Lock()
-	m.provider, m.providerErr = p, nil
+	m.provider, m.providerErr, m.model = p, nil, ""
 	m.providerMu.Unlock()
 }
 
@@ -289,4 +295,45 @@ func (m *Manager) Close() {
 	}
 	m.mu.Unlock()
 	m.wg.Wait()
+}
+
+// ErrNoProvider is Complete's error when no model is configured, or its configuration is not
+// usable (the error says why).
+var ErrNoProvider = errors.New("session: no usable model provider")
+
+// Completion is the answer of Complete.
+type Completion struct {
+	Text       string
+	Model      string // the configured model name ("" when unknown, as with the script provider)
+	StopReason string // llm.Stop* or the provider's own
+}
+
+// Complete runs one model call, without tools, on the current provider: what an MCP server's
+// sampling request gets. maxTokens 0 is the provider's default.
+func (m *Manager) Complete(ctx context.Context, system string, msgs []llm.Message, maxTokens int) (Completion, error) {
+	p, err := m.currentProvider()
+	if err != nil {
+		return Completion{}, fmt.Errorf("%w: %v", ErrNoProvider, err)
+	}
+	if p == nil {
+		return Completion{}, ErrNoProvider
+	}
+	m.providerMu.Lock()
+	model := m.model
+	m.providerMu.Unlock()
+	var out Completion
+	var text strings.Builder
+	for ch, err := range p.Stream(ctx, llm.Request{System: system, Messages: msgs, MaxTokens: maxTokens, NoToolCalls: true}) {
+		if err != nil {
+			return Completion{}, err
+		}
+		switch ch.Kind {
+		case llm.ChunkText:
+			text.WriteString(ch.Text)
+		case llm.ChunkStop:
+			out.StopReason = ch.StopReason
+		}
+	}
+	out.Text, out.Model = text.String(), model
+	return out, nil
 }

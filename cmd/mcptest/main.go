@@ -37,6 +37,7 @@ type options struct {
 	spawnChild     bool
 	roots          bool
 	elicit         bool
+	sample         bool
 	startupDelay   time.Duration
 }
 
@@ -62,6 +63,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.hugeFrameMB, "huge-frame", 0, "fault: send a notification frame of `MB` megabytes at start")
 	fs.DurationVar(&o.startupDelay, "startup-delay", 0, "wait `D` before serving (a slow-starting server, like npx fetching a package)")
 	fs.BoolVar(&o.elicit, "elicit", false, "add tools ask (a form) and open_url (url mode) that ask the user through the client (elicitation/create)")
+	fs.BoolVar(&o.sample, "sample", false, "add a tool summarize that asks the client's model (sampling/createMessage)")
 	fs.BoolVar(&o.roots, "roots", false, "add a tool roots that asks the client for its roots (roots/list)")
 	fs.BoolVar(&o.spawnChild, "spawn-child", false, "start a grandchild (sleep) in the same process group and print its pid to stderr")
 	if err := fs.Parse(args); err != nil {

@@ -50,6 +50,9 @@ func newServer(o options, logf func(string, ...any)) *testServer {
 	if o.elicit {
 		ts.addElicitTools()
 	}
+	if o.sample {
+		ts.addSampleTool()
+	}
 	for i := 1; i <= o.tools; i++ {
 		name := fmt.Sprintf("dummy_%d", i)
 		ts.mcp.AddTool(mcp.NewTool(name, mcp.WithDescription("Dummy tool "+name+": returns its name.")), textHandler(name))
@@ -250,5 +253,35 @@ func (ts *testServer) addElicitTools() {
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			return answer(ts.mcp.RequestURLElicitation(ctx, server.ClientSessionFromContext(ctx), "e-1",
 				req.GetString("url", ""), "Sign in to continue."))
+		})
+}
+
+// addSampleTool adds "summarize": it asks the client's model to summarize its argument text
+// (sampling/createMessage) and returns the answer as JSON {"model","text","stopReason"}, or the
+// client's refusal as an error result.
+func (ts *testServer) addSampleTool() {
+	ts.mcp.AddTool(mcp.NewTool("summarize", mcp.WithDescription("Ask the client's model to summarize a text (sampling)."),
+		mcp.WithString("text", mcp.Required())),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			res, err := ts.mcp.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
+				Messages: []mcp.SamplingMessage{
+					{Role: mcp.RoleUser, Content: mcp.NewTextContent("Summarize in one line: " + req.GetString("text", ""))},
+				},
+				SystemPrompt:     "You summarize.",
+				MaxTokens:        100,
+				ModelPreferences: &mcp.ModelPreferences{Hints: []mcp.ModelHint{{Name: "claude"}}},
+			}})
+			if err != nil {
+				return mcp.NewToolResultError("sampling/createMessage: " + err.Error()), nil
+			}
+			text := ""
+			if tc, ok := res.Content.(mcp.TextContent); ok {
+				text = tc.Text
+			}
+			b, err := json.Marshal(map[string]any{"model": res.Model, "text": text, "stopReason": res.StopReason})
+			if err != nil {
+				return nil, err
+			}
+			return mcp.NewToolResultText(string(b)), nil
 		})
 }
