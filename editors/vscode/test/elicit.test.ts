@@ -163,11 +163,13 @@ describe("questions from MCP servers (elicitation forms)", () => {
         stepErrors.length = 0;
         reminders = [];
     };
-    const end = (): void => {
+    const end = async (): Promise<void> => {
         assert.deepEqual(stepErrors, []);
         assert.equal(steps.length, 0, "every scripted step ran");
-        assert.equal(api.sb.questions.size, 0, "no question left pending");
-        assert.equal(stub.activeInput, undefined, "no quick input left open");
+        // The server can have its answer (and the test its tool result) before the extension has
+        // the host's reply to switchboard.elicit and switchboard/elicitationResolved: wait for both.
+        await waitFor("no question left pending", () => api.sb.questions.size === 0);
+        await waitFor("no quick input left open", () => stub.activeInput === undefined);
         assert.deepEqual(
             reminders.filter((r) => !r.answered).map((r) => r.message),
             [],
@@ -231,7 +233,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         assert.deepEqual(seen.colorActive, ["(skip)"], "an optional choice without default starts on (skip)");
         assert.deepEqual(seen.agree, ["Yes", "No"], "a required yes/no cannot be skipped");
         await waitFor("status without the question", () => !statusText().includes("$(question)"));
-        end();
+        await end();
     });
 
     test("Back keeps what was typed; optional fields can be skipped", async () => {
@@ -251,7 +253,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         const answer = await within(ask(), "the ask tool");
         assert.equal(backTo, "Bob");
         assert.deepEqual(answer, { action: "accept", content: { name: "Bob", agree: false } });
-        end();
+        await end();
     });
 
     test("the Decline button declines", async () => {
@@ -261,7 +263,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         assert.equal(declined.action, "decline");
         assert.ok(!declined.content, "no content with decline");
         assert.deepEqual(reminders, [], "no reminder");
-        end();
+        await end();
     });
 
     test("Escape is no answer: the question stays pending, and the reminder's Answer opens it again with what was typed", async () => {
@@ -344,7 +346,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         assert.equal(seen.name, "Eve");
         assert.equal(seen.countAgain, "9");
         assert.equal(reminders.length, 2);
-        end();
+        await end();
     });
 
     test("a dismissed list of several choices keeps the choices ticked", async () => {
@@ -373,7 +375,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         r.choose("Answer");
         assert.deepEqual(await within(call, "the ask tool"), { action: "accept", content: { tags: ["a", "c"] } });
         assert.deepEqual(ticked, ["a", "c"]);
-        end();
+        await end();
     });
 
     test("the reminder's Cancel and Decline answer the server; a question that ended meanwhile is told", async () => {
@@ -385,7 +387,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         assert.equal(cancelled.action, "cancel");
         assert.ok(!cancelled.content);
         assert.equal(opened.length, 2, "no form opened again");
-        end();
+        await end();
 
         begin();
         steps = [escape];
@@ -394,7 +396,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         const declined = await within(declineCall, "ask, declined");
         assert.equal(declined.action, "decline");
         assert.ok(!declined.content);
-        end();
+        await end();
 
         // Closing the reminder leaves the question pending; answered elsewhere, the next reminder's
         // button finds it ended.
@@ -411,7 +413,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         assert.equal((await within(call, "the ask tool")).action, "decline");
         r.choose("Cancel");
         await waitFor("told the user", () => messages(/the question from MCP server 'asker' had already ended/).length === 1);
-        end();
+        await end();
     });
 
     test("every field type, formats and several choices (a schema from the server)", async () => {
@@ -460,7 +462,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         assert.deepEqual(seen.sizeActive, ["Large"]);
         assert.deepEqual(seen.preselected, ["b"]);
         assert.match(seen.tooMany, /at most 2 choices/);
-        end();
+        await end();
     });
 
     test("a form without fields asks to accept or decline", async () => {
@@ -468,7 +470,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         steps = [pick("$(check) Accept", (w) => assert.equal(w.placeholder, "Go ahead?"))];
         const answer = await within(ask({ message: "Go ahead?", schema: JSON.stringify({ type: "object", properties: {} }) }), "the ask tool");
         assert.equal(answer.action, "accept");
-        end();
+        await end();
     });
 
     test("a refusal by the host is shown and asked again, with the values kept", async () => {
@@ -516,7 +518,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         assert.match(again.count.message, /"count" \(How many\): must be at most 10/);
         assert.deepEqual(again.color, ["blue"]);
         assert.deepEqual(again.agree, ["Yes"]);
-        end();
+        await end();
     });
 
     test("the client's rules agree with the host's (answers sent straight to the host)", async () => {
@@ -609,7 +611,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
             api.sb.exec = origExec;
         }
         assert.deepEqual(sent, [], "the closed form sent no answer");
-        end();
+        await end();
     });
 
     test("a question that times out closes its form", async () => {
@@ -626,7 +628,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         } finally {
             await vscode.workspace.getConfiguration("switchboard").update("approvalTimeoutSeconds", 60);
         }
-        end();
+        await end();
     });
 
     test("several questions wait in a queue and are asked one at a time", async () => {
@@ -643,7 +645,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         w1._accept(w1.items.find((i: any) => i.label === "Yes"));
         assert.deepEqual(await within(first, "first"), { action: "accept", content: { ok: true } });
         assert.deepEqual(await within(second, "second"), { action: "accept", content: { ok: false } });
-        end();
+        await end();
     });
 
     test("after Escape the next question is asked; the dismissed one waits for the user", async () => {
@@ -662,7 +664,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         steps = [pick("No", (w) => assert.equal(w.title, "asker: first?"))];
         r.choose("Answer");
         assert.deepEqual(await within(first, "first"), { action: "accept", content: { ok: false } });
-        end();
+        await end();
     });
 
     test("Answer Server Questions... lists the questions and opens the picked one", async () => {
@@ -706,7 +708,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         steps = [pick("No", (w) => assert.equal(w.title, "asker: first?"))];
         reminder.choose("Answer");
         assert.deepEqual(await within(first, "first"), { action: "accept", content: { ok: false } });
-        end();
+        await end();
 
         // The status bar's menu lists them too.
         begin();
@@ -731,7 +733,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         assert.equal(w3._visible, false);
         (await nthReminder(1)).choose("Cancel");
         assert.equal((await within(third, "third")).action, "cancel");
-        end();
+        await end();
 
         const none = await vscode.commands.executeCommand(ui.elicitations);
         assert.equal(none, undefined);
