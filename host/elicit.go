@@ -85,7 +85,7 @@ func (el *elicitations) ask(ctx context.Context, e mcpbridge.Elicitation) mcpbri
 		ID:          "e" + strconv.Itoa(el.seq),
 		Server:      e.Server,
 		Message:     sanitize(e.Message, maxElicitMessage),
-		Fields:      e.Fields,
+		Fields:      displayFields(e.Fields),
 		RequestedAt: s.now().UTC().Format(time.RFC3339),
 	}
 	el.pending[p.wire.ID] = p
@@ -109,6 +109,29 @@ func (el *elicitations) ask(ctx context.Context, e mcpbridge.Elicitation) mcpbri
 		el.resolve(id, cancelled, ResolvedByDisconnect) // ignore result: either way p.answer has it
 		return <-p.answer
 	}
+}
+
+// displayFields is the form as the editor shows it: the server's labels with control and bidi
+// characters escaped, so that a label cannot hide or disguise what the user picks. Names and
+// values stay as they are: the editor sends them back.
+func displayFields(fields []mcpbridge.ElicitField) []mcpbridge.ElicitField {
+	out := make([]mcpbridge.ElicitField, len(fields))
+	for i, f := range fields {
+		f.Title = sanitize(f.Title, 200)
+		if f.Title == "" && sanitize(f.Name, 200) != f.Name {
+			f.Title = sanitize(f.Name, 200) // editors show the name when there is no title
+		}
+		f.Description = sanitize(f.Description, 500)
+		titles := make([]string, len(f.EnumTitles))
+		for k, t := range f.EnumTitles {
+			titles[k] = sanitize(t, 200)
+		}
+		if len(titles) > 0 {
+			f.EnumTitles = titles
+		}
+		out[i] = f
+	}
+	return out
 }
 
 // maxElicitMessage bounds a server's message (in characters).
@@ -149,7 +172,7 @@ func (el *elicitations) answer(p ElicitParams) error {
 			content = map[string]any{}
 		}
 		if err := mcpbridge.ValidateElicitation(pe.fields, content); err != nil {
-			return lspconn.InvalidParams("%s: %v", CmdElicit, err)
+			return lspconn.InvalidParams("%s: %s", CmdElicit, sanitize(err.Error(), maxElicitMessage)) // it quotes the server's titles and values
 		}
 		res.Content = content
 	case mcpbridge.ElicitDecline, mcpbridge.ElicitCancel:
@@ -197,7 +220,7 @@ func (el *elicitations) askSimple(ctx context.Context, e mcpbridge.Elicitation) 
 			}
 		}
 	}
-	if titles == nil || slices.Contains(titles, TitleDecline) {
+	if titles == nil || slices.Contains(titles, TitleDecline) || !unique(titles) {
 		s.log.Warn(fmt.Sprintf("host: MCP server '%s' asked for input this editor cannot show (a form of %d field(s)); "+
 			"the Switchboard extension for VS Code or plugin for Neovim can show it. Answered: cancel.", e.Server, len(e.Fields)))
 		return cancelled
@@ -267,4 +290,17 @@ func (el *elicitations) prompt(ctx context.Context, msg string, titles []string)
 		return "", false
 	}
 	return item.Title, true
+}
+
+// unique reports whether no two titles are the same (cut titles can collide: a button must map
+// back to one value).
+func unique(titles []string) bool {
+	seen := make(map[string]bool, len(titles))
+	for _, t := range titles {
+		if seen[t] {
+			return false
+		}
+		seen[t] = true
+	}
+	return true
 }

@@ -200,3 +200,47 @@ func TestElicitationURL(t *testing.T) {
 		t.Errorf("declined: the server got %v", got)
 	}
 }
+
+// TestElicitationLabelsEscaped: the server's labels reach the editor with control and bidi
+// characters escaped (values stay as they are, for the answer); a refusal quoting them too.
+func TestElicitationLabelsEscaped(t *testing.T) {
+	env := elicitSession(t, true)
+	schema := `{"type":"object","properties":{"c":{"type":"string","title":"Pick\u202e one","description":"d\u001b[2J",` +
+		`"oneOf":[{"const":"v\u202e1","title":"One\u202e"},{"const":"v2","title":"Two"}]}},"required":["c"]}`
+	ch := callAsync(env, "mcp__e__ask", map[string]any{"schema": schema}, "always-allow")
+	el := awaitElicitation(env, 1)
+	var f struct {
+		Title       string   `json:"title"`
+		Description string   `json:"description"`
+		Enum        []string `json:"enum"`
+		EnumTitles  []string `json:"enumTitles"`
+	}
+	if err := json.Unmarshal(el.Fields[0], &f); err != nil {
+		t.Fatal(err)
+	}
+	if f.Title != `Pick\u202e one` || f.Description != `d\u001b[2J` || f.EnumTitles[0] != `One\u202e` || f.Enum[0] != "v\u202e1" {
+		t.Errorf("field as shown = %+v", f)
+	}
+	err := env.Command(host.CmdElicit, map[string]any{"id": el.ID, "action": "accept", "content": map[string]any{"c": "v3"}}, nil)
+	if err == nil || strings.ContainsAny(err.Error(), "\u202e\u001b") {
+		t.Errorf("refusal = %v; want an error with the server's text escaped", err)
+	}
+	env.MustCommand(host.CmdElicit, map[string]any{"id": el.ID, "action": "accept", "content": map[string]any{"c": "v\u202e1"}}, nil)
+	if got := serverGot(t, <-ch); got["content"].(map[string]any)["c"] != "v\u202e1" {
+		t.Errorf("the server got %v", got)
+	}
+}
+
+// TestElicitationWithoutFormsAmbiguous: choices whose buttons would read the same are not offered
+// as buttons (a click must map back to one value): cancel, with the warning.
+func TestElicitationWithoutFormsAmbiguous(t *testing.T) {
+	env := elicitSession(t, false)
+	env.Editor.SetResponder(hosttest.Answer("Same"))
+	schema := `{"type":"object","properties":{"c":{"type":"string","oneOf":[{"const":"a","title":"Same"},{"const":"b","title":"Same"}]}}}`
+	if got := serverGot(t, <-callAsync(env, "mcp__e__ask", map[string]any{"schema": schema}, "always-allow")); got["action"] != "cancel" {
+		t.Errorf("the server got %v, want cancel", got)
+	}
+	if n := len(env.State().RequestParams("window/showMessageRequest")); n != 0 {
+		t.Errorf("%d prompts, want none", n)
+	}
+}

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/permissions"
@@ -16,21 +17,31 @@ import (
 
 // terminal asks the user questions on a terminal, one at a time: the confirm question and MCP
 // elicitations. One goroutine reads lines for all of them, so a question that ended (timeout,
-// cancel) never leaves a reader behind to swallow the next answer.
+// cancel) never leaves a reader behind to swallow the next answer; and after such a question,
+// what was typed before the next one is shown is dropped, not taken as its answer.
 type terminal struct {
-	mu    sync.Mutex // one question at a time
+	mu    sync.Mutex // one question at a time; guards stale, from
 	out   io.Writer
-	lines chan string // closed at the end of input
+	lines chan typedLine // closed at the end of input
+	read  atomic.Int64   // lines read so far
+
+	stale bool  // the last question ended unanswered: lines typed since were meant for it
+	from  int64 // lines numbered up to this were typed before the current question
+}
+
+type typedLine struct {
+	text string
+	n    int64 // its number, from 1
 }
 
 func newTerminal(in io.Reader, out io.Writer) *terminal {
-	t := &terminal{out: out, lines: make(chan string)}
+	t := &terminal{out: out, lines: make(chan typedLine)}
 	go func() {
 		r := bufio.NewReader(in)
 		for {
 			line, err := r.ReadString('\n')
 			if err == nil || line != "" {
-				t.lines <- strings.TrimRight(line, "\r\n")
+				t.lines <- typedLine{strings.TrimRight(line, "\r\n"), t.read.Add(1)}
 			}
 			if err != nil {
 				close(t.lines) // end of input
@@ -41,17 +52,34 @@ func newTerminal(in io.Reader, out io.Writer) *terminal {
 	return t
 }
 
-// readLine waits for the next line; ok is false at ctx's end or at the end of input.
+// begin starts a question (t.mu held).
+func (t *terminal) begin() {
+	t.from = 0
+	if t.stale {
+		t.from = t.read.Load()
+		t.stale = false
+	}
+}
+
+// readLine waits for the next line meant for this question; ok is false at ctx's end (the question
+// is then stale) or at the end of input.
 func (t *terminal) readLine(ctx context.Context) (string, bool) {
-	select {
-	case <-ctx.Done():
-		fmt.Fprintln(t.out)
-		return "", false
-	case line, open := <-t.lines:
-		if !open {
+	for {
+		select {
+		case <-ctx.Done():
 			fmt.Fprintln(t.out)
+			t.stale = true
+			return "", false
+		case line, open := <-t.lines:
+			if !open {
+				fmt.Fprintln(t.out)
+				return "", false
+			}
+			if line.n <= t.from {
+				continue // typed before this question was shown
+			}
+			return line.text, true
 		}
-		return line, open
 	}
 }
 
@@ -59,6 +87,7 @@ func (t *terminal) readLine(ctx context.Context) (string, bool) {
 func (t *terminal) Confirm(ctx context.Context, req permissions.Request) (permissions.Answer, error) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.begin()
 	args := terminalPreview(string(req.Arguments), 200)
 	fmt.Fprintf(t.out, "Allow %s? %s\n  [o] Allow once  [t] Allow tool  [s] Allow server  [d] Deny (default): ", req.Tool, args)
 	line, ok := t.readLine(ctx)
@@ -85,6 +114,7 @@ func (t *terminal) Confirm(ctx context.Context, req permissions.Request) (permis
 func (t *terminal) elicit(ctx context.Context, e mcpbridge.Elicitation) mcpbridge.ElicitResult {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	t.begin()
 	cancel := mcpbridge.ElicitResult{Action: mcpbridge.ElicitCancel}
 	if e.Mode == "url" {
 		fmt.Fprintf(t.out, "MCP server '%s' asks you to open %s\n  %s\n  Open it in your browser, then: [a] Done  [d] Decline (default): ",
@@ -112,7 +142,7 @@ func (t *terminal) elicit(ctx context.Context, e mcpbridge.Elicitation) mcpbridg
 				err = mcpbridge.ValidateElicitation([]mcpbridge.ElicitField{f}, map[string]any{f.Name: v})
 			}
 			if err != nil {
-				fmt.Fprintf(t.out, "    %v\n", err)
+				fmt.Fprintf(t.out, "    %s\n", terminalPreview(err.Error(), 500)) // it quotes the server's titles and values
 				continue
 			}
 			if !skip {
@@ -150,14 +180,14 @@ func fieldPrompt(f mcpbridge.ElicitField) string {
 	case "number":
 		kind = "number" + rangeText(f.Minimum, f.Maximum)
 	case "array":
-		kind = "one or more of " + strings.Join(f.Enum, ", ") + ", separated by commas"
+		kind = "one or more of " + terminalPreview(strings.Join(f.Enum, ", "), 300) + ", separated by commas"
 	default:
 		kind = "text"
 		if f.Format != "" {
-			kind = f.Format
+			kind = terminalPreview(f.Format, 40)
 		}
 		if len(f.Enum) > 0 {
-			kind = "one of " + strings.Join(f.Enum, ", ")
+			kind = "one of " + terminalPreview(strings.Join(f.Enum, ", "), 300)
 		}
 	}
 	need := "optional: empty to skip"
@@ -166,7 +196,7 @@ func fieldPrompt(f mcpbridge.ElicitField) string {
 	}
 	s := fmt.Sprintf("%s (%s, %s", terminalPreview(label, 80), kind, need)
 	if f.Default != nil {
-		s += fmt.Sprintf(", default %v", f.Default)
+		s += ", default " + terminalPreview(fmt.Sprint(f.Default), 100)
 	}
 	s += ")"
 	if f.Description != "" {

@@ -6,7 +6,9 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -69,29 +71,83 @@ func TestTerminalElicitation(t *testing.T) {
 	}
 }
 
-// TestTerminalConfirm: the answers, and a question that ended unanswered leaves no reader behind
-// to swallow the next answer.
+// promptWriter is the terminal's output: it signals every question put ("...(default): ").
+type promptWriter struct {
+	mu      sync.Mutex
+	buf     bytes.Buffer
+	prompts chan struct{}
+}
+
+func (w *promptWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	w.buf.Write(p)
+	w.mu.Unlock()
+	if bytes.Contains(p, []byte("(default): ")) {
+		w.prompts <- struct{}{}
+	}
+	return len(p), nil
+}
+
+func (w *promptWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+// TestTerminalConfirm: the answers; a question that ended unanswered leaves no reader behind, and
+// what was typed after it and before the next question is not taken as the next answer.
 func TestTerminalConfirm(t *testing.T) {
 	pr, pw := io.Pipe()
 	defer pw.Close()
-	var out bytes.Buffer
-	term := newTerminal(pr, &out)
+	out := &promptWriter{prompts: make(chan struct{}, 16)}
+	term := newTerminal(pr, out)
 	req := permissions.Request{Tool: "mcp__e__ask", Server: "e", Arguments: json.RawMessage(`{"a":"\u001b[2J"}`)}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	if ans, err := term.Confirm(ctx, req); ans != permissions.AnswerDeny || err != context.Canceled {
 		t.Errorf("cancelled Confirm = %v, %v", ans, err)
 	}
+	<-out.prompts
+	// Typed for the question that ended: must not answer the next one.
+	fmt.Fprintln(pw, "o")
+	for i := 0; term.read.Load() < 1; i++ {
+		if i == 1e8 {
+			t.Fatal("the line was never read")
+		}
+		runtime.Gosched()
+	}
 	for _, tc := range []struct {
 		line string
 		want permissions.Answer
 	}{{"t", permissions.AnswerAlways}, {"o", permissions.AnswerOnce}, {"s", permissions.AnswerServer}, {"", permissions.AnswerDeny}, {"whatever", permissions.AnswerDeny}} {
-		go fmt.Fprintln(pw, tc.line)
+		go func() {
+			<-out.prompts
+			fmt.Fprintln(pw, tc.line)
+		}()
 		if ans, err := term.Confirm(context.Background(), req); ans != tc.want || err != nil {
 			t.Errorf("answer %q: Confirm = %v, %v; want %v", tc.line, ans, err, tc.want)
 		}
 	}
 	if strings.Contains(out.String(), "\x1b") {
 		t.Errorf("an escape sequence from the arguments reached the terminal: %q", out.String())
+	}
+}
+
+// TestTerminalFormEscapes: what a server sends (labels, choices, defaults, formats) reaches the
+// terminal with control characters replaced.
+func TestTerminalFormEscapes(t *testing.T) {
+	bad := "x\u001b[2Ky"
+	fields := []mcpbridge.ElicitField{
+		{Name: "c", Title: bad, Type: "string", Enum: []string{bad, "ok"}, EnumTitles: []string{bad, "ok"}, Default: bad, Required: true},
+		{Name: "f", Type: "string", Format: bad},
+	}
+	var out bytes.Buffer
+	term := newTerminal(strings.NewReader("nope\nok\n\n\n"), &out)
+	res := term.elicit(context.Background(), mcpbridge.Elicitation{Server: "e", Mode: "form", Message: bad, Fields: fields})
+	if res.Action != mcpbridge.ElicitAccept || res.Content["c"] != "ok" {
+		t.Errorf("elicit = %+v", res)
+	}
+	if strings.Contains(out.String(), "\x1b") {
+		t.Errorf("an escape sequence from the server reached the terminal: %q", out.String())
 	}
 }
