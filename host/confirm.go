@@ -101,28 +101,15 @@ func (a *approvals) Confirm(ctx context.Context, req permissions.Request) (permi
 	}
 }
 
-// prompt sends the showMessageRequest. A null reply (dismissed), an error reply or an unknown title
-// leaves the approval pending: a code action or switchboard.approve can still answer it.
+// prompt sends the showMessageRequest. A dismissed or failed prompt leaves the approval pending:
+// a code action or switchboard.approve can still answer it.
 func (a *approvals) prompt(ctx context.Context, ap *approval, req permissions.Request) {
-	params := &protocol.ShowMessageRequestParams{
-		Type:    protocol.MessageTypeWarning,
-		Message: promptMessage(req),
-		Actions: []protocol.MessageActionItem{
-			{Title: TitleAllowOnce}, {Title: TitleAllowTool}, {Title: TitleAllowServer}, {Title: TitleDeny},
-		},
-	}
-	var reply json.RawMessage
-	if _, err := a.s.call(ctx, MethodShowMessageRequest, params, &reply); err != nil {
-		if ctx.Err() == nil {
-			a.s.log.Debug("host: approval prompt failed; still pending", "id", ap.wire.ID, "error", err)
-		}
-		return
-	}
-	ans, ok := answerFromReply(reply)
+	title, ok := a.s.askButtons(ctx, protocol.MessageTypeWarning, promptMessage(req),
+		TitleAllowOnce, TitleAllowTool, TitleAllowServer, TitleDeny)
 	if !ok {
-		return // dismissed: still pending
+		return // still pending
 	}
-	a.resolve(ap.wire.ID, ans, ResolvedByUser) // false when resolved another way first: ignored
+	a.resolve(ap.wire.ID, answerFromTitle(title), ResolvedByUser) // false when resolved another way first: ignored
 }
 
 // promptMessage is "Allow <tool>? <argument preview>". The message must name the tool and its
@@ -136,27 +123,17 @@ func promptMessage(req permissions.Request) string {
 	return fmt.Sprintf("Allow %s? %s", tool, previewArguments(req.Arguments, previewLimit))
 }
 
-func answerFromReply(reply json.RawMessage) (permissions.Answer, bool) {
-	if len(reply) == 0 || string(reply) == "null" {
-		return 0, false
-	}
-	var item struct {
-		Title string `json:"title"`
-	}
-	if json.Unmarshal(reply, &item) != nil {
-		return 0, false
-	}
-	switch item.Title {
+// answerFromTitle maps an approval prompt's button to its answer.
+func answerFromTitle(title string) permissions.Answer {
+	switch title {
 	case TitleAllowOnce:
-		return permissions.AnswerOnce, true
+		return permissions.AnswerOnce
 	case TitleAllowTool:
-		return permissions.AnswerAlways, true
+		return permissions.AnswerAlways
 	case TitleAllowServer:
-		return permissions.AnswerServer, true
-	case TitleDeny:
-		return permissions.AnswerDeny, true
+		return permissions.AnswerServer
 	}
-	return 0, false
+	return permissions.AnswerDeny
 }
 
 // resolve answers a pending approval; it reports false when id is unknown or already resolved, or

@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"net/url"
@@ -230,7 +229,7 @@ func (el *elicitations) askSimple(ctx context.Context, e mcpbridge.Elicitation) 
 		label = f.Name
 	}
 	msg := fmt.Sprintf("MCP server '%s' asks: %s (%s)", e.Server, sanitize(e.Message, maxElicitMessage), sanitize(label, 80))
-	title, ok := el.prompt(ctx, msg, append(titles, TitleDecline))
+	title, ok := s.askButtons(ctx, protocol.MessageTypeInfo, msg, append(titles, TitleDecline)...)
 	switch {
 	case !ok:
 		return cancelled
@@ -254,7 +253,7 @@ func (el *elicitations) openURL(ctx context.Context, e mcpbridge.Elicitation) mc
 	}
 	link := sanitize(u.String(), 500)
 	msg := fmt.Sprintf("MCP server '%s' asks you to open %s: %s", e.Server, link, sanitize(e.Message, maxElicitMessage))
-	title, ok := el.prompt(ctx, msg, []string{TitleOpen, TitleDecline})
+	title, ok := s.askButtons(ctx, protocol.MessageTypeInfo, msg, TitleOpen, TitleDecline)
 	switch {
 	case !ok:
 		return mcpbridge.ElicitResult{Action: mcpbridge.ElicitCancel}
@@ -271,25 +270,6 @@ func (el *elicitations) openURL(ctx context.Context, e mcpbridge.Elicitation) mc
 		s.showMessage(protocol.MessageTypeInfo, fmt.Sprintf("Switchboard could not open the page; open it yourself: %s", link))
 	}
 	return mcpbridge.ElicitResult{Action: mcpbridge.ElicitAccept}
-}
-
-// prompt is a window/showMessageRequest; ok is false when it was dismissed, failed or ctx ended.
-func (el *elicitations) prompt(ctx context.Context, msg string, titles []string) (string, bool) {
-	actions := make([]map[string]string, len(titles))
-	for i, t := range titles {
-		actions[i] = map[string]string{"title": t}
-	}
-	var reply json.RawMessage
-	if _, err := el.s.call(ctx, MethodShowMessageRequest, map[string]any{"type": 3, "message": msg, "actions": actions}, &reply); err != nil {
-		return "", false
-	}
-	var item struct {
-		Title string `json:"title"`
-	}
-	if len(reply) == 0 || string(reply) == "null" || json.Unmarshal(reply, &item) != nil || !slices.Contains(titles, item.Title) {
-		return "", false
-	}
-	return item.Title, true
 }
 
 // unique reports whether no two titles are the same (cut titles can collide: a button must map

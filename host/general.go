@@ -222,7 +222,6 @@ func (s *server) applySettings(o InitOptions, warns []string) {
 		timeout = time.Duration(*o.ApprovalTimeoutSeconds * float64(time.Second))
 	}
 	s.gate.SetTimeout(timeout)
-	s.questionTimeoutNs.Store(int64(timeout))
 	if p := s.providerConfig(o); p != s.provider {
 		s.stateMu.Lock()
 		s.provider = p // read elsewhere under stateMu (modelName)

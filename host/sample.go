@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"go.lsp.dev/protocol"
+
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/session"
 	"github.com/switchboard-dev/switchboard/session/llm"
@@ -96,7 +98,7 @@ func (sp *sampling) ask(ctx context.Context, req mcpbridge.SampleRequest) (bool,
 	}
 	msg := fmt.Sprintf("MCP server '%s' asks to use your model (%s, %s): %s",
 		req.Server, s.modelName(), limit, sanitize(last, previewLimit))
-	title, ok := s.elicitations.prompt(ctx, msg, []string{TitleSampleOnce, TitleSampleServer, TitleSampleRefuse})
+	title, ok := s.askButtons(ctx, protocol.MessageTypeInfo, msg, TitleSampleOnce, TitleSampleServer, TitleSampleRefuse)
 	switch {
 	case !ok, title == TitleSampleRefuse:
 		return false, nil

@@ -6,9 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -65,11 +65,10 @@ type server struct {
 	progress    progressSet // tool calls showing progress in the editor
 	elicitCap   bool        // client shows elicitation forms (capabilities.experimental.switchboard.elicitation)
 
-	elicitations      *elicitations
-	sampling          *sampling
-	questionTimeoutNs atomic.Int64           // approvalTimeoutSeconds, also for elicitations
-	provider          session.ProviderConfig // last applied
-	initOptions       json.RawMessage        // initializationOptions until start applies them
+	elicitations *elicitations
+	sampling     *sampling
+	provider     session.ProviderConfig // last applied
+	initOptions  json.RawMessage        // initializationOptions until start applies them
 
 	cfgMu       sync.Mutex // guards cfgs, lastCfgErrs
 	cfgs        []mcpbridge.ServerConfig
@@ -338,11 +337,31 @@ func (s *server) folderList() []string {
 
 func cleanPath(p string) string { return filepath.Clean(p) }
 
-// questionTimeout is how long a question to the user (an elicitation) may wait: the approval
-// timeout.
-func (s *server) questionTimeout() time.Duration {
-	if d := time.Duration(s.questionTimeoutNs.Load()); d > 0 {
-		return d
+// questionTimeout is how long any question to the user waits (an elicitation, a sampling prompt):
+// the approval timeout.
+func (s *server) questionTimeout() time.Duration { return s.gate.Timeout() }
+
+// askButtons puts a question with buttons to the user (window/showMessageRequest) and returns the
+// title clicked. ok is false when the prompt was dismissed (null), failed, answered with a title
+// not offered, or ctx ended: every caller treats that as "no answer".
+func (s *server) askButtons(ctx context.Context, typ protocol.MessageType, msg string, titles ...string) (string, bool) {
+	actions := make([]protocol.MessageActionItem, len(titles))
+	for i, t := range titles {
+		actions[i] = protocol.MessageActionItem{Title: t}
 	}
-	return 120 * time.Second
+	var reply json.RawMessage
+	params := &protocol.ShowMessageRequestParams{Type: typ, Message: msg, Actions: actions}
+	if _, err := s.call(ctx, MethodShowMessageRequest, params, &reply); err != nil {
+		if ctx.Err() == nil {
+			s.log.Debug("host: prompt failed", "message", msg, "error", err)
+		}
+		return "", false
+	}
+	var item struct {
+		Title string `json:"title"`
+	}
+	if len(reply) == 0 || string(reply) == "null" || json.Unmarshal(reply, &item) != nil || !slices.Contains(titles, item.Title) {
+		return "", false
+	}
+	return item.Title, true
 }

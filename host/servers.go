@@ -2,7 +2,6 @@ package host
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"sort"
 	"strings"
@@ -162,30 +161,12 @@ func (s *server) askTrust(cfg mcpbridge.ServerConfig, fp string) {
 	if cfg.Transport != mcpbridge.TransportStdio && cfg.URL != "" {
 		what = "url"
 	}
-	params := &protocol.ShowMessageRequestParams{
-		Type:    protocol.MessageTypeWarning,
-		Message: fmt.Sprintf("Workspace defines MCP server '%s' (%s %s). Start it?", cfg.Name, what, sanitize(cfg.Summary(), 300)),
-		Actions: []protocol.MessageActionItem{{Title: TitleTrust}, {Title: TitleDontTrust}},
-	}
-	var reply json.RawMessage
-	if _, err := s.call(s.baseCtx, MethodShowMessageRequest, params, &reply); err != nil {
-		s.log.Debug("host: trust prompt failed", "server", cfg.Name, "error", err)
-		return
-	}
-	var item struct {
-		Title string `json:"title"`
-	}
-	if len(reply) == 0 || string(reply) == "null" || json.Unmarshal(reply, &item) != nil {
+	msg := fmt.Sprintf("Workspace defines MCP server '%s' (%s %s). Start it?", cfg.Name, what, sanitize(cfg.Summary(), 300))
+	title, ok := s.askButtons(s.baseCtx, protocol.MessageTypeWarning, msg, TitleTrust, TitleDontTrust)
+	if !ok {
 		return // dismissed: the server stays untrusted; switchboard.trust can still decide
 	}
-	var trusted bool
-	switch item.Title {
-	case TitleTrust:
-		trusted = true
-	case TitleDontTrust:
-	default:
-		return
-	}
+	trusted := title == TitleTrust
 	// The configuration may have changed while the question was open: decide only for what was shown.
 	if cur, ok := s.configFor(cfg.Name); !ok || cur.Fingerprint() != fp {
 		return

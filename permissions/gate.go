@@ -64,6 +64,9 @@ func (g *Gate) SetTimeout(d time.Duration) {
 	g.timeout.Store(int64(d))
 }
 
+// Timeout is how long the gate waits for the user's answer.
+func (g *Gate) Timeout() time.Duration { return time.Duration(g.timeout.Load()) }
+
 // Allowlist is the gate's allowlist (never nil).
 func (g *Gate) Allowlist() *Allowlist { return g.al }
 
