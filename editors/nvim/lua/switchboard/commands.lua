@@ -271,6 +271,18 @@ function M.decide(a, cb)
   end)
 end
 
+-- one_of calls fn with the only item, or with the one picked from several (nothing if none is).
+local function one_of(items, opts, fn)
+  if #items == 1 then
+    return fn(items[1])
+  end
+  vim.ui.select(items, opts, function(x)
+    if x then
+      fn(x)
+    end
+  end)
+end
+
 -- :Switchboard approve: pending approvals through vim.ui.select.
 function sub.approve()
   M.approvals(function(err, list)
@@ -282,18 +294,11 @@ function sub.approve()
     if #pending == 0 then
       return notify('no approvals pending')
     end
-    if #pending == 1 then
-      return M.decide(pending[1])
-    end
-    vim.ui.select(pending, {
+    one_of(pending, {
       prompt = 'Pending approvals',
       kind = 'switchboard_pending',
       format_item = approvals.describe,
-    }, function(a)
-      if a then
-        M.decide(a)
-      end
-    end)
+    }, M.decide)
   end)
 end
 
@@ -312,18 +317,11 @@ function sub.elicit()
     if #waiting == 0 then
       return notify('no questions from MCP servers pending')
     end
-    if #waiting == 1 then
-      return elicitation.ask(waiting[1])
-    end
-    vim.ui.select(waiting, {
+    one_of(waiting, {
       prompt = 'Questions of MCP servers (pick one to answer, decline or cancel it)',
       kind = elicitation.kind_pending,
       format_item = elicitation.describe,
-    }, function(e)
-      if e then
-        elicitation.ask(e)
-      end
-    end)
+    }, elicitation.ask)
   end)
 end
 
