@@ -18,6 +18,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/host/lsptest"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
@@ -33,7 +34,7 @@ func TestConformanceRobustness(t *testing.T) {
 		t.Errorf("unknown request: %+v, want -32601", r)
 	}
 	body := `not json at all`
-	env.Editor.WriteRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)))
+	env.Editor.WriteRaw(lsptest.Frame([]byte(body)))
 	if r := env.AwaitResponse("null"); r.Code != -32700 {
 		t.Errorf("non-JSON body: %+v, want -32700 with id null", r)
 	}

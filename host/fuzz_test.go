@@ -29,11 +29,11 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/host/lsptest"
 )
 
 // Failure bounds (not timing assertions): generous so that a loaded CI machine never trips them.
@@ -46,7 +46,7 @@ const probeID = "sbfuzz-probe"
 
 func FuzzFraming(f *testing.F) {
 	isolate(f)
-	f.Add([]byte(frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`)))
+	f.Add(lsptest.Frame([]byte(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`)))
 	f.Add([]byte("Content-Length: 2\r\n\r\n{}"))
 	f.Add([]byte("Content-Length: x\r\n\r\n"))
 	f.Fuzz(func(t *testing.T, data []byte) {
@@ -67,13 +67,13 @@ func FuzzFraming(f *testing.F) {
 			}
 		}
 		h := startHost(t)
-		var want []chan json.RawMessage
+		var want []<-chan lsptest.Message
 		if probe {
 			seen := map[string]bool{}
 			for _, body := range frames {
-				if key := requestID(body); key != "" && !seen[key] && key != "s:"+probeID {
-					seen[key] = true
-					want = append(want, h.expect(key))
+				if id := requestID(body); id != nil && !seen[lsptest.IDKey(id)] && lsptest.IDKey(id) != "s:"+probeID {
+					seen[lsptest.IDKey(id)] = true
+					want = append(want, h.lsp.Expect(id))
 				}
 			}
 		}
@@ -124,20 +124,21 @@ func FuzzDispatch(f *testing.F) {
 		// Every well-formed request must get an answer (a result or a clear error) with its id.
 		type pending struct {
 			key string
-			ch  chan json.RawMessage
+			ch  <-chan lsptest.Message
 		}
 		var want []pending
 		if probe {
 			seen := map[string]bool{}
 			for _, b := range bodies {
-				if key := requestID(b); key != "" && !seen[key] && key != "s:"+probeID && key != "s:sbfuzz-init" {
+				id := requestID(b)
+				if key := lsptest.IDKey(id); id != nil && !seen[key] && key != "s:"+probeID && key != "s:sbfuzz-init" {
 					seen[key] = true
-					want = append(want, pending{key, h.expect(key)})
+					want = append(want, pending{key, h.lsp.Expect(id)})
 				}
 			}
 		}
 		for _, b := range bodies {
-			h.write([]byte(frame(string(b))))
+			h.write(lsptest.Frame(b))
 		}
 		for _, w := range want {
 			h.await("request "+w.key, w.ch)
@@ -149,33 +150,33 @@ func FuzzDispatch(f *testing.F) {
 	})
 }
 
-// requestID returns the id key of body when it is one well-formed JSON-RPC 2.0 request (not a
+// requestID returns the id of body when it is one well-formed JSON-RPC 2.0 request (not a
 // batch): an object with "jsonrpc": "2.0", a non-empty string "method" and an integer or string
-// "id", each key once and spelled exactly. "" otherwise (no answer is required then).
-func requestID(body []byte) string {
+// "id", each key once and spelled exactly. nil otherwise (no answer is required then).
+func requestID(body []byte) json.RawMessage {
 	if !json.Valid(body) {
-		return ""
+		return nil
 	}
 	d := json.NewDecoder(bytes.NewReader(body))
 	if tok, err := d.Token(); err != nil || tok != json.Delim('{') {
-		return ""
+		return nil
 	}
 	seen := map[string]bool{}
 	for d.More() {
 		tok, err := d.Token()
 		if err != nil {
-			return ""
+			return nil
 		}
 		k, _ := tok.(string)
 		for _, name := range []string{"jsonrpc", "id", "method", "params"} {
 			if strings.EqualFold(k, name) && (k != name || seen[name]) {
-				return "" // decoders may disagree about such an object
+				return nil // decoders may disagree about such an object
 			}
 		}
 		seen[k] = true
 		var skip json.RawMessage
 		if err := d.Decode(&skip); err != nil {
-			return ""
+			return nil
 		}
 	}
 	var m struct {
@@ -184,9 +185,12 @@ func requestID(body []byte) string {
 		Method  *string         `json:"method"`
 	}
 	if json.Unmarshal(body, &m) != nil || m.JSONRPC != "2.0" || m.Method == nil || *m.Method == "" {
-		return ""
+		return nil
 	}
-	return idKey(m.ID)
+	if lsptest.IDKey(m.ID) == "" {
+		return nil
+	}
+	return m.ID
 }
 
 // isolate gives the fuzz process one temp dir for every file the host reads or writes (mcp.json,
@@ -200,14 +204,10 @@ var fuzzDir string
 
 // fakeEditor is the editor end of an in-memory pipe to host.Serve.
 type fakeEditor struct {
-	t     *testing.T
-	in    *io.PipeWriter // what the host reads
-	out   *io.PipeReader // what the host writes
-	done  chan error     // Serve's result
-	mu    sync.Mutex
-	resps map[string]chan json.RawMessage // response id -> the whole message
-	wmu   sync.Mutex
-	rdone chan struct{}
+	t    *testing.T
+	in   *io.PipeWriter // what the host reads
+	done chan error     // Serve's result
+	lsp  *lsptest.Client
 }
 
 type hostPipe struct {
@@ -227,7 +227,7 @@ func startHost(t *testing.T) *fakeEditor {
 		outW.Close() // ignore error: in-memory pipe
 		return nil
 	}}
-	e := &fakeEditor{t: t, in: inW, out: outR, done: make(chan error, 1), resps: map[string]chan json.RawMessage{}, rdone: make(chan struct{})}
+	e := &fakeEditor{t: t, in: inW, done: make(chan error, 1)}
 	env := func(string) string { return "" }
 	go func() {
 		err := host.Serve(context.Background(), rwc, host.Options{
@@ -243,123 +243,45 @@ func startHost(t *testing.T) *fakeEditor {
 		outW.Close() // ignore error: make sure our reader sees EOF
 		e.done <- err
 	}()
-	go e.readLoop()
+	// Every frame the host writes is checked; the host's own requests are answered like a plain
+	// editor (null result), so nothing on the host side waits on us.
+	e.lsp = lsptest.New(outR, inW, lsptest.Options{
+		Answer:      refuse,
+		OnBadOutput: func(err error) { t.Errorf("host wrote bad output: %v", err) },
+	})
 	return e
 }
 
-// readLoop checks every frame the host writes and answers the host's own requests like a plain
-// editor (null result), so nothing on the host side waits on us.
-func (e *fakeEditor) readLoop() {
-	defer close(e.rdone)
-	r := bufio.NewReader(e.out)
-	for {
-		body, err := readFrame(r)
-		if errors.Is(err, io.EOF) {
-			return
+// refuse answers like a plain editor: nothing to offer, except that a prompt is refused at once
+// (so an approval never waits for its timeout).
+func refuse(m lsptest.Message) (any, bool) {
+	if m.Method == "window/showMessageRequest" {
+		var p struct {
+			Actions []struct {
+				Title string `json:"title"`
+			} `json:"actions"`
 		}
-		if err != nil {
-			e.t.Errorf("host wrote a malformed frame: %v", err)
-			io.Copy(io.Discard, r) // ignore error: keep draining so the host never blocks
-			return
-		}
-		if !json.Valid(body) {
-			e.t.Errorf("host wrote a frame whose body is not JSON: %q", trunc(body))
-			continue
-		}
-		var msgs []json.RawMessage
-		if t := bytes.TrimLeft(body, " \t\r\n"); len(t) > 0 && t[0] == '[' {
-			if err := json.Unmarshal(body, &msgs); err != nil {
-				e.t.Errorf("host wrote a batch that is not an array of messages: %q", trunc(body))
-				continue
-			}
-		} else {
-			msgs = []json.RawMessage{body}
-		}
-		for _, raw := range msgs {
-			e.dispatch(raw)
-		}
-	}
-}
-
-// dispatch handles one message from the host.
-func (e *fakeEditor) dispatch(raw json.RawMessage) {
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Params json.RawMessage `json:"params"`
-	}
-	if err := json.Unmarshal(raw, &m); err != nil {
-		e.t.Errorf("host wrote a message that is not a JSON object: %q", trunc(raw))
-		return
-	}
-	if m.Method != "" && len(m.ID) > 0 {
-		// A plain editor: nothing to offer, except that a prompt is refused at once (so an
-		// approval never waits for its timeout).
-		result := "null"
-		if m.Method == "window/showMessageRequest" {
-			var p struct {
-				Actions []struct {
-					Title string `json:"title"`
-				} `json:"actions"`
-			}
-			json.Unmarshal(m.Params, &p) // ignore error: no actions, answer null
-			for _, a := range p.Actions {
-				if a.Title == "Deny" || a.Title == "Don't trust" {
-					b, _ := json.Marshal(map[string]string{"title": a.Title}) // ignore error: strings marshal
-					result = string(b)
-				}
+		json.Unmarshal(m.Params, &p) // ignore error: no actions, answer null
+		var result any
+		for _, a := range p.Actions {
+			if a.Title == "Deny" || a.Title == "Don't trust" {
+				result = map[string]string{"title": a.Title}
 			}
 		}
-		e.write([]byte(frame(fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"result":%s}`, m.ID, result))))
-		return
+		return result, true
 	}
-	if m.Method == "" && len(m.ID) > 0 {
-		e.mu.Lock()
-		ch := e.resps[idKey(m.ID)]
-		e.mu.Unlock()
-		if ch != nil {
-			select {
-			case ch <- append(json.RawMessage(nil), raw...):
-			default:
-			}
-		}
-	}
+	return nil, true
 }
 
-// idKey is a canonical form of a JSON-RPC id (integer or string), "" for anything else.
-func idKey(raw json.RawMessage) string {
-	d := json.NewDecoder(bytes.NewReader(raw))
-	d.UseNumber()
-	var v any
-	if err := d.Decode(&v); err != nil {
-		return ""
-	}
-	switch x := v.(type) {
-	case string:
-		return "s:" + x
-	case json.Number:
-		if n, err := x.Int64(); err == nil {
-			return "n:" + strconv.FormatInt(n, 10)
-		}
-	}
-	return ""
-}
-
-// expect registers interest in the response to the request with this id key.
-func (e *fakeEditor) expect(key string) chan json.RawMessage {
-	ch := make(chan json.RawMessage, 1)
-	e.mu.Lock()
-	e.resps[key] = ch
-	e.mu.Unlock()
-	return ch
-}
-
-// await waits (bounded) for a response registered with expect.
-func (e *fakeEditor) await(what string, ch chan json.RawMessage) json.RawMessage {
+// await waits (bounded) for a response registered with lsp.Expect.
+func (e *fakeEditor) await(what string, ch <-chan lsptest.Message) json.RawMessage {
 	e.t.Helper()
 	select {
-	case m := <-ch:
-		return m
+	case m, ok := <-ch:
+		if !ok {
+			e.t.Fatalf("%s: the host's output ended before it answered", what)
+		}
+		return m.Raw
 	case err := <-e.done:
 		e.done <- err
 		e.t.Fatalf("%s: the host stopped serving (Serve returned %v) before it answered", what, err)
@@ -370,20 +292,19 @@ func (e *fakeEditor) await(what string, ch chan json.RawMessage) json.RawMessage
 }
 
 func (e *fakeEditor) write(b []byte) {
-	e.wmu.Lock()
-	defer e.wmu.Unlock()
-	e.in.Write(b) // ignore error: the host may legitimately have exited (exit notification)
+	e.lsp.WriteRaw(b) // ignore error: the host may legitimately have exited (exit notification)
 }
 
 // call sends a request and waits (bounded) for its response.
 func (e *fakeEditor) call(id, method, params string) json.RawMessage {
 	e.t.Helper()
-	ch := e.expect("s:" + id)
-	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%q,"method":%q`, id, method)
+	rawID, _ := json.Marshal(id) // ignore error: a string
+	ch := e.lsp.Expect(rawID)
+	msg := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q`, rawID, method)
 	if params != "" {
 		msg += `,"params":` + params
 	}
-	e.write([]byte(frame(msg + "}")))
+	e.write(lsptest.Frame([]byte(msg + "}")))
 	return e.await(method, ch)
 }
 
@@ -393,7 +314,7 @@ func (e *fakeEditor) initialize() {
 	if !bytes.Contains(m, []byte(`"result"`)) {
 		e.t.Fatalf("initialize failed: %s", trunc(m))
 	}
-	e.write([]byte(frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)))
+	e.write(lsptest.Frame([]byte(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)))
 }
 
 // probe checks that the host still serves: an unknown request gets an error answer.
@@ -421,54 +342,10 @@ func (e *fakeEditor) finish() {
 		e.t.Fatalf("Serve did not return within %v after the editor closed the pipe", exitBound)
 	}
 	select {
-	case <-e.rdone:
+	case <-e.lsp.Done():
 	case <-time.After(exitBound):
 		e.t.Fatalf("the host's output did not end within %v after Serve returned", exitBound)
 	}
-}
-
-func frame(body string) string {
-	return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
-}
-
-// readFrame reads one strict LSP frame (what the host must write).
-func readFrame(r *bufio.Reader) ([]byte, error) {
-	length := -1
-	for first := true; ; first = false {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			if first && line == "" && err == io.EOF {
-				return nil, io.EOF
-			}
-			return nil, fmt.Errorf("header: %w", err)
-		}
-		if !strings.HasSuffix(line, "\r\n") {
-			return nil, fmt.Errorf("header line %q does not end in CRLF", line)
-		}
-		line = strings.TrimSuffix(line, "\r\n")
-		if line == "" {
-			break
-		}
-		k, v, ok := strings.Cut(line, ":")
-		if !ok {
-			return nil, fmt.Errorf("header line %q has no colon", line)
-		}
-		if strings.EqualFold(strings.TrimSpace(k), "Content-Length") {
-			n, err := strconv.Atoi(strings.TrimSpace(v))
-			if err != nil || n < 0 {
-				return nil, fmt.Errorf("bad Content-Length %q", v)
-			}
-			length = n
-		}
-	}
-	if length < 0 {
-		return nil, errors.New("frame without Content-Length")
-	}
-	body := make([]byte, length)
-	if _, err := io.ReadFull(r, body); err != nil {
-		return nil, fmt.Errorf("body: %w", err)
-	}
-	return body, nil
 }
 
 // splitFrames reads data the way the host's framer does (go.lsp.dev/jsonrpc2 v1.0.1

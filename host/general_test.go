@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/host/lsptest"
 )
 
 func TestInitializeCapabilities(t *testing.T) {
@@ -111,9 +112,7 @@ func TestLostConnection(t *testing.T) {
 
 func TestMalformedInput(t *testing.T) {
 	env := runWith(t, hosttest.Config{})
-	frame := func(body string) []byte {
-		return []byte("Content-Length: " + itoa(len(body)) + "\r\n\r\n" + body)
-	}
+	frame := func(body string) []byte { return lsptest.Frame([]byte(body)) }
 	// Not JSON at all: -32700 with id null, and the host keeps serving.
 	if err := env.Editor.WriteRaw(frame(`{"jsonrpc":"2.0","id":1,"method":`)); err != nil {
 		t.Fatal(err)
@@ -155,8 +154,6 @@ func TestMalformedInput(t *testing.T) {
 		t.Errorf("servers after bad input = %+v", servers)
 	}
 }
-
-func itoa(n int) string { b, _ := json.Marshal(n); return string(b) }
 
 func TestProgress(t *testing.T) {
 	env := hosttest.Run(t, hosttest.Config{

@@ -3,8 +3,8 @@
 package main
 
 // Fault tests through the real binary, driven like an editor: TestMain builds `switchboard` and
-// `mcptest`; each test starts `switchboard serve --stdio`, speaks LSP to it over pipes (a tiny
-// Content-Length client below, stdlib only) and makes one MCP server misbehave in one way. The
+// `mcptest`; each test starts `switchboard serve --stdio`, speaks LSP to it over pipes (through
+// host/lsptest, the one LSP test client) and makes one MCP server misbehave in one way. The
 // host must stay up and answer, the other servers must keep serving, the broken one must show
 // `failed` with a reason, reconnect must restore it, and memory must stay bounded (the peak,
 // VmHWM from /proc, is reported with -v).
@@ -16,9 +16,7 @@ package main
 // server's stdin to a file and sends its stderr to another.
 
 import (
-	"bufio"
 	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -33,6 +31,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/host/lsptest"
 )
 
 var fBins struct {
@@ -111,20 +111,7 @@ func needFaultBinaries(t *testing.T) {
 
 // ---- the editor ---------------------------------------------------------------------------
 
-type fMsg struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *fRPCError      `json:"error,omitempty"`
-}
-
-type fRPCError struct {
-	Code    int    `json:"code"`
-	Message string `json:"message"`
-}
-
-func (e *fRPCError) Error() string { return fmt.Sprintf("error %d: %s", e.Code, e.Message) }
+type fMsg = lsptest.Message
 
 // fEditor is an editor with the host running under it.
 type fEditor struct {
@@ -135,13 +122,9 @@ type fEditor struct {
 	events string // SWITCHBOARD_EVENTS file
 	errLog string // the host's stderr
 
-	wmu sync.Mutex
+	lsp *lsptest.Client
 
 	mu       sync.Mutex
-	nextID   int
-	pending  map[string]chan fMsg
-	notes    []fMsg
-	signal   chan struct{} // closed and replaced on every notification
 	answer   func(m fMsg) (result any, reply bool)
 	exited   chan struct{}
 	exitCode int
@@ -174,7 +157,7 @@ func startFaultHost(t *testing.T, o fHostOpts) *fEditor {
 	dir := t.TempDir()
 	e := &fEditor{
 		t: t, dir: dir, events: filepath.Join(dir, "events.jsonl"), errLog: filepath.Join(dir, "host.stderr"),
-		pending: map[string]chan fMsg{}, signal: make(chan struct{}), exited: make(chan struct{}),
+		exited:   make(chan struct{}),
 		children: map[int]string{},
 	}
 	errf, err := os.Create(e.errLog)
@@ -202,13 +185,20 @@ func startFaultHost(t *testing.T, o fHostOpts) *fEditor {
 		t.Fatal(err)
 	}
 	e.cmd = cmd
-	readDone := make(chan struct{})
+	e.lsp = lsptest.New(stdout, e.stdin, lsptest.Options{
+		Answer: func(m fMsg) (any, bool) {
+			e.mu.Lock()
+			answer := e.answer
+			e.mu.Unlock()
+			if answer == nil {
+				return nil, true
+			}
+			return answer(m)
+		},
+		OnBadOutput: func(err error) { e.t.Errorf("reading the host's stdout: %v", err) },
+	})
 	go func() {
-		defer close(readDone)
-		e.readLoop(bufio.NewReaderSize(stdout, 1<<16))
-	}()
-	go func() {
-		<-readDone // Wait closes stdout: read everything first
+		<-e.lsp.Done() // Wait closes stdout: read everything first
 		err := cmd.Wait()
 		e.mu.Lock()
 		e.exitCode = cmd.ProcessState.ExitCode()
@@ -286,135 +276,39 @@ func fTail(b []byte, n int) string {
 	return string(b)
 }
 
-func (e *fEditor) readLoop(r *bufio.Reader) {
-	for {
-		body, err := fReadFrame(r)
-		if err != nil {
-			if !errors.Is(err, io.EOF) {
-				e.t.Errorf("reading the host's stdout: %v", err)
-			}
-			e.mu.Lock()
-			for id, ch := range e.pending {
-				close(ch)
-				delete(e.pending, id)
-			}
-			e.mu.Unlock()
-			return
-		}
-		var m fMsg
-		if err := json.Unmarshal(body, &m); err != nil {
-			e.t.Errorf("host wrote a frame that is not a JSON-RPC message: %v: %.200s", err, body)
-			continue
-		}
-		switch {
-		case m.Method != "" && len(m.ID) > 0: // a request from the host
-			e.mu.Lock()
-			answer := e.answer
-			e.mu.Unlock()
-			var result any
-			reply := true
-			if answer != nil {
-				result, reply = answer(m)
-			}
-			if reply {
-				e.write(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
-			}
-		case m.Method != "":
-			e.mu.Lock()
-			e.notes = append(e.notes, m)
-			close(e.signal)
-			e.signal = make(chan struct{})
-			e.mu.Unlock()
-		default:
-			e.mu.Lock()
-			ch := e.pending[string(m.ID)]
-			delete(e.pending, string(m.ID))
-			e.mu.Unlock()
-			if ch != nil {
-				ch <- m
-			}
-		}
-	}
-}
-
-func fReadFrame(r *bufio.Reader) ([]byte, error) {
-	length := -1
-	for first := true; ; first = false {
-		line, err := r.ReadString('\n')
-		if err != nil {
-			if first && line == "" && errors.Is(err, io.EOF) {
-				return nil, io.EOF
-			}
-			return nil, fmt.Errorf("header: %w", err)
-		}
-		line = strings.TrimRight(line, "\r\n")
-		if line == "" {
-			break
-		}
-		if k, v, ok := strings.Cut(line, ":"); ok && strings.EqualFold(strings.TrimSpace(k), "Content-Length") {
-			if length, err = strconv.Atoi(strings.TrimSpace(v)); err != nil {
-				return nil, fmt.Errorf("bad Content-Length %q", v)
-			}
-		}
-	}
-	if length < 0 {
-		return nil, errors.New("frame without Content-Length")
-	}
-	body := make([]byte, length)
-	_, err := io.ReadFull(r, body)
-	return body, err
-}
-
-func (e *fEditor) write(v any) error {
-	body, err := json.Marshal(v)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	e.wmu.Lock()
-	defer e.wmu.Unlock()
-	if _, err := fmt.Fprintf(e.stdin, "Content-Length: %d\r\n\r\n%s", len(body), body); err != nil {
-		return err
-	}
-	return nil
-}
-
 func (e *fEditor) notify(method string, params any) {
-	m := map[string]any{"jsonrpc": "2.0", "method": method}
-	if params != nil {
-		m["params"] = params
-	}
-	if err := e.write(m); err != nil {
+	if err := e.lsp.Notify(method, params); err != nil {
 		e.t.Fatalf("%s: %v", method, err)
 	}
 }
 
-// send writes a request and returns its id and the channel its response arrives on.
-func (e *fEditor) send(method string, params any) (int, chan fMsg) {
-	e.mu.Lock()
-	e.nextID++
-	id := e.nextID
-	ch := make(chan fMsg, 1)
-	e.pending[strconv.Itoa(id)] = ch
-	e.mu.Unlock()
-	m := map[string]any{"jsonrpc": "2.0", "id": id, "method": method}
-	if params != nil {
-		m["params"] = params
-	}
-	if err := e.write(m); err != nil {
-		// May run on a goroutine of the test: report, and let await fail on the closed channel.
-		e.t.Errorf("%s: writing the request: %v", method, err)
-		e.mu.Lock()
-		if e.pending[strconv.Itoa(id)] == ch {
-			delete(e.pending, strconv.Itoa(id))
-			close(ch)
+// notes returns the notifications received so far and a channel closed when more arrive.
+func (e *fEditor) notes() ([]fMsg, <-chan struct{}) {
+	msgs, changed := e.lsp.Messages()
+	notes := msgs[:0]
+	for _, m := range msgs {
+		if m.IsNotification() {
+			notes = append(notes, m)
 		}
-		e.mu.Unlock()
+	}
+	return notes, changed
+}
+
+// send writes a request and returns its id and the channel its response arrives on.
+func (e *fEditor) send(method string, params any) (int64, <-chan fMsg) {
+	id, ch, err := e.lsp.Send(method, params)
+	if err != nil {
+		// May run on a goroutine of the test: report, and let await fail on the closed channel.
+		e.t.Errorf("%s: %v", method, err)
+		closed := make(chan fMsg)
+		close(closed)
+		return id, closed
 	}
 	return id, ch
 }
 
 // await waits (bounded) for a response.
-func (e *fEditor) await(what string, ch chan fMsg) fMsg {
+func (e *fEditor) await(what string, ch <-chan fMsg) fMsg {
 	e.t.Helper()
 	select {
 	case m, ok := <-ch:
@@ -504,9 +398,7 @@ func (e *fEditor) waitServers(what string, ok func(map[string]fStatus) bool) map
 	e.t.Helper()
 	deadline := time.After(faultBound())
 	for {
-		e.mu.Lock()
-		sig := e.signal
-		e.mu.Unlock()
+		_, sig := e.notes()
 		st := e.servers()
 		if ok(st) {
 			return st
@@ -534,9 +426,7 @@ func (e *fEditor) waitNotes(what string, ok func([]fMsg) bool) []fMsg {
 	e.t.Helper()
 	deadline := time.After(faultBound())
 	for {
-		e.mu.Lock()
-		notes, sig := e.notes, e.signal
-		e.mu.Unlock()
+		notes, sig := e.notes()
 		if ok(notes) {
 			return notes
 		}
@@ -1059,9 +949,8 @@ func TestFaultListChangedStorm(t *testing.T) {
 		"storm": fWired(in, errf, "--storm", strconv.Itoa(rate), "--storm-for", fmt.Sprintf("%ds", seconds)),
 	}})
 	e.waitServers("fBoth ready", fBoth(fStateIs("ok", "ready"), fStateIs("storm", "ready")))
-	e.mu.Lock()
-	notesBefore := len(e.notes)
-	e.mu.Unlock()
+	before, _ := e.notes()
+	notesBefore := len(before)
 
 	// While the storm blows, the host answers and fBoth servers serve.
 	calls := 0
@@ -1086,9 +975,8 @@ func TestFaultListChangedStorm(t *testing.T) {
 	e.servers()
 	wire, _ := os.ReadFile(in)
 	relists := strings.Count(string(wire), `"tools/list"`) - 1 // minus the one at startup
-	e.mu.Lock()
-	changed := fCountNotes(e.notes[notesBefore:], "switchboard/serversChanged")
-	e.mu.Unlock()
+	after, _ := e.notes()
+	changed := fCountNotes(after[notesBefore:], "switchboard/serversChanged")
 	st := e.servers()
 	fReportf("%-45s storm: %d list_changed sent in %ds; host re-listed %d times; %d serversChanged; %d rounds of calls answered during the storm; storm server %s, %d tools",
 		t.Name(), sent, seconds, relists, changed, calls, st["storm"].State, st["storm"].Tools)
@@ -1168,7 +1056,7 @@ func TestFaultConcurrentApprovals(t *testing.T) {
 	e.mu.Unlock()
 	e.waitServers("ok ready", fStateIs("ok", "ready"))
 
-	chans := make([]chan fMsg, n)
+	chans := make([]<-chan fMsg, n)
 	for i := range n {
 		_, chans[i] = e.send("workspace/executeCommand",
 			fCallToolParams("mcp__ok__echo", map[string]any{"text": fmt.Sprintf("call-%d", i)}, "single-confirm"))
@@ -1217,7 +1105,7 @@ func TestFaultConcurrentApprovals(t *testing.T) {
 	rng.Shuffle(len(ids), func(a, b int) { ids[a], ids[b] = ids[b], ids[a] })
 	type sent struct {
 		id string
-		ch chan fMsg
+		ch <-chan fMsg
 	}
 	var mu sync.Mutex
 	var approves []sent

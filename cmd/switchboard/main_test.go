@@ -3,19 +3,18 @@ package main
 // End-to-end: the real binary over real stdio pipes, driven the way an editor drives it.
 
 import (
-	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
-	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/host/lsptest"
 )
 
 // e2eBuild builds switchboard and mcptest into a temp dir once per test binary run.
@@ -41,16 +40,7 @@ func e2eTimeout() time.Duration {
 	return 60 * time.Second
 }
 
-type e2eMsg struct {
-	ID     json.RawMessage `json:"id,omitempty"`
-	Method string          `json:"method,omitempty"`
-	Params json.RawMessage `json:"params,omitempty"`
-	Result json.RawMessage `json:"result,omitempty"`
-	Error  *struct {
-		Code    int    `json:"code"`
-		Message string `json:"message"`
-	} `json:"error,omitempty"`
-}
+type e2eMsg = lsptest.Message
 
 // e2eEditor runs `switchboard serve --stdio` and reads its stdout strictly as LSP frames.
 type e2eEditor struct {
@@ -58,18 +48,12 @@ type e2eEditor struct {
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
 	stderr bytes.Buffer
-
-	mu      sync.Mutex
-	msgs    []e2eMsg
-	badOut  error // stdout carried something that is not an LSP frame
-	changed chan struct{}
-	done    chan struct{} // stdout closed
-	nextID  int
-	answer  string // showMessageRequest answer
+	lsp    *lsptest.Client
+	done   <-chan struct{} // stdout closed
 }
 
 func startE2E(t *testing.T, bin string, env []string) *e2eEditor {
-	e := &e2eEditor{t: t, changed: make(chan struct{}), done: make(chan struct{}), answer: "Allow once"}
+	e := &e2eEditor{t: t}
 	e.cmd = exec.Command(bin, "serve", "--stdio")
 	e.cmd.Env = env
 	e.cmd.Stderr = &e.stderr
@@ -84,135 +68,61 @@ func startE2E(t *testing.T, bin string, env []string) *e2eEditor {
 	if err := e.cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	go e.read(bufio.NewReader(stdout))
+	e.lsp = lsptest.New(stdout, e.stdin, lsptest.Options{Answer: func(m lsptest.Message) (any, bool) {
+		if m.Method == "window/showMessageRequest" {
+			return map[string]string{"title": "Allow once"}, true
+		}
+		return nil, true
+	}})
+	e.done = e.lsp.Done()
 	t.Cleanup(func() {
 		e.cmd.Process.Kill() // ignore error: usually exited already
 		if t.Failed() {
 			t.Logf("stderr:\n%s", e.stderr.String())
-			e.mu.Lock()
-			for _, m := range e.msgs {
-				b, _ := json.Marshal(m)
-				t.Logf("host → editor %s", b)
+			msgs, _ := e.lsp.Messages()
+			for _, m := range append(msgs, e.lsp.Responses()...) {
+				t.Logf("host → editor %s", m.Raw)
 			}
-			e.mu.Unlock()
 		}
 	})
 	return e
 }
 
-func (e *e2eEditor) read(r *bufio.Reader) {
-	defer close(e.done)
-	for {
-		body, err := e2eReadFrame(r)
-		if err == io.EOF {
-			return
-		}
-		var m e2eMsg
-		if err == nil {
-			err = json.Unmarshal(body, &m)
-		}
-		e.mu.Lock()
-		if err != nil {
-			e.badOut = fmt.Errorf("stdout is not LSP frames: %v", err)
-			e.mu.Unlock()
-			io.Copy(io.Discard, r) // ignore error
-			return
-		}
-		e.msgs = append(e.msgs, m)
-		close(e.changed)
-		e.changed = make(chan struct{})
-		answer := e.answer
-		e.mu.Unlock()
-		if m.Method != "" && len(m.ID) > 0 { // a request from the host
-			var result any
-			if m.Method == "window/showMessageRequest" {
-				result = map[string]string{"title": answer}
-			}
-			e.send(map[string]any{"jsonrpc": "2.0", "id": m.ID, "result": result})
-		}
-	}
-}
-
-// e2eReadFrame reads one Content-Length frame; anything else is an error.
-func e2eReadFrame(r *bufio.Reader) ([]byte, error) {
-	length := -1
-	for first := true; ; first = false {
-		line, err := r.ReadString('\n')
-		if err == io.EOF && first && line == "" {
-			return nil, io.EOF
-		}
-		if err != nil {
-			return nil, fmt.Errorf("reading header: %v (got %q)", err, line)
-		}
-		if line == "\r\n" {
-			break
-		}
-		name, value, ok := strings.Cut(strings.TrimRight(line, "\r\n"), ":")
-		if !ok {
-			return nil, fmt.Errorf("bad header line %q", line)
-		}
-		if strings.EqualFold(name, "Content-Length") {
-			if length, err = strconv.Atoi(strings.TrimSpace(value)); err != nil {
-				return nil, fmt.Errorf("bad Content-Length %q", value)
-			}
-		}
-	}
-	if length < 0 {
-		return nil, fmt.Errorf("frame without Content-Length")
-	}
-	body := make([]byte, length)
-	_, err := io.ReadFull(r, body)
-	return body, err
-}
+// badOut is what stdout carried that is not an LSP frame, or nil.
+func (e *e2eEditor) badOut() error { return e.lsp.Err() }
 
 func (e *e2eEditor) send(v any) {
-	b, err := json.Marshal(v)
-	if err != nil {
-		e.t.Fatal(err)
-	}
-	fmt.Fprintf(e.stdin, "Content-Length: %d\r\n\r\n%s", len(b), b) // ignore error: a dead host fails the awaits
+	e.lsp.WriteMessage(v) // ignore error: a dead host fails the awaits
 }
 
 // await waits until cond holds on the messages so far.
 func (e *e2eEditor) await(desc string, cond func([]e2eMsg) bool) []e2eMsg {
 	e.t.Helper()
-	timer := time.NewTimer(e2eTimeout())
-	defer timer.Stop()
-	for {
-		e.mu.Lock()
-		msgs, ch := append([]e2eMsg(nil), e.msgs...), e.changed
-		e.mu.Unlock()
-		if cond(msgs) {
-			return msgs
-		}
-		select {
-		case <-ch:
-		case <-e.done:
-			e.t.Fatalf("stdout closed while waiting for %s", desc)
-		case <-timer.C:
-			e.t.Fatalf("timed out waiting for %s", desc)
-		}
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout())
+	defer cancel()
+	msgs, err := e.lsp.Await(ctx, cond)
+	if err != nil {
+		e.t.Fatalf("waiting for %s: %v", desc, err)
 	}
+	return msgs
 }
 
 // call sends a request and waits for its response.
 func (e *e2eEditor) call(method string, params any) e2eMsg {
 	e.t.Helper()
-	e.mu.Lock()
-	e.nextID++
-	id := strconv.Itoa(e.nextID)
-	e.mu.Unlock()
-	e.send(map[string]any{"jsonrpc": "2.0", "id": e.nextID, "method": method, "params": params})
-	var resp e2eMsg
-	e.await("response to "+method, func(ms []e2eMsg) bool {
-		for _, m := range ms {
-			if m.Method == "" && string(m.ID) == id {
-				resp = m
-				return true
-			}
-		}
-		return false
-	})
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout())
+	defer cancel()
+	if params == nil {
+		params = json.RawMessage("null")
+	}
+	_, ch, err := e.lsp.Send(method, params)
+	if err != nil {
+		e.t.Fatal(err)
+	}
+	resp, err := e.lsp.Wait(ctx, method, ch)
+	if err != nil {
+		e.t.Fatalf("waiting for the response to %s: %v", method, err)
+	}
 	if resp.Error != nil {
 		e.t.Fatalf("%s: error %d %s", method, resp.Error.Code, resp.Error.Message)
 	}
@@ -306,8 +216,8 @@ func TestServeEndToEnd(t *testing.T) {
 			t.Errorf("exit code after shutdown+exit = %d, want 0", code)
 		}
 		<-e.done
-		if e.badOut != nil {
-			t.Error(e.badOut)
+		if err := e.badOut(); err != nil {
+			t.Error(err)
 		}
 		if e.stderr.Len() != 0 {
 			t.Errorf("stderr not quiet: %q", e.stderr.String())

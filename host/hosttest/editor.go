@@ -18,6 +18,7 @@ import (
 	"go.lsp.dev/jsonrpc2"
 
 	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
+	"github.com/switchboard-dev/switchboard/host/lsptest"
 )
 
 // Message is one notification or request the host sent to the editor.
@@ -165,7 +166,7 @@ func (e *Editor) RawCall(id, method string, params any) error {
 		p = json.RawMessage("null")
 	}
 	body := fmt.Sprintf(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":%s}`, id, method, p)
-	return e.WriteRaw([]byte(fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)))
+	return e.WriteRaw(lsptest.Frame([]byte(body)))
 }
 
 // Close drops the connection, as an editor that dies does.
