@@ -39,6 +39,7 @@ type textVector struct {
 type contentVector struct {
 	Name       string          `json:"name"`
 	Schema     json.RawMessage `json:"schema"`
+	Fields     json.RawMessage `json:"fields,omitempty"`
 	Content    json.RawMessage `json:"content"`
 	ErrorField *string         `json:"errorField"`
 }
@@ -108,11 +109,17 @@ func TestElicitVectors(t *testing.T) {
 			t.Errorf("%s: needs values on both sides", fv.Name)
 		}
 	}
-	for _, cv := range v.Content {
+	for i, cv := range v.Content {
 		fields, err := ParseElicitSchema(cv.Schema)
 		if err != nil {
 			t.Errorf("%s: ParseElicitSchema: %v", cv.Name, err)
 			continue
+		}
+		got, _ := json.Marshal(fields) // ignore error: plain structs
+		if *update {
+			v.Content[i].Fields = got
+		} else if !jsonEqual(got, cv.Fields) {
+			t.Errorf("%s: the host sends the fields %s, the vectors say %s (go test -run TestElicitVectors -update)", cv.Name, got, cv.Fields)
 		}
 		var content map[string]any
 		if err := json.Unmarshal(cv.Content, &content); err != nil {
