@@ -1260,4 +1260,6 @@ end, {
   end,
 })
 
+require('elicit_vectors')
+
 return T

@@ -150,19 +150,38 @@ end
 local atext = "[%w!#$%%&'*+/=?^_`{|}~%-\128-\255]"
 
 local function dot_atom(s)
-  return s ~= '' and not s:find('^%.') and not s:find('%.$') and not s:find('%.%.', 1, true)
+  return s ~= '' and not s:find('^%.') and not s:find('%.$') and not s:find('..', 1, true)
     and (s:gsub('%.', '')):find('^' .. atext .. '+$') ~= nil
+end
+
+-- What Go's url.Parse checks: every % starts an escape, and a hierarchical URI's host[:port].
+local function valid_uri(s)
+  if not s:find('^%a[%w+.%-]*:') or s:find('%c') then
+    return false
+  end
+  for i in s:gmatch('()%%') do
+    if not s:sub(i + 1, i + 2):find('^%x%x$') then
+      return false
+    end
+  end
+  local authority = s:match('^%a[%w+.%-]*://([^/?#]*)')
+  if not authority then
+    return true
+  end
+  local host = authority:match('[^@]*$')
+  local port = host:match('^%[[^%]%s]*%](.*)$') or host:match('^[^%s%%:%[%]]*(.*)$')
+  return port == '' or port:find('^:%d*$') ~= nil
 end
 
 local formats = {
   email = function(s)
     local l, d = s:match('^(.+)@([^@]+)$')
-    if not (l and dot_atom(l) and dot_atom(d)) then
+    if not (l and dot_atom(l) and (dot_atom(d) or d:find('^%[[^%[%]\\%s]*%]$'))) then
       return 'must be an email address'
     end
   end,
   uri = function(s)
-    if not s:find('^%a[%w+.%-]*:') or s:find('%c') then
+    if not valid_uri(s) then
       return 'must be a URI with a scheme (https://...)'
     end
   end,
@@ -174,7 +193,7 @@ local formats = {
   end,
   ['date-time'] = function(s)
     local y, mo, d, h, mi, sec, rest = s:match('^(%d%d%d%d)%-(%d%d)%-(%d%d)T(%d%d):(%d%d):(%d%d)(.*)$')
-    rest = rest and rest:gsub('^%.%d+', '', 1)
+    rest = rest and rest:gsub('^[.,]%d+', '', 1)
     local zone = rest == 'Z'
     if rest and not zone then
       local oh, om = rest:match('^[+-](%d%d):(%d%d)$')
@@ -227,7 +246,7 @@ function M.check(f, v)
       return 'must be true or false'
     end
   elseif f.type == 'array' then
-    if type(v) ~= 'table' then
+    if type(v) ~= 'table' or vim.tbl_count(v) ~= #v then
       return 'must be a list'
     end
     if f.minItems and #v < f.minItems then
@@ -240,6 +259,27 @@ function M.check(f, v)
       if not vim.tbl_contains(f.enum or {}, x) then
         return 'each choice must be one of ' .. table.concat(f.enum or {}, ', ')
       end
+    end
+  end
+  return nil
+end
+
+--- The field a whole answer gets wrong first and why (nil when it fits), as the host checks it:
+--- a name that is not a field, then each field in order (missing when required, or a bad value).
+function M.check_content(fields, content)
+  local known = {}
+  for _, f in ipairs(fields) do
+    known[f.name] = true
+  end
+  for name in pairs(content) do
+    if not known[name] then
+      return name, ('%q is not a field of this form'):format(name)
+    end
+  end
+  for _, f in ipairs(fields) do
+    local problem = M.check(f, val(content[f.name]))
+    if problem then
+      return f.name, problem
     end
   end
   return nil
