@@ -1223,6 +1223,32 @@ T.case('wire names are spelled only in protocol.lua, and it holds nothing else',
   end
 end)
 
+T.case('the fields the plugin reads are in the contract (host/wire/shapes.json)', function()
+  local path = T.plugin_dir .. '/../../host/wire/shapes.json'
+  local shapes = vim.fn.json_decode(table.concat(vim.fn.readfile(path), '\n'))
+  local names = require('switchboard.protocol')
+  local want = {}
+  for _, group in pairs(names) do
+    for _, v in pairs(group) do
+      want[#want + 1] = v
+    end
+  end
+  table.sort(want)
+  local contract = vim.list_extend(vim.list_extend({}, shapes.commands), shapes.notifications)
+  table.sort(contract)
+  T.eq(want, contract, 'protocol.lua names are the contract names')
+  local n = 0
+  for typ, fields in pairs(require('switchboard.shapes')) do
+    local have = shapes.types[typ]
+    T.ok(have, 'not a wire struct: ' .. typ)
+    for _, f in ipairs(fields) do
+      n = n + 1
+      T.ok(have[f], ('%s.%s is not in the contract'):format(typ, f))
+    end
+  end
+  T.ok(n > 50, 'fields checked: ' .. n)
+end)
+
 T.case('help file has its tags', function()
   local doc = T.plugin_dir .. '/doc'
   local tmp = T.dir .. '/doc'

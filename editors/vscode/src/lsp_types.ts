@@ -60,6 +60,8 @@ export interface ToolResult {
 export interface AllowlistGetResult {
     path: string;
     entries: string[];
+    /** The allowlist file's problem, when it has one (the file then grants nothing). */
+    error?: string;
 }
 
 export interface AllowlistSetParams {
@@ -190,24 +192,30 @@ export interface ElicitationResolvedParams {
 
 export type EventKind = "text" | "toolCall" | "toolResult" | "done" | "error";
 
-/** A tool call as the host reports it inside a switchboard/event (fields beyond PROTOCOL are optional). */
+/** A tool call as the host reports it inside a switchboard/event. */
 export interface EventToolCall {
-    id?: string;
-    name?: string;
-    arguments?: unknown;
+    id: string;
+    name: string;
+    arguments: unknown;
     /** pending | allowed | denied */
-    approval?: string;
+    approval: string;
     decidedBy?: string;
     reason?: string;
 }
 
 export interface EventToolResult {
-    id?: string;
-    name?: string;
-    isError?: boolean;
-    text?: string;
-    truncated?: boolean;
-    bytes?: number;
+    id: string;
+    name: string;
+    isError: boolean;
+    /** A preview of the result text. */
+    text: string;
+    truncated: boolean;
+    bytes: number;
+}
+
+export interface Usage {
+    inputTokens: number;
+    outputTokens: number;
 }
 
 export interface SwitchboardEvent {
@@ -218,9 +226,9 @@ export interface SwitchboardEvent {
     text?: string;
     toolCall?: EventToolCall;
     result?: EventToolResult;
-    error?: string | { message?: string };
+    error?: string;
     stopReason?: string;
-    usage?: unknown;
+    usage?: Usage;
     [extra: string]: unknown;
 }
 

@@ -1,0 +1,24 @@
+-- The fields of each wire struct (host/wire/types.go) that this plugin reads from the host's
+-- messages. The plugin reads decoded tables directly; this list is what its tests check against the
+-- contract (host/wire/shapes.json, generated from the Go structs), so that a field renamed or
+-- dropped on the host side fails a test here rather than reading nil in front of a user.
+-- Add a field here when the plugin starts reading it.
+return {
+  ServerStatus = { 'name', 'state', 'transport', 'source', 'tools', 'error', 'stderrTail', 'command' },
+  ServersChangedParams = { 'servers' },
+  ToolInfo = { 'name', 'server', 'description', 'allowlisted' },
+  ToolResult = { 'name', 'isError', 'text', 'truncated' },
+  Approval = { 'id', 'tool', 'server', 'arguments', 'mode', 'turn', 'requestedAt' },
+  ApprovalResolvedParams = { 'id', 'decision', 'by' },
+  AllowlistGetResult = { 'path', 'entries', 'error' },
+  ChatResult = { 'conversation', 'turn' },
+  Event = { 'turn', 'conversation', 'kind', 'text', 'toolCall', 'result', 'error', 'stopReason' },
+  ToolCallEvent = { 'id', 'name', 'arguments', 'approval', 'decidedBy', 'reason' },
+  ToolResultEvent = { 'id', 'name', 'isError', 'text', 'truncated', 'bytes' },
+  Elicitation = { 'id', 'server', 'message', 'fields', 'requestedAt' },
+  ElicitField = {
+    'name', 'title', 'description', 'type', 'required', 'enum', 'enumTitles', 'format',
+    'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'default',
+  },
+  ElicitationResolvedParams = { 'id', 'action', 'by' },
+}

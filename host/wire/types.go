@@ -1,0 +1,234 @@
+package wire
+
+import "encoding/json"
+
+// Mode is a permission mode: "single-confirm" (the default), "always-allow" or "allowlist-only".
+type Mode = string
+
+// InitOptions is initializationOptions (PROTOCOL.md section 1), and settings.switchboard of
+// workspace/didChangeConfiguration. Every field is optional.
+type InitOptions struct {
+	ConfigFiles            []string                   `json:"configFiles,omitempty"`
+	Servers                map[string]json.RawMessage `json:"servers,omitempty"`
+	Mode                   Mode                       `json:"mode,omitempty"`
+	ApprovalTimeoutSeconds *float64                   `json:"approvalTimeoutSeconds,omitempty"`
+	Provider               *Provider                  `json:"provider,omitempty"`
+}
+
+// Provider is the model provider of initializationOptions.provider (and of config.json).
+type Provider struct {
+	Type      string `json:"type,omitempty"` // openai (default) | anthropic | openai-compatible | script
+	Model     string `json:"model,omitempty"`
+	BaseURL   string `json:"baseURL,omitempty"`
+	APIKeyEnv string `json:"apiKeyEnv,omitempty"` // the NAME of the environment variable holding the key
+	Script    string `json:"script,omitempty"`
+	MaxTokens int    `json:"maxTokens,omitempty"`
+}
+
+// ServerStatus is one MCP server as switchboard.servers and switchboard/serversChanged show it.
+type ServerStatus struct {
+	Name         string `json:"name"`
+	State        string `json:"state"` // starting | ready | failed | disabled | untrusted | stopped
+	Transport    string `json:"transport"`
+	Source       string `json:"source"` // file, or "editor settings"
+	Tools        int    `json:"tools"`
+	Instructions bool   `json:"instructions"`
+	Error        string `json:"error,omitempty"`
+	StderrTail   string `json:"stderrTail,omitempty"`
+	// Command is what runs (command and arguments, or the URL) as the configuration spells it:
+	// ${env:X} templates, never values from the user's environment.
+	Command string `json:"command,omitempty"`
+}
+
+// ServersChangedParams is the params of switchboard/serversChanged.
+type ServersChangedParams struct {
+	Servers []ServerStatus `json:"servers"`
+}
+
+// ToolInfo is one tool of switchboard.tools.
+type ToolInfo struct {
+	Name        string          `json:"name"` // mcp__server__tool
+	Server      string          `json:"server"`
+	Tool        string          `json:"tool"`
+	Description string          `json:"description"`
+	InputSchema json.RawMessage `json:"inputSchema"`
+	Allowlisted bool            `json:"allowlisted"`
+}
+
+// ToolsParams is arguments[0] of switchboard.tools (optional).
+type ToolsParams struct {
+	Server string `json:"server,omitempty"`
+}
+
+// ReconnectParams is arguments[0] of switchboard.reconnect (optional).
+type ReconnectParams struct {
+	Server string `json:"server,omitempty"`
+}
+
+// AllowlistGetResult is the result of switchboard.allowlist.get. Error is the allowlist file's
+// problem, when it has one (the file then grants nothing).
+type AllowlistGetResult struct {
+	Path    string   `json:"path"`
+	Entries []string `json:"entries"`
+	Error   string   `json:"error,omitempty"`
+}
+
+// AllowlistSetParams is arguments[0] of switchboard.allowlist.set.
+type AllowlistSetParams struct {
+	Prefix  string    `json:"prefix"`
+	Entries *[]string `json:"entries"`
+}
+
+// AllowlistSetResult is the result of switchboard.allowlist.set.
+type AllowlistSetResult struct {
+	Entries []string `json:"entries"`
+}
+
+// Approval is a pending confirm-gate question.
+type Approval struct {
+	ID          string          `json:"id"`
+	Tool        string          `json:"tool"`
+	Server      string          `json:"server"`
+	Arguments   json.RawMessage `json:"arguments"`
+	Mode        Mode            `json:"mode"`
+	Turn        string          `json:"turn,omitempty"`
+	RequestedAt string          `json:"requestedAt"` // RFC 3339
+}
+
+// ApproveParams is arguments[0] of switchboard.approve (also the code actions' command argument).
+type ApproveParams struct {
+	ID       string `json:"id"`
+	Decision string `json:"decision"` // once | always | server | deny
+}
+
+// ApprovalResolvedParams is the params of switchboard/approvalResolved.
+type ApprovalResolvedParams struct {
+	ID       string `json:"id"`
+	Decision string `json:"decision"` // once | always | server | deny
+	By       string `json:"by"`       // user | timeout | cancelled | disconnect
+}
+
+// TrustParams is arguments[0] of switchboard.trust.
+type TrustParams struct {
+	Server   string `json:"server"`
+	Decision string `json:"decision"` // trust | deny
+}
+
+// CallToolParams is arguments[0] of switchboard.callTool.
+type CallToolParams struct {
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+	Mode      *Mode           `json:"mode,omitempty"`
+}
+
+// ToolResult is the result of switchboard.callTool.
+type ToolResult struct {
+	Name    string            `json:"name"`
+	IsError bool              `json:"isError"`
+	Text    string            `json:"text"`    // what the model sees: text blocks joined, capped
+	Content []json.RawMessage `json:"content"` // MCP content blocks; text blocks capped
+	// Truncated is true when the cap cut the text; Bytes is the text size before the cap.
+	Truncated bool `json:"truncated"`
+	Bytes     int  `json:"bytes"`
+}
+
+// ChatParams is arguments[0] of switchboard.chat.
+type ChatParams struct {
+	Conversation string `json:"conversation,omitempty"`
+	Prompt       string `json:"prompt"`
+	Mode         *Mode  `json:"mode,omitempty"`
+}
+
+// ChatResult is the result of switchboard.chat, returned at once.
+type ChatResult struct {
+	Conversation string `json:"conversation"`
+	Turn         string `json:"turn"`
+}
+
+// CancelParams is arguments[0] of switchboard.cancel.
+type CancelParams struct {
+	Turn string `json:"turn"`
+}
+
+// Event is the params of switchboard/event: one step of a chat turn.
+type Event struct {
+	Turn         string           `json:"turn"`
+	Conversation string           `json:"conversation"`
+	Kind         string           `json:"kind"` // text | toolCall | toolResult | done | error
+	Text         string           `json:"text,omitempty"`
+	ToolCall     *ToolCallEvent   `json:"toolCall,omitempty"`
+	Result       *ToolResultEvent `json:"result,omitempty"`
+	Usage        *Usage           `json:"usage,omitempty"`      // done: the turn's total
+	StopReason   string           `json:"stopReason,omitempty"` // done
+	Error        string           `json:"error,omitempty"`      // error: the message
+}
+
+// ToolCallEvent is one tool call of a chat turn and its approval state.
+type ToolCallEvent struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments"`
+	Approval  string          `json:"approval"`            // pending | allowed | denied
+	DecidedBy string          `json:"decidedBy,omitempty"` // empty while pending
+	Reason    string          `json:"reason,omitempty"`
+}
+
+// ToolResultEvent is the outcome of one tool call of a chat turn.
+type ToolResultEvent struct {
+	ID        string `json:"id"`
+	Name      string `json:"name"`
+	IsError   bool   `json:"isError"`
+	Truncated bool   `json:"truncated"`
+	Bytes     int    `json:"bytes"`
+	Text      string `json:"text"` // a preview
+}
+
+// Usage is a turn's token usage.
+type Usage struct {
+	InputTokens  int `json:"inputTokens"`
+	OutputTokens int `json:"outputTokens"`
+}
+
+// Elicitation is the params of switchboard/elicitationRequested: an MCP server asks the user to
+// fill in a form (switchboard.elicitations lists the pending ones).
+type Elicitation struct {
+	ID          string        `json:"id"`
+	Server      string        `json:"server"`
+	Message     string        `json:"message"` // the server's words, escaped
+	Fields      []ElicitField `json:"fields"`  // in the server's order
+	RequestedAt string        `json:"requestedAt"`
+}
+
+// ElicitField is one field of a server's form.
+type ElicitField struct {
+	Name        string `json:"name"`
+	Title       string `json:"title,omitempty"`
+	Description string `json:"description,omitempty"`
+	// Type is "string", "number", "integer", "boolean", or "array" (a multi-select of Enum).
+	Type       string   `json:"type"`
+	Required   bool     `json:"required"`
+	Enum       []string `json:"enum,omitempty"`
+	EnumTitles []string `json:"enumTitles,omitempty"` // labels of Enum, same length
+	Format     string   `json:"format,omitempty"`     // string: email, uri, date, date-time
+	MinLength  *int     `json:"minLength,omitempty"`
+	MaxLength  *int     `json:"maxLength,omitempty"`
+	Minimum    *float64 `json:"minimum,omitempty"`
+	Maximum    *float64 `json:"maximum,omitempty"`
+	MinItems   *int     `json:"minItems,omitempty"`
+	MaxItems   *int     `json:"maxItems,omitempty"`
+	Default    any      `json:"default,omitempty"`
+}
+
+// ElicitParams is arguments[0] of switchboard.elicit.
+type ElicitParams struct {
+	ID      string         `json:"id"`
+	Action  string         `json:"action"`            // accept | decline | cancel
+	Content map[string]any `json:"content,omitempty"` // with accept: field name -> value
+}
+
+// ElicitationResolvedParams is the params of switchboard/elicitationResolved.
+type ElicitationResolvedParams struct {
+	ID     string `json:"id"`
+	Action string `json:"action"` // accept | decline | cancel
+	By     string `json:"by"`     // user | timeout | cancelled | disconnect
+}
