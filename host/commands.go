@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+
 	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/permissions"
@@ -93,7 +95,7 @@ func jsonProblem(err error) string {
 	return err.Error()
 }
 
-func abbreviate(s string) string { return sanitize(s, 40) }
+func abbreviate(s string) string { return safetext.Bounded(s, 40) }
 
 func (s *server) cmdServers(ctx context.Context, arg json.RawMessage) (any, error) {
 	return nonNil(s.registry.Servers()), nil

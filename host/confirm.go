@@ -11,8 +11,9 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 
 	"go.lsp.dev/protocol"
 
@@ -118,7 +119,7 @@ func (a *approvals) prompt(ctx context.Context, ap *approval, req permissions.Re
 func promptMessage(req permissions.Request) string {
 	tool := req.Tool
 	if req.Server != "" && !strings.HasPrefix(req.Tool, permissions.ServerPrefix(req.Server)) {
-		tool = fmt.Sprintf("%s (server '%s')", req.Tool, sanitize(req.Server, previewLimit))
+		tool = fmt.Sprintf("%s (server '%s')", req.Tool, safetext.Bounded(req.Server, previewLimit))
 	}
 	return fmt.Sprintf("Allow %s? %s", tool, previewArguments(req.Arguments, previewLimit))
 }
@@ -226,69 +227,111 @@ func approvalArguments(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-// previewLimit bounds the argument preview in the approval prompt (in characters).
-const previewLimit = 200
+// Bounds of the approval prompt's argument preview, in characters of the arguments' compact JSON.
+const (
+	previewLimit      = 200 // the whole preview (keys and values), before the list of keys left out
+	previewValueLimit = 80  // one value
+	previewKeyLimit   = 40  // one key name
+	previewKeysListed = 8   // key names listed as left out; the rest are counted
+)
 
-// previewArguments renders arguments for a one-line prompt: compact JSON, control and bidi
-// formatting characters escaped (so they cannot hide text or fake a line break), cut at limit
-// characters with "…". Not-JSON input is shown quoted; nothing here can fail.
+// previewWhole says where the whole call can be read when a preview leaves something out.
+const previewWhole = "see the whole call in the pending approvals (VS Code: Switchboard: Approve Pending Tool Call...; Neovim: :Switchboard approve; any editor: switchboard.approvals)"
+
+// previewArguments renders arguments for a one-line prompt. An object is shown key by key, in
+// order, each value cut with a marker that says how much it cut; when the budget runs out, the keys
+// left out are named ("+2 more keys: then, force; see the whole call ..."), so a long first value
+// can never hide a later key. Other JSON is compact JSON, bounded; not-JSON input is shown quoted.
+// Everything is escaped (safetext), so nothing can hide text or fake a line break.
 func previewArguments(raw json.RawMessage, limit int) string {
 	t := bytes.TrimSpace(raw)
-	var s string
 	switch {
 	case len(t) == 0 || string(t) == "null":
-		s = "{}"
-	case json.Valid(t):
-		var buf bytes.Buffer
-		if json.Compact(&buf, t) == nil {
-			s = buf.String()
-		} else {
-			s = string(t)
-		}
-	default:
-		s = strconv.Quote(string(t))
+		return "{}"
+	case !json.Valid(t):
+		return safetext.Bounded(strconv.Quote(string(t)), limit)
 	}
-	return sanitize(s, limit)
-}
-
-// sanitize escapes control and bidi formatting characters and bounds s to limit characters.
-func sanitize(s string, limit int) string {
+	keys, vals, ok := objectMembers(t)
+	if !ok {
+		var buf bytes.Buffer
+		json.Compact(&buf, t) // ignore error: t is valid JSON
+		return previewCut(buf.String(), limit)
+	}
 	var b strings.Builder
-	n := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		var piece string
-		switch {
-		case r == utf8.RuneError && size == 1:
-			piece = `\ufffd`
-		case unicode.IsControl(r) || isBidiFormat(r) || r == '\u2028' || r == '\u2029':
-			if r > 0xffff {
-				piece = fmt.Sprintf(`\U%08x`, r)
-			} else {
-				piece = fmt.Sprintf(`\u%04x`, r)
-			}
-		default:
-			piece = string(r)
-		}
-		if n+1 > limit {
-			b.WriteString("…")
+	b.WriteString("{")
+	used := 0
+	for i, k := range keys {
+		kq, _ := json.Marshal(k) // ignore error: a string
+		item := previewCut(string(kq), previewKeyLimit) + ":" + previewCut(string(vals[i]), min(previewValueLimit, limit))
+		n := utf8.RuneCountInString(item)
+		if i > 0 && used+n > limit {
+			b.WriteString("} ")
+			b.WriteString(leftOut(keys[i:]))
 			return b.String()
 		}
-		b.WriteString(piece)
-		n++
+		if i > 0 {
+			b.WriteString(",")
+		}
+		b.WriteString(item)
+		used += n
 	}
+	b.WriteString("}")
 	return b.String()
 }
 
-func isBidiFormat(r rune) bool {
-	switch {
-	case r == '\u061c', r == '\u200e', r == '\u200f':
-		return true
-	case r >= '\u202a' && r <= '\u202e':
-		return true
-	case r >= '\u2066' && r <= '\u2069':
-		return true
+// previewCut is s escaped and bounded to limit characters; a cut says how much it left out and
+// where to see the whole.
+func previewCut(s string, limit int) string {
+	head, cut := safetext.Cut(s, limit)
+	if cut == 0 {
+		return head
 	}
-	return false
+	return head + safetext.Marker(cut)
+}
+
+// leftOut names the keys a preview did not show, and where to see them.
+func leftOut(keys []string) string {
+	names := make([]string, 0, min(len(keys), previewKeysListed))
+	for _, k := range keys[:min(len(keys), previewKeysListed)] {
+		names = append(names, previewCut(k, previewKeyLimit))
+	}
+	list := strings.Join(names, ", ")
+	if len(keys) > previewKeysListed {
+		list += fmt.Sprintf(" and %d others", len(keys)-previewKeysListed)
+	}
+	noun := "keys"
+	if len(keys) == 1 {
+		noun = "key"
+	}
+	return fmt.Sprintf("(+%d more %s: %s; %s)", len(keys), noun, list, previewWhole)
+}
+
+// objectMembers returns the members of a JSON object in their order, each value as compact JSON;
+// ok is false when t is not an object. A repeated key is listed each time it appears: the preview
+// shows what the server will receive, and a JSON parser there may take either.
+func objectMembers(t []byte) (keys []string, vals []json.RawMessage, ok bool) {
+	if t[0] != '{' {
+		return nil, nil, false
+	}
+	dec := json.NewDecoder(bytes.NewReader(t))
+	if _, err := dec.Token(); err != nil {
+		return nil, nil, false
+	}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil, nil, false
+		}
+		k, isKey := tok.(string)
+		var v json.RawMessage
+		if !isKey || dec.Decode(&v) != nil {
+			return nil, nil, false
+		}
+		var buf bytes.Buffer
+		if json.Compact(&buf, v) == nil {
+			v = buf.Bytes()
+		}
+		keys, vals = append(keys, k), append(vals, v)
+	}
+	return keys, vals, true
 }

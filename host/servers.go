@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
@@ -161,7 +163,7 @@ func (s *server) askTrust(cfg mcpbridge.ServerConfig, fp string) {
 	if cfg.Transport != mcpbridge.TransportStdio && cfg.URL != "" {
 		what = "url"
 	}
-	msg := fmt.Sprintf("Workspace defines MCP server '%s' (%s %s). Start it?", cfg.Name, what, sanitize(cfg.Summary(), 300))
+	msg := fmt.Sprintf("Workspace defines MCP server '%s' (%s %s). Start it?", cfg.Name, what, safetext.Bounded(cfg.Summary(), 300))
 	title, ok := s.askButtons(s.baseCtx, protocol.MessageTypeWarning, msg, TitleTrust, TitleDontTrust)
 	if !ok {
 		return // dismissed: the server stays untrusted; switchboard.trust can still decide
