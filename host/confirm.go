@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 
@@ -227,111 +226,14 @@ func approvalArguments(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-// Bounds of the approval prompt's argument preview, in characters of the arguments' compact JSON.
-const (
-	previewLimit      = 200 // the whole preview (keys and values), before the list of keys left out
-	previewValueLimit = 80  // one value
-	previewKeyLimit   = 40  // one key name
-	previewKeysListed = 8   // key names listed as left out; the rest are counted
-)
+// previewLimit bounds the approval prompt's argument preview (in characters; see safetext.Arguments).
+const previewLimit = 200
 
 // previewWhole says where the whole call can be read when a preview leaves something out.
 const previewWhole = "see the whole call in the pending approvals (VS Code: Switchboard: Approve Pending Tool Call...; Neovim: :Switchboard approve; any editor: switchboard.approvals)"
 
-// previewArguments renders arguments for a one-line prompt. An object is shown key by key, in
-// order, each value cut with a marker that says how much it cut; when the budget runs out, the keys
-// left out are named ("+2 more keys: then, force; see the whole call ..."), so a long first value
-// can never hide a later key. Other JSON is compact JSON, bounded; not-JSON input is shown quoted.
-// Everything is escaped (safetext), so nothing can hide text or fake a line break.
+// previewArguments is the approval prompt's argument preview: every key named, values cut with a
+// marker, everything escaped.
 func previewArguments(raw json.RawMessage, limit int) string {
-	t := bytes.TrimSpace(raw)
-	switch {
-	case len(t) == 0 || string(t) == "null":
-		return "{}"
-	case !json.Valid(t):
-		return safetext.Bounded(strconv.Quote(string(t)), limit)
-	}
-	keys, vals, ok := objectMembers(t)
-	if !ok {
-		var buf bytes.Buffer
-		json.Compact(&buf, t) // ignore error: t is valid JSON
-		return previewCut(buf.String(), limit)
-	}
-	var b strings.Builder
-	b.WriteString("{")
-	used := 0
-	for i, k := range keys {
-		kq, _ := json.Marshal(k) // ignore error: a string
-		item := previewCut(string(kq), previewKeyLimit) + ":" + previewCut(string(vals[i]), min(previewValueLimit, limit))
-		n := utf8.RuneCountInString(item)
-		if i > 0 && used+n > limit {
-			b.WriteString("} ")
-			b.WriteString(leftOut(keys[i:]))
-			return b.String()
-		}
-		if i > 0 {
-			b.WriteString(",")
-		}
-		b.WriteString(item)
-		used += n
-	}
-	b.WriteString("}")
-	return b.String()
-}
-
-// previewCut is s escaped and bounded to limit characters; a cut says how much it left out and
-// where to see the whole.
-func previewCut(s string, limit int) string {
-	head, cut := safetext.Cut(s, limit)
-	if cut == 0 {
-		return head
-	}
-	return head + safetext.Marker(cut)
-}
-
-// leftOut names the keys a preview did not show, and where to see them.
-func leftOut(keys []string) string {
-	names := make([]string, 0, min(len(keys), previewKeysListed))
-	for _, k := range keys[:min(len(keys), previewKeysListed)] {
-		names = append(names, previewCut(k, previewKeyLimit))
-	}
-	list := strings.Join(names, ", ")
-	if len(keys) > previewKeysListed {
-		list += fmt.Sprintf(" and %d others", len(keys)-previewKeysListed)
-	}
-	noun := "keys"
-	if len(keys) == 1 {
-		noun = "key"
-	}
-	return fmt.Sprintf("(+%d more %s: %s; %s)", len(keys), noun, list, previewWhole)
-}
-
-// objectMembers returns the members of a JSON object in their order, each value as compact JSON;
-// ok is false when t is not an object. A repeated key is listed each time it appears: the preview
-// shows what the server will receive, and a JSON parser there may take either.
-func objectMembers(t []byte) (keys []string, vals []json.RawMessage, ok bool) {
-	if t[0] != '{' {
-		return nil, nil, false
-	}
-	dec := json.NewDecoder(bytes.NewReader(t))
-	if _, err := dec.Token(); err != nil {
-		return nil, nil, false
-	}
-	for dec.More() {
-		tok, err := dec.Token()
-		if err != nil {
-			return nil, nil, false
-		}
-		k, isKey := tok.(string)
-		var v json.RawMessage
-		if !isKey || dec.Decode(&v) != nil {
-			return nil, nil, false
-		}
-		var buf bytes.Buffer
-		if json.Compact(&buf, v) == nil {
-			v = buf.Bytes()
-		}
-		keys, vals = append(keys, k), append(vals, v)
-	}
-	return keys, vals, true
+	return safetext.Arguments(raw, limit, previewWhole)
 }

@@ -26,7 +26,7 @@ func FuzzPreview(f *testing.F) {
 			t.Fatalf("preview is not valid UTF-8: %q", got)
 		}
 		// Escapes make a character up to 10 long; markers and the list of keys left out add a bounded tail.
-		if n := utf8.RuneCountInString(got); n > 2*limit*len(`\U0010ffff`)+previewKeysListed*previewKeyLimit*10+400 {
+		if n := utf8.RuneCountInString(got); n > 2*limit*len(`\U0010ffff`)+safetext.ArgKeysListed*safetext.ArgKeyLimit*10+400 {
 			t.Fatalf("preview has %d runes for limit %d", n, limit)
 		}
 		for _, r := range got {

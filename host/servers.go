@@ -29,7 +29,7 @@ func (s *server) loadConfig() ([]mcpbridge.ServerConfig, []error) {
 	})
 	msgs := make([]string, len(errs))
 	for i, err := range errs {
-		msgs[i] = err.Error()
+		msgs[i] = safetext.Line(err.Error()) // it quotes key names and file names
 	}
 	sig := strings.Join(msgs, "\n")
 	s.cfgMu.Lock()
@@ -94,7 +94,7 @@ func (s *server) serversChanged([]mcpbridge.ServerStatus) {
 		s.events.record("serverState", fields)
 		switch st.State {
 		case mcpbridge.StateFailed:
-			reason := st.Error
+			reason := safetext.Block(st.Error)
 			if reason == "" {
 				reason = "unknown error"
 			}
