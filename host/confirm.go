@@ -36,13 +36,36 @@ var _ permissions.Prompter = (*approvals)(nil)
 type approval struct {
 	wire   Approval
 	ctx    context.Context         // Confirm's: permissions.Accept orders a user's answer against the timeout
-	answer chan permissions.Answer // buffered(1); written once by resolve
+	answer chan resolution // buffered(1); written once by resolve
 	// stopPrompt cancels the showMessageRequest when the approval is resolved another way.
 	stopPrompt context.CancelFunc
 }
 
-// errEditorGone is the prompter error when the editor connection is lost: the gate denies.
+// errEditorGone is the error of a call to the editor when the connection is lost.
 var errEditorGone = errors.New("host: editor connection lost")
+
+// resolution is how an approval ended: the answer and who or what gave it (ResolvedBy*).
+type resolution struct {
+	ans permissions.Answer
+	by  string
+}
+
+// noAnswer is Confirm's error when nobody can answer any more: the gate then records a denial by
+// disconnect or shutdown, never by the user.
+func (s *server) noAnswer() error {
+	if s.wasShutdown() {
+		return fmt.Errorf("host: %w", permissions.ErrNoAnswer{By: permissions.ByShutdown})
+	}
+	return fmt.Errorf("host: %w", permissions.ErrNoAnswer{By: permissions.ByDisconnect})
+}
+
+// outcome is Confirm's result for a resolution.
+func (s *server) outcome(r resolution) (permissions.Answer, error) {
+	if r.by == ResolvedByDisconnect {
+		return permissions.AnswerDeny, s.noAnswer()
+	}
+	return r.ans, nil
+}
 
 func newApprovals(s *server) *approvals {
 	return &approvals{s: s, pending: map[string]*approval{}}
@@ -54,12 +77,12 @@ func (a *approvals) Confirm(ctx context.Context, req permissions.Request) (permi
 	s := a.s
 	select {
 	case <-s.gone:
-		return permissions.AnswerDeny, errEditorGone
+		return permissions.AnswerDeny, s.noAnswer()
 	default:
 	}
 	args := approvalArguments(req.Arguments)
 	promptCtx, stopPrompt := context.WithCancel(s.baseCtx)
-	ap := &approval{ctx: ctx, answer: make(chan permissions.Answer, 1), stopPrompt: stopPrompt}
+	ap := &approval{ctx: ctx, answer: make(chan resolution, 1), stopPrompt: stopPrompt}
 	a.mu.Lock()
 	a.seq++
 	ap.wire = Approval{
@@ -80,24 +103,24 @@ func (a *approvals) Confirm(ctx context.Context, req permissions.Request) (permi
 	go a.prompt(promptCtx, ap, req)
 
 	select {
-	case ans := <-ap.answer:
-		return ans, nil
+	case r := <-ap.answer:
+		return s.outcome(r)
 	case <-ctx.Done():
 		by := ResolvedByCancelled
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			by = ResolvedByTimeout
 		}
 		if !a.resolve(id, permissions.AnswerDeny, by) {
-			return <-ap.answer, nil // answered (and accepted) just before: that answer counts
+			return s.outcome(<-ap.answer) // answered (and accepted) just before: that answer counts
 		}
 		<-ap.answer
 		return permissions.AnswerDeny, ctx.Err()
 	case <-s.gone:
 		if !a.resolve(id, permissions.AnswerDeny, ResolvedByDisconnect) {
-			return <-ap.answer, nil
+			return s.outcome(<-ap.answer)
 		}
 		<-ap.answer
-		return permissions.AnswerDeny, errEditorGone
+		return permissions.AnswerDeny, s.noAnswer()
 	}
 }
 
@@ -155,7 +178,7 @@ func (a *approvals) resolve(id string, ans permissions.Answer, by string) bool {
 	res := ApprovalResolvedParams{ID: id, Decision: ans.String(), By: by}
 	a.s.events.record("approvalResolved", map[string]any{"id": id, "decision": res.Decision, "by": by})
 	a.s.sendJSON(NotifyApprovalResolved, res)
-	ap.answer <- ans
+	ap.answer <- resolution{ans, by}
 	return true
 }
 

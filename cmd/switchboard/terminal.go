@@ -102,7 +102,7 @@ func (t *terminal) Confirm(ctx context.Context, req permissions.Request) (permis
 			if ctx.Err() != nil {
 				return permissions.AnswerDeny, ctx.Err()
 			}
-			return permissions.AnswerDeny, nil
+			return permissions.AnswerDeny, permissions.ErrNoAnswer{By: permissions.ByDisconnect} // end of input: nobody answered
 		}
 		if a := strings.ToLower(strings.TrimSpace(line)); a != "v" && a != "view" {
 			break
