@@ -113,7 +113,7 @@ func (s *server) serversChanged([]mcpbridge.ServerStatus) {
 	if servers == nil {
 		servers = []mcpbridge.ServerStatus{}
 	}
-	s.sendJSON(NotifyServersChanged, ServersChangedParams{Servers: servers})
+	s.sendJSON(NotifyServersChanged, ServersChangedParams{Servers: shownStatuses(servers)})
 	select {
 	case s.progressCh <- struct{}{}:
 	default:
