@@ -35,7 +35,7 @@ var _ permissions.Prompter = (*approvals)(nil)
 
 type approval struct {
 	wire   Approval
-	ctx    context.Context         // Confirm's: permissions.Accept orders a user's answer against the timeout
+	ctx    context.Context // Confirm's: permissions.Accept orders a user's answer against the timeout
 	answer chan resolution // buffered(1); written once by resolve
 	// stopPrompt cancels the showMessageRequest when the approval is resolved another way.
 	stopPrompt context.CancelFunc
