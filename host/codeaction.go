@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+
 	"go.lsp.dev/protocol"
 )
 
@@ -26,7 +28,7 @@ func (s *server) codeAction(ctx context.Context, raw json.RawMessage) (any, erro
 			{TitleAllowOnce, "once"}, {TitleAllowTool, "always"}, {TitleAllowServer, "server"}, {TitleDeny, "deny"},
 		} {
 			arg, _ := json.Marshal(ApproveParams{ID: ap.ID, Decision: c.decision}) // ignore error: strings
-			title := c.title + ": " + ap.Tool
+			title := c.title + ": " + safetext.Line(ap.Tool)
 			out = append(out, protocol.CodeAction{
 				Title: title,
 				Kind:  &kind,

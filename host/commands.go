@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+
 	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/permissions"
@@ -93,10 +95,29 @@ func jsonProblem(err error) string {
 	return err.Error()
 }
 
-func abbreviate(s string) string { return sanitize(s, 40) }
+func abbreviate(s string) string { return safetext.Bounded(s, 40) }
 
 func (s *server) cmdServers(ctx context.Context, arg json.RawMessage) (any, error) {
-	return nonNil(s.registry.Servers()), nil
+	return nonNil(shownStatuses(s.registry.Servers())), nil
+}
+
+// shownStatuses escapes what a server or a config file controls in server statuses bound for the
+// editor, which shows them as they come: the error and the stderr tail (block form: their lines
+// kept), the command line and the source file.
+func shownStatuses(in []mcpbridge.ServerStatus) []mcpbridge.ServerStatus {
+	if in == nil {
+		return nil
+	}
+	out := make([]mcpbridge.ServerStatus, len(in))
+	for i, st := range in {
+		st.Name = safetext.Line(st.Name)
+		st.Source = safetext.Line(st.Source)
+		st.Command = safetext.Line(st.Command)
+		st.Error = safetext.Block(st.Error)
+		st.StderrTail = safetext.Block(st.StderrTail)
+		out[i] = st
+	}
+	return out
 }
 
 func (s *server) cmdTools(ctx context.Context, arg json.RawMessage) (any, error) {
@@ -118,7 +139,7 @@ func (s *server) cmdTools(ctx context.Context, arg json.RawMessage) (any, error)
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
 		out = append(out, ToolInfo{
-			Name: t.Name, Server: t.Server, Tool: t.Tool, Description: t.Description,
+			Name: t.Name, Server: t.Server, Tool: t.Tool, Description: safetext.Block(t.Description),
 			InputSchema: schema, Allowlisted: allowed,
 		})
 	}

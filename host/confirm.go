@@ -11,8 +11,8 @@ import (
 	"strings"
 	"sync"
 	"time"
-	"unicode"
-	"unicode/utf8"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 
 	"go.lsp.dev/protocol"
 
@@ -35,14 +35,37 @@ var _ permissions.Prompter = (*approvals)(nil)
 
 type approval struct {
 	wire   Approval
-	ctx    context.Context         // Confirm's: permissions.Accept orders a user's answer against the timeout
-	answer chan permissions.Answer // buffered(1); written once by resolve
+	ctx    context.Context // Confirm's: permissions.Accept orders a user's answer against the timeout
+	answer chan resolution // buffered(1); written once by resolve
 	// stopPrompt cancels the showMessageRequest when the approval is resolved another way.
 	stopPrompt context.CancelFunc
 }
 
-// errEditorGone is the prompter error when the editor connection is lost: the gate denies.
+// errEditorGone is the error of a call to the editor when the connection is lost.
 var errEditorGone = errors.New("host: editor connection lost")
+
+// resolution is how an approval ended: the answer and who or what gave it (ResolvedBy*).
+type resolution struct {
+	ans permissions.Answer
+	by  string
+}
+
+// noAnswer is Confirm's error when nobody can answer any more: the gate then records a denial by
+// disconnect or shutdown, never by the user.
+func (s *server) noAnswer() error {
+	if s.wasShutdown() {
+		return fmt.Errorf("host: %w", permissions.ErrNoAnswer{By: permissions.ByShutdown})
+	}
+	return fmt.Errorf("host: %w", permissions.ErrNoAnswer{By: permissions.ByDisconnect})
+}
+
+// outcome is Confirm's result for a resolution.
+func (s *server) outcome(r resolution) (permissions.Answer, error) {
+	if r.by == ResolvedByDisconnect {
+		return permissions.AnswerDeny, s.noAnswer()
+	}
+	return r.ans, nil
+}
 
 func newApprovals(s *server) *approvals {
 	return &approvals{s: s, pending: map[string]*approval{}}
@@ -54,12 +77,12 @@ func (a *approvals) Confirm(ctx context.Context, req permissions.Request) (permi
 	s := a.s
 	select {
 	case <-s.gone:
-		return permissions.AnswerDeny, errEditorGone
+		return permissions.AnswerDeny, s.noAnswer()
 	default:
 	}
 	args := approvalArguments(req.Arguments)
 	promptCtx, stopPrompt := context.WithCancel(s.baseCtx)
-	ap := &approval{ctx: ctx, answer: make(chan permissions.Answer, 1), stopPrompt: stopPrompt}
+	ap := &approval{ctx: ctx, answer: make(chan resolution, 1), stopPrompt: stopPrompt}
 	a.mu.Lock()
 	a.seq++
 	ap.wire = Approval{
@@ -80,24 +103,24 @@ func (a *approvals) Confirm(ctx context.Context, req permissions.Request) (permi
 	go a.prompt(promptCtx, ap, req)
 
 	select {
-	case ans := <-ap.answer:
-		return ans, nil
+	case r := <-ap.answer:
+		return s.outcome(r)
 	case <-ctx.Done():
 		by := ResolvedByCancelled
 		if errors.Is(ctx.Err(), context.DeadlineExceeded) {
 			by = ResolvedByTimeout
 		}
 		if !a.resolve(id, permissions.AnswerDeny, by) {
-			return <-ap.answer, nil // answered (and accepted) just before: that answer counts
+			return s.outcome(<-ap.answer) // answered (and accepted) just before: that answer counts
 		}
 		<-ap.answer
 		return permissions.AnswerDeny, ctx.Err()
 	case <-s.gone:
 		if !a.resolve(id, permissions.AnswerDeny, ResolvedByDisconnect) {
-			return <-ap.answer, nil
+			return s.outcome(<-ap.answer)
 		}
 		<-ap.answer
-		return permissions.AnswerDeny, errEditorGone
+		return permissions.AnswerDeny, s.noAnswer()
 	}
 }
 
@@ -118,7 +141,7 @@ func (a *approvals) prompt(ctx context.Context, ap *approval, req permissions.Re
 func promptMessage(req permissions.Request) string {
 	tool := req.Tool
 	if req.Server != "" && !strings.HasPrefix(req.Tool, permissions.ServerPrefix(req.Server)) {
-		tool = fmt.Sprintf("%s (server '%s')", req.Tool, sanitize(req.Server, previewLimit))
+		tool = fmt.Sprintf("%s (server '%s')", req.Tool, safetext.Bounded(req.Server, previewLimit))
 	}
 	return fmt.Sprintf("Allow %s? %s", tool, previewArguments(req.Arguments, previewLimit))
 }
@@ -155,7 +178,7 @@ func (a *approvals) resolve(id string, ans permissions.Answer, by string) bool {
 	res := ApprovalResolvedParams{ID: id, Decision: ans.String(), By: by}
 	a.s.events.record("approvalResolved", map[string]any{"id": id, "decision": res.Decision, "by": by})
 	a.s.sendJSON(NotifyApprovalResolved, res)
-	ap.answer <- ans
+	ap.answer <- resolution{ans, by}
 	return true
 }
 
@@ -226,69 +249,14 @@ func approvalArguments(raw json.RawMessage) json.RawMessage {
 	return b
 }
 
-// previewLimit bounds the argument preview in the approval prompt (in characters).
+// previewLimit bounds the approval prompt's argument preview (in characters; see safetext.Arguments).
 const previewLimit = 200
 
-// previewArguments renders arguments for a one-line prompt: compact JSON, control and bidi
-// formatting characters escaped (so they cannot hide text or fake a line break), cut at limit
-// characters with "…". Not-JSON input is shown quoted; nothing here can fail.
+// previewWhole says where the whole call can be read when a preview leaves something out.
+const previewWhole = "see the whole call in the pending approvals (VS Code: Switchboard: Approve Pending Tool Call...; Neovim: :Switchboard approve; any editor: switchboard.approvals)"
+
+// previewArguments is the approval prompt's argument preview: every key named, values cut with a
+// marker, everything escaped.
 func previewArguments(raw json.RawMessage, limit int) string {
-	t := bytes.TrimSpace(raw)
-	var s string
-	switch {
-	case len(t) == 0 || string(t) == "null":
-		s = "{}"
-	case json.Valid(t):
-		var buf bytes.Buffer
-		if json.Compact(&buf, t) == nil {
-			s = buf.String()
-		} else {
-			s = string(t)
-		}
-	default:
-		s = strconv.Quote(string(t))
-	}
-	return sanitize(s, limit)
-}
-
-// sanitize escapes control and bidi formatting characters and bounds s to limit characters.
-func sanitize(s string, limit int) string {
-	var b strings.Builder
-	n := 0
-	for i := 0; i < len(s); {
-		r, size := utf8.DecodeRuneInString(s[i:])
-		i += size
-		var piece string
-		switch {
-		case r == utf8.RuneError && size == 1:
-			piece = `\ufffd`
-		case unicode.IsControl(r) || isBidiFormat(r) || r == '\u2028' || r == '\u2029':
-			if r > 0xffff {
-				piece = fmt.Sprintf(`\U%08x`, r)
-			} else {
-				piece = fmt.Sprintf(`\u%04x`, r)
-			}
-		default:
-			piece = string(r)
-		}
-		if n+1 > limit {
-			b.WriteString("…")
-			return b.String()
-		}
-		b.WriteString(piece)
-		n++
-	}
-	return b.String()
-}
-
-func isBidiFormat(r rune) bool {
-	switch {
-	case r == '\u061c', r == '\u200e', r == '\u200f':
-		return true
-	case r >= '\u202a' && r <= '\u202e':
-		return true
-	case r >= '\u2066' && r <= '\u2069':
-		return true
-	}
-	return false
+	return safetext.Arguments(raw, limit, previewWhole)
 }

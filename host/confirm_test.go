@@ -320,3 +320,45 @@ func TestArgumentPreviewIsSafe(t *testing.T) {
 		t.Errorf("prompt is %d characters long", n)
 	}
 }
+
+// auditEntries reads the audit log's lines for tool.
+func auditEntries(t *testing.T, path, tool string) []map[string]any {
+	t.Helper()
+	var out []map[string]any
+	for _, line := range strings.Split(strings.TrimSpace(readFile(t, path)), "\n") {
+		var e map[string]any
+		if json.Unmarshal([]byte(line), &e) == nil && e["tool"] == tool {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+// TestNoAnswerIsNotAuditedAsUser: a call waiting at the gate when the editor goes away, or when the
+// host shuts down, is denied and audited as by disconnect or shutdown, never by user.
+func TestNoAnswerIsNotAuditedAsUser(t *testing.T) {
+	for _, tc := range []struct {
+		name, by string
+		end      func(env *hosttest.Env)
+	}{
+		{"editor gone", "disconnect", func(env *hosttest.Env) { env.Editor.Close() }},
+		{"shutdown", "shutdown", func(env *hosttest.Env) {
+			env.Call("shutdown", nil, nil)
+			env.Notify("exit", nil)
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			env := runWith(t, hosttest.Config{})
+			callAsync(env, "mcp__t__echo", map[string]any{"text": "x"}, "")
+			env.AwaitApproval(1)
+			tc.end(env)
+			if err := env.Served(); err != nil {
+				t.Fatal(err)
+			}
+			got := auditEntries(t, env.Options.AuditPath, "mcp__t__echo")
+			if len(got) != 1 || got[0]["by"] != tc.by || got[0]["decision"] != "deny" || got[0]["answer"] != nil {
+				t.Errorf("audit entries = %v; want one deny by %s", got, tc.by)
+			}
+		})
+	}
+}

@@ -10,6 +10,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
@@ -83,7 +85,7 @@ func (el *elicitations) ask(ctx context.Context, e mcpbridge.Elicitation) mcpbri
 	p.wire = Elicitation{
 		ID:          "e" + strconv.Itoa(el.seq),
 		Server:      e.Server,
-		Message:     sanitize(e.Message, maxElicitMessage),
+		Message:     safetext.Bounded(e.Message, maxElicitMessage),
 		Fields:      displayFields(e.Fields),
 		RequestedAt: s.now().UTC().Format(time.RFC3339),
 	}
@@ -116,14 +118,14 @@ func (el *elicitations) ask(ctx context.Context, e mcpbridge.Elicitation) mcpbri
 func displayFields(fields []mcpbridge.ElicitField) []mcpbridge.ElicitField {
 	out := make([]mcpbridge.ElicitField, len(fields))
 	for i, f := range fields {
-		f.Title = sanitize(f.Title, 200)
-		if f.Title == "" && sanitize(f.Name, 200) != f.Name {
-			f.Title = sanitize(f.Name, 200) // editors show the name when there is no title
+		f.Title = safetext.Bounded(f.Title, 200)
+		if f.Title == "" && safetext.Bounded(f.Name, 200) != f.Name {
+			f.Title = safetext.Bounded(f.Name, 200) // editors show the name when there is no title
 		}
-		f.Description = sanitize(f.Description, 500)
+		f.Description = safetext.Bounded(f.Description, 500)
 		titles := make([]string, len(f.EnumTitles))
 		for k, t := range f.EnumTitles {
-			titles[k] = sanitize(t, 200)
+			titles[k] = safetext.Bounded(t, 200)
 		}
 		if len(titles) > 0 {
 			f.EnumTitles = titles
@@ -171,7 +173,7 @@ func (el *elicitations) answer(p ElicitParams) error {
 			content = map[string]any{}
 		}
 		if err := mcpbridge.ValidateElicitation(pe.fields, content); err != nil {
-			return lspconn.InvalidParams("%s: %s", CmdElicit, sanitize(err.Error(), maxElicitMessage)) // it quotes the server's titles and values
+			return lspconn.InvalidParams("%s: %s", CmdElicit, safetext.Bounded(err.Error(), maxElicitMessage)) // it quotes the server's titles and values
 		}
 		res.Content = content
 	case mcpbridge.ElicitDecline, mcpbridge.ElicitCancel:
@@ -214,7 +216,7 @@ func (el *elicitations) askSimple(ctx context.Context, e mcpbridge.Elicitation) 
 			titles, values = []string{TitleYes, TitleNo}, []any{true, false}
 		case f.Type == "string" && len(f.Enum) > 0 && len(f.Enum) <= maxChoiceButtons:
 			for i, v := range f.Enum {
-				titles = append(titles, sanitize(f.EnumTitles[i], 40))
+				titles = append(titles, safetext.Bounded(f.EnumTitles[i], 40))
 				values = append(values, v)
 			}
 		}
@@ -228,7 +230,7 @@ func (el *elicitations) askSimple(ctx context.Context, e mcpbridge.Elicitation) 
 	if label == "" {
 		label = f.Name
 	}
-	msg := fmt.Sprintf("MCP server '%s' asks: %s (%s)", e.Server, sanitize(e.Message, maxElicitMessage), sanitize(label, 80))
+	msg := fmt.Sprintf("MCP server '%s' asks: %s (%s)", e.Server, safetext.Bounded(e.Message, maxElicitMessage), safetext.Bounded(label, 80))
 	title, ok := s.askButtons(ctx, protocol.MessageTypeInfo, msg, append(titles, TitleDecline)...)
 	switch {
 	case !ok:
@@ -248,11 +250,11 @@ func (el *elicitations) openURL(ctx context.Context, e mcpbridge.Elicitation) mc
 	s := el.s
 	u, err := url.Parse(e.URL)
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-		s.log.Warn(fmt.Sprintf("host: MCP server '%s' asked to open %q, which is not an http(s) URL; declined", e.Server, sanitize(e.URL, 200)))
+		s.log.Warn(fmt.Sprintf("host: MCP server '%s' asked to open %q, which is not an http(s) URL; declined", e.Server, safetext.Bounded(e.URL, 200)))
 		return mcpbridge.ElicitResult{Action: mcpbridge.ElicitDecline}
 	}
-	link := sanitize(u.String(), 500)
-	msg := fmt.Sprintf("MCP server '%s' asks you to open %s: %s", e.Server, link, sanitize(e.Message, maxElicitMessage))
+	link := safetext.Bounded(u.String(), 500)
+	msg := fmt.Sprintf("MCP server '%s' asks you to open %s: %s", e.Server, link, safetext.Bounded(e.Message, maxElicitMessage))
 	title, ok := s.askButtons(ctx, protocol.MessageTypeInfo, msg, TitleOpen, TitleDecline)
 	switch {
 	case !ok:

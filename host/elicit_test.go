@@ -218,7 +218,7 @@ func TestElicitationLabelsEscaped(t *testing.T) {
 	if err := json.Unmarshal(el.Fields[0], &f); err != nil {
 		t.Fatal(err)
 	}
-	if f.Title != `Pick\u202e one` || f.Description != `d\u001b[2J` || f.EnumTitles[0] != `One\u202e` || f.Enum[0] != "v\u202e1" {
+	if f.Title != `Pick\u202e one` || f.Description != `d\x1b[2J` || f.EnumTitles[0] != `One\u202e` || f.Enum[0] != "v\u202e1" {
 		t.Errorf("field as shown = %+v", f)
 	}
 	err := env.Command(host.CmdElicit, map[string]any{"id": el.ID, "action": "accept", "content": map[string]any{"c": "v3"}}, nil)

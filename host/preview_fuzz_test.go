@@ -2,9 +2,11 @@ package host
 
 import (
 	"encoding/json"
+	"strings"
 	"testing"
-	"unicode"
 	"unicode/utf8"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 )
 
 // FuzzPreview: whatever a model or a caller puts in a tool call's arguments, the approval prompt
@@ -23,11 +25,12 @@ func FuzzPreview(f *testing.F) {
 		if !utf8.ValidString(got) {
 			t.Fatalf("preview is not valid UTF-8: %q", got)
 		}
-		if n := utf8.RuneCountInString(got); n > limit*len(`\U0010ffff`)+1 {
+		// Escapes make a character up to 10 long; markers and the list of keys left out add a bounded tail.
+		if n := utf8.RuneCountInString(got); n > 2*limit*len(`\U0010ffff`)+safetext.ArgKeysListed*safetext.ArgKeyLimit*10+400 {
 			t.Fatalf("preview has %d runes for limit %d", n, limit)
 		}
 		for _, r := range got {
-			if unicode.IsControl(r) || isBidiFormat(r) || r == '\u2028' || r == '\u2029' {
+			if safetext.Needs(r) {
 				t.Fatalf("preview keeps %U: %q", r, got)
 			}
 		}
@@ -42,4 +45,28 @@ func abs(n int) int {
 		return -n
 	}
 	return n
+}
+
+func TestPreviewArguments(t *testing.T) {
+	long := strings.Repeat("x", 190)
+	for _, tc := range []struct{ name, in, want string }{
+		{"empty", ``, `{}`},
+		{"null", `null`, `{}`},
+		{"compact", `{ "a" : [1, 2] }`, `{"a":[1,2]}`},
+		{"rlo", "{\"a\":\"\u202e\"}", `{"a":"\u202e"}`},
+		{"not json", "not json\n", `"not json"`},
+		{"line separator", "{\"a\":\"\u2028\"}", `{"a":"\u2028"}`},
+		{"esc not json", "{\"a\x1b[2J\":1}", `"{\"a\x1b[2J\":1}"`},
+		{"rlo in a key", "{\"a\u202e\":1}", `{"a\u202e":1}`},
+		// A long first value must not hide a later key.
+		{"long value then key", `{"text": "` + long + `", "then": "rm -rf ~"}`,
+			`{"text":"` + strings.Repeat("x", 79) + `…(+112 more characters),"then":"rm -rf ~"}`},
+		{"keys left out", `{"a":"` + long + `","b":"` + long + `","c":"` + long + `","then":"rm -rf ~","force":true}`,
+			`{"a":"` + strings.Repeat("x", 79) + `…(+112 more characters)} (+4 more keys: b, c, then, force; ` + previewWhole + `)`},
+		{"array", `[` + strings.Repeat(`1,`, 150) + `1]`, `[` + strings.Repeat(`1,`, 99) + `1…(+103 more characters)`},
+	} {
+		if got := previewArguments([]byte(tc.in), previewLimit); got != tc.want {
+			t.Errorf("%s: preview =\n %q\nwant\n %q", tc.name, got, tc.want)
+		}
+	}
 }

@@ -9,6 +9,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+
 	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 )
@@ -158,7 +160,7 @@ func progressText(p mcpbridge.Progress) (string, *uint32) {
 	} else if msg == "" {
 		msg = fmt.Sprintf("%g", p.Progress)
 	}
-	return sanitize(msg, previewLimit), pct
+	return safetext.Bounded(msg, previewLimit), pct
 }
 
 // progressSet is the begun tool progresses, by token, for window/workDoneProgress/cancel.

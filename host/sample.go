@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
@@ -97,7 +99,7 @@ func (sp *sampling) ask(ctx context.Context, req mcpbridge.SampleRequest) (bool,
 		limit = fmt.Sprintf("up to %d tokens", req.MaxTokens)
 	}
 	msg := fmt.Sprintf("MCP server '%s' asks to use your model (%s, %s): %s",
-		req.Server, s.modelName(), limit, sanitize(last, previewLimit))
+		req.Server, s.modelName(), limit, safetext.Bounded(last, previewLimit))
 	title, ok := s.askButtons(ctx, protocol.MessageTypeInfo, msg, TitleSampleOnce, TitleSampleServer, TitleSampleRefuse)
 	switch {
 	case !ok, title == TitleSampleRefuse:

@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
 
@@ -265,8 +267,10 @@ func (o Options) loggerOrDiscard() *slog.Logger {
 	return o.Logger
 }
 
-// showMessage sends window/showMessage and records it.
+// showMessage sends window/showMessage and records it. The text is escaped (safetext.Block): it
+// often quotes a server's or a config file's words.
 func (s *server) showMessage(typ protocol.MessageType, msg string) {
+	msg = safetext.Block(msg)
 	s.events.record("showMessage", map[string]any{"type": int(typ), "message": msg})
 	s.send(MethodShowMessage, &protocol.ShowMessageParams{Type: typ, Message: msg})
 }
@@ -307,8 +311,9 @@ func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
 		if r.Level >= slog.LevelError {
 			typ, level = protocol.MessageTypeError, "error"
 		}
-		h.s.events.record("log", map[string]any{"level": level, "message": b.String()})
-		h.s.send(MethodLogMessage, &protocol.LogMessageParams{Type: typ, Message: b.String()})
+		msg := safetext.Block(b.String()) // log lines quote servers' stderr, errors and names
+		h.s.events.record("log", map[string]any{"level": level, "message": msg})
+		h.s.send(MethodLogMessage, &protocol.LogMessageParams{Type: typ, Message: msg})
 	}
 	if h.next.Enabled(ctx, r.Level) {
 		return h.next.Handle(ctx, r)
@@ -350,6 +355,7 @@ func (s *server) askButtons(ctx context.Context, typ protocol.MessageType, msg s
 		actions[i] = protocol.MessageActionItem{Title: t}
 	}
 	var reply json.RawMessage
+	msg = safetext.Block(msg) // callers bound and escape what they quote; this is the last line of defence
 	params := &protocol.ShowMessageRequestParams{Type: typ, Message: msg, Actions: actions}
 	if _, err := s.call(ctx, MethodShowMessageRequest, params, &reply); err != nil {
 		if ctx.Err() == nil {

@@ -6,6 +6,8 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+
 	"go.lsp.dev/protocol"
 
 	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
@@ -27,7 +29,7 @@ func (s *server) loadConfig() ([]mcpbridge.ServerConfig, []error) {
 	})
 	msgs := make([]string, len(errs))
 	for i, err := range errs {
-		msgs[i] = err.Error()
+		msgs[i] = safetext.Line(err.Error()) // it quotes key names and file names
 	}
 	sig := strings.Join(msgs, "\n")
 	s.cfgMu.Lock()
@@ -92,7 +94,7 @@ func (s *server) serversChanged([]mcpbridge.ServerStatus) {
 		s.events.record("serverState", fields)
 		switch st.State {
 		case mcpbridge.StateFailed:
-			reason := st.Error
+			reason := safetext.Block(st.Error)
 			if reason == "" {
 				reason = "unknown error"
 			}
@@ -111,7 +113,7 @@ func (s *server) serversChanged([]mcpbridge.ServerStatus) {
 	if servers == nil {
 		servers = []mcpbridge.ServerStatus{}
 	}
-	s.sendJSON(NotifyServersChanged, ServersChangedParams{Servers: servers})
+	s.sendJSON(NotifyServersChanged, ServersChangedParams{Servers: shownStatuses(servers)})
 	select {
 	case s.progressCh <- struct{}{}:
 	default:
@@ -161,7 +163,7 @@ func (s *server) askTrust(cfg mcpbridge.ServerConfig, fp string) {
 	if cfg.Transport != mcpbridge.TransportStdio && cfg.URL != "" {
 		what = "url"
 	}
-	msg := fmt.Sprintf("Workspace defines MCP server '%s' (%s %s). Start it?", cfg.Name, what, sanitize(cfg.Summary(), 300))
+	msg := fmt.Sprintf("Workspace defines MCP server '%s' (%s %s). Start it?", cfg.Name, what, safetext.Bounded(cfg.Summary(), 300))
 	title, ok := s.askButtons(s.baseCtx, protocol.MessageTypeWarning, msg, TitleTrust, TitleDontTrust)
 	if !ok {
 		return // dismissed: the server stays untrusted; switchboard.trust can still decide

@@ -22,21 +22,3 @@ func TestOffsetOf(t *testing.T) {
 		t.Errorf("endPosition(emoji) = %+v", got)
 	}
 }
-
-func TestPreviewArguments(t *testing.T) {
-	for _, tc := range []struct{ in, want string }{
-		{``, `{}`},
-		{`null`, `{}`},
-		{`{ "a" : [1, 2] }`, `{"a":[1,2]}`},
-		{"{\"a\":\"\u202e\"}", `{"a":"\u202e"}`},
-		{"not json\n", `"not json"`},
-		{"{\"a\":\"\u2028\"}", `{"a":"\u2028"}`},
-	} {
-		if got := previewArguments([]byte(tc.in), 200); got != tc.want {
-			t.Errorf("preview(%q) = %q, want %q", tc.in, got, tc.want)
-		}
-	}
-	if got := previewArguments([]byte(`"`+string(make([]byte, 0))+`abcdef"`), 3); got != `"ab…` {
-		t.Errorf("cut = %q", got)
-	}
-}

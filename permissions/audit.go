@@ -77,8 +77,8 @@ type AuditEntry struct {
 	Server     string    `json:"server,omitempty"`
 	ArgsSha256 string    `json:"argsSha256"`
 	Mode       string    `json:"mode"`
-	Decision   string    `json:"decision"` // allow | deny
-	By         string    `json:"by"`
+	Decision   string    `json:"decision"`         // allow | deny
+	By         string    `json:"by"`               // mode | allowlist | builtin | user | timeout | cancelled | disconnect | shutdown | error
 	Answer     string    `json:"answer,omitempty"` // the user's answer when by == user
 	Entry      string    `json:"entry,omitempty"`
 	File       string    `json:"file,omitempty"`

@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync/atomic"
@@ -132,6 +133,9 @@ func (g *Gate) decide(ctx context.Context, req Request) (Decision, error) {
 	case timedOut: // even with an answer not accepted in time: it came too late, fail closed
 		return Decision{By: ByTimeout, Reason: fmt.Sprintf("denied: no answer within %s", timeout)}, nil
 	case err != nil:
+		if na := (ErrNoAnswer{}); errors.As(err, &na) && (na.By == ByDisconnect || na.By == ByShutdown) {
+			return Decision{By: na.By, Reason: "denied: " + na.Error()}, nil
+		}
 		g.log.Warn("gate: asking the user failed", "tool", req.Tool, "err", err)
 		return Decision{By: ByError, Reason: "denied: asking the user failed: " + err.Error()}, nil
 	}

@@ -389,3 +389,19 @@ func TestGateAccept(t *testing.T) {
 		t.Error("Accept on a ctx not from the gate = false, want true")
 	}
 }
+
+// TestGateNoAnswer: a prompter that reports nobody can answer (the editor went away, the host shut
+// down) gets a denial recorded by that cause, not by the user nor as a plain error.
+func TestGateNoAnswer(t *testing.T) {
+	for _, by := range []string{ByDisconnect, ByShutdown} {
+		g := NewGate(GateOptions{Prompter: &fakePrompter{err: fmt.Errorf("host: %w", ErrNoAnswer{By: by})}})
+		d, err := g.Check(context.Background(), Request{Tool: "mcp__s__t", Server: "s"})
+		if err != nil || d.Allowed || d.By != by || !strings.Contains(d.Reason, "no answer") {
+			t.Errorf("%s: Check = %+v, %v; want a denial by %s", by, d, err, by)
+		}
+	}
+	g := NewGate(GateOptions{Prompter: &fakePrompter{err: ErrNoAnswer{By: "user"}}})
+	if d, _ := g.Check(context.Background(), Request{Tool: "t"}); d.By != ByError {
+		t.Errorf("ErrNoAnswer{By: user}: By = %q, want error (a prompter cannot claim an answer it did not get)", d.By)
+	}
+}

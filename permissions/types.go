@@ -148,7 +148,26 @@ const (
 	ByTimeout   = "timeout"
 	ByCancel    = "cancelled"
 	ByError     = "error" // no prompter, a prompter error, a broken allowlist file
+	// ByDisconnect: the editor (or the terminal) went away while the question was open.
+	ByDisconnect = "disconnect"
+	// ByShutdown: the host shut down while the question was open.
+	ByShutdown = "shutdown"
 )
+
+// ErrNoAnswer is the error a Prompter returns when nobody can answer any more: the editor went away
+// (By == ByDisconnect) or the host is shutting down (By == ByShutdown). The gate denies the call and
+// records that By, never ByUser.
+type ErrNoAnswer struct{ By string }
+
+func (e ErrNoAnswer) Error() string {
+	switch e.By {
+	case ByShutdown:
+		return "no answer: Switchboard is shutting down"
+	case ByDisconnect:
+		return "no answer: the editor or terminal went away"
+	}
+	return "no answer (" + e.By + ")"
+}
 
 // Decision is the gate's verdict on one Request.
 type Decision struct {

@@ -53,6 +53,10 @@ func newServer(o options, logf func(string, ...any)) *testServer {
 	if o.sample {
 		ts.addSampleTool()
 	}
+	if o.hostile {
+		ts.mcp.AddTool(mcp.NewTool("hostile", mcp.WithDescription("Hostile "+hostileText)),
+			textHandler("result line 1\n\tindented "+hostileText+"\n"))
+	}
 	for i := 1; i <= o.tools; i++ {
 		name := fmt.Sprintf("dummy_%d", i)
 		ts.mcp.AddTool(mcp.NewTool(name, mcp.WithDescription("Dummy tool "+name+": returns its name.")), textHandler(name))

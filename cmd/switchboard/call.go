@@ -12,10 +12,9 @@ import (
 	"path/filepath"
 	"strings"
 	"syscall"
-	"unicode"
-	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
 	"github.com/switchboard-dev/switchboard/session"
 )
@@ -117,7 +116,7 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	}
 	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: folders, ExtraFiles: o.configs})
 	for _, err := range errs {
-		fmt.Fprintf(stderr, "switchboard call: config: %v\n", err)
+		fmt.Fprintf(stderr, "switchboard call: config: %s\n", safetext.Line(err.Error())) // it quotes key and file names
 	}
 	// Only the tool's own server is started (built-in tools need none).
 	if server, _, ok := mcpbridge.ParseToolName(o.name); ok {
@@ -153,7 +152,7 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		Roots:   func() []string { return roots },
 		Elicit: func(ctx context.Context, e mcpbridge.Elicitation) mcpbridge.ElicitResult {
 			if term == nil {
-				fmt.Fprintf(stderr, "switchboard call: server %s asked a question, but stdin is not a terminal: answered cancel\n", e.Server)
+				fmt.Fprintf(stderr, "switchboard call: server %s asked a question, but stdin is not a terminal: answered cancel\n", safetext.Line(e.Server))
 				return mcpbridge.ElicitResult{Action: mcpbridge.ElicitCancel}
 			}
 			return term.elicit(ctx, e)
@@ -165,9 +164,9 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	for _, st := range reg.Servers() {
 		switch st.State {
 		case mcpbridge.StateFailed:
-			fmt.Fprintf(stderr, "switchboard call: server %s failed: %s\n", st.Name, st.Error)
+			fmt.Fprintf(stderr, "switchboard call: server %s failed: %s\n", safetext.Line(st.Name), safetext.Line(st.Error))
 		case mcpbridge.StateUntrusted:
-			fmt.Fprintf(stderr, "switchboard call: server %s comes only from a workspace file and is not trusted (trust it in the editor: switchboard.trust)\n", st.Name)
+			fmt.Fprintf(stderr, "switchboard call: server %s comes only from a workspace file and is not trusted (trust it in the editor: switchboard.trust)\n", safetext.Line(st.Name))
 		}
 	}
 
@@ -191,16 +190,17 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	mgr := session.NewManager(session.Options{
 		Tools: reg, Gate: gate, Workspace: &cliWorkspace{folders: folders},
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})), // no model here: its warnings are noise
-		Warn:   func(msg string) { fmt.Fprintln(stderr, "switchboard call:", msg) },
+		Warn:   func(msg string) { fmt.Fprintln(stderr, "switchboard call:", safetext.Line(msg)) },
 	})
 	defer mgr.Close()
 
 	res, dec := mgr.CallTool(ctx, o.name, o.args, o.mode)
 	if !dec.Allowed && dec.Reason != "" {
-		fmt.Fprintf(stderr, "switchboard call: not allowed: %s\n", dec.Reason)
+		fmt.Fprintf(stderr, "switchboard call: not allowed: %s\n", safetext.Line(dec.Reason))
 	}
-	fmt.Fprint(stdout, res.Text)
-	if !strings.HasSuffix(res.Text, "\n") {
+	text := safetext.Block(res.Text) // the server's words, to a terminal: lines and tabs kept, escapes shown
+	fmt.Fprint(stdout, text)
+	if !strings.HasSuffix(text, "\n") {
 		fmt.Fprintln(stdout)
 	}
 	if res.IsError {
@@ -220,29 +220,6 @@ func isTerminal(f *os.File) bool {
 		return false
 	}
 	return true
-}
-
-// terminalPreview bounds s to limit runes (never cutting one in half) and replaces what could
-// garble or spoof the question on a terminal: control characters (C0, DEL, C1: escape sequences,
-// line breaks), bidi formatting characters, line and paragraph separators, invalid UTF-8.
-func terminalPreview(s string, limit int) string {
-	var b strings.Builder
-	n := 0
-	for _, r := range s {
-		if n == limit {
-			b.WriteString("…")
-			break
-		}
-		n++
-		switch {
-		case r == utf8.RuneError, unicode.IsControl(r), r == '\u2028', r == '\u2029',
-			r == '\u061c', r == '\u200e', r == '\u200f', r >= '\u202a' && r <= '\u202e', r >= '\u2066' && r <= '\u2069':
-			b.WriteRune('?')
-		default:
-			b.WriteRune(r)
-		}
-	}
-	return b.String()
 }
 
 // cliWorkspace is session.Workspace without an editor: no open buffers, edits written to disk.

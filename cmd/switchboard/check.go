@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 )
 
 // checkToolInfo is the wire ToolInfo of PROTOCOL.md section 3.
@@ -57,7 +58,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "switchboard check: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "switchboard check: unexpected argument %q\n", fs.Arg(0)) // %q escapes
 		fs.Usage()
 		return 2
 	}
@@ -69,7 +70,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: workspaces, ExtraFiles: configs})
 	for _, err := range errs {
-		fmt.Fprintf(stderr, "switchboard check: config: %v\n", err)
+		fmt.Fprintf(stderr, "switchboard check: config: %s\n", safetext.Line(err.Error())) // it quotes key and file names
 	}
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
@@ -137,10 +138,10 @@ func printCheckReport(w io.Writer, rep checkReport, empty bool) {
 	}
 	fmt.Fprintf(w, "%d MCP servers: %s; %d tools\n", len(rep.Servers), strings.Join(summary, ", "), len(rep.Tools))
 	for _, s := range rep.Servers {
-		fmt.Fprintf(w, "\n%s  %s  %s  %d tools\n", s.Name, strings.ToUpper(s.State), s.Transport, s.Tools)
-		fmt.Fprintf(w, "  source:  %s\n", s.Source)
+		fmt.Fprintf(w, "\n%s  %s  %s  %d tools\n", safetext.Line(s.Name), strings.ToUpper(s.State), s.Transport, s.Tools)
+		fmt.Fprintf(w, "  source:  %s\n", safetext.Line(s.Source))
 		if s.Command != "" {
-			fmt.Fprintf(w, "  runs:    %s\n", s.Command)
+			fmt.Fprintf(w, "  runs:    %s\n", safetext.Line(s.Command))
 		}
 		switch s.State {
 		case mcpbridge.StateUntrusted:
@@ -149,31 +150,32 @@ func printCheckReport(w io.Writer, rep checkReport, empty bool) {
 			fmt.Fprintf(w, "  note:    disabled in its config\n")
 		}
 		if s.Error != "" {
-			fmt.Fprintf(w, "  error:   %s\n", s.Error)
+			fmt.Fprintf(w, "  error:   %s\n", safetext.Line(s.Error))
 		}
 		if s.StderrTail != "" {
 			fmt.Fprintf(w, "  stderr:\n")
 			for _, line := range strings.Split(s.StderrTail, "\n") {
-				fmt.Fprintf(w, "    | %s\n", line)
+				fmt.Fprintf(w, "    | %s\n", safetext.Line(line))
 			}
 		}
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, t := range rep.Tools {
 			if t.Server == s.Name {
-				fmt.Fprintf(tw, "    %s\t%s\n", t.Name, checkOneLine(t.Description, 90))
+				fmt.Fprintf(tw, "    %s\t%s\n", safetext.Line(t.Name), checkOneLine(t.Description, 90))
 			}
 		}
 		tw.Flush()
 	}
 }
 
-// checkOneLine is the first line of s, at most n bytes.
+// checkOneLine is the first line of s, escaped, at most n characters of s (then "...").
 func checkOneLine(s string, n int) string {
 	s, _, _ = strings.Cut(strings.TrimSpace(s), "\n")
-	if len(s) > n {
-		s = s[:n-3] + "..."
+	head, cut := safetext.Cut(s, n-3)
+	if cut > 3 {
+		return head + "..."
 	}
-	return s
+	return safetext.Line(s)
 }
 
 // absPaths makes each path absolute (MCP roots are absolute); one that cannot be is left out.

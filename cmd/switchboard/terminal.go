@@ -2,7 +2,9 @@ package main
 
 import (
 	"bufio"
+	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"slices"
@@ -12,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
 
@@ -88,14 +91,23 @@ func (t *terminal) Confirm(ctx context.Context, req permissions.Request) (permis
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.begin()
-	args := terminalPreview(string(req.Arguments), 200)
-	fmt.Fprintf(t.out, "Allow %s? %s\n  [o] Allow once  [t] Allow tool  [s] Allow server  [d] Deny (default): ", req.Tool, args)
-	line, ok := t.readLine(ctx)
-	if !ok {
-		if ctx.Err() != nil {
-			return permissions.AnswerDeny, ctx.Err()
+	args := safetext.Arguments(req.Arguments, 200, "answer v to see the whole call")
+	fmt.Fprintf(t.out, "Allow %s? %s\n", safetext.Line(req.Tool), args)
+	var line string
+	for {
+		fmt.Fprint(t.out, "  [o] Allow once  [t] Allow tool  [s] Allow server  [v] View the whole call  [d] Deny (default): ")
+		var ok bool
+		line, ok = t.readLine(ctx)
+		if !ok {
+			if ctx.Err() != nil {
+				return permissions.AnswerDeny, ctx.Err()
+			}
+			return permissions.AnswerDeny, permissions.ErrNoAnswer{By: permissions.ByDisconnect} // end of input: nobody answered
 		}
-		return permissions.AnswerDeny, nil
+		if a := strings.ToLower(strings.TrimSpace(line)); a != "v" && a != "view" {
+			break
+		}
+		fmt.Fprintf(t.out, "%s\n", wholeCall(req.Arguments))
 	}
 	switch strings.ToLower(strings.TrimSpace(line)) {
 	case "o", "once", "y", "yes":
@@ -108,6 +120,15 @@ func (t *terminal) Confirm(ctx context.Context, req permissions.Request) (permis
 	return permissions.AnswerDeny, nil
 }
 
+// wholeCall is the arguments indented for reading, escaped (block form: lines and tabs kept).
+func wholeCall(raw json.RawMessage) string {
+	var buf bytes.Buffer
+	if json.Indent(&buf, raw, "  ", "  ") == nil {
+		return "  " + safetext.Block(buf.String())
+	}
+	return "  " + safetext.Line(string(raw))
+}
+
 // elicit asks an MCP server's question: a page to open, or a form field by field. An answer that
 // does not fit a field is refused with the reason and asked again; the end of input or of ctx
 // cancels.
@@ -118,7 +139,7 @@ func (t *terminal) elicit(ctx context.Context, e mcpbridge.Elicitation) mcpbridg
 	cancel := mcpbridge.ElicitResult{Action: mcpbridge.ElicitCancel}
 	if e.Mode == "url" {
 		fmt.Fprintf(t.out, "MCP server '%s' asks you to open %s\n  %s\n  Open it in your browser, then: [a] Done  [d] Decline (default): ",
-			e.Server, terminalPreview(e.URL, 500), terminalPreview(e.Message, 2000))
+			safetext.Line(e.Server), safetext.Bounded(e.URL, 500), safetext.Bounded(e.Message, 2000))
 		line, ok := t.readLine(ctx)
 		switch {
 		case !ok:
@@ -128,7 +149,7 @@ func (t *terminal) elicit(ctx context.Context, e mcpbridge.Elicitation) mcpbridg
 		}
 		return mcpbridge.ElicitResult{Action: mcpbridge.ElicitDecline}
 	}
-	fmt.Fprintf(t.out, "MCP server '%s' asks: %s\n", e.Server, terminalPreview(e.Message, 2000))
+	fmt.Fprintf(t.out, "MCP server '%s' asks: %s\n", safetext.Line(e.Server), safetext.Bounded(e.Message, 2000))
 	content := map[string]any{}
 	for _, f := range e.Fields {
 		for {
@@ -142,7 +163,7 @@ func (t *terminal) elicit(ctx context.Context, e mcpbridge.Elicitation) mcpbridg
 				err = mcpbridge.ValidateElicitation([]mcpbridge.ElicitField{f}, map[string]any{f.Name: v})
 			}
 			if err != nil {
-				fmt.Fprintf(t.out, "    %s\n", terminalPreview(err.Error(), 500)) // it quotes the server's titles and values
+				fmt.Fprintf(t.out, "    %s\n", safetext.Bounded(err.Error(), 500)) // it quotes the server's titles and values
 				continue
 			}
 			if !skip {
@@ -151,7 +172,7 @@ func (t *terminal) elicit(ctx context.Context, e mcpbridge.Elicitation) mcpbridg
 			break
 		}
 	}
-	fmt.Fprintf(t.out, "  Send these answers to '%s'? [a] Accept (default)  [d] Decline  [c] Cancel: ", e.Server)
+	fmt.Fprintf(t.out, "  Send these answers to '%s'? [a] Accept (default)  [d] Decline  [c] Cancel: ", safetext.Line(e.Server))
 	line, ok := t.readLine(ctx)
 	if !ok {
 		return cancel
@@ -180,27 +201,27 @@ func fieldPrompt(f mcpbridge.ElicitField) string {
 	case "number":
 		kind = "number" + rangeText(f.Minimum, f.Maximum)
 	case "array":
-		kind = "one or more of " + terminalPreview(strings.Join(f.Enum, ", "), 300) + ", separated by commas"
+		kind = "one or more of " + safetext.Bounded(strings.Join(f.Enum, ", "), 300) + ", separated by commas"
 	default:
 		kind = "text"
 		if f.Format != "" {
-			kind = terminalPreview(f.Format, 40)
+			kind = safetext.Bounded(f.Format, 40)
 		}
 		if len(f.Enum) > 0 {
-			kind = "one of " + terminalPreview(strings.Join(f.Enum, ", "), 300)
+			kind = "one of " + safetext.Bounded(strings.Join(f.Enum, ", "), 300)
 		}
 	}
 	need := "optional: empty to skip"
 	if f.Required {
 		need = "required"
 	}
-	s := fmt.Sprintf("%s (%s, %s", terminalPreview(label, 80), kind, need)
+	s := fmt.Sprintf("%s (%s, %s", safetext.Bounded(label, 80), kind, need)
 	if f.Default != nil {
-		s += ", default " + terminalPreview(fmt.Sprint(f.Default), 100)
+		s += ", default " + safetext.Bounded(fmt.Sprint(f.Default), 100)
 	}
 	s += ")"
 	if f.Description != "" {
-		s += " " + terminalPreview(f.Description, 200)
+		s += " " + safetext.Bounded(f.Description, 200)
 	}
 	return s
 }

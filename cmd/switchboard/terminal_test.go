@@ -151,3 +151,36 @@ func TestTerminalFormEscapes(t *testing.T) {
 		t.Errorf("an escape sequence from the server reached the terminal: %q", out.String())
 	}
 }
+
+// TestTerminalConfirmPreview: a long first value does not hide a later key in the question, and
+// "v" shows the whole call (escaped) and asks again.
+func TestTerminalConfirmPreview(t *testing.T) {
+	pr, pw := io.Pipe()
+	defer pw.Close()
+	out := &promptWriter{prompts: make(chan struct{}, 16)}
+	term := newTerminal(pr, out)
+	args := `{"text":"` + strings.Repeat("x", 190) + `","then":"rm -rf ~","more":"` + strings.Repeat("y", 190) + `","force":"\u202e"}`
+	req := permissions.Request{Tool: "mcp__e__run", Server: "e", Arguments: json.RawMessage(args)}
+	go func() {
+		<-out.prompts
+		fmt.Fprintln(pw, "v")
+		<-out.prompts
+		fmt.Fprintln(pw, "o")
+	}()
+	if ans, err := term.Confirm(context.Background(), req); ans != permissions.AnswerOnce || err != nil {
+		t.Fatalf("Confirm = %v, %v; want once", ans, err)
+	}
+	got := out.String()
+	question, _, _ := strings.Cut(got, "\n")
+	for _, want := range []string{`"then":"rm -rf ~"`, "(+2 more keys: more, force; answer v to see the whole call)", "…(+112 more characters)"} {
+		if !strings.Contains(question, want) {
+			t.Errorf("question lacks %q:\n%s", want, question)
+		}
+	}
+	if !strings.Contains(got, `"more": "`+strings.Repeat("y", 190)+`"`) || !strings.Contains(got, `"force": "\u202e"`) {
+		t.Errorf("v did not show the whole call:\n%s", got)
+	}
+	if strings.Contains(got, "\u202e") {
+		t.Errorf("RLO reached the terminal raw: %q", got)
+	}
+}
