@@ -96,7 +96,7 @@ func jsonProblem(err error) string {
 func abbreviate(s string) string { return sanitize(s, 40) }
 
 func (s *server) cmdServers(ctx context.Context, arg json.RawMessage) (any, error) {
-	return nonNil(s.registry.Servers()), nil
+	return s.statuses(s.registry.Servers()), nil
 }
 
 func (s *server) cmdTools(ctx context.Context, arg json.RawMessage) (any, error) {
@@ -143,7 +143,7 @@ func (s *server) cmdReconnect(ctx context.Context, arg json.RawMessage) (any, er
 		s.expectRestart()
 		res := s.registry.Reconnect(ctx)
 		go s.reportProgress()
-		return nonNil(res), nil
+		return s.statuses(res), nil
 	}
 	if !s.knownServer(p.Server) {
 		return nil, lspconn.InvalidParams("%s: unknown server %q", CmdReconnect, p.Server)
@@ -155,7 +155,7 @@ func (s *server) cmdReconnect(ctx context.Context, arg json.RawMessage) (any, er
 		}
 		s.log.Debug("host: reconnect", "server", p.Server, "error", err)
 	}
-	return nonNil(s.registry.Servers()), nil
+	return s.statuses(s.registry.Servers()), nil
 }
 
 func (s *server) cmdAllowlistGet(ctx context.Context, arg json.RawMessage) (any, error) {
@@ -254,7 +254,7 @@ func (s *server) cmdTrust(ctx context.Context, arg json.RawMessage) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return nonNil(res), nil
+	return s.statuses(res), nil
 }
 
 func (s *server) parseMode(cmd string, m *string) (permissions.Mode, error) {

@@ -70,7 +70,7 @@ func (s *server) trusted(cfg mcpbridge.ServerConfig) bool {
 func (s *server) serversChanged([]mcpbridge.ServerStatus) {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
-	servers := s.registry.Servers()
+	servers := s.statuses(s.registry.Servers())
 	seen := make(map[string]bool, len(servers))
 	for _, st := range servers {
 		seen[st.Name] = true
@@ -107,9 +107,6 @@ func (s *server) serversChanged([]mcpbridge.ServerStatus) {
 			delete(s.states, name)
 			s.events.record("serverState", map[string]any{"server": name, "state": "removed"})
 		}
-	}
-	if servers == nil {
-		servers = []mcpbridge.ServerStatus{}
 	}
 	s.sendJSON(NotifyServersChanged, ServersChangedParams{Servers: servers})
 	select {
@@ -157,11 +154,7 @@ func (s *server) maybeAskTrust(name string) {
 }
 
 func (s *server) askTrust(cfg mcpbridge.ServerConfig, fp string) {
-	what := "command"
-	if cfg.Transport != mcpbridge.TransportStdio && cfg.URL != "" {
-		what = "url"
-	}
-	msg := fmt.Sprintf("Workspace defines MCP server '%s' (%s %s). Start it?", cfg.Name, what, sanitize(cfg.Summary(), 300))
+	msg := s.trustText(cfg) + " Start it?"
 	title, ok := s.askButtons(s.baseCtx, protocol.MessageTypeWarning, msg, TitleTrust, TitleDontTrust)
 	if !ok {
 		return // dismissed: the server stays untrusted; switchboard.trust can still decide
@@ -187,7 +180,7 @@ func (s *server) setTrust(ctx context.Context, name string, trusted bool, by str
 		// another one would be stored and change nothing, which the caller could not tell.
 		return nil, lspconn.InvalidParams("%s: server %q comes from %s, not only from a workspace file: it needs no trust", CmdTrust, name, cfg.Source)
 	}
-	if err := s.trust.Set(name, cfg.Fingerprint(), trusted); err != nil {
+	if err := s.trust.SetDefinition(name, cfg.Fingerprint(), trusted, cfg.Definition()); err != nil {
 		return nil, fmt.Errorf("host: saving trust for %s: %w", name, err)
 	}
 	decision := "deny"
@@ -199,7 +192,7 @@ func (s *server) setTrust(ctx context.Context, name string, trusted bool, by str
 	if _, err := s.registry.ReconnectServer(ctx, name); err != nil {
 		s.log.Debug("host: reconnect after trust", "server", name, "error", err)
 	}
-	return s.registry.Servers(), nil
+	return s.statuses(s.registry.Servers()), nil
 }
 
 func (s *server) serverNames() []string {
@@ -211,4 +204,38 @@ func (s *server) serverNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// maxTrustText bounds the trust question (a definition with very many arguments is cut).
+const maxTrustText = 4000
+
+// trustText is the trust question about a workspace server without its final "Start it?": one
+// paragraph, essentials first (mcpbridge.TrustSentences), naming what changed since the user last
+// trusted a definition of that name. Values a file controls are escaped; values from the user's
+// environment are never in it.
+func (s *server) trustText(cfg mcpbridge.ServerConfig) string {
+	var prev *mcpbridge.ServerConfig
+	if raw := s.trust.LastTrusted(cfg.Name); raw != nil {
+		if p, err := mcpbridge.ParseDefinition(raw); err == nil && p.Fingerprint() != cfg.Fingerprint() {
+			prev = &p
+		}
+	}
+	return sanitize(strings.Join(mcpbridge.TrustSentences(cfg, prev), " "), maxTrustText)
+}
+
+// statuses is what the editor gets for servers (never nil): an untrusted workspace server carries
+// the trust question's text (ServerStatus.trustPrompt) for switchboard.trust users.
+func (s *server) statuses(servers []mcpbridge.ServerStatus) []mcpbridge.ServerStatus {
+	if servers == nil {
+		return []mcpbridge.ServerStatus{}
+	}
+	for i, st := range servers {
+		if st.State != mcpbridge.StateUntrusted {
+			continue
+		}
+		if cfg, ok := s.configFor(st.Name); ok && cfg.WorkspaceOnly {
+			servers[i].TrustPrompt = s.trustText(cfg)
+		}
+	}
+	return servers
 }
