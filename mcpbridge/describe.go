@@ -56,7 +56,7 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 	var plain []string
 	for _, k := range sortedKeys(c.Env) {
 		if LoadsCode(k) {
-			out = append(out, fmt.Sprintf("env %s=%s makes the program load code.", k, c.Env[k]))
+			out = append(out, fmt.Sprintf("Env %s=%s makes the program load code.", k, c.Env[k]))
 		} else {
 			plain = append(plain, k)
 		}

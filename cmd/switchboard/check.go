@@ -69,7 +69,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 
 	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: workspaces, ExtraFiles: configs})
 	for _, err := range errs {
-		fmt.Fprintf(stderr, "switchboard check: config: %v\n", err)
+		fmt.Fprintf(stderr, "switchboard check: config: %s\n", terminalPreview(err.Error(), 2000))
 	}
 	logger := slog.New(slog.DiscardHandler)
 	if *verbose {
@@ -92,6 +92,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 
 	rep := checkReport{Servers: reg.Servers(), Tools: []checkToolInfo{}}
+	// A workspace server is described as its trust prompt does (what runs, what it reads from
+	// the environment, by name only), trusted or not.
+	defs := map[string][]string{}
+	for _, c := range cfgs {
+		if c.WorkspaceOnly {
+			defs[c.Name] = mcpbridge.TrustSentences(c, nil)
+		}
+	}
+	for i, st := range rep.Servers {
+		if st.State == mcpbridge.StateUntrusted && defs[st.Name] != nil {
+			rep.Servers[i].TrustPrompt = strings.Join(defs[st.Name], " ")
+		}
+	}
 	for _, t := range reg.Tools() {
 		rep.Tools = append(rep.Tools, checkToolInfo{Name: t.Name, Server: t.Server, Tool: t.Tool, Description: t.Description, InputSchema: t.InputSchema})
 	}
@@ -103,7 +116,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	} else {
-		printCheckReport(stdout, rep, len(cfgs) == 0 && len(errs) == 0)
+		printCheckReport(stdout, rep, defs, len(cfgs) == 0 && len(errs) == 0)
 	}
 
 	code := 0
@@ -118,7 +131,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func printCheckReport(w io.Writer, rep checkReport, empty bool) {
+func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, empty bool) {
 	if empty {
 		fmt.Fprintf(w, "No MCP servers configured. Looked in %s, the workspace files and --config files.\n",
 			mcpbridge.DefaultUserFile(nil))
@@ -138,9 +151,16 @@ func printCheckReport(w io.Writer, rep checkReport, empty bool) {
 	fmt.Fprintf(w, "%d MCP servers: %s; %d tools\n", len(rep.Servers), strings.Join(summary, ", "), len(rep.Tools))
 	for _, s := range rep.Servers {
 		fmt.Fprintf(w, "\n%s  %s  %s  %d tools\n", s.Name, strings.ToUpper(s.State), s.Transport, s.Tools)
-		fmt.Fprintf(w, "  source:  %s\n", s.Source)
+		fmt.Fprintf(w, "  source:  %s\n", terminalPreview(s.Source, 500))
 		if s.Command != "" {
-			fmt.Fprintf(w, "  runs:    %s\n", s.Command)
+			fmt.Fprintf(w, "  runs:    %s\n", terminalPreview(s.Command, 2000))
+		}
+		for i, line := range defs[s.Name] {
+			label := "         "
+			if i == 0 {
+				label = "  trust: "
+			}
+			fmt.Fprintf(w, "%s%s\n", label, terminalPreview(line, 2000))
 		}
 		switch s.State {
 		case mcpbridge.StateUntrusted:
@@ -149,12 +169,12 @@ func printCheckReport(w io.Writer, rep checkReport, empty bool) {
 			fmt.Fprintf(w, "  note:    disabled in its config\n")
 		}
 		if s.Error != "" {
-			fmt.Fprintf(w, "  error:   %s\n", s.Error)
+			fmt.Fprintf(w, "  error:   %s\n", terminalPreview(s.Error, 2000))
 		}
 		if s.StderrTail != "" {
 			fmt.Fprintf(w, "  stderr:\n")
 			for _, line := range strings.Split(s.StderrTail, "\n") {
-				fmt.Fprintf(w, "    | %s\n", line)
+				fmt.Fprintf(w, "    | %s\n", terminalPreview(line, 500))
 			}
 		}
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
