@@ -8,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
-	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
 
@@ -299,11 +298,4 @@ func (s *server) cmdCallTool(ctx context.Context, arg json.RawMessage) (any, err
 		res.Content = []json.RawMessage{}
 	}
 	return res, nil
-}
-
-func nonNil(s []mcpbridge.ServerStatus) []mcpbridge.ServerStatus {
-	if s == nil {
-		return []mcpbridge.ServerStatus{}
-	}
-	return s
 }

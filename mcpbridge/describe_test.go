@@ -7,7 +7,6 @@ import (
 	"testing"
 )
 
-
 // TestTrustSentencesGolden pins the trust prompt's text for the report's exploit shapes, and the
 // changes line for an env-only change against the previously trusted definition.
 func TestTrustSentencesGolden(t *testing.T) {
