@@ -7,10 +7,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
-
 	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
 
@@ -98,7 +97,7 @@ func jsonProblem(err error) string {
 func abbreviate(s string) string { return safetext.Bounded(s, 40) }
 
 func (s *server) cmdServers(ctx context.Context, arg json.RawMessage) (any, error) {
-	return nonNil(shownStatuses(s.registry.Servers())), nil
+	return s.statuses(s.registry.Servers()), nil
 }
 
 // shownStatuses escapes what a server or a config file controls in server statuses bound for the
@@ -164,7 +163,7 @@ func (s *server) cmdReconnect(ctx context.Context, arg json.RawMessage) (any, er
 		s.expectRestart()
 		res := s.registry.Reconnect(ctx)
 		go s.reportProgress()
-		return nonNil(res), nil
+		return s.statuses(res), nil
 	}
 	if !s.knownServer(p.Server) {
 		return nil, lspconn.InvalidParams("%s: unknown server %q", CmdReconnect, p.Server)
@@ -176,7 +175,7 @@ func (s *server) cmdReconnect(ctx context.Context, arg json.RawMessage) (any, er
 		}
 		s.log.Debug("host: reconnect", "server", p.Server, "error", err)
 	}
-	return nonNil(s.registry.Servers()), nil
+	return s.statuses(s.registry.Servers()), nil
 }
 
 func (s *server) cmdAllowlistGet(ctx context.Context, arg json.RawMessage) (any, error) {
@@ -275,7 +274,7 @@ func (s *server) cmdTrust(ctx context.Context, arg json.RawMessage) (any, error)
 	if err != nil {
 		return nil, err
 	}
-	return nonNil(res), nil
+	return s.statuses(res), nil
 }
 
 func (s *server) parseMode(cmd string, m *string) (permissions.Mode, error) {
@@ -320,11 +319,4 @@ func (s *server) cmdCallTool(ctx context.Context, arg json.RawMessage) (any, err
 		res.Content = []json.RawMessage{}
 	}
 	return res, nil
-}
-
-func nonNil(s []mcpbridge.ServerStatus) []mcpbridge.ServerStatus {
-	if s == nil {
-		return []mcpbridge.ServerStatus{}
-	}
-	return s
 }

@@ -161,6 +161,7 @@ func newServer(opts Options) (*server, error) {
 			return cfgs, nil
 		},
 		BaseEnv: opts.BaseEnv,
+		Getenv:  s.lookupEnv,
 		Roots:   s.folderList, // MCP roots are the workspace folders
 		Elicit: func(ctx context.Context, e mcpbridge.Elicitation) mcpbridge.ElicitResult {
 			return s.elicitations.elicit(ctx, e)

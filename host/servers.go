@@ -72,7 +72,7 @@ func (s *server) trusted(cfg mcpbridge.ServerConfig) bool {
 func (s *server) serversChanged([]mcpbridge.ServerStatus) {
 	s.statusMu.Lock()
 	defer s.statusMu.Unlock()
-	servers := s.registry.Servers()
+	servers := s.statuses(s.registry.Servers())
 	seen := make(map[string]bool, len(servers))
 	for _, st := range servers {
 		seen[st.Name] = true
@@ -110,10 +110,7 @@ func (s *server) serversChanged([]mcpbridge.ServerStatus) {
 			s.events.record("serverState", map[string]any{"server": name, "state": "removed"})
 		}
 	}
-	if servers == nil {
-		servers = []mcpbridge.ServerStatus{}
-	}
-	s.sendJSON(NotifyServersChanged, ServersChangedParams{Servers: shownStatuses(servers)})
+	s.sendJSON(NotifyServersChanged, ServersChangedParams{Servers: servers})
 	select {
 	case s.progressCh <- struct{}{}:
 	default:
@@ -159,11 +156,7 @@ func (s *server) maybeAskTrust(name string) {
 }
 
 func (s *server) askTrust(cfg mcpbridge.ServerConfig, fp string) {
-	what := "command"
-	if cfg.Transport != mcpbridge.TransportStdio && cfg.URL != "" {
-		what = "url"
-	}
-	msg := fmt.Sprintf("Workspace defines MCP server '%s' (%s %s). Start it?", cfg.Name, what, safetext.Bounded(cfg.Summary(), 300))
+	msg := s.trustText(cfg) + " Start it?"
 	title, ok := s.askButtons(s.baseCtx, protocol.MessageTypeWarning, msg, TitleTrust, TitleDontTrust)
 	if !ok {
 		return // dismissed: the server stays untrusted; switchboard.trust can still decide
@@ -189,7 +182,7 @@ func (s *server) setTrust(ctx context.Context, name string, trusted bool, by str
 		// another one would be stored and change nothing, which the caller could not tell.
 		return nil, lspconn.InvalidParams("%s: server %q comes from %s, not only from a workspace file: it needs no trust", CmdTrust, name, cfg.Source)
 	}
-	if err := s.trust.Set(name, cfg.Fingerprint(), trusted); err != nil {
+	if err := s.trust.SetDefinition(name, cfg.Fingerprint(), trusted, cfg.Definition()); err != nil {
 		return nil, fmt.Errorf("host: saving trust for %s: %w", name, err)
 	}
 	decision := "deny"
@@ -201,7 +194,7 @@ func (s *server) setTrust(ctx context.Context, name string, trusted bool, by str
 	if _, err := s.registry.ReconnectServer(ctx, name); err != nil {
 		s.log.Debug("host: reconnect after trust", "server", name, "error", err)
 	}
-	return s.registry.Servers(), nil
+	return s.statuses(s.registry.Servers()), nil
 }
 
 func (s *server) serverNames() []string {
@@ -213,4 +206,38 @@ func (s *server) serverNames() []string {
 	}
 	sort.Strings(names)
 	return names
+}
+
+// maxTrustText bounds the trust question (a definition with very many arguments is cut).
+const maxTrustText = 4000
+
+// trustText is the trust question about a workspace server without its final "Start it?": one
+// paragraph, essentials first (mcpbridge.TrustSentences), naming what changed since the user last
+// trusted a definition of that name. Values a file controls are escaped; values from the user's
+// environment are never in it.
+func (s *server) trustText(cfg mcpbridge.ServerConfig) string {
+	var prev *mcpbridge.ServerConfig
+	if raw := s.trust.LastTrusted(cfg.Name); raw != nil {
+		if p, err := mcpbridge.ParseDefinition(raw); err == nil && p.Fingerprint() != cfg.Fingerprint() {
+			prev = &p
+		}
+	}
+	return safetext.Bounded(strings.Join(mcpbridge.TrustSentences(cfg, prev), " "), maxTrustText)
+}
+
+// statuses is what the editor gets for servers (never nil): an untrusted workspace server carries
+// the trust question's text (ServerStatus.trustPrompt) for switchboard.trust users, and what a server or a config file controls is escaped.
+func (s *server) statuses(servers []mcpbridge.ServerStatus) []mcpbridge.ServerStatus {
+	if servers == nil {
+		return []mcpbridge.ServerStatus{}
+	}
+	for i, st := range servers {
+		if st.State != mcpbridge.StateUntrusted {
+			continue
+		}
+		if cfg, ok := s.configFor(st.Name); ok && cfg.WorkspaceOnly {
+			servers[i].TrustPrompt = s.trustText(cfg)
+		}
+	}
+	return shownStatuses(servers)
 }

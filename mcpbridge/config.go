@@ -12,6 +12,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,9 +31,11 @@ const SourceEditor = "editor settings"
 // workspaceFiles are the per-folder config files, in reading order.
 var workspaceFiles = []string{".vscode/mcp.json", ".mcp.json", ".switchboard/mcp.json"}
 
-// ConfigSources says where LoadConfig reads servers from (PROTOCOL.md section 2). Later sources
-// override earlier ones server by server: user file, workspace files (folders in order, files in
-// the order of workspaceFiles), ExtraFiles in order, then EditorServers.
+// ConfigSources says where LoadConfig reads servers from (PROTOCOL.md section 2). The user-level
+// sources override each other server by server: user file, ExtraFiles in order, then
+// EditorServers. Workspace files (folders in order, files in the order of workspaceFiles) override
+// each other the same way, but never a server a user-level source defines: such a workspace entry
+// is a *ConfigError and the user's definition stays (an entry identical to the user's is ignored).
 type ConfigSources struct {
 	UserFile         string                      // "" = $XDG_CONFIG_HOME/switchboard/mcp.json (~/.config/...)
 	WorkspaceFolders []string                    // each: .vscode/mcp.json, .mcp.json, .switchboard/mcp.json
@@ -77,7 +80,7 @@ func DefaultUserFile(getenv func(string) (string, bool)) string {
 // *ConfigError and skipped (for an entry: that one server; an earlier valid definition of the
 // same server is kept); everything else is still returned.
 func LoadConfig(src ConfigSources) ([]ServerConfig, []error) {
-	l := loader{getenv: src.Getenv, merged: map[string]ServerConfig{}, trustedFP: map[string]string{}}
+	l := loader{getenv: src.Getenv, merged: map[string]ServerConfig{}, userDefined: map[string]string{}}
 	if l.getenv == nil {
 		l.getenv = os.LookupEnv
 	}
@@ -86,11 +89,6 @@ func LoadConfig(src ConfigSources) ([]ServerConfig, []error) {
 		user = DefaultUserFile(l.getenv)
 	}
 	l.loadFile(user, "", false)
-	for _, folder := range src.WorkspaceFolders {
-		for _, f := range workspaceFiles {
-			l.loadFile(filepath.Join(folder, filepath.FromSlash(f)), folder, true)
-		}
-	}
 	for _, f := range src.ExtraFiles {
 		l.loadFile(f, "", false)
 	}
@@ -104,6 +102,11 @@ func LoadConfig(src ConfigSources) ([]ServerConfig, []error) {
 			l.addEntry(SourceEditor, "", n, src.EditorServers[n], false, nil)
 		}
 	}
+	for _, folder := range src.WorkspaceFolders {
+		for _, f := range workspaceFiles {
+			l.loadFile(filepath.Join(folder, filepath.FromSlash(f)), folder, true)
+		}
+	}
 	out := make([]ServerConfig, 0, len(l.merged))
 	for _, c := range l.merged {
 		out = append(out, c)
@@ -115,10 +118,10 @@ func LoadConfig(src ConfigSources) ([]ServerConfig, []error) {
 type loader struct {
 	getenv func(string) (string, bool)
 	merged map[string]ServerConfig
-	// trustedFP is the fingerprint of each server's latest definition from a trusted
-	// (non-workspace) source: a workspace entry identical to it needs no trust.
-	trustedFP map[string]string
-	errs      []error
+	// userDefined maps each name a user-level source defines (validly or not) to that source:
+	// a workspace file cannot take such a name over.
+	userDefined map[string]string
+	errs        []error
 }
 
 func (l *loader) fail(file, server, key, format string, args ...any) {
@@ -215,19 +218,33 @@ var entryKeys = map[string]bool{
 
 // addEntry parses one entry and, when valid, makes it the server's current definition.
 func (l *loader) addEntry(file, workspace, name string, raw json.RawMessage, isWorkspace bool, _ []byte) {
+	userFile, taken := l.userDefined[name]
+	if !isWorkspace {
+		l.userDefined[name] = file
+	}
 	cfg, errs := l.parseEntry(file, workspace, name, raw)
+	if isWorkspace && taken {
+		// A workspace file never replaces, disables or filters a user's server. An identical entry
+		// changes nothing and is ignored.
+		if u, ok := l.merged[name]; len(errs) == 0 && ok && u.Source == userFile && sameEffect(u, cfg) {
+			return
+		}
+		l.fail(file, name, "", "defined in your user config %s too; rename it in this workspace file (your definition is used)", userFile)
+		return
+	}
 	if len(errs) > 0 {
 		l.errs = append(l.errs, errs...)
 		return
 	}
 	cfg.Source = file
-	fp := cfg.Fingerprint()
-	if isWorkspace {
-		cfg.WorkspaceOnly = l.trustedFP[name] != fp
-	} else {
-		l.trustedFP[name] = fp
-	}
+	cfg.WorkspaceOnly = isWorkspace
 	l.merged[name] = cfg
+}
+
+// sameEffect: b runs the same program as a, with the same tools.
+func sameEffect(a, b ServerConfig) bool {
+	return a.Fingerprint() == b.Fingerprint() && a.Disabled == b.Disabled &&
+		slices.Equal(a.EnabledTools, b.EnabledTools) && slices.Equal(a.DisabledTools, b.DisabledTools)
 }
 
 func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (ServerConfig, []error) {
@@ -310,9 +327,12 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 		return cfg, errs
 	}
 
-	// Expansion.
+	// Templates. ${workspaceFolder} is resolved now (it is no secret); references to the user's
+	// environment stay as written until the server starts (ServerConfig.Resolve), so that nothing
+	// built from the config (status, prompts, logs, check output) can hold their values. Here
+	// they are only checked: supported, and set (or given a default).
 	x := func(key string, s *string) {
-		v, err := exp.expand(*s)
+		v, err := exp.expand(*s, false)
 		if err != nil {
 			bad(key, "%v", err)
 		}
@@ -367,14 +387,15 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 	case TransportHTTP, TransportSSE:
 		if cfg.URL == "" {
 			bad("url", "required for an %s server", typ)
-		} else if u, err := url.Parse(cfg.URL); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		} else if !strings.HasPrefix(cfg.URL, "${") && !validURL(varRE.ReplaceAllString(cfg.URL, "x")) {
+			// A url that starts with a reference is checked when it is resolved.
 			bad("url", "must be an http:// or https:// URL")
 		}
 		if cfg.Command != "" || len(cfg.Args) > 0 {
 			bad("command", "not used by an %s server", typ)
 		}
 	}
-	if cfg.Cwd != "" && !filepath.IsAbs(cfg.Cwd) {
+	if cfg.Cwd != "" && !filepath.IsAbs(cfg.Cwd) && !strings.HasPrefix(cfg.Cwd, "${") {
 		switch {
 		case workspace != "":
 			cfg.Cwd = filepath.Join(workspace, cfg.Cwd)
@@ -385,6 +406,11 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 	return cfg, errs
 }
 
+func validURL(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
+}
+
 // expander expands ${VAR}, ${env:VAR}, ${VAR:-default} and, in workspace files, ${workspaceFolder}.
 type expander struct {
 	getenv    func(string) (string, bool)
@@ -393,36 +419,164 @@ type expander struct {
 
 var varRE = regexp.MustCompile(`\$\{([^}]*)\}`)
 
-func (e expander) expand(s string) (string, error) {
+// envRef is one reference to the user's environment in a template: "" when m is not one.
+func envRef(m string) (name, def string, hasDef bool) {
+	ref := m[2 : len(m)-1]
+	name, def, hasDef = strings.Cut(ref, ":-")
+	if strings.HasPrefix(name, "env:") {
+		return strings.TrimPrefix(name, "env:"), def, hasDef
+	}
+	if name == "workspaceFolder" || strings.Contains(name, ":") {
+		return "", "", false
+	}
+	return name, def, hasDef
+}
+
+// expand resolves ${workspaceFolder} and, when env is true, every reference to the environment;
+// when env is false those stay as written and are only checked.
+func (e expander) expand(s string, env bool) (string, error) {
 	if !strings.Contains(s, "${") {
 		return s, nil
 	}
 	var firstErr error
 	out := varRE.ReplaceAllStringFunc(s, func(m string) string {
-		ref := m[2 : len(m)-1]
-		name, def, hasDef := strings.Cut(ref, ":-")
-		if strings.HasPrefix(name, "env:") {
-			name = strings.TrimPrefix(name, "env:")
-		} else if name == "workspaceFolder" && e.workspace != "" {
-			return e.workspace
-		} else if strings.Contains(name, ":") {
+		name, def, hasDef := envRef(m)
+		if name == "" {
+			if m == "${workspaceFolder}" && e.workspace != "" {
+				return e.workspace
+			}
 			if firstErr == nil {
 				firstErr = fmt.Errorf("unsupported variable %s", m)
 			}
 			return m
 		}
-		if v, ok := e.getenv(name); ok {
+		v, ok := e.getenv(name)
+		switch {
+		case !ok && !hasDef:
+			if firstErr == nil {
+				firstErr = fmt.Errorf("environment variable %s is not set (in %s)", name, m)
+			}
+			return ""
+		case !env:
+			return m
+		case ok:
 			return v
 		}
-		if hasDef {
-			return def
-		}
-		if firstErr == nil {
-			firstErr = fmt.Errorf("environment variable %s is not set (in %s)", name, m)
-		}
-		return ""
+		return def
 	})
 	return out, firstErr
+}
+
+// Resolve returns c with every reference to the environment expanded from getenv (nil =
+// os.LookupEnv): the definition that runs. Its values must go nowhere but to the server; errors
+// name variables, never values.
+func (c ServerConfig) Resolve(getenv func(string) (string, bool)) (ServerConfig, error) {
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	exp := expander{getenv: getenv}
+	var firstErr error
+	x := func(s string) string {
+		v, err := exp.expand(s, true)
+		if err != nil && firstErr == nil {
+			firstErr = err
+		}
+		return v
+	}
+	r := c
+	r.Command = x(c.Command)
+	if c.Args != nil {
+		r.Args = make([]string, len(c.Args))
+		for i, a := range c.Args {
+			r.Args[i] = x(a)
+		}
+	}
+	r.Env = mapValues(c.Env, x)
+	r.Headers = mapValues(c.Headers, x)
+	r.Cwd = x(c.Cwd)
+	r.URL = x(c.URL)
+	if firstErr == nil && c.Transport != TransportStdio && c.URL != "" && !validURL(r.URL) {
+		firstErr = fmt.Errorf("url %s does not give an http:// or https:// URL", c.URL)
+	}
+	if firstErr != nil {
+		return c, fmt.Errorf("mcpbridge: resolve %s: %w", c.Name, firstErr)
+	}
+	return r, nil
+}
+
+func mapValues(m map[string]string, f func(string) string) map[string]string {
+	if m == nil {
+		return nil
+	}
+	out := make(map[string]string, len(m))
+	for k, v := range m {
+		out[k] = f(v)
+	}
+	return out
+}
+
+// minSecret is the shortest value Redact hides: shorter ones would shred ordinary text.
+const minSecret = 4
+
+// Redact replaces in s every value c's references read from the environment (getenv, nil =
+// os.LookupEnv) with the reference itself (${env:NAME}): for errors and stderr a server or a
+// library wrote with the resolved definition, before they reach the editor, a terminal or a log.
+func (c ServerConfig) Redact(s string, getenv func(string) (string, bool)) string {
+	if s == "" {
+		return s
+	}
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	var pairs []string
+	for _, r := range c.EnvRefs() {
+		if v, ok := getenv(r.Var); ok && len(v) >= minSecret && strings.Contains(s, v) {
+			pairs = append(pairs, v, "${env:"+r.Var+"}")
+		}
+	}
+	if len(pairs) == 0 {
+		return s
+	}
+	return strings.NewReplacer(pairs...).Replace(s)
+}
+
+// EnvRef is one reference to the user's environment in a definition: variable Var goes into
+// Where ("command", "argument 2", "env KEY", "header NAME", "the url", "cwd").
+type EnvRef struct{ Var, Where string }
+
+// EnvRefs lists c's references to the environment, in the order command, args, cwd, url, env
+// (by key), headers (by name).
+func (c ServerConfig) EnvRefs() []EnvRef {
+	var out []EnvRef
+	add := func(where, s string) {
+		for _, m := range varRE.FindAllString(s, -1) {
+			if name, _, _ := envRef(m); name != "" {
+				out = append(out, EnvRef{Var: name, Where: where})
+			}
+		}
+	}
+	add("the command", c.Command)
+	for i, a := range c.Args {
+		add(fmt.Sprintf("argument %d", i+1), a)
+	}
+	add("cwd", c.Cwd)
+	add("the url", c.URL)
+	for _, k := range sortedKeys(c.Env) {
+		add("env "+k, c.Env[k])
+	}
+	for _, k := range sortedKeys(c.Headers) {
+		add("header "+k, c.Headers[k])
+	}
+	return out
+}
+
+func sortedKeys(m map[string]string) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return keys
 }
 
 // fingerprintView is what a fingerprint covers: everything that decides what runs and what it
@@ -438,8 +592,9 @@ type fingerprintView struct {
 	Headers   map[string]string `json:"headers"`
 }
 
-// Fingerprint is the sha256 hex of the resolved config (name, transport, command, args, env,
-// cwd, url, headers): trust decisions are remembered per fingerprint.
+// Fingerprint is the sha256 hex of the definition as written (name, transport, command, args,
+// env, cwd, url, headers, with references to the environment unexpanded): trust decisions are
+// remembered per fingerprint, and a change in any of them asks again.
 func (c ServerConfig) Fingerprint() string {
 	b, _ := json.Marshal(fingerprintView{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers}) // ignore error: plain types
 	sum := sha256.Sum256(b)
@@ -458,7 +613,8 @@ func (c ServerConfig) identity() string {
 	return string(b)
 }
 
-// Summary is a one-line description of what runs: "npx -y foo" or the URL.
+// Summary is a one-line description of what runs: "npx -y foo" or the URL, as written (with
+// ${env:X} references, never their values).
 func (c ServerConfig) Summary() string {
 	if c.Transport != TransportStdio {
 		return c.URL

@@ -332,7 +332,13 @@ func (c *conn) close() {
 func plainHTTPError(err error) error {
 	var ue *url.Error
 	if errors.As(err, &ue) {
-		return fmt.Errorf("%s %s: %w", ue.Op, ue.URL, ue.Err)
+		// The query and any user:password can hold values from the user's environment.
+		shown := ue.URL
+		if u, err := url.Parse(ue.URL); err == nil {
+			u.User, u.RawQuery, u.Fragment = nil, "", ""
+			shown = u.String()
+		}
+		return fmt.Errorf("%s %s: %w", ue.Op, shown, ue.Err)
 	}
 	return err
 }

@@ -25,6 +25,9 @@ type Options struct {
 	Trusted  func(cfg ServerConfig) bool      // consulted for cfg.WorkspaceOnly servers; nil = untrusted
 	Load     func() ([]ServerConfig, []error) // used by Reconnect to re-read config; nil = keep current
 	BaseEnv  []string                         // explicit child env base; nil = DefaultBaseEnv(os.Environ())
+	// Getenv resolves a config's ${env:X} references when its server starts (nil = os.LookupEnv);
+	// what it returns is also hidden from statuses and logs (ServerConfig.Redact).
+	Getenv func(string) (string, bool)
 	// Roots returns the folders servers may work in (MCP roots: the editor's workspace folders),
 	// as absolute paths; nil = no roots capability. Call RootsChanged when they change.
 	Roots func() []string
@@ -239,8 +242,13 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	log := r.log.With("server", cfg.Name)
 	ctx, cancel := context.WithTimeout(run, cfg.StartupTimeout)
 	defer cancel()
-	env := childEnv(r.baseEnv, cfg.Env)
-	c, tools, err := dialConn(ctx, run, r.dial, cfg, env, r.clientOptions(cfg), log)
+	var c *conn
+	var tools []wireTool
+	resolved, err := cfg.Resolve(r.opts.Getenv)
+	if err == nil {
+		env := childEnv(r.baseEnv, resolved.Env)
+		c, tools, err = dialConn(ctx, run, r.dial, resolved, env, r.clientOptions(cfg), log)
+	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && run.Err() == nil {
 			err = fmt.Errorf("startup timed out after %s", cfg.StartupTimeout)
@@ -270,7 +278,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 		e.state, e.err, e.stderrTail = StateFailed, err.Error(), tail
 		r.finishLocked(e)
 		r.mu.Unlock()
-		log.Warn("mcp server failed to start", "err", err, "stderr", tail)
+		log.Warn("mcp server failed to start", "err", cfg.Redact(err.Error(), r.opts.Getenv), "stderr", cfg.Redact(tail, r.opts.Getenv))
 		r.changed()
 		return
 	}
@@ -517,7 +525,7 @@ func (r *Registry) Servers() []ServerStatus {
 func (r *Registry) statusLocked(e *entry) ServerStatus {
 	s := ServerStatus{
 		Name: e.cfg.Name, State: e.state, Transport: e.cfg.Transport, Source: e.cfg.Source,
-		Error: e.err, StderrTail: e.stderrTail, Command: e.cfg.Summary(),
+		Error: e.cfg.Redact(e.err, r.opts.Getenv), StderrTail: e.cfg.Redact(e.stderrTail, r.opts.Getenv), Command: e.cfg.Summary(),
 	}
 	if e.state == StateReady {
 		for _, ref := range r.names {
@@ -526,7 +534,7 @@ func (r *Registry) statusLocked(e *entry) ServerStatus {
 			}
 		}
 		s.Instructions = e.conn != nil && e.conn.instructions != ""
-		s.Error = e.collision
+		s.Error = e.cfg.Redact(e.collision, r.opts.Getenv)
 	}
 	return s
 }

@@ -56,8 +56,12 @@ type ServerStatus struct {
 	Instructions bool   `json:"instructions"`
 	Error        string `json:"error,omitempty"`
 	StderrTail   string `json:"stderrTail,omitempty"`
-	// Command is a one-line summary of what runs (command and args, or URL) for trust prompts.
+	// Command is a one-line summary of what runs (command and args, or URL) as written: with
+	// ${env:X} references, never their values.
 	Command string `json:"command,omitempty"`
+	// TrustPrompt is, for an untrusted workspace server, the full text of the trust question
+	// (what runs, what it reads from the environment, what changed); set by the host.
+	TrustPrompt string `json:"trustPrompt,omitempty"`
 }
 
 // Tool is one registered tool.

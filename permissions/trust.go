@@ -55,6 +55,9 @@ type trustRecord struct {
 	Server  string    `json:"server"`
 	Trusted bool      `json:"trusted"`
 	At      time.Time `json:"at"`
+	// Definition is the decided definition as the host described it (opaque here): a later
+	// prompt for a changed definition says what changed against the last trusted one.
+	Definition json.RawMessage `json:"definition,omitempty"`
 }
 
 // OpenTrustStore opens the trust file at path (it need not exist). A malformed or unreadable file
@@ -137,6 +140,27 @@ func (t *TrustStore) Get(server, fingerprint string) Trust {
 
 // Set records trusted or denied for the server config with this fingerprint.
 func (t *TrustStore) Set(server, fingerprint string, trusted bool) error {
+	return t.SetDefinition(server, fingerprint, trusted, nil)
+}
+
+// LastTrusted is the definition stored with the latest trusted decision for server (nil when
+// none was stored).
+func (t *TrustStore) LastTrusted(server string) json.RawMessage {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f, err := t.read()
+	t.err = err
+	var last trustRecord
+	for _, r := range f.Fingerprints {
+		if r.Server == server && r.Trusted && r.Definition != nil && (last.Definition == nil || r.At.After(last.At)) {
+			last = r
+		}
+	}
+	return last.Definition
+}
+
+// SetDefinition is Set that also stores the definition the user decided on (see LastTrusted).
+func (t *TrustStore) SetDefinition(server, fingerprint string, trusted bool, definition json.RawMessage) error {
 	if fingerprint == "" {
 		return &InputError{"empty fingerprint"}
 	}
@@ -155,7 +179,7 @@ func (t *TrustStore) Set(server, fingerprint string, trusted bool) error {
 	if f.Fingerprints == nil {
 		f.Fingerprints = make(map[string]trustRecord)
 	}
-	f.Fingerprints[fingerprint] = trustRecord{Server: server, Trusted: trusted, At: t.now().UTC().Truncate(time.Second)}
+	f.Fingerprints[fingerprint] = trustRecord{Server: server, Trusted: trusted, At: t.now().UTC().Truncate(time.Second), Definition: definition}
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err

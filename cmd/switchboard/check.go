@@ -93,6 +93,19 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 
 	rep := checkReport{Servers: reg.Servers(), Tools: []checkToolInfo{}}
+	// A workspace server is described as its trust prompt does (what runs, what it reads from
+	// the environment, by name only), trusted or not.
+	defs := map[string][]string{}
+	for _, c := range cfgs {
+		if c.WorkspaceOnly {
+			defs[c.Name] = mcpbridge.TrustSentences(c, nil)
+		}
+	}
+	for i, st := range rep.Servers {
+		if st.State == mcpbridge.StateUntrusted && defs[st.Name] != nil {
+			rep.Servers[i].TrustPrompt = strings.Join(defs[st.Name], " ")
+		}
+	}
 	for _, t := range reg.Tools() {
 		rep.Tools = append(rep.Tools, checkToolInfo{Name: t.Name, Server: t.Server, Tool: t.Tool, Description: t.Description, InputSchema: t.InputSchema})
 	}
@@ -104,7 +117,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	} else {
-		printCheckReport(stdout, rep, len(cfgs) == 0 && len(errs) == 0)
+		printCheckReport(stdout, rep, defs, len(cfgs) == 0 && len(errs) == 0)
 	}
 
 	code := 0
@@ -119,7 +132,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func printCheckReport(w io.Writer, rep checkReport, empty bool) {
+func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, empty bool) {
 	if empty {
 		fmt.Fprintf(w, "No MCP servers configured. Looked in %s, the workspace files and --config files.\n",
 			mcpbridge.DefaultUserFile(nil))
@@ -142,6 +155,13 @@ func printCheckReport(w io.Writer, rep checkReport, empty bool) {
 		fmt.Fprintf(w, "  source:  %s\n", safetext.Line(s.Source))
 		if s.Command != "" {
 			fmt.Fprintf(w, "  runs:    %s\n", safetext.Line(s.Command))
+		}
+		for i, line := range defs[s.Name] {
+			label := "         "
+			if i == 0 {
+				label = "  trust: "
+			}
+			fmt.Fprintf(w, "%s%s\n", label, safetext.Line(line))
 		}
 		switch s.State {
 		case mcpbridge.StateUntrusted:

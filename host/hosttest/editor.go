@@ -202,6 +202,8 @@ type frameLog struct {
 	mu    sync.Mutex
 	start time.Time
 	lines []string
+	// fromHost holds every frame the host sent, whole (lines are cut for the failure log).
+	fromHost []string
 }
 
 func (e *Editor) tap(dir string, body []byte) {
@@ -233,6 +235,10 @@ func (l *frameLog) tap(dir string, body []byte) {
 	arrow := "host → editor"
 	if dir == lspconn.Out {
 		arrow = "editor → host"
+	} else {
+		l.mu.Lock()
+		l.fromHost = append(l.fromHost, string(body))
+		l.mu.Unlock()
 	}
 	l.add(arrow, body)
 }

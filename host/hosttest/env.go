@@ -246,6 +246,13 @@ func (env *Env) Await(desc string, cond func(*State) bool) *State {
 	}
 }
 
+// FramesFromHost is every frame the host sent to the editor so far, whole, one per line.
+func (env *Env) FramesFromHost() string {
+	env.log.mu.Lock()
+	defer env.log.mu.Unlock()
+	return strings.Join(env.log.fromHost, "\n")
+}
+
 // State returns the current state.
 func (env *Env) State() *State {
 	st, _ := env.Editor.state.snapshot()
