@@ -16,8 +16,10 @@ import (
 type settingDoc struct {
 	Key         string // the field's json name in InitOptions
 	Description string // markdownDescription
-	// Scope is the VS Code configuration scope, as the extension expects it: "machine" for what
-	// starts processes or picks credentials (a workspace cannot set them); "" = VS Code's default.
+	// Scope is the VS Code configuration scope. Every setting here chooses what runs, where secrets
+	// go or how the gate decides, so each is "machine": user (or remote machine) settings only, never
+	// a repository's .vscode/settings.json (TestSettingsUserOnly; the extension also reads the
+	// user-level value only, for editors that do not honour scope).
 	Scope   string
 	Default any
 	Minimum *float64   // numbers only
@@ -47,7 +49,8 @@ var settingDocs = []settingDoc{
 			"`{ \"github\": { \"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-github\"] } }`. " +
 			"Same fields as an `mcp.json` entry (`command`, `args`, `env`, `cwd`, `type`, `url`, `headers`, " +
 			"`disabled`, `startupTimeoutSeconds`, `callTimeoutSeconds`). " +
-			"Servers given here are trusted; they override servers of the same name from config files.",
+			"Servers given here are trusted; they override servers of the same name from config files. " +
+			"Read from user settings only: a workspace cannot add servers here.",
 		Shape: map[string]editorServer(nil),
 		Enums: []propEnum{{"type", []string{mcpbridge.TransportStdio, mcpbridge.TransportHTTP, mcpbridge.TransportSSE}}},
 	},
@@ -60,8 +63,9 @@ var settingDocs = []settingDoc{
 	},
 	{
 		Key:         "mode",
+		Scope:       "machine",
 		Default:     permissions.SingleConfirm.String(),
-		Description: "How the confirm gate treats tool calls.",
+		Description: "How the confirm gate treats tool calls. Read from user settings only: a workspace cannot change it.",
 		Enum: []enumDoc{
 			{permissions.SingleConfirm.String(), "Ask before every tool call that the allowlist does not match."},
 			{permissions.AlwaysAllow.String(), "Run every tool call without asking."},
@@ -70,6 +74,7 @@ var settingDocs = []settingDoc{
 	},
 	{
 		Key:         "approvalTimeoutSeconds",
+		Scope:       "machine",
 		Default:     120,
 		Minimum:     minimum(1),
 		Description: "Seconds an approval prompt waits for an answer before the call is denied; also how long a question from an MCP server waits before it is cancelled.",
@@ -81,7 +86,8 @@ var settingDocs = []settingDoc{
 		Description: "The model the agent uses: " +
 			"`{ \"type\": \"anthropic\", \"model\": \"...\", \"apiKeyEnv\": \"ANTHROPIC_API_KEY\" }`. " +
 			"Types: `openai`, `anthropic`, `openai-compatible` (with `baseURL`), `script` (tests). " +
-			"Empty: the host's `~/.config/switchboard/config.json`.",
+			"Empty: the host's `~/.config/switchboard/config.json`. Read from user settings only: a workspace cannot " +
+			"send your API key elsewhere.",
 		Enums: []propEnum{{"type", []string{
 			session.ProviderOpenAI, session.ProviderAnthropic, session.ProviderOpenAICompatible, session.ProviderScript,
 		}}},

@@ -311,3 +311,66 @@ func jsonName(f reflect.StructField) string {
 	}
 	return name
 }
+
+// userOnlyScopes are the VS Code scopes that a workspace's settings cannot set.
+var userOnlyScopes = []string{"machine", "application"}
+
+// TestSettingsUserOnly: every switchboard setting chooses what runs, where secrets go or how the
+// gate decides, so each is machine (or application) scope in package.json, restrictedConfigurations
+// lists each, and the extension reads each from the user level only (config.ts userOnlySettings).
+func TestSettingsUserOnly(t *testing.T) {
+	b, err := os.ReadFile(packageJSONPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var pkg struct {
+		Contributes struct {
+			Configuration struct {
+				Properties map[string]struct {
+					Scope string `json:"scope"`
+				} `json:"properties"`
+			} `json:"configuration"`
+		} `json:"contributes"`
+		Capabilities struct {
+			UntrustedWorkspaces struct {
+				RestrictedConfigurations []string `json:"restrictedConfigurations"`
+			} `json:"untrustedWorkspaces"`
+		} `json:"capabilities"`
+	}
+	if err := json.Unmarshal(b, &pkg); err != nil {
+		t.Fatal(err)
+	}
+	var keys []string
+	for k, p := range pkg.Contributes.Configuration.Properties {
+		if !strings.HasPrefix(k, "switchboard.") {
+			continue
+		}
+		keys = append(keys, k)
+		if !slices.Contains(userOnlyScopes, p.Scope) {
+			t.Errorf("%s has scope %q; want one of %v (a workspace must not set it)", k, p.Scope, userOnlyScopes)
+		}
+	}
+	slices.Sort(keys)
+	restricted := slices.Sorted(slices.Values(pkg.Capabilities.UntrustedWorkspaces.RestrictedConfigurations))
+	if !slices.Equal(restricted, keys) {
+		t.Errorf("restrictedConfigurations %v, settings %v", restricted, keys)
+	}
+
+	ts := filepath.Join("..", "editors", "vscode", "src", "config.ts")
+	src, err := os.ReadFile(ts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := regexp.MustCompile(`userOnlySettings = \[([^\]]*)\]`).FindSubmatch(src)
+	if m == nil {
+		t.Fatalf("%s: no userOnlySettings list", ts)
+	}
+	var userOnly []string
+	for _, q := range regexp.MustCompile(`"([A-Za-z]+)"`).FindAllSubmatch(m[1], -1) {
+		userOnly = append(userOnly, "switchboard."+string(q[1]))
+	}
+	slices.Sort(userOnly)
+	if !slices.Equal(userOnly, keys) {
+		t.Errorf("%s userOnlySettings %v, settings %v", ts, userOnly, keys)
+	}
+}

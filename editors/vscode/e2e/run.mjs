@@ -9,7 +9,10 @@ import { chromium } from "playwright-core";
 
 const url = process.env.E2E_URL;
 const work = process.env.E2E_WORK;
-if (!url || !work) throw new Error("run through e2e/run.sh");
+const binDir = process.env.E2E_BIN;
+// "trusted" (workspace trust off: the full suite) or "restricted" (Restricted Mode: the gate checks).
+const pass = process.env.E2E_PASS ?? "trusted";
+if (!url || !work || !binDir) throw new Error("run through e2e/run.sh");
 const hookDir = path.join(work, "hook");
 const shots = path.join(work, "screenshots");
 const allowlist = path.join(work, "xdg-config", "switchboard", "allow_tool");
@@ -36,6 +39,7 @@ async function waitFor(what, fn, timeout = 60000) {
 const readJson = (f) => JSON.parse(fs.readFileSync(f, "utf8"));
 const allowEntries = () => (fs.existsSync(allowlist) ? fs.readFileSync(allowlist, "utf8").split("\n").map((l) => l.trim()).filter((l) => l && !l.startsWith("#")) : []);
 const events = () => (fs.existsSync(eventsFile) ? fs.readFileSync(eventsFile, "utf8") : "");
+const eventList = () => events().split("\n").filter((l) => l.trim()).map((l) => JSON.parse(l));
 
 let seq = 0;
 /** Runs a VS Code command inside the extension host through the test hook (no UI). */
@@ -71,7 +75,7 @@ const browser = await chromium.launch({
   args: ["--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--disable-dev-shm-usage"],
 });
 const page = await browser.newPage({ viewport: { width: 1400, height: 900 } });
-console.log(`e2e: browser up at ${secs()} s`);
+console.log(`e2e [${pass}]: browser up at ${secs()} s`);
 
 async function step(name, fn) {
   const s = Date.now();
@@ -114,17 +118,52 @@ try {
     await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 90000 });
   });
 
-  await step("extension activates and starts the real switchboard binary", async () => {
+  await step("extension activates and starts the user's switchboard binary, not the workspace's tools/sb", async () => {
     const act = await waitFor("activated.json", () => fs.existsSync(path.join(hookDir, "activated.json")) && readJson(path.join(hookDir, "activated.json")), 90000);
     if (act.started !== true) throw new Error(`the extension could not start the host: ${JSON.stringify(act)}`);
     if (!act.vscodeVersion?.startsWith("1.100.")) throw new Error(`unexpected VS Code ${act.vscodeVersion}`);
-    const bin = path.join(work, "bin", "switchboard");
+    if (act.trusted !== (pass === "trusted")) throw new Error(`workspace.isTrusted is ${act.trusted} in the ${pass} pass`);
+    const bin = path.join(binDir, "switchboard");
+    if (act.binary !== bin) throw new Error(`the host binary is ${act.binary}, want ${bin}`);
     const ps = execFileSync("ps", ["-eo", "args="], { encoding: "utf8" });
     if (!ps.split("\n").some((l) => l.startsWith(`${bin} serve`))) throw new Error(`no "${bin} serve" process`);
+    if (fs.existsSync(path.join(work, "ran-tools-sb"))) throw new Error("the workspace's tools/sb ran");
     const cmds = await hookCall("switchboard.servers").result();
     if (!Array.isArray(cmds)) throw new Error("switchboard.servers did not answer a list");
   });
 
+  await step("the workspace's always-allow (over the user's single-confirm) is ignored: a call still asks", async () => {
+    await clearNotifications();
+    const before = eventList().length;
+    const call = hookCall("switchboard.callTool", { name: "mcp__mcptest__echo", arguments: { text: "the repo says always-allow" } });
+    const t = toast("mcp__mcptest__echo");
+    await t.waitFor({ state: "visible", timeout: 30000 });
+    const asked = await waitFor("approvalRequested in the events file", () =>
+      eventList().slice(before).find((e) => e.kind === "approvalRequested" && e.approval?.tool === "mcp__mcptest__echo"), 10000);
+    if (asked.approval.mode !== "single-confirm") throw new Error(`approval in mode ${asked.approval.mode}`);
+    await t.getByRole("button", { name: "Deny", exact: true }).click();
+    const result = await call.result(30000);
+    if (!result?.isError || !/denied/i.test(result.text)) throw new Error(`expected the user's denial, got ${JSON.stringify(result)}`);
+    const end = eventList().slice(before).find((e) => e.kind === "toolCallEnd" && e.name === "mcp__mcptest__echo");
+    if (end?.decidedBy === "mode" || end?.decidedBy === "timeout") throw new Error(`decided by ${end.decidedBy}`);
+    const servers = await hookCall("switchboard.servers").result();
+    if (servers.some((s) => s.name === "evil")) throw new Error("the workspace's switchboard.servers entry was used");
+    // With machine scope VS Code itself drops the workspace values; the extension's own warning
+    // (for editors that do not) shows only when they reach it.
+    const warned = await toast("This workspace's settings set").count();
+    console.log(`     (workspace-settings warning shown: ${warned > 0})`);
+  });
+
+  // The rest of the suite runs once, in the trusted pass.
+  if (pass === "trusted") await trustedSuite();
+} finally {
+  await browser.close().catch(() => {});
+}
+console.log(`e2e [${pass}]: done at ${secs()} s`);
+console.log(`${passed} passed, ${failed} failed`);
+process.exit(failed === 0 ? 0 : 1);
+
+async function trustedSuite() {
   await step("status bar shows the servers (2 of 3 ready, 1 failed)", async () => {
     const item = page.locator('[aria-label^="Switchboard: 2 of 3 servers ready, 1 failed"]').first();
     await item.waitFor({ state: "visible", timeout: 60000 });
@@ -269,9 +308,4 @@ try {
     await frame.locator(".text", { hasText: "The echo tool said: chat ping" }).waitFor({ state: "visible", timeout: 30000 });
     await page.screenshot({ path: path.join(shots, "chat-view.png") });
   });
-} finally {
-  await browser.close().catch(() => {});
 }
-console.log(`e2e: done at ${secs()} s`);
-console.log(`${passed} passed, ${failed} failed`);
-process.exit(failed === 0 ? 0 : 1);

@@ -4,7 +4,7 @@
 import * as vscode from "vscode";
 import { DidChangeConfigurationNotification, ExecuteCommandRequest, type Disposable as LspDisposable } from "vscode-languageclient";
 import { LanguageClient, RevealOutputChannelOn, State, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
-import { findBinary, hostSettings, type HostSettings } from "./config";
+import { findBinary, hostSettings, userValue, workspaceOverrideMessage, workspaceOverrides, type HostSettings, type SettingsInspector } from "./config";
 import { ElicitationFeature } from "./features";
 import { clientId, clientName, configSection, outputChannelName } from "./ids";
 import * as ext from "./lsp_types";
@@ -51,6 +51,12 @@ export class Switchboard implements vscode.Disposable {
     private readonly disposables: vscode.Disposable[] = [];
     private clientDisposables: LspDisposable[] = [];
     private starting: Promise<boolean> | undefined;
+    /** User-only settings a workspace was found setting (each is reported once). */
+    private readonly warnedOverrides = new Set<string>();
+    /** The user-level switchboard.path the running host was started from. */
+    private startedPath: string | undefined;
+    /** The settings last given to the host (initializationOptions or didChangeConfiguration). */
+    private sentSettings: string | undefined;
 
     constructor(output?: vscode.LogOutputChannel) {
         this.output = output ?? vscode.window.createOutputChannel(outputChannelName, { log: true });
@@ -66,9 +72,25 @@ export class Switchboard implements vscode.Disposable {
         );
     }
 
+    /** The host's settings: user-level values only (config.ts userOnlySettings). */
     settings(): HostSettings {
-        const cfg = vscode.workspace.getConfiguration(configSection);
-        return hostSettings((key) => cfg.get(key));
+        return hostSettings(inspector());
+    }
+
+    /**
+     * Says once (non-modal, and in the log) which user-only settings a workspace sets: they are
+     * ignored, and the user should know their repository tried.
+     */
+    private warnWorkspaceOverrides(): void {
+        const folders = vscode.workspace.workspaceFolders ?? [];
+        const keys = workspaceOverrides(inspector(), ...folders.map((f) => inspector(f.uri)));
+        const fresh = keys.filter((k) => !this.warnedOverrides.has(k));
+        if (fresh.length === 0) return;
+        for (const k of fresh) this.warnedOverrides.add(k);
+        const message = workspaceOverrideMessage(fresh);
+        if (!message) return;
+        this.output.warn(message);
+        void vscode.window.showWarningMessage(message);
     }
 
     /** Starts the host. Resolves false (after telling the user) when it cannot. */
@@ -78,12 +100,9 @@ export class Switchboard implements vscode.Disposable {
     }
 
     private async doStart(): Promise<boolean> {
-        const cfg = vscode.workspace.getConfiguration(configSection);
-        const found = findBinary({
-            setting: cfg.get<string>("path"),
-            env: process.env,
-            base: vscode.workspace.workspaceFolders?.[0]?.uri.fsPath,
-        });
+        this.warnWorkspaceOverrides();
+        this.startedPath = userValue<string>(inspector(), "path") ?? undefined;
+        const found = findBinary({ setting: this.startedPath, env: process.env });
         if (!found.path) {
             this.setConnection("stopped");
             this.output.error(found.problem ?? "switchboard binary not found");
@@ -101,7 +120,11 @@ export class Switchboard implements vscode.Disposable {
             documentSelector: [{ scheme: "file" }, { scheme: "untitled" }],
             outputChannel: this.output,
             revealOutputChannelOn: RevealOutputChannelOn.Never,
-            initializationOptions: () => this.settings(),
+            initializationOptions: () => {
+                const settings = this.settings();
+                this.sentSettings = JSON.stringify(settings);
+                return settings;
+            },
             initializationFailedHandler: (err) => {
                 this.output.error(`initialize failed: ${String(err)}`);
                 return false;
@@ -331,16 +354,22 @@ export class Switchboard implements vscode.Disposable {
     }
 
     private configurationChanged(e: vscode.ConfigurationChangeEvent): void {
-        if (e.affectsConfiguration(`${configSection}.path`)) {
+        if (!e.affectsConfiguration(configSection)) return;
+        this.warnWorkspaceOverrides();
+        // Only a change of the user-level values matters: a workspace's values are never used.
+        if (e.affectsConfiguration(`${configSection}.path`) && (userValue<string>(inspector(), "path") ?? undefined) !== this.startedPath) {
             this.output.info("switchboard.path changed: restarting the host");
             void this.restart();
             return;
         }
-        if (!e.affectsConfiguration(configSection)) return;
         const client = this.client;
         if (!client || !client.isRunning()) return;
+        const settings = this.settings();
+        const json = JSON.stringify(settings);
+        if (json === this.sentSettings) return;
+        this.sentSettings = json;
         void client
-            .sendNotification(DidChangeConfigurationNotification.type, { settings: { [configSection]: this.settings() } })
+            .sendNotification(DidChangeConfigurationNotification.type, { settings: { [configSection]: settings } })
             .catch((err: unknown) => this.output.warn(`sending settings: ${errorMessage(err)}`));
     }
 
@@ -348,6 +377,12 @@ export class Switchboard implements vscode.Disposable {
         await this.disposeClient();
         for (const d of this.disposables) d.dispose();
     }
+}
+
+/** Inspects the "switchboard" section (of one workspace folder, with scope). */
+function inspector(scope?: vscode.ConfigurationScope): SettingsInspector {
+    const cfg = vscode.workspace.getConfiguration(configSection, scope);
+    return <T>(key: string) => cfg.inspect<T>(key);
 }
 
 export function errorMessage(err: unknown): string {

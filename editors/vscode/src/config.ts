@@ -5,8 +5,62 @@ import * as os from "node:os";
 import * as path from "node:path";
 import { modes, type Mode } from "./lsp_types";
 
-/** Reads one setting of the "switchboard" section (WorkspaceConfiguration.get). */
-export type SettingsGetter = <T>(key: string) => T | undefined;
+/**
+ * The settings that choose what runs (path, servers, configFiles), where secrets go (provider) or
+ * how the gate decides (mode, approvalTimeoutSeconds). They are `machine` scope in package.json, and
+ * the extension also reads only their user-level value, for VS Code versions and forks that do not
+ * honour scope: a repository's .vscode/settings.json must not be able to set them.
+ */
+export const userOnlySettings = ["path", "servers", "configFiles", "mode", "approvalTimeoutSeconds", "provider"] as const;
+export type UserOnlySetting = (typeof userOnlySettings)[number];
+
+/** The levels of one setting, as WorkspaceConfiguration.inspect returns them. */
+export interface Inspected<T> {
+    key: string;
+    defaultValue?: T;
+    globalValue?: T;
+    workspaceValue?: T;
+    workspaceFolderValue?: T;
+    defaultLanguageValue?: T;
+    globalLanguageValue?: T;
+    workspaceLanguageValue?: T;
+    workspaceFolderLanguageValue?: T;
+}
+
+/** Inspects one setting of the "switchboard" section (WorkspaceConfiguration.inspect). */
+export type SettingsInspector = <T>(key: string) => Inspected<T> | undefined;
+
+/** The user-level value of a setting (user or remote-machine settings), else its default; never a workspace's. */
+export function userValue<T>(inspect: SettingsInspector, key: string): T | undefined {
+    const i = inspect<T>(key);
+    if (!i) return undefined;
+    return i.globalValue !== undefined ? i.globalValue : i.defaultValue;
+}
+
+/** The user-only settings that a workspace (or workspace folder) sets, in userOnlySettings order. */
+export function workspaceOverrides(...inspectors: SettingsInspector[]): UserOnlySetting[] {
+    return userOnlySettings.filter((key) =>
+        inspectors.some((inspect) => {
+            const i = inspect<unknown>(key);
+            return (
+                i !== undefined &&
+                (i.workspaceValue !== undefined ||
+                    i.workspaceFolderValue !== undefined ||
+                    i.workspaceLanguageValue !== undefined ||
+                    i.workspaceFolderLanguageValue !== undefined)
+            );
+        }),
+    );
+}
+
+/** The one sentence that tells the user a workspace's values of these settings are ignored. */
+export function workspaceOverrideMessage(keys: readonly string[]): string | undefined {
+    if (keys.length === 0) return undefined;
+    const names = keys.map((k) => `switchboard.${k}`);
+    const list = names.length === 1 ? names[0] : `${names.slice(0, -1).join(", ")} and ${names[names.length - 1]}`;
+    const [it, is] = names.length === 1 ? ["it", "it is"] : ["them", "they are"];
+    return `This workspace's settings set ${list}; Switchboard takes ${it} from your user settings only, so ${is} ignored.`;
+}
 
 /** initializationOptions, and settings.switchboard of workspace/didChangeConfiguration (PROTOCOL.md 1). */
 export interface HostSettings {
@@ -17,7 +71,9 @@ export interface HostSettings {
     provider?: Record<string, unknown>;
 }
 
-export function hostSettings(get: SettingsGetter): HostSettings {
+/** The host's settings, from the user level only (see userOnlySettings). */
+export function hostSettings(inspect: SettingsInspector): HostSettings {
+    const get = <T>(key: UserOnlySetting): T | undefined => userValue<T>(inspect, key);
     const out: HostSettings = {};
     const servers = get<Record<string, unknown>>("servers");
     if (isObject(servers)) out.servers = servers;
@@ -52,10 +108,9 @@ export interface BinaryLookup {
 }
 
 export interface LookupInput {
+    /** The user-level switchboard.path; a relative path is refused (never resolved against a workspace). */
     setting: string | undefined;
     env: NodeJS.ProcessEnv;
-    /** Folder that a relative setting is resolved against (the first workspace folder). */
-    base?: string;
     isExecutable?: (p: string) => boolean;
 }
 
@@ -75,8 +130,10 @@ export function findBinary(input: LookupInput): BinaryLookup {
     const isExec = input.isExecutable ?? isExecutableFile;
     const setting = input.setting?.trim();
     if (setting) {
-        let p = expandHome(setting);
-        if (!path.isAbsolute(p) && input.base) p = path.join(input.base, p);
+        const p = expandHome(setting);
+        if (!path.isAbsolute(p)) {
+            return { problem: `switchboard.path must be an absolute path, and "${setting}" is not; set the full path of the switchboard binary in your user settings.` };
+        }
         if (isExec(p)) return { path: p, source: "setting" };
         return { problem: `switchboard.path is set to "${setting}", which is not an executable file.` };
     }

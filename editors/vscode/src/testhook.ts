@@ -25,7 +25,13 @@ export function startTestHook(sb: Switchboard, started: Promise<boolean>): vscod
         fs.renameSync(tmp, path.join(dir, file));
     };
     void started.then((ok) =>
-        write("activated.json", { started: ok, vscodeVersion: vscode.version, binary: sb.binary ?? null, pid: process.pid }),
+        write("activated.json", {
+            started: ok,
+            vscodeVersion: vscode.version,
+            binary: sb.binary ?? null,
+            pid: process.pid,
+            trusted: vscode.workspace.isTrusted,
+        }),
     );
     sb.output.warn(`test hook active: ${dir}`);
     const poll = (): void => {

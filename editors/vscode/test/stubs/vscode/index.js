@@ -125,7 +125,13 @@ const stub = {
   statusBarItems: [],
   outputChannels: [],
   webviewPanels: [],
-  settings: {},          // "switchboard.servers" -> value
+  settings: {},          // "switchboard.servers" -> value (user settings)
+  workspaceSettings: {}, // the same, from the workspace's .vscode/settings.json (wins in get, as in VS Code)
+  // Sets (or with undefined, removes) a workspace-level value and fires onDidChangeConfiguration.
+  setWorkspaceSetting(key, value) {
+    if (value === undefined) delete stub.workspaceSettings[key]; else stub.workspaceSettings[key] = value;
+    stub.events.configuration.fire({ affectsConfiguration: (s) => key === s || key.startsWith(s + ".") || s.startsWith(key + ".") });
+  },
   script: {
     // (message, items, severity, options) => item | undefined | a promise of one (undefined =
     // dismissed); a promise lets a test pick a button later, like a user reading the notification
@@ -276,9 +282,9 @@ const window = withInert({
 function getConfiguration(section) {
   const full = (k) => (section ? `${section}.${k}` : k);
   return {
-    get(k, d) { const v = stub.settings[full(k)]; return v === undefined ? d : v; },
-    has(k) { return full(k) in stub.settings; },
-    inspect(k) { return { key: full(k), globalValue: stub.settings[full(k)] }; },
+    get(k, d) { const w = stub.workspaceSettings[full(k)]; const v = w === undefined ? stub.settings[full(k)] : w; return v === undefined ? d : v; },
+    has(k) { return full(k) in stub.settings || full(k) in stub.workspaceSettings; },
+    inspect(k) { return { key: full(k), globalValue: stub.settings[full(k)], workspaceValue: stub.workspaceSettings[full(k)] }; },
     async update(k, v) { stub.settings[full(k)] = v; stub.events.configuration.fire({ affectsConfiguration: (s) => full(k) === s || full(k).startsWith(s + ".") || s.startsWith(full(k) + ".") }); },
   };
 }
