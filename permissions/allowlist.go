@@ -469,7 +469,11 @@ func entryServer(e string) string {
 // atomic write as Replace. A server grant "mcp__<server>__*" is Replace(prefix, [prefix*]): it
 // collapses that server's exact entries. Another entry is appended unless already present (or,
 // for a tool name, already granted by a prefix entry).
-func (a *Allowlist) Add(entry string) error {
+func (a *Allowlist) Add(entry string) error { return a.add(entry, false) }
+
+// add is Add; with literal, an exact entry is written even when a prefix entry covers it (a grant
+// for a workspace definition is recorded per entry, and the prefix entry may not count for it).
+func (a *Allowlist) add(entry string, literal bool) error {
 	entry = strings.TrimSpace(entry)
 	if err := ValidEntry(entry); err != nil {
 		return &InputError{err.Error()}
@@ -484,7 +488,7 @@ func (a *Allowlist) Add(entry string) error {
 				return lines
 			}
 		}
-		if _, covered := newState(lines, nil).match(entry); covered && !strings.HasSuffix(entry, "*") {
+		if _, covered := newState(lines, nil).match(entry); covered && !literal && !strings.HasSuffix(entry, "*") {
 			return lines // already granted by a prefix entry
 		}
 		return append(lines, line{Entry: entry})
