@@ -215,8 +215,13 @@ type alState struct {
 
 // serverGrant holds one server's prefix entries (tool prefix "" = the whole server).
 type serverGrant struct {
-	prefixes map[string]string // tool prefix -> entry
-	lens     []int             // distinct tool-prefix lengths, longest first
+	prefixes map[string]prefixGrant // tool prefix -> entry
+	lens     []int                  // distinct tool-prefix lengths, longest first
+}
+
+type prefixGrant struct {
+	entry string
+	desc  string // what it covers, for the decision's reason (describeEntry)
 }
 
 func newState(lines []line, err error) *alState {
@@ -242,11 +247,11 @@ func newState(lines []line, err error) *alState {
 		}
 		g := s.servers[e.Server]
 		if g == nil {
-			g = &serverGrant{prefixes: map[string]string{}}
+			g = &serverGrant{prefixes: map[string]prefixGrant{}}
 			s.servers[e.Server] = g
 		}
 		if _, dup := g.prefixes[e.Tool]; !dup {
-			g.prefixes[e.Tool] = l.Entry
+			g.prefixes[e.Tool] = prefixGrant{l.Entry, describeEntry(l.Entry)}
 			g.lens = append(g.lens, len(e.Tool))
 		}
 	}
@@ -308,40 +313,50 @@ func (a *Allowlist) state() *alState {
 }
 
 func (s *alState) match(tool string) (entry string, ok bool) {
-	s.each(tool, func(e string) bool {
+	s.each(tool, func(e, _ string) bool {
 		entry, ok = e, true
 		return false
 	})
 	return entry, ok
 }
 
-// each calls yield with every entry that allows tool, best first (the exact entry, then the
-// prefix entries of the tool's server, longest first), until yield returns false. A prefix entry
-// applies only to tools whose parsed server equals the entry's server.
-func (s *alState) each(tool string, yield func(entry string) bool) {
+// each calls yield with every entry that allows tool and what the entry covers, best first (the
+// exact entry, then the prefix entries of the tool's server, longest first), until yield returns
+// false. A prefix entry applies only to tools whose parsed server equals the entry's server.
+func (s *alState) each(tool string, yield func(entry, desc string) bool) {
 	if s.err != nil {
 		return
 	}
 	if _, ok := s.exact[tool]; ok {
-		if !yield(tool) {
+		if !yield(tool, "") {
 			return
 		}
 	}
-	server, t, _, valid := splitToolName(tool)
-	if !valid {
+	server, t, ok := cutToolName(tool)
+	if !ok {
 		return
 	}
-	g := s.servers[server]
+	g := s.servers[server] // only valid server names are keys
 	if g == nil {
 		return
 	}
 	for _, n := range g.lens {
 		if n <= len(t) {
-			if e, ok := g.prefixes[t[:n]]; ok && !yield(e) {
+			if p, ok := g.prefixes[t[:n]]; ok && !yield(p.entry, p.desc) {
 				return
 			}
 		}
 	}
+}
+
+// cutToolName is the hot-path split of mcp__<server>__<tool> at the first "__": the same split
+// as splitToolName without checking the server name (callers compare it with a valid one).
+func cutToolName(name string) (server, tool string, ok bool) {
+	if len(name) < 5 || name[:5] != "mcp__" {
+		return "", "", false
+	}
+	server, tool, ok = strings.Cut(name[5:], "__")
+	return server, tool, ok && tool != "" && tool[0] != '_'
 }
 
 // Reload re-reads the file. It returns the file's problem (also kept in Err()).

@@ -101,10 +101,10 @@ func (g *Gate) decide(ctx context.Context, req Request) (Decision, error) {
 		err := fmt.Errorf("permissions: unknown mode %v", req.Mode)
 		return Decision{By: ByError, Reason: "denied: " + err.Error()}, err
 	}
-	e, note, ok := g.matchAllowlist(req)
+	e, desc, note, ok := g.matchAllowlist(req)
 	if ok {
 		return Decision{Allowed: true, By: ByAllowlist, Entry: e, File: g.al.Path(),
-			Reason: "allowed by allowlist entry " + e + describeEntry(e) + fileSuffix(g.al.Path()) + note}, nil
+			Reason: "allowed by allowlist entry " + e + desc + fileSuffix(g.al.Path()) + note}, nil
 	}
 	if req.ReadOnlyBuiltin && req.Server == "" {
 		return Decision{Allowed: true, By: ByBuiltin, Reason: "allowed: read-only built-in tool"}, nil
@@ -202,22 +202,18 @@ func (g *Gate) grantDefinition(req Request, d Decision, entry string) Decision {
 	return d
 }
 
-// matchAllowlist finds the allowlist entry that lets req run. For an MCP tool the entry applies
-// only if req.Tool parses to req.Server. For a workspace-defined server (req.Definition set) an
-// entry counts only if the trust store records it for that definition; note then says which
-// entry was ignored, for the person and the audit.
-func (g *Gate) matchAllowlist(req Request) (entry, note string, ok bool) {
+// matchAllowlist finds the allowlist entry that lets req run, and what it covers. For an MCP
+// tool the entry applies only if req.Tool parses to req.Server. For a workspace-defined server
+// (req.Definition set) an entry counts only if the trust store records it for that definition;
+// note then says which entry was ignored, for the person and the audit.
+func (g *Gate) matchAllowlist(req Request) (entry, desc, note string, ok bool) {
 	if req.Server != "" && !toolOfServer(req.Tool, req.Server) {
-		return "", fmt.Sprintf("; no allowlist entry applies: %s is not a tool name of server %q", req.Tool, req.Server), false
-	}
-	if req.Definition == "" {
-		e, ok := g.al.Match(req.Tool)
-		return e, "", ok
+		return "", "", fmt.Sprintf("; no allowlist entry applies: %s is not a tool name of server %q", req.Tool, req.Server), false
 	}
 	var ignored string
-	g.al.state().each(req.Tool, func(e string) bool {
-		if g.trust.Granted(req.Definition, e) {
-			entry, ok = e, true
+	g.al.state().each(req.Tool, func(e, d string) bool {
+		if req.Definition == "" || g.trust.Granted(req.Definition, e) {
+			entry, desc, ok = e, d, true
 			return false
 		}
 		if ignored == "" {
@@ -226,19 +222,20 @@ func (g *Gate) matchAllowlist(req Request) (entry, note string, ok bool) {
 		return true
 	})
 	switch {
-	case ok:
+	case ok && req.Definition != "":
 		note = " granted for this workspace definition of server " + req.Server
-	case ignored != "":
+	case !ok && ignored != "":
 		note = "; allowlist entry " + ignored + " was ignored: it was granted for another definition of server " +
 			req.Server + " than this workspace's"
 	}
-	return entry, note, ok
+	return entry, desc, note, ok
 }
 
-// toolOfServer reports whether tool is a tool name mcp__<server>__<tool> of server.
+// toolOfServer reports whether tool is a tool name mcp__<server>__<tool> of server (a valid
+// server name: the first "__" after "mcp__" is then the separator).
 func toolOfServer(tool, server string) bool {
-	s, _, _, valid := splitToolName(tool)
-	return valid && s == server
+	s, _, ok := cutToolName(tool)
+	return ok && s == server
 }
 
 // describeEntry says what an allowlist entry covers, so the audit shows why it matched.
