@@ -98,3 +98,24 @@ func TestAllowSetOneServer(t *testing.T) {
 		t.Errorf("malformed file rewritten: %q", data)
 	}
 }
+
+// `switchboard call mcp__github___delete_repo` with a config defining server "github_" answered
+// "Unknown tool"; now the config error names the rule, and nothing of "github_" starts.
+func TestCallAmbiguousServerName(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mcp.json")
+	marker := filepath.Join(dir, "started")
+	cfg := `{"mcpServers": {"github_": {"command": "sh", "args": ["-c", "touch ` + marker + `"]}}}`
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"call", "mcp__github___delete_repo", "--config", file, "--mode", "always-allow"}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), `server name "github_" must not end in '_'`) {
+		t.Errorf("call: exit %d, stderr %q; want a failure naming the server-name rule", code, errb.String())
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("server github_ was started (%v)", err)
+	}
+}
