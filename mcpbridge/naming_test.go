@@ -163,6 +163,12 @@ func FuzzToolNameIdentity(f *testing.F) {
 		if !isSafeName(n1) || strings.HasPrefix(tp1, "_") {
 			t.Fatalf("registered name %q is not safe or its tool part starts with '_'", n1)
 		}
+		// A collision registers the hashed form instead: it parses to the server too.
+		if h := hashedName(s1, t1); !isSafeName(h) {
+			t.Fatalf("hashedName(%q, %q) = %q is not safe", s1, t1, h)
+		} else if p, tp, ok := ParseToolName(h); !ok || p != s1 || strings.HasPrefix(tp, "_") {
+			t.Fatalf("ParseToolName(hashedName(%q, %q) = %q) = %q, %q, %v", s1, t1, h, p, tp, ok)
+		}
 		if s1 != s2 && strings.HasPrefix(n1, ToolName(s2, "")) {
 			t.Fatalf("%q (server %q) starts with server %q's prefix", n1, s1, s2)
 		}
