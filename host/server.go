@@ -148,6 +148,7 @@ func newServer(opts Options) (*server, error) {
 	s.docs = newDocuments()
 	s.gate = permissions.NewGate(permissions.GateOptions{
 		Allowlist: s.allow,
+		Trust:     s.trust, // grants for workspace-defined servers are bound to their definition
 		Prompter:  s.approvals,
 		Audit:     s.audit,
 		Logger:    s.log,

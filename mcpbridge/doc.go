@@ -17,14 +17,17 @@
 //
 // # Naming
 //
-// A tool is registered as mcp__<server>__<tool> ([ToolName]). Server names cannot contain "__",
-// so [ParseToolName] splits at the first "__" after the prefix. A name over 64 characters or with
-// characters outside [A-Za-z0-9_-] is made safe: every other character becomes '_', the name is
-// cut to 55 characters, and "_" plus the first 8 hex digits of sha256(server NUL tool) is
-// appended ("mcp__fs__read_file_1a2b3c4d"). The registry keeps the reverse map ([Registry.Lookup]).
+// A tool is registered as mcp__<server>__<tool> ([ToolName]). Server names (at most 32
+// characters) cannot contain "__" nor end in '_', and no registered tool part starts with '_', so
+// the first "__" after the prefix is the only possible separator: [ParseToolName] gives every
+// registered name exactly one server. A name over 64 characters, with characters outside
+// [A-Za-z0-9_-], or whose tool is empty or starts with '_', is made safe: every other character
+// becomes '_', a leading '_' of the tool becomes '-', the name is cut to 55 characters (never into
+// the server part), and "_" plus the first 8 hex digits of sha256(server NUL tool) is appended
+// ("mcp__fs__read_file_1a2b3c4d"). The registry keeps the reverse map ([Registry.Lookup]).
 //
-// Two tools that would share a registered name (for instance tool "_y" of server "x" and tool "y"
-// of server "x_", both mcp__x___y) are both registered under their hashed names, so neither wins
+// Two tools of one server that would share a registered name (for instance "a.b", made safe as
+// mcp__x__a_b_<hash>, and a tool called "a_b_<hash>") are both registered under their hashed names, so neither wins
 // and the result does not depend on which server connected first. The collision is logged as an
 // error and shown as the Error of both servers' status (their state stays ready). A tool listed
 // twice by one server is registered once and reported the same way.

@@ -17,18 +17,28 @@ const MaxToolNameLen = 64
 // hashLen is the number of hex digits of the short hash appended to names made safe.
 const hashLen = 8
 
+// MaxServerNameLen is the longest server name. It keeps "mcp__<server>__" (39 characters at most)
+// well inside the 55 characters a name made safe keeps (see [hashedName]), so that cutting a long
+// name never cuts into the server part.
+const MaxServerNameLen = 32
+
 var serverNameRE = regexp.MustCompile(`^[A-Za-z0-9][A-Za-z0-9_-]*$`)
 
-// ValidServerName reports whether name may name a server: it matches
-// ^[A-Za-z0-9][A-Za-z0-9_-]*$ and has no "__", so that mcp__<server>__<tool> decodes to one server.
+// ValidServerName reports whether name may name a server: it matches ^[A-Za-z0-9][A-Za-z0-9_-]*$,
+// is at most [MaxServerNameLen] characters, has no "__" and does not end in "_". Then the first
+// "__" after "mcp__" in a tool name is always the separator, so a tool name has exactly one server.
 func ValidServerName(name string) error {
 	switch {
 	case name == "":
 		return fmt.Errorf("server name is empty")
 	case !serverNameRE.MatchString(name):
-		return fmt.Errorf("server name %q must match ^[A-Za-z0-9][A-Za-z0-9_-]*$", name)
+		return fmt.Errorf("server name %q must start with a letter or digit and contain only letters, digits, '_' and '-'", name)
+	case len(name) > MaxServerNameLen:
+		return fmt.Errorf("server name %q is longer than %d characters", name, MaxServerNameLen)
 	case strings.Contains(name, "__"):
-		return fmt.Errorf("server name %q must not contain \"__\"", name)
+		return fmt.Errorf("server name %q must not contain \"__\" (it separates server and tool in mcp__<server>__<tool>)", name)
+	case strings.HasSuffix(name, "_"):
+		return fmt.Errorf("server name %q must not end in '_' (mcp__%s__<tool> would read as another server's tool)", name, name)
 	}
 	return nil
 }
@@ -39,20 +49,28 @@ func ToolName(server, tool string) string {
 	return toolPrefix + server + "__" + tool
 }
 
-// ParseToolName splits mcp__<server>__<tool> at the first "__" after the prefix. It is the pure
-// inverse of [ToolName] for valid server names; names made safe by the registry are resolved with
-// [Registry.Lookup] instead.
+// ParseToolName splits mcp__<server>__<tool> at the first "__" after the prefix. Because a valid
+// server name has no "__" and does not end in "_", that split is the only one: for every name
+// the registry registers (names made safe included) it returns the tool's server. For names not
+// made safe it returns the tool too; a made-safe name's original tool is found with
+// [Registry.Lookup]. A name whose server part is not a valid server name, or whose tool part is
+// empty or starts with '_', does not parse.
 func ParseToolName(name string) (server, tool string, ok bool) {
 	rest, found := strings.CutPrefix(name, toolPrefix)
 	if !found {
 		return "", "", false
 	}
 	server, tool, found = strings.Cut(rest, "__")
-	if !found || server == "" || tool == "" || ValidServerName(server) != nil {
-		return "", "", false
+	if !found || tool == "" || tool[0] == '_' || ValidServerName(server) != nil {
+		return "", "", false // no registered name has a tool part starting with '_'
 	}
 	return server, tool, true
 }
+
+// RegisteredName is the name the registry gives tool of server when no other tool claims the
+// same name: [ToolName] when that is safe, else the made-safe form. Exported for tests of the
+// naming invariants in other packages.
+func RegisteredName(server, tool string) string { return registeredName(server, tool) }
 
 // safeChar reports whether c may appear in a registered tool name.
 func safeChar(c byte) bool {
@@ -80,14 +98,23 @@ func shortHash(server, tool string) string {
 
 // hashedName is the safe form of a tool name: ToolName with every character outside
 // [A-Za-z0-9_-] replaced by '_', cut so that "_" plus an 8-digit hash of (server, tool)
-// fits in MaxToolNameLen. The hash keeps distinct (server, tool) pairs distinct.
+// fits in MaxToolNameLen. A tool part that would be empty or start with '_' starts with '-'
+// instead. The hash keeps distinct (server, tool) pairs distinct. The server part is never cut:
+// it ends by character 39, and the cut is at 55.
 func hashedName(server, tool string) string {
-	b := []byte(ToolName(server, tool))
-	for i, c := range b {
+	t := []byte(tool)
+	for i, c := range t {
 		if !safeChar(c) {
-			b[i] = '_'
+			t[i] = '_'
 		}
 	}
+	switch {
+	case len(t) == 0:
+		t = []byte{'-'}
+	case t[0] == '_':
+		t[0] = '-' // the tool part never starts with '_' (see isSafeName)
+	}
+	b := []byte(toolPrefix + server + "__" + string(t))
 	limit := MaxToolNameLen - 1 - hashLen
 	if len(b) > limit {
 		b = b[:limit]
@@ -95,9 +122,11 @@ func hashedName(server, tool string) string {
 	return string(b) + "_" + shortHash(server, tool)
 }
 
-// registeredName is the name a tool is registered under when nothing collides with it.
+// registeredName is the name a tool is registered under when nothing collides with it. A tool
+// whose name is empty or starts with '_' is made safe: no registered tool part starts with '_',
+// so no allowlist entry can be read as "server x_, tool y" and "server x, tool _y" at once.
 func registeredName(server, tool string) string {
-	if n := ToolName(server, tool); isSafeName(n) {
+	if n := ToolName(server, tool); tool != "" && tool[0] != '_' && isSafeName(n) {
 		return n
 	}
 	return hashedName(server, tool)

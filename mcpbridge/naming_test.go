@@ -1,6 +1,8 @@
 package mcpbridge
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -14,7 +16,8 @@ func TestParseToolName(t *testing.T) {
 		{"mcp__github__create_issue", "github", "create_issue", true},
 		{"mcp__sqlite-notes__read_query", "sqlite-notes", "read_query", true},
 		{"mcp__s__a__b", "s", "a__b", true}, // tools may contain "__"; servers may not
-		{"mcp__x___y", "x", "_y", true},
+		{"mcp__x___y", "", "", false},       // no registered name has a tool part starting with '_'
+		{"mcp__x__-y", "x", "-y", true},
 		{"github__create_issue", "", "", false},
 		{"mcp__github", "", "", false},
 		{"mcp____tool", "", "", false},
@@ -40,7 +43,8 @@ func TestToolNameRoundTrip(t *testing.T) {
 
 func TestValidServerName(t *testing.T) {
 	for name, ok := range map[string]bool{
-		"github": true, "sqlite-notes": true, "a_b": true, "A1": true, "x_": true, "9": true,
+		"github": true, "sqlite-notes": true, "a_b": true, "A1": true, "9": true, "x_": false, "github_": false,
+		strings.Repeat("s", MaxServerNameLen): true, strings.Repeat("s", MaxServerNameLen+1): false,
 		"": false, "-a": false, "_a": false, "a__b": false, "a.b": false, "a b": false, "é": false,
 	} {
 		if err := ValidServerName(name); (err == nil) != ok {
@@ -70,4 +74,106 @@ func TestRegisteredName(t *testing.T) {
 	if registeredName("fs", "a.b") == registeredName("fs", "a/b") {
 		t.Error("a.b and a/b got the same name")
 	}
+}
+
+// The findings: server "github_" with tool "delete_repo" was mcp__github___delete_repo, which the
+// entry mcp__github__* matched as a prefix, and "a_" + "x" was mcp__a___x, the name of tool "_x"
+// of server "a". A server name ending in '_' is now refused with the rule in the error.
+func TestServerNameTrailingUnderscore(t *testing.T) {
+	for _, name := range []string{"github_", "a_", "a-_"} {
+		err := ValidServerName(name)
+		if err == nil || !strings.Contains(err.Error(), "must not end in '_'") {
+			t.Errorf("ValidServerName(%q) = %v; want an error saying it must not end in '_'", name, err)
+		}
+	}
+	err := ValidServerName(strings.Repeat("a", 33))
+	if err == nil || !strings.Contains(err.Error(), "longer than 32") {
+		t.Errorf("33-character name: %v", err)
+	}
+}
+
+// A workspace file defining server "github_" gives a config error naming the rule, not a server
+// whose tools read as github's (switchboard call mcp__github___delete_repo answered "Unknown tool").
+func TestLoadConfigRefusesTrailingUnderscore(t *testing.T) {
+	dir := t.TempDir()
+	f := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(f, []byte(`{"mcpServers": {"github_": {"command": "x"}, "github": {"command": "y"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfgs, errs := LoadConfig(ConfigSources{UserFile: filepath.Join(dir, "none.json"), ExtraFiles: []string{f}, Getenv: func(string) (string, bool) { return "", false }})
+	if len(cfgs) != 1 || cfgs[0].Name != "github" {
+		t.Errorf("configs = %+v; want only github", cfgs)
+	}
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `server name "github_" must not end in '_'`) {
+		t.Errorf("errors = %v; want one naming the rule for github_", errs)
+	}
+}
+
+// Every name the registry can register parses back to its server, and its tool part never starts
+// with '_'; tools whose names would (or are empty) are made safe.
+func TestRegisteredNameParses(t *testing.T) {
+	long := strings.Repeat("s", MaxServerNameLen)
+	for _, tc := range [][2]string{
+		{"x", "_y"}, {"x", "__y"}, {"x", ""}, {"x", "_"}, {"a", "_x"}, {long, strings.Repeat("t", 100)},
+		{long, "_" + strings.Repeat("é", 40)}, {"g-h", "a__b"}, {"s", "é"},
+	} {
+		n := registeredName(tc[0], tc[1])
+		s, tl, ok := ParseToolName(n)
+		if !ok || s != tc[0] || !isSafeName(n) {
+			t.Errorf("registeredName(%q, %q) = %q parses to %q, %q, %v; want server %q", tc[0], tc[1], n, s, tl, ok, tc[0])
+		}
+	}
+	if got, want := registeredName("x", "_y"), "mcp__x__-y_"+shortHash("x", "_y"); got != want {
+		t.Errorf("registeredName(x, _y) = %q; want %q", got, want)
+	}
+}
+
+// FuzzToolNameIdentity: for valid server names, the registered name of (server, tool) parses back
+// to server, its tool part never starts with '_', and two pairs with different servers never get
+// names that parse to the same server. Unicode, '_', '-' and long names come from the seeds.
+func FuzzToolNameIdentity(f *testing.F) {
+	for _, s := range [][4]string{
+		{"github", "delete_repo", "github_", "delete_repo"},
+		{"github", "_delete_repo", "github", "delete_repo"},
+		{"a", "_x", "a_", "x"},
+		{"a-b", "c", "a", "b__c"},
+		{"s", "read file/ü", "s", "read_file"},
+		{strings.Repeat("s", 32), strings.Repeat("t", 80), strings.Repeat("s", 31), "s" + strings.Repeat("t", 80)},
+		{"x", "", "x", "-"},
+		{"日本", "ツール", "x", "_"},
+	} {
+		f.Add(s[0], s[1], s[2], s[3])
+	}
+	f.Fuzz(func(t *testing.T, s1, t1, s2, t2 string) {
+		if ValidServerName(s1) != nil || ValidServerName(s2) != nil {
+			if len(s1) > 0 && serverNameRE.MatchString(s1) && ValidServerName(s1) != nil {
+				// refused names are exactly those whose names would not decode to one server
+				if !strings.Contains(s1, "__") && !strings.HasSuffix(s1, "_") && len(s1) <= MaxServerNameLen {
+					t.Fatalf("ValidServerName(%q) refused a name for no stated reason", s1)
+				}
+			}
+			return
+		}
+		n1, n2 := registeredName(s1, t1), registeredName(s2, t2)
+		p1, tp1, ok1 := ParseToolName(n1)
+		p2, _, ok2 := ParseToolName(n2)
+		if !ok1 || p1 != s1 || !ok2 || p2 != s2 {
+			t.Fatalf("ParseToolName(%q) = %q, %v; ParseToolName(%q) = %q, %v", n1, p1, ok1, n2, p2, ok2)
+		}
+		if !isSafeName(n1) || strings.HasPrefix(tp1, "_") {
+			t.Fatalf("registered name %q is not safe or its tool part starts with '_'", n1)
+		}
+		// A collision registers the hashed form instead: it parses to the server too.
+		if h := hashedName(s1, t1); !isSafeName(h) {
+			t.Fatalf("hashedName(%q, %q) = %q is not safe", s1, t1, h)
+		} else if p, tp, ok := ParseToolName(h); !ok || p != s1 || strings.HasPrefix(tp, "_") {
+			t.Fatalf("ParseToolName(hashedName(%q, %q) = %q) = %q, %q, %v", s1, t1, h, p, tp, ok)
+		}
+		if s1 != s2 && strings.HasPrefix(n1, ToolName(s2, "")) {
+			t.Fatalf("%q (server %q) starts with server %q's prefix", n1, s1, s2)
+		}
+		if n1 == n2 && (s1 != s2 || t1 != t2) && ToolName(s1, t1) == n1 && ToolName(s2, t2) == n2 {
+			t.Fatalf("(%q, %q) and (%q, %q) share the plain name %q", s1, t1, s2, t2, n1)
+		}
+	})
 }

@@ -230,6 +230,11 @@ func (r *Registry) restartLocked(e *entry, trusted bool) {
 		r.finishLocked(e)
 		return
 	}
+	if err := ValidServerName(e.cfg.Name); err != nil { // configs not from LoadConfig: names must still decode to one server
+		e.state, e.err = StateFailed, err.Error()
+		r.finishLocked(e)
+		return
+	}
 	e.state = StateStarting
 	gen, cfg := e.gen, e.cfg
 	run, cancel := context.WithCancel(r.life)
@@ -496,6 +501,9 @@ func (r *Registry) rebuildLocked() {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
 		t := Tool{Name: assigned[i], Server: c.e.cfg.Name, Tool: c.tool.Name, Description: c.tool.Description, InputSchema: schema}
+		if c.e.cfg.WorkspaceOnly {
+			t.Definition = c.e.cfg.Fingerprint() // grants are bound to this definition (permissions.Request.Definition)
+		}
 		r.names[t.Name] = toolRef{c.e, t}
 		r.tools = append(r.tools, t)
 	}

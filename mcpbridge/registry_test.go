@@ -237,19 +237,19 @@ func TestDisabledAndUntrusted(t *testing.T) {
 }
 
 func TestNameCollisionBothReported(t *testing.T) {
-	// "x" + "_y" and "x_" + "y" both give mcp__x___y.
-	servers := inProc{"x": newInProcServer("x", "_y", "ok"), "x_": newInProcServer("x_", "y")}
+	// Names of different servers cannot collide (see naming.go); within one server, "a.b" made
+	// safe is mcp__x__a_b_<hash>, which a tool can also be called outright.
+	plain := "a_b_" + shortHash("x", "a.b")
+	servers := inProc{"x": newInProcServer("x", "a.b", plain, "ok")}
 	r := newInProcRegistry(t, servers, Options{})
-	st := applyAndWait(t, r, inProcCfg("x"), inProcCfg("x_"))
+	st := applyAndWait(t, r, inProcCfg("x"))
 	names := toolNames(r)
-	want := []string{"mcp__x___y_" + shortHash("x", "_y"), "mcp__x___y_" + shortHash("x_", "y"), "mcp__x__ok"}
+	want := []string{"mcp__x__a_b_" + shortHash("x", "a.b") + "_" + shortHash("x", plain), "mcp__x__a_b_" + shortHash("x", "a.b"), "mcp__x__ok"}
 	if diff := cmp.Diff(sortedCopy(want), names); diff != "" {
 		t.Errorf("names (-want +got):\n%s", diff)
 	}
-	for _, s := range []string{"x", "x_"} {
-		if !strings.Contains(st[s].Error, "tool name collision: mcp__x___y") || st[s].State != StateReady {
-			t.Errorf("status %s = %+v", s, st[s])
-		}
+	if !strings.Contains(st["x"].Error, "tool name collision: mcp__x__a_b_") || st["x"].State != StateReady {
+		t.Errorf("status x = %+v", st["x"])
 	}
 	for _, n := range names[:2] {
 		tl, _ := r.Lookup(n)
@@ -257,6 +257,35 @@ func TestNameCollisionBothReported(t *testing.T) {
 		if res.Text != tl.Server+"/"+tl.Tool {
 			t.Errorf("Call(%s) = %q", n, res.Text)
 		}
+	}
+}
+
+// A config that did not come through LoadConfig (a test, an embedder) with a server name ending
+// in '_' fails with the rule instead of registering tools that read as another server's.
+func TestRegistryRefusesAmbiguousServerName(t *testing.T) {
+	servers := inProc{"github_": newInProcServer("github_", "delete_repo")}
+	r := newInProcRegistry(t, servers, Options{})
+	st := applyAndWait(t, r, inProcCfg("github_"))
+	if st["github_"].State != StateFailed || !strings.Contains(st["github_"].Error, "must not end in '_'") {
+		t.Errorf("status = %+v; want failed with the name rule", st["github_"])
+	}
+	if len(r.Tools()) != 0 {
+		t.Errorf("tools = %v; want none", toolNames(r))
+	}
+}
+
+// Tools of a workspace-only server carry their definition's fingerprint; others carry none.
+func TestToolDefinition(t *testing.T) {
+	servers := inProc{"w": newInProcServer("w", "t"), "u": newInProcServer("u", "t")}
+	r := newInProcRegistry(t, servers, Options{Trusted: func(ServerConfig) bool { return true }})
+	w := inProcCfg("w")
+	w.WorkspaceOnly = true
+	applyAndWait(t, r, w, inProcCfg("u"))
+	if tl, ok := r.Lookup("mcp__w__t"); !ok || tl.Definition != w.Fingerprint() || tl.Definition == "" {
+		t.Errorf("workspace tool = %+v; want Definition %q", tl, w.Fingerprint())
+	}
+	if tl, ok := r.Lookup("mcp__u__t"); !ok || tl.Definition != "" {
+		t.Errorf("user tool = %+v; want no Definition", tl)
 	}
 }
 

@@ -71,6 +71,10 @@ type Tool struct {
 	Tool        string          `json:"tool"`   // the server's own tool name
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+	// Definition is the fingerprint ([ServerConfig.Fingerprint]) of the server's definition when
+	// it comes only from a workspace file, "" for servers the user defined. The gate binds grants
+	// for such a server to this definition.
+	Definition string `json:"-"`
 }
 
 // Result is one tool call's outcome, shaped like the wire ToolResult (PROTOCOL.md section 3).

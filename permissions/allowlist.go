@@ -29,9 +29,13 @@ type ParseError struct {
 
 func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
+// MaxServerNameLen is the longest MCP server name (mirrors mcpbridge.MaxServerNameLen).
+const MaxServerNameLen = 32
+
 // ValidServerName reports whether name is a valid MCP server name (PROTOCOL.md section 2):
-// ^[A-Za-z0-9][A-Za-z0-9_-]*$ and no "__". It mirrors mcpbridge.ValidServerName, which this leaf
-// package may not import.
+// ^[A-Za-z0-9][A-Za-z0-9_-]*$, at most 32 characters, no "__" and no trailing '_', so that the
+// first "__" after "mcp__" in a tool name is always the separator. It mirrors
+// mcpbridge.ValidServerName, which this leaf package may not import.
 func ValidServerName(name string) error {
 	if name == "" {
 		return errors.New("empty server name")
@@ -39,13 +43,32 @@ func ValidServerName(name string) error {
 	for i := 0; i < len(name); i++ {
 		c := name[i]
 		if !isNameChar(c) || (i == 0 && (c == '_' || c == '-')) {
-			return fmt.Errorf("server name %q: must match ^[A-Za-z0-9][A-Za-z0-9_-]*$", name)
+			return fmt.Errorf("server name %q must start with a letter or digit and contain only letters, digits, '_' and '-'", name)
 		}
 	}
-	if strings.Contains(name, "__") {
-		return fmt.Errorf("server name %q must not contain \"__\"", name)
+	switch {
+	case len(name) > MaxServerNameLen:
+		return fmt.Errorf("server name %q is longer than %d characters", name, MaxServerNameLen)
+	case strings.Contains(name, "__"):
+		return fmt.Errorf("server name %q must not contain \"__\" (it separates server and tool in mcp__<server>__<tool>)", name)
+	case name[len(name)-1] == '_':
+		return fmt.Errorf("server name %q must not end in '_' (mcp__%s__<tool> would read as another server's tool)", name, name)
 	}
 	return nil
+}
+
+// splitToolName splits an MCP tool name mcp__<server>__<tool> at the first "__" after "mcp__".
+// ok is false for a name without the "mcp__" prefix (a built-in name); valid is false when the
+// server part is not a valid server name or the tool part is empty or starts with '_': no
+// registered name has that shape (mcpbridge.ParseToolName refuses it too).
+func splitToolName(name string) (server, tool string, isMCP, valid bool) {
+	rest, ok := strings.CutPrefix(name, "mcp__")
+	if !ok {
+		return "", "", false, false
+	}
+	server, tool, ok = strings.Cut(rest, "__")
+	valid = ok && tool != "" && tool[0] != '_' && ValidServerName(server) == nil
+	return server, tool, true, valid
 }
 
 // ValidPrefix checks that prefix is "mcp__<valid server name>__". The error is an *InputError.
@@ -70,26 +93,69 @@ func isNameChar(c byte) bool {
 	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
 }
 
-// ValidEntry checks one allowlist entry: an exact tool name of [A-Za-z0-9_-] characters, or such a
-// name followed by a single trailing "*" (a prefix grant). A bare "*" is rejected: granting
-// everything is the always-allow mode, not an allowlist entry.
-func ValidEntry(e string) error {
-	name := strings.TrimSuffix(e, "*")
+// An entry is one parsed allowlist entry. Server is "" for a built-in tool name. For an MCP entry,
+// Tool is the exact tool part, or with Prefix the tool-name prefix ("" = the whole server).
+type entry struct {
+	Server, Tool string
+	Prefix       bool
+}
+
+// parseEntry parses one allowlist entry. The forms are: a built-in tool name (edit_file); an MCP
+// tool name mcp__<server>__<tool>; mcp__<server>__* (every tool of one server); and
+// mcp__<server>__<tool prefix>* (the tools of one server whose names start with the prefix).
+// A "*" anywhere else, or one that does not stay within one server (mcp__gith*, mcp__*), is an
+// error: matching compares the parsed server exactly, never a raw string prefix.
+func parseEntry(e string) (entry, error) {
+	name, star := strings.CutSuffix(e, "*")
 	if name == "" {
 		if e == "" {
-			return errors.New("empty entry")
+			return entry{}, errors.New("empty entry")
 		}
-		return errors.New(`a bare "*" is not allowed (use mode always-allow)`)
+		return entry{}, errors.New(`a bare "*" is not allowed (use mode always-allow)`)
 	}
 	for i := 0; i < len(name); i++ {
 		if !isNameChar(name[i]) {
 			if name[i] == '*' {
-				return fmt.Errorf("entry %q: \"*\" is only allowed at the end", e)
+				return entry{}, fmt.Errorf("entry %q: \"*\" is only allowed at the end", e)
 			}
-			return fmt.Errorf("entry %q: invalid character %q (allowed: A-Z a-z 0-9 _ - and a trailing *)", e, rune(name[i]))
+			return entry{}, fmt.Errorf("entry %q: invalid character %q (allowed: A-Z a-z 0-9 _ - and a trailing *)", e, rune(name[i]))
 		}
 	}
-	return nil
+	server, tool, isMCP, valid := splitToolName(name)
+	switch {
+	case !isMCP && star:
+		return entry{}, fmt.Errorf("entry %q: \"*\" must follow mcp__<server>__ (every tool of one server) or mcp__<server>__<tool prefix>", e)
+	case !isMCP:
+		return entry{Tool: name}, nil
+	case star && tool == "" && strings.HasSuffix(name, "__") && ValidServerName(server) == nil:
+		return entry{Server: server, Prefix: true}, nil // mcp__<server>__*
+	case !valid:
+		return entry{}, entryError(e, name, star)
+	}
+	return entry{Server: server, Tool: tool, Prefix: star}, nil
+}
+
+// entryError says why an entry name (e without its "*") starting with "mcp__" names no one
+// server's tool.
+func entryError(e, name string, star bool) error {
+	server, tool, sep := strings.Cut(strings.TrimPrefix(name, "mcp__"), "__")
+	switch {
+	case !sep && star:
+		return fmt.Errorf("entry %q: \"*\" must follow mcp__<server>__ (every tool of one server) or mcp__<server>__<tool prefix>; it cannot span servers", e)
+	case !sep:
+		return fmt.Errorf("entry %q is not a tool name mcp__<server>__<tool>", e)
+	case ValidServerName(server) != nil:
+		return fmt.Errorf("entry %q: %v", e, ValidServerName(server))
+	case tool == "":
+		return fmt.Errorf("entry %q has no tool after mcp__%s__ (mcp__%s__* grants every tool of the server)", e, server, server)
+	}
+	return fmt.Errorf("entry %q: the tool part must not start with '_' (no registered tool name has one; it reads as server %q, which the entry may not mean)", e, server)
+}
+
+// ValidEntry checks one allowlist entry (see parseEntry for the forms).
+func ValidEntry(e string) error {
+	_, err := parseEntry(e)
+	return err
 }
 
 // line is one line of the allowlist file. Exactly one of comment or entry is set for a
@@ -140,12 +206,22 @@ func formatAllowlist(lines []line) []byte {
 
 // alState is an immutable snapshot of the allowlist; readers load it without locks.
 type alState struct {
-	lines    []line
-	entries  []string
-	exact    map[string]struct{}
-	prefixes map[string]string // prefix (without "*") -> entry
-	lens     []int             // distinct prefix lengths, longest first
-	err      error
+	lines   []line
+	entries []string
+	exact   map[string]struct{}     // built-in and exact MCP tool names
+	servers map[string]*serverGrant // MCP server -> its prefix entries
+	err     error
+}
+
+// serverGrant holds one server's prefix entries (tool prefix "" = the whole server).
+type serverGrant struct {
+	prefixes map[string]prefixGrant // tool prefix -> entry
+	lens     []int                  // distinct tool-prefix lengths, longest first
+}
+
+type prefixGrant struct {
+	entry string
+	desc  string // what it covers, for the decision's reason (describeEntry)
 }
 
 func newState(lines []line, err error) *alState {
@@ -155,24 +231,35 @@ func newState(lines []line, err error) *alState {
 	}
 	s.lines = lines
 	s.exact = make(map[string]struct{})
-	s.prefixes = make(map[string]string)
+	s.servers = make(map[string]*serverGrant)
 	for _, l := range lines {
 		if l.Entry == "" {
 			continue
 		}
 		s.entries = append(s.entries, l.Entry)
-		if p, ok := strings.CutSuffix(l.Entry, "*"); ok {
-			if _, dup := s.prefixes[p]; !dup {
-				s.prefixes[p] = l.Entry
-				s.lens = append(s.lens, len(p))
-			}
-		} else {
+		e, err := parseEntry(l.Entry)
+		switch {
+		case err != nil: // not from parseAllowlist (an in-memory edit); cannot happen, grant nothing
+			continue
+		case !e.Prefix:
 			s.exact[l.Entry] = struct{}{}
+			continue
+		}
+		g := s.servers[e.Server]
+		if g == nil {
+			g = &serverGrant{prefixes: map[string]prefixGrant{}}
+			s.servers[e.Server] = g
+		}
+		if _, dup := g.prefixes[e.Tool]; !dup {
+			g.prefixes[e.Tool] = prefixGrant{l.Entry, describeEntry(l.Entry)}
+			g.lens = append(g.lens, len(e.Tool))
 		}
 	}
-	slices.Sort(s.lens)
-	s.lens = slices.Compact(s.lens)
-	slices.Reverse(s.lens)
+	for _, g := range s.servers {
+		slices.Sort(g.lens)
+		g.lens = slices.Compact(g.lens)
+		slices.Reverse(g.lens)
+	}
 	return s
 }
 
@@ -210,8 +297,9 @@ func (a *Allowlist) Entries() []string { return slices.Clone(a.state().entries) 
 // when the file is fine or missing.
 func (a *Allowlist) Err() error { return a.state().err }
 
-// Match reports the entry that allows tool: the exact entry first, then the longest prefix entry.
-// A malformed file matches nothing.
+// Match reports the entry that allows tool: the exact entry first, then the longest prefix entry
+// of the tool's own server (the server parsed from mcp__<server>__<tool>). A malformed file
+// matches nothing.
 func (a *Allowlist) Match(tool string) (entry string, ok bool) {
 	return a.state().match(tool)
 }
@@ -225,20 +313,50 @@ func (a *Allowlist) state() *alState {
 }
 
 func (s *alState) match(tool string) (entry string, ok bool) {
+	s.each(tool, func(e, _ string) bool {
+		entry, ok = e, true
+		return false
+	})
+	return entry, ok
+}
+
+// each calls yield with every entry that allows tool and what the entry covers, best first (the
+// exact entry, then the prefix entries of the tool's server, longest first), until yield returns
+// false. A prefix entry applies only to tools whose parsed server equals the entry's server.
+func (s *alState) each(tool string, yield func(entry, desc string) bool) {
 	if s.err != nil {
-		return "", false
+		return
 	}
 	if _, ok := s.exact[tool]; ok {
-		return tool, true
+		if !yield(tool, "") {
+			return
+		}
 	}
-	for _, n := range s.lens {
-		if n <= len(tool) {
-			if e, ok := s.prefixes[tool[:n]]; ok {
-				return e, true
+	server, t, ok := cutToolName(tool)
+	if !ok {
+		return
+	}
+	g := s.servers[server] // only valid server names are keys
+	if g == nil {
+		return
+	}
+	for _, n := range g.lens {
+		if n <= len(t) {
+			if p, ok := g.prefixes[t[:n]]; ok && !yield(p.entry, p.desc) {
+				return
 			}
 		}
 	}
-	return "", false
+}
+
+// cutToolName is the hot-path split of mcp__<server>__<tool> at the first "__": the same split
+// as splitToolName without checking the server name (callers compare it with a valid one).
+func cutToolName(name string) (server, tool string, ok bool) {
+	if len(name) < 5 || name[:5] != "mcp__" {
+		return "", "", false
+	}
+	server, tool, ok = strings.Cut(name[5:], "__")
+	return server, tool, ok && tool != "" && tool[0] != '_'
 }
 
 // Reload re-reads the file. It returns the file's problem (also kept in Err()).
@@ -294,24 +412,28 @@ func (a *Allowlist) modify(edit func([]line) []line) error {
 	return nil
 }
 
-// Replace sets the entries under prefix (PROTOCOL.md section 3): every stored entry that starts
-// with prefix is removed and entries are added; entries under other prefixes, comments and blank
-// lines are untouched. Every entry must start with prefix. An entry prefix+"*" collapses the rest
-// (only it is stored). An empty list revokes every grant under prefix. New entries take the place
-// of the first removed one (or go at the end), in the given order without duplicates.
-// Bad input is an *InputError and nothing is written. It returns the whole list after the change.
+// Replace sets the entries of one server (PROTOCOL.md section 3). prefix is "mcp__<server>__";
+// every stored entry whose parsed server is that server is removed and entries are added; entries
+// of other servers (even ones whose names start with the same characters), built-in entries,
+// comments and blank lines are untouched. Every entry must be an entry of that server. An entry
+// prefix+"*" collapses the rest (only it is stored). An empty list revokes every grant of the
+// server. New entries take the place of the first removed one (or go at the end), in the given
+// order without duplicates. Bad input is an *InputError and nothing is written. It returns the
+// whole list after the change.
 func (a *Allowlist) Replace(prefix string, entries []string) ([]string, error) {
 	if err := ValidPrefix(prefix); err != nil {
 		return nil, err
 	}
+	server := strings.TrimSuffix(strings.TrimPrefix(prefix, "mcp__"), "__")
 	var add []string
 	for _, e := range entries {
 		e = strings.TrimSpace(e)
-		if err := ValidEntry(e); err != nil {
+		pe, err := parseEntry(e)
+		if err != nil {
 			return nil, &InputError{err.Error()}
 		}
-		if !strings.HasPrefix(e, prefix) {
-			return nil, &InputError{fmt.Sprintf("entry %q does not start with prefix %q", e, prefix)}
+		if pe.Server != server {
+			return nil, &InputError{fmt.Sprintf("entry %q is not an entry of server %q (prefix %q)", e, server, prefix)}
 		}
 		if !slices.Contains(add, e) {
 			add = append(add, e)
@@ -320,18 +442,18 @@ func (a *Allowlist) Replace(prefix string, entries []string) ([]string, error) {
 	if slices.Contains(add, prefix+"*") { // checked every entry first: a bad one writes nothing
 		add = []string{prefix + "*"}
 	}
-	err := a.modify(func(lines []line) []line { return replaceLines(lines, prefix, add) })
+	err := a.modify(func(lines []line) []line { return replaceLines(lines, server, add) })
 	if err != nil {
 		return nil, err
 	}
 	return a.Entries(), nil
 }
 
-func replaceLines(lines []line, prefix string, add []string) []line {
+func replaceLines(lines []line, server string, add []string) []line {
 	out := make([]line, 0, len(lines)+len(add))
 	at := -1
 	for _, l := range lines {
-		if l.Entry != "" && strings.HasPrefix(l.Entry, prefix) {
+		if l.Entry != "" && entryServer(l.Entry) == server {
 			if at < 0 {
 				at = len(out)
 			}
@@ -349,11 +471,24 @@ func replaceLines(lines []line, prefix string, add []string) []line {
 	return slices.Insert(out, at, ins...)
 }
 
+// entryServer is the MCP server an entry grants tools of ("" for a built-in or a bad entry).
+func entryServer(e string) string {
+	pe, err := parseEntry(e)
+	if err != nil {
+		return ""
+	}
+	return pe.Server
+}
+
 // Add adds one entry (the gate's "always" and "server" answers) with the same locked, re-read,
 // atomic write as Replace. A server grant "mcp__<server>__*" is Replace(prefix, [prefix*]): it
 // collapses that server's exact entries. Another entry is appended unless already present (or,
 // for a tool name, already granted by a prefix entry).
-func (a *Allowlist) Add(entry string) error {
+func (a *Allowlist) Add(entry string) error { return a.add(entry, false) }
+
+// add is Add; with literal, an exact entry is written even when a prefix entry covers it (a grant
+// for a workspace definition is recorded per entry, and the prefix entry may not count for it).
+func (a *Allowlist) add(entry string, literal bool) error {
 	entry = strings.TrimSpace(entry)
 	if err := ValidEntry(entry); err != nil {
 		return &InputError{err.Error()}
@@ -368,7 +503,7 @@ func (a *Allowlist) Add(entry string) error {
 				return lines
 			}
 		}
-		if _, covered := newState(lines, nil).match(entry); covered && !strings.HasSuffix(entry, "*") {
+		if _, covered := newState(lines, nil).match(entry); covered && !literal && !strings.HasSuffix(entry, "*") {
 			return lines // already granted by a prefix entry
 		}
 		return append(lines, line{Entry: entry})

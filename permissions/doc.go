@@ -20,8 +20,14 @@
 //
 //  1. The caller's ctx is already cancelled: deny (By "cancelled").
 //  2. Mode always-allow: allow (By "mode"). An unknown mode: deny (By "error") and an error.
-//  3. The allowlist matches the tool name (an exact entry, else the longest "prefix*" entry):
-//     allow (By "allowlist", Entry, File). A malformed allowlist file matches nothing.
+//  3. The allowlist matches the tool name (an exact entry, else the longest "prefix*" entry of
+//     the tool's own server, compared after parsing mcp__<server>__<tool>, never as a raw string
+//     prefix): allow (By "allowlist", Entry, File; Reason says what the entry covers). A
+//     malformed allowlist file matches nothing; an MCP tool name that is not a name of
+//     Request.Server matches nothing. For a workspace-defined server (Request.Definition set)
+//     an entry counts only if the trust store records it as granted for that definition;
+//     otherwise it is ignored and Reason says so (a changed or another definition of the same
+//     server name inherits nothing).
 //  4. A read-only built-in tool (Request.ReadOnlyBuiltin, no server): allow (By "builtin"), in
 //     single-confirm and in allowlist-only alike. These tools only read the workspace the
 //     editor already shares with the server, the rule is Switchboard's own (never an MCP
@@ -33,7 +39,9 @@
 //     Timeout (even if an answer arrives late): deny (By "timeout"). A prompter error: deny
 //     (By "error"). Otherwise the user's answer (By "user"): deny; once; always (adds the tool
 //     name); server (adds "mcp__<server>__*", which collapses that server's entries; for a built-in
-//     tool with no server it is the same as always). The entry is written before Check returns.
+//     tool with no server it is the same as always). The entry is written before Check returns;
+//     for a workspace-defined server it is also recorded in the trust store for its definition
+//     (both are needed: removing the entry from the allowlist revokes the grant).
 //     If writing fails the call is still allowed this once (the user said yes), the error is
 //     logged and put in Decision.Reason.
 //
@@ -45,9 +53,13 @@
 //
 // $XDG_CONFIG_HOME/switchboard/allow_tool (default ~/.config/switchboard/allow_tool). One entry per
 // line; lines starting with "#" are comments; blank lines are allowed; white space around a line
-// is ignored. An entry is an exact tool name ("mcp__github__create_issue", "write_file") or a
-// prefix followed by one trailing "*" ("mcp__github__*" grants a whole server). Names use only
-// A-Z a-z 0-9 _ and -; a bare "*" is rejected. Any other line makes the file malformed: the error
+// is ignored. An entry is parsed once into one of: a built-in tool name ("write_file"); an MCP tool
+// name mcp__<server>__<tool> ("mcp__github__create_issue"); mcp__<server>__* (every tool of one
+// server); mcp__<server>__<tool prefix>* (the tools of one server whose names start with the
+// prefix). Names use only A-Z a-z 0-9 _ and -; a server name is at most 32 characters, has no "__"
+// and does not end in '_', and a tool part does not start with '_', so an entry names exactly one
+// server. A "*" that does not stay within one server ("mcp__gith*", "mcp__*", "edit_*") and a
+// bare "*" are rejected. Any other line makes the file malformed: the error
 // names file:line, the file then grants nothing (fail closed) and is never overwritten, until it is
 // fixed (the watcher reloads it).
 //
@@ -56,11 +68,11 @@
 //	mcp__sqlite__read_query
 //	write_file
 //
-// Replace(prefix, entries) follows PROTOCOL.md section 3: it removes every entry that starts with
-// prefix and adds entries (each must start with prefix; "prefix*" collapses the rest; an empty
-// list revokes). Comments, blank lines and other entries keep their order; the new entries take
-// the place of the first removed one, or go at the end. Broader entries that do not start with
-// prefix (say "mcp__*") are other prefixes and stay.
+// Replace(prefix, entries) follows PROTOCOL.md section 3: prefix is mcp__<server>__; it removes
+// every entry of that server (by parsed server) and adds entries (each must be an entry of that
+// server; "prefix*" collapses the rest; an empty list revokes). Comments, blank lines and other
+// entries keep their order; the new entries take the place of the first removed one, or go at the
+// end. Entries of other servers stay, even when their names start with the same characters.
 //
 // Writes are atomic (renameio: temp file in the same folder, fsync, rename; a plain write on
 // Windows), keep the file's mode exactly (0600 for a new file), and are serialised across processes
@@ -72,7 +84,7 @@
 // # Trust store and audit log
 //
 // trust.json remembers, per server-config fingerprint, whether the user trusted a workspace server
-// (see TrustStore). audit.jsonl ($XDG_STATE_HOME/switchboard, default ~/.local/state/switchboard)
+// and which allowlist entries the user granted to that definition (see TrustStore). audit.jsonl ($XDG_STATE_HOME/switchboard, default ~/.local/state/switchboard)
 // gets one JSON line per decision with the SHA-256 of the arguments, never the arguments
 // themselves, and rotates to audit.jsonl.1 at 10 MiB (see AuditLog). A background writer appends
 // the lines in batches under the log's flock; Flush waits for it and Close drains it.

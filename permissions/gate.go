@@ -14,17 +14,22 @@ const DefaultTimeout = 120 * time.Second
 
 // GateOptions configures a Gate.
 type GateOptions struct {
-	Allowlist *Allowlist       // nil = an empty in-memory list ("always" answers last for the process)
-	Prompter  Prompter         // nil = every ask is denied (fail closed)
-	Audit     *AuditLog        // nil = no audit
-	Timeout   time.Duration    // approval timeout; 0 = DefaultTimeout
-	Logger    *slog.Logger     // nil = discard
-	Now       func() time.Time // injected clock for latency and audit time; nil = time.Now
+	Allowlist *Allowlist // nil = an empty in-memory list ("always" answers last for the process)
+	// Trust records which allowlist grants were made for which workspace definition (see
+	// Request.Definition). nil = an allowlist match never counts for a workspace-defined server,
+	// and "always" or "server" answers for one are not saved.
+	Trust    *TrustStore
+	Prompter Prompter         // nil = every ask is denied (fail closed)
+	Audit    *AuditLog        // nil = no audit
+	Timeout  time.Duration    // approval timeout; 0 = DefaultTimeout
+	Logger   *slog.Logger     // nil = discard
+	Now      func() time.Time // injected clock for latency and audit time; nil = time.Now
 }
 
 // Gate is the one confirm gate every tool call passes. Safe for concurrent use.
 type Gate struct {
 	al    *Allowlist
+	trust *TrustStore
 	audit *AuditLog
 	log   *slog.Logger
 	now   func() time.Time
@@ -37,7 +42,7 @@ type prompterBox struct{ p Prompter }
 
 // NewGate returns a gate.
 func NewGate(opts GateOptions) *Gate {
-	g := &Gate{al: opts.Allowlist, audit: opts.Audit, log: opts.Logger, now: opts.Now}
+	g := &Gate{al: opts.Allowlist, trust: opts.Trust, audit: opts.Audit, log: opts.Logger, now: opts.Now}
 	if g.al == nil {
 		g.al, _ = OpenAllowlist("")
 	}
@@ -97,16 +102,17 @@ func (g *Gate) decide(ctx context.Context, req Request) (Decision, error) {
 		err := fmt.Errorf("permissions: unknown mode %v", req.Mode)
 		return Decision{By: ByError, Reason: "denied: " + err.Error()}, err
 	}
-	if e, ok := g.al.Match(req.Tool); ok {
+	e, desc, note, ok := g.matchAllowlist(req)
+	if ok {
 		return Decision{Allowed: true, By: ByAllowlist, Entry: e, File: g.al.Path(),
-			Reason: "allowed by allowlist entry " + e + fileSuffix(g.al.Path())}, nil
+			Reason: "allowed by allowlist entry " + e + desc + fileSuffix(g.al.Path()) + note}, nil
 	}
 	if req.ReadOnlyBuiltin && req.Server == "" {
 		return Decision{Allowed: true, By: ByBuiltin, Reason: "allowed: read-only built-in tool"}, nil
 	}
-	brokenNote := ""
+	brokenNote := note
 	if err := g.al.Err(); err != nil {
-		brokenNote = "; the allowlist grants nothing while it has an error: " + err.Error()
+		brokenNote += "; the allowlist grants nothing while it has an error: " + err.Error()
 	}
 	if req.Mode == AllowlistOnly {
 		return Decision{By: ByMode, Reason: "denied by mode allowlist-only: not in the allowlist" + brokenNote}, nil
@@ -144,10 +150,10 @@ func (g *Gate) decide(ctx context.Context, req Request) (Decision, error) {
 	switch ans {
 	case AnswerDeny:
 		d.Allowed = false
-		d.Reason = "denied by the user"
+		d.Reason = "denied by the user" + brokenNote
 		return d, nil
 	case AnswerOnce:
-		d.Reason = "allowed once by the user"
+		d.Reason = "allowed once by the user" + brokenNote
 		return d, nil
 	case AnswerAlways:
 		entry = req.Tool
@@ -159,6 +165,13 @@ func (g *Gate) decide(ctx context.Context, req Request) (Decision, error) {
 	default:
 		return Decision{By: ByError, Reason: fmt.Sprintf("denied: the prompter returned an unknown answer %v", ans)}, nil
 	}
+	if req.Server != "" && !toolOfServer(req.Tool, req.Server) {
+		d.Reason = fmt.Sprintf("allowed once by the user; not saved: %s is not a tool name of server %q", req.Tool, req.Server)
+		return d, nil
+	}
+	if req.Definition != "" {
+		return g.grantDefinition(req, d, entry), nil
+	}
 	if err := g.al.Add(entry); err != nil {
 		g.log.Error("gate: could not save the allowlist entry", "entry", entry, "file", g.al.Path(), "err", err)
 		d.Reason = fmt.Sprintf("allowed once by the user; could not add %s to the allowlist: %v", entry, err)
@@ -167,6 +180,78 @@ func (g *Gate) decide(ctx context.Context, req Request) (Decision, error) {
 	d.Entry, d.File = entry, g.al.Path()
 	d.Reason = "allowed by the user; added " + entry + " to the allowlist" + fileSuffix(g.al.Path())
 	return d, nil
+}
+
+// grantDefinition saves an "always" or "server" answer for a workspace-defined server: recorded
+// in the trust store for its definition first, then written to the allowlist (where the user sees
+// and revokes it). Both are needed for the grant to count.
+func (g *Gate) grantDefinition(req Request, d Decision, entry string) Decision {
+	if g.trust == nil {
+		d.Reason = "allowed once by the user; not saved: grants for a workspace-defined server need the trust store"
+		return d
+	}
+	if err := g.trust.AddGrant(req.Server, req.Definition, entry); err != nil {
+		g.log.Error("gate: could not record the grant", "entry", entry, "server", req.Server, "err", err)
+		d.Reason = fmt.Sprintf("allowed once by the user; could not record %s for this definition of server %s: %v", entry, req.Server, err)
+		return d
+	}
+	if err := g.al.add(entry, true); err != nil {
+		g.log.Error("gate: could not save the allowlist entry", "entry", entry, "file", g.al.Path(), "err", err)
+		d.Reason = fmt.Sprintf("allowed once by the user; could not add %s to the allowlist: %v", entry, err)
+		return d
+	}
+	d.Entry, d.File = entry, g.al.Path()
+	d.Reason = "allowed by the user; added " + entry + " to the allowlist" + fileSuffix(g.al.Path()) +
+		" for this workspace definition of server " + req.Server
+	return d
+}
+
+// matchAllowlist finds the allowlist entry that lets req run, and what it covers. For an MCP
+// tool the entry applies only if req.Tool parses to req.Server. For a workspace-defined server
+// (req.Definition set) an entry counts only if the trust store records it for that definition;
+// note then says which entry was ignored, for the person and the audit.
+func (g *Gate) matchAllowlist(req Request) (entry, desc, note string, ok bool) {
+	if req.Server != "" && !toolOfServer(req.Tool, req.Server) {
+		return "", "", fmt.Sprintf("; no allowlist entry applies: %s is not a tool name of server %q", req.Tool, req.Server), false
+	}
+	var ignored string
+	g.al.state().each(req.Tool, func(e, d string) bool {
+		if req.Definition == "" || g.trust.Granted(req.Definition, e) {
+			entry, desc, ok = e, d, true
+			return false
+		}
+		if ignored == "" {
+			ignored = e
+		}
+		return true
+	})
+	switch {
+	case ok && req.Definition != "":
+		note = " granted for this workspace definition of server " + req.Server
+	case !ok && ignored != "":
+		note = "; allowlist entry " + ignored + " was ignored: it was granted for another definition of server " +
+			req.Server + " than this workspace's"
+	}
+	return entry, desc, note, ok
+}
+
+// toolOfServer reports whether tool is a tool name mcp__<server>__<tool> of server (a valid
+// server name: the first "__" after "mcp__" is then the separator).
+func toolOfServer(tool, server string) bool {
+	s, _, ok := cutToolName(tool)
+	return ok && s == server
+}
+
+// describeEntry says what an allowlist entry covers, so the audit shows why it matched.
+func describeEntry(e string) string {
+	pe, err := parseEntry(e)
+	switch {
+	case err != nil || !pe.Prefix:
+		return ""
+	case pe.Tool == "":
+		return fmt.Sprintf(" (every tool of server %s)", pe.Server)
+	}
+	return fmt.Sprintf(" (tools of server %s whose names start with %q)", pe.Server, pe.Tool)
 }
 
 func fileSuffix(path string) string {

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"slices"
 	"sync"
 	"time"
 )
@@ -49,6 +50,15 @@ type TrustStore struct {
 
 type trustFile struct {
 	Fingerprints map[string]trustRecord `json:"fingerprints"`
+	// Grants are the allowlist entries the user granted to a workspace-defined server, by the
+	// fingerprint of its definition (see Gate: such a server's allowlist match counts only when
+	// recorded here, so a changed or another definition of the same name inherits nothing).
+	Grants map[string]grantRecord `json:"grants,omitempty"`
+}
+
+type grantRecord struct {
+	Server  string   `json:"server"`
+	Entries []string `json:"entries"`
 }
 
 type trustRecord struct {
@@ -180,6 +190,58 @@ func (t *TrustStore) SetDefinition(server, fingerprint string, trusted bool, def
 		f.Fingerprints = make(map[string]trustRecord)
 	}
 	f.Fingerprints[fingerprint] = trustRecord{Server: server, Trusted: trusted, At: t.now().UTC().Truncate(time.Second), Definition: definition}
+	data, err := json.MarshalIndent(f, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := writeAtomic(t.path, append(data, '\n')); err != nil {
+		return fmt.Errorf("write trust store: %w", err)
+	}
+	return nil
+}
+
+// Granted reports whether the allowlist entry was granted for the server definition with this
+// fingerprint (recorded by AddGrant). It re-reads the file; a malformed file grants nothing.
+func (t *TrustStore) Granted(fingerprint, entry string) bool {
+	if t == nil || fingerprint == "" {
+		return false
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	f, err := t.read()
+	t.err = err
+	if err != nil {
+		return false
+	}
+	return slices.Contains(f.Grants[fingerprint].Entries, entry)
+}
+
+// AddGrant records that the user granted the allowlist entry to the server definition with this
+// fingerprint. The entry must also stay in the allowlist to count (revoking it there revokes it).
+func (t *TrustStore) AddGrant(server, fingerprint, entry string) error {
+	if fingerprint == "" || entry == "" {
+		return &InputError{"empty fingerprint or entry"}
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	unlock, err := lockPath(t.path)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	f, err := t.read()
+	t.err = err
+	if err != nil {
+		return fmt.Errorf("not changing the trust store: %w", err)
+	}
+	g := f.Grants[fingerprint]
+	if slices.Contains(g.Entries, entry) {
+		return nil
+	}
+	if f.Grants == nil {
+		f.Grants = make(map[string]grantRecord)
+	}
+	f.Grants[fingerprint] = grantRecord{Server: server, Entries: append(g.Entries, entry)}
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err

@@ -62,6 +62,10 @@ type Request struct {
 	Tool string
 	// Server is the MCP server name, or "" for a built-in tool.
 	Server string
+	// Definition is the fingerprint of a workspace-defined server's definition, empty for
+	// servers the user defined. An allowlist entry counts for such a server only if it was
+	// granted for this definition (recorded in the trust store).
+	Definition string
 	// Arguments are the call's JSON arguments (shown to the user, hashed in the audit log).
 	Arguments json.RawMessage
 	Mode      Mode

@@ -129,7 +129,7 @@ func (m *Manager) callOne(ctx context.Context, ts toolSet, conv *convo, turn str
 		d := decided(permissions.Decision{By: ByInvalid, Reason: "arguments are not a JSON object"})
 		return errResult(name, errorJSON(fmt.Sprintf("invalid arguments for %s: want a JSON object, got %s", name, cutUTF8(string(args), 200)))), d
 	}
-	req := permissions.Request{Tool: name, Server: serverOf(ts, name), Arguments: args, Mode: mode, Turn: turn}
+	req := permissions.Request{Tool: name, Server: serverOf(ts, name), Definition: ts.byMCP[name].Definition, Arguments: args, Mode: mode, Turn: turn}
 	if bi != nil {
 		req.ReadOnlyBuiltin = bi.readOnly
 	}

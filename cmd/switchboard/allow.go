@@ -14,9 +14,10 @@ const allowUsage = `usage:
   switchboard allow list [--file F] [--json]
       print the allowlist file's path and its entries
   switchboard allow set PREFIX [ENTRY...] [--file F] [--json]
-      replace the entries under PREFIX (mcp__<server>__) with ENTRY...; every ENTRY must start
-      with PREFIX; PREFIX* grants the whole server; no ENTRY revokes every grant under PREFIX.
-      Prints the whole list after the change.
+      replace the entries of one server (PREFIX is mcp__<server>__) with ENTRY...; every ENTRY
+      is an entry of that server: mcp__<server>__<tool>, mcp__<server>__<tool prefix>*, or
+      PREFIX* (the whole server); no ENTRY revokes every grant of the server. Entries of other
+      servers are kept, even when their names start alike. Prints the whole list after the change.
 
 The default file is $XDG_CONFIG_HOME/switchboard/allow_tool (~/.config/switchboard/allow_tool).
 Exit status: 0 ok, 1 the file is malformed or cannot be read or written, 2 invalid input.

@@ -35,7 +35,7 @@ func TestAllow(t *testing.T) {
 		{[]string{"list", "--file=" + other}, 0, "# " + other + "\nmcp__x__a\n", ""},
 		{[]string{"set", "github"}, 2, "", `prefix "github" must have the form mcp__<server>__`},
 		{[]string{"set", "mcp__a__b__"}, 2, "", `must not contain "__"`},
-		{[]string{"set", "mcp__db__", "mcp__gh__x"}, 2, "", `entry "mcp__gh__x" does not start with prefix "mcp__db__"`},
+		{[]string{"set", "mcp__db__", "mcp__gh__x"}, 2, "", `entry "mcp__gh__x" is not an entry of server "db"`},
 		{[]string{"set", "mcp__db__", "mcp__db__a b"}, 2, "", `invalid character ' '`},
 		{[]string{"set"}, 2, "", "set needs a PREFIX"},
 		{[]string{"list", "extra"}, 2, "", "list takes no arguments"},
@@ -60,5 +60,62 @@ func TestAllow(t *testing.T) {
 	}
 	if data, _ := os.ReadFile(broken); string(data) != "ok\nnot ok\n" {
 		t.Errorf("broken file overwritten: %q", data)
+	}
+}
+
+// "switchboard allow set mcp__github__" deleted the entries of server "github_" (a raw prefix of
+// their names). Now a server name ending in '_' is refused with the rule, an entry that names no
+// one server makes the file malformed (named by file:line, never rewritten), and set touches one
+// server's entries only.
+func TestAllowSetOneServer(t *testing.T) {
+	dir := t.TempDir()
+	mixed := filepath.Join(dir, "mixed")
+	const mixedContent = "mcp__github__*\nmcp__github___delete_repo\n"
+	lookalike := filepath.Join(dir, "lookalike")
+	for f, c := range map[string]string{mixed: mixedContent, lookalike: "mcp__github__a\nmcp__github-x__*\nedit_file\n"} {
+		if err := os.WriteFile(f, []byte(c), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		args       []string
+		code       int
+		out, errIn string
+	}{
+		{[]string{"set", "mcp__github__", "--file", mixed}, 1, "", mixed + ":2: "},
+		{[]string{"set", "mcp__github___", "mcp__github___x", "--file", lookalike}, 2, "", `server name "github_" must not end in '_'`},
+		{[]string{"set", "mcp__github__", "mcp__gith*", "--file", lookalike}, 2, "", `cannot span servers`},
+		{[]string{"set", "mcp__github__", "--file", lookalike}, 0, "# " + lookalike + "\nmcp__github-x__*\nedit_file\n", ""},
+	} {
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"allow"}, tc.args...), &stdout, &stderr)
+		if code != tc.code || stdout.String() != tc.out || !strings.Contains(stderr.String(), tc.errIn) {
+			t.Errorf("allow %q: exit %d, stdout %q, stderr %q; want exit %d, stdout %q, stderr containing %q",
+				tc.args, code, stdout.String(), stderr.String(), tc.code, tc.out, tc.errIn)
+		}
+	}
+	if data, _ := os.ReadFile(mixed); string(data) != mixedContent {
+		t.Errorf("malformed file rewritten: %q", data)
+	}
+}
+
+// `switchboard call mcp__github___delete_repo` with a config defining server "github_" answered
+// "Unknown tool"; now the config error names the rule, and nothing of "github_" starts.
+func TestCallAmbiguousServerName(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mcp.json")
+	marker := filepath.Join(dir, "started")
+	cfg := `{"mcpServers": {"github_": {"command": "sh", "args": ["-c", "touch ` + marker + `"]}}}`
+	if err := os.WriteFile(file, []byte(cfg), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	code := run([]string{"call", "mcp__github___delete_repo", "--config", file, "--mode", "always-allow"}, &out, &errb)
+	if code == 0 || !strings.Contains(errb.String(), `server name "github_" must not end in '_'`) {
+		t.Errorf("call: exit %d, stderr %q; want a failure naming the server-name rule", code, errb.String())
+	}
+	if _, err := os.Stat(marker); !os.IsNotExist(err) {
+		t.Errorf("server github_ was started (%v)", err)
 	}
 }

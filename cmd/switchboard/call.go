@@ -186,7 +186,7 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	if term != nil {
 		prompter = term
 	}
-	gate := permissions.NewGate(permissions.GateOptions{Allowlist: allow, Prompter: prompter, Audit: audit, Logger: log})
+	gate := permissions.NewGate(permissions.GateOptions{Allowlist: allow, Trust: trust, Prompter: prompter, Audit: audit, Logger: log})
 	mgr := session.NewManager(session.Options{
 		Tools: reg, Gate: gate, Workspace: &cliWorkspace{folders: folders},
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})), // no model here: its warnings are noise
