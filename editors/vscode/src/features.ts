@@ -4,7 +4,7 @@ import type { ClientCapabilities, FeatureState, StaticFeature } from "vscode-lan
 
 /**
  * Declares `capabilities.experimental.switchboard.elicitation = true` in initialize: the host then
- * sends forms as switchboard/elicitationRequested (README "Protocol additions"). Other experimental
+ * sends forms as switchboard/elicitationRequested (host/wire/PROTOCOL.md section 7). Other experimental
  * keys, and other keys under `switchboard`, are kept.
  */
 export class ElicitationFeature implements StaticFeature {
