@@ -1278,3 +1278,110 @@ func TestFaultConcurrentApprovals(t *testing.T) {
 	e.checkPeak(256)
 	e.shutdown()
 }
+
+// ---- framing from the editor --------------------------------------------------------------
+
+// writeRaw writes bytes to the host's stdin as they are, malformed or not.
+func (e *fEditor) writeRaw(raw string) error {
+	e.wmu.Lock()
+	defer e.wmu.Unlock()
+	_, err := io.WriteString(e.stdin, raw)
+	return err
+}
+
+// exitedWithin waits (bounded) for the host to exit on its own, stdin still open, and returns
+// its exit code and peak RSS in KB.
+func (e *fEditor) exitedWithin(what string) (code int, maxRSSKB int64) {
+	e.t.Helper()
+	select {
+	case <-e.exited:
+	case <-time.After(faultBound()):
+		e.t.Fatalf("%s: the host is still running with its stdin open (deaf)", what)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if ru, ok := e.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		maxRSSKB = ru.Maxrss
+	}
+	return e.exitCode, maxRSSKB
+}
+
+// A header block without Content-Length (its body running into the next frame) is answered
+// with -32700 and skipped; the host then answers shutdown and exits cleanly on exit.
+func TestFaultFramingHeaderWithoutLength(t *testing.T) {
+	for name, bad := range map[string]string{
+		"content-type only": "Content-Type: x\r\n\r\n{}",
+		"bad length":        "Content-Length: abc\r\n\r\n{\"jsonrpc\":\"2.0\"}",
+		"endless header":    "X-Junk: " + strings.Repeat("y", 1<<20),
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := startFaultHost(t, fHostOpts{})
+			if err := e.writeRaw(bad); err != nil {
+				t.Fatal(err)
+			}
+			e.shutdown() // shutdown answered, exit honoured, code 0
+			if b, _ := os.ReadFile(e.errLog); strings.Contains(string(b), "framing") {
+				t.Errorf("a skipped header was logged as a lost framing:\n%s", b)
+			}
+		})
+	}
+}
+
+// A Content-Length longer than the frame that arrives cannot be resynchronised: the host must
+// notice (the next frame's header lands in the body), say so on stderr and exit non-zero at
+// once, not sit deaf until the editor closes stdin.
+func TestFaultFramingLengthLongerThanBody(t *testing.T) {
+	e := startFaultHost(t, fHostOpts{})
+	e.noteChildren()
+	if err := e.writeRaw("Content-Length: 4000\r\n\r\n{}"); err != nil {
+		t.Fatal(err)
+	}
+	e.send("shutdown", nil)
+	e.notify("exit", nil)
+	code, _ := e.exitedWithin("a frame longer than declared, then shutdown and exit")
+	if code == 0 {
+		t.Errorf("exit code %d after a lost framing, want non-zero", code)
+	}
+	if b, _ := os.ReadFile(e.errLog); !strings.Contains(string(b), "Content-Length") {
+		t.Errorf("stderr does not say what happened:\n%s", b)
+	}
+}
+
+// A frame declared at 1 GiB is refused from its header: the host exits non-zero without its
+// memory following the bytes the editor keeps streaming.
+func TestFaultFramingHugeDeclared(t *testing.T) {
+	e := startFaultHost(t, fHostOpts{})
+	e.noteChildren()
+	if err := e.writeRaw("Content-Length: 1073741824\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	streamed := make(chan int64, 1)
+	go func() {
+		chunk := []byte(strings.Repeat("x", 1<<20))
+		var n int64
+		for range 1024 {
+			if e.writeRaw(string(chunk)) != nil {
+				break
+			}
+			n += int64(len(chunk))
+		}
+		streamed <- n
+	}()
+	code, rss := e.exitedWithin("a 1 GiB frame")
+	e.stdin.Close() // ignore error: unblocks the writer if the pipe is still full
+	n := <-streamed
+	t.Logf("host exit %d, peak RSS %.1f MB, %d MiB streamed before the pipe broke", code, float64(rss)/1024, n>>20)
+	if code == 0 {
+		t.Errorf("exit code 0 after refusing a 1 GiB frame, want non-zero")
+	}
+	limit := int64(100 << 10)
+	if os.Getenv("SWITCHBOARD_FAULTS_RACE") == "1" {
+		limit *= 8
+	}
+	if rss > limit {
+		t.Errorf("host peak RSS %.1f MB while refusing a 1 GiB frame, want under %d MB", float64(rss)/1024, limit>>10)
+	}
+	if b, _ := os.ReadFile(e.errLog); !strings.Contains(string(b), "64 MiB") {
+		t.Errorf("stderr does not name the limit:\n%s", b)
+	}
+}
