@@ -5,10 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -321,5 +326,90 @@ func TestHTTPTransports(t *testing.T) {
 	}
 	if s := st["down"]; s.State != StateFailed || s.Error == "" {
 		t.Errorf("down = %+v", s)
+	}
+}
+
+// An HTTP server that redirects to another origin must not get the user's custom headers (or
+// credentials) sent there: the redirect is refused and the server reported failed. Over SSE the
+// same holds for every request (an endpoint on another origin included).
+func TestHTTPRedirectKeepsHeadersHome(t *testing.T) {
+	target := startMCPTestHTTP(t, "--http")
+	tu, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leakMu sync.Mutex
+	var leaks []string
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: tu.Scheme, Host: tu.Host})
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, h := range []string{"X-Api-Key", "Authorization", "Cookie"} {
+			if v := r.Header.Get(h); v != "" {
+				leakMu.Lock()
+				leaks = append(leaks, h+": "+v)
+				leakMu.Unlock()
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(elsewhere.Close) // after the registry's (cleanups run last first)
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(home.Close)
+
+	r := newTestRegistry(t, Options{})
+	st := applyAndWait(t, r, ServerConfig{
+		Name: "moved", Transport: TransportHTTP, URL: home.URL + "/mcp",
+		Headers:        map[string]string{"X-Api-Key": "secret-key", "Authorization": "Bearer secret-token"},
+		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second,
+	})
+	leakMu.Lock()
+	defer leakMu.Unlock()
+	if len(leaks) > 0 {
+		t.Errorf("the other origin received %q", leaks)
+	}
+	if s := st["moved"]; s.State != StateFailed || !strings.Contains(s.Error, "redirect") {
+		t.Errorf("moved = %+v, want failed naming the redirect", s)
+	}
+}
+
+// The transport under every HTTP and SSE client strips the configured headers from any request
+// to another origin (scheme, host and port), whatever made the client go there.
+func TestOriginTransportStripsHeaders(t *testing.T) {
+	var got http.Header
+	seen := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.Header.Clone() })
+	other := httptest.NewServer(seen)
+	defer other.Close()
+	c, err := httpClient("https://mcp.example:8443/mcp", map[string]string{"X-Api-Key": "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", other.URL, nil)
+	req.Header.Set("X-Api-Key", "k")
+	req.Header.Set("Authorization", "Bearer t")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got.Get("X-Api-Key") != "" || got.Get("Authorization") != "" || got.Get("Accept") == "" {
+		t.Errorf("another origin got headers %v", got)
+	}
+	if req.Header.Get("X-Api-Key") != "k" {
+		t.Errorf("the caller's request was modified")
+	}
+	for in, want := range map[string]string{
+		"https://mcp.example/x":          "https://mcp.example:443",
+		"HTTPS://MCP.example:443/y":      "https://mcp.example:443",
+		"http://mcp.example/":            "http://mcp.example:80",
+		"http://mcp.example:8443/":       "http://mcp.example:8443",
+		"https://[::1]:8443/":            "https://[::1]:8443",
+		"https://mcp.example.evil.test/": "https://mcp.example.evil.test:443",
+	} {
+		u, _ := url.Parse(in)
+		if got := originOf(u); got != want {
+			t.Errorf("originOf(%s) = %s, want %s", in, got, want)
+		}
 	}
 }
