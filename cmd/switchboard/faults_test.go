@@ -1385,3 +1385,16 @@ func TestFaultFramingHugeDeclared(t *testing.T) {
 		t.Errorf("stderr does not name the limit:\n%s", b)
 	}
 }
+
+// serve: a config file the editor names (configFiles) that does not exist is one clear stderr
+// line naming it (and a warning in the editor), not a silent "no servers".
+func TestFaultNamedConfigMissing(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "typo-mcp.json")
+	e := startFaultHost(t, fHostOpts{configFiles: []string{missing}})
+	e.servers() // configuration loaded
+	e.shutdown()
+	b, _ := os.ReadFile(e.errLog)
+	if !strings.Contains(string(b), "does not exist") || !strings.Contains(string(b), missing) {
+		t.Errorf("stderr does not name the missing config file:\n%s", b)
+	}
+}
