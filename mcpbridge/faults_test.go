@@ -413,3 +413,75 @@ func TestOriginTransportStripsHeaders(t *testing.T) {
 		}
 	}
 }
+
+// waitGone waits (bounded; polling, not sleeping to synchronise) until every pid is gone.
+func waitGone(t *testing.T, what string, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var alive []int
+		for _, p := range pids {
+			if !procGone(p) {
+				alive = append(alive, p)
+			}
+		}
+		if len(alive) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, p := range alive {
+				syscall.Kill(p, syscall.SIGKILL) // ignore error: clean up what the test started
+			}
+			t.Fatalf("%s: still running: %v", what, alive)
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval, bounded by the deadline
+	}
+}
+
+// stderrPids waits for the server's stderr to report every "<what> pid N" of whats.
+func stderrPids(t *testing.T, r *Registry, server string, whats ...string) []int {
+	t.Helper()
+	tr := stdioOf(t, r, server)
+	pids := make([]int, len(whats))
+	for i := 0; ; i++ {
+		found := 0
+		for line := range strings.Lines(tr.StderrTail()) {
+			for k, w := range whats {
+				if p, ok := strings.CutPrefix(strings.TrimSpace(line), "mcptest: "+w+" pid "); ok {
+					pids[k], _ = strconv.Atoi(p)
+				}
+			}
+		}
+		for _, p := range pids {
+			if p != 0 {
+				found++
+			}
+		}
+		if found == len(whats) {
+			return pids
+		}
+		if i > 5000 {
+			t.Fatalf("no %v pids in stderr: %s", whats, tr.StderrTail())
+		}
+		r.Call(context.Background(), "mcp__"+server+"__echo", json.RawMessage(`{"text":"x"}`)) // a round trip, not a sleep
+	}
+}
+
+// A grandchild that left the server's process group (setsid) must not outlive the server: Close
+// (and a reconnect, which closes first) ends it too.
+func TestCloseKillsSetsidGrandchild(t *testing.T) {
+	r := NewRegistry(Options{})
+	defer r.Close()
+	applyAndWait(t, r, stdioCfg("parent", "--spawn-child", "--spawn-setsid-child"))
+	leader := stdioOf(t, r, "parent").cmd.Process.Pid
+	pids := stderrPids(t, r, "parent", "grandchild", "setsid grandchild")
+	t.Cleanup(func() {
+		for _, p := range pids {
+			if !procGone(p) {
+				syscall.Kill(p, syscall.SIGKILL) // ignore error: clean up what the test started
+			}
+		}
+	})
+	r.Close()
+	waitGone(t, "after Close", append(pids, leader)...)
+}

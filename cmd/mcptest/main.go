@@ -38,6 +38,7 @@ type options struct {
 	roots          bool
 	elicit         bool
 	sample         bool
+	spawnSetsid    bool
 	startupDelay   time.Duration
 }
 
@@ -66,6 +67,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.sample, "sample", false, "add a tool summarize that asks the client's model (sampling/createMessage)")
 	fs.BoolVar(&o.roots, "roots", false, "add a tool roots that asks the client for its roots (roots/list)")
 	fs.BoolVar(&o.spawnChild, "spawn-child", false, "start a grandchild (sleep) in the same process group and print its pid to stderr")
+	fs.BoolVar(&o.spawnSetsid, "spawn-setsid-child", false, "start a grandchild (sleep) in a new session (setsid: out of the process group) and print its pid to stderr")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -76,8 +78,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 3
 	}
 	time.Sleep(o.startupDelay)
-	if o.spawnChild {
-		if err := spawnGrandchild(stderr); err != nil {
+	for _, setsid := range []bool{false, true} {
+		if (setsid && !o.spawnSetsid) || (!setsid && !o.spawnChild) {
+			continue
+		}
+		if err := spawnGrandchild(stderr, setsid); err != nil {
 			logf("spawn child: %v", err)
 			return 1
 		}

@@ -1398,3 +1398,74 @@ func TestFaultNamedConfigMissing(t *testing.T) {
 		t.Errorf("stderr does not name the missing config file:\n%s", b)
 	}
 }
+
+// ---- processes that outlive the host ------------------------------------------------------
+
+// fWaitGone waits (bounded, polling) until none of pids runs.
+func fWaitGone(t *testing.T, what string, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(faultBound())
+	for {
+		var alive []int
+		for _, p := range pids {
+			if fProcessAlive(p) {
+				alive = append(alive, p)
+			}
+		}
+		if len(alive) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still running: %v", what, alive)
+		}
+		time.Sleep(20 * time.Millisecond) // polling interval, bounded by the deadline
+	}
+}
+
+// fFamily starts a host with one server that starts a grandchild in its process group and one
+// in a session of its own, and returns the server's pid and the two sleeps' pids.
+func fFamily(t *testing.T) (e *fEditor, server int, sleeps []int) {
+	t.Helper()
+	e = startFaultHost(t, fHostOpts{servers: map[string]fServer{"kids": fMcptest("--spawn-child", "--spawn-setsid-child")}})
+	e.waitServers("kids ready", fStateIs("kids", "ready"))
+	server = e.pidOf("--spawn-setsid-child")
+	deadline := time.Now().Add(faultBound())
+	for len(sleeps) < 2 {
+		sleeps = sleeps[:0]
+		for pid, cl := range e.noteChildren() {
+			if strings.HasPrefix(cl, "sleep 300") {
+				sleeps = append(sleeps, pid)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server's two grandchildren did not appear (have %v)", sleeps)
+		}
+	}
+	return e, server, sleeps
+}
+
+// A clean shutdown ends a server's grandchildren, the one that called setsid included.
+func TestFaultShutdownEndsSetsidGrandchild(t *testing.T) {
+	e, server, sleeps := fFamily(t)
+	e.shutdown() // waitExit fails on any descendant left running
+	fWaitGone(t, "after shutdown", append(sleeps, server)...)
+}
+
+// SIGKILL of the host: its servers die at once (parent-death signal); what they started is
+// ended by the next host at start-up, never left running for good.
+func TestFaultHostKilledLeavesNothing(t *testing.T) {
+	e, server, sleeps := fFamily(t)
+	t.Cleanup(func() {
+		for _, p := range sleeps {
+			if fProcessAlive(p) {
+				syscall.Kill(p, syscall.SIGKILL) // ignore error: a process this test started
+			}
+		}
+	})
+	syscall.Kill(e.cmd.Process.Pid, syscall.SIGKILL) // the host only, not its process group
+	e.exitedWithin("SIGKILL")
+	fWaitGone(t, "the server after its host was killed", server)
+	next := startFaultHost(t, fHostOpts{})
+	fWaitGone(t, "the server's children after the next host started", sleeps...)
+	next.shutdown()
+}
