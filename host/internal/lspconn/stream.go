@@ -97,7 +97,9 @@ func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 		}
 		resynced = true
 		if errors.Is(err, ErrFraming) {
-			s.log.Error("lsp: "+err.Error(), "error", err)
+			// Warn, not Error: the process's one stderr line is the caller's (cmd prints Serve's
+			// error); this line reaches the log file and the editor's output.
+			s.log.Warn("lsp: " + err.Error())
 			s.writeError(ctx, nil, jsonrpc2.ParseError, "Parse error: "+err.Error())
 			s.fatal = err
 		}
