@@ -39,6 +39,7 @@ type options struct {
 	elicit         bool
 	sample         bool
 	spawnSetsid    bool
+	linger         bool
 	startupDelay   time.Duration
 }
 
@@ -67,6 +68,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.sample, "sample", false, "add a tool summarize that asks the client's model (sampling/createMessage)")
 	fs.BoolVar(&o.roots, "roots", false, "add a tool roots that asks the client for its roots (roots/list)")
 	fs.BoolVar(&o.spawnChild, "spawn-child", false, "start a grandchild (sleep) in the same process group and print its pid to stderr")
+	fs.BoolVar(&o.linger, "linger", false, "fault: keep running after stdin ends (a server that does not notice its client is gone)")
 	fs.BoolVar(&o.spawnSetsid, "spawn-setsid-child", false, "start a grandchild (sleep) in a new session (setsid: out of the process group) and print its pid to stderr")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -119,7 +121,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.ignoreDiscover {
 		in = dropMethod(stdin, "server/discover")
 	}
-	if err := server.NewStdioServer(s.mcp).Listen(ctx, in, stdout); err != nil && ctx.Err() == nil {
+	err := server.NewStdioServer(s.mcp).Listen(ctx, in, stdout)
+	if o.linger {
+		// Nothing written here: a write to the dead client's stderr pipe would end the process
+		// with SIGPIPE, which is exactly what a lingering server does not get.
+		for {
+			time.Sleep(time.Hour) // not select{}: the runtime would end a process with nothing left to run
+		}
+	}
+	if err != nil && ctx.Err() == nil {
 		logf("%v", err)
 		return 1
 	}
