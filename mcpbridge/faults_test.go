@@ -485,3 +485,38 @@ func TestCloseKillsSetsidGrandchild(t *testing.T) {
 	r.Close()
 	waitGone(t, "after Close", append(pids, leader)...)
 }
+
+// SweepOrphans ends processes marked by a host that is gone (or whose pid now belongs to another
+// process), and never those of a running host.
+func TestSweepOrphans(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadPid, deadStart := dead.Process.Pid, procStartTime(dead.Process.Pid)
+	dead.Wait()
+	live := os.Getppid() // the go command: a running "host"
+	liveStart := procStartTime(live)
+	start := func(tag string) int {
+		cmd := exec.Command("sleep", "300")
+		cmd.Env = []string{ownerVar + "=" + tag}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		reaped := make(chan struct{})
+		go func() { cmd.Wait(); close(reaped) }() // reap once killed, so procGone sees it gone
+		t.Cleanup(func() { cmd.Process.Kill(); <-reaped })
+		return cmd.Process.Pid
+	}
+	orphan := start(fmt.Sprintf("%d.%d.1", deadPid, deadStart))
+	reused := start(fmt.Sprintf("%d.%d.1", live, liveStart+1))
+	kept := start(fmt.Sprintf("%d.%d.1", live, liveStart))
+	unknown := start(fmt.Sprintf("%d.0.1", deadPid))
+	if n := SweepOrphans(); n < 2 {
+		t.Errorf("SweepOrphans killed %d processes, want at least 2", n)
+	}
+	waitGone(t, "orphans of a dead host", orphan, reused)
+	if procGone(kept) || procGone(unknown) {
+		t.Errorf("a running host's server (gone %v) or an unverifiable one (gone %v) was killed", procGone(kept), procGone(unknown))
+	}
+}

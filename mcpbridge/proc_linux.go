@@ -144,8 +144,8 @@ func killOwned(tag string) { killMarked(func(t string) bool { return t == tag })
 func SweepOrphans() int {
 	return killMarked(func(tag string) bool {
 		pid, start, ok := parseOwner(tag)
-		if !ok {
-			return false
+		if !ok || start == 0 {
+			return false // no start time recorded: a live host could not be told from a dead one
 		}
 		if pid == os.Getpid() {
 			return false // our own
