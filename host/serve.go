@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"os"
@@ -50,7 +51,8 @@ var ErrNoShutdown = errors.New("host: exit without shutdown")
 // Serve runs the LSP server on rwc until the editor sends exit, rwc's read side ends, or ctx is
 // cancelled. Every way out closes every MCP client and kills every stdio server's process group.
 // It returns nil after shutdown+exit and on a lost connection or cancelled ctx, ErrNoShutdown after
-// an exit without shutdown.
+// an exit without shutdown, and an error when the editor's input lost its LSP framing for good
+// (the host cannot read on, so it stops rather than stay up deaf).
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	s, err := newServer(opts)
 	if err != nil {
@@ -68,8 +70,11 @@ func (s *server) run(ctx context.Context, rwc io.ReadWriteCloser) error {
 
 	var exitErr error
 	select {
-	case <-stream.Done(): // the editor closed our stdin (or the pipe broke)
+	case <-stream.Done(): // the editor closed our stdin (or the pipe broke, or the framing was lost)
 		s.events.record("lifecycle", map[string]any{"event": "disconnect"})
+		if err := stream.Err(); err != nil {
+			exitErr = fmt.Errorf("host: %w", err) // unable to read on: exit non-zero, never stay deaf
+		}
 	case <-s.exited:
 		if !s.wasShutdown() {
 			exitErr = ErrNoShutdown

@@ -20,6 +20,11 @@ import (
 // Problems are logged (window/logMessage) and shown once per distinct set.
 func (s *server) loadConfig() ([]mcpbridge.ServerConfig, []error) {
 	o := s.currentSettings()
+	// Files the user named must exist; the default locations need not.
+	named := mcpbridge.CheckNamedConfigFiles(o.ConfigFiles)
+	for _, err := range named {
+		s.log.Error("MCP configuration: " + err.Error())
+	}
 	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{
 		UserFile:         s.opts.UserConfigFile,
 		WorkspaceFolders: s.folderList(),
@@ -27,6 +32,7 @@ func (s *server) loadConfig() ([]mcpbridge.ServerConfig, []error) {
 		EditorServers:    o.Servers,
 		Getenv:           s.lookupEnv,
 	})
+	errs = append(named, errs...)
 	msgs := make([]string, len(errs))
 	for i, err := range errs {
 		msgs[i] = safetext.Line(err.Error()) // it quotes key names and file names
@@ -37,7 +43,7 @@ func (s *server) loadConfig() ([]mcpbridge.ServerConfig, []error) {
 	show := sig != s.lastCfgErrs
 	s.lastCfgErrs = sig
 	s.cfgMu.Unlock()
-	for _, m := range msgs {
+	for _, m := range msgs[len(named):] {
 		s.log.Warn("MCP configuration: " + m)
 	}
 	if show && len(msgs) > 0 {

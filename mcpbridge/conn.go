@@ -41,12 +41,21 @@ func dial(cfg ServerConfig, env []string, maxFrame int, log *slog.Logger) (trans
 	case TransportStdio:
 		return newStdioTransport(cfg.Command, cfg.Args, env, cfg.Cwd, maxFrame, log), nil
 	case TransportHTTP:
+		hc, err := httpClient(cfg.URL, cfg.Headers)
+		if err != nil {
+			return nil, err
+		}
 		return transport.NewStreamableHTTP(cfg.URL,
+			transport.WithHTTPBasicClient(hc), // headers stay on cfg.URL's origin (origin.go)
 			transport.WithHTTPHeaders(cfg.Headers),
 			transport.WithContinuousListening(), // list_changed arrives on the GET stream
 			transport.WithHTTPLogger(log))
 	case TransportSSE:
-		return transport.NewSSE(cfg.URL, transport.WithHeaders(cfg.Headers), transport.WithSSELogger(log))
+		hc, err := httpClient(cfg.URL, cfg.Headers)
+		if err != nil {
+			return nil, err
+		}
+		return transport.NewSSE(cfg.URL, transport.WithHTTPClient(hc), transport.WithHeaders(cfg.Headers), transport.WithSSELogger(log))
 	}
 	return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
 }

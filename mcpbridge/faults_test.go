@@ -5,10 +5,15 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"os/exec"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -321,5 +326,197 @@ func TestHTTPTransports(t *testing.T) {
 	}
 	if s := st["down"]; s.State != StateFailed || s.Error == "" {
 		t.Errorf("down = %+v", s)
+	}
+}
+
+// An HTTP server that redirects to another origin must not get the user's custom headers (or
+// credentials) sent there: the redirect is refused and the server reported failed. Over SSE the
+// same holds for every request (an endpoint on another origin included).
+func TestHTTPRedirectKeepsHeadersHome(t *testing.T) {
+	target := startMCPTestHTTP(t, "--http")
+	tu, err := url.Parse(target)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var leakMu sync.Mutex
+	var leaks []string
+	proxy := httputil.NewSingleHostReverseProxy(&url.URL{Scheme: tu.Scheme, Host: tu.Host})
+	elsewhere := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		for _, h := range []string{"X-Api-Key", "Authorization", "Cookie"} {
+			if v := r.Header.Get(h); v != "" {
+				leakMu.Lock()
+				leaks = append(leaks, h+": "+v)
+				leakMu.Unlock()
+			}
+		}
+		proxy.ServeHTTP(w, r)
+	}))
+	t.Cleanup(elsewhere.Close) // after the registry's (cleanups run last first)
+	home := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Redirect(w, r, elsewhere.URL+r.URL.Path, http.StatusTemporaryRedirect)
+	}))
+	t.Cleanup(home.Close)
+
+	r := newTestRegistry(t, Options{})
+	st := applyAndWait(t, r, ServerConfig{
+		Name: "moved", Transport: TransportHTTP, URL: home.URL + "/mcp",
+		Headers:        map[string]string{"X-Api-Key": "secret-key", "Authorization": "Bearer secret-token"},
+		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second,
+	})
+	leakMu.Lock()
+	defer leakMu.Unlock()
+	if len(leaks) > 0 {
+		t.Errorf("the other origin received %q", leaks)
+	}
+	if s := st["moved"]; s.State != StateFailed || !strings.Contains(s.Error, "redirect") {
+		t.Errorf("moved = %+v, want failed naming the redirect", s)
+	}
+}
+
+// The transport under every HTTP and SSE client strips the configured headers from any request
+// to another origin (scheme, host and port), whatever made the client go there.
+func TestOriginTransportStripsHeaders(t *testing.T) {
+	var got http.Header
+	seen := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.Header.Clone() })
+	other := httptest.NewServer(seen)
+	defer other.Close()
+	c, err := httpClient("https://mcp.example:8443/mcp", map[string]string{"X-Api-Key": "k"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, _ := http.NewRequest("GET", other.URL, nil)
+	req.Header.Set("X-Api-Key", "k")
+	req.Header.Set("Authorization", "Bearer t")
+	req.Header.Set("Accept", "text/event-stream")
+	resp, err := c.Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if got.Get("X-Api-Key") != "" || got.Get("Authorization") != "" || got.Get("Accept") == "" {
+		t.Errorf("another origin got headers %v", got)
+	}
+	if req.Header.Get("X-Api-Key") != "k" {
+		t.Errorf("the caller's request was modified")
+	}
+	for in, want := range map[string]string{
+		"https://mcp.example/x":          "https://mcp.example:443",
+		"HTTPS://MCP.example:443/y":      "https://mcp.example:443",
+		"http://mcp.example/":            "http://mcp.example:80",
+		"http://mcp.example:8443/":       "http://mcp.example:8443",
+		"https://[::1]:8443/":            "https://[::1]:8443",
+		"https://mcp.example.evil.test/": "https://mcp.example.evil.test:443",
+	} {
+		u, _ := url.Parse(in)
+		if got := originOf(u); got != want {
+			t.Errorf("originOf(%s) = %s, want %s", in, got, want)
+		}
+	}
+}
+
+// waitGone waits (bounded; polling, not sleeping to synchronise) until every pid is gone.
+func waitGone(t *testing.T, what string, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(15 * time.Second)
+	for {
+		var alive []int
+		for _, p := range pids {
+			if !procGone(p) {
+				alive = append(alive, p)
+			}
+		}
+		if len(alive) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			for _, p := range alive {
+				syscall.Kill(p, syscall.SIGKILL) // ignore error: clean up what the test started
+			}
+			t.Fatalf("%s: still running: %v", what, alive)
+		}
+		time.Sleep(10 * time.Millisecond) // polling interval, bounded by the deadline
+	}
+}
+
+// stderrPids waits for the server's stderr to report every "<what> pid N" of whats.
+func stderrPids(t *testing.T, r *Registry, server string, whats ...string) []int {
+	t.Helper()
+	tr := stdioOf(t, r, server)
+	pids := make([]int, len(whats))
+	for i := 0; ; i++ {
+		found := 0
+		for line := range strings.Lines(tr.StderrTail()) {
+			for k, w := range whats {
+				if p, ok := strings.CutPrefix(strings.TrimSpace(line), "mcptest: "+w+" pid "); ok {
+					pids[k], _ = strconv.Atoi(p)
+				}
+			}
+		}
+		for _, p := range pids {
+			if p != 0 {
+				found++
+			}
+		}
+		if found == len(whats) {
+			return pids
+		}
+		if i > 5000 {
+			t.Fatalf("no %v pids in stderr: %s", whats, tr.StderrTail())
+		}
+		r.Call(context.Background(), "mcp__"+server+"__echo", json.RawMessage(`{"text":"x"}`)) // a round trip, not a sleep
+	}
+}
+
+// A grandchild that left the server's process group (setsid) must not outlive the server: Close
+// (and a reconnect, which closes first) ends it too.
+func TestCloseKillsSetsidGrandchild(t *testing.T) {
+	r := NewRegistry(Options{})
+	defer r.Close()
+	applyAndWait(t, r, stdioCfg("parent", "--spawn-child", "--spawn-setsid-child"))
+	leader := stdioOf(t, r, "parent").cmd.Process.Pid
+	pids := stderrPids(t, r, "parent", "grandchild", "setsid grandchild")
+	t.Cleanup(func() {
+		for _, p := range pids {
+			if !procGone(p) {
+				syscall.Kill(p, syscall.SIGKILL) // ignore error: clean up what the test started
+			}
+		}
+	})
+	r.Close()
+	waitGone(t, "after Close", append(pids, leader)...)
+}
+
+// SweepOrphans ends processes marked by a host that is gone (or whose pid now belongs to another
+// process), and never those of a running host.
+func TestSweepOrphans(t *testing.T) {
+	dead := exec.Command("true")
+	if err := dead.Start(); err != nil {
+		t.Fatal(err)
+	}
+	deadPid, deadStart := dead.Process.Pid, procStartTime(dead.Process.Pid)
+	dead.Wait()
+	live := os.Getppid() // the go command: a running "host"
+	liveStart := procStartTime(live)
+	start := func(tag string) int {
+		cmd := exec.Command("sleep", "300")
+		cmd.Env = []string{ownerVar + "=" + tag}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		reaped := make(chan struct{})
+		go func() { cmd.Wait(); close(reaped) }() // reap once killed, so procGone sees it gone
+		t.Cleanup(func() { cmd.Process.Kill(); <-reaped })
+		return cmd.Process.Pid
+	}
+	orphan := start(fmt.Sprintf("%d.%d.1", deadPid, deadStart))
+	reused := start(fmt.Sprintf("%d.%d.1", live, liveStart+1))
+	kept := start(fmt.Sprintf("%d.%d.1", live, liveStart))
+	unknown := start(fmt.Sprintf("%d.0.1", deadPid))
+	if n := SweepOrphans(); n < 2 {
+		t.Errorf("SweepOrphans killed %d processes, want at least 2", n)
+	}
+	waitGone(t, "orphans of a dead host", orphan, reused)
+	if procGone(kept) || procGone(unknown) {
+		t.Errorf("a running host's server (gone %v) or an unverifiable one (gone %v) was killed", procGone(kept), procGone(unknown))
 	}
 }

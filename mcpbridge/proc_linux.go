@@ -1,9 +1,14 @@
 package mcpbridge
 
 import (
+	"bytes"
 	"os"
+	"os/exec"
+	"runtime"
 	"strconv"
 	"strings"
+	"sync"
+	"syscall"
 )
 
 // groupAlive reports whether group pgid has a member that is not a zombie. Killed orphans stay
@@ -36,4 +41,116 @@ func groupAlive(pgid int) bool {
 		}
 	}
 	return false
+}
+
+// spawner runs every cmd.Start on one goroutine locked to its OS thread for the life of the
+// process. PR_SET_PDEATHSIG fires when the *thread* that forked the child exits, not the process:
+// a Go thread can exit (a goroutine that ends while locked to it takes it along), so a child
+// forked from an arbitrary thread could be killed while the host runs. This thread never exits.
+var spawner struct {
+	once sync.Once
+	jobs chan func()
+}
+
+// startChild starts cmd with SIGKILL as its parent-death signal: if the host dies, even by
+// SIGKILL, the server dies with it. (Its own descendants do not get the signal: SweepOrphans on
+// the next start and the owner marker cover them.)
+func startChild(cmd *exec.Cmd) error {
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Pdeathsig = syscall.SIGKILL
+	spawner.once.Do(func() {
+		spawner.jobs = make(chan func())
+		go func() {
+			runtime.LockOSThread() // never unlocked: this goroutine and its thread live forever
+			for job := range spawner.jobs {
+				job()
+			}
+		}()
+	})
+	errc := make(chan error, 1)
+	spawner.jobs <- func() { errc <- cmd.Start() }
+	return <-errc
+}
+
+// procStartTime is field 22 of /proc/PID/stat (0 when unreadable).
+func procStartTime(pid int) uint64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(string(b[i+1:]))
+	if len(f) < 20 {
+		return 0
+	}
+	n, _ := strconv.ParseUint(f[19], 10, 64)
+	return n
+}
+
+const (
+	sysPidfdOpen       = 434 // the same number on every Linux architecture
+	sysPidfdSendSignal = 424
+)
+
+// killMarked SIGKILLs every process (other than this one) whose environment carries ownerVar
+// with a value that match accepts, and returns how many it signalled. Each process is opened as
+// a pidfd before its environment is read and signalled through that pidfd, so a pid reused in
+// between is never signalled: at worst the signal goes to the (dead) process that was checked.
+func killMarked(match func(tag string) bool) int {
+	dirs, err := os.ReadDir("/proc")
+	if err != nil {
+		return 0
+	}
+	self := os.Getpid()
+	prefix := []byte(ownerVar + "=")
+	killed := 0
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || pid == self {
+			continue
+		}
+		fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(pid), 0, 0)
+		if errno != 0 {
+			continue // gone, or pidfd_open unsupported (Linux < 5.3): nothing is signalled
+		}
+		env, err := os.ReadFile("/proc/" + d.Name() + "/environ")
+		if err == nil {
+			for kv := range bytes.SplitSeq(env, []byte{0}) {
+				if tag, ok := bytes.CutPrefix(kv, prefix); ok && match(string(tag)) {
+					if _, _, e := syscall.Syscall6(sysPidfdSendSignal, fd, uintptr(syscall.SIGKILL), 0, 0, 0, 0); e == 0 {
+						killed++
+					}
+					break
+				}
+			}
+		}
+		syscall.Close(int(fd)) // ignore error: a pidfd we opened
+	}
+	return killed
+}
+
+// killOwned kills every process still carrying the marker of one server start.
+func killOwned(tag string) { killMarked(func(t string) bool { return t == tag }) }
+
+// SweepOrphans kills what stdio servers of a host that is no longer running left behind (a host
+// killed by SIGKILL cannot clean up; its servers die with it through their parent-death signal,
+// but their own children do not). A host is taken as running when a process with its pid and its
+// start time exists. Call it once at start-up; it returns how many processes it killed.
+func SweepOrphans() int {
+	return killMarked(func(tag string) bool {
+		pid, start, ok := parseOwner(tag)
+		if !ok || start == 0 {
+			return false // no start time recorded: a live host could not be told from a dead one
+		}
+		if pid == os.Getpid() {
+			return false // our own
+		}
+		alive := procStartTime(pid)
+		return alive == 0 || alive != start
+	})
 }

@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +49,7 @@ type stdioTransport struct {
 	// one that comes after sees every field Start set.
 	startMu sync.Mutex
 	cmd     *exec.Cmd
+	tag     string   // ownerVar value of this start: finds the child's strays (proc_owner.go)
 	stdin   *os.File // write end of the child's stdin
 	stdout  *os.File // read end of the child's stdout
 	errR    *os.File // read end of the child's stderr
@@ -106,7 +108,8 @@ func (t *stdioTransport) Start(ctx context.Context) error {
 	default:
 	}
 	cmd := exec.Command(t.command, t.args...)
-	cmd.Env = t.env
+	tag := newOwnerTag()
+	cmd.Env = append(slices.Clip(t.env), ownerVar+"="+tag)
 	cmd.Dir = t.dir
 	ownProcessGroup(cmd)
 	inR, inW, err := os.Pipe()
@@ -128,7 +131,7 @@ func (t *stdioTransport) Start(ctx context.Context) error {
 		return err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
-	err = cmd.Start()
+	err = startChild(cmd) // with a parent-death signal where the OS has one (proc_*.go)
 	// The child has its copies now (or never will): close ours so EOF means the child is done.
 	inR.Close()
 	outW.Close()
@@ -139,7 +142,7 @@ func (t *stdioTransport) Start(ctx context.Context) error {
 		errR.Close()
 		return fmt.Errorf("start %s: %w", t.command, err)
 	}
-	t.cmd, t.stdin, t.stdout, t.errR = cmd, inW, outR, errR
+	t.cmd, t.tag, t.stdin, t.stdout, t.errR = cmd, tag, inW, outR, errR
 	t.frames = &frameReader{r: bufio.NewReaderSize(outR, 64<<10), limit: t.limit}
 	go t.drainStderr()
 	go t.readLoop()
@@ -196,8 +199,10 @@ func (t *stdioTransport) wait() {
 		reason = "process exited: " + err.Error()
 	}
 	t.fail(errors.New(reason))
-	// The leader is gone: whatever it left in its group is an orphan of a dead server.
+	// The leader is gone: whatever it left in its group, or started in a session of its own, is an
+	// orphan of a dead server.
 	_ = killGroup(t.cmd.Process) // ignore error: best effort
+	killOwned(t.tag)
 	t.stdout.Close()
 }
 
@@ -469,6 +474,7 @@ func (t *stdioTransport) Close() error {
 		_ = killGroup(cmd.Process) // ignore error: the group may be gone already
 		<-t.exited
 		waitGroupGone(cmd.Process, time.Second)
+		killOwned(t.tag) // descendants that left the group (setsid) carry the marker still
 		stdout.Close()
 		errR.Close()
 	})

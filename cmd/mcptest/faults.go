@@ -53,15 +53,21 @@ func dropMethod(stdin io.Reader, method string) io.Reader {
 	return pr
 }
 
-// spawnGrandchild starts a long sleep that inherits the process group (like npx's node child)
-// and reports its pid on stderr as "grandchild pid N".
-func spawnGrandchild(stderr io.Writer) error {
+// spawnGrandchild starts a long sleep and reports its pid on stderr: "grandchild pid N" for one
+// that inherits the process group (like npx's node child), "setsid grandchild pid N" for one that
+// starts its own session and so leaves the group (like a daemonising helper).
+func spawnGrandchild(stderr io.Writer, setsid bool) error {
 	cmd := exec.Command("sleep", "300")
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = nil, nil, nil
+	what := "grandchild"
+	if setsid {
+		detach(cmd)
+		what = "setsid grandchild"
+	}
 	if err := cmd.Start(); err != nil {
 		return err
 	}
-	fmt.Fprintf(stderr, "mcptest: grandchild pid %d\n", cmd.Process.Pid)
+	fmt.Fprintf(stderr, "mcptest: %s pid %d\n", what, cmd.Process.Pid)
 	go func() { _ = cmd.Wait() }() // ignore error: reaped when it ends
 	return nil
 }

@@ -38,6 +38,8 @@ type options struct {
 	roots          bool
 	elicit         bool
 	sample         bool
+	spawnSetsid    bool
+	linger         bool
 	startupDelay   time.Duration
 	hostile        bool
 }
@@ -72,6 +74,8 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.roots, "roots", false, "add a tool roots that asks the client for its roots (roots/list)")
 	fs.BoolVar(&o.hostile, "hostile", false, "fault: put terminal escapes (ESC[2J, OSC 52, BEL, CR, RLO) in stderr, the exit-at-start message and a tool hostile (its description and result)")
 	fs.BoolVar(&o.spawnChild, "spawn-child", false, "start a grandchild (sleep) in the same process group and print its pid to stderr")
+	fs.BoolVar(&o.linger, "linger", false, "fault: keep running after stdin ends (a server that does not notice its client is gone)")
+	fs.BoolVar(&o.spawnSetsid, "spawn-setsid-child", false, "start a grandchild (sleep) in a new session (setsid: out of the process group) and print its pid to stderr")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -85,8 +89,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 3
 	}
 	time.Sleep(o.startupDelay)
-	if o.spawnChild {
-		if err := spawnGrandchild(stderr); err != nil {
+	for _, setsid := range []bool{false, true} {
+		if (setsid && !o.spawnSetsid) || (!setsid && !o.spawnChild) {
+			continue
+		}
+		if err := spawnGrandchild(stderr, setsid); err != nil {
 			logf("spawn child: %v", err)
 			return 1
 		}
@@ -123,7 +130,15 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if o.ignoreDiscover {
 		in = dropMethod(stdin, "server/discover")
 	}
-	if err := server.NewStdioServer(s.mcp).Listen(ctx, in, stdout); err != nil && ctx.Err() == nil {
+	err := server.NewStdioServer(s.mcp).Listen(ctx, in, stdout)
+	if o.linger {
+		// Nothing written here: a write to the dead client's stderr pipe would end the process
+		// with SIGPIPE, which is exactly what a lingering server does not get.
+		for {
+			time.Sleep(time.Hour) // not select{}: the runtime would end a process with nothing left to run
+		}
+	}
+	if err != nil && ctx.Err() == nil {
 		logf("%v", err)
 		return 1
 	}

@@ -101,6 +101,9 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "switchboard call: %v\n\n%s", err, callUsage)
 		return 2
 	}
+	if !namedConfigsExist("call", o.configs, stderr) {
+		return 2
+	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))

@@ -68,6 +68,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
+	if !namedConfigsExist("check", configs, stderr) {
+		return 2
+	}
 	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: workspaces, ExtraFiles: configs})
 	for _, err := range errs {
 		fmt.Fprintf(stderr, "switchboard check: config: %s\n", safetext.Line(err.Error())) // it quotes key and file names

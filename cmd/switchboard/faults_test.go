@@ -1166,3 +1166,196 @@ func TestFaultConcurrentApprovals(t *testing.T) {
 	e.checkPeak(256)
 	e.shutdown()
 }
+
+// ---- framing from the editor --------------------------------------------------------------
+
+// writeRaw writes bytes to the host's stdin as they are, malformed or not.
+func (e *fEditor) writeRaw(raw string) error {
+	return e.lsp.WriteRaw([]byte(raw))
+}
+
+// exitedWithin waits (bounded) for the host to exit on its own, stdin still open, and returns
+// its exit code and peak RSS in KB.
+func (e *fEditor) exitedWithin(what string) (code int, maxRSSKB int64) {
+	e.t.Helper()
+	select {
+	case <-e.exited:
+	case <-time.After(faultBound()):
+		e.t.Fatalf("%s: the host is still running with its stdin open (deaf)", what)
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if ru, ok := e.cmd.ProcessState.SysUsage().(*syscall.Rusage); ok {
+		maxRSSKB = ru.Maxrss
+	}
+	return e.exitCode, maxRSSKB
+}
+
+// A header block without Content-Length (its body running into the next frame) is answered
+// with -32700 and skipped; the host then answers shutdown and exits cleanly on exit.
+func TestFaultFramingHeaderWithoutLength(t *testing.T) {
+	for name, bad := range map[string]string{
+		"content-type only": "Content-Type: x\r\n\r\n{}",
+		"bad length":        "Content-Length: abc\r\n\r\n{\"jsonrpc\":\"2.0\"}",
+		"endless header":    "X-Junk: " + strings.Repeat("y", 1<<20),
+	} {
+		t.Run(name, func(t *testing.T) {
+			e := startFaultHost(t, fHostOpts{})
+			if err := e.writeRaw(bad); err != nil {
+				t.Fatal(err)
+			}
+			e.shutdown() // shutdown answered, exit honoured, code 0
+			if b, _ := os.ReadFile(e.errLog); strings.Contains(string(b), "framing") {
+				t.Errorf("a skipped header was logged as a lost framing:\n%s", b)
+			}
+		})
+	}
+}
+
+// A Content-Length longer than the frame that arrives cannot be resynchronised: the host must
+// notice (the next frame's header lands in the body), say so on stderr and exit non-zero at
+// once, not sit deaf until the editor closes stdin.
+func TestFaultFramingLengthLongerThanBody(t *testing.T) {
+	e := startFaultHost(t, fHostOpts{})
+	e.noteChildren()
+	if err := e.writeRaw("Content-Length: 4000\r\n\r\n{}"); err != nil {
+		t.Fatal(err)
+	}
+	e.send("shutdown", nil)
+	e.notify("exit", nil)
+	code, _ := e.exitedWithin("a frame longer than declared, then shutdown and exit")
+	if code == 0 {
+		t.Errorf("exit code %d after a lost framing, want non-zero", code)
+	}
+	if b, _ := os.ReadFile(e.errLog); !strings.Contains(string(b), "Content-Length") {
+		t.Errorf("stderr does not say what happened:\n%s", b)
+	}
+}
+
+// A frame declared at 1 GiB is refused from its header: the host exits non-zero without its
+// memory following the bytes the editor keeps streaming.
+func TestFaultFramingHugeDeclared(t *testing.T) {
+	e := startFaultHost(t, fHostOpts{})
+	e.noteChildren()
+	if err := e.writeRaw("Content-Length: 1073741824\r\n\r\n"); err != nil {
+		t.Fatal(err)
+	}
+	streamed := make(chan int64, 1)
+	go func() {
+		chunk := []byte(strings.Repeat("x", 1<<20))
+		var n int64
+		for range 1024 {
+			if e.writeRaw(string(chunk)) != nil {
+				break
+			}
+			n += int64(len(chunk))
+		}
+		streamed <- n
+	}()
+	code, rss := e.exitedWithin("a 1 GiB frame")
+	e.stdin.Close() // ignore error: unblocks the writer if the pipe is still full
+	n := <-streamed
+	t.Logf("host exit %d, peak RSS %.1f MB, %d MiB streamed before the pipe broke", code, float64(rss)/1024, n>>20)
+	if code == 0 {
+		t.Errorf("exit code 0 after refusing a 1 GiB frame, want non-zero")
+	}
+	limit := int64(100 << 10)
+	if os.Getenv("SWITCHBOARD_FAULTS_RACE") == "1" {
+		limit *= 8
+	}
+	if rss > limit {
+		t.Errorf("host peak RSS %.1f MB while refusing a 1 GiB frame, want under %d MB", float64(rss)/1024, limit>>10)
+	}
+	if b, _ := os.ReadFile(e.errLog); !strings.Contains(string(b), "64 MiB") {
+		t.Errorf("stderr does not name the limit:\n%s", b)
+	}
+}
+
+// serve: a config file the editor names (configFiles) that does not exist is one clear stderr
+// line naming it (and a warning in the editor), not a silent "no servers".
+func TestFaultNamedConfigMissing(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "typo-mcp.json")
+	e := startFaultHost(t, fHostOpts{configFiles: []string{missing}})
+	e.servers() // configuration loaded
+	e.shutdown()
+	b, _ := os.ReadFile(e.errLog)
+	if !strings.Contains(string(b), "does not exist") || !strings.Contains(string(b), missing) {
+		t.Errorf("stderr does not name the missing config file:\n%s", b)
+	}
+}
+
+// ---- processes that outlive the host ------------------------------------------------------
+
+// fWaitGone waits (bounded, polling) until none of pids runs.
+func fWaitGone(t *testing.T, what string, pids ...int) {
+	t.Helper()
+	deadline := time.Now().Add(faultBound())
+	for {
+		var alive []int
+		for _, p := range pids {
+			if fProcessAlive(p) {
+				alive = append(alive, p)
+			}
+		}
+		if len(alive) == 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("%s: still running: %v", what, alive)
+		}
+		time.Sleep(20 * time.Millisecond) // polling interval, bounded by the deadline
+	}
+}
+
+// fFamily starts a host with one server that starts a grandchild in its process group and one
+// in a session of its own, and returns the server's pid and the two sleeps' pids.
+func fFamily(t *testing.T, extra ...string) (e *fEditor, server int, sleeps []int) {
+	t.Helper()
+	args := append([]string{"--spawn-child", "--spawn-setsid-child"}, extra...)
+	e = startFaultHost(t, fHostOpts{servers: map[string]fServer{"kids": fMcptest(args...)}})
+	e.waitServers("kids ready", fStateIs("kids", "ready"))
+	server = e.pidOf("--spawn-setsid-child")
+	deadline := time.Now().Add(faultBound())
+	for len(sleeps) < 2 {
+		sleeps = sleeps[:0]
+		for pid, cl := range e.noteChildren() {
+			if strings.HasPrefix(cl, "sleep 300") {
+				sleeps = append(sleeps, pid)
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the server's two grandchildren did not appear (have %v)", sleeps)
+		}
+	}
+	return e, server, sleeps
+}
+
+// A clean shutdown ends a server's grandchildren, the one that called setsid included.
+func TestFaultShutdownEndsSetsidGrandchild(t *testing.T) {
+	e, server, sleeps := fFamily(t)
+	e.shutdown() // waitExit fails on any descendant left running
+	fWaitGone(t, "after shutdown", append(sleeps, server)...)
+}
+
+// SIGKILL of the host: its servers die at once (parent-death signal; this one would otherwise
+// linger after its stdin ends); what they started is ended by the next host at start-up, never
+// left running for good.
+func TestFaultHostKilledLeavesNothing(t *testing.T) {
+	e, server, sleeps := fFamily(t, "--linger")
+	t.Cleanup(func() {
+		for _, p := range sleeps {
+			if fProcessAlive(p) {
+				syscall.Kill(p, syscall.SIGKILL) // ignore error: a process this test started
+			}
+		}
+	})
+	syscall.Kill(e.cmd.Process.Pid, syscall.SIGKILL) // the host only, not its process group
+	e.exitedWithin("SIGKILL")
+	fWaitGone(t, "the server after its host was killed", server)
+	if n := len(slices.DeleteFunc(slices.Clone(sleeps), func(p int) bool { return !fProcessAlive(p) })); n > 0 {
+		t.Logf("%d grandchildren outlived the killed host, as expected until the next start", n)
+	}
+	next := startFaultHost(t, fHostOpts{})
+	fWaitGone(t, "the server's children after the next host started", sleeps...)
+	next.shutdown()
+}

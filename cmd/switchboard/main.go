@@ -6,6 +6,8 @@ import (
 	"fmt"
 	"io"
 	"os"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -59,4 +61,14 @@ func usage(w io.Writer) {
 		fmt.Fprintf(w, "  %s\n", c.usage)
 	}
 	fmt.Fprintf(w, "  --version                          print the version\n")
+}
+
+// namedConfigsExist reports, one stderr line each, the --config files that do not exist or cannot
+// be read; false when there is any (the caller exits 2: a usage error, nothing was run).
+func namedConfigsExist(cmd string, files []string, stderr io.Writer) bool {
+	errs := mcpbridge.CheckNamedConfigFiles(files)
+	for _, err := range errs {
+		fmt.Fprintf(stderr, "switchboard %s: --config: %v\n", cmd, err)
+	}
+	return len(errs) == 0
 }

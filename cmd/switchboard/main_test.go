@@ -10,6 +10,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -278,4 +280,39 @@ func TestServeEndToEnd(t *testing.T) {
 			t.Errorf("call without a name: exit %d, want 2", code)
 		}
 	})
+}
+
+// A config file named on the command line must exist and be readable: check and call refuse to
+// run without it (exit 2, naming the file) instead of reporting no servers.
+func TestNamedConfigMustExist(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "no-such-mcp.json")
+	unreadable := filepath.Join(dir, "a-directory.json")
+	if err := os.Mkdir(unreadable, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		run  func([]string, io.Writer, io.Writer) int
+		args []string
+	}{
+		{"check missing", runCheck, []string{"--config", missing, "--workspace", dir}},
+		{"check unreadable", runCheck, []string{"--config=" + unreadable, "--workspace", dir}},
+		{"call missing", runCall, []string{"mcp__x__y", "--config", missing, "--workspace", dir}},
+		{"call unreadable", runCall, []string{"mcp__x__y", "--config", unreadable, "--workspace", dir}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var stdout, stderr bytes.Buffer
+			code := tc.run(tc.args, &stdout, &stderr)
+			file := tc.args[slices.IndexFunc(tc.args, func(a string) bool { return strings.Contains(a, dir+"/") })]
+			file = strings.TrimPrefix(file, "--config=")
+			if code != 2 || !strings.Contains(stderr.String(), strconv.Quote(file)) {
+				t.Errorf("exit %d, stderr %q; want 2 and a line naming %s", code, stderr.String(), file)
+			}
+			if strings.Contains(stdout.String(), "No MCP servers configured") {
+				t.Errorf("reported no servers instead of the missing file: %s", stdout.String())
+			}
+		})
+	}
 }

@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/mcpbridge"
 )
 
 // runServe is `switchboard serve [--stdio] [--log FILE]`: the LSP server on stdin/stdout.
@@ -40,6 +41,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		}
 		defer f.Close()
 		handler = slog.NewTextHandler(f, &slog.HandlerOptions{Level: slog.LevelDebug})
+	}
+
+	// A host that was killed (SIGKILL, OOM) could not end what its servers started; its servers
+	// died with it (parent-death signal), their children are ended here (Linux; mcpbridge).
+	if n := mcpbridge.SweepOrphans(); n > 0 {
+		slog.New(handler).Warn("ended processes left behind by an MCP server of a Switchboard host that did not exit cleanly", "count", n)
 	}
 
 	// stdout belongs to the LSP stream: anything else printing to os.Stdout by mistake goes to

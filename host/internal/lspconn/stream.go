@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"time"
 
 	"go.lsp.dev/jsonrpc2"
 )
@@ -40,19 +41,26 @@ type StreamOptions struct {
 	Logger *slog.Logger
 	// Tap, when set, sees every frame body read or written (for test logs). It must not retain body.
 	Tap func(dir string, body []byte)
+	// StallTimeout bounds how long a frame may stop arriving half-way before the framing is
+	// declared lost (0: DefaultStallTimeout).
+	StallTimeout time.Duration
 }
 
 // Stream is a jsonrpc2.Stream with LSP header framing that answers a frame whose body is not valid
 // JSON with a -32700 Parse error (id null), and a valid JSON body that is not a JSON-RPC message
-// with -32600, then keeps reading. A malformed header is skipped the same way.
+// with -32600, then keeps reading. A malformed header is answered the same way and skipped up to
+// the next Content-Length header. When the framing is lost for good (see framer) it answers once,
+// stops reading and Err reports why: the host must never stay up unable to read.
 type Stream struct {
 	inner jsonrpc2.Stream
-	fs    frameRW
+	fs    frameRW // writes only; reads go through fr
+	fr    *framer
 	log   *slog.Logger
 	tap   func(string, []byte)
 
 	doneOnce sync.Once
 	done     chan struct{}
+	fatal    error // set before done is closed
 }
 
 var _ jsonrpc2.Stream = (*Stream)(nil)
@@ -64,24 +72,37 @@ func NewStream(rwc io.ReadWriteCloser, opts StreamOptions) *Stream {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Stream{inner: inner, fs: inner.(frameRW), log: log, tap: opts.Tap, done: make(chan struct{})}
+	stall := opts.StallTimeout
+	if stall <= 0 {
+		stall = DefaultStallTimeout
+	}
+	fr := &framer{src: newSource(rwc), stall: stall}
+	return &Stream{inner: inner, fs: inner.(frameRW), fr: fr, log: log, tap: opts.Tap, done: make(chan struct{})}
 }
 
 // ReadFrame returns the next frame that jsonrpc2 can decode, answering the bad ones itself.
 func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 	resynced := true
 	for {
-		body, n, err := s.fs.ReadFrame(ctx)
-		if errors.Is(err, jsonrpc2.ErrInvalidHeader) {
-			// Skip until the next well-formed header; answer once per bad stretch, not per line.
+		body, n, err := s.fr.next()
+		var malformed *malformedError
+		if errors.As(err, &malformed) {
+			// Skip to the next header; answer once per bad stretch, not per line.
 			if resynced {
-				s.log.Warn("lsp: skipping input with a malformed LSP header")
-				s.writeError(ctx, nil, jsonrpc2.ParseError, "Parse error: malformed LSP header")
+				s.log.Warn("lsp: skipping input with a malformed LSP header", "error", malformed.msg)
+				s.writeError(ctx, nil, jsonrpc2.ParseError, "Parse error: malformed LSP header ("+malformed.msg+")")
 			}
 			resynced = false
 			continue
 		}
 		resynced = true
+		if errors.Is(err, ErrFraming) {
+			// Warn, not Error: the process's one stderr line is the caller's (cmd prints Serve's
+			// error); this line reaches the log file and the editor's output.
+			s.log.Warn("lsp: " + err.Error())
+			s.writeError(ctx, nil, jsonrpc2.ParseError, "Parse error: "+err.Error())
+			s.fatal = err
+		}
 		if err != nil {
 			s.doneOnce.Do(func() { close(s.done) })
 			return nil, 0, err
@@ -189,7 +210,22 @@ func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error)
 }
 
 // Close closes the underlying connection.
-func (s *Stream) Close() error { return s.inner.Close() }
+func (s *Stream) Close() error {
+	s.fr.src.close()
+	return s.inner.Close()
+}
 
-// Done is closed when reading ends for good (the peer closed the connection or it broke).
+// Done is closed when reading ends for good (the peer closed the connection, it broke, or the
+// framing was lost).
 func (s *Stream) Done() <-chan struct{} { return s.done }
+
+// Err is, once Done is closed, the reason reading stopped when it was a lost framing (matching
+// ErrFraming), or nil when the peer closed the connection. The host then exits non-zero.
+func (s *Stream) Err() error {
+	select {
+	case <-s.done:
+		return s.fatal
+	default:
+		return nil
+	}
+}

@@ -1,0 +1,332 @@
+package lspconn
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"runtime"
+	"strings"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"go.lsp.dev/jsonrpc2"
+)
+
+// framePeer is the editor end of a Stream under test: it writes raw bytes and collects every
+// reply the stream writes.
+type framePeer struct {
+	t       *testing.T
+	conn    net.Conn
+	srv     *Stream
+	replies chan []byte
+}
+
+func newFramePeer(t *testing.T, opts StreamOptions) *framePeer {
+	t.Helper()
+	a, b := net.Pipe()
+	p := &framePeer{t: t, conn: b, srv: NewStream(a, opts), replies: make(chan []byte, 16)}
+	t.Cleanup(func() { p.srv.Close(); b.Close() })
+	go func() {
+		cli := jsonrpc2.NewHeaderStream(b).(frameRW)
+		for {
+			body, _, err := cli.ReadFrame(context.Background())
+			if err != nil {
+				close(p.replies)
+				return
+			}
+			p.replies <- append([]byte(nil), body...)
+		}
+	}()
+	return p
+}
+
+// send writes raw in the background (net.Pipe blocks until read); the returned channel gets the
+// write's error.
+func (p *framePeer) send(raw string) <-chan error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := io.WriteString(p.conn, raw)
+		done <- err
+	}()
+	return done
+}
+
+type readResult struct {
+	body []byte
+	err  error
+}
+
+func (p *framePeer) read() <-chan readResult {
+	ch := make(chan readResult, 1)
+	go func() {
+		body, _, err := p.srv.ReadFrame(context.Background())
+		ch <- readResult{append([]byte(nil), body...), err}
+	}()
+	return ch
+}
+
+func (p *framePeer) wantReplyCode(code int) {
+	p.t.Helper()
+	select {
+	case reply, ok := <-p.replies:
+		if !ok {
+			p.t.Fatalf("no reply (connection closed), want error %d", code)
+		}
+		var r struct {
+			Error struct{ Code int } `json:"error"`
+		}
+		if json.Unmarshal(reply, &r) != nil || r.Error.Code != code {
+			p.t.Fatalf("reply %s, want error %d", reply, code)
+		}
+	case <-time.After(10 * time.Second):
+		p.t.Fatalf("no reply within 10s, want error %d", code)
+	}
+}
+
+func wait[T any](t *testing.T, ch <-chan T, what string) T {
+	t.Helper()
+	select {
+	case v := <-ch:
+		return v
+	case <-time.After(10 * time.Second):
+		t.Fatalf("%s: nothing within 10s (the stream went deaf)", what)
+		panic("unreachable")
+	}
+}
+
+func lspFrame(body string) string {
+	return fmt.Sprintf("Content-Length: %d\r\n\r\n%s", len(body), body)
+}
+
+const goodBody = `{"jsonrpc":"2.0","id":1,"method":"shutdown"}`
+
+// A header block without Content-Length is skipped with one -32700, and the next frame is read,
+// even though the skipped block's body ran straight into the next header.
+func TestStreamResyncsAfterHeaderWithoutLength(t *testing.T) {
+	for name, bad := range map[string]string{
+		"no length":         "Content-Type: x\r\n\r\n{}",
+		"bad length":        "Content-Length: x\r\n\r\n{}",
+		"zero length":       "Content-Length: 0\r\n\r\n{}\n",
+		"no colon":          "hello\r\n{}",
+		"two lengths":       "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}",
+		"endless line":      strings.Repeat("A", 1<<20),
+		"endless block":     strings.Repeat("X-A: b\r\n", 100),
+		"lowercase garbage": "content-type: x\n\n[1,2]",
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := newFramePeer(t, StreamOptions{})
+			got := p.read()
+			p.send(bad + lspFrame(goodBody))
+			p.wantReplyCode(-32700)
+			r := wait(t, got, "frame after "+name)
+			if r.err != nil || string(r.body) != goodBody {
+				t.Fatalf("after %q: got %q, %v; want the next frame", name, r.body, r.err)
+			}
+			if err := p.srv.Err(); err != nil {
+				t.Errorf("Err() = %v", err)
+			}
+		})
+	}
+}
+
+// A Content-Length longer than the frame swallows the next frame's header into the body: the
+// stream says so once and stops reading (with Err matching ErrFraming), instead of waiting for
+// bytes that will never make sense.
+func TestStreamContentLengthLongerThanFrame(t *testing.T) {
+	p := newFramePeer(t, StreamOptions{})
+	got := p.read()
+	p.send("Content-Length: 500\r\n\r\n{}" + lspFrame(goodBody) + lspFrame(goodBody))
+	r := wait(t, got, "read after a too-long Content-Length")
+	if !errors.Is(r.err, ErrFraming) {
+		t.Fatalf("ReadFrame = %q, %v; want ErrFraming", r.body, r.err)
+	}
+	p.wantReplyCode(-32700)
+	wait(t, p.srv.Done(), "Done")
+	if !errors.Is(p.srv.Err(), ErrFraming) {
+		t.Errorf("Err() = %v, want ErrFraming", p.srv.Err())
+	}
+}
+
+// A frame that stops half-way (the last frame's Content-Length is longer than what arrives, or
+// a header line never ends) ends reading after the stall timeout.
+func TestStreamStalledFrame(t *testing.T) {
+	for name, raw := range map[string]string{
+		"body":   "Content-Length: 50\r\n\r\n{}",
+		"header": "Content-Length: 5",
+	} {
+		t.Run(name, func(t *testing.T) {
+			p := newFramePeer(t, StreamOptions{StallTimeout: 50 * time.Millisecond})
+			got := p.read()
+			p.send(raw)
+			r := wait(t, got, "read of a stalled frame")
+			if !errors.Is(r.err, ErrFraming) {
+				t.Fatalf("ReadFrame = %q, %v; want ErrFraming", r.body, r.err)
+			}
+			p.wantReplyCode(-32700)
+		})
+	}
+}
+
+// An idle editor between frames is not a stall; a frame stopping half-way is, after exactly the
+// stall timeout (fake clock).
+func TestFramerStallClock(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		pr, pw := io.Pipe()
+		f := &framer{src: newSource(pr), stall: time.Minute}
+		defer f.src.close()
+		type res struct {
+			body string
+			err  error
+			at   time.Time
+		}
+		got := make(chan res, 1)
+		next := func() {
+			body, _, err := f.next()
+			got <- res{string(body), err, time.Now()}
+		}
+		go next()
+		time.Sleep(time.Hour) // fake time: an editor idle for an hour between frames
+		synctest.Wait()
+		select {
+		case r := <-got:
+			t.Fatalf("idle editor: next returned %q, %v", r.body, r.err)
+		default:
+		}
+		go io.WriteString(pw, lspFrame(goodBody)+"Content-Length: 10\r\n\r\n{}")
+		if r := <-got; r.err != nil || r.body != goodBody {
+			t.Fatalf("after idle: %q, %v", r.body, r.err)
+		}
+		start := time.Now()
+		go next()
+		r := <-got
+		if !errors.Is(r.err, ErrFraming) || r.at.Sub(start) != time.Minute {
+			t.Fatalf("half-way frame: %v after %s, want ErrFraming after 1m", r.err, r.at.Sub(start))
+		}
+		pw.Close()
+	})
+}
+
+// A frame declared over MaxFrame is refused from its header alone, before its body is read: the
+// stream allocates nothing for it while the editor keeps streaming bytes.
+func TestStreamRefusesHugeFrame(t *testing.T) {
+	for _, decl := range []string{"1073741824", "67108865", "99999999999999999999999"} {
+		t.Run(decl, func(t *testing.T) {
+			p := newFramePeer(t, StreamOptions{})
+			var before, after runtime.MemStats
+			runtime.ReadMemStats(&before)
+			got := p.read()
+			p.send("Content-Length: " + decl + "\r\n\r\n")
+			stream := make(chan error, 1)
+			go func() { // the rest of a 1 GiB body, as fast as the stream takes it
+				chunk := bytes.Repeat([]byte("x"), 1<<20)
+				for range 1024 {
+					if _, err := p.conn.Write(chunk); err != nil {
+						stream <- err
+						return
+					}
+				}
+				stream <- nil
+			}()
+			r := wait(t, got, "read of a huge frame")
+			if !errors.Is(r.err, ErrFraming) {
+				t.Fatalf("ReadFrame = %v; want ErrFraming", r.err)
+			}
+			p.wantReplyCode(-32700)
+			runtime.ReadMemStats(&after)
+			if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+				t.Errorf("refusing the frame allocated %d bytes", grew)
+			}
+			p.srv.Close()
+			p.conn.Close()
+			if err := wait(t, stream, "editor writes end"); err == nil {
+				t.Errorf("the stream read the whole 1 GiB body")
+			}
+		})
+	}
+}
+
+// A frame under the bound whose body trickles in never holds more than about twice what arrived.
+func TestStreamBodyGrowsWithBytes(t *testing.T) {
+	f := &framer{src: newSource(strings.NewReader("Content-Length: 60000000\r\n\r\n" + strings.Repeat("x", 1<<20))), stall: time.Minute}
+	defer f.src.close()
+	_, _, err := f.next()
+	if !errors.Is(err, io.ErrUnexpectedEOF) {
+		t.Fatalf("next = %v, want ErrUnexpectedEOF", err)
+	}
+	if c := cap(f.body); c > 2<<20+64<<10 {
+		t.Errorf("body buffer grew to %d bytes for 1 MiB received", c)
+	}
+}
+
+// The framer accepts what jsonrpc2's own writer produces, several frames back to back, with
+// Content-Type headers and bare \n line ends.
+func TestStreamWellFormed(t *testing.T) {
+	in := lspFrame(goodBody) + "Content-Type: application/vscode-jsonrpc; charset=utf-8\r\n" + lspFrame(goodBody) +
+		"content-length:  44 \n\n" + goodBody
+	f := &framer{src: newSource(strings.NewReader(in)), stall: time.Minute}
+	defer f.src.close()
+	for i := range 3 {
+		body, n, err := f.next()
+		if err != nil || string(body) != goodBody || n <= int64(len(goodBody)) {
+			t.Fatalf("frame %d: %q, %d, %v", i, body, n, err)
+		}
+	}
+	if _, _, err := f.next(); err != io.EOF {
+		t.Fatalf("after the last frame: %v, want EOF", err)
+	}
+}
+
+// FuzzFramer feeds arbitrary input to the framer, then a sentinel frame. Properties: no panic, no
+// hang; no body is longer than MaxFrame or its buffer bigger than what arrived; and when the input
+// cannot start or hold a frame of its own (no "content-length" in it) and ends a line, the
+// sentinel frame is found after it (resync).
+func FuzzFramer(f *testing.F) {
+	const sentinel = `{"jsonrpc":"2.0","id":"sentinel","method":"x"}`
+	for _, seed := range []string{
+		"",
+		"Content-Type: x\r\n\r\n{}",
+		"Content-Length: x\r\n\r\n",
+		"Content-Length: 500\r\n\r\n{}",
+		"Content-Length: 1073741824\r\n\r\n",
+		"Content-Length: 99999999999999999999999999\r\n\r\n",
+		"Content-Length: 2\r\n\r\n{}",
+		"Content-Length: 2\r\n\r\n{}Content-Type: y\r\n\r\n[]\n",
+		"\r\n\r\n\n",
+		strings.Repeat("A", 5000) + "\n",
+		strings.Repeat("X-A: b\r\n", 40),
+		"content-length:3\n\n{}}content-length: 1\r\n\r\n}",
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, data []byte) {
+		in := append(append([]byte(nil), data...), lspFrame(sentinel)...)
+		f := &framer{src: newSource(bytes.NewReader(in)), stall: time.Minute}
+		defer f.src.close()
+		clean := !bytes.Contains(bytes.ToLower(data), []byte("content-length")) && (len(data) == 0 || data[len(data)-1] == '\n')
+		found := false
+		for range len(in) + 2 { // every call consumes at least one byte or ends
+			body, _, err := f.next()
+			var m *malformedError
+			if errors.As(err, &m) {
+				continue
+			}
+			if err != nil {
+				break
+			}
+			if len(body) > MaxFrame || cap(f.body) > max(2*len(in), 64<<10) {
+				t.Fatalf("body %d bytes, buffer %d, for %d bytes of input", len(body), cap(f.body), len(in))
+			}
+			if string(body) == sentinel {
+				found = true
+			}
+		}
+		if clean && !found {
+			t.Fatalf("the sentinel frame after %q was lost", data)
+		}
+	})
+}

@@ -1,0 +1,43 @@
+package mcpbridge
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+	"sync/atomic"
+)
+
+// ownerVar marks every process a stdio server starts, and everything they start in turn (the
+// environment is inherited, whatever process group or session a descendant moves to): its value
+// is "<host pid>.<host start time>.<server start number>". It lets the host find a server's
+// strays when it closes the server, and lets the next host find what a crashed host left behind
+// (SweepOrphans), without trusting a pid alone: a process is signalled only when its own
+// environment names a host that is no longer running. A descendant that clears its environment
+// escapes this (it is still killed with the process group unless it also left the group).
+const ownerVar = "SWITCHBOARD_MCP_OWNER"
+
+var (
+	ownerHost = hostIdentity()
+	ownerSeq  atomic.Int64
+)
+
+// hostIdentity is "<pid>.<start time>" of this process; the start time (in clock ticks since
+// boot, Linux) tells a live host from a later process that reuses its pid.
+func hostIdentity() string {
+	return strconv.Itoa(os.Getpid()) + "." + strconv.FormatUint(procStartTime(os.Getpid()), 10)
+}
+
+// newOwnerTag is the marker value for one server start.
+func newOwnerTag() string { return fmt.Sprintf("%s.%d", ownerHost, ownerSeq.Add(1)) }
+
+// parseOwner splits a marker value into host pid, host start time and the whole tag.
+func parseOwner(v string) (pid int, start uint64, ok bool) {
+	parts := strings.Split(v, ".")
+	if len(parts) != 3 {
+		return 0, 0, false
+	}
+	pid, err1 := strconv.Atoi(parts[0])
+	start, err2 := strconv.ParseUint(parts[1], 10, 64)
+	return pid, start, err1 == nil && err2 == nil && pid > 0
+}
