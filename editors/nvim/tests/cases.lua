@@ -1287,5 +1287,6 @@ end, {
 })
 
 require('elicit_vectors')
+require('ux_cases')
 
 return T

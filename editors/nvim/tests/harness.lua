@@ -286,8 +286,27 @@ local function reset_modules()
   end
 end
 
+--- Every client not stopped, by id: also those still initializing (0.7 lists them nowhere else).
+function T.all_clients(name)
+  local out = {}
+  for id = 1, 1000 do
+    local c = vim.lsp.get_client_by_id(id)
+    local stopped = false
+    if c and vim.fn.has('nvim-0.11') == 1 then
+      stopped = c:is_stopped()
+    elseif c then
+      stopped = c.is_stopped()
+    end
+    if c and not stopped and (name == nil or c.name == name) then
+      table.insert(out, c)
+    end
+  end
+  return out
+end
+
 local function stop_clients()
   local clients = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+  vim.list_extend(clients, T.all_clients())
   for _, c in ipairs(clients) do
     if vim.fn.has('nvim-0.11') == 1 then
       c:stop(true)
