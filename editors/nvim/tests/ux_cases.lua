@@ -55,4 +55,85 @@ end
 T.case('one host: setup() in init.lua before any file, then files open (FileType on)', one_host_case(true))
 T.case('one host: a file open first, then setup()', one_host_case(false))
 
+--- Calls mcp__demo__echo; returns wait() (the result) and done().
+local function call_echo(text)
+  local done, res, err = false, nil, nil
+  require('switchboard.commands').call_tool('mcp__demo__echo', { text = text }, nil, function(e, r)
+    done, res, err = true, r, e
+  end)
+  return function()
+    T.wait('callTool result', function()
+      return done
+    end)
+    T.ok(not err, 'callTool error: ' .. vim.inspect(err))
+    return res
+  end, function()
+    return done
+  end
+end
+
+local function notes_with(text)
+  return vim.tbl_filter(function(n)
+    return n.msg:find(text, 1, true) ~= nil
+  end, T.notes)
+end
+
+for _, async in ipairs({ false, true }) do
+  T.case(('a dismissed approval: told once how to answer, reminded in Normal mode only (%s UI)'):format(
+    async and 'asynchronous' or 'synchronous'), function()
+    local sb = T.start({ remind_seconds = 0.05 })
+    T.ui_async = async
+    T.answer('switchboard_approval', function()
+      return 0 -- Esc
+    end)
+    local remind = require('switchboard.remind')
+    local columns = vim.o.columns
+    vim.o.columns = 160
+    local echoes = {}
+    remind.echo = function(chunks)
+      table.insert(echoes, chunks[1][1])
+    end
+    local wait, done = call_echo('dismissed')
+    T.wait('the notice', function()
+      return #notes_with('waiting for your approval') > 0
+    end)
+    T.wait('two reminders', function()
+      return #echoes >= 2
+    end)
+    local notice = notes_with('waiting for your approval')
+    T.eq(#notice, 1, 'notices')
+    T.eq(notice[1].level, vim.log.levels.WARN, 'notice level')
+    T.has(notice[1].msg, 'mcp__demo__echo is waiting for your approval (denied in ')
+    T.has(notice[1].msg, 'Answer with :Switchboard approve or a code action.')
+    T.hasnt(notice[1].msg, '\n', 'one line')
+    T.has(echoes[1], 'mcp__demo__echo waiting for approval (denied in ')
+    T.has(echoes[1], ' s): :Switchboard approve')
+    -- A narrow window: the tool name is cut, the command stays; it fits (no hit-enter prompt).
+    for _, room in ipairs({ 50, 40 }) do
+      local narrow = remind.line(room)
+      T.ok(#narrow <= room, 'fits: ' .. narrow)
+      T.has(narrow, ': :Switchboard approve')
+    end
+    vim.o.columns = columns
+    T.has(sb.statusline(), '1 approval')
+    -- Never while the user types or answers a prompt.
+    remind.stop()
+    local n = #echoes
+    for _, mode in ipairs({ 'i', 'c', 'R', 'r' }) do
+      remind.tick(mode)
+    end
+    T.eq(#echoes, n, 'reminders outside Normal mode')
+    remind.tick('n')
+    T.eq(#echoes, n + 1, 'a reminder in Normal mode')
+    T.ok(not done(), 'the call ran without an answer')
+    T.answer('switchboard_approval', T.pick('Allow once'))
+    vim.cmd('Switchboard approve')
+    T.has(wait().text, 'dismissed')
+    T.wait('nothing left to remind of', function()
+      return remind.line() == nil
+    end)
+    T.eq(#notes_with('waiting for your approval'), 1, 'notices in all')
+  end)
+end
+
 return T
