@@ -136,4 +136,55 @@ for _, async in ipairs({ false, true }) do
   end)
 end
 
+local function health_text()
+  vim.cmd('checkhealth switchboard')
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
+  vim.cmd('silent! bwipeout!')
+  return text
+end
+
+T.case([[trust can be undone: :Switchboard trust, the servers list asks again, :checkhealth says how]], function()
+  T.write(T.dir .. '/work/.mcp.json', vim.fn.json_encode({ mcpServers = { ws = { command = T.mcptest } } }))
+  T.answer('switchboard_trust', T.pick("Don't trust"))
+  T.start()
+  local list = T.wait_servers(function(l)
+    local s = T.server(l, 'ws')
+    return s and s.state == 'untrusted' and #T.selects_of('switchboard_trust') == 1
+  end, 'ws not trusted')
+  local question = T.server(list, 'ws').trustPrompt
+  T.ok(type(question) == 'string' and question:find("'ws'", 1, true), 'trustPrompt: ' .. vim.inspect(question))
+  local health = health_text()
+  T.has(health, ':Switchboard trust ws')
+  T.hasnt(health, 'switchboard.trust', 'a host command name as advice')
+  -- The servers list: picking the untrusted server asks again, with the whole question.
+  T.answer('switchboard_servers', T.pick('ws'))
+  vim.cmd('Switchboard servers')
+  T.wait('asked again from the servers list', function()
+    return #T.selects_of('switchboard_trust') == 2
+  end)
+  local again = T.selects_of('switchboard_trust')[2]
+  T.eq(again.prompt, (question:gsub('%s*\n%s*', ' ')), 'the question shown')
+  T.eq(again.labels, { 'Trust', "Don't trust" })
+  T.wait('the answer is confirmed', function()
+    return T.notes_text():find("'ws' is not trusted and stays stopped; :Switchboard trust ws asks again", 1, true)
+  end)
+  -- Completion knows the subcommand and the server names.
+  T.eq(require('switchboard.commands').complete('tr', 'Switchboard tr', 14), { 'trust' })
+  T.ok(vim.tbl_contains(require('switchboard.commands').complete('', 'Switchboard trust ', 18), 'ws'), 'server completion')
+  -- :Switchboard trust (no name, one untrusted server): asked for it; Trust starts it.
+  T.answer('switchboard_trust', T.pick('Trust'))
+  vim.cmd('Switchboard trust')
+  T.wait_servers(function(l)
+    local s = T.server(l, 'ws')
+    return s and s.state == 'ready'
+  end, 'ws trusted and ready')
+  T.eq(#T.selects_of('switchboard_trust'), 3)
+  T.has(T.notes_text(), "MCP server 'ws' is trusted and starts now.")
+  T.notes = {}
+  vim.cmd('Switchboard trust')
+  T.wait('nothing to trust', function()
+    return T.notes_text():find('every MCP server is trusted', 1, true)
+  end)
+end)
+
 return T

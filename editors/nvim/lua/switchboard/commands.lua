@@ -200,6 +200,53 @@ local function scratch(name, lines, ft)
   return buf
 end
 
+local function one_line(text)
+  return (tostring(text or ''):gsub('%s*\n%s*', ' '))
+end
+
+M.trust_choices = {
+  { title = 'Trust', decision = 'trust' },
+  { title = "Don't trust", decision = 'deny' },
+}
+
+--- Asks whether to trust the server `s` (a ServerStatus), showing the host's whole question
+--- (ServerStatus.trustPrompt: what runs, what it reads), then sends switchboard.trust.
+function M.ask_trust(s, cb)
+  cb = cb or function() end
+  local question = s.trustPrompt
+  if type(question) ~= 'string' or question == '' then
+    question = ("Trust MCP server '%s'?"):format(s.name)
+  end
+  vim.ui.select(M.trust_choices, {
+    prompt = one_line(question),
+    kind = 'switchboard_trust',
+    format_item = function(c)
+      return c.title
+    end,
+    switchboard = { message = question },
+  }, function(choice)
+    if not choice then
+      return cb(nil)
+    end
+    M.trust(s.name, choice.decision, function(err, result)
+      if err then
+        notify(errmsg(err), vim.log.levels.WARN)
+        return cb(err)
+      end
+      local c = sb().client()
+      if c and type(result) == 'table' then
+        sb()._set_servers(c.id, result)
+      end
+      if choice.decision == 'trust' then
+        notify(("MCP server '%s' is trusted and starts now."):format(s.name))
+      else
+        notify(("MCP server '%s' is not trusted and stays stopped; :Switchboard trust %s asks again."):format(s.name, s.name))
+      end
+      cb(nil, choice.decision)
+    end)
+  end)
+end
+
 -- :Switchboard subcommands ----------------------------------------------------------------------
 
 local sub = {}
@@ -214,11 +261,13 @@ function sub.servers()
       return notify('no MCP servers configured')
     end
     vim.ui.select(list, {
-      prompt = 'Switchboard servers (pick one to reconnect)',
+      prompt = 'Switchboard servers (pick one to reconnect it, or to trust it)',
       kind = 'switchboard_servers',
       format_item = M.format_server,
     }, function(s)
-      if s then
+      if s and s.state == 'untrusted' then
+        M.ask_trust(s)
+      elseif s then
         sub.reconnect(s.name)
       end
     end)
@@ -412,6 +461,35 @@ function sub.allow(server)
   end)
 end
 
+-- :Switchboard trust [server]: ask again whether to trust a workspace server (also one the user
+-- said "Don't trust" to); without a name, pick among those not trusted.
+function sub.trust(server)
+  M.servers(function(err, list)
+    if err then
+      return notify(errmsg(err), vim.log.levels.ERROR)
+    end
+    if server and server ~= '' then
+      for _, s in ipairs(list or {}) do
+        if s.name == server then
+          return M.ask_trust(s)
+        end
+      end
+      return notify(("no MCP server named '%s'"):format(server), vim.log.levels.ERROR)
+    end
+    local untrusted = vim.tbl_filter(function(s)
+      return s.state == 'untrusted'
+    end, list or {})
+    if #untrusted == 0 then
+      return notify('every MCP server is trusted; :Switchboard trust NAME asks again for one')
+    end
+    one_of(untrusted, {
+      prompt = 'Trust which MCP server of this workspace?',
+      kind = 'switchboard_servers',
+      format_item = M.format_server,
+    }, M.ask_trust)
+  end)
+end
+
 function sub.chat(...)
   local prompt = table.concat({ ... }, ' ')
   local chat = require('switchboard.chat')
@@ -473,7 +551,7 @@ function sub.log()
 end
 
 M.subcommands = sub
-M.names = { 'servers', 'reconnect', 'approve', 'elicit', 'allow', 'chat', 'cancel', 'tools', 'call', 'log' }
+M.names = { 'servers', 'reconnect', 'approve', 'elicit', 'allow', 'trust', 'chat', 'cancel', 'tools', 'call', 'log' }
 
 --- :Switchboard [sub [args]] (no sub = servers).
 function M.run(args)
@@ -504,7 +582,7 @@ function M.complete(arglead, cmdline, _)
   local candidates
   if #words <= 1 then
     candidates = M.names
-  elseif #words == 2 and vim.tbl_contains({ 'reconnect', 'allow', 'tools' }, words[1]) then
+  elseif #words == 2 and vim.tbl_contains({ 'reconnect', 'allow', 'trust', 'tools' }, words[1]) then
     candidates = M.server_names()
   elseif #words == 2 and words[1] == 'call' then
     candidates = {}

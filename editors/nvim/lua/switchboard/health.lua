@@ -115,7 +115,7 @@ function M.check()
       table.insert(advice, ':Switchboard reconnect ' .. s.name)
       h.error(line, advice)
     elseif s.state == 'untrusted' then
-      h.warn(line, { 'Trust it when asked, or with switchboard.trust' })
+      h.warn(line, { ':Switchboard trust ' .. s.name .. ' shows what it runs and asks whether to trust it' })
     else
       h.info(line)
     end
