@@ -57,13 +57,14 @@ end
 T.timeout = tonumber(os.getenv('SWITCHBOARD_TEST_TIMEOUT_MS') or '') or 10000
 
 --- Runs the event loop until cond() is true; fails after `ms` (default T.timeout).
-function T.wait(what, cond, ms, interval)
+--- `last` (optional): a function whose result is added to the failure message.
+function T.wait(what, cond, ms, interval, last)
   local ok = vim.wait(ms or T.timeout, function()
     local good, v = pcall(cond)
     return good and v
   end, interval or 10)
   if not ok then
-    fail('timed out waiting for ' .. what, 2)
+    fail('timed out waiting for ' .. what .. (last and (' (last: ' .. vim.inspect(last()) .. ')') or ''), 2)
   end
 end
 

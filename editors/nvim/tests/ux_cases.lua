@@ -187,4 +187,49 @@ T.case([[trust can be undone: :Switchboard trust, the servers list asks again, :
   end)
 end)
 
+T.case('progress of a long tool call: statusline, vim.lsp.status(), :Switchboard cancel', function()
+  local sb = T.start()
+  local autocmds = 0
+  vim.api.nvim_create_autocmd('User', {
+    pattern = 'SwitchboardProgress',
+    callback = function()
+      autocmds = autocmds + 1
+    end,
+  })
+  local done, res
+  require('switchboard.commands').call_tool('mcp__demo__slow', { seconds = 60, steps = 2 }, 'always-allow', function(e, r)
+    T.ok(not e, vim.inspect(e))
+    done, res = true, r
+  end)
+  T.wait('progress in the statusline', function()
+    return sb.statusline():find('mcp__demo__slow', 1, true) ~= nil
+  end)
+  T.ok(autocmds > 0, 'User SwitchboardProgress fired')
+  T.has(sb.statusline(), 'SB 1/1 mcp__demo__slow ')
+  T.hasnt(sb.statusline(), 'Switchboard:', 'the title prefix in the statusline')
+  if vim.lsp.status then
+    T.wait('vim.lsp.status()', function()
+      return vim.lsp.status():find('Switchboard: mcp__demo__slow', 1, true) ~= nil
+    end)
+  else
+    local msgs = vim.lsp.util.get_progress_messages()
+    T.ok(vim.tbl_filter(function(m)
+      return m.title == 'Switchboard: mcp__demo__slow'
+    end, msgs)[1], 'get_progress_messages(): ' .. vim.inspect(msgs))
+  end
+  vim.cmd('Switchboard cancel')
+  T.wait('the call ends', function()
+    return done
+  end)
+  T.eq(res.isError, true, 'a cancelled call is an error result')
+  T.has(res.text, 'cancelled')
+  local last
+  T.wait('progress gone from the statusline', function()
+    last = sb.statusline()
+    return last == 'SB 1/1'
+  end, nil, nil, function()
+    return last
+  end)
+end)
+
 return T

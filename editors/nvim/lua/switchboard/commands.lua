@@ -499,8 +499,14 @@ function sub.chat(...)
   end
 end
 
+-- :Switchboard cancel: the running chat turn, else the most recent long tool call (its progress).
 function sub.cancel()
-  require('switchboard.chat').cancel()
+  local chat = require('switchboard.chat')
+  local c = chat.get()
+  if not (c and c.turn) and require('switchboard.progress').cancel() then
+    return notify('cancelling ' .. require('switchboard.progress').text())
+  end
+  chat.cancel()
 end
 
 function sub.tools(server)

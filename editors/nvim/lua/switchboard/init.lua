@@ -16,13 +16,17 @@ local augroup
 
 local function fire(pattern)
   pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = pattern, modeline = false })
-  pcall(vim.cmd, 'redrawstatus')
+  -- redrawstatus! : every window's statusline, not only the current one.
+  pcall(vim.cmd, 'redrawstatus!')
 end
 M._fire = fire
 
 --- Handlers for every switchboard notification and for window/showMessageRequest.
 function M.handlers()
   return {
+    ['$/progress'] = function(err, result, ctx, cfg)
+      return require('switchboard.progress').handler(err, result, ctx, cfg)
+    end,
     ['window/showMessageRequest'] = function(err, params, ctx, cfg)
       return require('switchboard.confirm').show_message_request(err, params, ctx, cfg)
     end,
@@ -91,6 +95,7 @@ function M._on_exit(_, _, client_id)
     M.state.servers[client_id] = nil
     require('switchboard.approvals').clear(client_id)
     require('switchboard.elicitation').clear(client_id)
+    require('switchboard.progress').clear(client_id)
     fire('SwitchboardServers')
   end)
 end

@@ -24,6 +24,7 @@ function M.data()
   end
   d.pending = require('switchboard.approvals').count()
   d.questions = require('switchboard.elicitation').count()
+  d.progress = require('switchboard.progress').text()
   return d
 end
 
@@ -43,6 +44,9 @@ function M.statusline()
   end
   if d.questions > 0 then
     table.insert(parts, ('%d question%s'):format(d.questions, d.questions == 1 and '' or 's'))
+  end
+  if d.progress ~= '' then
+    table.insert(parts, d.progress)
   end
   return table.concat(parts, ' ')
 end
