@@ -120,19 +120,19 @@ T.case(':Switchboard reconnect [server], from the servers list too; completion',
   T.eq(subs, { 'approve' }, 'subcommand completion')
   vim.cmd('Switchboard reconnect demo')
   T.wait('reconnect reply', function()
-    return T.notes_text():find('demo  ready', 1, true) ~= nil
+    return T.notes_text():find('demo ready (', 1, true) ~= nil
   end)
   T.notes = {}
   vim.cmd('Switchboard reconnect')
   T.wait('reconnect all reply', function()
-    return T.notes_text():find('demo  ready', 1, true) ~= nil
+    return T.notes_text():find('reconnected: 1 ready', 1, true) ~= nil
   end)
   -- Picking a server in :Switchboard servers reconnects it.
   T.notes = {}
   T.answer('switchboard_servers', T.pick('demo'))
   vim.cmd('Switchboard servers')
   T.wait('reconnect from the list', function()
-    return T.notes_text():find('demo  ready', 1, true) ~= nil
+    return T.notes_text():find('demo ready (', 1, true) ~= nil
   end)
 end)
 

@@ -8,7 +8,7 @@ vim.opt.runtimepath:prepend(dir)
 vim.opt.swapfile = false
 vim.opt.shadafile = 'NONE'
 vim.cmd('runtime plugin/switchboard.lua')
-vim.o.statusline = '%f %= %{v:lua.require("switchboard").statusline()}'
+vim.o.statusline = "%f %= %{v:lua.require'switchboard'.statusline()}"
 vim.o.laststatus = 2
 
 vim.cmd('edit ' .. vim.fn.fnameescape(os.getenv('SWITCHBOARD_TUI_FILE')))

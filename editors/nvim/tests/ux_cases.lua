@@ -232,4 +232,70 @@ T.case('progress of a long tool call: statusline, vim.lsp.status(), :Switchboard
   end)
 end)
 
+T.case('reconnect says one line (no hit-enter prompt), failures named', function()
+  T.start({ servers = { broken = { command = T.mcptest, args = { '--exit-at-start' } }, other = { command = T.mcptest } } })
+  vim.cmd('Switchboard reconnect')
+  T.wait('reconnect reply', function()
+    return T.notes_text():find('reconnected:', 1, true) ~= nil
+  end)
+  local mine = vim.tbl_filter(function(n)
+    return n.msg:sub(1, 13) == 'switchboard: '
+  end, T.notes)
+  T.eq(#mine, 2, 'notices') -- "reconnecting all servers..." and the outcome
+  local line = mine[2].msg
+  T.hasnt(line, '\n', 'one line')
+  T.has(line, 'switchboard: reconnected: ')
+  T.has(line, '2 ready')
+  T.has(line, '1 failed (broken); :Switchboard servers shows why')
+  T.eq(mine[2].level, vim.log.levels.WARN)
+  T.notes = {}
+  vim.cmd('Switchboard reconnect broken')
+  T.wait('reconnect broken', function()
+    return T.notes_text():find('broken failed', 1, true) ~= nil
+  end)
+  for _, n in ipairs(T.notes) do
+    T.hasnt(n.msg, '\n', 'one line')
+  end
+end)
+
+T.case('the statusline examples (status.lua header, help) work, also on 0.7; every window redraws', function()
+  local sb = T.start()
+  local header = T.read(T.plugin_dir .. '/lua/switchboard/status.lua')
+  local example = header:match('\n%-%-%s+(vim%.o%.statusline = [^\n]+)')
+  T.ok(example, 'example in the header')
+  local help = T.read(T.plugin_dir .. '/doc/switchboard.txt')
+  local help_example = help:match('\n%s+(set statusline=[^\n]+)')
+  T.ok(help_example, 'example in the help')
+  T.wait('servers known', function()
+    return sb.statusline() == 'SB 1/1'
+  end)
+  -- What a user has after a restart: client ids that are not a sequence in the module's tables.
+  sb.state.version[1000] = 'x'
+  for _, run in ipairs({ example, help_example }) do
+    local expr = run:match('%%{(.-)}')
+    local okx, v = pcall(vim.api.nvim_eval, expr)
+    T.ok(okx, expr .. ': ' .. tostring(v))
+    T.eq(v, 'SB 1/1', expr)
+    if run:sub(1, 4) == 'set ' then
+      vim.cmd(run)
+    else
+      assert(loadstring(run))()
+    end
+    local ok, res = pcall(vim.api.nvim_eval_statusline, vim.o.statusline, {})
+    T.ok(ok, run .. ': ' .. tostring(res))
+    T.has(res.str, 'SB 1/1', run)
+    vim.o.statusline = ''
+  end
+  -- Every window's statusline is redrawn (redrawstatus!), not only the current one.
+  local cmds = {}
+  local orig = vim.cmd
+  vim.cmd = function(c, ...)
+    table.insert(cmds, c)
+    return orig(c, ...)
+  end
+  sb._fire('SwitchboardServers')
+  vim.cmd = orig
+  T.ok(vim.tbl_contains(cmds, 'redrawstatus!'), 'redrawstatus!: ' .. vim.inspect(cmds))
+end)
+
 return T

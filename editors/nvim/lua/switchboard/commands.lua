@@ -173,6 +173,54 @@ local function summary(list)
 end
 M.summary = summary
 
+--- One line for the outcome of a reconnect (a list of every server would stop at a hit-enter
+--- prompt): "demo ready (3 tools)", or "2 ready, 1 failed: broken". Returns line, failed.
+function M.reconnect_line(list, server)
+  list = list or {}
+  local one
+  for _, x in ipairs(server and list or {}) do
+    if x.name == server then
+      one = x
+    end
+  end
+  if one then
+    local s = one
+    if s.state == 'ready' then
+      return ('%s ready (%d tool%s)'):format(s.name, s.tools or 0, s.tools == 1 and '' or 's'), false
+    end
+    local why = (s.error and s.error ~= vim.NIL and s.error ~= '') and (': ' .. tostring(s.error):gsub('%s+', ' ')) or ''
+    if #why > 80 then
+      why = why:sub(1, 77) .. '...'
+    end
+    return ('%s %s%s'):format(s.name, s.state, why), s.state == 'failed'
+  end
+  if #list == 0 then
+    return 'no MCP servers configured', false
+  end
+  local counts, failed = {}, {}
+  local order = { 'ready', 'starting', 'untrusted', 'disabled', 'stopped', 'failed' }
+  for _, s in ipairs(list) do
+    if not counts[s.state] and not vim.tbl_contains(order, s.state) then
+      table.insert(order, #order, s.state)
+    end
+    counts[s.state] = (counts[s.state] or 0) + 1
+    if s.state == 'failed' then
+      table.insert(failed, s.name)
+    end
+  end
+  local parts = {}
+  for _, st in ipairs(order) do
+    if counts[st] then
+      table.insert(parts, ('%d %s'):format(counts[st], st))
+    end
+  end
+  local line = 'reconnected: ' .. table.concat(parts, ', ')
+  if #failed > 0 then
+    line = line .. ' (' .. table.concat(failed, ', ') .. '); :Switchboard servers shows why'
+  end
+  return line, #failed > 0
+end
+
 local function scratch(name, lines, ft)
   local buf
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
@@ -290,11 +338,8 @@ function sub.reconnect(server)
     if result and result.name then
       result = { result }
     end
-    local failed = false
-    for _, s in ipairs(result or {}) do
-      failed = failed or s.state == 'failed'
-    end
-    notify(summary(result), failed and vim.log.levels.WARN or vim.log.levels.INFO)
+    local line, failed = M.reconnect_line(result, server)
+    notify(line, failed and vim.log.levels.WARN or vim.log.levels.INFO)
   end)
 end
 
