@@ -298,4 +298,35 @@ T.case('the statusline examples (status.lua header, help) work, also on 0.7; eve
   T.ok(vim.tbl_contains(cmds, 'redrawstatus!'), 'redrawstatus!: ' .. vim.inspect(cmds))
 end)
 
+T.case(':checkhealth: workspace files, bad entries, the provider and its key (never its value)', function()
+  T.write(T.dir .. '/work/.mcp.json', vim.fn.json_encode({
+    mcpServers = {
+      good = { command = T.mcptest },
+      ['bad__name'] = { command = T.mcptest },
+      typo = { command = T.mcptest, agrs = { '-v' } },
+      ['esc\27[31m'] = { command = T.mcptest },
+    },
+  }))
+  T.write(T.dir .. '/work/.vscode/mcp.json', '{ not json')
+  vim.env.SB_TEST_KEY = nil
+  require('switchboard').setup(T.opts({ autostart = false, provider = { type = 'openai', model = 'm1', apiKeyEnv = 'SB_TEST_KEY' } }))
+  local text = health_text()
+  T.has(text, 'workspace MCP file readable: ' .. T.dir .. '/work/.mcp.json')
+  T.has(text, 'server "bad__name": bad name (no "__" inside)')
+  T.has(text, 'server "typo": unknown key "agrs"')
+  T.has(text, 'server "esc^[[31m"')
+  T.hasnt(text, '\27', 'a raw escape character')
+  T.has(text, 'This server is skipped; the others still start.')
+  T.has(text, 'workspace MCP file is not valid JSON')
+  T.has(text, 'provider openai, model m1')
+  T.has(text, '$SB_TEST_KEY is not set')
+  vim.env.SB_TEST_KEY = 'sk-secret-value'
+  text = health_text()
+  vim.env.SB_TEST_KEY = nil
+  T.has(text, '$SB_TEST_KEY is set')
+  T.hasnt(text, 'sk-secret-value', 'the key itself')
+  require('switchboard').setup(T.opts({ autostart = false }))
+  T.has(health_text(), 'no provider set: the chat is unavailable')
+end)
+
 return T
