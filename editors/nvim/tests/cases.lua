@@ -445,7 +445,8 @@ T.case('chat: script provider, text, tool calls with approval state, results, fo
     local c = chat.get()
     return c and c.last_done ~= nil
   end)
-  T.eq(vim.bo.filetype, 'switchboard-chat')
+  T.eq(vim.bo.filetype, 'markdown')
+  T.eq(vim.b.switchboard_chat, true)
   local tr = transcript()
   T.has(tr, '## You\nsay hello\n\n## Switchboard\nHello from the script.\nA second line.\n')
   T.has(tr, '[tool] mcp__demo__echo {"text": "ping"}  -- allowed once by user, done\n    = ping\n')

@@ -289,7 +289,7 @@ end
 
 --- Every client not stopped, by id: also those still initializing (0.7 lists them nowhere else).
 function T.all_clients(name)
-  local out = {}
+  local list = {}
   for id = 1, 1000 do
     local c = vim.lsp.get_client_by_id(id)
     local stopped = false
@@ -299,10 +299,10 @@ function T.all_clients(name)
       stopped = c.is_stopped()
     end
     if c and not stopped and (name == nil or c.name == name) then
-      table.insert(out, c)
+      table.insert(list, c)
     end
   end
-  return out
+  return list
 end
 
 local function stop_clients()

@@ -2,10 +2,6 @@
 -- can be changed, progress, the statusline, the tools warning, the chat buffer.
 local T = require('harness')
 
-local function protocol()
-  return require('switchboard.protocol')
-end
-
 local function initialize_count()
   local n = 0
   for _, e in ipairs(T.events()) do
@@ -327,6 +323,93 @@ T.case(':checkhealth: workspace files, bad entries, the provider and its key (ne
   T.hasnt(text, 'sk-secret-value', 'the key itself')
   require('switchboard').setup(T.opts({ autostart = false }))
   T.has(health_text(), 'no provider set: the chat is unavailable')
+end)
+
+local function chat_script(text)
+  local path = T.dir .. '/chat.script'
+  T.write(path, text)
+  return { type = 'script', script = path }
+end
+
+T.case('chat: Markdown, tool calls folded; the >20 tools warning once, one line, in the chat', function()
+  local sb, c = T.start({
+    servers = { demo = { command = T.mcptest }, more = { command = T.mcptest } },
+    provider = chat_script(table.concat({
+      'reply tool_call id=c1 name=mcp__demo__echo args={"text":"ping"}',
+      '',
+      'reply text "Done."',
+      '',
+    }, '\n')),
+  })
+  T.answer('switchboard_approval', T.pick('Allow once'))
+  local notices = require('switchboard.notices')
+  T.ok(not notices.tools_warned, 'warned before')
+  vim.cmd('Switchboard chat use the tools')
+  local chat = require('switchboard.chat')
+  T.wait('turn done', function()
+    local ch = chat.get()
+    return ch and ch.last_done ~= nil
+  end)
+  T.wait('the warning', function()
+    return notices.tools_warned and #T.notes > 0
+  end)
+  local text = table.concat(chat.transcript(), '\n')
+  T.ok(text:find('\n> %*%*note:%*%* Switchboard sends %d+ tools to the model;'), 'the note in the chat')
+  T.has(text, ':Switchboard tools lists them.')
+  local warn = vim.tbl_filter(function(n)
+    return n.msg:find('tools go to the model', 1, true) ~= nil
+  end, T.notes)
+  T.eq(#warn, 1, 'notices')
+  T.hasnt(warn[1].msg, '\n', 'one line')
+  T.ok(#warn[1].msg < vim.v.echospace, 'fits the command area: ' .. warn[1].msg)
+  T.has(warn[1].msg, ': :Switchboard tools')
+  T.hasnt(T.notes_text(), 'LSP[switchboard] Switchboard sends', "Neovim's own (hit-enter) message")
+  -- Once per session: the next warning (another count, a restarted host) is not shown.
+  local h = sb.handlers()['window/showMessage']
+  h(nil, { type = 2, message = 'Switchboard sends 31 tools to the model; more than 20 ...' }, { client_id = c.id })
+  vim.wait(0)
+  T.eq(#vim.tbl_filter(function(n)
+    return n.msg:find('tools', 1, true) ~= nil
+  end, T.notes), 1, 'notices after a second warning')
+  -- Other messages still go to Neovim's handler.
+  local orig, passed = vim.lsp.handlers['window/showMessage'], nil
+  vim.lsp.handlers['window/showMessage'] = function(_, params)
+    passed = params.message
+  end
+  h(nil, { type = 3, message = 'something else' }, { client_id = c.id })
+  vim.lsp.handlers['window/showMessage'] = orig
+  T.eq(passed, 'something else', "other messages go to Neovim's handler")
+  -- The chat buffer: Markdown, each tool call a closed fold with its result inside.
+  local ch = chat.get()
+  T.eq(vim.bo[ch.buf].filetype, 'markdown')
+  local win = vim.fn.bufwinid(ch.buf)
+  T.eq(vim.wo[win].foldmethod, 'expr')
+  local lines = vim.api.nvim_buf_get_lines(ch.buf, 0, -1, false)
+  local tool
+  for i, l in ipairs(lines) do
+    if l:find('[tool] mcp__demo__echo', 1, true) then
+      tool = i
+    end
+  end
+  T.ok(tool, 'tool line')
+  T.has(lines[tool + 1], '    = ping')
+  vim.api.nvim_win_call(win, function()
+    T.eq(vim.fn.foldclosed(tool), tool, 'the tool call is a closed fold')
+    T.eq(vim.fn.foldclosedend(tool), tool + 1, 'its result is inside')
+    T.eq(vim.fn.foldlevel(tool - 1), 0, 'the text above is not folded')
+  end)
+  -- :Switchboard tools says what to do about 30 tools.
+  vim.cmd('Switchboard tools')
+  T.wait('tools list', function()
+    return vim.api.nvim_buf_get_name(0):find('switchboard://tools', 1, true) ~= nil
+  end)
+  T.wait('the tools list', function()
+    return #vim.api.nvim_buf_get_lines(0, 0, -1, false) > 16
+  end, nil, nil, function()
+    return vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  end)
+  T.ok(vim.api.nvim_buf_get_lines(0, 0, 1, false)[1]:match('^%d+ tools go to the model; 20 or fewer work best%.'),
+    'what to do, on top of the tools list')
 end)
 
 return T

@@ -570,6 +570,13 @@ function sub.tools(server)
     if #lines == 0 then
       lines = { 'no tools' }
     end
+    -- The host's count (built-in tools included) once it warned, else these.
+    local n = require('switchboard.notices').tools_count or #lines
+    if n > 20 then
+      table.insert(lines, 1, ('%d tools go to the model; 20 or fewer work best. Trim them per server with '
+        .. '"enabledTools" / "disabledTools" in the MCP config, or disable servers you do not need.'):format(n))
+      table.insert(lines, 2, '')
+    end
     scratch('switchboard://tools', lines, 'switchboard-tools')
   end)
 end

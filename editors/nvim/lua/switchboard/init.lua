@@ -27,6 +27,12 @@ function M.handlers()
     ['$/progress'] = function(err, result, ctx, cfg)
       return require('switchboard.progress').handler(err, result, ctx, cfg)
     end,
+    ['window/showMessage'] = function(err, params, ctx, cfg)
+      if require('switchboard.notices').show_message(params, ctx) then
+        return vim.NIL
+      end
+      return vim.lsp.handlers['window/showMessage'](err, params, ctx, cfg)
+    end,
     ['window/showMessageRequest'] = function(err, params, ctx, cfg)
       return require('switchboard.confirm').show_message_request(err, params, ctx, cfg)
     end,
