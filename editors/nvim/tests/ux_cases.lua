@@ -175,7 +175,9 @@ T.case([[trust can be undone: :Switchboard trust, the servers list asks again, :
     return s and s.state == 'ready'
   end, 'ws trusted and ready')
   T.eq(#T.selects_of('switchboard_trust'), 3)
-  T.has(T.notes_text(), "MCP server 'ws' is trusted and starts now.")
+  T.wait('the answer is confirmed', function()
+    return T.notes_text():find("MCP server 'ws' is trusted and starts now.", 1, true)
+  end)
   T.notes = {}
   vim.cmd('Switchboard trust')
   T.wait('nothing to trust', function()

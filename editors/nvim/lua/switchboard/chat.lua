@@ -4,6 +4,7 @@
 local approvals = require('switchboard.approvals')
 
 local M = {}
+local modname = ... -- for 'foldexpr' (v:lua.require'<this module>')
 
 local ns = vim.api.nvim_create_namespace('switchboard_chat')
 local MARKER = '### You  (<CR> send, <C-c> cancel, q close)'
@@ -375,7 +376,7 @@ function M.open(new)
   end
   -- Each tool call (its line and its result lines) is a fold, closed: zo opens one.
   vim.wo.foldmethod = 'expr'
-  vim.wo.foldexpr = "v:lua.require'switchboard.chat'.foldexpr(v:lnum)"
+  vim.wo.foldexpr = ("v:lua.require'%s'.foldexpr(v:lnum)"):format(modname)
   vim.wo.foldenable = true
   vim.wo.foldlevel = 0
   pcall(vim.api.nvim_win_set_cursor, 0, { vim.api.nvim_buf_line_count(c.buf), 0 })
