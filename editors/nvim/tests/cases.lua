@@ -1257,7 +1257,7 @@ T.case('help file has its tags', function()
   vim.fn.writefile(vim.fn.readfile(doc .. '/switchboard.txt'), tmp .. '/switchboard.txt')
   vim.cmd('helptags ' .. vim.fn.fnameescape(tmp))
   local tags = T.read(tmp .. '/tags') or ''
-  for _, tag in ipairs({ 'switchboard-setup', ':Switchboard', 'switchboard-rtp', 'switchboard-approvals', 'switchboard-elicitation', ':Switchboard-elicit' }) do
+  for _, tag in ipairs({ 'switchboard-setup', ':Switchboard', 'switchboard-rtp', 'switchboard-approvals', 'switchboard-elicitation', ':Switchboard-elicit', ':Switchboard-trust' }) do
     T.has(tags, tag .. '\t', 'help tag')
   end
 end)
