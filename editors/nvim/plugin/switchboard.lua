@@ -14,7 +14,7 @@ vim.api.nvim_create_user_command('Switchboard', function(opts)
   require('switchboard.commands').run(vim.split(vim.trim(opts.args), '%s+', { trimempty = true }))
 end, {
   nargs = '*',
-  desc = 'Switchboard: servers | reconnect [server] | approve | elicit | allow [server] | chat [prompt] | cancel | tools [server] | call NAME [JSON] | log',
+  desc = 'Switchboard: servers | reconnect [server] | approve | elicit | allow [server] | trust [server] | chat [prompt] | cancel | tools [server] | call NAME [JSON] | log',
   complete = function(arglead, cmdline, pos)
     return require('switchboard.commands').complete(arglead, cmdline, pos)
   end,

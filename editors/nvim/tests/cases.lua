@@ -120,19 +120,19 @@ T.case(':Switchboard reconnect [server], from the servers list too; completion',
   T.eq(subs, { 'approve' }, 'subcommand completion')
   vim.cmd('Switchboard reconnect demo')
   T.wait('reconnect reply', function()
-    return T.notes_text():find('demo  ready', 1, true) ~= nil
+    return T.notes_text():find('demo ready (', 1, true) ~= nil
   end)
   T.notes = {}
   vim.cmd('Switchboard reconnect')
   T.wait('reconnect all reply', function()
-    return T.notes_text():find('demo  ready', 1, true) ~= nil
+    return T.notes_text():find('reconnected: 1 ready', 1, true) ~= nil
   end)
   -- Picking a server in :Switchboard servers reconnects it.
   T.notes = {}
   T.answer('switchboard_servers', T.pick('demo'))
   vim.cmd('Switchboard servers')
   T.wait('reconnect from the list', function()
-    return T.notes_text():find('demo  ready', 1, true) ~= nil
+    return T.notes_text():find('demo ready (', 1, true) ~= nil
   end)
 end)
 
@@ -445,7 +445,8 @@ T.case('chat: script provider, text, tool calls with approval state, results, fo
     local c = chat.get()
     return c and c.last_done ~= nil
   end)
-  T.eq(vim.bo.filetype, 'switchboard-chat')
+  T.eq(vim.bo.filetype, 'markdown')
+  T.eq(vim.b.switchboard_chat, true)
   local tr = transcript()
   T.has(tr, '## You\nsay hello\n\n## Switchboard\nHello from the script.\nA second line.\n')
   T.has(tr, '[tool] mcp__demo__echo {"text": "ping"}  -- allowed once by user, done\n    = ping\n')
@@ -1256,7 +1257,7 @@ T.case('help file has its tags', function()
   vim.fn.writefile(vim.fn.readfile(doc .. '/switchboard.txt'), tmp .. '/switchboard.txt')
   vim.cmd('helptags ' .. vim.fn.fnameescape(tmp))
   local tags = T.read(tmp .. '/tags') or ''
-  for _, tag in ipairs({ 'switchboard-setup', ':Switchboard', 'switchboard-rtp', 'switchboard-approvals', 'switchboard-elicitation', ':Switchboard-elicit' }) do
+  for _, tag in ipairs({ 'switchboard-setup', ':Switchboard', 'switchboard-rtp', 'switchboard-approvals', 'switchboard-elicitation', ':Switchboard-elicit', ':Switchboard-trust' }) do
     T.has(tags, tag .. '\t', 'help tag')
   end
 end)
@@ -1287,5 +1288,6 @@ end, {
 })
 
 require('elicit_vectors')
+require('ux_cases')
 
 return T

@@ -57,13 +57,14 @@ end
 T.timeout = tonumber(os.getenv('SWITCHBOARD_TEST_TIMEOUT_MS') or '') or 10000
 
 --- Runs the event loop until cond() is true; fails after `ms` (default T.timeout).
-function T.wait(what, cond, ms, interval)
+--- `last` (optional): a function whose result is added to the failure message.
+function T.wait(what, cond, ms, interval, last)
   local ok = vim.wait(ms or T.timeout, function()
     local good, v = pcall(cond)
     return good and v
   end, interval or 10)
   if not ok then
-    fail('timed out waiting for ' .. what, 2)
+    fail('timed out waiting for ' .. what .. (last and (' (last: ' .. vim.inspect(last()) .. ')') or ''), 2)
   end
 end
 
@@ -286,8 +287,27 @@ local function reset_modules()
   end
 end
 
+--- Every client not stopped, by id: also those still initializing (0.7 lists them nowhere else).
+function T.all_clients(name)
+  local list = {}
+  for id = 1, 1000 do
+    local c = vim.lsp.get_client_by_id(id)
+    local stopped = false
+    if c and vim.fn.has('nvim-0.11') == 1 then
+      stopped = c:is_stopped()
+    elseif c then
+      stopped = c.is_stopped()
+    end
+    if c and not stopped and (name == nil or c.name == name) then
+      table.insert(list, c)
+    end
+  end
+  return list
+end
+
 local function stop_clients()
   local clients = vim.lsp.get_clients and vim.lsp.get_clients() or vim.lsp.get_active_clients()
+  vim.list_extend(clients, T.all_clients())
   for _, c in ipairs(clients) do
     if vim.fn.has('nvim-0.11') == 1 then
       c:stop(true)

@@ -5,7 +5,7 @@
 # Then an MCP elicitation form is answered with keys through Neovim's own vim.ui.select and
 # vim.ui.input (an optional field left empty: skipped, not cancelled, on 0.7 too), and a second one
 # is left with Escape (not an answer: it stays pending) and answered with :Switchboard elicit, the
-# name typed before filled in.
+# name typed before filled in. Last, a long call's progress shows in both windows' statuslines.
 # Needs SWITCHBOARD_BIN and SWITCHBOARD_MCPTEST, and tmux.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -188,6 +188,23 @@ if wait_for 10 answered2; then
 	ok "the server got the answer, with the kept name"
 else
 	not_ok "the server got {agree: true, name: Bo}: $(cat "$SWITCHBOARD_TUI_RESULT" 2>/dev/null)"
+fi
+
+# Progress of a long call, in both windows' statuslines (redrawstatus!), gone after :Switchboard cancel.
+on_screen() { [ "$(screen | grep -o -- "$1" | wc -l)" -ge "$2" ]; }
+keys Escape ':SBSlow' Enter
+if wait_for 10 on_screen "mcp__demo__slow 100% step 2 of 2" 2 || wait_for 10 on_screen "mcp__demo__slow" 2; then
+	ok "the progress of a long call shows in both windows' statuslines"
+else
+	not_ok "the progress of a long call shows in both windows' statuslines"
+fi
+keys ':Switchboard cancel' Enter
+# (The cancel notice in the command line may name the tool once.)
+slow_gone() { [ "$(screen | grep -o mcp__demo__slow | wc -l)" -le 1 ] && on_screen "SB 1/1" 2; }
+if wait_for 10 slow_gone; then
+	ok ":Switchboard cancel ends it; both statuslines clear"
+else
+	not_ok ":Switchboard cancel ends it; both statuslines clear"
 fi
 
 tmux -L "$sock" send-keys -t sb Escape ':qa!' Enter

@@ -15,6 +15,7 @@ local pending = {} -- id -> { approval = Approval, client_id = n, seq = n }
 local resolved = {} -- id -> { decision, by, client_id } (recent, for the chat view)
 local seq = 0
 local listeners = {}
+local uv = vim.uv or vim.loop
 
 function M.on_change(fn)
   table.insert(listeners, fn)
@@ -65,7 +66,7 @@ function M.requested(approval, client_id)
   resolved[approval.id] = nil -- a restarted host numbers its approvals from a1 again
   if not pending[approval.id] then
     seq = seq + 1
-    pending[approval.id] = { approval = approval, client_id = client_id, seq = seq }
+    pending[approval.id] = { approval = approval, client_id = client_id, seq = seq, at = uv.now() }
   end
   emit({ type = 'requested', approval = approval })
 end
@@ -88,7 +89,7 @@ function M.sync(list, client_id)
     seen[a.id] = true
     if not pending[a.id] then
       seq = seq + 1
-      pending[a.id] = { approval = a, client_id = client_id, seq = seq }
+      pending[a.id] = { approval = a, client_id = client_id, seq = seq, at = uv.now() }
     end
   end
   for id, p in pairs(pending) do
@@ -125,6 +126,11 @@ end
 
 function M.get(id)
   return pending[id] and pending[id].approval
+end
+
+--- When we heard of a pending approval (uv.now() milliseconds).
+function M.received_at(id)
+  return pending[id] and pending[id].at
 end
 
 function M.resolution(id)

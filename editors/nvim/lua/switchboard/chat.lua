@@ -4,6 +4,7 @@
 local approvals = require('switchboard.approvals')
 
 local M = {}
+local modname = ... -- for 'foldexpr' (v:lua.require'<this module>')
 
 local ns = vim.api.nvim_create_namespace('switchboard_chat')
 local MARKER = '### You  (<CR> send, <C-c> cancel, q close)'
@@ -323,7 +324,9 @@ local function create()
     in_text = false,
   }
   c.marker = vim.api.nvim_buf_set_extmark(buf, ns, 2, 0, {})
-  vim.bo[buf].filetype = 'switchboard-chat'
+  -- Markdown (the model writes it); b:switchboard_chat tells it from other Markdown buffers.
+  vim.api.nvim_buf_set_var(buf, 'switchboard_chat', true)
+  vim.bo[buf].filetype = 'markdown'
   M.chats[buf] = c
   local keys = require('switchboard.config').options.chat.keys or {}
   local o = { buffer = buf, silent = true }
@@ -371,6 +374,11 @@ function M.open(new)
     vim.api.nvim_win_set_buf(0, c.buf)
     vim.wo.wrap = true
   end
+  -- Each tool call (its line and its result lines) is a fold, closed: zo opens one.
+  vim.wo.foldmethod = 'expr'
+  vim.wo.foldexpr = ("v:lua.require'%s'.foldexpr(v:lnum)"):format(modname)
+  vim.wo.foldenable = true
+  vim.wo.foldlevel = 0
   pcall(vim.api.nvim_win_set_cursor, 0, { vim.api.nvim_buf_line_count(c.buf), 0 })
   return c.buf
 end
@@ -438,6 +446,29 @@ function M.cancel(buf)
       vim.notify('switchboard: ' .. require('switchboard.commands').errmsg(err), vim.log.levels.WARN)
     end
   end)
+end
+
+--- 'foldexpr' of the chat window: a tool call line starts a fold, the indented result lines
+--- below it stay in it.
+function M.foldexpr(lnum)
+  local line = vim.fn.getline(lnum)
+  if line:match('^  %[tool%] ') then
+    return '>1'
+  elseif line:match('^    ') then
+    return '='
+  end
+  return '0'
+end
+
+--- A note from the host (not the model), put in the transcript of the open chat, if any.
+function M.note(text)
+  local c = chat_of()
+  if not c then
+    return false
+  end
+  append(c, { '> **note:** ' .. tostring(text):gsub('%s*\n%s*', ' ') })
+  follow(c)
+  return true
 end
 
 --- The chat state of a buffer (for tests and statuslines).

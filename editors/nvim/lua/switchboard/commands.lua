@@ -173,6 +173,54 @@ local function summary(list)
 end
 M.summary = summary
 
+--- One line for the outcome of a reconnect (a list of every server would stop at a hit-enter
+--- prompt): "demo ready (3 tools)", or "2 ready, 1 failed: broken". Returns line, failed.
+function M.reconnect_line(list, server)
+  list = list or {}
+  local one
+  for _, x in ipairs(server and list or {}) do
+    if x.name == server then
+      one = x
+    end
+  end
+  if one then
+    local s = one
+    if s.state == 'ready' then
+      return ('%s ready (%d tool%s)'):format(s.name, s.tools or 0, s.tools == 1 and '' or 's'), false
+    end
+    local why = (s.error and s.error ~= vim.NIL and s.error ~= '') and (': ' .. tostring(s.error):gsub('%s+', ' ')) or ''
+    if #why > 80 then
+      why = why:sub(1, 77) .. '...'
+    end
+    return ('%s %s%s'):format(s.name, s.state, why), s.state == 'failed'
+  end
+  if #list == 0 then
+    return 'no MCP servers configured', false
+  end
+  local counts, failed = {}, {}
+  local order = { 'ready', 'starting', 'untrusted', 'disabled', 'stopped', 'failed' }
+  for _, s in ipairs(list) do
+    if not counts[s.state] and not vim.tbl_contains(order, s.state) then
+      table.insert(order, #order, s.state)
+    end
+    counts[s.state] = (counts[s.state] or 0) + 1
+    if s.state == 'failed' then
+      table.insert(failed, s.name)
+    end
+  end
+  local parts = {}
+  for _, st in ipairs(order) do
+    if counts[st] then
+      table.insert(parts, ('%d %s'):format(counts[st], st))
+    end
+  end
+  local line = 'reconnected: ' .. table.concat(parts, ', ')
+  if #failed > 0 then
+    line = line .. ' (' .. table.concat(failed, ', ') .. '); :Switchboard servers shows why'
+  end
+  return line, #failed > 0
+end
+
 local function scratch(name, lines, ft)
   local buf
   for _, b in ipairs(vim.api.nvim_list_bufs()) do
@@ -200,6 +248,53 @@ local function scratch(name, lines, ft)
   return buf
 end
 
+local function one_line(text)
+  return (tostring(text or ''):gsub('%s*\n%s*', ' '))
+end
+
+M.trust_choices = {
+  { title = 'Trust', decision = 'trust' },
+  { title = "Don't trust", decision = 'deny' },
+}
+
+--- Asks whether to trust the server `s` (a ServerStatus), showing the host's whole question
+--- (ServerStatus.trustPrompt: what runs, what it reads), then sends switchboard.trust.
+function M.ask_trust(s, cb)
+  cb = cb or function() end
+  local question = s.trustPrompt
+  if type(question) ~= 'string' or question == '' then
+    question = ("Trust MCP server '%s'?"):format(s.name)
+  end
+  vim.ui.select(M.trust_choices, {
+    prompt = one_line(question),
+    kind = 'switchboard_trust',
+    format_item = function(c)
+      return c.title
+    end,
+    switchboard = { message = question },
+  }, function(choice)
+    if not choice then
+      return cb(nil)
+    end
+    M.trust(s.name, choice.decision, function(err, result)
+      if err then
+        notify(errmsg(err), vim.log.levels.WARN)
+        return cb(err)
+      end
+      local c = sb().client()
+      if c and type(result) == 'table' then
+        sb()._set_servers(c.id, result)
+      end
+      if choice.decision == 'trust' then
+        notify(("MCP server '%s' is trusted and starts now."):format(s.name))
+      else
+        notify(("MCP server '%s' is not trusted and stays stopped; :Switchboard trust %s asks again."):format(s.name, s.name))
+      end
+      cb(nil, choice.decision)
+    end)
+  end)
+end
+
 -- :Switchboard subcommands ----------------------------------------------------------------------
 
 local sub = {}
@@ -214,11 +309,13 @@ function sub.servers()
       return notify('no MCP servers configured')
     end
     vim.ui.select(list, {
-      prompt = 'Switchboard servers (pick one to reconnect)',
+      prompt = 'Switchboard servers (pick one to reconnect it, or to trust it)',
       kind = 'switchboard_servers',
       format_item = M.format_server,
     }, function(s)
-      if s then
+      if s and s.state == 'untrusted' then
+        M.ask_trust(s)
+      elseif s then
         sub.reconnect(s.name)
       end
     end)
@@ -241,11 +338,8 @@ function sub.reconnect(server)
     if result and result.name then
       result = { result }
     end
-    local failed = false
-    for _, s in ipairs(result or {}) do
-      failed = failed or s.state == 'failed'
-    end
-    notify(summary(result), failed and vim.log.levels.WARN or vim.log.levels.INFO)
+    local line, failed = M.reconnect_line(result, server)
+    notify(line, failed and vim.log.levels.WARN or vim.log.levels.INFO)
   end)
 end
 
@@ -412,6 +506,35 @@ function sub.allow(server)
   end)
 end
 
+-- :Switchboard trust [server]: ask again whether to trust a workspace server (also one the user
+-- said "Don't trust" to); without a name, pick among those not trusted.
+function sub.trust(server)
+  M.servers(function(err, list)
+    if err then
+      return notify(errmsg(err), vim.log.levels.ERROR)
+    end
+    if server and server ~= '' then
+      for _, s in ipairs(list or {}) do
+        if s.name == server then
+          return M.ask_trust(s)
+        end
+      end
+      return notify(("no MCP server named '%s'"):format(server), vim.log.levels.ERROR)
+    end
+    local untrusted = vim.tbl_filter(function(s)
+      return s.state == 'untrusted'
+    end, list or {})
+    if #untrusted == 0 then
+      return notify('every MCP server is trusted; :Switchboard trust NAME asks again for one')
+    end
+    one_of(untrusted, {
+      prompt = 'Trust which MCP server of this workspace?',
+      kind = 'switchboard_servers',
+      format_item = M.format_server,
+    }, M.ask_trust)
+  end)
+end
+
 function sub.chat(...)
   local prompt = table.concat({ ... }, ' ')
   local chat = require('switchboard.chat')
@@ -421,8 +544,14 @@ function sub.chat(...)
   end
 end
 
+-- :Switchboard cancel: the running chat turn, else the most recent long tool call (its progress).
 function sub.cancel()
-  require('switchboard.chat').cancel()
+  local chat = require('switchboard.chat')
+  local c = chat.get()
+  if not (c and c.turn) and require('switchboard.progress').cancel() then
+    return notify('cancelling ' .. require('switchboard.progress').text())
+  end
+  chat.cancel()
 end
 
 function sub.tools(server)
@@ -440,6 +569,13 @@ function sub.tools(server)
     end
     if #lines == 0 then
       lines = { 'no tools' }
+    end
+    -- The host's count (built-in tools included) once it warned, else these.
+    local n = require('switchboard.notices').tools_count or #lines
+    if n > 20 then
+      table.insert(lines, 1, ('%d tools go to the model; 20 or fewer work best. Trim them per server with '
+        .. '"enabledTools" / "disabledTools" in the MCP config, or disable servers you do not need.'):format(n))
+      table.insert(lines, 2, '')
     end
     scratch('switchboard://tools', lines, 'switchboard-tools')
   end)
@@ -473,7 +609,7 @@ function sub.log()
 end
 
 M.subcommands = sub
-M.names = { 'servers', 'reconnect', 'approve', 'elicit', 'allow', 'chat', 'cancel', 'tools', 'call', 'log' }
+M.names = { 'servers', 'reconnect', 'approve', 'elicit', 'allow', 'trust', 'chat', 'cancel', 'tools', 'call', 'log' }
 
 --- :Switchboard [sub [args]] (no sub = servers).
 function M.run(args)
@@ -504,7 +640,7 @@ function M.complete(arglead, cmdline, _)
   local candidates
   if #words <= 1 then
     candidates = M.names
-  elseif #words == 2 and vim.tbl_contains({ 'reconnect', 'allow', 'tools' }, words[1]) then
+  elseif #words == 2 and vim.tbl_contains({ 'reconnect', 'allow', 'trust', 'tools' }, words[1]) then
     candidates = M.server_names()
   elseif #words == 2 and words[1] == 'call' then
     candidates = {}

@@ -80,7 +80,7 @@ end
 function M.start(config, bufnr)
   -- Reuse only a live client: one that is stopping stays listed until it exits.
   local function reuse(client, cfg)
-    return client.name == cfg.name and not M.is_stopped(client)
+    return client.name == cfg.name and client.config.root_dir == cfg.root_dir and not M.is_stopped(client)
   end
   if bufnr and vim.lsp.start then
     return vim.lsp.start(config, { bufnr = bufnr, reuse_client = reuse })

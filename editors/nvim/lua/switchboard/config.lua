@@ -25,6 +25,9 @@ M.defaults = {
   },
   -- Tell the user (vim.notify) when an approval could not be shown in a picker and waits.
   notify_pending = true,
+  -- While a dismissed approval is pending, remind every this many seconds with one line in the
+  -- command area (Normal mode only; 0 = never).
+  remind_seconds = 30,
 }
 
 -- snake_case aliases accepted in setup() for the camelCase wire names.
@@ -59,6 +62,7 @@ local types = {
   filetypes = 'table',
   chat = 'table',
   notify_pending = 'boolean',
+  remind_seconds = 'number',
 }
 
 local function validate(o)

@@ -137,6 +137,9 @@ function M.show_message_request(_, params, ctx)
     local function on_choice(choice)
       if state == 'waiting' then
         state = 'answered'
+        if not choice and kind == M.kind_approval then
+          require('switchboard.remind').dismissed(params.message, client_id)
+        end
         reply(choice or vim.NIL)
       elseif state == 'released' then
         M._late_answer(params, choice, client_id)
@@ -174,15 +177,16 @@ function M.show_message_request(_, params, ctx)
   if not ok then
     vim.notify('switchboard: picker failed: ' .. tostring(err), vim.log.levels.ERROR)
   end
-  if state == 'answered' then
-    return choice or vim.NIL
+  if state == 'answered' and choice then
+    return choice
   end
-  state = 'replied'
-  if kind == M.kind_approval and require('switchboard.config').options.notify_pending then
-    vim.notify(
-      'switchboard: approval waiting: ' .. one_line(params.message) .. ' (:Switchboard approve)',
-      vim.log.levels.WARN
-    )
+  -- Dismissed (Esc), or an asynchronous picker that answers later: the host keeps it pending.
+  state = state == 'answered' and 'done' or 'replied'
+  if kind == M.kind_approval then
+    local message = params.message
+    vim.schedule(function()
+      require('switchboard.remind').dismissed(message, client_id)
+    end)
   end
   return vim.NIL
 end

@@ -21,16 +21,128 @@ local function readable(path, what, optional)
   return false
 end
 
-local function json_file(path, what)
+-- Text a config file controls, made printable (control characters as ^X) before it is shown.
+local function shown(v)
+  return vim.fn.strtrans(tostring(v))
+end
+
+-- The accepted keys of a server entry (host/wire/PROTOCOL.md section 1).
+local entry_keys = {
+  type = true, command = true, args = true, env = true, cwd = true, url = true, headers = true,
+  disabled = true, startupTimeoutSeconds = true, callTimeoutSeconds = true,
+  enabledTools = true, disabledTools = true,
+}
+
+--- Problems of a server name (PROTOCOL.md section 2), or nil.
+function M.name_problem(name)
+  if type(name) ~= 'string' or not name:match('^[A-Za-z0-9][A-Za-z0-9_-]*$') then
+    return 'only letters, digits, _ and - (starting with a letter or digit)'
+  elseif #name > 32 then
+    return 'at most 32 characters'
+  elseif name:find('__', 1, true) then
+    return 'no "__" inside'
+  elseif name:sub(-1) == '_' then
+    return 'must not end in "_"'
+  end
+end
+
+--- Checks the entries of a decoded MCP config file: each bad one is skipped by the host.
+local function check_entries(path, data)
+  if type(data) ~= 'table' then
+    return h.error(path .. ': the top level is not a JSON object')
+  end
+  local servers = data.mcpServers or data.servers
+  if servers == nil then
+    return h.warn(path .. ': no "mcpServers" or "servers" key; it defines no server')
+  end
+  if type(servers) ~= 'table' then
+    return h.error(path .. ': "mcpServers" / "servers" is not an object')
+  end
+  local n, bad = 0, 0
+  for name, entry in pairs(servers) do
+    n = n + 1
+    local problems = {}
+    local why = M.name_problem(name)
+    if why then
+      table.insert(problems, 'bad name (' .. why .. ')')
+    end
+    if type(entry) ~= 'table' then
+      table.insert(problems, 'the entry is not an object')
+    else
+      local keys = vim.tbl_keys(entry)
+      table.sort(keys)
+      for _, k in ipairs(keys) do
+        if not entry_keys[k] then
+          table.insert(problems, ('unknown key "%s"'):format(shown(k)))
+        end
+      end
+      if entry.command == nil and entry.url == nil then
+        table.insert(problems, 'neither "command" nor "url"')
+      end
+    end
+    if #problems > 0 then
+      bad = bad + 1
+      h.warn(('%s: server "%s": %s'):format(path, shown(name), table.concat(problems, '; ')),
+        { 'This server is skipped; the others still start.' })
+    end
+  end
+  if bad == 0 then
+    h.ok(('%s: %d server%s'):format(path, n, n == 1 and '' or 's'))
+  end
+end
+
+local function json_file(path, what, entries)
   if not readable(path, what, true) then
     return
   end
-  local ok, err = pcall(function()
-    compat.json_decode(table.concat(vim.fn.readfile(path), '\n'))
+  local ok, data = pcall(function()
+    return compat.json_decode(table.concat(vim.fn.readfile(path), '\n'))
   end)
   if not ok then
-    h.error(what .. ' is not valid JSON: ' .. tostring(err))
+    h.error(what .. ' is not valid JSON: ' .. tostring(data))
+  elseif entries then
+    check_entries(path, data)
   end
+end
+
+local default_key_env = { openai = 'OPENAI_API_KEY', anthropic = 'ANTHROPIC_API_KEY' }
+
+-- The model provider (chat): which one, and whether its API key is in the host's environment
+-- (never the key itself).
+local function check_provider(o)
+  local p = o.provider
+  if p == nil then
+    return h.info('no provider set: the chat is unavailable (tools still work: :Switchboard call)', {
+      "require('switchboard').setup({ provider = { type = 'anthropic', model = '...' } })",
+    })
+  end
+  h.ok(('provider %s%s'):format(shown(p.type or '?'), p.model and (', model ' .. shown(p.model)) or ''))
+  if p.type == 'script' then
+    if not p.script or vim.fn.filereadable(p.script) ~= 1 then
+      h.error('provider script not found: ' .. shown(p.script or '(none)'))
+    end
+    return
+  end
+  local env = p.apiKeyEnv or default_key_env[p.type]
+  if not env then
+    return h.info('no apiKeyEnv set for this provider')
+  end
+  local v = (o.cmd_env and o.cmd_env[env]) or os.getenv(env)
+  if v and vim.trim(v) ~= '' then
+    h.ok(('API key: $%s is set'):format(env))
+  else
+    h.warn(('API key: $%s is not set in the environment the host starts with'):format(env), {
+      ('Set %s before starting Neovim, or name another variable with provider.apiKeyEnv.'):format(env),
+    })
+  end
+end
+
+--- The workspace root the host uses (or would use).
+local function workspace_root(client)
+  if client and client.config and client.config.root_dir then
+    return client.config.root_dir
+  end
+  return vim.fn.getcwd()
 end
 
 function M.config_dir()
@@ -73,10 +185,14 @@ function M.check()
 
   h.start('configuration')
   local dir = M.config_dir()
-  json_file(dir .. '/mcp.json', 'MCP servers file')
-  json_file(dir .. '/config.json', 'settings file')
-  local allow = dir .. '/allow_tool'
   local client = sb.client()
+  json_file(dir .. '/mcp.json', 'MCP servers file', true)
+  json_file(dir .. '/config.json', 'settings file')
+  local root = workspace_root(client)
+  for _, rel in ipairs({ '.vscode/mcp.json', '.mcp.json', '.switchboard/mcp.json' }) do
+    json_file(root .. '/' .. rel, 'workspace MCP file', true)
+  end
+  local allow = dir .. '/allow_tool'
   if client then
     local res = require('switchboard.commands').exec_sync(require('switchboard.protocol').cmd.allowlist_get, nil, 2000, client)
     if res and res.path then
@@ -85,8 +201,11 @@ function M.check()
   end
   readable(allow, 'allowlist', true)
   for _, f in ipairs(config.options.configFiles or {}) do
-    json_file(f, 'config file')
+    json_file(f, 'config file', true)
   end
+
+  h.start('provider (chat)')
+  check_provider(config.options)
 
   h.start('host (switchboard serve)')
   if not client then
@@ -115,7 +234,7 @@ function M.check()
       table.insert(advice, ':Switchboard reconnect ' .. s.name)
       h.error(line, advice)
     elseif s.state == 'untrusted' then
-      h.warn(line, { 'Trust it when asked, or with switchboard.trust' })
+      h.warn(line, { ':Switchboard trust ' .. s.name .. ' shows what it runs and asks whether to trust it' })
     else
       h.info(line)
     end

@@ -16,13 +16,23 @@ local augroup
 
 local function fire(pattern)
   pcall(vim.api.nvim_exec_autocmds, 'User', { pattern = pattern, modeline = false })
-  pcall(vim.cmd, 'redrawstatus')
+  -- redrawstatus! : every window's statusline, not only the current one.
+  pcall(vim.cmd, 'redrawstatus!')
 end
 M._fire = fire
 
 --- Handlers for every switchboard notification and for window/showMessageRequest.
 function M.handlers()
   return {
+    ['$/progress'] = function(err, result, ctx, cfg)
+      return require('switchboard.progress').handler(err, result, ctx, cfg)
+    end,
+    ['window/showMessage'] = function(err, params, ctx, cfg)
+      if require('switchboard.notices').show_message(params, ctx) then
+        return vim.NIL
+      end
+      return vim.lsp.handlers['window/showMessage'](err, params, ctx, cfg)
+    end,
     ['window/showMessageRequest'] = function(err, params, ctx, cfg)
       return require('switchboard.confirm').show_message_request(err, params, ctx, cfg)
     end,
@@ -91,6 +101,7 @@ function M._on_exit(_, _, client_id)
     M.state.servers[client_id] = nil
     require('switchboard.approvals').clear(client_id)
     require('switchboard.elicitation').clear(client_id)
+    require('switchboard.progress').clear(client_id)
     fire('SwitchboardServers')
   end)
 end
@@ -98,7 +109,7 @@ end
 local function root_dir(bufnr)
   local r = config.options.root_dir
   if type(r) == 'function' then
-    return r(bufnr)
+    r = r(bufnr)
   end
   return r or vim.fn.getcwd()
 end
@@ -138,32 +149,79 @@ local function is_file_buffer(bufnr)
   return fts == nil or vim.tbl_contains(fts, vim.bo[bufnr].filetype)
 end
 
---- The running switchboard client, if any.
+-- The hosts this plugin started, by workspace root: root -> client id. Neovim 0.7 lists a client
+-- that is still initializing in neither get_active_clients() nor vim.lsp.start (0.8+), so without
+-- this every BufReadPost / FileType of the first second started another host.
+M._hosts = {}
+
+local function live(id)
+  local c = id and compat.get_client_by_id(id)
+  if c and c.name == M.name and not compat.is_stopped(c) then
+    return c
+  end
+end
+
+-- The host started for `root`, also while it initializes.
+local function host_for(root)
+  local c = live(M._hosts[root])
+  if not c then
+    M._hosts[root] = nil
+  end
+  return c
+end
+
+--- The running switchboard client, if any: the host of the current buffer's workspace root first.
+--- (A host still initializing counts from 0.8 on; on 0.7 only once it is initialized, as before.)
 function M.client()
-  for _, c in ipairs(compat.get_clients(M.name)) do
-    if not compat.is_stopped(c) then
+  local usable = function(c)
+    return c and (compat.has('0.8') or c.initialized) and c or nil
+  end
+  local c = usable(host_for(root_dir(vim.api.nvim_get_current_buf())))
+  if c then
+    return c
+  end
+  for root in pairs(M._hosts) do
+    c = usable(host_for(root))
+    if c then
       return c
+    end
+  end
+  for _, x in ipairs(compat.get_clients(M.name)) do
+    if not compat.is_stopped(x) then
+      return x
     end
   end
 end
 
---- Starts the host unless it runs, and attaches `bufnr` (when it is a file buffer).
---- Returns the client id.
+--- Starts the host for the buffer's workspace root unless one runs (or is starting), and attaches
+--- `bufnr` (when it is a file buffer). Returns the client id.
 function M.start(bufnr)
   if bufnr and not is_file_buffer(bufnr) then
     bufnr = nil
   end
-  local c = M.client()
+  local root = root_dir(bufnr or vim.api.nvim_get_current_buf())
+  local c = host_for(root)
+  if not c then
+    for _, x in ipairs(compat.get_clients(M.name)) do
+      if not compat.is_stopped(x) and (x.config.root_dir == nil or x.config.root_dir == root) then
+        c = x -- started outside setup() (vim.lsp.enable)
+        break
+      end
+    end
+  end
   if c then
     if bufnr then
       compat.attach(bufnr, c.id)
     end
     return c.id
   end
-  local id = compat.start(M.client_config(), bufnr)
+  local cfg = M.client_config()
+  cfg.root_dir = root
+  local id = compat.start(cfg, bufnr)
   if id then
+    M._hosts[root] = id
     for _, b in ipairs(vim.api.nvim_list_bufs()) do
-      if b ~= bufnr and vim.api.nvim_buf_is_loaded(b) and is_file_buffer(b) then
+      if b ~= bufnr and vim.api.nvim_buf_is_loaded(b) and is_file_buffer(b) and root_dir(b) == root then
         compat.attach(b, id)
       end
     end

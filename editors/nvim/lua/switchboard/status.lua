@@ -1,7 +1,9 @@
--- Statusline component: servers ready / failed, pending approvals and questions of MCP servers.
---   vim.o.statusline = '%f %= %{v:lua.require("switchboard.status").statusline()}'
--- It updates on the User autocmds SwitchboardServers, SwitchboardApproval and
--- SwitchboardElicitation.
+-- Statusline component: servers ready / failed, pending approvals and questions of MCP servers,
+-- and the progress of a long tool call.
+--   vim.o.statusline = "%f %= %{v:lua.require'switchboard'.statusline()}"
+-- (Keep the require'...' form: with require("...") Neovim 0.7 converts the whole module table to
+-- a Vim value first, which fails with E5100.) It updates on the User
+-- autocmds SwitchboardServers, SwitchboardApproval, SwitchboardElicitation and SwitchboardProgress.
 local M = {}
 
 --- Counts: { running, ready, failed, starting, total, pending (approvals), questions }.
@@ -24,6 +26,7 @@ function M.data()
   end
   d.pending = require('switchboard.approvals').count()
   d.questions = require('switchboard.elicitation').count()
+  d.progress = require('switchboard.progress').text()
   return d
 end
 
@@ -43,6 +46,9 @@ function M.statusline()
   end
   if d.questions > 0 then
     table.insert(parts, ('%d question%s'):format(d.questions, d.questions == 1 and '' or 's'))
+  end
+  if d.progress ~= '' then
+    table.insert(parts, d.progress)
   end
   return table.concat(parts, ' ')
 end

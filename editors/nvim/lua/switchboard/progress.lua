@@ -1,0 +1,110 @@
+-- Work-done progress of long tool calls ($/progress begin/report/end, titled "Switchboard: <tool>").
+-- (The host's startup progress, titled "Switchboard", is left to Neovim's handler.)
+-- Neovim's own $/progress handler still runs (vim.lsp.status() on 0.10+, LspProgressUpdate on
+-- 0.7); we also keep what is running for the statusline and for :Switchboard cancel.
+local compat = require('switchboard.compat')
+
+local M = {}
+
+local active = {} -- "client:token" -> { client_id, token, title, message, percentage, cancellable, seq }
+local seq = 0
+
+local function fire()
+  require('switchboard')._fire('SwitchboardProgress')
+end
+
+--- The $/progress handler (Neovim's own runs first).
+function M.handler(err, result, ctx, cfg)
+  local default = vim.lsp.handlers['$/progress']
+  if default then
+    pcall(default, err, result, ctx, cfg)
+  end
+  if type(result) ~= 'table' or type(result.value) ~= 'table' or result.token == nil then
+    return
+  end
+  local client_id = ctx and ctx.client_id
+  local key = tostring(client_id) .. ':' .. tostring(result.token)
+  local v = result.value
+  if v.kind == 'begin' then
+    -- Only tool calls ("Switchboard: <tool>"); the startup progress stays with Neovim's handler.
+    if type(v.title) ~= 'string' or v.title:sub(1, 13) ~= 'Switchboard: ' then
+      return
+    end
+    seq = seq + 1
+    active[key] = {
+      client_id = client_id,
+      token = result.token,
+      title = v.title,
+      message = v.message,
+      percentage = v.percentage,
+      cancellable = v.cancellable,
+      seq = seq,
+    }
+  elseif v.kind == 'report' and active[key] then
+    if v.message ~= nil then
+      active[key].message = v.message
+    end
+    if v.percentage ~= nil then
+      active[key].percentage = v.percentage
+    end
+  elseif v.kind == 'end' and active[key] then
+    active[key] = nil
+  else
+    return
+  end
+  fire()
+end
+
+--- The most recent progress still running, or nil.
+function M.current()
+  local best
+  for _, p in pairs(active) do
+    if not best or p.seq > best.seq then
+      best = p
+    end
+  end
+  return best
+end
+
+function M.count()
+  return vim.tbl_count(active)
+end
+
+--- "mcp__x__y 40% step 2 of 5" (the title without "Switchboard: ").
+function M.text(p)
+  p = p or M.current()
+  if not p then
+    return ''
+  end
+  local parts = { (tostring(p.title or 'working'):gsub('^Switchboard: ', '')) }
+  if type(p.percentage) == 'number' then
+    table.insert(parts, ('%d%%'):format(p.percentage))
+  end
+  if type(p.message) == 'string' and p.message ~= '' then
+    local m = p.message:gsub('%s+', ' ')
+    table.insert(parts, #m > 30 and (m:sub(1, 27) .. '...') or m)
+  end
+  return table.concat(parts, ' ')
+end
+
+--- Cancels the most recent cancellable call (window/workDoneProgress/cancel). True when sent.
+function M.cancel()
+  local p = M.current()
+  local client = p and compat.get_client_by_id(p.client_id)
+  if not p or not client or p.cancellable == false then
+    return false
+  end
+  compat.notify(client, 'window/workDoneProgress/cancel', { token = p.token })
+  return true
+end
+
+--- Forgets the progress of one client (it stopped).
+function M.clear(client_id)
+  for key, p in pairs(active) do
+    if client_id == nil or p.client_id == client_id then
+      active[key] = nil
+    end
+  end
+end
+
+return M
