@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Defaults for the per-server timeouts.
@@ -323,6 +324,18 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 	seconds("callTimeoutSeconds", &cfg.CallTimeout)
 	strs("enabledTools", &cfg.EnabledTools)
 	strs("disabledTools", &cfg.DisabledTools)
+	// A key the child or the HTTP request would read differently from how a prompt shows it
+	// ("NODE_OPTIONS=--require" sets NODE_OPTIONS) is refused, never shown.
+	for _, k := range sortedKeys(cfg.Env) {
+		if !validEnvKey(k) {
+			bad("env "+strconv.Quote(k), "not a valid environment variable name (empty, or holds \"=\", NUL or a control character)")
+		}
+	}
+	for _, k := range sortedKeys(cfg.Headers) {
+		if !validHeaderName(k) {
+			bad("headers "+strconv.Quote(k), "not a valid HTTP header name")
+		}
+	}
 	if len(errs) > 0 {
 		return cfg, errs
 	}
@@ -404,6 +417,33 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 		}
 	}
 	return cfg, errs
+}
+
+// validEnvKey: k is one variable name for every OS: not empty, no "=", no control character.
+func validEnvKey(k string) bool {
+	if k == "" || strings.Contains(k, "=") {
+		return false
+	}
+	for _, r := range k {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError {
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderName: k is an HTTP token (RFC 9110 section 5.6.2).
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func validURL(s string) bool {
@@ -579,24 +619,35 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// fingerprintView is what a fingerprint covers: everything that decides what runs and what it
-// is given, not timeouts, tool filters or the disabled flag.
+// fingerprintView is what a fingerprint covers: everything that decides what runs, what it is
+// given and which of its tools are offered; not timeouts. The tool filters and the disabled flag
+// are left out when unset (nil and [] both mean every tool), so that a definition without them
+// keeps the fingerprint it had before they were covered.
 type fingerprintView struct {
-	Name      string            `json:"name"`
-	Transport string            `json:"type"`
-	Command   string            `json:"command"`
-	Args      []string          `json:"args"`
-	Env       map[string]string `json:"env"`
-	Cwd       string            `json:"cwd"`
-	URL       string            `json:"url"`
-	Headers   map[string]string `json:"headers"`
+	Name          string            `json:"name"`
+	Transport     string            `json:"type"`
+	Command       string            `json:"command"`
+	Args          []string          `json:"args"`
+	Env           map[string]string `json:"env"`
+	Cwd           string            `json:"cwd"`
+	URL           string            `json:"url"`
+	Headers       map[string]string `json:"headers"`
+	EnabledTools  []string          `json:"enabledTools,omitempty"`
+	DisabledTools []string          `json:"disabledTools,omitempty"`
+	Disabled      bool              `json:"disabled,omitempty"`
+}
+
+func (c ServerConfig) fingerprintView() fingerprintView {
+	return fingerprintView{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers,
+		c.EnabledTools, c.DisabledTools, c.Disabled}
 }
 
 // Fingerprint is the sha256 hex of the definition as written (name, transport, command, args,
-// env, cwd, url, headers, with references to the environment unexpanded): trust decisions are
-// remembered per fingerprint, and a change in any of them asks again.
+// env, cwd, url, headers, with references to the environment unexpanded, and enabledTools,
+// disabledTools, disabled): trust decisions and grants are remembered per fingerprint, and a
+// change in any of them asks again.
 func (c ServerConfig) Fingerprint() string {
-	b, _ := json.Marshal(fingerprintView{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers}) // ignore error: plain types
+	b, _ := json.Marshal(c.fingerprintView()) // ignore error: plain types
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }
