@@ -555,12 +555,17 @@ func mapValues(m map[string]string, f func(string) string) map[string]string {
 	return out
 }
 
-// minSecret is the shortest value Redact hides: shorter ones would shred ordinary text.
+// minSecret is the shortest value Redact hides. Shorter values (and their encoded forms) are
+// left in the text on purpose: hiding every "abc" or "1234"-shorter run would shred ordinary text
+// (paths, numbers, words) beyond use, and a 3-character secret is guessable anyway.
 const minSecret = 4
 
 // Redact replaces in s every value c's references read from the environment (getenv, nil =
 // os.LookupEnv) with the reference itself (${env:NAME}): for errors and stderr a server or a
 // library wrote with the resolved definition, before they reach the editor, a terminal or a log.
+// Each value is hidden as written and in the forms libraries write it in: URL path and query
+// escaping and full %-encoding (upper and lower hex), JSON string escaping (with and without
+// HTML escapes) and Go's %q. Values shorter than minSecret are not hidden.
 func (c ServerConfig) Redact(s string, getenv func(string) (string, bool)) string {
 	if s == "" {
 		return s
@@ -568,16 +573,52 @@ func (c ServerConfig) Redact(s string, getenv func(string) (string, bool)) strin
 	if getenv == nil {
 		getenv = os.LookupEnv
 	}
-	var pairs []string
+	var pairs [][2]string
 	for _, r := range c.EnvRefs() {
-		if v, ok := getenv(r.Var); ok && len(v) >= minSecret && strings.Contains(s, v) {
-			pairs = append(pairs, v, "${env:"+r.Var+"}")
+		v, ok := getenv(r.Var)
+		if !ok || len(v) < minSecret {
+			continue
+		}
+		for _, f := range secretForms(v) {
+			if strings.Contains(s, f) {
+				pairs = append(pairs, [2]string{f, "${env:" + r.Var + "}"})
+			}
 		}
 	}
 	if len(pairs) == 0 {
 		return s
 	}
-	return strings.NewReplacer(pairs...).Replace(s)
+	// Longer forms first: where two start at the same place, the whole one is replaced.
+	sort.SliceStable(pairs, func(i, j int) bool { return len(pairs[i][0]) > len(pairs[j][0]) })
+	flat := make([]string, 0, 2*len(pairs))
+	for _, p := range pairs {
+		flat = append(flat, p[0], p[1])
+	}
+	return strings.NewReplacer(flat...).Replace(s)
+}
+
+var pctHex = regexp.MustCompile(`%[0-9A-F]{2}`)
+
+// secretForms is v as written and as URL, JSON and Go quoting write it, without duplicates.
+func secretForms(v string) []string {
+	q := url.QueryEscape(v)
+	forms := []string{v, url.PathEscape(v), q, strings.ReplaceAll(q, "+", "%20"), (&url.URL{Path: v}).EscapedPath()}
+	for _, f := range forms[1:] {
+		forms = append(forms, pctHex.ReplaceAllStringFunc(f, strings.ToLower))
+	}
+	j, _ := json.Marshal(v) // ignore error: a string
+	forms = append(forms, string(j[1:len(j)-1]))
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v) // ignore error: a string
+	if t := bytes.TrimSpace(b.Bytes()); len(t) >= 2 {
+		forms = append(forms, string(t[1:len(t)-1]))
+	}
+	gq := strconv.Quote(v)
+	forms = append(forms, gq[1:len(gq)-1])
+	slices.Sort(forms)
+	return slices.Compact(forms)
 }
 
 // EnvRef is one reference to the user's environment in a definition: variable Var goes into
