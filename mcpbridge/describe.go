@@ -98,7 +98,7 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 		}
 	}
 	if len(code) > 0 {
-		out = append(out, "These env settings make the program load or find code: "+strings.Join(code, ", ")+".")
+		out = append(out, "These env settings make the program load code or find programs: "+strings.Join(code, ", ")+".")
 	}
 	if len(plain) > 0 {
 		out = append(out, "It sets env "+strings.Join(plain, ", ")+".")

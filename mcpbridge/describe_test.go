@@ -71,7 +71,7 @@ func TestTrustPromptShowsRepoPath(t *testing.T) {
 	wantPath := "PATH=" + ws + "/.bin:/usr/bin:/bin"
 	var flagged string
 	for _, s := range TrustSentences(cfgs[0], nil) {
-		if strings.Contains(s, "load or find code") {
+		if strings.Contains(s, "load code or find programs") {
 			flagged = s
 		}
 	}
