@@ -17,6 +17,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 )
 
 // Defaults for the per-server timeouts.
@@ -323,6 +324,18 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 	seconds("callTimeoutSeconds", &cfg.CallTimeout)
 	strs("enabledTools", &cfg.EnabledTools)
 	strs("disabledTools", &cfg.DisabledTools)
+	// A key the child or the HTTP request would read differently from how a prompt shows it
+	// ("NODE_OPTIONS=--require" sets NODE_OPTIONS) is refused, never shown.
+	for _, k := range sortedKeys(cfg.Env) {
+		if !validEnvKey(k) {
+			bad("env "+strconv.Quote(k), "not a valid environment variable name (empty, or holds \"=\", NUL or a control character)")
+		}
+	}
+	for _, k := range sortedKeys(cfg.Headers) {
+		if !validHeaderName(k) {
+			bad("headers "+strconv.Quote(k), "not a valid HTTP header name")
+		}
+	}
 	if len(errs) > 0 {
 		return cfg, errs
 	}
@@ -404,6 +417,33 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 		}
 	}
 	return cfg, errs
+}
+
+// validEnvKey: k is one variable name for every OS: not empty, no "=", no control character.
+func validEnvKey(k string) bool {
+	if k == "" || strings.Contains(k, "=") {
+		return false
+	}
+	for _, r := range k {
+		if r < 0x20 || r == 0x7f || (r >= 0x80 && r < 0xa0) || r == utf8.RuneError {
+			return false
+		}
+	}
+	return true
+}
+
+// validHeaderName: k is an HTTP token (RFC 9110 section 5.6.2).
+func validHeaderName(k string) bool {
+	if k == "" {
+		return false
+	}
+	for i := 0; i < len(k); i++ {
+		c := k[i]
+		if !('a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || strings.IndexByte("!#$%&'*+-.^_`|~", c) >= 0) {
+			return false
+		}
+	}
+	return true
 }
 
 func validURL(s string) bool {
@@ -515,12 +555,17 @@ func mapValues(m map[string]string, f func(string) string) map[string]string {
 	return out
 }
 
-// minSecret is the shortest value Redact hides: shorter ones would shred ordinary text.
+// minSecret is the shortest value Redact hides. Shorter values (and their encoded forms) are
+// left in the text on purpose: hiding every "abc" or "1234"-shorter run would shred ordinary text
+// (paths, numbers, words) beyond use, and a 3-character secret is guessable anyway.
 const minSecret = 4
 
 // Redact replaces in s every value c's references read from the environment (getenv, nil =
 // os.LookupEnv) with the reference itself (${env:NAME}): for errors and stderr a server or a
 // library wrote with the resolved definition, before they reach the editor, a terminal or a log.
+// Each value is hidden as written and in the forms libraries write it in: URL path and query
+// escaping and full %-encoding (upper and lower hex), JSON string escaping (with and without
+// HTML escapes) and Go's %q. Values shorter than minSecret are not hidden.
 func (c ServerConfig) Redact(s string, getenv func(string) (string, bool)) string {
 	if s == "" {
 		return s
@@ -528,16 +573,52 @@ func (c ServerConfig) Redact(s string, getenv func(string) (string, bool)) strin
 	if getenv == nil {
 		getenv = os.LookupEnv
 	}
-	var pairs []string
+	var pairs [][2]string
 	for _, r := range c.EnvRefs() {
-		if v, ok := getenv(r.Var); ok && len(v) >= minSecret && strings.Contains(s, v) {
-			pairs = append(pairs, v, "${env:"+r.Var+"}")
+		v, ok := getenv(r.Var)
+		if !ok || len(v) < minSecret {
+			continue
+		}
+		for _, f := range secretForms(v) {
+			if strings.Contains(s, f) {
+				pairs = append(pairs, [2]string{f, "${env:" + r.Var + "}"})
+			}
 		}
 	}
 	if len(pairs) == 0 {
 		return s
 	}
-	return strings.NewReplacer(pairs...).Replace(s)
+	// Longer forms first: where two start at the same place, the whole one is replaced.
+	sort.SliceStable(pairs, func(i, j int) bool { return len(pairs[i][0]) > len(pairs[j][0]) })
+	flat := make([]string, 0, 2*len(pairs))
+	for _, p := range pairs {
+		flat = append(flat, p[0], p[1])
+	}
+	return strings.NewReplacer(flat...).Replace(s)
+}
+
+var pctHex = regexp.MustCompile(`%[0-9A-F]{2}`)
+
+// secretForms is v as written and as URL, JSON and Go quoting write it, without duplicates.
+func secretForms(v string) []string {
+	q := url.QueryEscape(v)
+	forms := []string{v, url.PathEscape(v), q, strings.ReplaceAll(q, "+", "%20"), (&url.URL{Path: v}).EscapedPath()}
+	for _, f := range forms[1:] {
+		forms = append(forms, pctHex.ReplaceAllStringFunc(f, strings.ToLower))
+	}
+	j, _ := json.Marshal(v) // ignore error: a string
+	forms = append(forms, string(j[1:len(j)-1]))
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.Encode(v) // ignore error: a string
+	if t := bytes.TrimSpace(b.Bytes()); len(t) >= 2 {
+		forms = append(forms, string(t[1:len(t)-1]))
+	}
+	gq := strconv.Quote(v)
+	forms = append(forms, gq[1:len(gq)-1])
+	slices.Sort(forms)
+	return slices.Compact(forms)
 }
 
 // EnvRef is one reference to the user's environment in a definition: variable Var goes into
@@ -579,24 +660,35 @@ func sortedKeys(m map[string]string) []string {
 	return keys
 }
 
-// fingerprintView is what a fingerprint covers: everything that decides what runs and what it
-// is given, not timeouts, tool filters or the disabled flag.
+// fingerprintView is what a fingerprint covers: everything that decides what runs, what it is
+// given and which of its tools are offered; not timeouts. The tool filters and the disabled flag
+// are left out when unset (nil and [] both mean every tool), so that a definition without them
+// keeps the fingerprint it had before they were covered.
 type fingerprintView struct {
-	Name      string            `json:"name"`
-	Transport string            `json:"type"`
-	Command   string            `json:"command"`
-	Args      []string          `json:"args"`
-	Env       map[string]string `json:"env"`
-	Cwd       string            `json:"cwd"`
-	URL       string            `json:"url"`
-	Headers   map[string]string `json:"headers"`
+	Name          string            `json:"name"`
+	Transport     string            `json:"type"`
+	Command       string            `json:"command"`
+	Args          []string          `json:"args"`
+	Env           map[string]string `json:"env"`
+	Cwd           string            `json:"cwd"`
+	URL           string            `json:"url"`
+	Headers       map[string]string `json:"headers"`
+	EnabledTools  []string          `json:"enabledTools,omitempty"`
+	DisabledTools []string          `json:"disabledTools,omitempty"`
+	Disabled      bool              `json:"disabled,omitempty"`
+}
+
+func (c ServerConfig) fingerprintView() fingerprintView {
+	return fingerprintView{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers,
+		c.EnabledTools, c.DisabledTools, c.Disabled}
 }
 
 // Fingerprint is the sha256 hex of the definition as written (name, transport, command, args,
-// env, cwd, url, headers, with references to the environment unexpanded): trust decisions are
-// remembered per fingerprint, and a change in any of them asks again.
+// env, cwd, url, headers, with references to the environment unexpanded, and enabledTools,
+// disabledTools, disabled): trust decisions and grants are remembered per fingerprint, and a
+// change in any of them asks again.
 func (c ServerConfig) Fingerprint() string {
-	b, _ := json.Marshal(fingerprintView{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers}) // ignore error: plain types
+	b, _ := json.Marshal(c.fingerprintView()) // ignore error: plain types
 	sum := sha256.Sum256(b)
 	return hex.EncodeToString(sum[:])
 }

@@ -299,9 +299,9 @@ func TestLoadConfigBadJSON(t *testing.T) {
 func TestFingerprintAndSummary(t *testing.T) {
 	a := ServerConfig{Name: "a", Transport: "stdio", Command: "npx", Args: []string{"-y", "my server"}, Env: map[string]string{"A": "1"}}
 	b := a
-	b.Disabled, b.CallTimeout, b.Source = true, time.Second, "elsewhere"
+	b.StartupTimeout, b.CallTimeout, b.Source = time.Minute, time.Second, "elsewhere"
 	if a.Fingerprint() != b.Fingerprint() || len(a.Fingerprint()) != 64 {
-		t.Error("fingerprint depends on fields that do not change what runs")
+		t.Error("fingerprint depends on fields that do not change what runs or which tools it offers")
 	}
 	c := a
 	c.Env = map[string]string{"A": "2"}
@@ -313,5 +313,46 @@ func TestFingerprintAndSummary(t *testing.T) {
 	}
 	if got := (ServerConfig{Transport: "http", URL: "http://h/mcp"}).Summary(); got != "http://h/mcp" {
 		t.Errorf("Summary = %s", got)
+	}
+}
+
+// TestLoadConfigBadEnvKeysAndHeaderNames (F2): an env key with "=" would set another variable
+// in the child than the one shown; empty keys, NUL and control characters too. Header names
+// must be HTTP tokens.
+func TestLoadConfigBadEnvKeysAndHeaderNames(t *testing.T) {
+	dir := t.TempDir()
+	f := writeFile(t, filepath.Join(dir, "mcp.json"), `{"servers":{
+		"eq":{"command":"node","env":{"NODE_OPTIONS=--require":"/x.js"}},
+		"empty":{"command":"node","env":{"":"x"}},
+		"ctl":{"command":"node","env":{"A\nB":"x"}},
+		"nul":{"command":"node","env":{"A\u0000B":"x"}},
+		"hdr":{"url":"https://h.example/mcp","headers":{"X Bad":"x"}},
+		"hdr2":{"url":"https://h.example/mcp","headers":{"X-A:b":"x"}},
+		"ok":{"command":"node","env":{"DEBUG":"1"},"headers":null}}}`)
+	cfgs, errs := LoadConfig(ConfigSources{UserFile: f, Getenv: env(nil)})
+	if got := byName(cfgs); len(got) != 1 || got["ok"].Command != "node" {
+		t.Errorf("loaded %v; want only ok", slices.Collect(func(yield func(string) bool) {
+			for n := range got {
+				yield(n)
+			}
+		}))
+	}
+	bad := map[string]string{}
+	for _, err := range errs {
+		var ce *ConfigError
+		if errors.As(err, &ce) {
+			bad[ce.Server] = ce.Error()
+		}
+	}
+	for _, s := range []string{"eq", "empty", "ctl", "nul", "hdr", "hdr2"} {
+		if !strings.Contains(bad[s], f) || !strings.Contains(bad[s], fmt.Sprintf("server %q", s)) {
+			t.Errorf("server %s: error = %q, want one naming file and server", s, bad[s])
+		}
+	}
+	if !strings.Contains(bad["eq"], "NODE_OPTIONS=--require") {
+		t.Errorf("error for eq does not name the key: %q", bad["eq"])
+	}
+	if strings.ContainsAny(bad["ctl"]+bad["nul"], "\n\x00") {
+		t.Errorf("errors carry raw control characters: %q %q", bad["ctl"], bad["nul"])
 	}
 }

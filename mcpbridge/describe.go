@@ -5,28 +5,59 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 )
 
-// loadsCode are env keys that make a runtime (node, the dynamic linker, python, perl, ruby, a
-// shell, the JVM, git) load or run code named in their value. A trust prompt shows them apart.
+// loadsCode are env keys (upper case) that make a program load, run or find code named in their
+// value: where programs and their libraries are looked up (PATH, HOME and its Windows cousins,
+// which hold rc and config files), and the dynamic linker, shell, glibc, JVM, git, ssh and
+// language runtime switches. A trust prompt shows them first. loadsCodePrefixes adds families.
 var loadsCode = []string{
-	"NODE_OPTIONS", "NODE_PATH", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "PYTHONPATH", "PYTHONSTARTUP",
-	"PYTHONHOME", "PERL5OPT", "PERL5LIB", "PERLLIB", "RUBYOPT", "RUBYLIB", "BASH_ENV", "ENV",
-	"JAVA_TOOL_OPTIONS", "_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "GIT_SSH_COMMAND", "GIT_SSH",
-	"GIT_EXEC_PATH", "GIT_ASKPASS", "SSH_ASKPASS", "PROMPT_COMMAND", "ZDOTDIR", "NPM_CONFIG_NODE_OPTIONS",
+	"PATH", "PATHEXT", "HOME", "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA",
+	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "COMSPEC", "SHELL",
+	"BASH_ENV", "ENV", "PROMPT_COMMAND", "ZDOTDIR", "GCONV_PATH", "LOCPATH", "NLSPATH", "HOSTALIASES",
+	"_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "SSH_ASKPASS", "SSH_AUTH_SOCK", "EDITOR", "VISUAL", "PAGER",
+	"LUA_PATH", "LUA_CPATH", "PHPRC", "PHP_INI_SCAN_DIR", "TCLLIBPATH", "R_PROFILE", "R_PROFILE_USER",
+	"GOFLAGS", "GOPATH", "GOROOT", "GOTOOLCHAIN", "GOPROXY", "CC", "CXX",
 }
 
-// LoadsCode reports whether env key k makes a runtime load code named in its value.
-func LoadsCode(k string) bool {
-	return slices.Contains(loadsCode, k) || strings.HasPrefix(k, "DYLD_") || strings.HasPrefix(k, "npm_config_")
+// loadsCodePrefixes are the families of such keys (upper case).
+var loadsCodePrefixes = []string{
+	"LD_", "DYLD_", "NODE_", "PYTHON", "PERL", "RUBY", "JAVA_", "NPM_CONFIG_", "GIT_",
+	"GEM_", "BUNDLE_", "PIP_", "UV_", "CARGO_", "RUSTC_", "DENO_", "BUN_", "YARN_", "PNPM_", "COREPACK_",
 }
+
+// LoadsCode reports whether env key k makes a program load or find code named in its value. Keys
+// are matched without regard to case: Windows does not distinguish them, and a program may read
+// either spelling.
+func LoadsCode(k string) bool {
+	u := strings.ToUpper(k)
+	if slices.Contains(loadsCode, u) {
+		return true
+	}
+	for _, p := range loadsCodePrefixes {
+		if strings.HasPrefix(u, p) {
+			return true
+		}
+	}
+	return false
+}
+
+// Bounds of what a trust prompt shows of one env or header value and one key, in characters.
+const (
+	trustValueLimit = 200
+	trustKeyLimit   = 100
+)
 
 // TrustSentences describes a workspace definition for the trust prompt, one sentence each,
 // essentials first: where it comes from, what changed since the user trusted prev (nil = never
-// trusted one), what runs, what it reads from the user's environment and where that goes, env
-// keys that load code (with their values as written), then every other env key and header name.
-// Values from the user's environment never appear, only the variable names. The text is raw:
-// callers escape it for where it goes.
+// trusted one), what runs (and whether the command is found via a PATH the entry sets), what it
+// reads from the user's environment and where that goes, env keys that load or find code, every
+// other env key, every header, and the tool filters. Values written in the file are the
+// repository's and are shown as written (templates stay templates, escaped and bounded);
+// values from the user's environment never appear, only the variable names. The rest of the
+// text is raw: callers escape it for where it goes.
 func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 	var out []string
 	out = append(out, fmt.Sprintf("Workspace file %s defines MCP server '%s'.", c.Source, c.Name))
@@ -41,6 +72,10 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 			run += " in " + c.Cwd
 		}
 		out = append(out, run+".")
+		if bareCommand(c.Command) && setsPath(c.Env) {
+			out = append(out, fmt.Sprintf("It runs `%s` found via the PATH this file sets, and so is every program it starts by name.",
+				safetext.Bounded(c.Command, trustKeyLimit)))
+		}
 	} else {
 		out = append(out, fmt.Sprintf("It connects to %s (%s).", c.URL, c.Transport))
 	}
@@ -53,21 +88,64 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 	} else {
 		out = append(out, "It reads nothing from your environment.")
 	}
-	var plain []string
+	var code, plain []string
 	for _, k := range sortedKeys(c.Env) {
+		kv := shownKey(k) + "=" + shownValue(c.Env[k])
 		if LoadsCode(k) {
-			out = append(out, fmt.Sprintf("Env %s=%s makes the program load code.", k, c.Env[k]))
+			code = append(code, kv)
 		} else {
-			plain = append(plain, k)
+			plain = append(plain, kv)
 		}
+	}
+	if len(code) > 0 {
+		out = append(out, "These env settings make the program load code or find programs: "+strings.Join(code, ", ")+".")
 	}
 	if len(plain) > 0 {
 		out = append(out, "It sets env "+strings.Join(plain, ", ")+".")
 	}
 	if len(c.Headers) > 0 {
-		out = append(out, "It sends headers "+strings.Join(sortedKeys(c.Headers), ", ")+".")
+		hs := make([]string, 0, len(c.Headers))
+		for _, k := range sortedKeys(c.Headers) {
+			hs = append(hs, shownKey(k)+": "+shownValue(c.Headers[k]))
+		}
+		out = append(out, "It sends headers "+strings.Join(hs, ", ")+".")
+	}
+	if len(c.EnabledTools) > 0 {
+		out = append(out, "It offers only the tools "+shownList(c.EnabledTools)+".")
+	}
+	if len(c.DisabledTools) > 0 {
+		out = append(out, "It hides the tools "+shownList(c.DisabledTools)+".")
+	}
+	if c.Disabled {
+		out = append(out, "It is disabled.")
 	}
 	return out
+}
+
+func shownKey(k string) string   { return safetext.Bounded(k, trustKeyLimit) }
+func shownValue(v string) string { return safetext.Bounded(v, trustValueLimit) }
+
+func shownList(names []string) string {
+	out := make([]string, len(names))
+	for i, n := range names {
+		out[i] = shownKey(n)
+	}
+	return strings.Join(out, ", ")
+}
+
+// bareCommand: cmd names a program without a directory, so it is looked up in a PATH.
+func bareCommand(cmd string) bool {
+	return cmd != "" && !strings.ContainsAny(cmd, `/\`) && !strings.HasPrefix(cmd, "${")
+}
+
+// setsPath: env sets PATH, in any case.
+func setsPath(env map[string]string) bool {
+	for k := range env {
+		if strings.EqualFold(k, "PATH") {
+			return true
+		}
+	}
+	return false
 }
 
 // DefinitionChanges lists what differs from prev to cur in what a fingerprint covers, as short
@@ -96,6 +174,15 @@ func DefinitionChanges(prev, cur ServerConfig) []string {
 	}
 	out = append(out, mapChanges("env", prev.Env, cur.Env)...)
 	out = append(out, mapChanges("header", prev.Headers, cur.Headers)...)
+	if !slices.Equal(prev.EnabledTools, cur.EnabledTools) {
+		out = append(out, fmt.Sprintf("enabledTools changed (was: %s)", shownList(prev.EnabledTools)))
+	}
+	if !slices.Equal(prev.DisabledTools, cur.DisabledTools) {
+		out = append(out, fmt.Sprintf("disabledTools changed (was: %s)", shownList(prev.DisabledTools)))
+	}
+	if prev.Disabled != cur.Disabled {
+		out = append(out, fmt.Sprintf("disabled changed (was %t)", prev.Disabled))
+	}
 	return out
 }
 
@@ -119,7 +206,7 @@ func mapChanges(what string, prev, cur map[string]string) []string {
 // Definition is what a fingerprint covers, as JSON: kept with a trust decision so that a later
 // prompt can say what changed (see ParseDefinition).
 func (c ServerConfig) Definition() json.RawMessage {
-	b, _ := json.Marshal(fingerprintView{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers}) // ignore error: plain types
+	b, _ := json.Marshal(c.fingerprintView()) // ignore error: plain types
 	return b
 }
 
@@ -130,5 +217,6 @@ func ParseDefinition(raw json.RawMessage) (ServerConfig, error) {
 		return ServerConfig{}, fmt.Errorf("mcpbridge: parse definition: %w", err)
 	}
 	return ServerConfig{Name: v.Name, Transport: v.Transport, Command: v.Command, Args: v.Args, Env: v.Env,
-		Cwd: v.Cwd, URL: v.URL, Headers: v.Headers}, nil
+		Cwd: v.Cwd, URL: v.URL, Headers: v.Headers, EnabledTools: v.EnabledTools, DisabledTools: v.DisabledTools,
+		Disabled: v.Disabled}, nil
 }

@@ -5,6 +5,7 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // TestTrustSentencesGolden pins the trust prompt's text for the report's exploit shapes, and the
@@ -19,11 +20,14 @@ func TestTrustSentencesGolden(t *testing.T) {
 	changed := plain
 	changed.Env = map[string]string{"LD_PRELOAD": "./evil.so"}
 	changed.Args = []string{"-y", "srv2"}
+	repoPath := ServerConfig{Name: "memory", Transport: TransportStdio, Source: "/ws/.vscode/mcp.json", Command: "npx",
+		Args: []string{"-y", "@modelcontextprotocol/server-memory"}, Env: map[string]string{"Path": "/ws/.bin:/usr/bin:/bin"},
+		EnabledTools: []string{"read_graph"}}
 	var b strings.Builder
 	for _, tc := range []struct {
 		c    ServerConfig
 		prev *ServerConfig
-	}{{hdr, nil}, {leak, nil}, {plain, nil}, {changed, &plain}, {plain, &plain}} {
+	}{{hdr, nil}, {leak, nil}, {plain, nil}, {changed, &plain}, {plain, &plain}, {repoPath, nil}} {
 		b.WriteString("-- " + tc.c.Name + " --\n")
 		for _, line := range TrustSentences(tc.c, tc.prev) {
 			b.WriteString(line + "\n")
@@ -49,5 +53,116 @@ func TestTrustSentencesGolden(t *testing.T) {
 	p, err := ParseDefinition(leak.Definition())
 	if err != nil || p.Fingerprint() != leak.Fingerprint() {
 		t.Errorf("ParseDefinition(Definition()) = %+v, %v: fingerprint differs", p, err)
+	}
+}
+
+// TestTrustPromptShowsRepoPath is the reviewer's F1 shape: a workspace entry sets PATH to a folder
+// of the repository, so that npx's `#!/usr/bin/env node` runs the repository's node. The prompt
+// must show the value, flag it as code-loading, and say that npx itself is looked up with it.
+func TestTrustPromptShowsRepoPath(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, ".vscode", "mcp.json"), `{"servers":{"memory":{"command":"npx",
+		"args":["-y","@modelcontextprotocol/server-memory"],"env":{"PATH":"${workspaceFolder}/.bin:/usr/bin:/bin"}}}}`)
+	cfgs, errs := LoadConfig(ConfigSources{UserFile: filepath.Join(ws, "none.json"), WorkspaceFolders: []string{ws}, Getenv: env(nil)})
+	if len(errs) > 0 || len(cfgs) != 1 {
+		t.Fatalf("LoadConfig = %+v, %v", cfgs, errs)
+	}
+	text := strings.Join(TrustSentences(cfgs[0], nil), "\n")
+	wantPath := "PATH=" + ws + "/.bin:/usr/bin:/bin"
+	var flagged string
+	for _, s := range TrustSentences(cfgs[0], nil) {
+		if strings.Contains(s, "load code or find programs") {
+			flagged = s
+		}
+	}
+	if !strings.Contains(flagged, wantPath) {
+		t.Errorf("no code-loading sentence shows %q:\n%s", wantPath, text)
+	}
+	if !strings.Contains(text, "runs `npx` found via the PATH this file sets") {
+		t.Errorf("prompt does not say npx is found via the file's PATH:\n%s", text)
+	}
+}
+
+// TestLoadsCodeKeys: the keys the reviewer found missing, in any case (Windows keys are not
+// case-sensitive), and the prefixes.
+func TestLoadsCodeKeys(t *testing.T) {
+	for _, k := range []string{"PATH", "Path", "HOME", "home", "NPM_CONFIG_USERCONFIG", "npm_config_globalconfig",
+		"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "PYTHONWARNINGS", "PYTHONUSERBASE",
+		"GCONV_PATH", "ld_preload", "Node_Options", "DYLD_INSERT_LIBRARIES", "PERL5DB", "RUBYGEMS_X", "JAVA_HOME", "BASH_ENV"} {
+		if !LoadsCode(k) {
+			t.Errorf("LoadsCode(%q) = false", k)
+		}
+	}
+	for _, k := range []string{"DEBUG", "LOG_LEVEL", "API_URL"} {
+		if LoadsCode(k) {
+			t.Errorf("LoadsCode(%q) = true", k)
+		}
+	}
+}
+
+// TestTrustPromptShowsValues: every env value and every template-free header value is shown as
+// written, escaped and bounded; a header with a template shows the template.
+func TestTrustPromptShowsValues(t *testing.T) {
+	long := strings.Repeat("a", 300)
+	c := ServerConfig{Name: "v", Transport: TransportHTTP, Source: "/ws/.mcp.json", URL: "https://h.example/mcp",
+		Headers: map[string]string{"X-Team": "core\x1b[2J", "Authorization": "Bearer ${env:TOKEN}"}}
+	text := strings.Join(TrustSentences(c, nil), "\n")
+	for _, want := range []string{`X-Team: core\x1b[2J`, "Authorization: Bearer ${env:TOKEN}"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("prompt lacks %q:\n%s", want, text)
+		}
+	}
+	s := ServerConfig{Name: "s", Transport: TransportStdio, Source: "/ws/.mcp.json", Command: "/usr/bin/srv",
+		Env: map[string]string{"DEBUG": "1", "BLOB": long}}
+	text = strings.Join(TrustSentences(s, nil), "\n")
+	if !strings.Contains(text, "DEBUG=1") || !strings.Contains(text, "(+") || strings.Contains(text, long) {
+		t.Errorf("env values not shown as written and bounded:\n%s", text)
+	}
+	if strings.Contains(text, "found via the PATH") {
+		t.Errorf("an absolute command is not looked up in PATH:\n%s", text)
+	}
+}
+
+// TestFingerprintCoversToolFilters (F5): widening enabledTools, dropping disabledTools or
+// enabling the server asks again; timeouts do not.
+func TestFingerprintCoversToolFilters(t *testing.T) {
+	base := ServerConfig{Name: "f", Transport: TransportStdio, Command: "srv", EnabledTools: []string{"read"}}
+	wider := base
+	wider.EnabledTools = []string{"read", "delete"}
+	noDisabled := base
+	noDisabled.DisabledTools = []string{"delete"}
+	dis := base
+	dis.Disabled = true
+	slow := base
+	slow.CallTimeout = time.Hour
+	for name, c := range map[string]ServerConfig{"enabledTools widened": wider, "disabledTools": noDisabled, "disabled": dis} {
+		if c.Fingerprint() == base.Fingerprint() {
+			t.Errorf("%s: fingerprint unchanged", name)
+		}
+		if ch := DefinitionChanges(base, c); len(ch) == 0 {
+			t.Errorf("%s: DefinitionChanges is empty", name)
+		}
+	}
+	if slow.Fingerprint() != base.Fingerprint() {
+		t.Error("a timeout changed the fingerprint")
+	}
+	p, err := ParseDefinition(wider.Definition())
+	if err != nil || p.Fingerprint() != wider.Fingerprint() {
+		t.Errorf("ParseDefinition(Definition()) = %+v, %v", p, err)
+	}
+	text := strings.Join(TrustSentences(base, nil), "\n")
+	if !strings.Contains(text, "read") {
+		t.Errorf("prompt does not show the tool filter:\n%s", text)
+	}
+}
+
+// TestChildEnvFoldsCaseOnWindows: on Windows a server's PATH replaces the inherited Path.
+func TestChildEnvFoldsCaseOnWindows(t *testing.T) {
+	old := foldEnvCase
+	t.Cleanup(func() { foldEnvCase = old })
+	foldEnvCase = true
+	got := childEnv([]string{"Path=C:\\Windows", "TEMP=x"}, map[string]string{"PATH": "C:\\repo\\bin"})
+	if strings.Join(got, ";") != "PATH=C:\\repo\\bin;TEMP=x" {
+		t.Errorf("childEnv = %q", got)
 	}
 }

@@ -2,6 +2,7 @@ package mcpbridge
 
 import (
 	"os"
+	"runtime"
 	"sort"
 	"strings"
 )
@@ -48,6 +49,10 @@ func DefaultBaseEnv(environ []string) []string {
 	return out
 }
 
+// foldEnvCase: variable names are not case-sensitive (Windows), so a server's "PATH" must
+// replace the inherited "Path" rather than sit beside it with either one taking effect.
+var foldEnvCase = runtime.GOOS == "windows"
+
 // childEnv is base with the server's env applied on top (server values win), sorted.
 func childEnv(base []string, env map[string]string) []string {
 	if base == nil {
@@ -60,6 +65,13 @@ func childEnv(base []string, env map[string]string) []string {
 		}
 	}
 	for k, v := range env {
+		if foldEnvCase {
+			for bk := range m {
+				if strings.EqualFold(bk, k) {
+					delete(m, bk)
+				}
+			}
+		}
 		m[k] = v
 	}
 	out := make([]string, 0, len(m))

@@ -244,7 +244,8 @@ func (r *Registry) restartLocked(e *entry, trusted bool) {
 
 // connect runs one startup attempt, bounded by the server's startup timeout.
 func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg ServerConfig) {
-	log := r.log.With("server", cfg.Name)
+	// Every line about this server, mcp-go's own included, is redacted with its values.
+	log := slog.New(newRedactHandler(r.log.Handler(), func(s string) string { return cfg.Redact(s, r.opts.Getenv) })).With("server", cfg.Name)
 	ctx, cancel := context.WithTimeout(run, cfg.StartupTimeout)
 	defer cancel()
 	var c *conn
@@ -394,7 +395,7 @@ func (r *Registry) watchDeath(run context.Context, e *entry, gen uint64, c *conn
 	e.stderrTail = tail
 	r.rebuildLocked()
 	r.mu.Unlock()
-	r.log.Warn("mcp server died", "server", e.cfg.Name, "err", reason, "stderr", e.stderrTail)
+	r.log.Warn("mcp server died", "server", e.cfg.Name, "err", e.cfg.Redact(reason.Error(), r.opts.Getenv), "stderr", e.cfg.Redact(e.stderrTail, r.opts.Getenv))
 	r.changed()
 	c.close() // reap the child, end its group
 	// The last stderr lines may arrive while the group dies.
@@ -582,8 +583,9 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	r.mu.Lock()
 	ref, ok := r.names[name]
 	var c *conn
+	var cfg ServerConfig // as written: its references say what to redact
 	if ok {
-		c = ref.e.conn
+		c, cfg = ref.e.conn, ref.e.cfg
 	}
 	r.mu.Unlock()
 	if !ok || c == nil {
@@ -604,7 +606,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	case callCtx.Err() != nil:
 		return errorResult(name, fmt.Sprintf("tool call timed out after %s", timeout)), nil
 	case errors.Is(err, transport.ErrTransportClosed):
-		return errorResult(name, fmt.Sprintf("server %q failed during the call: %v", c.cfg.Name, c.deathReason(err))), nil
+		return errorResult(name, cfg.Redact(fmt.Sprintf("server %q failed during the call: %v", c.cfg.Name, c.deathReason(err)), r.opts.Getenv)), nil
 	default:
 		if c.stdio() == nil {
 			select { // is the server still there? (watchHealth)
@@ -612,7 +614,8 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 			default:
 			}
 		}
-		return errorResult(name, fmt.Sprintf("server %q: %v", c.cfg.Name, plainHTTPError(err))), nil
+		// The error may quote the resolved URL (a key in its path or query): redacted.
+		return errorResult(name, cfg.Redact(fmt.Sprintf("server %q: %v", c.cfg.Name, plainHTTPError(err)), r.opts.Getenv)), nil
 	}
 }
 

@@ -140,7 +140,7 @@ func TestCheckNeverPrintsSecrets(t *testing.T) {
 		}
 		if len(args) == 2 {
 			for _, want := range []string{"reads from your environment: OPENAI_API_KEY into the url, GITHUB_TOKEN into header Authorization",
-				"GITHUB_TOKEN into argument 2", "OPENAI_API_KEY into env LEAK", "Env NODE_OPTIONS=--require ./x.js makes the program load code"} {
+				"GITHUB_TOKEN into argument 2", "OPENAI_API_KEY into env LEAK", "make the program load code or find programs: NODE_OPTIONS=--require ./x.js"} {
 				if !strings.Contains(all, want) {
 					t.Errorf("check %v lacks %q:\n%s", args, want, all)
 				}

@@ -12,14 +12,15 @@ import (
 // Bounds of Arguments, in characters of the arguments' compact JSON.
 const (
 	ArgValueLimit = 80 // one value
-	ArgKeyLimit   = 40 // one key name
-	ArgKeysListed = 8  // key names listed as left out; the rest are counted
+	ArgKeyLimit   = 40 // one key name; a longer one ends with Marker, which says it was cut
+	ArgKeysListed = 30 // key names listed as left out; the rest are counted exactly
 )
 
 // Arguments renders a tool call's JSON arguments for a one-line prompt, in about limit characters.
 // An object is shown key by key, in order, each value cut with a marker that says how much it cut;
 // when the budget runs out, the keys left out are named ("(+2 more keys: then, force; <whole>)",
 // where whole says where to see the whole call), so a long first value never hides a later key.
+// Past ArgKeysListed names the rest are counted ("..., and 12 more keys not named here; <whole>").
 // Other JSON is compact JSON, bounded; not-JSON input is shown quoted. Everything is escaped
 // (Line), so nothing can hide text or fake a line break.
 func Arguments(raw []byte, limit int, whole string) string {
@@ -65,8 +66,12 @@ func leftOut(keys []string, whole string) string {
 		names = append(names, Bounded(k, ArgKeyLimit))
 	}
 	list := strings.Join(names, ", ")
-	if len(keys) > ArgKeysListed {
-		list += fmt.Sprintf(" and %d others", len(keys)-ArgKeysListed)
+	if n := len(keys) - ArgKeysListed; n > 0 {
+		noun := "keys"
+		if n == 1 {
+			noun = "key"
+		}
+		list += fmt.Sprintf(", and %d more %s not named here", n, noun)
 	}
 	noun := "keys"
 	if len(keys) == 1 {
