@@ -64,6 +64,14 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 	if len(plain) > 0 {
 		out = append(out, "It sets env "+strings.Join(plain, ", ")+".")
 	}
+	if c.EnvFile != "" { // vars.go
+		out = append(out, fmt.Sprintf("It sets env %s from file %s.", strings.Join(c.EnvFileKeys, ", "), c.EnvFile))
+		for _, k := range c.EnvFileKeys {
+			if LoadsCode(k) {
+				out = append(out, fmt.Sprintf("Env %s from file %s makes the program load code.", k, c.EnvFile))
+			}
+		}
+	}
 	if len(c.Headers) > 0 {
 		out = append(out, "It sends headers "+strings.Join(sortedKeys(c.Headers), ", ")+".")
 	}
@@ -96,6 +104,9 @@ func DefinitionChanges(prev, cur ServerConfig) []string {
 	}
 	out = append(out, mapChanges("env", prev.Env, cur.Env)...)
 	out = append(out, mapChanges("header", prev.Headers, cur.Headers)...)
+	if prev.EnvFile != cur.EnvFile {
+		out = append(out, fmt.Sprintf("envFile changed (was %s)", prev.EnvFile))
+	}
 	return out
 }
 
@@ -119,7 +130,7 @@ func mapChanges(what string, prev, cur map[string]string) []string {
 // Definition is what a fingerprint covers, as JSON: kept with a trust decision so that a later
 // prompt can say what changed (see ParseDefinition).
 func (c ServerConfig) Definition() json.RawMessage {
-	b, _ := json.Marshal(fingerprintView{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers}) // ignore error: plain types
+	b, _ := json.Marshal(fingerprintView{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers, c.EnvFile, ""}) // ignore error: plain types
 	return b
 }
 
@@ -130,5 +141,5 @@ func ParseDefinition(raw json.RawMessage) (ServerConfig, error) {
 		return ServerConfig{}, fmt.Errorf("mcpbridge: parse definition: %w", err)
 	}
 	return ServerConfig{Name: v.Name, Transport: v.Transport, Command: v.Command, Args: v.Args, Env: v.Env,
-		Cwd: v.Cwd, URL: v.URL, Headers: v.Headers}, nil
+		Cwd: v.Cwd, URL: v.URL, Headers: v.Headers, EnvFile: v.EnvFile}, nil
 }
