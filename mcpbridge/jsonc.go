@@ -1,6 +1,7 @@
 package mcpbridge
 
 import (
+	"bytes"
 	"fmt"
 	"strings"
 
@@ -12,7 +13,7 @@ import (
 // trailing commas a space, so every byte keeps its offset: line:col of later errors stay right.
 // Plain JSON comes back unchanged. The error says line:col of the offending byte.
 func standardizeJSONC(data []byte) ([]byte, error) {
-	v, err := hujson.Parse(data)
+	v, err := hujson.Parse(bytes.Clone(data)) // Standardize writes into the parsed buffer
 	if err != nil {
 		return nil, jsoncError(err)
 	}
