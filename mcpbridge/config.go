@@ -219,6 +219,7 @@ var entryKeys = map[string]bool{
 	"type": true, "command": true, "args": true, "env": true, "cwd": true, "url": true, "headers": true,
 	"disabled": true, "startupTimeoutSeconds": true, "callTimeoutSeconds": true,
 	"enabledTools": true, "disabledTools": true, "envFile": true,
+	"dev": true, // VS Code's watch/debug settings for server authors: no meaning here
 }
 
 // addEntry parses one entry and, when valid, makes it the server's current definition.
