@@ -138,6 +138,11 @@ func (l *loader) loadFile(path, workspace string, isWorkspace bool) {
 		l.fail(path, "", "", "%v", err)
 		return
 	}
+	data, err = standardizeJSONC(data) // JSONC (jsonc.go): offsets kept, so line:col stay right
+	if err != nil {
+		l.fail(path, "", "", "%v", err)
+		return
+	}
 	var top map[string]json.RawMessage
 	if err := json.Unmarshal(data, &top); err != nil {
 		l.fail(path, "", "", "%s", jsonErrorAt(data, err))
@@ -214,7 +219,8 @@ func jsonErrorAt(data []byte, err error) string {
 var entryKeys = map[string]bool{
 	"type": true, "command": true, "args": true, "env": true, "cwd": true, "url": true, "headers": true,
 	"disabled": true, "startupTimeoutSeconds": true, "callTimeoutSeconds": true,
-	"enabledTools": true, "disabledTools": true,
+	"enabledTools": true, "disabledTools": true, "envFile": true,
+	"dev": true, // VS Code's watch/debug settings for server authors: no meaning here
 }
 
 // addEntry parses one entry and, when valid, makes it the server's current definition.
@@ -386,6 +392,7 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 		bad("type", "must be stdio, http or sse, not %q", typ)
 	}
 	cfg.Transport = typ
+	l.envFileEntry(file, workspace, fields, &cfg, bad) // vars.go
 	switch typ {
 	case TransportStdio:
 		if cfg.Command == "" {
@@ -466,7 +473,7 @@ func envRef(m string) (name, def string, hasDef bool) {
 	if strings.HasPrefix(name, "env:") {
 		return strings.TrimPrefix(name, "env:"), def, hasDef
 	}
-	if name == "workspaceFolder" || strings.Contains(name, ":") {
+	if isBuiltinVar(name) || strings.Contains(name, ":") {
 		return "", "", false
 	}
 	return name, def, hasDef
@@ -482,11 +489,12 @@ func (e expander) expand(s string, env bool) (string, error) {
 	out := varRE.ReplaceAllStringFunc(s, func(m string) string {
 		name, def, hasDef := envRef(m)
 		if name == "" {
-			if m == "${workspaceFolder}" && e.workspace != "" {
-				return e.workspace
+			v, err := e.builtin(m) // vars.go: ${workspaceFolder}, ${userHome}, ${pathSeparator}, ${input:id}
+			if err == nil {
+				return v
 			}
 			if firstErr == nil {
-				firstErr = fmt.Errorf("unsupported variable %s", m)
+				firstErr = err
 			}
 			return m
 		}
@@ -532,6 +540,11 @@ func (c ServerConfig) Resolve(getenv func(string) (string, bool)) (ServerConfig,
 		}
 	}
 	r.Env = mapValues(c.Env, x)
+	if env, err := c.withEnvFile(r.Env); err != nil && firstErr == nil { // vars.go
+		firstErr = err
+	} else {
+		r.Env = env
+	}
 	r.Headers = mapValues(c.Headers, x)
 	r.Cwd = x(c.Cwd)
 	r.URL = x(c.URL)
@@ -585,6 +598,7 @@ func (c ServerConfig) Redact(s string, getenv func(string) (string, bool)) strin
 			}
 		}
 	}
+	pairs = append(pairs, c.envFileRedactions(s)...) // vars.go
 	if len(pairs) == 0 {
 		return s
 	}
@@ -676,11 +690,13 @@ type fingerprintView struct {
 	EnabledTools  []string          `json:"enabledTools,omitempty"`
 	DisabledTools []string          `json:"disabledTools,omitempty"`
 	Disabled      bool              `json:"disabled,omitempty"`
+	EnvFile       string            `json:"envFile,omitempty"` // omitempty: fingerprints without one are unchanged
+	EnvDigest     string            `json:"EnvFileDigest,omitempty"`
 }
 
 func (c ServerConfig) fingerprintView() fingerprintView {
 	return fingerprintView{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers,
-		c.EnabledTools, c.DisabledTools, c.Disabled}
+		c.EnabledTools, c.DisabledTools, c.Disabled, c.EnvFile, c.EnvFileDigest}
 }
 
 // Fingerprint is the sha256 hex of the definition as written (name, transport, command, args,

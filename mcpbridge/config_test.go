@@ -279,7 +279,7 @@ func TestLoadConfigBadEntryKeepsEarlierDefinition(t *testing.T) {
 
 func TestLoadConfigBadJSON(t *testing.T) {
 	dir := t.TempDir()
-	f := writeFile(t, filepath.Join(dir, "broken.json"), "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\",}\n  }\n}")
+	f := writeFile(t, filepath.Join(dir, "broken.json"), "{\n  \"mcpServers\": {\n    \"a\": {\"command\": \"x\", ]\n  }\n}")
 	_, errs := LoadConfig(ConfigSources{UserFile: f, Getenv: env(nil)})
 	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), f+": 3:27: invalid JSON") {
 		t.Errorf("errs = %v", errs)

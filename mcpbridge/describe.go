@@ -103,6 +103,14 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 	if len(plain) > 0 {
 		out = append(out, "It sets env "+strings.Join(plain, ", ")+".")
 	}
+	if c.EnvFile != "" { // vars.go
+		out = append(out, fmt.Sprintf("It sets env %s from file %s.", strings.Join(c.EnvFileKeys, ", "), c.EnvFile))
+		for _, k := range c.EnvFileKeys {
+			if LoadsCode(k) {
+				out = append(out, fmt.Sprintf("Env %s from file %s makes the program load code.", k, c.EnvFile))
+			}
+		}
+	}
 	if len(c.Headers) > 0 {
 		hs := make([]string, 0, len(c.Headers))
 		for _, k := range sortedKeys(c.Headers) {
@@ -183,6 +191,9 @@ func DefinitionChanges(prev, cur ServerConfig) []string {
 	if prev.Disabled != cur.Disabled {
 		out = append(out, fmt.Sprintf("disabled changed (was %t)", prev.Disabled))
 	}
+	if prev.EnvFile != cur.EnvFile {
+		out = append(out, fmt.Sprintf("envFile changed (was %s)", prev.EnvFile))
+	}
 	return out
 }
 
@@ -206,7 +217,9 @@ func mapChanges(what string, prev, cur map[string]string) []string {
 // Definition is what a fingerprint covers, as JSON: kept with a trust decision so that a later
 // prompt can say what changed (see ParseDefinition).
 func (c ServerConfig) Definition() json.RawMessage {
-	b, _ := json.Marshal(c.fingerprintView()) // ignore error: plain types
+	v := c.fingerprintView()
+	v.EnvDigest = ""        // the definition names the file; its content is checked by the fingerprint
+	b, _ := json.Marshal(v) // ignore error: plain types
 	return b
 }
 
@@ -218,5 +231,5 @@ func ParseDefinition(raw json.RawMessage) (ServerConfig, error) {
 	}
 	return ServerConfig{Name: v.Name, Transport: v.Transport, Command: v.Command, Args: v.Args, Env: v.Env,
 		Cwd: v.Cwd, URL: v.URL, Headers: v.Headers, EnabledTools: v.EnabledTools, DisabledTools: v.DisabledTools,
-		Disabled: v.Disabled}, nil
+		Disabled: v.Disabled, EnvFile: v.EnvFile}, nil
 }

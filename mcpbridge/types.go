@@ -32,7 +32,17 @@ type ServerConfig struct {
 	Cwd       string            `json:"cwd,omitempty"`
 	URL       string            `json:"url,omitempty"`
 	Headers   map[string]string `json:"headers,omitempty"`
-	Disabled  bool              `json:"disabled,omitempty"`
+	// EnvFile is a file of KEY=VALUE lines added to Env when the server starts (VS Code's
+	// "envFile"): only the path is kept; its values are secrets like ${env:X} references.
+	EnvFile string `json:"envFile,omitempty"`
+	// EnvFileRoot, when set, is the workspace folder EnvFile must stay inside. EnvFileKeys are the
+	// keys EnvFile set when it was read (for the trust prompt); EnvFileDigest, for a workspace
+	// file, the sha256 of its content then (part of the fingerprint: Resolve refuses a changed
+	// file). LoadConfig sets all three.
+	EnvFileRoot   string   `json:"-"`
+	EnvFileKeys   []string `json:"-"`
+	EnvFileDigest string   `json:"-"`
+	Disabled      bool     `json:"disabled,omitempty"`
 	// StartupTimeout bounds connect + initialize + list tools (default 30 s).
 	StartupTimeout time.Duration `json:"-"`
 	// CallTimeout bounds one tools/call (default 60 s).

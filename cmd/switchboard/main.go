@@ -25,6 +25,7 @@ func subcommands() []subcommand {
 		{"check", "check [--config FILE]... [--workspace DIR] [--trust-workspace] [--json]   connect every configured MCP server and report", runCheck},
 		{"call", "call NAME [JSON-ARGS] [--mode M]  call one tool through the confirm gate", runCall},
 		{"allow", "allow list | allow set PREFIX [ENTRY...]   show or change the tool allowlist", runAllow},
+		{"mcp", "mcp add|remove|list|get|import ...       manage MCP servers in config files (switchboard mcp help)", runMCP},
 	}
 }
 

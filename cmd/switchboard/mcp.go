@@ -1,0 +1,372 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+)
+
+const mcpUsage = `usage:
+  switchboard mcp add NAME [--scope user|workspace] [--env K=V]... [--header K:V]... -- COMMAND [ARGS...]
+  switchboard mcp add NAME --url URL [--transport http|sse] [--header K:V]... [--scope user|workspace]
+  switchboard mcp remove NAME [--scope user|workspace]
+  switchboard mcp list
+  switchboard mcp get NAME
+  switchboard mcp import --from claude-code|claude-desktop|cursor|codex|zed|vscode [--dry-run] [--scope user|workspace]
+
+--scope user (default) edits $XDG_CONFIG_HOME/switchboard/mcp.json (~/.config/switchboard/mcp.json);
+--scope workspace edits .switchboard/mcp.json in the workspace folder (--workspace DIR, default:
+the current directory). --file F edits F instead. Values may reference the environment with
+${env:NAME}: prefer that to writing a secret into the file. Edits keep the file's comments,
+order and formatting. import never overwrites: a server already defined is skipped.
+Exit status: 0 ok, 1 a file cannot be read or written, 2 invalid input.
+`
+
+type mcpFlags struct {
+	scope, workspace, file, url, transport, from string
+	dryRun                                       bool
+	env, headers                                 []string
+	pos, command                                 []string
+}
+
+func parseMCPFlags(args []string) (mcpFlags, error) {
+	f := mcpFlags{scope: "user"}
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		name, val, hasVal := strings.Cut(strings.TrimLeft(a, "-"), "=")
+		if a == "--" {
+			f.command = args[i+1:]
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			f.pos = append(f.pos, a)
+			continue
+		}
+		if name == "dry-run" {
+			f.dryRun = true
+			continue
+		}
+		dst := map[string]*string{"scope": &f.scope, "workspace": &f.workspace, "file": &f.file,
+			"url": &f.url, "transport": &f.transport, "from": &f.from}[name]
+		var list *[]string
+		switch name {
+		case "env", "e":
+			list = &f.env
+		case "header", "H":
+			list = &f.headers
+		}
+		if dst == nil && list == nil {
+			return f, fmt.Errorf("unknown flag %s", a)
+		}
+		if !hasVal {
+			if i+1 >= len(args) {
+				return f, fmt.Errorf("%s needs a value", a)
+			}
+			i++
+			val = args[i]
+		}
+		if dst != nil {
+			*dst = val
+		} else {
+			*list = append(*list, val)
+		}
+	}
+	if f.scope != "user" && f.scope != "workspace" {
+		return f, fmt.Errorf("--scope must be user or workspace, not %q", f.scope)
+	}
+	if f.workspace == "" {
+		wd, err := os.Getwd()
+		if err != nil {
+			return f, err
+		}
+		f.workspace = wd
+	}
+	abs, err := filepath.Abs(f.workspace)
+	if err != nil {
+		return f, err
+	}
+	f.workspace = abs
+	return f, nil
+}
+
+// target is the file an edit goes to, and the workspace folder it belongs to ("" for user scope).
+func (f mcpFlags) target() (file, workspace string) {
+	if f.scope == "workspace" {
+		workspace = f.workspace
+	}
+	switch {
+	case f.file != "":
+		return f.file, workspace
+	case f.scope == "workspace":
+		return filepath.Join(f.workspace, ".switchboard", "mcp.json"), workspace
+	}
+	return mcpbridge.DefaultUserFile(nil), ""
+}
+
+// runMCP implements `switchboard mcp`.
+func runMCP(args []string, stdout, stderr io.Writer) int {
+	fail := func(code int, format string, a ...any) int {
+		fmt.Fprintf(stderr, "switchboard mcp: %s\n", safetext.Line(fmt.Sprintf(format, a...)))
+		return code
+	}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, mcpUsage)
+		return 2
+	}
+	sub := args[0]
+	if sub == "-h" || sub == "--help" || sub == "help" {
+		fmt.Fprint(stdout, mcpUsage)
+		return 0
+	}
+	f, err := parseMCPFlags(args[1:])
+	if err != nil {
+		return fail(2, "%v (see switchboard mcp help)", err)
+	}
+	file, ws := f.target()
+	switch sub {
+	case "add":
+		return mcpAdd(f, file, ws, stdout, fail)
+	case "remove":
+		if len(f.pos) != 1 {
+			return fail(2, "remove takes one NAME")
+		}
+		if err := mcpbridge.RemoveServer(file, f.pos[0]); err != nil {
+			if errors.Is(err, mcpbridge.ErrServerNotFound) {
+				return fail(1, "%s is not defined in %s", f.pos[0], file)
+			}
+			return fail(1, "%v", err)
+		}
+		fmt.Fprintf(stdout, "Removed %s from %s.\n", safetext.Line(f.pos[0]), safetext.Line(file))
+		return 0
+	case "list", "get":
+		cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: []string{f.workspace}})
+		for _, e := range errs {
+			fmt.Fprintf(stderr, "switchboard mcp: config: %s\n", safetext.Line(e.Error()))
+		}
+		if sub == "list" {
+			for _, c := range cfgs {
+				fmt.Fprintf(stdout, "%s\t%s\t%s\t(%s)\n", safetext.Line(c.Name), c.Transport, safetext.Line(c.Summary()), safetext.Line(c.Source))
+			}
+			if len(cfgs) == 0 {
+				fmt.Fprintln(stdout, "No MCP servers configured. Add one with: switchboard mcp add NAME -- COMMAND [ARGS...]")
+			}
+			return 0
+		}
+		if len(f.pos) != 1 {
+			return fail(2, "get takes one NAME")
+		}
+		for _, c := range cfgs {
+			if c.Name == f.pos[0] {
+				printServer(stdout, c)
+				return 0
+			}
+		}
+		return fail(1, "no server named %s (see switchboard mcp list)", f.pos[0])
+	case "import":
+		return mcpImport(f, file, ws, stdout, fail)
+	}
+	return fail(2, "unknown subcommand %q (want add, remove, list, get or import)", sub)
+}
+
+func mcpAdd(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, string, ...any) int) int {
+	if len(f.pos) != 1 {
+		return fail(2, "add takes one NAME, then -- COMMAND [ARGS...] or --url URL")
+	}
+	name := f.pos[0]
+	var e mcpbridge.Entry
+	switch {
+	case f.url != "" && len(f.command) > 0:
+		return fail(2, "give either --url or -- COMMAND, not both")
+	case f.url != "":
+		e.URL, e.Type = f.url, f.transport
+		if e.Type == "" {
+			e.Type = "http"
+		}
+		if e.Type != "http" && e.Type != "sse" {
+			return fail(2, "--transport must be http or sse")
+		}
+		if len(f.env) > 0 {
+			return fail(2, "--env is for a command; a URL server takes --header")
+		}
+	case len(f.command) > 0:
+		if f.transport != "" && f.transport != "stdio" {
+			return fail(2, "--transport %s needs --url", f.transport)
+		}
+		if len(f.headers) > 0 {
+			return fail(2, "--header is for a --url server")
+		}
+		e.Command, e.Args = f.command[0], f.command[1:]
+	default:
+		return fail(2, "add %s needs -- COMMAND [ARGS...] or --url URL", name)
+	}
+	for _, kv := range f.env {
+		k, v, ok := strings.Cut(kv, "=")
+		if !ok || k == "" {
+			return fail(2, "--env wants KEY=VALUE, not %q", kv)
+		}
+		if e.Env == nil {
+			e.Env = map[string]string{}
+		}
+		e.Env[k] = v
+	}
+	for _, kv := range f.headers {
+		k, v, ok := strings.Cut(kv, ":")
+		if !ok || strings.TrimSpace(k) == "" {
+			return fail(2, "--header wants NAME:VALUE, not %q", kv)
+		}
+		if e.Headers == nil {
+			e.Headers = map[string]string{}
+		}
+		e.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	if err := mcpbridge.CheckEntry(file, ws, name, e); err != nil {
+		return fail(2, "%v", err)
+	}
+	if err := mcpbridge.AddServer(file, name, e); err != nil {
+		if errors.Is(err, mcpbridge.ErrServerExists) {
+			return fail(1, "%s is already defined in %s: remove it first (switchboard mcp remove %s)", name, file, name)
+		}
+		return fail(1, "%v", err)
+	}
+	fmt.Fprintf(stdout, "Added %s to %s.\n", safetext.Line(name), safetext.Line(file))
+	return 0
+}
+
+func mcpImport(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, string, ...any) int) int {
+	if f.from == "" {
+		return fail(2, "import needs --from (%s)", strings.Join(mcpbridge.ImportHosts, ", "))
+	}
+	home, err := os.UserHomeDir()
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	paths, err := mcpbridge.ImportPaths(f.from, home, f.workspace)
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	// Names already defined: in the target file, or by any source Switchboard reads here.
+	defined := map[string]string{}
+	cfgs, _ := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: []string{f.workspace}})
+	for _, c := range cfgs {
+		defined[c.Name] = c.Source
+	}
+	names, err := mcpbridge.FileServers(file)
+	if err != nil {
+		return fail(1, "%v", err)
+	}
+	for _, n := range names {
+		defined[n] = file
+	}
+	verb, found, added := "Added", 0, 0
+	if f.dryRun {
+		verb = "Would add"
+	}
+	for _, p := range paths {
+		ims, err := mcpbridge.ImportServers(f.from, p, f.workspace)
+		if err != nil {
+			return fail(1, "%v", err)
+		}
+		for _, im := range ims {
+			found++
+			n := safetext.Line(im.Name)
+			if im.Skip == "" {
+				if src, ok := defined[im.Name]; ok {
+					im.Skip = "already defined in " + src
+				} else if err := mcpbridge.CheckEntry(file, ws, im.Name, im.Entry); err != nil {
+					im.Skip = err.Error()
+				}
+			}
+			if im.Skip != "" {
+				fmt.Fprintf(stdout, "Skipped %s (from %s): %s\n", n, safetext.Line(p), safetext.Line(im.Skip))
+				continue
+			}
+			if !f.dryRun {
+				if err := mcpbridge.AddServer(file, im.Name, im.Entry); err != nil {
+					return fail(1, "%v", err)
+				}
+			}
+			defined[im.Name] = file
+			added++
+			line := fmt.Sprintf("%s %s (from %s): %s", verb, n, safetext.Line(p), safetext.Line(entrySummary(im.Entry)))
+			if len(im.Dropped) > 0 {
+				line += "; ignored keys " + safetext.Line(strings.Join(im.Dropped, ", "))
+			}
+			fmt.Fprintln(stdout, line)
+		}
+	}
+	switch {
+	case found == 0:
+		fmt.Fprintf(stdout, "No %s servers found in %s.\n", f.from, safetext.Line(strings.Join(paths, ", ")))
+	case f.dryRun:
+		fmt.Fprintf(stdout, "Dry run: %d of %d would be added to %s.\n", added, found, safetext.Line(file))
+	default:
+		fmt.Fprintf(stdout, "%d of %d added to %s.\n", added, found, safetext.Line(file))
+	}
+	return 0
+}
+
+// entrySummary is what an entry runs, with env and header names but never their values.
+func entrySummary(e mcpbridge.Entry) string {
+	s := e.URL
+	if e.Command != "" {
+		s = mcpbridge.ServerConfig{Transport: mcpbridge.TransportStdio, Command: e.Command, Args: e.Args}.Summary()
+	}
+	if len(e.Env) > 0 {
+		s += "; env " + strings.Join(keys(e.Env), ", ")
+	}
+	if e.EnvFile != "" {
+		s += "; envFile " + e.EnvFile
+	}
+	if len(e.Headers) > 0 {
+		s += "; headers " + strings.Join(keys(e.Headers), ", ")
+	}
+	return s
+}
+
+func keys(m map[string]string) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+// printServer prints one server's definition as written. Env and header values are shown only
+// when they are references (${env:X}); values written in the file are secrets and are hidden.
+func printServer(w io.Writer, c mcpbridge.ServerConfig) {
+	shown := func(v string) string {
+		if strings.Contains(v, "${") {
+			return safetext.Line(v)
+		}
+		return "(value hidden)"
+	}
+	fmt.Fprintf(w, "%s\n  type: %s\n  source: %s\n", safetext.Line(c.Name), c.Transport, safetext.Line(c.Source))
+	if c.Transport == mcpbridge.TransportStdio {
+		fmt.Fprintf(w, "  command: %s\n", safetext.Line(c.Summary()))
+		if c.Cwd != "" {
+			fmt.Fprintf(w, "  cwd: %s\n", safetext.Line(c.Cwd))
+		}
+	} else {
+		fmt.Fprintf(w, "  url: %s\n", safetext.Line(c.URL))
+	}
+	for _, k := range keys(c.Env) {
+		fmt.Fprintf(w, "  env %s=%s\n", safetext.Line(k), shown(c.Env[k]))
+	}
+	if c.EnvFile != "" {
+		fmt.Fprintf(w, "  envFile: %s (sets %s)\n", safetext.Line(c.EnvFile), safetext.Line(strings.Join(c.EnvFileKeys, ", ")))
+	}
+	for _, k := range keys(c.Headers) {
+		fmt.Fprintf(w, "  header %s: %s\n", safetext.Line(k), shown(c.Headers[k]))
+	}
+	if c.Disabled {
+		fmt.Fprintln(w, "  disabled")
+	}
+}

@@ -1,0 +1,88 @@
+package main
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+func runMCPTest(t *testing.T, args ...string) (string, string, int) {
+	t.Helper()
+	var out, errb bytes.Buffer
+	code := run(append([]string{"mcp"}, args...), &out, &errb)
+	return out.String(), errb.String(), code
+}
+
+func TestMCPAddRemoveImport(t *testing.T) {
+	home := t.TempDir()
+	ws := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("CODEX_HOME", "")
+	for _, k := range []string{"GH_TOKEN", "K", "FIGMA_TOKEN", "HTTPS_PROXY"} {
+		t.Setenv(k, "set")
+	}
+	user := filepath.Join(home, ".config", "switchboard", "mcp.json")
+	const orig = "{\n  // mine\n  \"mcpServers\": {\n    \"keep\": {\"command\": \"k\"}, // keep this\n  },\n}\n"
+	if err := os.MkdirAll(filepath.Dir(user), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(user, []byte(orig), 0o600)
+
+	if out, errs, code := runMCPTest(t, "add", "gh", "--env", "TOKEN=${env:GH_TOKEN}", "--env", "PLAIN=sekrit-value", "--workspace", ws, "--", "npx", "-y", "gh-mcp"); code != 0 {
+		t.Fatalf("add: %d %s %s", code, out, errs)
+	}
+	out, _, code := runMCPTest(t, "get", "gh", "--workspace", ws)
+	if code != 0 || !strings.Contains(out, "env TOKEN=${env:GH_TOKEN}") || strings.Contains(out, "sekrit") || !strings.Contains(out, "npx -y gh-mcp") {
+		t.Errorf("get gh = %d\n%s", code, out)
+	}
+	if _, errs, code := runMCPTest(t, "add", "gh", "--", "other"); code != 1 || !strings.Contains(errs, "already defined") {
+		t.Errorf("second add = %d %s", code, errs)
+	}
+	if _, errs, code := runMCPTest(t, "add", "a__b", "--", "x"); code != 2 || !strings.Contains(errs, `"__"`) {
+		t.Errorf("add a__b = %d %s", code, errs)
+	}
+	if _, errs, code := runMCPTest(t, "add", "w", "--url", "https://h/mcp", "--transport", "sse", "--header", "X-Key: ${env:K}", "--scope", "workspace", "--workspace", ws); code != 0 {
+		t.Fatalf("add workspace: %s", errs)
+	}
+	if b, _ := os.ReadFile(filepath.Join(ws, ".switchboard", "mcp.json")); !strings.Contains(string(b), `"type": "sse"`) {
+		t.Errorf("workspace file:\n%s", b)
+	}
+	if out, _, _ := runMCPTest(t, "list", "--workspace", ws); !strings.Contains(out, "gh\tstdio") || !strings.Contains(out, "w\tsse") || !strings.Contains(out, "keep\tstdio") {
+		t.Errorf("list:\n%s", out)
+	}
+	if _, errs, code := runMCPTest(t, "remove", "gh"); code != 0 {
+		t.Fatalf("remove: %s", errs)
+	}
+	if b, _ := os.ReadFile(user); string(b) != orig {
+		t.Errorf("add+remove changed the user file:\n%s", b)
+	}
+
+	// Import from Codex: dry run writes nothing; then it adds, skipping the bad name and the
+	// name that exists.
+	codex := filepath.Join(home, ".codex", "config.toml")
+	os.MkdirAll(filepath.Dir(codex), 0o700)
+	data, _ := os.ReadFile("../../mcpbridge/testdata/configs/codex-config.toml")
+	os.WriteFile(codex, append(data, "\n[mcp_servers.keep]\ncommand = \"other\"\n"...), 0o600)
+	out, errs, code := runMCPTest(t, "import", "--from", "codex", "--dry-run", "--workspace", ws)
+	if code != 0 || !strings.Contains(out, "Would add context7") || !strings.Contains(out, "Skipped bad__name") || !strings.Contains(out, "Skipped keep") || !strings.Contains(out, "already defined") {
+		t.Errorf("dry run = %d\n%s%s", code, out, errs)
+	}
+	if b, _ := os.ReadFile(user); string(b) != orig {
+		t.Errorf("dry run wrote the file:\n%s", b)
+	}
+	out, _, code = runMCPTest(t, "import", "--from", "codex", "--workspace", ws)
+	if code != 0 || !strings.Contains(out, "2 of 4 added") {
+		t.Errorf("import = %d\n%s", code, out)
+	}
+	b, _ := os.ReadFile(user)
+	if !strings.HasPrefix(string(b), "{\n  // mine\n  \"mcpServers\": {\n    \"keep\": {\"command\": \"k\"}, // keep this\n") || !strings.Contains(string(b), `"Authorization": "Bearer ${env:FIGMA_TOKEN}"`) {
+		t.Errorf("after import:\n%s", b)
+	}
+	out, _, _ = runMCPTest(t, "list", "--workspace", ws)
+	if !strings.Contains(out, "context7\tstdio") || !strings.Contains(out, "figma\thttp") {
+		t.Errorf("list after import:\n%s", out)
+	}
+}

@@ -1,0 +1,79 @@
+package mcpbridge
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+)
+
+func TestImportFormats(t *testing.T) {
+	type row struct {
+		name, skip string
+		entry      Entry
+		dropped    []string
+	}
+	for _, tc := range []struct {
+		host, file, workspace string
+		want                  []row
+	}{
+		{"claude-code", "claude-code.json", "/work/proj", []row{
+			{name: "db", entry: Entry{Command: "db-mcp", Args: []string{"--ro"}, Env: map[string]string{"DB_URL": "${DB_URL}"}}},
+			{name: "fs", entry: Entry{Type: "stdio", Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "${HOME:-/tmp}"}}},
+			{name: "github", entry: Entry{Type: "http", URL: "https://api.githubcopilot.com/mcp/", Headers: map[string]string{"Authorization": "Bearer ${GITHUB_TOKEN}"}}},
+		}},
+		{"claude-desktop", "claude_desktop_config.json", "", []row{
+			{name: "brave", entry: Entry{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-brave-search"}, Env: map[string]string{"BRAVE_API_KEY": "literal-key-123"}}},
+			{name: "filesystem", entry: Entry{Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-filesystem", "/Users/u/Desktop"}}},
+			{name: "my.server", skip: "must start with a letter or digit"},
+		}},
+		{"cursor", "cursor-mcp.json", "", []row{
+			{name: "notes", entry: Entry{Command: "node", Args: []string{"${userHome}/mcp/notes.js"}, Env: map[string]string{"API_KEY": "${env:NOTES_KEY}"}}},
+			{name: "remote", entry: Entry{URL: "https://mcp.example.com/mcp", Headers: map[string]string{"Authorization": "Bearer ${env:REMOTE_TOKEN}"}}},
+		}},
+		{"codex", "codex-config.toml", "", []row{
+			{name: "bad__name", skip: `must not contain "__"`},
+			{name: "context7", entry: Entry{Command: "npx", Args: []string{"-y", "@upstash/context7-mcp"}, Env: map[string]string{"DEBUG": "1", "HTTPS_PROXY": "${env:HTTPS_PROXY}"}, StartupTimeoutSeconds: 20, CallTimeoutSeconds: 90}},
+			{name: "figma", entry: Entry{URL: "https://mcp.figma.com/mcp", Headers: map[string]string{"Authorization": "Bearer ${env:FIGMA_TOKEN}"}, Disabled: true, EnabledTools: []string{"get_code"}}},
+		}},
+		{"zed", "zed-settings.json", "", []row{
+			{name: "old-style", entry: Entry{Command: "/usr/local/bin/mcp-old", Args: []string{"serve"}}},
+			{name: "pg", entry: Entry{Command: "postgres-mcp", Args: []string{"--ro"}, Env: map[string]string{"PGHOST": "localhost"}}},
+			{name: "you-com", entry: Entry{URL: "https://api.you.com/mcp"}},
+		}},
+		{"vscode", "vscode-user-mcp.json", "", []row{
+			{name: "fetch", entry: Entry{Type: "stdio", Command: "uvx", Args: []string{"mcp-server-fetch"}}, dropped: []string{"dev"}},
+			{name: "needs-input", entry: Entry{Type: "stdio", Command: "x", Env: map[string]string{"TOKEN": "${input:tok}"}}},
+		}},
+	} {
+		t.Run(tc.host, func(t *testing.T) {
+			ims, err := ImportServers(tc.host, "testdata/configs/"+tc.file, tc.workspace)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(ims) != len(tc.want) {
+				t.Fatalf("got %d servers %+v, want %d", len(ims), ims, len(tc.want))
+			}
+			for i, w := range tc.want {
+				im := ims[i]
+				if im.Name != w.name || (w.skip == "") != (im.Skip == "") || !strings.Contains(im.Skip, w.skip) {
+					t.Errorf("server %d = %q skip %q, want %q skip %q", i, im.Name, im.Skip, w.name, w.skip)
+					continue
+				}
+				if w.skip != "" {
+					continue
+				}
+				if d := cmp.Diff(w.entry, im.Entry); d != "" {
+					t.Errorf("%s entry (-want +got):\n%s", w.name, d)
+				}
+				if d := cmp.Diff(w.dropped, im.Dropped); d != "" {
+					t.Errorf("%s dropped (-want +got):\n%s", w.name, d)
+				}
+				err := CheckEntry("/u/mcp.json", "", im.Name, im.Entry)
+				if wantErr := im.Name == "needs-input"; (err != nil) != wantErr {
+					t.Errorf("CheckEntry(%s) = %v", im.Name, err)
+				}
+			}
+		})
+	}
+}

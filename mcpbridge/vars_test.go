@@ -1,0 +1,164 @@
+package mcpbridge
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// copyTree copies testdata dir src into a temp folder (tests change files).
+func copyTree(t *testing.T, src string) string {
+	t.Helper()
+	dst := t.TempDir()
+	err := filepath.WalkDir(src, func(p string, d os.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dst, rel), 0o755)
+		}
+		b, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dst, rel), b, 0o600)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return dst
+}
+
+func TestLoadVSCodeWorkspaceFile(t *testing.T) {
+	ws := copyTree(t, "testdata/configs/vscode-ws")
+	getenv := env(map[string]string{"HOME": "/home/u"})
+	cfgs, errs := LoadConfig(ConfigSources{UserFile: filepath.Join(ws, "none.json"), WorkspaceFolders: []string{ws}, Getenv: getenv})
+	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `server "github"`) || !strings.Contains(errs[0].Error(), `needs input "github-token"`) {
+		t.Fatalf("errs = %v, want one: github needs input github-token", errs)
+	}
+	if len(cfgs) != 1 || cfgs[0].Name != "files" {
+		t.Fatalf("cfgs = %+v, want files only", cfgs)
+	}
+	c := cfgs[0]
+	wantArgs := []string{ws + string(filepath.Separator) + "server.js", "--cache", "/home/u/.cache/files"}
+	if !slices.Equal(c.Args, wantArgs) {
+		t.Errorf("args = %q, want %q", c.Args, wantArgs)
+	}
+	if c.EnvFile != filepath.Join(ws, ".env") || !slices.Equal(c.EnvFileKeys, []string{"API_KEY", "DEBUG", "REGION"}) {
+		t.Errorf("envFile = %q keys %q", c.EnvFile, c.EnvFileKeys)
+	}
+	// The values are secrets: nothing built from the definition holds them.
+	for _, s := range append(TrustSentences(c, nil), c.Summary(), string(c.Definition()), c.identity()) {
+		if strings.Contains(s, "sk-live") {
+			t.Errorf("definition text holds the envFile value: %s", s)
+		}
+	}
+	r, err := c.Resolve(getenv)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"API_KEY": "sk-live-abcdef123456", "REGION": "eu west", "DEBUG": "1"}
+	for k, v := range want {
+		if r.Env[k] != v {
+			t.Errorf("resolved env %s = %q, want %q (env wins over envFile)", k, r.Env[k], v)
+		}
+	}
+	if got := c.Redact("auth failed for sk-live-abcdef123456", getenv); strings.Contains(got, "sk-live") {
+		t.Errorf("Redact = %q", got)
+	}
+}
+
+// An attacker's workspace points envFile at the user's own secrets outside the workspace,
+// directly or through a symbolic link inside it.
+func TestWorkspaceEnvFileMustStayInside(t *testing.T) {
+	home := t.TempDir()
+	secret := filepath.Join(home, "credentials")
+	writeFile(t, secret, "AWS_SECRET=topsecretvalue\n")
+	for name, setup := range map[string]func(ws string) string{
+		"absolute": func(ws string) string { return secret },
+		"dotdot":   func(ws string) string { rel, _ := filepath.Rel(ws, secret); return rel },
+		"symlink": func(ws string) string {
+			if err := os.Symlink(secret, filepath.Join(ws, ".env")); err != nil {
+				t.Skip(err)
+			}
+			return ".env"
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			ws := t.TempDir()
+			p := setup(ws)
+			writeFile(t, filepath.Join(ws, ".mcp.json"), `{"mcpServers": {"s": {"command": "x", "envFile": `+quoteJSON(p)+`}}}`)
+			cfgs, errs := LoadConfig(ConfigSources{UserFile: filepath.Join(ws, "none"), WorkspaceFolders: []string{ws}, Getenv: env(nil)})
+			if len(cfgs) != 0 || len(errs) != 1 || !strings.Contains(errs[0].Error(), "outside the workspace folder") {
+				t.Errorf("LoadConfig = %+v, %v; want the server refused", cfgs, errs)
+			}
+		})
+	}
+	// A file that was inside when read and became a link to the secret before the start.
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, ".env"), "A=1\n")
+	writeFile(t, filepath.Join(ws, ".mcp.json"), `{"mcpServers": {"s": {"command": "x", "envFile": ".env"}}}`)
+	cfgs, errs := LoadConfig(ConfigSources{UserFile: filepath.Join(ws, "none"), WorkspaceFolders: []string{ws}, Getenv: env(nil)})
+	if len(cfgs) != 1 || len(errs) != 0 {
+		t.Fatalf("LoadConfig = %+v, %v", cfgs, errs)
+	}
+	os.Remove(filepath.Join(ws, ".env"))
+	if err := os.Symlink(secret, filepath.Join(ws, ".env")); err != nil {
+		t.Skip(err)
+	}
+	if r, err := cfgs[0].Resolve(env(nil)); err == nil || r.Env["AWS_SECRET"] != "" {
+		t.Errorf("Resolve after swap = %v, %v; want refused", r.Env, err)
+	}
+}
+
+// A trusted workspace server's envFile is rewritten after the trust: a new fingerprint (asks
+// again), and the definition that was trusted no longer starts.
+func TestWorkspaceEnvFileChangeIsNotTrusted(t *testing.T) {
+	ws := t.TempDir()
+	writeFile(t, filepath.Join(ws, ".env"), "A=1\n")
+	writeFile(t, filepath.Join(ws, ".mcp.json"), `{"mcpServers": {"s": {"command": "node", "envFile": ".env"}}}`)
+	load := func() ServerConfig {
+		cfgs, errs := LoadConfig(ConfigSources{UserFile: filepath.Join(ws, "none"), WorkspaceFolders: []string{ws}, Getenv: env(nil)})
+		if len(cfgs) != 1 || len(errs) != 0 {
+			t.Fatalf("LoadConfig = %+v, %v", cfgs, errs)
+		}
+		return cfgs[0]
+	}
+	trusted := load()
+	writeFile(t, filepath.Join(ws, ".env"), "A=1\nNODE_OPTIONS=--require ./evil.js\n")
+	if _, err := trusted.Resolve(env(nil)); err == nil || !strings.Contains(err.Error(), "changed since") {
+		t.Errorf("Resolve of the trusted definition after the change: %v", err)
+	}
+	now := load()
+	if now.Fingerprint() == trusted.Fingerprint() {
+		t.Error("fingerprint unchanged after the envFile changed")
+	}
+	if s := strings.Join(TrustSentences(now, nil), " "); !strings.Contains(s, "Env NODE_OPTIONS from file") {
+		t.Errorf("trust prompt does not flag NODE_OPTIONS: %s", s)
+	}
+}
+
+func TestJSONCErrorsNameLineAndColumn(t *testing.T) {
+	dir := t.TempDir()
+	f := writeFile(t, filepath.Join(dir, "mcp.json"), "{\n  // a comment\n  \"servers\": {\n    \"a\": {\"command\": \"x\" \"args\": []},\n  },\n}\n")
+	_, errs := LoadConfig(ConfigSources{UserFile: f, Getenv: env(nil)})
+	if len(errs) != 1 || !strings.HasPrefix(errs[0].Error(), f+": 4:26: invalid JSON") {
+		t.Errorf("errs = %v, want %s: 4:26: invalid JSON ...", errs, f)
+	}
+}
+
+func TestInputInUserFileFailsOnlyThatServer(t *testing.T) {
+	dir := t.TempDir()
+	f := writeFile(t, filepath.Join(dir, "mcp.json"), `{"servers": {"a": {"command": "x", "env": {"T": "${input:tok}"}}, "b": {"command": "y"}}}`)
+	cfgs, errs := LoadConfig(ConfigSources{UserFile: f, Getenv: env(nil)})
+	if len(cfgs) != 1 || cfgs[0].Name != "b" || len(errs) != 1 || !strings.Contains(errs[0].Error(), `needs input "tok"`) {
+		t.Errorf("LoadConfig = %+v, %v", cfgs, errs)
+	}
+}
+
+func quoteJSON(s string) string {
+	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
