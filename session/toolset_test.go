@@ -1,0 +1,131 @@
+package session_test
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sync/atomic"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/permissions"
+	"github.com/switchboard-dev/switchboard/session"
+)
+
+// snapTools is a registry double that publishes snapshots like *mcpbridge.Registry.
+type snapTools struct {
+	snap  atomic.Pointer[mcpbridge.ToolSet]
+	calls atomic.Int64
+}
+
+func newSnapTools(n int) *snapTools {
+	f := &snapTools{}
+	f.set(n)
+	return f
+}
+
+// set publishes n tools mcp__srv__t0000... plus mcp__srv__echo.
+func (f *snapTools) set(n int) {
+	tools := make([]mcpbridge.Tool, 0, n+1)
+	for i := range n {
+		name := fmt.Sprintf("t%04d", i)
+		tools = append(tools, mcpbridge.Tool{Name: "mcp__srv__" + name, Server: "srv", Tool: name,
+			Description: "dummy " + name, InputSchema: json.RawMessage(`{ "type": "object", "properties": {"x": {"type": "string"}} }`)})
+	}
+	tools = append(tools, mcpbridge.Tool{Name: "mcp__srv__echo", Server: "srv", Tool: "echo", Definition: "def-1",
+		InputSchema: json.RawMessage(`{"type":"object"}`)})
+	slices.SortFunc(tools, func(a, b mcpbridge.Tool) int { return cmpString(a.Name, b.Name) })
+	f.snap.Store(mcpbridge.NewToolSet(tools))
+}
+
+func cmpString(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+func (f *snapTools) Snapshot() *mcpbridge.ToolSet { return f.snap.Load() }
+func (f *snapTools) Tools() []mcpbridge.Tool      { return slices.Clone(f.snap.Load().All()) }
+func (f *snapTools) Instructions() map[string]string {
+	return nil
+}
+func (f *snapTools) Call(_ context.Context, name string, _ json.RawMessage) (mcpbridge.Result, error) {
+	f.calls.Add(1)
+	return mcpbridge.Result{Name: name, Text: "hi", Bytes: 2}, nil
+}
+
+// recGate allows everything and keeps the last request.
+type recGate struct{ last atomic.Pointer[permissions.Request] }
+
+func (g *recGate) Check(_ context.Context, req permissions.Request) (permissions.Decision, error) {
+	g.last.Store(&req)
+	return permissions.Decision{Allowed: true, By: permissions.ByMode}, nil
+}
+
+func callAllocs(t *testing.T, n int) float64 {
+	t.Helper()
+	m := session.NewManager(session.Options{Tools: newSnapTools(n), Gate: allowGate{}})
+	defer m.Close()
+	args := json.RawMessage(`{"text":"hi"}`)
+	return testing.AllocsPerRun(200, func() {
+		if res, _ := m.CallTool(context.Background(), "mcp__srv__echo", args, permissions.AlwaysAllow); res.IsError {
+			t.Fatalf("call: %+v", res)
+		}
+	})
+}
+
+// A direct call's allocations do not grow with the number of registered tools: it must not copy
+// the tool list or build a map of it per call.
+func TestCallAllocsConstantInToolCount(t *testing.T) {
+	small, big := callAllocs(t, 10), callAllocs(t, 1000)
+	if big > small {
+		t.Fatalf("allocations per call: %v with 10 tools, %v with 1000", small, big)
+	}
+}
+
+// A change of the registry's snapshot is seen by the next call and the next tool list; the gate
+// still gets the tool's definition and server.
+func TestSnapshotChangeSeen(t *testing.T) {
+	f := newSnapTools(2)
+	g := &recGate{}
+	m := session.NewManager(session.Options{Tools: f, Gate: g})
+	defer m.Close()
+	before := len(m.ToolList())
+	res, _ := m.CallTool(context.Background(), "mcp__srv__t0005", nil, permissions.AlwaysAllow)
+	if !res.IsError {
+		t.Fatalf("t0005 should be unknown with 2 tools: %+v", res)
+	}
+	f.set(10)
+	if got := len(m.ToolList()); got != before+8 {
+		t.Fatalf("tool list after the change: %d, want %d", got, before+8)
+	}
+	res, _ = m.CallTool(context.Background(), "mcp__srv__t0005", nil, permissions.AlwaysAllow)
+	if res.IsError || res.Text != "hi" {
+		t.Fatalf("t0005 after the change: %+v", res)
+	}
+	m.CallTool(context.Background(), "mcp__srv__echo", nil, permissions.AlwaysAllow)
+	if req := g.last.Load(); req == nil || req.Definition != "def-1" || req.Server != "srv" {
+		t.Fatalf("gate request: %+v", req)
+	}
+}
+
+// BenchmarkCallToolCount: one direct call (gate and tool answer at once) with 10, 100 and 1,000
+// registered tools. Time and allocations per call should not depend on the count.
+func BenchmarkCallToolCount(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			m := session.NewManager(session.Options{Tools: newSnapTools(n), Gate: allowGate{}})
+			defer m.Close()
+			args := json.RawMessage(`{"text":"hi"}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				m.CallTool(context.Background(), "mcp__srv__echo", args, permissions.AlwaysAllow)
+			}
+		})
+	}
+}
