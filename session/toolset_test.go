@@ -60,7 +60,9 @@ func (f *snapTools) Call(_ context.Context, name string, _ json.RawMessage) (mcp
 }
 
 // recGate allows everything and keeps the last request.
-type recGate struct{ last atomic.Pointer[permissions.Request] }
+type recGate struct {
+	last atomic.Pointer[permissions.Request]
+}
 
 func (g *recGate) Check(_ context.Context, req permissions.Request) (permissions.Decision, error) {
 	g.last.Store(&req)
