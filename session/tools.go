@@ -202,9 +202,11 @@ func (m *Manager) callOne(ctx context.Context, ts *toolSet, conv *convo, turn st
 	return res, d
 }
 
+// validObject reports whether args is one JSON object (surrounding JSON white space allowed),
+// without decoding it: a call must not pay for a map of its arguments.
 func validObject(args json.RawMessage) bool {
-	var v map[string]json.RawMessage
-	return json.Unmarshal(args, &v) == nil && v != nil
+	b := bytes.TrimLeft(args, " \t\r\n")
+	return len(b) > 0 && b[0] == '{' && json.Valid(args)
 }
 
 func textBlock(s string) json.RawMessage {

@@ -131,3 +131,22 @@ func BenchmarkCallToolCount(b *testing.B) {
 		})
 	}
 }
+
+// What counts as a JSON object for a call's arguments.
+func TestCallArgumentsMustBeObject(t *testing.T) {
+	m := session.NewManager(session.Options{Tools: newSnapTools(1), Gate: allowGate{}})
+	defer m.Close()
+	for _, tc := range []struct {
+		args string
+		ok   bool
+	}{
+		{`{}`, true}, {` {"a":1} `, true}, {"\n{\"a\":[1,{}]}\t", true},
+		{`null`, false}, {`[]`, false}, {`"x"`, false}, {`1`, false}, {`{"a":1} x`, false},
+		{`{"a":}`, false}, {"\v{}", false}, {`{`, false},
+	} {
+		res, d := m.CallTool(context.Background(), "mcp__srv__echo", json.RawMessage(tc.args), permissions.AlwaysAllow)
+		if got := d.By != session.ByInvalid; got != tc.ok {
+			t.Errorf("arguments %q: accepted %v, want %v (%+v)", tc.args, got, tc.ok, res)
+		}
+	}
+}
