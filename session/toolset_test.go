@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"iter"
 	"slices"
+	"sync"
 	"sync/atomic"
 	"testing"
 
@@ -148,5 +150,67 @@ func TestCallArgumentsMustBeObject(t *testing.T) {
 		if got := d.By != session.ByInvalid; got != tc.ok {
 			t.Errorf("arguments %q: accepted %v, want %v (%+v)", tc.args, got, tc.ok, res)
 		}
+	}
+}
+
+// recModel asks for one echo call per step for steps steps, keeping each request's tool specs.
+type recModel struct {
+	steps int
+	mu    sync.Mutex
+	seen  [][]session.ToolSpec
+}
+
+func (p *recModel) Stream(_ context.Context, req session.Request) iter.Seq2[session.Chunk, error] {
+	p.mu.Lock()
+	p.seen = append(p.seen, req.Tools)
+	n := len(p.seen)
+	p.mu.Unlock()
+	return func(yield func(session.Chunk, error) bool) {
+		if n > p.steps {
+			yield(session.Chunk{Text: "done"}, nil)
+			return
+		}
+		yield(session.Chunk{Kind: 1, ToolCall: session.ToolCall{ID: fmt.Sprint("c", n), Name: "mcp__srv__echo", Args: json.RawMessage(`{}`)}}, nil)
+	}
+}
+
+// The model gets the same tool specs, built once, at every step while the tools do not change
+// (prompt caching needs identical bytes), with compact schemas; a change gives new specs.
+func TestToolSpecsBuiltOncePerSnapshot(t *testing.T) {
+	f := newSnapTools(3)
+	m := session.NewManager(session.Options{Tools: f, Gate: allowGate{}})
+	defer m.Close()
+	turn := func(p *recModel) {
+		m.UseProvider(p)
+		done := make(chan struct{})
+		if _, _, err := m.Start(context.Background(), session.StartParams{Prompt: "go"}, func(e session.Event) {
+			if e.Kind == session.KindDone {
+				close(done)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		<-done
+	}
+	p := &recModel{steps: 3}
+	turn(p)
+	if len(p.seen) != 4 {
+		t.Fatalf("%d model calls, want 4", len(p.seen))
+	}
+	for i, specs := range p.seen[1:] {
+		if &specs[0] != &p.seen[0][0] {
+			t.Errorf("step %d: the specs were built again", i+1)
+		}
+	}
+	for _, s := range p.seen[0] {
+		if s.Name == "mcp__srv__t0000" && string(s.InputSchema) != `{"type":"object","properties":{"x":{"type":"string"}}}` {
+			t.Errorf("schema sent as %s, want it compact", s.InputSchema)
+		}
+	}
+	f.set(4)
+	p2 := &recModel{steps: 0}
+	turn(p2)
+	if got, was := len(p2.seen[0]), len(p.seen[0]); got != was+1 {
+		t.Errorf("after the change: %d specs, want %d", got, was+1)
 	}
 }
