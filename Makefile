@@ -50,14 +50,16 @@ test-vscode-e2e:
 	bash editors/vscode/e2e/setup.sh
 	bash editors/vscode/e2e/run.sh
 
-# Every figure in BENCHMARKS.md: the Go benchmarks (each ratio measured within one run) and the
-# side-by-side table against a bare mcp-go client and mcp-hub. Output also goes to bench.out.
+# Every figure in BENCHMARKS.md: the Go benchmarks (each ratio measured within one run), the
+# side-by-side table against a bare mcp-go client and mcp-hub, and the per-call table (tool-count
+# sweep, server-everything, first call after start). Output also goes to bench.out.
 bench:
 	@set -o pipefail; { \
 	  echo "== $$(date -u +%FT%TZ) $$(nproc) CPUs, $$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), $$($(GO) version)"; \
 	  $(GO) test -run '^$$' -bench 'Gate|Match' -benchmem -count 3 ./permissions/ && \
-	  $(GO) test -run '^$$' -bench 'LoopPerToolCall' -benchmem -count 3 ./session/ && \
+	  $(GO) test -run '^$$' -bench 'LoopPerToolCall|CallToolCount' -benchmem -count 3 ./session/ && \
 	  $(GO) test -run '^$$' -bench 'CallOverhead' -benchtime 5000x -count 3 ./mcpbridge/ && \
+	  $(GO) test -run '^$$' -bench 'CallToolCount' -benchtime 3000x -benchmem -count 3 ./mcpbridge/ && \
 	  $(GO) test -run '^$$' -bench 'Startup|BigResult|Legacy' -benchtime 3x ./mcpbridge/ && \
 	  SWITCHBOARD_BENCH=1 $(GO) test -count=1 -run TestBenchRatios -v ./host/ && \
 	  bash cmd/sbbench/run.sh; \

@@ -232,3 +232,25 @@ func BenchmarkConnectLegacyServer(b *testing.B) {
 	b.ReportMetric(float64(reg.Milliseconds())/float64(b.N), "registry-ms")
 	b.ReportMetric(float64(raw.Milliseconds())/float64(b.N), "mcp-go-default-ms")
 }
+
+// BenchmarkCallToolCount: Registry.Call (echo over stdio) with 10, 100 and 1,000 tools on the
+// server. The tool is found in the published snapshot, so time and allocations per call should
+// not depend on the count.
+func BenchmarkCallToolCount(b *testing.B) {
+	for _, n := range []int{10, 100, 1000} {
+		b.Run(fmt.Sprint(n), func(b *testing.B) {
+			r := newTestRegistry(b, Options{})
+			applyAndWait(b, r, stdioCfg("bench", "--tools", fmt.Sprint(n)))
+			if got := r.Snapshot().Len(); got < n {
+				b.Fatalf("%d tools registered, want at least %d", got, n)
+			}
+			args := json.RawMessage(`{"text":"hello"}`)
+			b.ReportAllocs()
+			for b.Loop() {
+				if res, _ := r.Call(context.Background(), "mcp__bench__echo", args); res.Text != "hello" {
+					b.Fatalf("call: %+v", res)
+				}
+			}
+		})
+	}
+}

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"sync"
 	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -62,7 +64,8 @@ func dial(cfg ServerConfig, env []string, maxFrame int, log *slog.Logger) (trans
 
 // conn is one live connection to a server.
 type conn struct {
-	cfg          ServerConfig
+	cfg          ServerConfig // resolved: what runs
+	written      ServerConfig // as written (templates): what Redact hides in errors; set before the conn is published
 	tr           transport.Interface
 	client       *client.Client
 	instructions string
@@ -302,6 +305,17 @@ func (c *conn) deathReason(err error) error {
 		if e := s.Err(); e != nil {
 			return e
 		}
+		// A write into a pipe the child closed (EPIPE) usually means it is exiting: its exit
+		// status says more than "broken pipe", so give the exit a moment to be seen.
+		if errors.Is(err, syscall.EPIPE) {
+			select {
+			case <-s.Done():
+				if e := s.Err(); e != nil {
+					return e
+				}
+			case <-time.After(deathGrace):
+			}
+		}
 	}
 	select {
 	case <-c.lost:
@@ -310,6 +324,9 @@ func (c *conn) deathReason(err error) error {
 	}
 	return err
 }
+
+// deathGrace bounds how long deathReason waits for a child's exit after a broken pipe.
+const deathGrace = 2 * time.Second
 
 // lose marks an HTTP or SSE connection lost, once; watchDeath then marks the server failed.
 func (c *conn) lose(err error) {

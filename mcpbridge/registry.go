@@ -11,6 +11,7 @@ import (
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client"
@@ -66,12 +67,14 @@ type Registry struct {
 	notify       chan struct{} // OnChange wanted (capacity 1: coalesces)
 	notifierDone chan struct{}
 
+	// snap is the current tool snapshot, replaced (never modified) by rebuildLocked: calls and
+	// tool lists read it without mu.
+	snap atomic.Pointer[ToolSet]
+
 	// mu guards everything below.
 	mu      sync.Mutex
 	closed  bool
 	servers map[string]*entry
-	names   map[string]toolRef // registered name -> tool
-	tools   []Tool             // sorted by Name
 }
 
 // entry is one configured server and its current connection attempt.
@@ -85,16 +88,12 @@ type entry struct {
 	stderrTail string
 	conn       *conn
 	tools      []wireTool // after enabledTools/disabledTools
+	registered int        // how many of tools are registered (rebuildLocked)
 	collision  string     // tool-name collision report, shown as the status error
 	cancel     context.CancelFunc
 	done       chan struct{} // closed when the current attempt has ended
 	doneClosed bool
 	relists    int // tools/list re-runs after list_changed (tests)
-}
-
-type toolRef struct {
-	e    *entry
-	tool Tool
 }
 
 // NewRegistry returns an empty registry; Apply gives it servers.
@@ -112,8 +111,9 @@ func NewRegistry(opts Options) *Registry {
 		log: log, opts: opts, baseEnv: base, dial: dialer(defaultMaxFrame), debounce: 100 * time.Millisecond,
 		life: life, cancel: cancel,
 		notify: make(chan struct{}, 1), notifierDone: make(chan struct{}),
-		servers: map[string]*entry{}, names: map[string]toolRef{},
+		servers: map[string]*entry{},
 	}
+	r.snap.Store(emptyToolSet)
 	go r.notifier()
 	return r
 }
@@ -254,6 +254,9 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	if err == nil {
 		env := childEnv(r.baseEnv, resolved.Env)
 		c, tools, err = dialConn(ctx, run, r.dial, resolved, env, r.clientOptions(cfg), log)
+		if c != nil {
+			c.written = cfg
+		}
 	}
 	if err != nil {
 		if errors.Is(err, context.DeadlineExceeded) && run.Err() == nil {
@@ -490,10 +493,17 @@ func (r *Registry) rebuildLocked() {
 			break
 		}
 	}
-	r.names = make(map[string]toolRef, len(claims))
-	r.tools = make([]Tool, 0, len(claims))
+	type ref struct {
+		tool Tool
+		c    *conn
+	}
+	refs := make([]ref, 0, len(claims))
+	taken := make(map[string]bool, len(claims))
+	for _, n := range names {
+		r.servers[n].registered = 0
+	}
 	for i, c := range claims {
-		if _, dup := r.names[assigned[i]]; dup { // a 32-bit hash collision: drop, reported
+		if taken[assigned[i]] { // a 32-bit hash collision: drop, reported
 			reports[c.e] = append(reports[c.e], fmt.Sprintf("tool %q dropped: name %s is taken", c.tool.Name, assigned[i]))
 			continue
 		}
@@ -505,10 +515,16 @@ func (r *Registry) rebuildLocked() {
 		if c.e.cfg.WorkspaceOnly {
 			t.Definition = c.e.cfg.Fingerprint() // grants are bound to this definition (permissions.Request.Definition)
 		}
-		r.names[t.Name] = toolRef{c.e, t}
-		r.tools = append(r.tools, t)
+		taken[t.Name] = true
+		c.e.registered++
+		refs = append(refs, ref{t, c.e.conn})
 	}
-	sort.Slice(r.tools, func(i, j int) bool { return r.tools[i].Name < r.tools[j].Name })
+	sort.Slice(refs, func(i, j int) bool { return refs[i].tool.Name < refs[j].tool.Name })
+	snap := &ToolSet{tools: make([]Tool, len(refs)), conns: make([]*conn, len(refs)), index: make(map[string]int, len(refs))}
+	for i, rf := range refs {
+		snap.tools[i], snap.conns[i], snap.index[rf.tool.Name] = rf.tool, rf.c, i
+	}
+	r.snap.Store(snap)
 	for _, n := range names {
 		e := r.servers[n]
 		msg := strings.Join(reports[e], "; ")
@@ -537,30 +553,26 @@ func (r *Registry) statusLocked(e *entry) ServerStatus {
 		Error: e.cfg.Redact(e.err, r.opts.Getenv), StderrTail: e.cfg.Redact(e.stderrTail, r.opts.Getenv), Command: e.cfg.Summary(),
 	}
 	if e.state == StateReady {
-		for _, ref := range r.names {
-			if ref.e == e {
-				s.Tools++
-			}
-		}
+		s.Tools = e.registered
 		s.Instructions = e.conn != nil && e.conn.instructions != ""
 		s.Error = e.cfg.Redact(e.collision, r.opts.Getenv)
 	}
 	return s
 }
 
-// Tools returns every registered tool, sorted by Name.
+// Tools returns a copy of every registered tool, sorted by Name. Snapshot gives the same
+// without copying.
 func (r *Registry) Tools() []Tool {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	return slices.Clone(r.tools)
+	return slices.Clone(r.snap.Load().All())
 }
+
+// Snapshot returns the current tool snapshot in O(1). It does not change: a later change of
+// the tools publishes a new one.
+func (r *Registry) Snapshot() *ToolSet { return r.snap.Load() }
 
 // Lookup finds a registered tool by its registered name.
 func (r *Registry) Lookup(name string) (Tool, bool) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	ref, ok := r.names[name]
-	return ref.tool, ok
+	return r.snap.Load().Lookup(name)
 }
 
 // Instructions returns the instructions of every ready server that sent some, by server name.
@@ -580,14 +592,7 @@ func (r *Registry) Instructions() map[string]string {
 // server, timeout, JSON-RPC error) is a Result with IsError; err is non-nil only when ctx ended,
 // and the Result is filled then too. Calls are never retried.
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
-	r.mu.Lock()
-	ref, ok := r.names[name]
-	var c *conn
-	var cfg ServerConfig // as written: its references say what to redact
-	if ok {
-		c, cfg = ref.e.conn, ref.e.cfg
-	}
-	r.mu.Unlock()
+	tool, c, ok := r.snap.Load().lookupConn(name)
 	if !ok || c == nil {
 		return unknownToolResult(name), ctx.Err()
 	}
@@ -597,7 +602,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	}
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := c.call(callCtx, name, ref.tool.Tool, args)
+	res, err := c.call(callCtx, name, tool.Tool, args)
 	switch {
 	case err == nil:
 		return res, nil
@@ -606,7 +611,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	case callCtx.Err() != nil:
 		return errorResult(name, fmt.Sprintf("tool call timed out after %s", timeout)), nil
 	case errors.Is(err, transport.ErrTransportClosed):
-		return errorResult(name, cfg.Redact(fmt.Sprintf("server %q failed during the call: %v", c.cfg.Name, c.deathReason(err)), r.opts.Getenv)), nil
+		return errorResult(name, c.written.Redact(fmt.Sprintf("server %q failed during the call: %v", c.cfg.Name, c.deathReason(err)), r.opts.Getenv)), nil
 	default:
 		if c.stdio() == nil {
 			select { // is the server still there? (watchHealth)
@@ -615,7 +620,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 			}
 		}
 		// The error may quote the resolved URL (a key in its path or query): redacted.
-		return errorResult(name, cfg.Redact(fmt.Sprintf("server %q: %v", c.cfg.Name, plainHTTPError(err)), r.opts.Getenv)), nil
+		return errorResult(name, c.written.Redact(fmt.Sprintf("server %q: %v", c.cfg.Name, plainHTTPError(err)), r.opts.Getenv)), nil
 	}
 }
 

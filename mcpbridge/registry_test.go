@@ -386,3 +386,46 @@ func sortedCopy(s []string) []string {
 	}
 	return out
 }
+
+// The snapshot is replaced, never changed, when a server's tools change: a caller holding the old
+// one keeps a consistent view, and the new one has the added tool.
+func TestSnapshotPublishedOnChange(t *testing.T) {
+	changed := make(chan struct{}, 1)
+	r := newTestRegistry(t, Options{OnChange: func([]ServerStatus) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}})
+	applyAndWait(t, r, stdioCfg("snap"))
+	old := r.Snapshot()
+	n := old.Len()
+	if _, ok := old.Lookup("mcp__snap__echo"); !ok {
+		t.Fatalf("echo not in the snapshot: %v", toolNames(r))
+	}
+	if res, _ := r.Call(context.Background(), "mcp__snap__add_tool", json.RawMessage(`{"name":"extra"}`)); res.IsError {
+		t.Fatalf("add_tool: %+v", res)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+	defer cancel()
+	for r.Snapshot() == old {
+		select {
+		case <-ctx.Done():
+			t.Fatal("no new snapshot after list_changed")
+		case <-changed:
+		}
+	}
+	if _, ok := r.Snapshot().Lookup("mcp__snap__extra"); !ok {
+		t.Fatalf("extra not in the new snapshot: %v", toolNames(r))
+	}
+	if old.Len() != n {
+		t.Fatalf("the old snapshot changed: %d tools, was %d", old.Len(), n)
+	}
+	if _, ok := old.Lookup("mcp__snap__extra"); ok {
+		t.Fatal("the old snapshot gained the new tool")
+	}
+	r.Apply(context.Background(), nil)
+	if r.Snapshot().Len() != 0 {
+		t.Fatalf("tools after removing the server: %v", toolNames(r))
+	}
+}

@@ -12,18 +12,19 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-
-	"github.com/gofrs/flock"
 )
 
 // DefaultAuditMaxBytes is the audit log size at which it rotates to "<path>.1".
 const DefaultAuditMaxBytes = 10 << 20
 
 // auditQueue is how many decisions may wait for the writer; beyond it Record drops lines.
-// auditBatch is the most lines the writer appends in one locked write.
+// auditBatch is the most lines the writer appends in one locked write. auditLinger is how long the
+// writer waits after a line for more before it writes (Flush and Close do not wait): sequential
+// calls then share one locked write instead of paying the lock for each line.
 const (
-	auditQueue = 1024
-	auditBatch = 256
+	auditQueue  = 1024
+	auditBatch  = 256
+	auditLinger = 2 * time.Millisecond
 )
 
 // AuditLog appends one JSON line per gate decision to audit.jsonl. It never records the
@@ -32,10 +33,12 @@ const (
 //
 // Record never blocks and never touches the file: it hashes the arguments, takes the time and
 // hands the entry to a single background writer through a bounded queue. The writer encodes
-// the lines and appends them in batches; appends and rotation are serialised across processes
-// by a flock on "<path>.lock", each batch of whole lines is one O_APPEND write, and a file
-// rotates before the line that would take it past maxBytes, exactly as if the lines were
-// written one by one. When the queue is full the line is dropped: Dropped counts the drops and
+// the lines and appends them in batches (what arrives within auditLinger of a line, at most
+// auditBatch lines); appends and rotation are serialised across processes by a flock on
+// "<path>.lock", held open for the log's life so a batch costs one lock and unlock, each batch of
+// whole lines is one O_APPEND write, and a file rotates before the line that would take it past
+// maxBytes, exactly as if the lines were written one by one. A crash loses at most the lines
+// still queued or lingering (a few milliseconds' worth), never a part of a line. When the queue is full the line is dropped: Dropped counts the drops and
 // the first one logs a warning. Flush waits for the lines recorded so far; Close writes every
 // queued line and stops the writer. Safe for concurrent use.
 type AuditLog struct {
@@ -60,7 +63,14 @@ type AuditLog struct {
 
 	// Owned by the writer goroutine.
 	f    *os.File
-	lock *flock.Flock
+	lock auditLock
+}
+
+// auditLock is the cross-process lock on "<path>.lock" (see newAuditLock).
+type auditLock interface {
+	Lock() error
+	Unlock() error
+	Close() error
 }
 
 // auditMsg is one queued entry (ArgsSha256 still raw), or a Flush marker when flushed != nil.
@@ -96,14 +106,19 @@ func OpenAuditLog(path string, maxBytes int64) (*AuditLog, error) {
 	if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 		return nil, fmt.Errorf("audit log: %w", err)
 	}
+	lock, err := newAuditLock(path + ".lock")
+	if err != nil {
+		return nil, fmt.Errorf("audit log lock: %w", err)
+	}
 	l := &AuditLog{
 		path: path, max: maxBytes, now: time.Now,
-		lock: flock.New(path+".lock", flock.SetPermissions(0o600)),
+		lock: lock,
 		ch:   make(chan auditMsg, auditQueue),
 		done: make(chan struct{}),
 	}
 	f, err := l.open()
 	if err != nil {
+		lock.Close()
 		return nil, err
 	}
 	l.f = f
@@ -254,21 +269,45 @@ func (l *AuditLog) run() {
 		}
 		ends = append(ends, buf.Len())
 	}
+	linger := time.NewTimer(time.Hour)
+	linger.Stop()
+	defer linger.Stop()
 	for m := range l.ch {
 		buf.Reset()
 		ends, waiters = ends[:0], waiters[:0]
 		add(m)
+		lingering := false
 	batch:
-		for len(ends) < auditBatch {
+		for len(ends) < auditBatch && len(waiters) == 0 {
 			select {
 			case m, ok := <-l.ch:
 				if !ok {
 					break batch
 				}
 				add(m)
+				continue
 			default:
+			}
+			if len(ends) == 0 {
+				break
+			}
+			if !lingering { // nothing more queued: wait briefly for the next lines
+				lingering = true
+				linger.Reset(auditLinger)
+			}
+			select {
+			case m, ok := <-l.ch:
+				if !ok {
+					break batch
+				}
+				add(m)
+			case <-linger.C:
+				lingering = false
 				break batch
 			}
+		}
+		if lingering {
+			linger.Stop()
 		}
 		if len(ends) > 0 {
 			l.setErr(l.append(buf.Bytes(), ends))

@@ -7,10 +7,12 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/gofrs/flock"
@@ -168,8 +170,11 @@ func TestAuditRotateBatch(t *testing.T) {
 			var l *AuditLog
 			if batch {
 				// A log without its writer: append gets all ten lines in one call.
-				l = &AuditLog{path: path, max: size, lock: flock.New(path + ".lock")}
-				var err error
+				lock, err := newAuditLock(path + ".lock")
+				if err != nil {
+					t.Fatal(err)
+				}
+				l = &AuditLog{path: path, max: size, lock: lock}
 				if l.f, err = l.open(); err != nil {
 					t.Fatal(err)
 				}
@@ -282,4 +287,75 @@ func TestAuditCloseRace(t *testing.T) {
 	if got := int64(len(auditLines(t, path))); got+l.Dropped() > 800 {
 		t.Errorf("%d lines + %d dropped > 800 records", got, l.Dropped())
 	}
+}
+
+// fdsTo counts this process's open file descriptors on path (Linux: /proc/self/fd).
+func fdsTo(t *testing.T, path string) int {
+	t.Helper()
+	ents, err := os.ReadDir("/proc/self/fd")
+	if err != nil {
+		t.Skip("no /proc/self/fd")
+	}
+	n := 0
+	for _, e := range ents {
+		if target, err := os.Readlink(filepath.Join("/proc/self/fd", e.Name())); err == nil && target == path {
+			n++
+		}
+	}
+	return n
+}
+
+// The writer keeps the lock file open between batches (one lock and unlock per batch, not an open
+// and close around them as well), and closes it with the log.
+func TestAuditHoldsLockFileOpen(t *testing.T) {
+	if runtime.GOOS != "linux" {
+		t.Skip("reads /proc/self/fd")
+	}
+	dir, err := filepath.EvalSymlinks(t.TempDir())
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "audit.jsonl")
+	l := fixedAuditLog(t, path, 0)
+	for i := range 3 {
+		l.Record(Request{Tool: "t", Turn: fmt.Sprint(i)}, Decision{Allowed: true, By: ByMode}, 0)
+		if err := l.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if n := fdsTo(t, path+".lock"); n != 1 {
+			t.Fatalf("after batch %d: %d open descriptors on the lock file, want 1 (held open)", i, n)
+		}
+	}
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if n := fdsTo(t, path+".lock"); n != 0 {
+		t.Fatalf("after Close: %d open descriptors on the lock file", n)
+	}
+}
+
+// Lines recorded one after another within the linger time share one write; a line with nothing
+// after it is written once the linger time has passed, without a Flush.
+func TestAuditBatchesByTime(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "audit.jsonl")
+		l, err := OpenAuditLog(path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		l.Record(Request{Tool: "t", Turn: "0"}, Decision{}, 0)
+		synctest.Wait()
+		time.Sleep(auditLinger / 2) // fake clock: the writer is still lingering
+		l.Record(Request{Tool: "t", Turn: "1"}, Decision{}, 0)
+		synctest.Wait()
+		if data := readFile(t, path); data != "" {
+			t.Fatalf("written before the linger time passed:\n%s", data)
+		}
+		time.Sleep(auditLinger)
+		synctest.Wait()
+		if got, want := turns(auditLines(t, path)), []string{"0", "1"}; !slices.Equal(got, want) {
+			t.Fatalf("after the linger time: turns %q, want %q", got, want)
+		}
+	})
 }

@@ -16,6 +16,13 @@ type Tools interface {
 	Instructions() map[string]string
 }
 
+// ToolSnapshotter is implemented by Tools that publish an immutable snapshot of their tools
+// (*mcpbridge.Registry). With it, a call finds its tool in O(1) and the tool specs are built once
+// per change of the tools; without it, every call builds a snapshot from Tools().
+type ToolSnapshotter interface {
+	Snapshot() *mcpbridge.ToolSet
+}
+
 // Gate is the confirm gate (implemented by *permissions.Gate).
 type Gate interface {
 	Check(ctx context.Context, req permissions.Request) (permissions.Decision, error)

@@ -72,7 +72,7 @@ func (t *turnRun) run(prompt string) Event {
 		req := Request{
 			System:      m.systemPrompt(final),
 			Messages:    t.conv.hist.Messages(),
-			Tools:       ts.specs(),
+			Tools:       ts.specs,
 			NoToolCalls: final,
 		}
 		text, calls, stop, err := t.callModel(provider, req)
@@ -182,7 +182,7 @@ func eventArgs(args json.RawMessage) json.RawMessage {
 
 // runCalls runs the calls in parallel (gate, then tool) and returns one result message per call,
 // in call order.
-func (t *turnRun) runCalls(ts toolSet, calls []ToolCall) []Message {
+func (t *turnRun) runCalls(ts *toolSet, calls []ToolCall) []Message {
 	for _, c := range calls {
 		t.emit(Event{Kind: KindToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: eventArgs(c.Args), Approval: ApprovalPending}})
 	}
@@ -195,7 +195,7 @@ func (t *turnRun) runCalls(ts toolSet, calls []ToolCall) []Message {
 	return results
 }
 
-func (t *turnRun) runCall(ts toolSet, c ToolCall) Message {
+func (t *turnRun) runCall(ts *toolSet, c ToolCall) Message {
 	args := c.Args
 	if len(args) == 0 {
 		args = json.RawMessage("{}")

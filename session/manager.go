@@ -10,6 +10,7 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"github.com/switchboard-dev/switchboard/permissions"
 	"github.com/switchboard-dev/switchboard/session/llm"
@@ -97,6 +98,8 @@ type runningTurn struct {
 type Manager struct {
 	opts Options
 	log  *slog.Logger
+
+	tools atomic.Pointer[toolSet] // the last snapshot built (see snapshot)
 
 	// providerMu guards provider, providerErr, model.
 	providerMu  sync.Mutex

@@ -1,9 +1,11 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
@@ -23,47 +25,75 @@ const (
 	ByInvalid = "invalid" // the arguments are not a JSON object
 )
 
-// toolSet is a snapshot of the tools for one model call.
+// toolSet is the tools for one model call or direct call: the built-ins, then the MCP tools of
+// one registry snapshot. It is built once per snapshot (the specs, with their schemas, included,
+// so the bytes sent to the model stay identical from step to step) and shared: never modify it.
 type toolSet struct {
-	list  []mcpbridge.Tool // built-ins, then MCP tools (registry order)
-	byMCP map[string]mcpbridge.Tool
+	src   *mcpbridge.ToolSet // the registry snapshot it was built from
+	list  []mcpbridge.Tool   // built-ins, then MCP tools (registry order)
+	specs []ToolSpec         // list as offered to the model
+	mcp   *mcpbridge.ToolSet // MCP tools by name, without any that would shadow a built-in
 }
 
-func (m *Manager) snapshot() toolSet {
-	var mcp []mcpbridge.Tool
-	if m.opts.Tools != nil {
-		mcp = m.opts.Tools.Tools()
+// snapshot returns the current toolSet: in O(1) while the registry's snapshot is unchanged.
+func (m *Manager) snapshot() *toolSet {
+	var src *mcpbridge.ToolSet
+	switch t := m.opts.Tools.(type) {
+	case nil:
+	case ToolSnapshotter:
+		src = t.Snapshot()
+	default:
+		src = mcpbridge.NewToolSet(t.Tools()) // no snapshots: build one per call
 	}
-	ts := toolSet{list: make([]mcpbridge.Tool, 0, len(builtins)+len(mcp)), byMCP: make(map[string]mcpbridge.Tool, len(mcp))}
+	if cur := m.tools.Load(); cur != nil && cur.src == src {
+		return cur
+	}
+	ts := newToolSet(src)
+	m.tools.Store(ts) // racing builders each use their own; the last stored is as good
+	return ts
+}
+
+func newToolSet(src *mcpbridge.ToolSet) *toolSet {
+	mcp := src.All()
+	ts := &toolSet{src: src, list: make([]mcpbridge.Tool, 0, len(builtins)+len(mcp)), mcp: src}
+	shadow := false
 	for _, b := range builtins {
 		ts.list = append(ts.list, b.tool)
 	}
 	for _, t := range mcp {
 		if _, dup := builtinByName[t.Name]; dup {
+			shadow = true
 			continue // cannot happen with mcp__ names; never let a server shadow a built-in
 		}
 		ts.list = append(ts.list, t)
-		ts.byMCP[t.Name] = t
+	}
+	if shadow {
+		ts.mcp = mcpbridge.NewToolSet(ts.list[len(builtins):])
+	}
+	ts.specs = make([]ToolSpec, len(ts.list))
+	for i, t := range ts.list {
+		ts.specs[i] = ToolSpec{Name: t.Name, Description: t.Description, InputSchema: specSchema(t.InputSchema)}
 	}
 	return ts
 }
 
-func (ts toolSet) specs() []ToolSpec {
-	specs := make([]ToolSpec, len(ts.list))
-	for i, t := range ts.list {
-		s := t.InputSchema
-		if len(s) == 0 || string(s) == "null" {
-			s = json.RawMessage(`{"type":"object","properties":{}}`)
-		}
-		specs[i] = ToolSpec{Name: t.Name, Description: t.Description, InputSchema: s}
+// specSchema is a tool's input schema as sent to the model: compact, an empty object schema
+// when the tool has none.
+func specSchema(s json.RawMessage) json.RawMessage {
+	if len(s) == 0 || string(s) == "null" {
+		return json.RawMessage(`{"type":"object","properties":{}}`)
 	}
-	return specs
+	var b bytes.Buffer
+	if json.Compact(&b, s) != nil {
+		return s
+	}
+	return b.Bytes()
 }
 
 // serverOf returns the MCP server of a tool name: from the registry's Tool when known, else by
 // parsing mcp__<server>__<tool>.
-func serverOf(ts toolSet, name string) string {
-	if t, ok := ts.byMCP[name]; ok {
+func serverOf(ts *toolSet, name string) string {
+	if t, ok := ts.mcp.Lookup(name); ok {
 		return t.Server
 	}
 	rest, ok := strings.CutPrefix(name, "mcp__")
@@ -111,7 +141,7 @@ func deniedText(name string, d permissions.Decision) string {
 // callOne runs one call through the gate and the tool. onDecision (may be nil) is called after
 // the gate. conv is nil for direct calls. A denied, unknown, invalid or failed call is a Result with
 // IsError; the returned Decision says what the gate (or the session, By unknown/invalid) decided.
-func (m *Manager) callOne(ctx context.Context, ts toolSet, conv *convo, turn string, mode permissions.Mode,
+func (m *Manager) callOne(ctx context.Context, ts *toolSet, conv *convo, turn string, mode permissions.Mode,
 	name string, args json.RawMessage, onDecision func(permissions.Decision)) (mcpbridge.Result, permissions.Decision) {
 	decided := func(d permissions.Decision) permissions.Decision {
 		if onDecision != nil {
@@ -120,7 +150,7 @@ func (m *Manager) callOne(ctx context.Context, ts toolSet, conv *convo, turn str
 		return d
 	}
 	bi := builtinByName[name]
-	_, isMCP := ts.byMCP[name]
+	mcpTool, isMCP := ts.mcp.Lookup(name)
 	if bi == nil && !isMCP {
 		d := decided(permissions.Decision{By: ByUnknown, Reason: "unknown tool"})
 		return errResult(name, unknownTool(name)), d
@@ -129,7 +159,7 @@ func (m *Manager) callOne(ctx context.Context, ts toolSet, conv *convo, turn str
 		d := decided(permissions.Decision{By: ByInvalid, Reason: "arguments are not a JSON object"})
 		return errResult(name, errorJSON(fmt.Sprintf("invalid arguments for %s: want a JSON object, got %s", name, cutUTF8(string(args), 200)))), d
 	}
-	req := permissions.Request{Tool: name, Server: serverOf(ts, name), Definition: ts.byMCP[name].Definition, Arguments: args, Mode: mode, Turn: turn}
+	req := permissions.Request{Tool: name, Server: serverOf(ts, name), Definition: mcpTool.Definition, Arguments: args, Mode: mode, Turn: turn}
 	if bi != nil {
 		req.ReadOnlyBuiltin = bi.readOnly
 	}
@@ -172,9 +202,11 @@ func (m *Manager) callOne(ctx context.Context, ts toolSet, conv *convo, turn str
 	return res, d
 }
 
+// validObject reports whether args is one JSON object (surrounding JSON white space allowed),
+// without decoding it: a call must not pay for a map of its arguments.
 func validObject(args json.RawMessage) bool {
-	var v map[string]json.RawMessage
-	return json.Unmarshal(args, &v) == nil && v != nil
+	b := bytes.TrimLeft(args, " \t\r\n")
+	return len(b) > 0 && b[0] == '{' && json.Valid(args)
 }
 
 func textBlock(s string) json.RawMessage {
@@ -187,7 +219,7 @@ func errResult(name, text string) mcpbridge.Result {
 }
 
 // ToolList returns the tools as sent to the model: the built-ins (Server "") then the MCP tools.
-func (m *Manager) ToolList() []mcpbridge.Tool { return m.snapshot().list }
+func (m *Manager) ToolList() []mcpbridge.Tool { return slices.Clone(m.snapshot().list) }
 
 // CallTool is the one path for a direct tool call (switchboard.callTool, `switchboard call`):
 // built-in or MCP, through the gate under mode. Denied, unknown and failed calls are Results with

@@ -112,9 +112,19 @@ func (b *bench) all() ([]row, error) {
 // whichever comes first: a switchboard/serversChanged notification with all ready, or a poll of
 // switchboard.servers (every cfg.poll).
 func (b *bench) startSB(n int) (*lspClient, time.Duration, error) {
+	return b.startSBWith(b.serverMap(n), nil)
+}
+
+// startSBWith is startSB with the given servers; onNote (may be nil) also sees every
+// notification.
+func (b *bench) startSBWith(specs map[string]serverSpec, onNote0 func(string, json.RawMessage)) (*lspClient, time.Duration, error) {
+	n := len(specs)
 	home := b.home("sb")
 	ready := make(chan error, 1)
 	onNote := func(method string, params json.RawMessage) {
+		if onNote0 != nil {
+			onNote0(method, params)
+		}
 		if method != "switchboard/serversChanged" {
 			return
 		}
@@ -132,7 +142,7 @@ func (b *bench) startSB(n int) (*lspClient, time.Duration, error) {
 		}
 	}
 	servers := map[string]any{}
-	for name, s := range b.serverMap(n) {
+	for name, s := range specs {
 		servers[name] = map[string]any{"command": s.Command, "args": s.Args}
 	}
 	ctx, cancel := withTimeout(60 * time.Second)

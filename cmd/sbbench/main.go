@@ -27,6 +27,8 @@ type config struct {
 	mcptest     string // path to the mcptest binary
 	node        string
 	hubJS       string // mcp-hub dist/cli.js; "" = skip mcp-hub
+	everything  string // server-everything dist/index.js; "" = skip its rows
+	manyTools   int    // dummy tools on the big server of the tool-count rows
 	runs        int    // runs per figure
 	calls       int    // timed calls per round-trip run
 	warmup      int    // untimed calls before each round-trip run
@@ -61,13 +63,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&cfg.mcptest, "mcptest", "", "mcptest binary (default: go build ./cmd/mcptest into a temp dir)")
 	fs.StringVar(&cfg.node, "node", "node", "node binary for mcp-hub")
 	fs.StringVar(&cfg.hubJS, "mcp-hub", "", "mcp-hub's dist/cli.js (default: .cache/mcp-hub/node_modules/mcp-hub/dist/cli.js under the repo root; \"none\" skips mcp-hub)")
+	fs.StringVar(&cfg.everything, "everything", "", "@modelcontextprotocol/server-everything's dist/index.js (default: under .cache/server-everything in the repo root; \"none\" skips it)")
+	fs.IntVar(&cfg.manyTools, "many-tools", 1000, "dummy tools on the server of the tool-count rows")
 	fs.IntVar(&cfg.runs, "runs", 7, "runs per figure (each figure is the median of the runs)")
 	fs.IntVar(&cfg.calls, "calls", 200, "timed tool calls per round-trip run (a run's figure is the median call)")
 	fs.IntVar(&cfg.warmup, "warmup", 20, "untimed calls before each round-trip run")
 	fs.IntVar(&cfg.bigRuns, "big-runs", 3, "runs per big-result figure")
 	fs.StringVar(&counts, "servers", "1,10,30", "server counts for the ready-time rows; the largest is also used for memory")
 	fs.StringVar(&sizes, "sizes", "5,50", "big-result sizes in MB (10^6 bytes)")
-	fs.StringVar(&only, "only", "rt,ready,mem,big", "sections to run: rt (round trip), ready, mem, big")
+	fs.StringVar(&only, "only", "rt,ready,mem,big,tools,everything,first", "sections to run: rt (round trip), ready, mem, big, "+
+		"tools (tool-count sweep), everything (server-everything round trip and 8 callers), first (first call after start)")
 	fs.DurationVar(&cfg.poll, "poll", 5*time.Millisecond, "poll interval while waiting for readiness (both hosts)")
 	fs.BoolVar(&cfg.verbose, "v", false, "log each run to stderr")
 	fs.StringVar(&cfg.work, "work", "", "scratch dir (default: a temp dir, removed at the end)")
@@ -108,7 +113,14 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	b := &bench{cfg: cfg, log: stderr}
 	rows, err := b.all()
+	prows := b.perfRows()
 	printTable(stdout, cfg, rows)
+	printPerfTable(stdout, prows)
+	for _, r := range prows {
+		if r.a.err != "" && !r.a.ok {
+			err = errors.Join(err, fmt.Errorf("%s: %s", r.name, r.a.err))
+		}
+	}
 	if err != nil {
 		fmt.Fprintln(stderr, "sbbench:", err)
 		return 1
@@ -160,6 +172,24 @@ func (c *config) resolveBinaries(log io.Writer) error {
 	if c.hubJS != "" && c.hubJS != "none" {
 		if abs, err := filepath.Abs(c.hubJS); err == nil {
 			c.hubJS = abs
+		}
+	}
+	if c.everything != "" && c.everything != "none" {
+		if abs, err := filepath.Abs(c.everything); err == nil {
+			c.everything = abs
+		}
+	}
+	switch c.everything {
+	case "none":
+		c.everything = ""
+	case "":
+		if root != "" {
+			p := filepath.Join(root, ".cache", "server-everything", "node_modules", "@modelcontextprotocol", "server-everything", "dist", "index.js")
+			if _, err := os.Stat(p); err == nil {
+				c.everything = p
+			} else {
+				fmt.Fprintf(log, "sbbench: server-everything not found at %s (run cmd/sbbench/run.sh to install it); skipping its rows\n", p)
+			}
 		}
 	}
 	switch c.hubJS {
@@ -238,6 +268,9 @@ func failed(err error) figure { return figure{err: err.Error()} }
 func printTable(w io.Writer, cfg config, rows []row) {
 	fmt.Fprintf(w, "machine: %s, %d CPUs (nproc), %s %s/%s; %s\n", cpuModel(), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, time.Now().UTC().Format("2006-01-02 15:04 MST"))
 	fmt.Fprintf(w, "runs per figure: %d (big results: %d); timed calls per round-trip run: %d; figures are medians\n\n", cfg.runs, cfg.bigRuns, cfg.calls)
+	if len(rows) == 0 {
+		return
+	}
 	fmt.Fprintln(w, "| measurement | switchboard | bare mcp-go (baseline) | switchboard ÷ baseline | mcp-hub | switchboard ÷ mcp-hub | goal |")
 	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---|")
 	for _, r := range rows {
