@@ -13,6 +13,7 @@ import (
 	"syscall"
 
 	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/host/lsp"
 )
 
 // runServe is `switchboard serve [--stdio] [--log FILE]`: the LSP server on stdin/stdout.
@@ -59,12 +60,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := host.Serve(ctx, newStdio(os.Stdin, out), host.Options{
-		Logger:  slog.New(handler),
+	err := lsp.Serve(ctx, newStdio(os.Stdin, out), lsp.Options{
+		Options: host.Options{Logger: slog.New(handler)},
 		Version: version,
 	})
 	switch {
-	case errors.Is(err, host.ErrNoShutdown):
+	case errors.Is(err, lsp.ErrNoShutdown):
 		return 1
 	case err != nil:
 		fmt.Fprintf(stderr, "switchboard serve: %v\n", err)

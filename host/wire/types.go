@@ -38,6 +38,9 @@ type ServerStatus struct {
 	// Command is what runs (command and arguments, or the URL) as the configuration spells it:
 	// ${env:X} templates, never values from the user's environment.
 	Command string `json:"command,omitempty"`
+	// TrustPrompt is, for an untrusted workspace-only server, the trust question's text (what
+	// switchboard.trust decides about).
+	TrustPrompt string `json:"trustPrompt,omitempty"`
 }
 
 // ServersChangedParams is the params of switchboard/serversChanged.

@@ -25,6 +25,8 @@ export interface ServerStatus {
     stderrTail?: string;
     /** The command line or URL (an extra field the host sends). */
     command?: string;
+    /** For an untrusted workspace-only server: the trust question's text (an extra field). */
+    trustPrompt?: string;
 }
 
 export interface ToolInfo {
