@@ -43,6 +43,9 @@ type Options struct {
 	// Servers, when set, picks which configured servers run (`switchboard call` starts only the
 	// tool's own server); nil = all.
 	Servers func([]mcpbridge.ServerConfig) []mcpbridge.ServerConfig
+	// Roots are the MCP roots while there is no workspace folder (`switchboard call` gives the
+	// directory it runs in); nil = none.
+	Roots []string
 	// Now is the clock of Question.Requested (nil = time.Now).
 	Now func() time.Time
 }
@@ -160,7 +163,7 @@ func New(opts Options, ui UI) (*App, error) {
 		},
 		BaseEnv: opts.BaseEnv,
 		Getenv:  a.lookupEnv,
-		Roots:   a.Folders, // MCP roots are the workspace folders
+		Roots:   a.roots, // MCP roots are the workspace folders
 		Elicit:  a.elicit,
 		Sample:  a.sample,
 	})
@@ -191,7 +194,7 @@ func (a *App) Start(folders []string, s Settings, warns []string) {
 }
 
 // StartAndWait is Start for a one-shot front end: it returns once every server's start has ended
-// (or ctx ended).
+// (or ctx ended) and the UI has been told about it.
 func (a *App) StartAndWait(ctx context.Context, folders []string, s Settings) {
 	a.startOnce.Do(func() {
 		a.stateMu.Lock()
@@ -201,6 +204,7 @@ func (a *App) StartAndWait(ctx context.Context, folders []string, s Settings) {
 		a.connectServers()
 	})
 	a.registry.WaitIdle(ctx) // ignore error: a cancelled wait leaves servers starting; calls report it
+	a.serversChanged(nil)    // the notices about the settled servers, now (the registry's may lag)
 }
 
 // Shutdown ends turns, pending questions (as by disconnect; the gate records "shutdown") and MCP
@@ -238,6 +242,13 @@ func (a *App) Folders() []string {
 	a.stateMu.Lock()
 	defer a.stateMu.Unlock()
 	return append([]string(nil), a.folders...)
+}
+
+func (a *App) roots() []string {
+	if f := a.Folders(); len(f) > 0 {
+		return f
+	}
+	return a.opts.Roots
 }
 
 // SetFolders replaces the workspace folders and reapplies the configuration.

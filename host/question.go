@@ -99,6 +99,10 @@ func (q *Question) Answer(r Reply) error {
 // timed out, cancelled).
 var ErrNotPending = errors.New("host: no such pending question (unknown, already answered or timed out)")
 
+// Gone says nobody can answer q any more (the front end's input ended): it ends as by
+// disconnect, and the gate records that, never a denial by the person.
+func (q *Question) Gone() { q.qs.resolve(q, Outcome{By: ByDisconnect}) }
+
 // Dismiss says the person closed the question without answering: it ends as cancelled.
 func (q *Question) Dismiss() { q.qs.resolve(q, Outcome{By: ByCancelled}) }
 

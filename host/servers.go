@@ -25,6 +25,9 @@ func (a *App) loadConfig() ([]mcpbridge.ServerConfig, []error) {
 		EditorServers:    o.Servers,
 		Getenv:           a.lookupEnv,
 	})
+	if a.opts.Servers != nil {
+		cfgs = a.opts.Servers(cfgs)
+	}
 	msgs := make([]string, len(errs))
 	for i, err := range errs {
 		msgs[i] = safetext.Line(err.Error()) // it quotes key names and file names
