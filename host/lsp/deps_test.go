@@ -1,7 +1,9 @@
 package lsp
 
 import (
+	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -38,6 +40,29 @@ func TestDeps(t *testing.T) {
 			if imp == self {
 				t.Errorf("%s imports %s: the application and the leaves must not depend on a front end", f[0], self)
 			}
+		}
+	}
+}
+
+// TestOneWay: a request goes down into the application and comes back as its result; the
+// application reaches the editor only through host.UI and host.ToolProgress. So the language
+// server puts nothing in a ctx for the application to find (no token, no connection) and hands it
+// no callback but a chat turn's event sink.
+func TestOneWay(t *testing.T) {
+	files, err := filepath.Glob("*.go")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range files {
+		if strings.HasSuffix(f, "_test.go") {
+			continue
+		}
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if strings.Contains(string(b), "context.WithValue") {
+			t.Errorf("%s: context.WithValue in the language server: pass what the application needs explicitly", f)
 		}
 	}
 }
