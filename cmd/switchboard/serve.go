@@ -13,7 +13,6 @@ import (
 	"syscall"
 
 	"github.com/switchboard-dev/switchboard/host"
-	"github.com/switchboard-dev/switchboard/host/lsp"
 )
 
 // runServe is `switchboard serve [--stdio] [--log FILE]`: the LSP server on stdin/stdout.
@@ -60,12 +59,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := lsp.Serve(ctx, newStdio(os.Stdin, out), lsp.Options{
-		Options: host.Options{Logger: slog.New(handler)},
-		Version: version,
+	err := serveLSP(ctx, newStdio(os.Stdin, out), host.Options{
+		Logger: slog.New(handler),
 	})
 	switch {
-	case errors.Is(err, lsp.ErrNoShutdown):
+	case errors.Is(err, errNoShutdown):
 		return 1
 	case err != nil:
 		fmt.Fprintf(stderr, "switchboard serve: %v\n", err)

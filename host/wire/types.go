@@ -38,8 +38,8 @@ type ServerStatus struct {
 	// Command is what runs (command and arguments, or the URL) as the configuration spells it:
 	// ${env:X} templates, never values from the user's environment.
 	Command string `json:"command,omitempty"`
-	// TrustPrompt is, for an untrusted workspace-only server, the trust question's text (what
-	// switchboard.trust decides about).
+	// TrustPrompt is, for an untrusted workspace server, the trust question's full text (what runs,
+	// what it reads from the environment, what changed since last trusted), without "Start it?".
 	TrustPrompt string `json:"trustPrompt,omitempty"`
 }
 

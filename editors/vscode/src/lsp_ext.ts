@@ -1,5 +1,5 @@
 // The Switchboard protocol extensions: every workspace command and notification name of
-// shared/PROTOCOL.md (sections 3 and 6), mirrored from host/wire/names.go.
+// host/wire/PROTOCOL.md (sections 3 and 6), mirrored from host/wire/names.go.
 //
 // This is the only file of the extension that spells a host method or command name, and every
 // string literal in it is one: host/methods_test.go reads this file and compares the set with the

@@ -1,4 +1,4 @@
-// Params and result shapes of the Switchboard protocol extensions (shared/PROTOCOL.md), typed
+// Params and result shapes of the Switchboard protocol extensions (host/wire/PROTOCOL.md), typed
 // against the names in lsp_ext.ts.
 
 import { NotificationType } from "vscode-languageserver-protocol";
@@ -23,9 +23,9 @@ export interface ServerStatus {
     instructions: boolean;
     error?: string;
     stderrTail?: string;
-    /** The command line or URL (an extra field the host sends). */
+    /** What runs: the command line or URL, with ${env:X} templates, never values. */
     command?: string;
-    /** For an untrusted workspace-only server: the trust question's text (an extra field). */
+    /** An untrusted workspace server: the trust question's full text. */
     trustPrompt?: string;
 }
 
@@ -106,7 +106,7 @@ export interface CancelParams {
     turn: string;
 }
 
-// ---- MCP elicitation (README "Protocol additions") ----
+// ---- MCP elicitation (host/wire/PROTOCOL.md section 7) ----
 
 export type ElicitAction = "accept" | "decline" | "cancel";
 export type ElicitFieldType = "string" | "number" | "integer" | "boolean" | "array";

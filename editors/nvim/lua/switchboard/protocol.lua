@@ -1,4 +1,4 @@
--- Switchboard wire names, mirrored from host/wire/names.go (../shared/PROTOCOL.md sections 3 and 6).
+-- Switchboard wire names, mirrored from host/wire/names.go (host/wire/PROTOCOL.md sections 3 and 6).
 --
 -- This is the only Lua file that spells a Switchboard command or notification name, and every
 -- string literal in it is one: host/methods_test.go reads this file and compares the set with the
