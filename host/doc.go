@@ -1,54 +1,35 @@
-// Package host is the Switchboard LSP server: what editors start as `switchboard serve`. It speaks
-// the LSP base protocol on one connection (stdin/stdout) and wires the MCP registry
-// ([mcpbridge.Registry]), the confirm gate ([permissions.Gate]) and the agent
-// ([session.Manager]) to the editor through standard LSP (PROTOCOL.md in the shared notes is the
-// wire contract; methods.go mirrors its names).
+// Package host is the Switchboard application: one [App], built by cmd with [New] from [Options]
+// and a [UI]. It owns the allowlist, trust store and audit log ([permissions]), the confirm gate,
+// the MCP registry ([mcpbridge.Registry]), the agent ([session.Manager]), the settings and the
+// configuration and trust policy, and every pending question to the person. It offers the
+// operations both front ends need: servers, tools, call a tool, chat, cancel, reconnect, trust,
+// allowlist, answer a pending question, apply settings.
 //
-// # Data flow
+// # Front ends
 //
-//	editor ──stdin──▶ lspconn.Stream ──▶ jsonrpc2.Conn ──▶ lspconn.Router
-//	                  (bad frame → -32700,   (read loop)      ├─ notifications: inline, wire order
-//	                   keep reading)                          │    didOpen/didChange/didClose → documents (open buffers)
-//	                                                          │    didChangeConfiguration → settings, Registry.Apply
-//	                                                          │    $/cancelRequest (Preempter) → request ctx cancelled
-//	                                                          └─ requests
-//	                                                               initialize (inline; servers start after it)
-//	                                                               codeAction (inline) → 4 quickfixes per pending approval
-//	                                                               executeCommand (async: jsonrpc2.Async)
-//	                                                                 switchboard.callTool ─▶ session.Manager.CallTool
-//	                                                                 switchboard.chat ─▶ session.Manager.Start ─▶ turn goroutine
-//	                                                                                      │
-//	          ┌───────────────────────────────────────────────────────────────────────────┘
-//	          ▼
-//	permissions.Gate.Check ── allowlist/mode decide ──▶ allowed / denied
-//	          │ ask
-//	          ▼
-//	approvals.Confirm (confirm.go) ──▶ switchboard/approvalRequested ─┐
-//	          │                        window/showMessageRequest ──────┼──▶ editor
-//	          │                        codeAction quickfixes ──────────┘
-//	          ◀── first of: message reply │ switchboard.approve (code action) │ timeout │ cancel │ editor gone
-//	          └──▶ switchboard/approvalResolved
-//	allowed: mcpbridge.Registry.Call ──▶ MCP server (stdio / http / sse)
-//	result ──▶ ToolResult reply (callTool) or switchboard/event (chat)
+// The language server (host/lsp, what editors start as `switchboard serve`) and `switchboard call`
+// (the terminal) each implement [UI], the only way the application asks or tells the person:
+// questions ([Question]: a tool call's approval, a server's elicitation, sampling consent, trust),
+// notices, server statuses, tool-call progress, and the open buffers and edits of edit_file.
 //
-//	mcpbridge.Registry OnChange ──▶ switchboard/serversChanged, $/progress, window/showMessage on failure,
-//	                                workspace trust prompt (untrusted workspace-only servers)
-//	slog warnings and errors ──▶ window/logMessage (and stderr/--log at the configured level)
-//	everything notable ──▶ SWITCHBOARD_EVENTS file (events.go)
+// # A tool call
 //
-// # Concurrency
+// One way down and back: front end ─▶ [App.CallTool] ─▶ session.Manager.CallTool ─▶
+// permissions.Gate.Check ─▶ [App.Confirm] (the gate's Prompter) ─▶ [UI.Ask] ─▶ the person; their
+// answer comes back through [App.Answer] or [Question.Answer] from any front end, and the
+// [Question] orders it against its deadline under its own lock; then mcpbridge.Registry.Call,
+// with the call's [ToolProgress] observer given explicitly in [CallRequest] (or made by
+// [UI.ToolProgress] for a chat turn's calls).
 //
-// Notifications run inline on the read loop, so buffers are always applied in wire order and a
-// request sees every notification sent before it. Requests that wait (executeCommand, shutdown) are
-// released with jsonrpc2.Async so a callTool waiting at the gate never blocks approve, cancel or
-// codeAction. Nothing calls the editor (Conn.Call) from the read loop: prompts, progress creation
-// and applyEdit run on their own goroutines. Handlers never see jsonrpc2's pooled per-request
-// context (see lspconn.Router).
+// # Questions
 //
-// # Lifecycle
+// Every kind of question lives in one queue ([Questions]): ids "a1", "e2", "s3", "t4" (the
+// letter of its kind), oldest first, answered once; it ends by the person's answer, its timeout,
+// the asker giving up, or the front end going away (cancel all), whichever comes first.
 //
-// initialize answers at once; MCP servers start on initialized (or on the first message after
-// initialize). shutdown denies pending approvals, ends turns and closes every MCP server (process
-// groups killed); exit ends Serve (nil after shutdown, ErrNoShutdown otherwise). A closed stdin or
-// a cancelled context does the same cleanup.
+// # Imports
+//
+// host imports the leaves (mcpbridge, permissions) and session. It must not import go.lsp.dev,
+// host/lsp, host/internal/lspconn or host/wire (the contract is converted at the language
+// server's edge), nor cmd: deps_test.go guards it.
 package host

@@ -4,11 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"sync"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
-
-	"go.lsp.dev/protocol"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/session"
@@ -20,36 +17,14 @@ import (
 // what the server sends; "Allow this server" stops the asking for that server until the host
 // exits. The model is the provider of switchboard.chat; the call has no tools.
 
-// Titles of the sampling prompt: none is an approval's or a trust prompt's title, so an editor
-// that routes those by title never mistakes this prompt for one.
-const (
-	TitleSampleOnce   = "Allow this time"
-	TitleSampleServer = "Allow this server"
-	TitleSampleRefuse = "Refuse"
-)
-
-type sampling struct {
-	s *server
-
-	mu      sync.Mutex
-	allowed map[string]bool // servers the user allowed for this session
-}
-
-func newSampling(s *server) *sampling { return &sampling{s: s, allowed: map[string]bool{}} }
-
 // sample is mcpbridge.Options.Sample.
-func (sp *sampling) sample(ctx context.Context, req mcpbridge.SampleRequest) (mcpbridge.SampleResult, error) {
-	s := sp.s
-	sp.mu.Lock()
-	allowed := sp.allowed[req.Server]
-	sp.mu.Unlock()
+func (a *App) sample(ctx context.Context, req mcpbridge.SampleRequest) (mcpbridge.SampleResult, error) {
+	a.stateMu.Lock()
+	allowed := a.sampleOK[req.Server]
+	a.stateMu.Unlock()
 	if !allowed {
-		ok, err := sp.ask(ctx, req)
-		if err != nil {
-			return mcpbridge.SampleResult{}, err
-		}
-		if !ok {
-			s.log.Info(fmt.Sprintf("host: MCP server '%s' asked to use the model; refused", req.Server))
+		if !a.askSample(ctx, req) {
+			a.log.Info(fmt.Sprintf("host: MCP server '%s' asked to use the model; refused", req.Server))
 			return mcpbridge.SampleResult{}, mcpbridge.ErrSampleRejected
 		}
 	}
@@ -61,7 +36,7 @@ func (sp *sampling) sample(ctx context.Context, req mcpbridge.SampleRequest) (mc
 		}
 		msgs[i] = llm.Message{Role: role, Text: m.Text}
 	}
-	c, err := s.sessions.Complete(ctx, req.System, msgs, req.MaxTokens)
+	c, err := a.sessions.Complete(ctx, req.System, msgs, req.MaxTokens)
 	if errors.Is(err, session.ErrNoProvider) {
 		return mcpbridge.SampleResult{}, fmt.Errorf("Switchboard has no usable model (settings: provider): %w", err)
 	}
@@ -75,17 +50,19 @@ func (sp *sampling) sample(ctx context.Context, req mcpbridge.SampleRequest) (mc
 	case llm.StopMaxTokens:
 		stop = "maxTokens"
 	}
-	s.log.Info(fmt.Sprintf("host: MCP server '%s' used the model (%d characters back)", req.Server, len(c.Text)))
+	a.log.Info(fmt.Sprintf("host: MCP server '%s' used the model (%d characters back)", req.Server, len(c.Text)))
 	return mcpbridge.SampleResult{Model: c.Model, Text: c.Text, StopReason: stop}, nil
 }
 
-// ask puts the question to the user; false when refused, dismissed or not answered in time.
-func (sp *sampling) ask(ctx context.Context, req mcpbridge.SampleRequest) (bool, error) {
-	s := sp.s
-	if s.isGone() {
-		return false, nil
+// askSample puts the question to the person; false when refused, dismissed or not answered in
+// time. "Allow this server" stops the asking for that server until the host exits.
+func (a *App) askSample(ctx context.Context, req mcpbridge.SampleRequest) bool {
+	select {
+	case <-a.gone:
+		return false
+	default:
 	}
-	ctx, cancel := context.WithTimeout(ctx, s.questionTimeout())
+	ctx, cancel := context.WithTimeout(ctx, a.gate.Timeout())
 	defer cancel()
 	last := ""
 	for i := len(req.Messages) - 1; i >= 0; i-- {
@@ -98,25 +75,27 @@ func (sp *sampling) ask(ctx context.Context, req mcpbridge.SampleRequest) (bool,
 	if req.MaxTokens > 0 {
 		limit = fmt.Sprintf("up to %d tokens", req.MaxTokens)
 	}
-	msg := fmt.Sprintf("MCP server '%s' asks to use your model (%s, %s): %s",
-		req.Server, s.modelName(), limit, safetext.Bounded(last, previewLimit))
-	title, ok := s.askButtons(ctx, protocol.MessageTypeInfo, msg, TitleSampleOnce, TitleSampleServer, TitleSampleRefuse)
-	switch {
-	case !ok, title == TitleSampleRefuse:
-		return false, nil
-	case title == TitleSampleServer:
-		sp.mu.Lock()
-		sp.allowed[req.Server] = true
-		sp.mu.Unlock()
+	q := a.questions.open(KindSampling, a.gate.Timeout(), func(q *Question) {
+		q.Sample = req
+		q.Text = fmt.Sprintf("MCP server '%s' asks to use your model (%s, %s): %s",
+			req.Server, a.modelName(), limit, safetext.Bounded(last, previewLimit))
+	})
+	a.ui.Ask(q)
+	o := q.wait(ctx, a.gone)
+	if o.By != ByUser || !o.Reply.Allow {
+		return false
 	}
-	return true, nil
+	if o.Reply.Always {
+		a.stateMu.Lock()
+		a.sampleOK[req.Server] = true
+		a.stateMu.Unlock()
+	}
+	return true
 }
 
-// modelName is the configured model, for the prompt.
-func (s *server) modelName() string {
-	s.stateMu.Lock()
-	p := s.provider
-	s.stateMu.Unlock()
+// modelName is the configured model, for the question.
+func (a *App) modelName() string {
+	p := a.currentProvider()
 	switch {
 	case p.Model != "":
 		return p.Model

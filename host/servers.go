@@ -5,12 +5,10 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 
-	"go.lsp.dev/protocol"
-
-	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
@@ -18,48 +16,45 @@ import (
 // loadConfig reads every configuration source (PROTOCOL.md section 2) with the current settings and
 // workspace folders. It is also the registry's Load (switchboard.reconnect re-reads the files).
 // Problems are logged (window/logMessage) and shown once per distinct set.
-func (s *server) loadConfig() ([]mcpbridge.ServerConfig, []error) {
-	o := s.currentSettings()
+func (a *App) loadConfig() ([]mcpbridge.ServerConfig, []error) {
+	o := a.currentSettings()
 	// Files the user named must exist; the default locations need not.
 	named := mcpbridge.CheckNamedConfigFiles(o.ConfigFiles)
 	for _, err := range named {
-		s.log.Error("MCP configuration: " + err.Error())
+		a.log.Error("MCP configuration: " + err.Error())
 	}
 	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{
-		UserFile:         s.opts.UserConfigFile,
-		WorkspaceFolders: s.folderList(),
+		UserFile:         a.opts.UserConfigFile,
+		WorkspaceFolders: a.Folders(),
 		ExtraFiles:       o.ConfigFiles,
 		EditorServers:    o.Servers,
-		Getenv:           s.lookupEnv,
+		Getenv:           a.lookupEnv,
 	})
 	errs = append(named, errs...)
+	if a.opts.Servers != nil {
+		cfgs = a.opts.Servers(cfgs)
+	}
 	msgs := make([]string, len(errs))
 	for i, err := range errs {
 		msgs[i] = safetext.Line(err.Error()) // it quotes key names and file names
 	}
 	sig := strings.Join(msgs, "\n")
-	s.cfgMu.Lock()
-	s.cfgs = cfgs
-	show := sig != s.lastCfgErrs
-	s.lastCfgErrs = sig
-	s.cfgMu.Unlock()
+	show := a.cfgs.set(cfgs, sig)
 	for _, m := range msgs[len(named):] {
-		s.log.Warn("MCP configuration: " + m)
+		a.log.Warn("MCP configuration: " + m)
 	}
 	if show && len(msgs) > 0 {
 		more := ""
 		if len(msgs) > 1 {
 			more = fmt.Sprintf(" (and %d more; see the Switchboard output)", len(msgs)-1)
 		}
-		s.showMessage(protocol.MessageTypeWarning, "Switchboard: MCP configuration problem: "+msgs[0]+more)
+		a.ui.Notify(LevelWarning, "Switchboard: MCP configuration problem: "+msgs[0]+more)
 	}
 	return cfgs, errs
 }
 
-func (s *server) configFor(name string) (mcpbridge.ServerConfig, bool) {
-	s.cfgMu.Lock()
-	defer s.cfgMu.Unlock()
-	for _, c := range s.cfgs {
+func (a *App) configFor(name string) (mcpbridge.ServerConfig, bool) {
+	for _, c := range a.cfgs.all() {
 		if c.Name == name {
 			return c, true
 		}
@@ -69,16 +64,16 @@ func (s *server) configFor(name string) (mcpbridge.ServerConfig, bool) {
 
 // trusted is the registry's Trusted: a workspace-only server runs once the user trusted exactly
 // this configuration (by fingerprint).
-func (s *server) trusted(cfg mcpbridge.ServerConfig) bool {
-	return s.trust.Get(cfg.Name, cfg.Fingerprint()) == permissions.Trusted
+func (a *App) trusted(cfg mcpbridge.ServerConfig) bool {
+	return a.trust.Get(cfg.Name, cfg.Fingerprint()) == permissions.Trusted
 }
 
 // serversChanged is the registry's OnChange. It is serialised so the editor always sees the
 // latest list last.
-func (s *server) serversChanged([]mcpbridge.ServerStatus) {
-	s.statusMu.Lock()
-	defer s.statusMu.Unlock()
-	servers := s.statuses(s.registry.Servers())
+func (a *App) serversChanged([]mcpbridge.ServerStatus) {
+	a.servers.mu.Lock()
+	defer a.servers.mu.Unlock()
+	servers := a.statuses(a.registry.Servers())
 	seen := make(map[string]bool, len(servers))
 	for _, st := range servers {
 		seen[st.Name] = true
@@ -88,126 +83,132 @@ func (s *server) serversChanged([]mcpbridge.ServerStatus) {
 		if st.State == mcpbridge.StateFailed {
 			key += "\x00" + st.Error
 		}
-		prev, had := s.states[st.Name]
+		prev, had := a.servers.states[st.Name]
 		if had && prev == key {
 			continue
 		}
-		s.states[st.Name] = key
+		a.servers.states[st.Name] = key
 		fields := map[string]any{"server": st.Name, "state": st.State}
 		if st.Error != "" {
 			fields["error"] = st.Error
 		}
-		s.events.record("serverState", fields)
+		a.events.record("serverState", fields)
 		switch st.State {
 		case mcpbridge.StateFailed:
 			reason := safetext.Block(st.Error)
 			if reason == "" {
 				reason = "unknown error"
 			}
-			s.log.Warn(fmt.Sprintf("MCP server %q failed: %s", st.Name, reason))
-			s.showMessage(protocol.MessageTypeError, fmt.Sprintf("Switchboard: MCP server '%s' failed: %s", st.Name, reason))
+			a.log.Warn(fmt.Sprintf("MCP server %q failed: %s", st.Name, reason))
+			a.ui.Notify(LevelError, fmt.Sprintf("Switchboard: MCP server '%s' failed: %s", st.Name, reason))
 		case mcpbridge.StateUntrusted:
-			s.maybeAskTrust(st.Name)
+			a.maybeAskTrust(st.Name)
 		}
 	}
-	for name := range s.states {
+	for name := range a.servers.states {
 		if !seen[name] {
-			delete(s.states, name)
-			s.events.record("serverState", map[string]any{"server": name, "state": "removed"})
+			delete(a.servers.states, name)
+			a.events.record("serverState", map[string]any{"server": name, "state": "removed"})
 		}
 	}
-	s.sendJSON(NotifyServersChanged, ServersChangedParams{Servers: servers})
-	select {
-	case s.progressCh <- struct{}{}:
-	default:
-	}
+	a.ui.ServersChanged(servers)
 }
 
 // expectRestart forgets the last seen state of the named servers (none = every server) before the
 // host restarts them. The registry coalesces OnChange, so a failed server that fails again may never
 // be seen "starting" in between; its new failure must still be shown, once (PROTOCOL.md section 6).
-func (s *server) expectRestart(names ...string) {
-	s.statusMu.Lock()
-	defer s.statusMu.Unlock()
+func (a *App) expectRestart(names ...string) {
+	a.servers.mu.Lock()
+	defer a.servers.mu.Unlock()
 	if len(names) == 0 {
-		for name := range s.states {
-			s.states[name] = mcpbridge.StateStarting
+		for name := range a.servers.states {
+			a.servers.states[name] = mcpbridge.StateStarting
 		}
 		return
 	}
 	for _, name := range names {
-		if _, ok := s.states[name]; ok {
-			s.states[name] = mcpbridge.StateStarting
+		if _, ok := a.servers.states[name]; ok {
+			a.servers.states[name] = mcpbridge.StateStarting
 		}
 	}
 }
 
 // maybeAskTrust asks once per configuration about a workspace-only server nobody decided on yet.
 // Called with statusMu held.
-func (s *server) maybeAskTrust(name string) {
-	cfg, ok := s.configFor(name)
+func (a *App) maybeAskTrust(name string) {
+	cfg, ok := a.configFor(name)
 	if !ok || !cfg.WorkspaceOnly {
 		return
 	}
 	fp := cfg.Fingerprint()
-	if s.trust.Get(name, fp) != permissions.TrustUnknown {
+	if a.trust.Get(name, fp) != permissions.TrustUnknown {
 		return
 	}
 	key := name + "\x00" + fp
-	if s.trustAsked[key] {
+	if a.servers.trustAsked[key] {
 		return
 	}
-	s.trustAsked[key] = true
-	go s.askTrust(cfg, fp)
+	a.servers.trustAsked[key] = true
+	go a.askTrust(cfg, fp)
 }
 
-func (s *server) askTrust(cfg mcpbridge.ServerConfig, fp string) {
-	msg := s.trustText(cfg) + " Start it?"
-	title, ok := s.askButtons(s.baseCtx, protocol.MessageTypeWarning, msg, TitleTrust, TitleDontTrust)
-	if !ok {
-		return // dismissed: the server stays untrusted; switchboard.trust can still decide
-	}
-	trusted := title == TitleTrust
-	// The configuration may have changed while the question was open: decide only for what was shown.
-	if cur, ok := s.configFor(cfg.Name); !ok || cur.Fingerprint() != fp {
+// askTrust puts the trust question to the person. A dismissed question decides nothing: the
+// server stays untrusted and Trust (switchboard.trust) can still decide.
+func (a *App) askTrust(cfg mcpbridge.ServerConfig, fp string) {
+	q := a.questions.open(KindTrust, 0, func(q *Question) {
+		q.Server = cfg
+		q.Text = a.trustText(cfg) + " Start it?"
+	})
+	a.ui.Ask(q)
+	o := q.wait(a.baseCtx, a.gone)
+	if o.By != ByUser {
 		return
 	}
-	if _, err := s.setTrust(s.baseCtx, cfg.Name, trusted, "prompt"); err != nil {
-		s.log.Warn(fmt.Sprintf("host: trust %s: %v", cfg.Name, err))
+	// The configuration may have changed while the question was open: decide only for what was shown.
+	if cur, ok := a.configFor(cfg.Name); !ok || cur.Fingerprint() != fp {
+		return
 	}
+	if _, err := a.setTrust(a.baseCtx, cfg.Name, o.Reply.Allow, "prompt"); err != nil {
+		a.log.Warn(fmt.Sprintf("host: trust %s: %v", cfg.Name, err))
+	}
+}
+
+// Trust records the person's decision about a workspace-only server's current configuration and
+// restarts or stops it (switchboard.trust).
+func (a *App) Trust(ctx context.Context, name string, trusted bool) ([]mcpbridge.ServerStatus, error) {
+	return a.setTrust(ctx, name, trusted, "command")
 }
 
 // setTrust records the decision for the server's current configuration and restarts or stops it.
-func (s *server) setTrust(ctx context.Context, name string, trusted bool, by string) ([]ServerStatus, error) {
-	cfg, ok := s.configFor(name)
+func (a *App) setTrust(ctx context.Context, name string, trusted bool, by string) ([]mcpbridge.ServerStatus, error) {
+	cfg, ok := a.configFor(name)
 	if !ok {
-		return nil, lspconn.InvalidParams("%s: unknown server %q (known: %s)", CmdTrust, name, strings.Join(s.serverNames(), ", "))
+		return nil, badRequest("unknown server %q (known: %s)", name, strings.Join(a.serverNames(), ", "))
 	}
 	if !cfg.WorkspaceOnly {
 		// Only a server that comes only from a workspace file waits for trust; a decision about
 		// another one would be stored and change nothing, which the caller could not tell.
-		return nil, lspconn.InvalidParams("%s: server %q comes from %s, not only from a workspace file: it needs no trust", CmdTrust, name, cfg.Source)
+		return nil, badRequest("server %q comes from %s, not only from a workspace file: it needs no trust", name, cfg.Source)
 	}
-	if err := s.trust.SetDefinition(name, cfg.Fingerprint(), trusted, cfg.Definition()); err != nil {
+	if err := a.trust.SetDefinition(name, cfg.Fingerprint(), trusted, cfg.Definition()); err != nil {
 		return nil, fmt.Errorf("host: saving trust for %s: %w", name, err)
 	}
 	decision := "deny"
 	if trusted {
 		decision = "trust"
 	}
-	s.events.record("trust", map[string]any{"server": name, "decision": decision, "by": by})
-	s.expectRestart(name)
-	if _, err := s.registry.ReconnectServer(ctx, name); err != nil {
-		s.log.Debug("host: reconnect after trust", "server", name, "error", err)
+	a.events.record("trust", map[string]any{"server": name, "decision": decision, "by": by})
+	a.expectRestart(name)
+	if _, err := a.registry.ReconnectServer(ctx, name); err != nil {
+		a.log.Debug("host: reconnect after trust", "server", name, "error", err)
 	}
-	return s.statuses(s.registry.Servers()), nil
+	return a.statuses(a.registry.Servers()), nil
 }
 
-func (s *server) serverNames() []string {
-	s.cfgMu.Lock()
-	defer s.cfgMu.Unlock()
-	names := make([]string, 0, len(s.cfgs))
-	for _, c := range s.cfgs {
+func (a *App) serverNames() []string {
+	cfgs := a.cfgs.all()
+	names := make([]string, 0, len(cfgs))
+	for _, c := range cfgs {
 		names = append(names, c.Name)
 	}
 	sort.Strings(names)
@@ -221,9 +222,9 @@ const maxTrustText = 4000
 // paragraph, essentials first (mcpbridge.TrustSentences), naming what changed since the user last
 // trusted a definition of that name. Values a file controls are escaped; values from the user's
 // environment are never in it.
-func (s *server) trustText(cfg mcpbridge.ServerConfig) string {
+func (a *App) trustText(cfg mcpbridge.ServerConfig) string {
 	var prev *mcpbridge.ServerConfig
-	if raw := s.trust.LastTrusted(cfg.Name); raw != nil {
+	if raw := a.trust.LastTrusted(cfg.Name); raw != nil {
 		if p, err := mcpbridge.ParseDefinition(raw); err == nil && p.Fingerprint() != cfg.Fingerprint() {
 			prev = &p
 		}
@@ -232,8 +233,8 @@ func (s *server) trustText(cfg mcpbridge.ServerConfig) string {
 }
 
 // statuses is what the editor gets for servers (never nil): an untrusted workspace server carries
-// the trust question's text (ServerStatus.trustPrompt) for switchboard.trust users, and what a server or a config file controls is escaped.
-func (s *server) statuses(servers []mcpbridge.ServerStatus) []mcpbridge.ServerStatus {
+// the trust question's text (ServerStatua.trustPrompt) for switchboard.trust users, and what a server or a config file controls is escaped.
+func (a *App) statuses(servers []mcpbridge.ServerStatus) []mcpbridge.ServerStatus {
 	if servers == nil {
 		return []mcpbridge.ServerStatus{}
 	}
@@ -241,9 +242,80 @@ func (s *server) statuses(servers []mcpbridge.ServerStatus) []mcpbridge.ServerSt
 		if st.State != mcpbridge.StateUntrusted {
 			continue
 		}
-		if cfg, ok := s.configFor(st.Name); ok && cfg.WorkspaceOnly {
-			servers[i].TrustPrompt = s.trustText(cfg)
+		if cfg, ok := a.configFor(st.Name); ok && cfg.WorkspaceOnly {
+			servers[i].TrustPrompt = a.trustText(cfg)
 		}
 	}
 	return shownStatuses(servers)
+}
+
+// shownStatuses escapes what a server or a config file controls in server statuses bound for the
+// person, who sees them as they come: the error and the stderr tail (block form: their lines
+// kept), the command line and the source file.
+func shownStatuses(in []mcpbridge.ServerStatus) []mcpbridge.ServerStatus {
+	if in == nil {
+		return nil
+	}
+	out := make([]mcpbridge.ServerStatus, len(in))
+	for i, st := range in {
+		st.Name = safetext.Line(st.Name)
+		st.Source = safetext.Line(st.Source)
+		st.Command = safetext.Line(st.Command)
+		st.Error = safetext.Block(st.Error)
+		st.StderrTail = safetext.Block(st.StderrTail)
+		out[i] = st
+	}
+	return out
+}
+
+// Servers returns every server's status, escaped (switchboard.servers).
+func (a *App) Servers() []mcpbridge.ServerStatus { return a.statuses(a.registry.Servers()) }
+
+// configState is the last loaded configuration and the bookkeeping of its loads.
+type configState struct {
+	mu      sync.Mutex // guards cfgs, lastErrs, dirty
+	cfgs    []mcpbridge.ServerConfig
+	lastErr string
+	dirty   bool // settings changed before the first load finished
+
+	applyMu sync.Mutex // serialises load+Apply, so the last settings win
+	loaded  bool       // guarded by applyMu: the first load+Apply happened
+}
+
+// set stores cfgs and reports whether the set of problems (sig) differs from the last one.
+func (c *configState) set(cfgs []mcpbridge.ServerConfig, sig string) bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	c.cfgs = cfgs
+	show := sig != c.lastErr
+	c.lastErr = sig
+	return show
+}
+
+func (c *configState) all() []mcpbridge.ServerConfig {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.cfgs
+}
+
+func (c *configState) setDirty() {
+	c.mu.Lock()
+	c.dirty = true
+	c.mu.Unlock()
+}
+
+// takeDirty reports and clears dirty.
+func (c *configState) takeDirty() bool {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	d := c.dirty
+	c.dirty = false
+	return d
+}
+
+// serverStates is the last state shown for each server, and the trust questions already asked.
+type serverStates struct {
+	mu         sync.Mutex // guards states, trustAsked; serialises serversChanged
+	states     map[string]string
+	trustAsked map[string]bool
 }

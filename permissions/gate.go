@@ -122,21 +122,14 @@ func (g *Gate) decide(ctx context.Context, req Request) (Decision, error) {
 		return Decision{By: ByError, Reason: "denied: there is no way to ask the user (no prompter)"}, nil
 	}
 	timeout := time.Duration(g.timeout.Load())
-	c := &claim{}
-	pctx, cancel := context.WithTimeout(context.WithValue(ctx, claimKey{}, c), timeout)
-	end := func() { c.state.CompareAndSwap(claimOpen, claimEnded) } // from now on Accept refuses
-	stop := context.AfterFunc(pctx, end)
-	ans, err := p.Confirm(pctx, req)
-	stop()
-	if pctx.Err() != nil {
-		end() // AfterFunc may not have run yet
-	}
-	timedOut := c.state.Load() == claimEnded
+	pctx, cancel := context.WithTimeout(ctx, timeout)
+	req.Deadline, _ = pctx.Deadline()
+	ans, err := p.Confirm(pctx, req) // the prompter orders an answer against the deadline (Prompter)
 	cancel()
 	switch {
 	case ctx.Err() != nil:
 		return Decision{By: ByCancel, Reason: "denied: the request was cancelled while asking the user"}, nil
-	case timedOut: // even with an answer not accepted in time: it came too late, fail closed
+	case err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrNoAnswer{By: ByTimeout})):
 		return Decision{By: ByTimeout, Reason: fmt.Sprintf("denied: no answer within %s", timeout)}, nil
 	case err != nil:
 		if na := (ErrNoAnswer{}); errors.As(err, &na) && (na.By == ByDisconnect || na.By == ByShutdown) {

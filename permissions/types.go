@@ -4,7 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"sync/atomic"
+	"time"
 )
 
 // Mode is the permission mode a request carries (PROTOCOL.md section 4).
@@ -76,6 +76,9 @@ type Request struct {
 	// package doc). MCP tools never set it: third-party annotations grant nothing, and the gate
 	// ignores it when Server is set.
 	ReadOnlyBuiltin bool
+	// Deadline is when the gate stops waiting for the user's answer; set by the gate before it
+	// asks the Prompter (Confirm's ctx ends then too).
+	Deadline time.Time
 }
 
 // Answer is the user's answer to a confirm prompt.
@@ -107,41 +110,18 @@ func ParseAnswer(s string) (Answer, error) {
 	return AnswerDeny, fmt.Errorf("permissions: unknown decision %q (want once, always, server or deny)", s)
 }
 
-// A Prompter asks the user whether a tool call may run. It is implemented by the host, which
-// forwards the question to the editor (or by the CLI, which asks on the terminal).
-// Confirm must honour ctx: when the turn is cancelled it returns ctx.Err().
+// A Prompter asks the user whether a tool call may run. It is implemented by the host
+// application, which hands the question to its front end (the editor, or the terminal for
+// `switchboard call`).
 //
-// An answer counts only if it was taken before the approval timeout. A prompter that takes answers
-// from several places, or asynchronously, calls Accept(ctx) at the instant it takes one: then the
-// answer counts even if the timeout fires before Confirm returns, and what the prompter told the
-// user (say, "approved") is what the gate decides. An answer returned without Accept counts only if
-// Confirm returned before the timeout.
+// The prompter owns the order of an answer and the timeout: ctx ends at req.Deadline (or earlier,
+// when the turn is cancelled), and Confirm returns an answer with a nil error only if it took that
+// answer before ctx ended, whenever it returns. The gate trusts it: what the prompter told the user
+// (say, "approved") is what the gate decides. When the deadline came first, Confirm returns
+// ctx.Err() or ErrNoAnswer{By: ByTimeout}; when the turn was cancelled, ctx.Err().
 type Prompter interface {
 	Confirm(ctx context.Context, req Request) (Answer, error)
 }
-
-// Accept claims the question whose Confirm ctx is for: it reports true if the answer being taken
-// now counts, false if the gate has already given up on it (timed out or cancelled). It is the one
-// point where "answered" and "timed out" are ordered; calling it again after true returns true. A
-// ctx that did not come from the gate always accepts.
-func Accept(ctx context.Context) bool {
-	c, _ := ctx.Value(claimKey{}).(*claim)
-	if c == nil {
-		return true
-	}
-	return c.state.CompareAndSwap(claimOpen, claimAnswered) || c.state.Load() == claimAnswered
-}
-
-type claimKey struct{}
-
-// claim orders the answer against the timeout: open, then answered or ended, once.
-type claim struct{ state atomic.Int32 }
-
-const (
-	claimOpen int32 = iota
-	claimAnswered
-	claimEnded
-)
 
 // Who or what decided a call.
 const (
@@ -159,8 +139,8 @@ const (
 )
 
 // ErrNoAnswer is the error a Prompter returns when nobody can answer any more: the editor went away
-// (By == ByDisconnect) or the host is shutting down (By == ByShutdown). The gate denies the call and
-// records that By, never ByUser.
+// (By == ByDisconnect), the host is shutting down (By == ByShutdown) or the deadline came first
+// (By == ByTimeout). The gate denies the call and records that By, never ByUser.
 type ErrNoAnswer struct{ By string }
 
 func (e ErrNoAnswer) Error() string {
@@ -169,6 +149,8 @@ func (e ErrNoAnswer) Error() string {
 		return "no answer: Switchboard is shutting down"
 	case ByDisconnect:
 		return "no answer: the editor or terminal went away"
+	case ByTimeout:
+		return "no answer in time"
 	}
 	return "no answer (" + e.By + ")"
 }

@@ -13,10 +13,10 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
-	"github.com/switchboard-dev/switchboard/session"
 )
 
 // callOptions are the parsed arguments of `switchboard call`.
@@ -106,7 +106,6 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	log := slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelWarn}))
 
 	var folders []string
 	if o.workspace != "" {
@@ -117,87 +116,43 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		}
 		folders = []string{abs}
 	}
-	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: folders, ExtraFiles: o.configs})
-	for _, err := range errs {
-		fmt.Fprintf(stderr, "switchboard call: config: %s\n", safetext.Line(err.Error())) // it quotes key and file names
+	var roots []string
+	if wd, err := os.Getwd(); err == nil {
+		roots = []string{wd} // without --workspace, servers that ask for roots work where the command runs
 	}
-	// Only the tool's own server is started (built-in tools need none).
-	if server, _, ok := mcpbridge.ParseToolName(o.name); ok {
-		var keep []mcpbridge.ServerConfig
-		for _, c := range cfgs {
-			if c.Name == server {
-				keep = append(keep, c)
+	ui := &terminalUI{stderr: stderr}
+	if isTerminal(os.Stdin) {
+		ui.term = newTerminal(os.Stdin, stderr) // questions to the user go to the terminal, if any
+	}
+	app, err := host.New(host.Options{
+		// Notices reach the person through ui.Notify; the log adds only errors (as the session's did).
+		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})),
+		Roots:  roots,
+		// Only the tool's own server is started (built-in tools need none).
+		Servers: func(cfgs []mcpbridge.ServerConfig) []mcpbridge.ServerConfig {
+			server, _, ok := mcpbridge.ParseToolName(o.name)
+			var keep []mcpbridge.ServerConfig
+			for _, c := range cfgs {
+				if ok && c.Name == server {
+					keep = append(keep, c)
+				}
 			}
-		}
-		cfgs = keep
-	} else {
-		cfgs = nil
-	}
-
-	trust, err := permissions.OpenTrustStore(permissions.DefaultTrustPath())
+			return keep
+		},
+	}, ui)
 	if err != nil {
 		fmt.Fprintf(stderr, "switchboard call: %v\n", err)
 		return 1
 	}
-	var term *terminal // questions to the user (confirm, elicitation) go to the terminal, if any
-	if isTerminal(os.Stdin) {
-		term = newTerminal(os.Stdin, stderr)
-	}
-	roots := folders
-	if len(roots) == 0 {
-		if wd, err := os.Getwd(); err == nil {
-			roots = []string{wd} // servers that ask for roots work where the command runs
-		}
-	}
-	reg := mcpbridge.NewRegistry(mcpbridge.Options{
-		Logger:  log,
-		Trusted: func(c mcpbridge.ServerConfig) bool { return trust.Get(c.Name, c.Fingerprint()) == permissions.Trusted },
-		Roots:   func() []string { return roots },
-		Elicit: func(ctx context.Context, e mcpbridge.Elicitation) mcpbridge.ElicitResult {
-			if term == nil {
-				fmt.Fprintf(stderr, "switchboard call: server %s asked a question, but stdin is not a terminal: answered cancel\n", safetext.Line(e.Server))
-				return mcpbridge.ElicitResult{Action: mcpbridge.ElicitCancel}
-			}
-			return term.elicit(ctx, e)
-		},
-	})
-	defer reg.Close()
-	reg.Apply(ctx, cfgs)
-	reg.WaitIdle(ctx) // ignore error: a cancelled wait leaves the server starting; the call reports it
-	for _, st := range reg.Servers() {
-		switch st.State {
-		case mcpbridge.StateFailed:
-			fmt.Fprintf(stderr, "switchboard call: server %s failed: %s\n", safetext.Line(st.Name), safetext.Line(st.Error))
-		case mcpbridge.StateUntrusted:
+	defer app.Close()
+	app.StartAndWait(ctx, folders, host.Settings{ConfigFiles: o.configs, Mode: o.mode})
+	for _, st := range app.Servers() { // failures were told by ui.Notify
+		if st.State == mcpbridge.StateUntrusted {
 			fmt.Fprintf(stderr, "switchboard call: server %s comes only from a workspace file and is not trusted (trust it in the editor: switchboard.trust)\n", safetext.Line(st.Name))
 		}
 	}
 
-	allow, err := permissions.OpenAllowlist(permissions.DefaultAllowlistPath())
-	if err != nil {
-		fmt.Fprintf(stderr, "switchboard call: %v\n", err)
-		return 1
-	}
-	audit, err := permissions.OpenAuditLog(permissions.DefaultAuditPath(), 0)
-	if err != nil {
-		log.Warn("audit log unavailable", "err", err)
-		audit = nil
-	} else {
-		defer audit.Close()
-	}
-	var prompter permissions.Prompter
-	if term != nil {
-		prompter = term
-	}
-	gate := permissions.NewGate(permissions.GateOptions{Allowlist: allow, Trust: trust, Prompter: prompter, Audit: audit, Logger: log})
-	mgr := session.NewManager(session.Options{
-		Tools: reg, Gate: gate, Workspace: &cliWorkspace{folders: folders},
-		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})), // no model here: its warnings are noise
-		Warn:   func(msg string) { fmt.Fprintln(stderr, "switchboard call:", safetext.Line(msg)) },
-	})
-	defer mgr.Close()
-
-	res, dec := mgr.CallTool(ctx, o.name, o.args, o.mode)
+	res, dec := app.CallTool(ctx, host.CallRequest{Name: o.name, Arguments: o.args, Source: "call"})
 	if !dec.Allowed && dec.Reason != "" {
 		fmt.Fprintf(stderr, "switchboard call: not allowed: %s\n", safetext.Line(dec.Reason))
 	}
@@ -225,12 +180,67 @@ func isTerminal(f *os.File) bool {
 	return true
 }
 
-// cliWorkspace is session.Workspace without an editor: no open buffers, edits written to disk.
-type cliWorkspace struct{ folders []string }
+// terminalUI is host.UI on the terminal: questions are asked there one at a time (terminal), or,
+// when stdin is not a terminal, nobody can answer them. Notices go to stderr; edits are written to
+// disk (there are no open buffers).
+type terminalUI struct {
+	term   *terminal // nil: stdin is not a terminal
+	stderr io.Writer
+}
 
-func (w *cliWorkspace) Folders() []string                 { return w.folders }
-func (w *cliWorkspace) Buffer(path string) (string, bool) { return "", false }
-func (w *cliWorkspace) ApplyEdit(ctx context.Context, path, newText string) (bool, error) {
+var _ host.UI = (*terminalUI)(nil)
+
+// Ask is host.UI.
+func (u *terminalUI) Ask(q *host.Question) {
+	switch q.Kind {
+	case host.KindApproval, host.KindElicitation:
+	case host.KindSampling:
+		fmt.Fprintf(u.stderr, "switchboard call: server %s asked to use the model: refused (switchboard call lends no model)\n", safetext.Line(q.Sample.Server))
+		q.Dismiss()
+		return
+	default: // trust is decided in the editor (switchboard.trust)
+		q.Dismiss()
+		return
+	}
+	if u.term == nil {
+		if q.Kind == host.KindElicitation {
+			fmt.Fprintf(u.stderr, "switchboard call: server %s asked a question, but stdin is not a terminal: answered cancel\n", safetext.Line(q.Elicitation.Server))
+		}
+		q.Gone() // nobody can answer
+		return
+	}
+	ctx, stop := context.WithCancel(context.Background())
+	go func() {
+		<-q.Done()
+		stop()
+	}()
+	go func() {
+		defer stop()
+		if q.Kind == host.KindElicitation {
+			q.Answer(host.Reply{Elicit: u.term.elicit(ctx, q.Elicitation)}) // ignore error: ended another way first
+			return
+		}
+		ans, err := u.term.Confirm(ctx, q.Approval)
+		switch {
+		case err == nil:
+			q.Answer(host.Reply{Decision: ans}) // ignore error: timed out first
+		case ctx.Err() == nil:
+			q.Gone() // end of input: nobody answered
+		}
+	}()
+}
+
+func (u *terminalUI) Resolved(*host.Question)                 {}
+func (u *terminalUI) ServersChanged([]mcpbridge.ServerStatus) {}
+func (u *terminalUI) ServersStarting()                        {}
+func (u *terminalUI) ToolProgress() host.ToolProgress         { return nil }
+func (u *terminalUI) Buffer(path string) (string, bool)       { return "", false }
+func (u *terminalUI) Notify(_ host.Level, msg string) {
+	fmt.Fprintln(u.stderr, "switchboard call:", safetext.Line(msg))
+}
+
+// ApplyEdit writes the file (edit_file without an editor).
+func (u *terminalUI) ApplyEdit(ctx context.Context, path, newText string) (bool, error) {
 	mode := os.FileMode(0o644)
 	if fi, err := os.Stat(path); err == nil {
 		mode = fi.Mode().Perm()

@@ -70,12 +70,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := host.Serve(ctx, newStdio(os.Stdin, out), host.Options{
-		Logger:  slog.New(handler),
-		Version: version,
+	err := serveLSP(ctx, newStdio(os.Stdin, out), host.Options{
+		Logger: slog.New(handler),
 	})
 	switch {
-	case errors.Is(err, host.ErrNoShutdown):
+	case errors.Is(err, errNoShutdown):
 		return 1
 	case err != nil:
 		fmt.Fprintf(stderr, "switchboard serve: %v\n", err)

@@ -1,5 +1,5 @@
 // Package hosttest is a fake editor for testing the host in the gopls "integration" style: a Go
-// LSP client connected to host.Serve over net.Pipe (unbuffered, so a handler that calls the editor
+// LSP client connected to lsp.Serve over net.Pipe (unbuffered, so a handler that calls the editor
 // without releasing the read loop deadlocks at once instead of passing by luck), scripted answers
 // to window/showMessageRequest, awaitable expectations on everything the host sends, and the
 // JSON-RPC log printed when a test fails.

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/host/lsp"
 )
 
 // TimeoutEnv names the environment variable with the expectation timeout (a Go duration; default
@@ -46,8 +47,8 @@ type Config struct {
 	Elicitation bool
 	// Env is the environment the host sees (besides PATH and HOME).
 	Env map[string]string
-	// Options adjusts host.Options before Serve.
-	Options func(*host.Options)
+	// Options adjusts lsp.Options before Serve.
+	Options func(*lsp.Options)
 	// Responder answers window/showMessageRequest from the start (default: null).
 	Responder Responder
 }
@@ -59,13 +60,13 @@ type Env struct {
 	Editor    *Editor
 	Workspace string // the workspace folder
 	ConfigDir string // XDG_CONFIG_HOME/switchboard
-	Options   host.Options
+	Options   lsp.Options
 
 	served chan error // Serve's result
 	log    *frameLog
 }
 
-// Run starts host.Serve on one end of a net.Pipe and the fake editor on the other, initializes
+// Run starts lsp.Serve on one end of a net.Pipe and the fake editor on the other, initializes
 // (unless NoInitialize) and registers cleanup: shutdown, exit, and a check that Serve returned.
 func Run(t testing.TB, cfg Config) *Env {
 	t.Helper()
@@ -107,17 +108,18 @@ func Run(t testing.TB, cfg Config) *Env {
 		vars[k] = v
 	}
 	lookup := func(k string) (string, bool) { v, ok := vars[k]; return v, ok }
-	env.Options = host.Options{
-		Version:            "test",
-		LookupEnv:          lookup,
-		Env:                func(k string) string { return vars[k] },
-		UserConfigFile:     filepath.Join(env.ConfigDir, "mcp.json"),
-		ProviderConfigFile: filepath.Join(env.ConfigDir, "config.json"),
-		AllowlistPath:      filepath.Join(env.ConfigDir, "allow_tool"),
-		TrustPath:          filepath.Join(env.ConfigDir, "trust.json"),
-		AuditPath:          filepath.Join(root, "state", "audit.jsonl"),
-		BaseEnv:            []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root},
-	}
+	env.Options = lsp.Options{
+		Version: "test",
+		Options: host.Options{
+			LookupEnv:          lookup,
+			Env:                func(k string) string { return vars[k] },
+			UserConfigFile:     filepath.Join(env.ConfigDir, "mcp.json"),
+			ProviderConfigFile: filepath.Join(env.ConfigDir, "config.json"),
+			AllowlistPath:      filepath.Join(env.ConfigDir, "allow_tool"),
+			TrustPath:          filepath.Join(env.ConfigDir, "trust.json"),
+			AuditPath:          filepath.Join(root, "state", "audit.jsonl"),
+			BaseEnv:            []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root},
+		}}
 	if cfg.Options != nil {
 		cfg.Options(&env.Options)
 	}
@@ -125,7 +127,7 @@ func Run(t testing.TB, cfg Config) *Env {
 	hostEnd, editorEnd := net.Pipe()
 	env.Editor = newEditor(editorEnd, env.log)
 	env.Editor.SetResponder(cfg.Responder)
-	go func() { env.served <- host.Serve(context.Background(), hostEnd, env.Options) }()
+	go func() { env.served <- lsp.Serve(context.Background(), hostEnd, env.Options) }()
 
 	t.Cleanup(func() {
 		if t.Failed() {
@@ -168,13 +170,13 @@ func (env *Env) close() {
 	select {
 	case <-env.served:
 	case <-time.After(Timeout()):
-		env.T.Errorf("host.Serve did not return after exit")
+		env.T.Errorf("lsp.Serve did not return after exit")
 	}
 	env.Editor.Close() // ignore error
 	env.Editor.conn.Close()
 }
 
-// Served waits for host.Serve to return and gives its error.
+// Served waits for lsp.Serve to return and gives its error.
 func (env *Env) Served() error {
 	env.T.Helper()
 	select {
@@ -182,7 +184,7 @@ func (env *Env) Served() error {
 		env.served <- err // for close
 		return err
 	case <-time.After(Timeout()):
-		env.T.Fatalf("host.Serve did not return within %v", Timeout())
+		env.T.Fatalf("lsp.Serve did not return within %v", Timeout())
 		return nil
 	}
 }

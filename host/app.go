@@ -1,0 +1,405 @@
+package host
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"reflect"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/permissions"
+	"github.com/switchboard-dev/switchboard/session"
+)
+
+// Options configures an App. The zero value uses the XDG default paths and the process
+// environment.
+type Options struct {
+	// Logger receives the application's log (nil = discard).
+	Logger *slog.Logger
+	// Env reads the environment (SWITCHBOARD_EVENTS, provider API keys); nil = os.Getenv.
+	Env func(string) string
+	// LookupEnv expands ${VAR} in MCP configuration; nil = derived from Env, or os.LookupEnv.
+	LookupEnv func(string) (string, bool)
+
+	// Paths; "" = the defaults of PROTOCOL.md (permissions.Default*Path, the user mcp.json, the
+	// user config.json with the provider).
+	UserConfigFile     string
+	ProviderConfigFile string
+	AllowlistPath      string
+	TrustPath          string
+	AuditPath          string
+	// NoAudit turns the audit log off.
+	NoAudit bool
+	// BaseEnv is the environment base for stdio MCP servers (nil = mcpbridge's minimal default).
+	BaseEnv []string
+	// Servers, when set, picks which configured servers run (`switchboard call` starts only the
+	// tool's own server); nil = all.
+	Servers func([]mcpbridge.ServerConfig) []mcpbridge.ServerConfig
+	// Roots are the MCP roots while there is no workspace folder (`switchboard call` gives the
+	// directory it runs in); nil = none.
+	Roots []string
+	// Now is the clock of Question.Requested (nil = time.Now).
+	Now func() time.Time
+}
+
+// Settings are the person's settings (initializationOptions, settings.switchboard, CLI flags).
+type Settings struct {
+	ConfigFiles     []string
+	Servers         map[string]json.RawMessage // editor-given servers (mcp.json entries)
+	Mode            permissions.Mode
+	ApprovalTimeout time.Duration // 0 = permissions.DefaultTimeout
+	Provider        *session.ProviderConfig
+}
+
+// App is the application: it owns the allowlist, trust store, audit log, gate, MCP registry,
+// agent sessions, settings, configuration and trust policy, and the pending questions. Front ends
+// (the language server, `switchboard call`) call its operations and implement [UI]. Safe for
+// concurrent use.
+type App struct {
+	opts      Options
+	log       *slog.Logger
+	getenv    func(string) string
+	lookupEnv func(string) (string, bool)
+	ui        UI
+
+	baseCtx   context.Context // parent of background work; cancelled by Close
+	cancel    context.CancelFunc
+	gone      chan struct{} // closed by Close: nobody can answer any more
+	closeOnce sync.Once
+	startOnce sync.Once
+	shutdown  atomic.Bool // Close came from a shutdown, not a lost front end
+
+	events    *eventsFile
+	allow     *permissions.Allowlist
+	trust     *permissions.TrustStore
+	audit     *permissions.AuditLog
+	gate      *permissions.Gate
+	registry  *mcpbridge.Registry
+	sessions  *session.Manager
+	questions *Questions
+
+	stateMu  sync.Mutex // guards settings, folders, provider, sampleOK
+	settings Settings
+	folders  []string
+	provider session.ProviderConfig
+	sampleOK map[string]bool // servers the person allowed to use the model for this session
+
+	cfgs    configState
+	servers serverStates
+}
+
+var _ permissions.Prompter = (*App)(nil)
+
+// New builds the application. It opens the allowlist and trust store (errors are fatal) and the
+// audit log (a failure is a warning). Nothing starts until Start.
+func New(opts Options, ui UI) (*App, error) {
+	a := &App{
+		opts:     opts,
+		ui:       ui,
+		log:      opts.Logger,
+		gone:     make(chan struct{}),
+		sampleOK: map[string]bool{},
+		servers:  serverStates{states: map[string]string{}, trustAsked: map[string]bool{}},
+	}
+	if a.log == nil {
+		a.log = slog.New(slog.DiscardHandler)
+	}
+	now := opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	a.questions = newQuestions(now, ui.Resolved)
+	a.getenv, a.lookupEnv = wrapEnv(opts)
+	a.baseCtx, a.cancel = context.WithCancel(context.Background())
+
+	var err error
+	if a.events, err = openEvents(a.getenv(EventsEnv)); err != nil {
+		a.log.Warn(fmt.Sprintf("host: events file: %v", err))
+	}
+	path := opts.AllowlistPath
+	if path == "" {
+		path = permissions.DefaultAllowlistPath()
+	}
+	if a.allow, err = permissions.OpenAllowlist(path); err != nil {
+		return nil, fmt.Errorf("host: allowlist: %w", err)
+	}
+	if path = opts.TrustPath; path == "" {
+		path = permissions.DefaultTrustPath()
+	}
+	if a.trust, err = permissions.OpenTrustStore(path); err != nil {
+		return nil, fmt.Errorf("host: trust store: %w", err)
+	}
+	if !opts.NoAudit {
+		if path = opts.AuditPath; path == "" {
+			path = permissions.DefaultAuditPath()
+		}
+		if a.audit, err = permissions.OpenAuditLog(path, 0); err != nil {
+			a.log.Warn(fmt.Sprintf("host: audit log %s: %v (continuing without)", path, err))
+			a.audit = nil
+		}
+	}
+	a.gate = permissions.NewGate(permissions.GateOptions{
+		Allowlist: a.allow,
+		Trust:     a.trust, // grants for workspace-defined servers are bound to their definition
+		Prompter:  a,
+		Audit:     a.audit,
+		Logger:    a.log,
+	})
+	a.registry = mcpbridge.NewRegistry(mcpbridge.Options{
+		Logger:   a.log,
+		OnChange: a.serversChanged,
+		Trusted:  a.trusted,
+		Load: func() ([]mcpbridge.ServerConfig, []error) {
+			cfgs, _ := a.loadConfig() // loadConfig reports the errors itself
+			return cfgs, nil
+		},
+		BaseEnv: opts.BaseEnv,
+		Getenv:  a.lookupEnv,
+		Roots:   a.roots, // MCP roots are the workspace folders
+		Elicit:  a.elicit,
+		Sample:  a.sample,
+	})
+	a.provider = a.providerConfig(nil)
+	a.sessions = session.NewManager(session.Options{
+		Tools:     progressTools{a.registry, a},
+		Gate:      a.gate,
+		Workspace: workspace{a},
+		Provider:  a.provider,
+		Logger:    a.log,
+		Warn:      func(msg string) { a.ui.Notify(LevelWarning, msg) },
+		Getenv:    a.getenv,
+	})
+	return a, nil
+}
+
+// Start applies the settings for the workspace folders and connects the MCP servers in the
+// background; once. warns are the settings' problems, logged as warnings.
+func (a *App) Start(folders []string, s Settings, warns []string) {
+	a.startOnce.Do(func() {
+		a.stateMu.Lock()
+		a.folders = folders
+		a.stateMu.Unlock()
+		a.ApplySettings(s, warns)
+		go a.allowlistWatch()
+		go a.connectServers()
+	})
+}
+
+// StartAndWait is Start for a one-shot front end: it returns once every server's start has ended
+// (or ctx ended) and the UI has been told about it.
+func (a *App) StartAndWait(ctx context.Context, folders []string, s Settings) {
+	a.startOnce.Do(func() {
+		a.stateMu.Lock()
+		a.folders = folders
+		a.stateMu.Unlock()
+		a.ApplySettings(s, nil)
+		a.connectServers()
+	})
+	a.registry.WaitIdle(ctx) // ignore error: a cancelled wait leaves servers starting; calls report it
+	a.serversChanged(nil)    // the notices about the settled servers, now (the registry's may lag)
+}
+
+// Shutdown ends turns, pending questions (as by disconnect; the gate records "shutdown") and MCP
+// servers; the front end's shutdown request.
+func (a *App) Shutdown() {
+	a.shutdown.Store(true)
+	a.Close()
+}
+
+// Close ends everything the application started: pending questions, turns, MCP servers (process
+// groups killed), the audit log. Safe to call more than once.
+func (a *App) Close() {
+	a.closeOnce.Do(func() {
+		close(a.gone)
+		a.questions.CancelAll(ByDisconnect)
+		a.sessions.Close()
+		if err := a.registry.Close(); err != nil {
+			a.log.Debug("host: closing MCP servers", "error", err)
+		}
+		if a.audit != nil {
+			a.audit.Close() // ignore error
+		}
+		a.cancel()
+	})
+}
+
+// CloseEvents closes the events file (after the front end recorded its last event).
+func (a *App) CloseEvents() { a.events.close() }
+
+// Record writes one line to the events file (EventsEnv), when there is one.
+func (a *App) Record(kind string, fields map[string]any) { a.events.record(kind, fields) }
+
+// Folders returns the workspace folders.
+func (a *App) Folders() []string {
+	a.stateMu.Lock()
+	defer a.stateMu.Unlock()
+	return append([]string(nil), a.folders...)
+}
+
+func (a *App) roots() []string {
+	if f := a.Folders(); len(f) > 0 {
+		return f
+	}
+	return a.opts.Roots
+}
+
+// SetFolders replaces the workspace folders and reapplies the configuration.
+func (a *App) SetFolders(folders []string) {
+	a.stateMu.Lock()
+	a.folders = folders
+	a.stateMu.Unlock()
+	a.registry.RootsChanged()
+	a.reapply()
+}
+
+// Mode is the configured permission mode.
+func (a *App) Mode() permissions.Mode {
+	a.stateMu.Lock()
+	defer a.stateMu.Unlock()
+	return a.settings.Mode
+}
+
+// ApplySettings makes s current (mode, approval timeout, provider) and logs warns. Servers are
+// applied by the next configuration load (Reapply).
+func (a *App) ApplySettings(s Settings, warns []string) {
+	a.stateMu.Lock()
+	a.settings = s
+	a.stateMu.Unlock()
+	timeout := s.ApprovalTimeout
+	if timeout <= 0 {
+		timeout = permissions.DefaultTimeout
+	}
+	a.gate.SetTimeout(timeout)
+	if p := a.providerConfig(s.Provider); p != a.currentProvider() {
+		a.stateMu.Lock()
+		a.provider = p
+		a.stateMu.Unlock()
+		a.sessions.SetProvider(p)
+	}
+	for _, w := range warns {
+		a.log.Warn("host: " + w)
+	}
+}
+
+func (a *App) currentProvider() session.ProviderConfig {
+	a.stateMu.Lock()
+	defer a.stateMu.Unlock()
+	return a.provider
+}
+
+func (a *App) currentSettings() Settings {
+	a.stateMu.Lock()
+	defer a.stateMu.Unlock()
+	return a.settings
+}
+
+// providerConfig is the provider of config.json with the settings' provider on top (editor
+// settings win field by field).
+func (a *App) providerConfig(over *session.ProviderConfig) session.ProviderConfig {
+	path := a.opts.ProviderConfigFile
+	if path == "" {
+		path = session.DefaultConfigPath()
+	}
+	cfg, err := session.LoadConfigFile(path)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		a.log.Warn(fmt.Sprintf("host: provider config: %v", err))
+	}
+	if over != nil {
+		cfg = cfg.Merge(*over)
+	}
+	return cfg
+}
+
+func (a *App) allowlistWatch() {
+	if err := a.allow.Watch(a.baseCtx, func() {
+		if err := a.allow.Err(); err != nil {
+			a.log.Warn(fmt.Sprintf("host: allowlist %s: %v (it grants nothing until fixed)", a.allow.Path(), err))
+		}
+	}); err != nil && a.baseCtx.Err() == nil {
+		a.log.Warn(fmt.Sprintf("host: watching the allowlist: %v", err))
+	}
+}
+
+// connectServers loads the configuration and applies it, then reapplies if the settings changed
+// meanwhile.
+func (a *App) connectServers() {
+	a.cfgs.applyMu.Lock()
+	cfgs, _ := a.loadConfig()
+	if a.baseCtx.Err() == nil {
+		a.registry.Apply(a.baseCtx, cfgs)
+	}
+	a.cfgs.loaded = true
+	a.cfgs.applyMu.Unlock()
+	if a.cfgs.takeDirty() {
+		a.Reapply() // settings changed while the first load ran
+		return
+	}
+	a.ui.ServersStarting()
+}
+
+// Reapply re-reads the configuration and applies it (servers added, removed, restarted). While
+// the first load is still running it only marks the settings dirty: connectServers then reapplies.
+func (a *App) Reapply() { a.reapply() }
+
+func (a *App) reapply() {
+	a.cfgs.setDirty()
+	a.cfgs.applyMu.Lock()
+	if !a.cfgs.loaded {
+		a.cfgs.applyMu.Unlock()
+		return // connectServers sees dirty and calls us again
+	}
+	a.cfgs.takeDirty()
+	old := map[string]mcpbridge.ServerConfig{}
+	for _, c := range a.cfgs.all() {
+		old[c.Name] = c
+	}
+	cfgs, _ := a.loadConfig()
+	var changed []string
+	for _, c := range cfgs {
+		if prev, ok := old[c.Name]; ok && !reflect.DeepEqual(prev, c) {
+			changed = append(changed, c.Name) // Apply restarts it: a failure again is a new failure
+		}
+	}
+	if len(changed) > 0 {
+		a.expectRestart(changed...)
+	}
+	a.registry.Apply(a.baseCtx, cfgs)
+	a.cfgs.applyMu.Unlock()
+	go a.ui.ServersStarting()
+}
+
+// workspace is session.Workspace: the folders are the application's, buffers and edits the UI's.
+type workspace struct{ a *App }
+
+func (w workspace) Folders() []string                 { return w.a.Folders() }
+func (w workspace) Buffer(path string) (string, bool) { return w.a.ui.Buffer(filepath.Clean(path)) }
+func (w workspace) ApplyEdit(ctx context.Context, path, newText string) (bool, error) {
+	return w.a.ui.ApplyEdit(ctx, filepath.Clean(path), newText)
+}
+
+func wrapEnv(opts Options) (func(string) string, func(string) (string, bool)) {
+	env, lookup := opts.Env, opts.LookupEnv
+	switch {
+	case env == nil && lookup == nil:
+		return os.Getenv, os.LookupEnv
+	case lookup == nil:
+		lookup = func(k string) (string, bool) {
+			v := env(k)
+			return v, v != ""
+		}
+	case env == nil:
+		env = func(k string) string {
+			v, _ := lookup(k)
+			return v
+		}
+	}
+	return env, lookup
+}

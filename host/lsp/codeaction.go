@@ -1,0 +1,58 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"github.com/switchboard-dev/switchboard/host/wire"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+
+	"go.lsp.dev/protocol"
+)
+
+// codeAction answers textDocument/codeAction with four quickfix actions per pending approval
+// (PROTOCOL.md section 4), whatever the document and range: an approval is not tied to a place.
+func (s *server) codeAction(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Context struct {
+			Only []string `json:"only"`
+		} `json:"context"`
+	}
+	json.Unmarshal(raw, &p) // ignore error: the answer does not depend on the params
+	out := []protocol.CodeAction{}
+	if !kindRequested(p.Context.Only) {
+		return out, nil
+	}
+	kind := protocol.CodeActionKindQuickFix
+	for _, ap := range s.approvals() {
+		for _, c := range []struct{ title, decision string }{
+			{wire.TitleAllowOnce, "once"}, {wire.TitleAllowTool, "always"}, {wire.TitleAllowServer, "server"}, {wire.TitleDeny, "deny"},
+		} {
+			arg, _ := json.Marshal(wire.ApproveParams{ID: ap.ID, Decision: c.decision}) // ignore error: strings
+			title := c.title + ": " + safetext.Line(ap.Tool)
+			out = append(out, protocol.CodeAction{
+				Title: title,
+				Kind:  &kind,
+				Command: protocol.Command{
+					Title:     title,
+					Command:   wire.CmdApprove,
+					Arguments: []protocol.LSPAny{protocol.LSPAny(arg)},
+				},
+			})
+		}
+	}
+	return out, nil
+}
+
+// kindRequested reports whether quickfix passes the client's context.only filter.
+func kindRequested(only []string) bool {
+	if len(only) == 0 {
+		return true
+	}
+	for _, k := range only {
+		if k == "" || k == "quickfix" {
+			return true
+		}
+	}
+	return false
+}

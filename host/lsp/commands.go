@@ -1,0 +1,339 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
+	"github.com/switchboard-dev/switchboard/host/wire"
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+	"github.com/switchboard-dev/switchboard/permissions"
+)
+
+// Each command decodes its wire params, calls the application and encodes its answer as wire
+// types (convert.go).
+
+type commandFunc func(ctx context.Context, arg json.RawMessage, token json.RawMessage) (any, error)
+
+func (s *server) commands() map[string]commandFunc {
+	return map[string]commandFunc{
+		wire.CmdServers:      s.cmdServers,
+		wire.CmdTools:        s.cmdTools,
+		wire.CmdReconnect:    s.cmdReconnect,
+		wire.CmdAllowlistGet: s.cmdAllowlistGet,
+		wire.CmdAllowlistSet: s.cmdAllowlistSet,
+		wire.CmdApprovals:    s.cmdApprovals,
+		wire.CmdApprove:      s.cmdApprove,
+		wire.CmdElicitations: s.cmdElicitations,
+		wire.CmdElicit:       s.cmdElicit,
+		wire.CmdTrust:        s.cmdTrust,
+		wire.CmdCallTool:     s.cmdCallTool,
+		wire.CmdChat:         s.cmdChat,
+		wire.CmdCancel:       s.cmdCancel,
+	}
+}
+
+// executeCommand dispatches workspace/executeCommand. It runs async: callTool waits at the gate.
+func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
+	var p struct {
+		Command       string            `json:"command"`
+		Arguments     []json.RawMessage `json:"arguments"`
+		WorkDoneToken json.RawMessage   `json:"workDoneToken"`
+	}
+	if err := lspconn.Decode(wire.MethodExecuteCommand, raw, &p); err != nil {
+		return nil, err
+	}
+	if p.Command == "" {
+		return nil, lspconn.InvalidParams("%s: command is required", wire.MethodExecuteCommand)
+	}
+	fn, ok := s.cmds[p.Command]
+	if !ok {
+		return nil, lspconn.InvalidParams("unknown command %q (known: %s)", p.Command, strings.Join(wire.Commands, ", "))
+	}
+	var arg json.RawMessage
+	if len(p.Arguments) > 0 {
+		arg = p.Arguments[0]
+	}
+	res, err := fn(ctx, arg, p.WorkDoneToken)
+	err = requestError(p.Command, err)
+	fields := map[string]any{"command": p.Command}
+	if err != nil {
+		fields["error"] = err.Error()
+	}
+	s.record("command", fields)
+	if err != nil {
+		return nil, err
+	}
+	b, merr := json.Marshal(res)
+	if merr != nil {
+		return nil, fmt.Errorf("lsp: %s: marshal result: %w", p.Command, merr)
+	}
+	return json.RawMessage(b), nil
+}
+
+// requestError answers the application's *host.RequestError as InvalidParams, prefixed with the
+// command.
+func requestError(cmd string, err error) error {
+	var re *host.RequestError
+	if errors.As(err, &re) {
+		return lspconn.InvalidParams("%s: %s", cmd, re.Msg)
+	}
+	return err
+}
+
+// decodeArg decodes arguments[0]; an absent or null argument leaves v zero. The argument must be an
+// object.
+func decodeArg(cmd string, arg json.RawMessage, v any) error {
+	t := strings.TrimSpace(string(arg))
+	if t == "" || t == "null" {
+		return nil
+	}
+	if t[0] != '{' {
+		return lspconn.InvalidParams("%s: arguments[0] must be an object, not %s", cmd, abbreviate(t))
+	}
+	if err := json.Unmarshal(arg, v); err != nil {
+		return lspconn.InvalidParams("%s: arguments[0]: %s", cmd, jsonProblem(err))
+	}
+	return nil
+}
+
+func jsonProblem(err error) string {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) && te.Field != "" {
+		return fmt.Sprintf("%s has the wrong type (%s)", te.Field, te.Value)
+	}
+	return err.Error()
+}
+
+func abbreviate(s string) string { return safetext.Bounded(s, 40) }
+
+func (s *server) cmdServers(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	return wireStatuses(s.app.Servers()), nil
+}
+
+func (s *server) cmdTools(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	var p wire.ToolsParams
+	if err := decodeArg(wire.CmdTools, arg, &p); err != nil {
+		return nil, err
+	}
+	tools, err := s.app.Tools(p.Server)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]wire.ToolInfo, len(tools))
+	for i, t := range tools {
+		out[i] = wire.ToolInfo{Name: t.Name, Server: t.Server, Tool: t.Tool.Tool, Description: t.Description,
+			InputSchema: t.InputSchema, Allowlisted: t.Allowlisted}
+	}
+	return out, nil
+}
+
+func (s *server) cmdReconnect(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	var p wire.ReconnectParams
+	if err := decodeArg(wire.CmdReconnect, arg, &p); err != nil {
+		return nil, err
+	}
+	res, err := s.app.Reconnect(ctx, p.Server)
+	if err != nil {
+		return nil, err
+	}
+	return wireStatuses(res), nil
+}
+
+func (s *server) cmdAllowlistGet(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	path, entries, problem := s.app.Allowlist()
+	res := wire.AllowlistGetResult{Path: path, Entries: entries}
+	if problem != nil {
+		res.Error = problem.Error()
+	}
+	return res, nil
+}
+
+func (s *server) cmdAllowlistSet(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	var p wire.AllowlistSetParams
+	if err := decodeArg(wire.CmdAllowlistSet, arg, &p); err != nil {
+		return nil, err
+	}
+	if p.Prefix == "" {
+		return nil, lspconn.InvalidParams("%s: prefix is required (mcp__<server>__)", wire.CmdAllowlistSet)
+	}
+	if p.Entries == nil {
+		return nil, lspconn.InvalidParams("%s: entries is required (an empty array revokes every grant under the prefix)", wire.CmdAllowlistSet)
+	}
+	entries, err := s.app.SetAllowlist(p.Prefix, *p.Entries)
+	if err != nil {
+		return nil, err
+	}
+	return wire.AllowlistSetResult{Entries: entries}, nil
+}
+
+func (s *server) cmdApprovals(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	return s.approvals(), nil
+}
+
+// approvals lists the pending approvals, oldest first.
+func (s *server) approvals() []wire.Approval {
+	out := []wire.Approval{}
+	for _, q := range s.app.Pending(host.KindApproval) {
+		out = append(out, wireApproval(q))
+	}
+	return out
+}
+
+func (s *server) cmdApprove(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	var p wire.ApproveParams
+	if err := decodeArg(wire.CmdApprove, arg, &p); err != nil {
+		return nil, err
+	}
+	if p.ID == "" {
+		return nil, lspconn.InvalidParams("%s: id is required", wire.CmdApprove)
+	}
+	ans, err := permissions.ParseAnswer(p.Decision)
+	if err != nil {
+		return nil, lspconn.InvalidParams("%s: decision must be once, always, server or deny, not %q", wire.CmdApprove, p.Decision)
+	}
+	if err := s.app.Answer(host.KindApproval, p.ID, host.Reply{Decision: ans}); err != nil {
+		return nil, lspconn.InvalidParams("%s: no pending approval %q (unknown, already resolved or timed out)", wire.CmdApprove, p.ID)
+	}
+	return struct{}{}, nil
+}
+
+func (s *server) cmdElicitations(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	out := []wire.Elicitation{}
+	for _, q := range s.app.Pending(host.KindElicitation) {
+		if s.forms.has(q.ID) {
+			out = append(out, wireElicitation(q))
+		}
+	}
+	return out, nil
+}
+
+func (s *server) cmdElicit(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	var p wire.ElicitParams
+	if err := decodeArg(wire.CmdElicit, arg, &p); err != nil {
+		return nil, err
+	}
+	if p.ID == "" {
+		return nil, lspconn.InvalidParams("%s: id is required", wire.CmdElicit)
+	}
+	notPending := lspconn.InvalidParams("%s: no pending elicitation %q (unknown, already answered or timed out)", wire.CmdElicit, p.ID)
+	if !s.forms.has(p.ID) {
+		return nil, notPending
+	}
+	err := s.app.Answer(host.KindElicitation, p.ID, host.Reply{Elicit: mcpbridge.ElicitResult{Action: p.Action, Content: acceptContent(p)}})
+	var re *host.RequestError
+	switch {
+	case errors.As(err, &re) && strings.HasPrefix(re.Msg, "no pending"):
+		return nil, notPending
+	case err != nil:
+		return nil, err
+	}
+	return struct{}{}, nil
+}
+
+// acceptContent is the content of an accept ({} when absent), as given otherwise.
+func acceptContent(p wire.ElicitParams) map[string]any {
+	if p.Action == mcpbridge.ElicitAccept && p.Content == nil {
+		return map[string]any{}
+	}
+	return p.Content
+}
+
+func (s *server) cmdTrust(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	var p wire.TrustParams
+	if err := decodeArg(wire.CmdTrust, arg, &p); err != nil {
+		return nil, err
+	}
+	if p.Server == "" {
+		return nil, lspconn.InvalidParams("%s: server is required", wire.CmdTrust)
+	}
+	var trusted bool
+	switch p.Decision {
+	case "trust":
+		trusted = true
+	case "deny":
+	default:
+		return nil, lspconn.InvalidParams("%s: decision must be trust or deny, not %q", wire.CmdTrust, p.Decision)
+	}
+	res, err := s.app.Trust(ctx, p.Server, trusted)
+	if err != nil {
+		return nil, err
+	}
+	return wireStatuses(res), nil
+}
+
+// parseMode is a command's mode: nil = the configured one.
+func parseMode(cmd string, m *string) (*permissions.Mode, error) {
+	if m == nil {
+		return nil, nil
+	}
+	mode, err := permissions.ParseMode(*m)
+	if err != nil || *m == "" { // "" is not a Mode: leave the field out for the configured mode
+		return nil, lspconn.InvalidParams("%s: mode must be single-confirm, always-allow or allowlist-only, not %q", cmd, *m)
+	}
+	return &mode, nil
+}
+
+func (s *server) cmdCallTool(ctx context.Context, arg, token json.RawMessage) (any, error) {
+	var p wire.CallToolParams
+	if err := decodeArg(wire.CmdCallTool, arg, &p); err != nil {
+		return nil, err
+	}
+	if p.Name == "" {
+		return nil, lspconn.InvalidParams("%s: name is required", wire.CmdCallTool)
+	}
+	args := json.RawMessage(strings.TrimSpace(string(p.Arguments)))
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	} else if args[0] != '{' {
+		return nil, lspconn.InvalidParams("%s: arguments must be an object, not %s", wire.CmdCallTool, abbreviate(string(args)))
+	}
+	mode, err := parseMode(wire.CmdCallTool, p.Mode)
+	if err != nil {
+		return nil, err
+	}
+	res, _ := s.app.CallTool(ctx, host.CallRequest{
+		Name: p.Name, Arguments: args, Mode: mode, Source: "callTool",
+		Progress: s.newToolProgress(token), // the editor's workDoneToken, when it sent one
+	})
+	if ctx.Err() != nil {
+		return nil, ctx.Err() // the router answers RequestCancelled
+	}
+	return wireResult(res), nil
+}
+
+func (s *server) cmdChat(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	var p wire.ChatParams
+	if err := decodeArg(wire.CmdChat, arg, &p); err != nil {
+		return nil, err
+	}
+	if strings.TrimSpace(p.Prompt) == "" {
+		return nil, lspconn.InvalidParams("%s: prompt is required", wire.CmdChat)
+	}
+	mode, err := parseMode(wire.CmdChat, p.Mode)
+	if err != nil {
+		return nil, err
+	}
+	conv, turn, err := s.app.Chat(host.ChatRequest{Conversation: p.Conversation, Prompt: p.Prompt, Mode: mode}, s.emit)
+	if err != nil {
+		return nil, err
+	}
+	return wire.ChatResult{Conversation: conv, Turn: turn}, nil
+}
+
+func (s *server) cmdCancel(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	var p wire.CancelParams
+	if err := decodeArg(wire.CmdCancel, arg, &p); err != nil {
+		return nil, err
+	}
+	if p.Turn == "" {
+		return nil, lspconn.InvalidParams("%s: turn is required", wire.CmdCancel)
+	}
+	s.app.Cancel(p.Turn)
+	return struct{}{}, nil
+}

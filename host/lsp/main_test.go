@@ -1,0 +1,96 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/host/hosttest"
+)
+
+// mcptestBin is cmd/mcptest, built once by TestMain.
+var mcptestBin string
+
+func TestMain(m *testing.M) {
+	// Fuzz workers run only the fuzz target, which starts no MCP server: skip the build there.
+	if slices.ContainsFunc(os.Args, func(a string) bool { return strings.HasPrefix(a, "-test.fuzzworker") }) {
+		os.Exit(m.Run())
+	}
+	dir, err := os.MkdirTemp("", "host-test-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	mcptestBin, err = hosttest.BuildBinary("github.com/switchboard-dev/switchboard/cmd/mcptest", dir)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.RemoveAll(dir)
+		os.Exit(1)
+	}
+	code := m.Run()
+	os.RemoveAll(dir)
+	os.Exit(code)
+}
+
+// server is one initializationOptions.servers entry running cmd/mcptest with args.
+func server(args ...string) map[string]any {
+	if args == nil {
+		args = []string{}
+	}
+	return map[string]any{"command": mcptestBin, "args": args}
+}
+
+// servers is initializationOptions with these servers (name → entry) and extra fields.
+func initOpts(servers map[string]any, extra ...any) map[string]any {
+	o := map[string]any{"servers": servers}
+	for i := 0; i+1 < len(extra); i += 2 {
+		o[extra[i].(string)] = extra[i+1]
+	}
+	return o
+}
+
+// runWith starts a session with one ready mcptest server "t" and options.
+func runWith(t *testing.T, cfg hosttest.Config) *hosttest.Env {
+	t.Helper()
+	if cfg.InitOptions == nil {
+		cfg.InitOptions = initOpts(map[string]any{"t": server()})
+	}
+	env := hosttest.Run(t, cfg)
+	env.AwaitServer("t", "ready")
+	return env
+}
+
+func readFile(t *testing.T, path string) string {
+	t.Helper()
+	b, err := os.ReadFile(path)
+	if err != nil && !os.IsNotExist(err) {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// toolResult is the wire ToolResult.
+type toolResult struct {
+	Name      string            `json:"name"`
+	IsError   bool              `json:"isError"`
+	Text      string            `json:"text"`
+	Content   []json.RawMessage `json:"content"`
+	Truncated bool              `json:"truncated"`
+	Bytes     int               `json:"bytes"`
+}
+
+func eventsPath(t *testing.T) string { return filepath.Join(t.TempDir(), "events.jsonl") }
+
+func writeFile(t *testing.T, path, content string) {
+	t.Helper()
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+}

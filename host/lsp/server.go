@@ -1,0 +1,260 @@
+package lsp
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"log/slog"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+
+	"go.lsp.dev/jsonrpc2"
+	"go.lsp.dev/protocol"
+
+	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/host/wire"
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+)
+
+// Lifecycle states.
+const (
+	stateCreated = iota
+	stateInitialized
+	stateShutdown
+)
+
+// server is one editor connection: the router's handlers and the LSP implementation of host.UI.
+// Its fields are set in Serve, then only read, except where a mutex says otherwise.
+type server struct {
+	opts  Options
+	app   *host.App
+	log   *slog.Logger // forwards warnings and errors to the editor (see logHandler)
+	conn  *connection
+	docs  *documents
+	cmds  map[string]commandFunc
+	tools progressSet   // tool calls showing progress in the editor
+	forms formSet       // elicitations announced to the editor as forms
+	poke  chan struct{} // poked on every server change (buffered 1): the startup progress
+
+	stateMu sync.Mutex // guards state, caps, pending
+	state   int
+	caps    clientCaps
+	pending startArgs // what initialize received, until start applies it
+
+	life lifecycle
+}
+
+// clientCaps is what the editor said it supports.
+type clientCaps struct {
+	progress bool // window.workDoneProgress
+	forms    bool // capabilities.experimental.switchboard.elicitation: elicitation forms
+}
+
+// startArgs is initialize's initializationOptions and workspace folders.
+type startArgs struct {
+	options json.RawMessage
+	folders []string
+}
+
+// lifecycle is the once-only steps of a connection.
+type lifecycle struct {
+	exited    chan struct{} // closed by the exit notification
+	exitOnce  sync.Once
+	startOnce sync.Once
+	downOnce  sync.Once // teardown
+}
+
+var _ host.UI = (*server)(nil)
+
+func (s *server) capabilities() clientCaps {
+	s.stateMu.Lock()
+	defer s.stateMu.Unlock()
+	return s.caps
+}
+
+func (s *server) wasShutdown() bool {
+	s.stateMu.Lock()
+	defer s.stateMu.Unlock()
+	return s.state == stateShutdown
+}
+
+// record writes to the events file (host.EventsEnv).
+func (s *server) record(kind string, fields map[string]any) {
+	if s.app != nil {
+		s.app.Record(kind, fields)
+	}
+}
+
+// connection is the jsonrpc2 connection to the editor, with what is sent before it exists.
+type connection struct {
+	conn    jsonrpc2.Conn
+	log     *slog.Logger    // the plain logger (never back to the editor)
+	baseCtx context.Context // parent of every request and background task; cancelled by teardown
+	cancel  context.CancelFunc
+	gone    chan struct{} // closed when the editor is gone (or we are exiting)
+
+	earlyMu sync.Mutex  // guards early
+	early   []earlyNote // notifications from before the connection existed (startup warnings)
+}
+
+type earlyNote struct {
+	method string
+	params any
+}
+
+// errEditorGone is the error of a call to the editor when the connection is lost.
+var errEditorGone = fmt.Errorf("lsp: editor connection lost")
+
+// sendJSON sends a notification whose params are marshalled with encoding/json (wire types).
+func (c *connection) sendJSON(method string, params any) {
+	b, err := json.Marshal(params)
+	if err != nil {
+		c.log.Error(fmt.Sprintf("lsp: marshal %s: %v", method, err))
+		return
+	}
+	c.send(method, json.RawMessage(b))
+}
+
+// send sends a notification; protocol types go through the protocol codec.
+func (c *connection) send(method string, params any) {
+	if c.conn == nil {
+		// Only Serve's setup runs before the connection exists: keep its warnings for the editor
+		// (flushEarly sends them once initialize has been answered).
+		c.earlyMu.Lock()
+		c.early = append(c.early, earlyNote{method, params})
+		c.earlyMu.Unlock()
+		return
+	}
+	if c.isGone() {
+		return
+	}
+	if err := c.conn.Notify(c.baseCtx, method, params); err != nil {
+		c.log.Debug("lsp: notify failed", "method", method, "error", err)
+	}
+}
+
+// call makes a request to the editor; never call it from a handler that has not released the read
+// loop (jsonrpc2.Async) or from a notification handler.
+func (c *connection) call(ctx context.Context, method string, params, result any) error {
+	if c.conn == nil || c.isGone() {
+		return errEditorGone
+	}
+	_, err := c.conn.Call(ctx, method, params, result)
+	return err
+}
+
+// flushEarly sends the notifications kept from before the connection existed.
+func (c *connection) flushEarly() {
+	c.earlyMu.Lock()
+	early := c.early
+	c.early = nil
+	c.earlyMu.Unlock()
+	for _, n := range early {
+		c.send(n.method, n.params)
+	}
+}
+
+func (c *connection) isGone() bool {
+	select {
+	case <-c.gone:
+		return true
+	default:
+		return false
+	}
+}
+
+// showMessage sends window/showMessage and records it. The text is escaped (safetext.Block): it
+// often quotes a server's or a config file's words.
+func (s *server) showMessage(typ protocol.MessageType, msg string) {
+	msg = safetext.Block(msg)
+	s.record("showMessage", map[string]any{"type": int(typ), "message": msg})
+	s.conn.send(wire.MethodShowMessage, &protocol.ShowMessageParams{Type: typ, Message: msg})
+}
+
+// logHandler passes records to the configured logger and sends warnings and errors to the editor
+// as window/logMessage (and the events file).
+type logHandler struct {
+	next  slog.Handler
+	s     *server
+	attrs []slog.Attr
+	group string
+}
+
+func (h *logHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return l >= slog.LevelWarn || h.next.Enabled(ctx, l)
+}
+
+func (h *logHandler) Handle(ctx context.Context, r slog.Record) error {
+	if r.Level >= slog.LevelWarn {
+		var b strings.Builder
+		b.WriteString(r.Message)
+		add := func(a slog.Attr) bool {
+			if a.Key == "stack" {
+				return true
+			}
+			key := a.Key
+			if h.group != "" {
+				key = h.group + "." + key
+			}
+			fmt.Fprintf(&b, " %s=%v", key, a.Value.Resolve())
+			return true
+		}
+		for _, a := range h.attrs {
+			add(a)
+		}
+		r.Attrs(add)
+		typ, level := protocol.MessageTypeWarning, "warning"
+		if r.Level >= slog.LevelError {
+			typ, level = protocol.MessageTypeError, "error"
+		}
+		msg := safetext.Block(b.String()) // log lines quote servers' stderr, errors and names
+		h.s.record("log", map[string]any{"level": level, "message": msg})
+		h.s.conn.send(wire.MethodLogMessage, &protocol.LogMessageParams{Type: typ, Message: msg})
+	}
+	if h.next.Enabled(ctx, r.Level) {
+		return h.next.Handle(ctx, r)
+	}
+	return nil
+}
+
+func (h *logHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return &logHandler{next: h.next.WithAttrs(as), s: h.s, attrs: append(append([]slog.Attr(nil), h.attrs...), as...), group: h.group}
+}
+
+func (h *logHandler) WithGroup(name string) slog.Handler {
+	g := name
+	if h.group != "" {
+		g = h.group + "." + name
+	}
+	return &logHandler{next: h.next.WithGroup(name), s: h.s, attrs: h.attrs, group: g}
+}
+
+func cleanPath(p string) string { return filepath.Clean(p) }
+
+// askButtons puts a question with buttons to the user (window/showMessageRequest) and returns the
+// title clicked. ok is false when the prompt was dismissed (null), failed, answered with a title
+// not offered, or ctx ended: every caller treats that as "no answer".
+func (s *server) askButtons(ctx context.Context, typ protocol.MessageType, msg string, titles ...string) (string, bool) {
+	actions := make([]protocol.MessageActionItem, len(titles))
+	for i, t := range titles {
+		actions[i] = protocol.MessageActionItem{Title: t}
+	}
+	var reply json.RawMessage
+	msg = safetext.Block(msg) // callers bound and escape what they quote; this is the last line of defence
+	params := &protocol.ShowMessageRequestParams{Type: typ, Message: msg, Actions: actions}
+	if err := s.conn.call(ctx, wire.MethodShowMessageRequest, params, &reply); err != nil {
+		if ctx.Err() == nil {
+			s.log.Debug("lsp: prompt failed", "message", msg, "error", err)
+		}
+		return "", false
+	}
+	var item struct {
+		Title string `json:"title"`
+	}
+	if len(reply) == 0 || string(reply) == "null" || json.Unmarshal(reply, &item) != nil || !slices.Contains(titles, item.Title) {
+		return "", false
+	}
+	return item.Title, true
+}

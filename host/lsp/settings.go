@@ -1,0 +1,110 @@
+package lsp
+
+import (
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/permissions"
+	"github.com/switchboard-dev/switchboard/session"
+)
+
+// The editor settings that mirror initializationOptions (PROTOCOL.md section 1). settings_test.go
+// generates the VS Code settings between the "$generated-start" and "$generated-end" markers of
+// editors/vscode/package.json from InitOptions and settingDocs (STYLE.md section 5); after a change
+// here, run `go test ./host/lsp -run TestPackageJSONSettings -update` and commit package.json.
+
+// settingDoc documents one InitOptions field as the VS Code setting "switchboard.<Key>". The JSON
+// schema's types come from the field's Go type (or Shape's).
+type settingDoc struct {
+	Key         string // the field's json name in InitOptions
+	Description string // markdownDescription
+	// Scope is the VS Code configuration scope. Every setting here chooses what runs, where secrets
+	// go or how the gate decides, so each is "machine": user (or remote machine) settings only, never
+	// a repository's .vscode/settings.json (TestSettingsUserOnly; the extension also reads the
+	// user-level value only, for editors that do not honour scope).
+	Scope   string
+	Default any
+	Minimum *float64   // numbers only
+	Enum    []enumDoc  // a string setting's values, in the order the settings UI shows them
+	Shape   any        // when set, its Go type replaces the field's (json.RawMessage has no schema)
+	Enums   []propEnum // the values of string properties inside the setting's objects
+}
+
+// enumDoc is one allowed value and its enumDescription.
+type enumDoc struct{ Value, Description string }
+
+// propEnum lists the allowed values of every property named Property within a setting.
+type propEnum struct {
+	Property string
+	Values   []string
+}
+
+func minimum(v float64) *float64 { return &v }
+
+// settingDocs, in the order package.json lists the settings.
+var settingDocs = []settingDoc{
+	{
+		Key:     "servers",
+		Scope:   "machine",
+		Default: map[string]any{},
+		Description: "MCP servers given by the editor, by name: " +
+			"`{ \"github\": { \"command\": \"npx\", \"args\": [\"-y\", \"@modelcontextprotocol/server-github\"] } }`. " +
+			"Same fields as an `mcp.json` entry (`command`, `args`, `env`, `cwd`, `type`, `url`, `headers`, " +
+			"`disabled`, `startupTimeoutSeconds`, `callTimeoutSeconds`). " +
+			"Servers given here are trusted; they override servers of the same name from config files. " +
+			"Read from user settings only: a workspace cannot add servers here.",
+		Shape: map[string]editorServer(nil),
+		Enums: []propEnum{{"type", []string{mcpbridge.TransportStdio, mcpbridge.TransportHTTP, mcpbridge.TransportSSE}}},
+	},
+	{
+		Key:     "configFiles",
+		Scope:   "machine",
+		Default: []string{},
+		Description: "Extra MCP configuration files (absolute paths), read after `~/.config/switchboard/mcp.json` " +
+			"and the workspace's `.vscode/mcp.json`, `.mcp.json`, `.switchboard/mcp.json`.",
+	},
+	{
+		Key:         "mode",
+		Scope:       "machine",
+		Default:     permissions.SingleConfirm.String(),
+		Description: "How the confirm gate treats tool calls. Read from user settings only: a workspace cannot change it.",
+		Enum: []enumDoc{
+			{permissions.SingleConfirm.String(), "Ask before every tool call that the allowlist does not match."},
+			{permissions.AlwaysAllow.String(), "Run every tool call without asking."},
+			{permissions.AllowlistOnly.String(), "Run allowlisted tool calls; deny the rest without asking."},
+		},
+	},
+	{
+		Key:         "approvalTimeoutSeconds",
+		Scope:       "machine",
+		Default:     120,
+		Minimum:     minimum(1),
+		Description: "Seconds an approval prompt waits for an answer before the call is denied; also how long a question from an MCP server waits before it is cancelled.",
+	},
+	{
+		Key:     "provider",
+		Scope:   "machine",
+		Default: map[string]any{},
+		Description: "The model the agent uses: " +
+			"`{ \"type\": \"anthropic\", \"model\": \"...\", \"apiKeyEnv\": \"ANTHROPIC_API_KEY\" }`. " +
+			"Types: `openai`, `anthropic`, `openai-compatible` (with `baseURL`), `script` (tests). " +
+			"Empty: the host's `~/.config/switchboard/config.json`. Read from user settings only: a workspace cannot " +
+			"send your API key elsewhere.",
+		Enums: []propEnum{{"type", []string{
+			session.ProviderOpenAI, session.ProviderAnthropic, session.ProviderOpenAICompatible, session.ProviderScript,
+		}}},
+	},
+}
+
+// editorServer is the shape of one initializationOptions.servers entry (an mcp.json entry, which
+// the host passes on raw to mcpbridge.LoadConfig), for the settings schema only.
+type editorServer struct {
+	Command               string            `json:"command"`
+	Args                  []string          `json:"args"`
+	Env                   map[string]string `json:"env"`
+	Cwd                   string            `json:"cwd"`
+	Type                  string            `json:"type"`
+	URL                   string            `json:"url"`
+	Headers               map[string]string `json:"headers"`
+	Disabled              bool              `json:"disabled"`
+	StartupTimeoutSeconds float64           `json:"startupTimeoutSeconds"`
+	CallTimeoutSeconds    float64           `json:"callTimeoutSeconds"`
+}
