@@ -4,7 +4,7 @@
 import * as vscode from "vscode";
 import { DidChangeConfigurationNotification, ExecuteCommandRequest, type Disposable as LspDisposable } from "vscode-languageclient";
 import { LanguageClient, RevealOutputChannelOn, State, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
-import { findBinary, hostSettings, userValue, workspaceOverrideMessage, workspaceOverrides, type HostSettings, type SettingsInspector } from "./config";
+import { bundledBinary, findBinary, hostSettings, prepareBundled, userValue, workspaceOverrideMessage, workspaceOverrides, type HostSettings, type SettingsInspector } from "./config";
 import { ElicitationFeature } from "./features";
 import { clientId, clientName, configSection, outputChannelName } from "./ids";
 import * as ext from "./lsp_types";
@@ -58,7 +58,8 @@ export class Switchboard implements vscode.Disposable {
     /** The settings last given to the host (initializationOptions or didChangeConfiguration). */
     private sentSettings: string | undefined;
 
-    constructor(output?: vscode.LogOutputChannel) {
+    /** extensionPath: where a platform-specific .vsix keeps its bin/switchboard. */
+    constructor(output?: vscode.LogOutputChannel, private readonly extensionPath?: string) {
         this.output = output ?? vscode.window.createOutputChannel(outputChannelName, { log: true });
         this.disposables.push(
             this.output,
@@ -102,7 +103,7 @@ export class Switchboard implements vscode.Disposable {
     private async doStart(): Promise<boolean> {
         this.warnWorkspaceOverrides();
         this.startedPath = userValue<string>(inspector(), "path") ?? undefined;
-        const found = findBinary({ setting: this.startedPath, env: process.env });
+        const found = findBinary({ setting: this.startedPath, bundled: prepareBundled(bundledBinary(this.extensionPath)), env: process.env });
         if (!found.path) {
             this.setConnection("stopped");
             this.output.error(found.problem ?? "switchboard binary not found");
