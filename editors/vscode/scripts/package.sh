@@ -8,7 +8,7 @@
 #   scripts/package.sh host             the platform of this machine (what `make test` builds)
 #
 # Output: $SWITCHBOARD_VSIX_OUT (default editors/vscode/vsix)/switchboard-<target>.vsix.
-# Env: SWITCHBOARD_SKIP_BUNDLE=1 to reuse dist/main.js as it is; SWITCHBOARD_BUNDLE_BIN=<file> to
+# Env: SWITCHBOARD_BUNDLE_BIN=<file> to
 # bundle that binary instead of building one (one target only; test.sh passes the one it tests).
 set -euo pipefail
 ext="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -29,7 +29,7 @@ targets=("$@")
 for i in "${!targets[@]}"; do [ "${targets[$i]}" = host ] && targets[$i]="$(host_target)"; done
 
 cd "$ext"
-if [ "${SWITCHBOARD_SKIP_BUNDLE:-}" != 1 ] || [ ! -f dist/main.js ]; then npm run --silent bundle -- --minify; fi
+# vsce runs the vscode:prepublish script (the minified bundle) itself.
 mkdir -p "$out"
 version="$(git -C "$repo" describe --always --dirty 2>/dev/null || echo unknown)"
 # bin/ is the staging place of one binary at a time; never leave one behind for the next target.

@@ -167,7 +167,7 @@ function typeOf(p: Record<string, unknown>): string {
     const t = p["type"];
     if (typeof t === "string") {
         const items = rec(p["items"]);
-        return t === "array" && typeof items?.["type"] === "string" ? `array of ${items["type"] as string}` : t;
+        return t === "array" && typeof items?.["type"] === "string" ? `array of ${items["type"]}` : t;
     }
     if (Array.isArray(t)) return t.filter((x) => typeof x === "string").join(" or ");
     if (Array.isArray(p["enum"])) return "choice";
@@ -175,13 +175,16 @@ function typeOf(p: Record<string, unknown>): string {
     return "any";
 }
 
-/** The parameters of a tool's input schema, in the schema's order. */
+/** The parameters of a tool's input schema, required ones first. */
 export function schemaParams(inputSchema: unknown): SchemaParam[] {
     const schema = rec(inputSchema);
     const props = rec(schema?.["properties"]);
     if (!props) return [];
     const required = new Set(Array.isArray(schema?.["required"]) ? (schema["required"] as unknown[]).filter((x) => typeof x === "string") : []);
-    return Object.entries(props).map(([name, raw]) => {
+    // Required first, each group in the schema's order.
+    const names = Object.keys(props);
+    const ordered = [...names.filter((n) => required.has(n)), ...names.filter((n) => !required.has(n))];
+    return ordered.map((name) => [name, props[name]] as const).map(([name, raw]) => {
         const p = rec(raw) ?? {};
         const limits: string[] = [];
         const min = p["minimum"], max = p["maximum"];
@@ -204,9 +207,12 @@ export function schemaParams(inputSchema: unknown): SchemaParam[] {
     });
 }
 
-/** Server-controlled text as plain Markdown text: no links, emphasis, HTML or table breaks. */
+/**
+ * Server-controlled text as plain Markdown text on one line: no links, images, HTML, code spans or
+ * table breaks. Only those characters are escaped, so the source stays readable.
+ */
 export function mdText(s: string): string {
-    return oneLine(s).replace(/[\\`*_[\]()<>|#!~{}]/g, (c) => `\\${c}`);
+    return oneLine(s).replace(/[\\`[\]<>|]/g, (c) => `\\${c}`);
 }
 
 /** Server-controlled text as an inline code span that cannot end early or break a table. */
@@ -251,4 +257,12 @@ export function allowChoices(prefix: string, tools: readonly ToolInfo[], entries
 export function entriesFromPicks(prefix: string, picked: readonly AllowChoice[]): string[] {
     if (picked.some((c) => c.wholeServer)) return [prefix + "*"];
     return picked.map((c) => c.entry).sort();
+}
+
+/** A path with the home folder written as ~. */
+export function tildePath(p: string, home: string): string {
+    if (!home) return p;
+    if (p === home) return "~";
+    const h = home.endsWith("/") || home.endsWith("\\") ? home : home + (p.includes("\\") && !p.includes("/") ? "\\" : "/");
+    return p.startsWith(h) ? `~${p.slice(h.length - 1)}` : p;
 }

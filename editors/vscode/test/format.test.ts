@@ -213,3 +213,9 @@ test("chat says which grant was given: once, always for the tool, or the whole s
     assert.equal(byHost("mode"), "allowed (mode always-allow)");
     assert.equal(byHost("timeout", "denied"), "denied (no answer in time)");
 });
+
+test("paths under the home folder are written with ~", () => {
+    assert.equal(fmt.tildePath("/home/me/.config/switchboard/allow_tool", "/home/me"), "~/.config/switchboard/allow_tool");
+    assert.equal(fmt.tildePath("/home/meg/x", "/home/me"), "/home/meg/x");
+    assert.equal(fmt.tildePath("/etc/x", ""), "/etc/x");
+});
