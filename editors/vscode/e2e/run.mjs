@@ -274,7 +274,9 @@ async function trustedSuite() {
     await clearNotifications();
     await palette("Switchboard: Call Tool...");
     const widget = page.locator(".quick-input-widget");
-    const row = widget.locator(".monaco-list-row").filter({ hasText: /^\s*echo/ }).first();
+    // mcptest's echo (asker has one too); the list is long, so filter it first.
+    await widget.locator(".quick-input-box input").fill("echo");
+    const row = widget.locator(".monaco-list-row").filter({ hasText: /^\s*echo/ }).filter({ hasText: "mcptest" }).first();
     await row.waitFor({ state: "visible", timeout: 15000 });
     await row.click();
     await widget.locator(".quick-input-title").filter({ hasText: "Call echo" }).waitFor({ state: "visible", timeout: 15000 });

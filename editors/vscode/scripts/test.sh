@@ -23,7 +23,7 @@ bin="$ext/test/.work/bin"
 rm -rf "$ext/test/.work"
 mkdir -p "$bin"
 # The binary the tests run is the one the .vsix carries: built as package.sh builds it.
-if [ -z "${SWITCHBOARD_BIN:-}" ]; then (cd "$repo" && CGO_ENABLED=0 go build -trimpath -o "$bin/switchboard" ./cmd/switchboard); export SWITCHBOARD_BIN="$bin/switchboard"; fi
+if [ -z "${SWITCHBOARD_BIN:-}" ]; then (cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/switchboard" ./cmd/switchboard); export SWITCHBOARD_BIN="$bin/switchboard"; fi
 if [ -z "${MCPTEST_BIN:-}" ]; then (cd "$repo" && go build -o "$bin/mcptest" ./cmd/mcptest); export MCPTEST_BIN="$bin/mcptest"; fi
 
 phase "package"

@@ -35,18 +35,20 @@ export async function callTool(sb: Switchboard, reports: Reports, name?: string)
             void vscode.window.showInformationMessage("Switchboard: no MCP server offers a tool yet.");
             return undefined;
         }
-        const items: ToolItem[] = tools.map((t) => {
-            const params = fmt.schemaParams(t.inputSchema).map((p) => (p.required ? p.name : `${p.name}?`));
-            return {
-                label: t.tool,
-                description: `${t.server}${t.allowlisted ? " · auto-approved" : ""}`,
-                detail: [params.length > 0 ? `(${params.join(", ")})` : "()", form.clip(t.description ?? "", 200)].filter((x) => x).join(" "),
-                tool: t,
-            };
-        });
+        // By server, each under its name.
+        const sorted = [...tools].sort((a, b) => (a.server === b.server ? a.tool.localeCompare(b.tool) : a.server.localeCompare(b.server)));
+        const items: (ToolItem | vscode.QuickPickItem)[] = [];
+        let server: string | undefined;
+        for (const t of sorted) {
+            if (t.server !== server) {
+                server = t.server;
+                items.push({ label: server, kind: vscode.QuickPickItemKind.Separator });
+            }
+            items.push(toolItem(t));
+        }
         const pick = await vscode.window.showQuickPick(items, { title: "Switchboard: Call Tool", placeHolder: "Which tool?", matchOnDescription: true, matchOnDetail: true });
-        if (!pick) return undefined;
-        tool = pick.tool;
+        if (!pick || !("tool" in pick)) return undefined;
+        tool = (pick).tool;
     }
     const fields = toolFields(tool.inputSchema);
     const values = await askFields(tool, fields);
@@ -54,11 +56,22 @@ export async function callTool(sb: Switchboard, reports: Reports, name?: string)
     const args = toolArguments(fields, values);
     const called = tool;
     const result = await vscode.window.withProgress(
-        { location: vscode.ProgressLocation.Notification, title: `Switchboard: calling ${called.tool} (waits for your approval if it needs one)…` },
+        // In the status bar: a notification here would sit on top of the approval prompt.
+        { location: vscode.ProgressLocation.Window, title: `Switchboard: calling ${called.tool}…` },
         () => sb.exec(ext.Cmd.callTool, { name: called.name, arguments: args }),
     );
     await reports.show(`calls/${called.name}`, resultReport(called, args, result));
     return result;
+}
+
+function toolItem(t: ext.ToolInfo): ToolItem {
+    const params = fmt.schemaParams(t.inputSchema).map((p) => (p.required ? p.name : `${p.name}?`));
+    return {
+        label: t.tool,
+        description: `${t.server}${t.allowlisted ? " · auto-approved" : ""}`,
+        detail: [params.length > 0 ? `(${params.join(", ")})` : "()", form.clip(t.description ?? "", 200)].filter((x) => x).join(" "),
+        tool: t,
+    };
 }
 
 /** The call and its result as Markdown (server text fenced, never interpreted). */
