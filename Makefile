@@ -53,8 +53,8 @@ test-vscode-e2e:
 	bash editors/vscode/e2e/run.sh
 
 # The VS Code extension with the switchboard binary inside, in editors/vscode/vsix/: this machine's
-# platform, or every platform (cross-compiled, CGO_ENABLED=0; about 10 min with a cold Go cache on
-# 2 busy cores, under 2 min warm). Needs the extension's npm ci.
+# platform, or every platform (cross-compiled, CGO_ENABLED=0; measured 10 min with a cold Go cache
+# on 2 busy shared cores, 22-178 s per target).
 package-vscode:
 	cd editors/vscode && npm ci --no-audit --no-fund --loglevel=error && bash scripts/package.sh host
 
