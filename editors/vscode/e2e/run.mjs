@@ -118,13 +118,15 @@ try {
     await page.locator(".monaco-workbench").waitFor({ state: "visible", timeout: 90000 });
   });
 
-  await step("extension activates and starts the user's switchboard binary, not the workspace's tools/sb", async () => {
+  await step("extension activates and starts its bundled switchboard binary, not the workspace's tools/sb", async () => {
     const act = await waitFor("activated.json", () => fs.existsSync(path.join(hookDir, "activated.json")) && readJson(path.join(hookDir, "activated.json")), 90000);
     if (act.started !== true) throw new Error(`the extension could not start the host: ${JSON.stringify(act)}`);
     if (!act.vscodeVersion?.startsWith("1.100.")) throw new Error(`unexpected VS Code ${act.vscodeVersion}`);
     if (act.trusted !== (pass === "trusted")) throw new Error(`workspace.isTrusted is ${act.trusted} in the ${pass} pass`);
-    const bin = path.join(binDir, "switchboard");
-    if (act.binary !== bin) throw new Error(`the host binary is ${act.binary}, want ${bin}`);
+    // The binary bundled in the platform .vsix, inside the installed extension's folder.
+    const bin = act.binary ?? "";
+    const extDir = path.join(work, "ext") + path.sep;
+    if (!bin.startsWith(extDir) || !bin.endsWith(`${path.sep}bin${path.sep}switchboard`)) throw new Error(`the host binary is ${bin}, want the bundled ${extDir}<extension>/bin/switchboard`);
     const ps = execFileSync("ps", ["-eo", "args="], { encoding: "utf8" });
     if (!ps.split("\n").some((l) => l.startsWith(`${bin} serve`))) throw new Error(`no "${bin} serve" process`);
     if (fs.existsSync(path.join(work, "ran-tools-sb"))) throw new Error("the workspace's tools/sb ran");
@@ -167,6 +169,21 @@ async function trustedSuite() {
   await step("status bar shows the servers (2 of 3 ready, 1 failed)", async () => {
     const item = page.locator('[aria-label^="Switchboard: 2 of 3 servers ready, 1 failed"]').first();
     await item.waitFor({ state: "visible", timeout: 60000 });
+    // Labelled, not a bare "2/3": each count carries its word.
+    const text = (await item.innerText()).replace(/\s+/g, " ").trim();
+    if (!/2\/3 ready/.test(text) || !/1 failed/.test(text)) throw new Error(`status bar text: "${text}"`);
+  });
+
+  await step("a failed server's error toast has Reconnect, and it reconnects that server", async () => {
+    await clearNotifications();
+    const count = () => events().split("switchboard.reconnect").length - 1;
+    await hookCall("switchboard.reconnect", { server: "broken" }).result(30000);
+    const t = toast("MCP server 'broken' failed");
+    await t.waitFor({ state: "visible", timeout: 30000 });
+    const before = count();
+    await t.getByRole("button", { name: "Reconnect", exact: true }).click();
+    await waitFor("the toast's reconnect reached the host", () => count() > before, 30000);
+    await clearNotifications();
   });
 
   await step("approval notification: click Allow tool, the allowlist file changes", async () => {
@@ -251,6 +268,47 @@ async function trustedSuite() {
     await row.click();
     await toast("Switchboard: mcptest is ready").waitFor({ state: "visible", timeout: 30000 });
     await waitFor("the host logged the reconnect", () => events().slice(before).includes("switchboard.reconnect"), 10000);
+  });
+
+  await step("Call Tool...: pick a tool, type its parameter, the result opens read-only", async () => {
+    await clearNotifications();
+    await palette("Switchboard: Call Tool...");
+    const widget = page.locator(".quick-input-widget");
+    // mcptest's echo (asker has one too); the list is long, so filter it first.
+    await widget.locator(".quick-input-box input").fill("echo");
+    const row = widget.locator(".monaco-list-row").filter({ hasText: /^\s*echo/ }).filter({ hasText: "mcptest" }).first();
+    await row.waitFor({ state: "visible", timeout: 15000 });
+    await row.click();
+    await widget.locator(".quick-input-title").filter({ hasText: "Call echo" }).waitFor({ state: "visible", timeout: 15000 });
+    const input = widget.locator(".quick-input-box input");
+    await input.fill("typed in the call form");
+    await input.press("Enter");
+    // echo is allowlisted by now (Allow tool above): it runs without asking.
+    const tab = page.locator(".tabs-container .tab").filter({ hasText: "mcp__mcptest__echo.md" }).first();
+    await tab.waitFor({ state: "visible", timeout: 30000 });
+    await page.locator(".editor-instance .view-lines").filter({ hasText: "typed in the call form" }).first().waitFor({ state: "visible", timeout: 15000 });
+    if (await tab.evaluate((el) => el.classList.contains("dirty"))) throw new Error("the result document is dirty");
+    await page.screenshot({ path: path.join(shots, "call-tool-result.png") });
+  });
+
+  await step("server report: a read-only document with the tools' parameters", async () => {
+    await palette("Switchboard: Show Servers");
+    const row = page.locator(".quick-input-widget .monaco-list-row").filter({ hasText: /^\s*mcptest/ }).first();
+    await row.waitFor({ state: "visible", timeout: 15000 });
+    await row.click();
+    const tab = page.locator(".tabs-container .tab").filter({ hasText: "mcptest.md" }).first();
+    await tab.waitFor({ state: "visible", timeout: 30000 });
+    const label = (await tab.getAttribute("aria-label")) ?? "";
+    if (/untitled/i.test(label)) throw new Error(`the report is an untitled document: ${label}`);
+    await page.locator(".editor-instance .view-lines").filter({ hasText: "| `text` | string | yes | text to return |" }).first().waitFor({ state: "visible", timeout: 15000 });
+    // Typing changes nothing: the document is read-only, so closing it never asks to save.
+    await page.locator(".editor-instance .view-lines").first().click();
+    await page.keyboard.type("zzz");
+    if (await tab.evaluate((el) => el.classList.contains("dirty"))) throw new Error("the report became dirty");
+    await page.screenshot({ path: path.join(shots, "server-report.png") });
+    await page.keyboard.press("Control+W");
+    await tab.waitFor({ state: "hidden", timeout: 10000 });
+    if (await page.locator(".monaco-dialog-box").count()) throw new Error("closing the report asked something");
   });
 
   await step("Show Servers lists state and tools", async () => {

@@ -26,10 +26,14 @@ echo "e2e: work folder $work"
 # --- binaries and the .vsix ---
 if [ -n "${SWITCHBOARD_BIN:-}" ]; then cp "$SWITCHBOARD_BIN" "$work/bin/switchboard"; else (cd "$repo" && go build -o "$work/bin/switchboard" ./cmd/switchboard); fi
 if [ -n "${MCPTEST_BIN:-}" ]; then cp "$MCPTEST_BIN" "$work/bin/mcptest"; else (cd "$repo" && go build -o "$work/bin/mcptest" ./cmd/mcptest); fi
-vsix="${SWITCHBOARD_VSIX:-$ext/switchboard.vsix}"
+# The platform .vsix with the switchboard binary inside: the workbench runs the bundled binary
+# (no switchboard.path in the settings). scripts/test.sh builds it; else it is built here.
+case "$(uname -m)" in aarch64|arm64) target=linux-arm64 ;; *) target=linux-x64 ;; esac
+vsix="${SWITCHBOARD_VSIX:-$ext/vsix/switchboard-$target.vsix}"
 if [ ! -f "$vsix" ]; then
-  (cd "$ext" && npx vsce package --no-dependencies --skip-license -o "$vsix" </dev/null >/dev/null)
+  SWITCHBOARD_VSIX_OUT="$(dirname "$vsix")" bash "$ext/scripts/package.sh" "$target"
 fi
+echo "e2e: installing $vsix"
 
 cs="$here/node_modules/.bin/code-server"
 [ -x "$cs" ] || { echo "e2e: code-server is not installed: run e2e/setup.sh" >&2; exit 1; }
@@ -53,9 +57,9 @@ cleanup() {
   local rc=$?
   stop_code_server
   # MCP servers live in process groups of their own (the host ends them on shutdown); end any
-  # that outlived it, by pid, matched on this run's private binary path.
+  # that outlived it, by pid, matched on this run's private paths (binaries, installed extension).
   local left
-  left="$(ps -eo pid=,args= | awk -v b="$work/bin/" 'index($0, b) && !/awk/ {print $1}')"
+  left="$(ps -eo pid=,args= | awk -v b="$work/" 'index($0, b) && !/awk/ {print $1}')"
   if [ -n "$left" ]; then
     echo "e2e: ending leftover processes: $(echo $left)"
     kill -KILL $left 2>/dev/null || true
@@ -98,7 +102,7 @@ const settings = {
   "chat.commandCenter.enabled": false,
   "window.commandCenter": false,
   "workbench.editor.enablePreview": false,
-  "switchboard.path": path.join(work, "bin", "switchboard"),
+  // No switchboard.path: the extension runs the binary its platform .vsix carries.
   "switchboard.servers": {
     mcptest: { command: path.join(work, "bin", "mcptest") },
     broken: { command: path.join(work, "bin", "mcptest"), args: ["--exit-at-start"] },

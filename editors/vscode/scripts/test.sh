@@ -18,15 +18,21 @@ phase "lint"
 npm run --silent lint
 phase "bundle"
 npm run --silent build
-phase "package"
-npx vsce package --no-dependencies --skip-license -o switchboard.vsix </dev/null | tail -1
-
 phase "go build"
 bin="$ext/test/.work/bin"
 rm -rf "$ext/test/.work"
 mkdir -p "$bin"
-if [ -z "${SWITCHBOARD_BIN:-}" ]; then (cd "$repo" && go build -o "$bin/switchboard" ./cmd/switchboard); export SWITCHBOARD_BIN="$bin/switchboard"; fi
+# The binary the tests run is the one the .vsix carries: built as package.sh builds it.
+if [ -z "${SWITCHBOARD_BIN:-}" ]; then (cd "$repo" && CGO_ENABLED=0 go build -trimpath -ldflags "-s -w" -o "$bin/switchboard" ./cmd/switchboard); export SWITCHBOARD_BIN="$bin/switchboard"; fi
 if [ -z "${MCPTEST_BIN:-}" ]; then (cd "$repo" && go build -o "$bin/mcptest" ./cmd/mcptest); export MCPTEST_BIN="$bin/mcptest"; fi
+
+phase "package"
+# The generic .vsix (no binary; finds switchboard through the setting, $SWITCHBOARD_PATH or PATH)
+# and this machine's platform .vsix, which carries the binary (the one the e2e workbench installs).
+npx vsce package --no-dependencies --skip-license -o switchboard.vsix </dev/null | tail -1
+SWITCHBOARD_BUNDLE_BIN="$SWITCHBOARD_BIN" bash scripts/package.sh host
+export SWITCHBOARD_VSIX_PLATFORM
+SWITCHBOARD_VSIX_PLATFORM="$(ls "$ext"/vsix/switchboard-linux-*.vsix | head -1)"
 
 phase "node tests"
 tap="$ext/test/.work/results.tap"

@@ -2,11 +2,19 @@
 // keeps the state the UI shows (servers, pending approvals, questions from MCP servers, chat events).
 
 import * as vscode from "vscode";
-import { DidChangeConfigurationNotification, ExecuteCommandRequest, type Disposable as LspDisposable } from "vscode-languageclient";
+import {
+    DidChangeConfigurationNotification,
+    ExecuteCommandRequest,
+    MessageType,
+    ShowMessageNotification,
+    type Disposable as LspDisposable,
+    type ShowMessageParams,
+} from "vscode-languageclient";
 import { LanguageClient, RevealOutputChannelOn, State, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
-import { findBinary, hostSettings, userValue, workspaceOverrideMessage, workspaceOverrides, type HostSettings, type SettingsInspector } from "./config";
+import { bundledBinary, findBinary, hostSettings, prepareBundled, userValue, workspaceOverrideMessage, workspaceOverrides, type HostSettings, type SettingsInspector } from "./config";
 import { ElicitationFeature } from "./features";
-import { clientId, clientName, configSection, outputChannelName } from "./ids";
+import { clientId, clientName, configSection, outputChannelName, ui } from "./ids";
+import { classifyHostMessage } from "./messages";
 import * as ext from "./lsp_types";
 
 export type Connection = "starting" | "running" | "stopped";
@@ -16,6 +24,10 @@ type Result<K extends keyof ext.CommandSignatures> = ext.CommandSignatures[K]["r
 
 const configurePath = "Configure path";
 const showOutput = "Show output";
+const reconnectTitle = "Reconnect";
+const showServerTitle = "Show Server";
+const showOutputTitle = "Show Output";
+const showServersTitle = "Show Servers";
 
 export class Switchboard implements vscode.Disposable {
     readonly output: vscode.LogOutputChannel;
@@ -57,8 +69,11 @@ export class Switchboard implements vscode.Disposable {
     private startedPath: string | undefined;
     /** The settings last given to the host (initializationOptions or didChangeConfiguration). */
     private sentSettings: string | undefined;
+    /** The "too many tools" warning of this session, once it was shown (later ones go to the log). */
+    toolCountWarning: string | undefined;
 
-    constructor(output?: vscode.LogOutputChannel) {
+    /** extensionPath: where a platform-specific .vsix keeps its bin/switchboard. */
+    constructor(output?: vscode.LogOutputChannel, private readonly extensionPath?: string) {
         this.output = output ?? vscode.window.createOutputChannel(outputChannelName, { log: true });
         this.disposables.push(
             this.output,
@@ -102,7 +117,7 @@ export class Switchboard implements vscode.Disposable {
     private async doStart(): Promise<boolean> {
         this.warnWorkspaceOverrides();
         this.startedPath = userValue<string>(inspector(), "path") ?? undefined;
-        const found = findBinary({ setting: this.startedPath, env: process.env });
+        const found = findBinary({ setting: this.startedPath, bundled: prepareBundled(bundledBinary(this.extensionPath)), env: process.env });
         if (!found.path) {
             this.setConnection("stopped");
             this.output.error(found.problem ?? "switchboard binary not found");
@@ -156,6 +171,8 @@ export class Switchboard implements vscode.Disposable {
                 this.endQuestion(r);
             }),
             client.onNotification(ext.event, (e) => this.dispatchEvent(e)),
+            // Replaces the client's own showMessage handler: some messages need an action.
+            client.onNotification(ShowMessageNotification.type, (m) => void this.hostMessage(m)),
             client.onDidChangeState((s) => {
                 if (s.newState === State.Running) {
                     this.setConnection("running");
@@ -191,6 +208,43 @@ export class Switchboard implements vscode.Disposable {
             await vscode.commands.executeCommand("workbench.action.openSettings", `${configSection}.path`);
         } else if (pick === showOutput) {
             this.output.show(true);
+        }
+    }
+
+    /**
+     * A window/showMessage of the host. A failed server gets Reconnect, Show Server and Show
+     * Output; the "too many tools" warning is shown once per session (non-modal, with Show
+     * Servers) and only logged after that; the rest are shown as the client would.
+     */
+    async hostMessage(m: ShowMessageParams): Promise<void> {
+        const text = typeof m?.message === "string" ? m.message : "";
+        if (!text) return;
+        const c = classifyHostMessage(text);
+        if (c.kind === "serverFailed") {
+            const pick = await vscode.window.showErrorMessage(text, reconnectTitle, showServerTitle, showOutputTitle);
+            if (pick === reconnectTitle) await vscode.commands.executeCommand(ui.reconnectServer, c.server);
+            else if (pick === showServerTitle) await vscode.commands.executeCommand(ui.showServers, c.server);
+            else if (pick === showOutputTitle) this.output.show(true);
+            return;
+        }
+        if (c.kind === "toolCount") {
+            this.output.warn(text);
+            if (this.toolCountWarning !== undefined) return;
+            this.toolCountWarning = text;
+            this.changed.fire();
+            const pick = await vscode.window.showWarningMessage(text, showServersTitle);
+            if (pick === showServersTitle) await vscode.commands.executeCommand(ui.showServers);
+            return;
+        }
+        switch (m.type) {
+            case MessageType.Error:
+                void vscode.window.showErrorMessage(text);
+                break;
+            case MessageType.Warning:
+                void vscode.window.showWarningMessage(text);
+                break;
+            default:
+                void vscode.window.showInformationMessage(text);
         }
     }
 

@@ -1,11 +1,14 @@
 // The command palette commands. Each one is a thin wrapper over host workspace commands.
 
+import * as os from "node:os";
 import * as vscode from "vscode";
 import { errorMessage, type Switchboard } from "./client";
 import * as fmt from "./format";
 import { answer, approvePending } from "./approvals";
 import { answerQuestions, questionItem, type Questions } from "./elicit";
 import { ui } from "./ids";
+import { callTool } from "./calltool";
+import { Reports } from "./report";
 import * as ext from "./lsp_types";
 
 export interface ChatUi {
@@ -16,11 +19,16 @@ export interface ChatUi {
 
 type Handler = (...args: unknown[]) => unknown;
 
+/** The read-only server reports (set by registerCommands). */
+let reports: Reports | undefined;
+
 export function registerCommands(sb: Switchboard, chat: ChatUi, questions: Questions): vscode.Disposable[] {
+    const own = new Reports();
+    reports = own;
     const table: Record<string, Handler> = {
         [ui.reconnectAll]: () => reconnectAll(sb),
         [ui.reconnectServer]: (arg) => reconnectServer(sb, typeof arg === "string" ? arg : undefined),
-        [ui.showServers]: () => showServers(sb),
+        [ui.showServers]: (arg) => (typeof arg === "string" ? showServer(sb, arg) : showServers(sb)),
         [ui.manageApprovals]: (arg) => manageApprovals(sb, typeof arg === "string" ? arg : undefined),
         [ui.approvePending]: (arg) => approvePending(sb, typeof arg === "string" ? arg : undefined),
         [ui.elicitations]: (arg) => answerQuestions(sb, questions, typeof arg === "string" ? arg : undefined),
@@ -28,8 +36,9 @@ export function registerCommands(sb: Switchboard, chat: ChatUi, questions: Quest
         [ui.cancelTurn]: () => cancelTurn(sb, chat),
         [ui.showOutput]: () => sb.output.show(true),
         [ui.statusMenu]: () => statusMenu(sb, questions),
+        [ui.callTool]: (arg) => callTool(sb, own, typeof arg === "string" ? arg : undefined),
     };
-    return Object.entries(table).map(([id, fn]) =>
+    const registered = Object.entries(table).map(([id, fn]) =>
         vscode.commands.registerCommand(id, async (...args: unknown[]) => {
             try {
                 return await fn(...args);
@@ -40,6 +49,7 @@ export function registerCommands(sb: Switchboard, chat: ChatUi, questions: Quest
             }
         }),
     );
+    return [own, new vscode.Disposable(() => reports === own && (reports = undefined)), ...registered];
 }
 
 function summarize(servers: readonly ext.ServerStatus[]): string {
@@ -167,6 +177,17 @@ export async function showServers(sb: Switchboard): Promise<void> {
     if (chosen) await openServer(sb, chosen.server);
 }
 
+/** One server's report (or its trust question), by name. */
+async function showServer(sb: Switchboard, name: string): Promise<void> {
+    await sb.ensureRunning();
+    const server = (await sb.exec(ext.Cmd.servers)).find((s) => s.name === name);
+    if (!server) {
+        void vscode.window.showInformationMessage(`Switchboard: ${name} is no longer configured.`);
+        return;
+    }
+    await openServer(sb, server);
+}
+
 /** An untrusted server asks for trust; any other shows its report. */
 async function openServer(sb: Switchboard, server: ext.ServerStatus): Promise<void> {
     if (server.state === "untrusted") {
@@ -198,9 +219,11 @@ async function openServerReport(sb: Switchboard, server: ext.ServerStatus): Prom
     } catch (err) {
         sb.output.warn(`listing tools of ${server.name}: ${errorMessage(err)}`);
     }
-    const doc = await vscode.workspace.openTextDocument({ language: "markdown", content: fmt.serverReport(server, tools) });
-    await vscode.window.showTextDocument(doc, { preview: true });
+    reports ??= new Reports();
+    await reports.show(server.name, fmt.serverReport(server, tools));
 }
+
+export const approvalsPlaceholder = "Checked tools run without asking";
 
 interface AllowItem extends vscode.QuickPickItem {
     choice: fmt.AllowChoice;
@@ -226,8 +249,10 @@ export async function manageApprovals(sb: Switchboard, name?: string): Promise<s
     }));
     const picked = await vscode.window.showQuickPick(items, {
         canPickMany: true,
-        title: `Switchboard: tools of ${name} that run without asking`,
-        placeHolder: `Checked tools are auto-approved (saved in ${list.path})`,
+        // The placeholder sits in the input box and is cut off when long: keep it short, and put
+        // the file in the title.
+        title: `Switchboard: auto-approved tools of ${name} (saved in ${fmt.tildePath(list.path, os.homedir())})`,
+        placeHolder: approvalsPlaceholder,
     });
     if (!picked) return undefined;
     const entries = fmt.entriesFromPicks(
@@ -277,6 +302,10 @@ export async function statusMenu(sb: Switchboard, questions: Questions): Promise
     for (const s of sb.servers) {
         items.push({ ...serverItems([s])[0], run: () => openServer(sb, s) });
     }
+    if (sb.toolCountWarning) {
+        items.push({ label: "Warnings", kind: vscode.QuickPickItemKind.Separator });
+        items.push({ label: "$(warning) Too many tools for the model", detail: sb.toolCountWarning, run: () => showServers(sb) });
+    }
     items.push({ label: "Actions", kind: vscode.QuickPickItemKind.Separator });
     if (sb.connection === "stopped") {
         items.push({ label: "$(play) Start Switchboard", run: () => sb.start() });
@@ -285,6 +314,7 @@ export async function statusMenu(sb: Switchboard, questions: Questions): Promise
         { label: "$(refresh) Reconnect All Servers", run: () => reconnectAll(sb) },
         { label: "$(debug-restart) Reconnect Server...", run: () => reconnectServer(sb) },
         { label: "$(shield) Manage Tool Approvals...", run: () => manageApprovals(sb) },
+        { label: "$(play) Call Tool...", run: () => Promise.resolve(vscode.commands.executeCommand(ui.callTool)) },
         { label: "$(comment-discussion) Chat", run: () => Promise.resolve(vscode.commands.executeCommand(ui.openChat)) },
         { label: "$(output) Show Output", run: () => Promise.resolve(sb.output.show(true)) },
     );

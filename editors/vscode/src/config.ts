@@ -102,7 +102,7 @@ export interface BinaryLookup {
     /** The executable to run, when one was found. */
     path?: string;
     /** Where it came from. */
-    source?: "setting" | "env" | "PATH";
+    source?: "setting" | "bundled" | "env" | "PATH";
     /** Why nothing usable was found (for the error message). */
     problem?: string;
 }
@@ -110,6 +110,8 @@ export interface BinaryLookup {
 export interface LookupInput {
     /** The user-level switchboard.path; a relative path is refused (never resolved against a workspace). */
     setting: string | undefined;
+    /** The binary shipped inside a platform-specific .vsix (bundledBinary), when there is one. */
+    bundled?: string;
     env: NodeJS.ProcessEnv;
     isExecutable?: (p: string) => boolean;
 }
@@ -125,7 +127,34 @@ export function isExecutableFile(p: string): boolean {
     }
 }
 
-/** Finds the switchboard binary: setting switchboard.path, else $SWITCHBOARD_PATH, else PATH. */
+/** Where a platform-specific .vsix carries the switchboard binary: <extension>/bin/switchboard[.exe]. */
+export function bundledBinary(extensionPath: string | undefined, platform: NodeJS.Platform = process.platform): string | undefined {
+    if (!extensionPath) return undefined;
+    return path.join(extensionPath, "bin", platform === "win32" ? "switchboard.exe" : "switchboard");
+}
+
+/**
+ * Makes the bundled binary executable when the .vsix unpacking lost its mode bits (zip tools
+ * differ). Returns the path when the file exists, else undefined.
+ */
+export function prepareBundled(p: string | undefined, platform: NodeJS.Platform = process.platform): string | undefined {
+    if (!p) return undefined;
+    try {
+        const st = fs.statSync(p);
+        if (!st.isFile()) return undefined;
+        if (platform !== "win32" && (st.mode & 0o111) === 0) fs.chmodSync(p, st.mode | 0o755);
+        return p;
+    } catch {
+        return undefined;
+    }
+}
+
+/**
+ * Finds the switchboard binary: the user's switchboard.path, else the binary bundled in the .vsix,
+ * else $SWITCHBOARD_PATH, else PATH. None of these can come from a workspace: the setting is read
+ * at user level only, the bundled binary is the extension's own, and the environment is the
+ * editor's. A wrong user setting is reported, never silently replaced.
+ */
 export function findBinary(input: LookupInput): BinaryLookup {
     const isExec = input.isExecutable ?? isExecutableFile;
     const setting = input.setting?.trim();
@@ -137,6 +166,7 @@ export function findBinary(input: LookupInput): BinaryLookup {
         if (isExec(p)) return { path: p, source: "setting" };
         return { problem: `switchboard.path is set to "${setting}", which is not an executable file.` };
     }
+    if (input.bundled && isExec(input.bundled)) return { path: input.bundled, source: "bundled" };
     const env = input.env["SWITCHBOARD_PATH"]?.trim();
     if (env) {
         if (isExec(env)) return { path: env, source: "env" };
@@ -150,5 +180,5 @@ export function findBinary(input: LookupInput): BinaryLookup {
             if (isExec(p)) return { path: p, source: "PATH" };
         }
     }
-    return { problem: "The switchboard binary was not found: switchboard.path is not set and there is no switchboard on PATH." };
+    return { problem: "The switchboard binary was not found: this .vsix carries none, switchboard.path is not set and there is no switchboard on PATH." };
 }

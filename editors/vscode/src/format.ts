@@ -33,12 +33,14 @@ export function statusSummary(
         return { text: "$(loading~spin) Switchboard", label: "Switchboard: starting", tooltip: "Switchboard: starting", severity: "normal" };
     }
     const n = countStates(servers);
-    const parts = [`$(server) ${n.ready}/${servers.length}`];
-    if (n.starting > 0) parts.push(`$(sync~spin) ${n.starting}`);
-    if (n.failed > 0) parts.push(`$(error) ${n.failed}`);
-    if (n.untrusted > 0) parts.push(`$(workspace-untrusted) ${n.untrusted}`);
-    if (pending > 0) parts.push(`$(shield) ${pending}`);
-    if (questions > 0) parts.push(`$(question) ${questions}`);
+    // Each glyph means one thing and carries a word: a bare "4/4" or one shield for two meanings
+    // left people guessing.
+    const parts = [`$(server) ${n.ready}/${servers.length} ready`];
+    if (n.starting > 0) parts.push(`$(sync~spin) ${n.starting} starting`);
+    if (n.failed > 0) parts.push(`$(error) ${n.failed} failed`);
+    if (n.untrusted > 0) parts.push(`$(workspace-untrusted) ${n.untrusted} untrusted`);
+    if (pending > 0) parts.push(`$(bell-dot) ${pending} to approve`);
+    if (questions > 0) parts.push(`$(question) ${questions} question${questions === 1 ? "" : "s"}`);
     const lines = [`Switchboard: ${n.ready} of ${servers.length} MCP servers ready`];
     if (n.starting > 0) lines.push(`${n.starting} starting`);
     if (n.failed > 0) lines.push(`${n.failed} failed: ${servers.filter((s) => s.state === "failed").map((s) => s.name).join(", ")}`);
@@ -94,9 +96,20 @@ export function serverReport(s: ServerStatus, tools: readonly ToolInfo[]): strin
     out.push(`- Instructions: ${s.instructions ? "yes" : "no"}`);
     if (s.error) out.push("", "## Error", "", fence(s.error));
     if (tools.length > 0) {
-        out.push("", "## Tools", "");
+        out.push("", "## Tools", "", "Run one with **Switchboard: Call Tool...** (it asks for each parameter and goes through approval).");
         for (const t of tools) {
-            out.push(`- \`${t.name}\`${t.allowlisted ? " (auto-approved)" : ""}${t.description ? `: ${oneLine(t.description)}` : ""}`);
+            out.push("", `### ${codeSpan(t.tool)}${t.allowlisted ? " (auto-approved)" : ""}`, "");
+            if (t.description) out.push(mdText(oneLine(t.description)), "");
+            const params = schemaParams(t.inputSchema);
+            if (params.length === 0) {
+                out.push("No parameters.");
+                continue;
+            }
+            out.push("| Parameter | Type | Required | Notes |", "| --- | --- | --- | --- |");
+            for (const p of params) {
+                const notes = [p.description, p.limits].filter((x) => x).join("; ");
+                out.push(`| ${codeSpan(p.name)} | ${mdText(p.type)} | ${p.required ? "yes" : "no"} | ${mdText(notes)} |`);
+            }
         }
     }
     if (s.stderrTail) out.push("", "## stderr (last lines)", "", fence(s.stderrTail));
@@ -104,7 +117,7 @@ export function serverReport(s: ServerStatus, tools: readonly ToolInfo[]): strin
 }
 
 export function approvalLabel(a: Approval): string {
-    return `$(shield) ${a.tool}`;
+    return `$(bell-dot) ${a.tool}`;
 }
 
 export function approvalDescription(a: Approval, now: Date = new Date()): string {
@@ -133,6 +146,79 @@ export function lastLine(s: string | undefined): string {
     if (!s) return "";
     const lines = s.split("\n").map((l) => l.trim()).filter((l) => l.length > 0);
     return lines.length > 0 ? lines[lines.length - 1] : "";
+}
+
+/** One parameter of a tool, read from its JSON Schema (top-level properties only). */
+export interface SchemaParam {
+    name: string;
+    type: string;
+    required: boolean;
+    description: string;
+    /** Range, length, choices and default, in words. */
+    limits: string;
+    schema: Record<string, unknown>;
+}
+
+function rec(v: unknown): Record<string, unknown> | undefined {
+    return typeof v === "object" && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined;
+}
+
+function typeOf(p: Record<string, unknown>): string {
+    const t = p["type"];
+    if (typeof t === "string") {
+        const items = rec(p["items"]);
+        return t === "array" && typeof items?.["type"] === "string" ? `array of ${items["type"]}` : t;
+    }
+    if (Array.isArray(t)) return t.filter((x) => typeof x === "string").join(" or ");
+    if (Array.isArray(p["enum"])) return "choice";
+    if (Array.isArray(p["anyOf"]) || Array.isArray(p["oneOf"])) return "any of several";
+    return "any";
+}
+
+/** The parameters of a tool's input schema, required ones first. */
+export function schemaParams(inputSchema: unknown): SchemaParam[] {
+    const schema = rec(inputSchema);
+    const props = rec(schema?.["properties"]);
+    if (!props) return [];
+    const required = new Set(Array.isArray(schema?.["required"]) ? (schema["required"] as unknown[]).filter((x) => typeof x === "string") : []);
+    // Required first, each group in the schema's order.
+    const names = Object.keys(props);
+    const ordered = [...names.filter((n) => required.has(n)), ...names.filter((n) => !required.has(n))];
+    return ordered.map((name) => [name, props[name]] as const).map(([name, raw]) => {
+        const p = rec(raw) ?? {};
+        const limits: string[] = [];
+        const min = p["minimum"], max = p["maximum"];
+        if (typeof min === "number" && typeof max === "number") limits.push(`${min} to ${max}`);
+        else if (typeof min === "number") limits.push(`at least ${min}`);
+        else if (typeof max === "number") limits.push(`at most ${max}`);
+        if (typeof p["minLength"] === "number") limits.push(`at least ${p["minLength"]} characters`);
+        if (typeof p["maxLength"] === "number") limits.push(`at most ${p["maxLength"]} characters`);
+        if (Array.isArray(p["enum"])) limits.push(`one of: ${p["enum"].map((x) => (typeof x === "string" ? x : JSON.stringify(x))).join(", ")}`);
+        if (typeof p["format"] === "string") limits.push(`format ${p["format"]}`);
+        if (p["default"] !== undefined) limits.push(`default ${typeof p["default"] === "string" ? p["default"] : JSON.stringify(p["default"])}`);
+        return {
+            name,
+            type: typeOf(p),
+            required: required.has(name),
+            description: typeof p["description"] === "string" ? oneLine(p["description"]) : typeof p["title"] === "string" ? oneLine(p["title"]) : "",
+            limits: limits.join("; "),
+            schema: p,
+        };
+    });
+}
+
+/**
+ * Server-controlled text as plain Markdown text on one line: no links, images, HTML, code spans or
+ * table breaks. Only those characters are escaped, so the source stays readable.
+ */
+export function mdText(s: string): string {
+    return oneLine(s).replace(/[\\`[\]<>|]/g, (c) => `\\${c}`);
+}
+
+/** Server-controlled text as an inline code span that cannot end early or break a table. */
+export function codeSpan(s: string): string {
+    const t = oneLine(s).replace(/\|/g, "\\|");
+    return t.includes("`") ? `\`\` ${t.replace(/`/g, "\u02cb")} \`\`` : `\`${t}\``;
 }
 
 function fence(s: string): string {
@@ -171,4 +257,12 @@ export function allowChoices(prefix: string, tools: readonly ToolInfo[], entries
 export function entriesFromPicks(prefix: string, picked: readonly AllowChoice[]): string[] {
     if (picked.some((c) => c.wholeServer)) return [prefix + "*"];
     return picked.map((c) => c.entry).sort();
+}
+
+/** A path with the home folder written as ~. */
+export function tildePath(p: string, home: string): string {
+    if (!home) return p;
+    if (p === home) return "~";
+    const h = home.endsWith("/") || home.endsWith("\\") ? home : home + (p.includes("\\") && !p.includes("/") ? "\\" : "/");
+    return p.startsWith(h) ? `~${p.slice(h.length - 1)}` : p;
 }

@@ -15,6 +15,7 @@ export const ui = {
     cancelTurn: "switchboard.ui.cancelTurn",
     showOutput: "switchboard.ui.showOutput",
     statusMenu: "switchboard.ui.statusMenu",
+    callTool: "switchboard.ui.callTool",
 } as const;
 
 export const configSection = "switchboard";

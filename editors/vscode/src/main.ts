@@ -20,7 +20,7 @@ export interface Api {
 }
 
 export function activate(context: vscode.ExtensionContext): Api {
-    sb = new Switchboard();
+    sb = new Switchboard(undefined, context.extensionPath);
     const chat = new Chat(sb);
     const status = new StatusBar(sb);
     const questions = new Questions(sb);

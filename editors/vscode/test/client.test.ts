@@ -103,12 +103,48 @@ describe("extension against switchboard serve", () => {
         assert.ok(byName["mcptest"].tools >= 5);
         assert.equal(byName["broken"].state, "failed");
         const item = statusItem();
-        await waitFor("status text", () => item.text === "$(server) 1/2 $(error) 1");
+        await waitFor("status text", () => item.text === "$(server) 1/2 ready $(error) 1 failed");
         assert.equal(item.command, ui.statusMenu);
         assert.ok(item.visible);
         assert.match(item.tooltip, /1 failed: broken/);
-        // The host tells about the failed server once, with the reason.
-        await waitFor("failure toast", () => messages(/broken/).length > 0);
+        // The host tells about the failed server once, with the reason, and the toast can act on it.
+        const toast = await waitFor("failure toast", () => messages(/broken/)[0]);
+        assert.equal(toast.severity, "error");
+        assert.match(toast.message, /^Switchboard: MCP server 'broken' failed: /);
+        assert.deepEqual(toast.items, ["Reconnect", "Show Server", "Show Output"]);
+    });
+
+    test("the failed-server toast's Reconnect reconnects that server", async () => {
+        const reconnects: unknown[] = [];
+        const origExec = api.sb.exec.bind(api.sb);
+        api.sb.exec = (cmd: string, params: unknown, token: unknown) => {
+            if (cmd === Cmd.reconnect) reconnects.push(params);
+            return origExec(cmd, params, token);
+        };
+        const before = messages(/MCP server 'broken' failed/).length;
+        try {
+            // One click only: the reconnect fails again and shows a new toast, left unanswered.
+            let clicked = false;
+            rules = [{ match: /^Switchboard: MCP server 'broken' failed: /, answer: "Reconnect" }];
+            const orig = stub.script.message;
+            stub.script.message = (msg: string, items: any[], ...rest: unknown[]) => {
+                if (!clicked && /MCP server 'broken' failed/.test(msg)) {
+                    clicked = true;
+                    return items.find((i) => (typeof i === "string" ? i : i.title) === "Reconnect");
+                }
+                return orig(msg, items, ...rest);
+            };
+            try {
+                await origExec(Cmd.reconnect, { server: "broken" });
+                await waitFor("toast clicked, then the server reconnected", () => reconnects.some((p: any) => p?.server === "broken"));
+                await waitFor("the second failure is told again", () => messages(/MCP server 'broken' failed/).length >= before + 2);
+            } finally {
+                stub.script.message = orig;
+            }
+        } finally {
+            api.sb.exec = origExec;
+            rules = [];
+        }
     });
 
     test("Reconnect All Servers", async () => {
@@ -159,6 +195,72 @@ describe("extension against switchboard serve", () => {
         assert.ok(doc, "a report was opened");
         assert.match(doc.content, /MCP server `broken`/);
         assert.match(doc.content, /State: \*\*failed\*\*/);
+        // Read-only and virtual: not an "Untitled" document that asks to be saved on close.
+        assert.equal(doc.doc.uri.scheme, "switchboard-server");
+        assert.equal(doc.doc.isUntitled, false);
+        assert.equal(doc.doc.languageId, "markdown");
+    });
+
+    test("the server report lists each tool's parameters from its input schema", async () => {
+        stub.script.createQuickPick = async (qp: any) => {
+            await waitFor("server items", () => !qp.busy && qp.items.length === 2);
+            qp._accept(qp.items.find((i: any) => i.server.name === "mcptest"));
+        };
+        await vscode.commands.executeCommand(ui.showServers);
+        const doc = stub.log.filter((e: any) => e.fn === "openTextDocument").pop();
+        assert.equal(doc.doc.uri.toString(), "switchboard-server:///mcptest.md");
+        assert.match(doc.content, /### `echo`/);
+        assert.match(doc.content, /\| `text` \| string \| yes \| text to return \|/);
+        assert.match(doc.content, /\| `n` \| number \| yes \| number of bytes \|/);
+        assert.match(doc.content, /\| `char` \| string \| no \| what to repeat \(default x\) \|/);
+    });
+
+    test("Call Tool...: pick a tool, a typed form from its input schema, approval, result document", async () => {
+        rules = [{ match: /^Allow mcp__mcptest__big/, answer: "Allow once" }];
+        const boxes: { prompt: string; step: number; problems: (string | undefined)[] }[] = [];
+        stub.script.quickPick = (items: any[], options: any) => {
+            assert.equal(options.title, "Switchboard: Call Tool");
+            const big = items.find((i) => i.tool?.name === "mcp__mcptest__big");
+            assert.equal(big.detail.startsWith("(n, char?)"), true, big.detail);
+            return big;
+        };
+        stub.script.createInputBox = (box: any) => {
+            const seen = { prompt: box.prompt, step: box.step, problems: [] as (string | undefined)[] };
+            boxes.push(seen);
+            if (box.step === 1) {
+                box._type("many");
+                seen.problems.push(box.validationMessage);
+                box._accept(); // refused: stays open
+                seen.problems.push(box.validationMessage);
+                box._type("5");
+                box._accept();
+            } else {
+                box._type("ab");
+                box._accept();
+            }
+        };
+        try {
+            const result = (await vscode.commands.executeCommand(ui.callTool)) as ToolResult;
+            assert.equal(result.isError, false);
+            assert.equal(result.text, "ababa");
+        } finally {
+            stub.script.quickPick = () => undefined;
+            stub.script.createInputBox = (box: any) => box.hide();
+        }
+        assert.deepEqual(
+            boxes.map((b) => [b.step, b.prompt]),
+            [
+                [1, "n: number of bytes"],
+                [2, "char (optional): what to repeat (default x)"],
+            ],
+        );
+        assert.deepEqual(boxes[0].problems, ["Must be a number.", "Must be a number."]);
+        const prompt = messages(/^Allow mcp__mcptest__big/).pop();
+        assert.equal(prompt?.answer, "Allow once", "the call went through the confirm gate");
+        const doc = stub.log.filter((e: any) => e.fn === "openTextDocument").pop();
+        assert.equal(doc.doc.uri.scheme, "switchboard-server");
+        assert.match(doc.content, /Arguments: `\{"n":5,"char":"ab"\}`/);
+        assert.match(doc.content, /```\nababa\n```/);
     });
 
     test("approval through the showMessageRequest prompt (Allow tool) writes the allowlist", async () => {
@@ -186,7 +288,7 @@ describe("extension against switchboard serve", () => {
         const pending = await waitFor("pending approval", () => [...api.sb.pending.values()].find((a: Approval) => a.tool === "mcp__mcptest__big") as Approval | undefined);
         assert.equal(pending.server, "mcptest");
         assert.deepEqual(pending.arguments, { n: 10 });
-        await waitFor("status shows 1 pending", () => statusItem().text.endsWith("$(shield) 1"));
+        await waitFor("status shows 1 pending", () => statusItem().text.endsWith("$(bell-dot) 1 to approve"));
 
         const file = path.join(env.dir, "a.txt");
         fs.writeFileSync(file, "hello\n");
@@ -208,7 +310,7 @@ describe("extension against switchboard serve", () => {
         const result = await call;
         assert.equal(result.isError, false);
         assert.equal(result.text, "x".repeat(10));
-        await waitFor("pending cleared", () => api.sb.pending.size === 0 && !statusItem().text.includes("$(shield)"));
+        await waitFor("pending cleared", () => api.sb.pending.size === 0 && !statusItem().text.includes("$(bell-dot)"));
         assert.ok(!readAllowlist(env).includes("mcp__mcptest__big"), "once does not write the allowlist");
         // Later answers lose: the code action's approve now gets InvalidParams.
         await assert.rejects(Promise.resolve(vscode.commands.executeCommand(once.command.command, ...(once.command.arguments ?? []))));
@@ -241,16 +343,21 @@ describe("extension against switchboard serve", () => {
     test("Manage Tool Approvals...: tools, whole server, revoke", async () => {
         let step = 0;
         let offered: any[] = [];
-        const pickTools = (names: string[]) => (items: any[]) => {
+        let options: any;
+        const pickTools = (names: string[]) => (items: any[], opts: any) => {
             step++;
             if (step === 1) return items.find((i) => i.server?.name === "mcptest");
             offered = items;
+            options = opts;
             return items.filter((i) => names.includes(i.choice.entry));
         };
         stub.script.quickPick = pickTools(["mcp__mcptest__echo", "mcp__mcptest__slow"]);
         await vscode.commands.executeCommand(ui.manageApprovals);
         assert.deepEqual(readAllowlist(env).filter((e) => e.startsWith("mcp__mcptest__")).sort(), ["mcp__mcptest__echo", "mcp__mcptest__slow"]);
         assert.equal(offered[0].choice.wholeServer, true);
+        // The placeholder fits the input box (about 50 characters); the file is named in the title.
+        assert.ok(options.placeHolder.length <= 50, options.placeHolder);
+        assert.match(options.title, /^Switchboard: auto-approved tools of mcptest \(saved in .*allow_tool\)$/);
         assert.ok(offered.find((i) => i.choice.entry === "mcp__mcptest__echo").picked, "echo was offered as already allowed");
 
         step = 0;
@@ -270,7 +377,7 @@ describe("extension against switchboard serve", () => {
             second: { command: env.bin.mcptest, args: ["--name", "second"] },
         });
         await waitFor("second server ready", () => servers().find((s) => s.name === "second" && s.state === "ready"));
-        await waitFor("status text", () => statusItem().text === "$(server) 2/3 $(error) 1");
+        await waitFor("status text", () => statusItem().text === "$(server) 2/3 ready $(error) 1 failed");
     });
 
     test("chat view: a turn whose tool call is approved from the view, then a cancelled turn", async () => {
@@ -345,7 +452,7 @@ describe("extension against switchboard serve", () => {
             const now = servePids();
             return now.length === 1 && now[0] !== old;
         });
-        await waitFor("running with the servers back", () => api.sb.connection === "running" && statusItem().text === "$(server) 2/3 $(error) 1");
+        await waitFor("running with the servers back", () => api.sb.connection === "running" && statusItem().text === "$(server) 2/3 ready $(error) 1 failed");
         // The old host ended its MCP servers: only the new host's three are left.
         await waitFor("old MCP servers gone", () => processesUnder(env.dir).filter((l) => l.includes(env.bin.mcptest)).length <= 3);
     });

@@ -225,7 +225,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
             buttons: ["Decline"],
             prompt: "Your name",
         });
-        assert.match(seen.statusWhileAsking, /\$\(question\) 1$/, "the status bar counts the question");
+        assert.match(seen.statusWhileAsking, /\$\(question\) 1 question$/, "the status bar counts the question");
         assert.match(seen.emptyMessage, /required/);
         assert.deepEqual(seen.count, { value: "3", placeholder: "a whole number from 1 to 10, empty to skip", step: 2, buttons: ["Back", "Decline"] });
         assert.match(seen.tooBig, /at most 10/);
@@ -290,7 +290,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
             listed.map((e) => e.id),
             [q.id],
         );
-        assert.match(statusText(), /\$\(question\) 1$/);
+        assert.match(statusText(), /\$\(question\) 1 question$/);
         assert.equal(stub.activeInput, undefined);
         assert.equal(opened.length, 2, "the dismissed form does not open again by itself");
         assert.equal(api.questions.kept, 1);
@@ -615,7 +615,7 @@ describe("questions from MCP servers (elicitation forms)", () => {
         assert.equal(w1.title, "asker: first?");
         const second = ask({ message: "second?", schema: boolSchema });
         await waitFor("two questions pending", () => api.sb.questions.size === 2);
-        await waitFor("status counts both", () => statusText().endsWith("$(question) 2"));
+        await waitFor("status counts both", () => statusText().endsWith("$(question) 2 questions"));
         assert.equal(opened.length, 1, "the second waits while the first is on screen");
         steps = [pick("No", (w) => assert.equal(w.title, "asker: second?"))];
         w1._accept(w1.items.find((i: any) => i.label === "Yes"));

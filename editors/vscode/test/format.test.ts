@@ -5,10 +5,10 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { test } from "node:test";
-import { approvalState, applyApprovalRequested, applyApprovalResolved, applyEvent, newTurn } from "../src/chat/transcript";
+import { approvalState, approvalText, applyApprovalRequested, applyApprovalResolved, applyEvent, newTurn } from "../src/chat/transcript";
 import { findBinary, hostSettings } from "../src/config";
 import * as fmt from "../src/format";
-import type { ServerStatus, ToolInfo } from "../src/lsp_types";
+import type { Decision, ServerStatus, ToolInfo } from "../src/lsp_types";
 
 const srv = (name: string, state: ServerStatus["state"], extra: Partial<ServerStatus> = {}): ServerStatus => ({
     name,
@@ -22,19 +22,64 @@ const srv = (name: string, state: ServerStatus["state"], extra: Partial<ServerSt
 
 test("status summary counts ready, failed and pending", () => {
     const s = fmt.statusSummary("running", [srv("a", "ready"), srv("b", "failed", { error: "exit 1" }), srv("c", "ready")], 2);
-    assert.equal(s.text, "$(server) 2/3 $(error) 1 $(shield) 2");
+    assert.equal(s.text, "$(server) 2/3 ready $(error) 1 failed $(bell-dot) 2 to approve");
     assert.match(s.tooltip, /1 failed: b/);
     assert.match(s.tooltip, /2 tool calls waiting for approval/);
     assert.equal(s.severity, "error");
     assert.equal(s.label, "Switchboard: 2 of 3 servers ready, 1 failed, 2 pending approvals");
     assert.equal(fmt.statusSummary("running", [srv("a", "ready")], 1).severity, "warning");
-    assert.equal(fmt.statusSummary("running", [srv("a", "ready")], 0).text, "$(server) 1/1");
+    assert.equal(fmt.statusSummary("running", [srv("a", "ready")], 0).text, "$(server) 1/1 ready");
     assert.equal(fmt.statusSummary("stopped", [], 0).severity, "error");
     const q = fmt.statusSummary("running", [srv("a", "ready")], 1, 2);
-    assert.equal(q.text, "$(server) 1/1 $(shield) 1 $(question) 2");
+    assert.equal(q.text, "$(server) 1/1 ready $(bell-dot) 1 to approve $(question) 2 questions");
     assert.equal(q.label, "Switchboard: 1 of 1 servers ready, 1 pending approval, 2 server questions");
     assert.match(q.tooltip, /2 questions from MCP servers waiting for an answer/);
     assert.equal(fmt.statusSummary("running", [srv("a", "ready")], 0, 1).severity, "warning");
+});
+
+test("status bar: untrusted servers and pending approvals have their own glyph and a word each", () => {
+    const s = fmt.statusSummary("running", [srv("a", "ready"), srv("w", "untrusted")], 1, 1);
+    assert.equal(s.text, "$(server) 1/2 ready $(workspace-untrusted) 1 untrusted $(bell-dot) 1 to approve $(question) 1 question");
+    const glyphs = s.text.match(/\$\([a-z-]+\)/g) ?? [];
+    assert.equal(new Set(glyphs).size, glyphs.length, "every glyph means one thing");
+    assert.ok(!s.text.includes("$(shield)"), "no shield: it read as both untrusted and pending");
+    for (const part of s.text.split(/ (?=\$\()/)) assert.match(part, /^\$\([a-z-]+\) \d+(\/\d+)? [a-z ]+$/, `labelled: ${part}`);
+});
+
+test("server report shows each tool's parameters from its input schema", () => {
+    const tools: ToolInfo[] = [
+        {
+            name: "mcp__a__search",
+            server: "a",
+            tool: "search",
+            description: "Search the web",
+            inputSchema: {
+                type: "object",
+                properties: {
+                    query: { type: "string", description: "What to look for" },
+                    limit: { type: "integer", minimum: 1, maximum: 50, default: 10 },
+                    safe: { type: "boolean" },
+                    kind: { type: "string", enum: ["web", "news"] },
+                },
+                required: ["query"],
+            },
+            allowlisted: false,
+        },
+        { name: "mcp__a__ping", server: "a", tool: "ping", description: "", inputSchema: { type: "object" }, allowlisted: true },
+    ];
+    const report = fmt.serverReport(srv("a", "ready"), tools);
+    assert.match(report, /### `search`/);
+    assert.match(report, /\| `query` \| string \| yes \| What to look for \|/);
+    assert.match(report, /\| `limit` \| integer \| no \| 1 to 50; default 10 \|/);
+    assert.match(report, /\| `kind` \| string \| no \| one of: web, news \|/);
+    assert.match(report, /### `ping` \(auto-approved\)\n\nNo parameters\./);
+    assert.match(report, /Switchboard: Call Tool/, "says how to call one");
+    // Server-controlled text cannot break the table or inject Markdown links.
+    const evil = fmt.serverReport(srv("a", "ready"), [
+        { ...tools[0], inputSchema: { type: "object", properties: { "x|y": { type: "string", description: "a | b\n[click](http://evil)" } } } },
+    ]);
+    assert.doesNotMatch(evil, /\[click\]\(http/);
+    assert.match(evil, /`x\\\|y`/);
 });
 
 test("server detail prefers the error, then the stderr tail", () => {
@@ -44,7 +89,7 @@ test("server detail prefers the error, then the stderr tail", () => {
     const tools: ToolInfo[] = [{ name: "mcp__a__echo", server: "a", tool: "echo", description: "Echo", inputSchema: {}, allowlisted: true }];
     const report = fmt.serverReport(srv("a", "failed", { error: "bad", stderrTail: "oops" }), tools);
     assert.match(report, /State: \*\*failed\*\*/);
-    assert.match(report, /`mcp__a__echo` \(auto-approved\): Echo/);
+    assert.match(report, /### `echo` \(auto-approved\)\n\nEcho\n/);
     assert.match(report, /## stderr/);
 });
 
@@ -137,4 +182,40 @@ test("transcript folds the session event order", () => {
     assert.equal(c.state, "cancelled");
     assert.equal(approvalState("denied"), "denied");
     assert.equal(approvalState(""), undefined);
+});
+
+test("chat says which grant was given: once, always for the tool, or the whole server", () => {
+    const cases: [Decision, string, string][] = [
+        ["once", "allowed", "allowed by you, this time only"],
+        ["always", "allowed", "allowed by you, always for this tool"],
+        ["server", "allowed", "allowed by you, always for every tool of a"],
+        ["deny", "denied", "denied by you"],
+    ];
+    const seen = new Set<string>();
+    for (const [decision, approval, want] of cases) {
+        const t = newTurn("t1", "c1", "p");
+        applyEvent(t, { turn: "t1", conversation: "c1", kind: "toolCall", toolCall: { id: "call1", name: "mcp__a__x", arguments: {}, approval: "pending" } });
+        applyApprovalRequested(t, { id: "ap1", tool: "mcp__a__x", server: "a", arguments: {}, mode: "single-confirm", turn: "t1", requestedAt: "" });
+        applyApprovalResolved(t, { id: "ap1", decision, by: "user" });
+        // The host's later toolCall event says only "allowed by user": the grant stays known.
+        applyEvent(t, { turn: "t1", conversation: "c1", kind: "toolCall", toolCall: { id: "call1", name: "mcp__a__x", arguments: {}, approval, decidedBy: "user" } });
+        applyEvent(t, { turn: "t1", conversation: "c1", kind: "toolResult", result: { id: "call1", name: "mcp__a__x", isError: false, text: "ok", truncated: false, bytes: 2 } });
+        assert.equal(approvalText(t.tools[0]), want, decision);
+        seen.add(approvalText(t.tools[0]));
+    }
+    assert.equal(seen.size, cases.length, "no two grants read the same");
+    const byHost = (decidedBy: string, approval = "allowed"): string => {
+        const t = newTurn("t1", "c1", "p");
+        applyEvent(t, { turn: "t1", conversation: "c1", kind: "toolCall", toolCall: { id: "c", name: "mcp__a__x", arguments: {}, approval, decidedBy } });
+        return approvalText(t.tools[0]);
+    };
+    assert.equal(byHost("allowlist"), "allowed (on your allowlist)");
+    assert.equal(byHost("mode"), "allowed (mode always-allow)");
+    assert.equal(byHost("timeout", "denied"), "denied (no answer in time)");
+});
+
+test("paths under the home folder are written with ~", () => {
+    assert.equal(fmt.tildePath("/home/me/.config/switchboard/allow_tool", "/home/me"), "~/.config/switchboard/allow_tool");
+    assert.equal(fmt.tildePath("/home/meg/x", "/home/me"), "/home/meg/x");
+    assert.equal(fmt.tildePath("/etc/x", ""), "/etc/x");
 });

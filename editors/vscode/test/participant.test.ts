@@ -52,7 +52,8 @@ describe("@switchboard chat participant", () => {
             ].join("\n"),
         );
         stub.settings["switchboard.path"] = env.bin.switchboard;
-        stub.settings["switchboard.servers"] = { mcptest: { command: env.bin.mcptest } };
+        // 25 more tools: over the host's warning threshold (session.WarnTools = 20).
+        stub.settings["switchboard.servers"] = { mcptest: { command: env.bin.mcptest }, many: { command: env.bin.mcptest, args: ["--tools", "25"] } };
         stub.settings["switchboard.provider"] = { type: "script", script };
         vscode.chat = {
             createChatParticipant(id: string, h: typeof handler) {
@@ -65,7 +66,7 @@ describe("@switchboard chat participant", () => {
         ext = loadExtension();
         api = ext.activate(fakeContext());
         assert.equal(await api.started, true);
-        await waitFor("mcptest ready", () => api.sb.servers.some((s: any) => s.name === "mcptest" && s.state === "ready"));
+        await waitFor("servers ready", () => ["mcptest", "many"].every((n) => api.sb.servers.some((s: any) => s.name === n && s.state === "ready")));
     });
 
     after(async () => {
@@ -89,7 +90,7 @@ describe("@switchboard chat participant", () => {
         assert.ok(result.metadata.conversation);
         const prose = stream.parts.filter((p) => p.kind === "markdown" && !p.value.startsWith("\n\n`")).map((p) => p.value);
         assert.equal(prose.join(""), "One moment.Got ping.");
-        assert.match(stream.text(), /`mcp__mcptest__echo`: allowed \(user\) · done/);
+        assert.match(stream.text(), /`mcp__mcptest__echo`: allowed by you, this time only · done/);
 
         // The next request continues the same conversation (taken from the history's metadata).
         const history = [new vscode.ChatRequestTurn("first", chatParticipantId), new vscode.ChatResponseTurn([], result, chatParticipantId)];
@@ -97,6 +98,21 @@ describe("@switchboard chat participant", () => {
         const r2 = await handler({ prompt: "second" }, { history }, s2, token);
         assert.equal(r2.metadata.conversation, result.metadata.conversation);
         assert.equal(s2.text(), "Still here.");
+    });
+
+    test("the too-many-tools warning shows once per session, non-modal, with a way to act", async () => {
+        const toasts = () => stub.log.filter((e: any) => e.fn === "showMessage" && /tools to the model/.test(e.message));
+        // The turns above sent more than 20 tools: the host warned.
+        const first = await waitFor("the warning", () => toasts()[0]);
+        assert.equal(first.severity, "warning");
+        assert.equal(first.modal, false);
+        assert.deepEqual(first.items, ["Show Servers"]);
+        // Later warnings of this session (another count) go to the log only.
+        const again = first.message.replace(/sends \d+ tools/, "sends 31 tools");
+        await api.sb.hostMessage({ type: 2, message: again });
+        assert.equal(toasts().length, 1, "one toast per session");
+        const log = stub.outputChannels.find((c: any) => c.name === "Switchboard").lines.join("\n");
+        assert.match(log, /sends 31 tools to the model/);
     });
 
     test("cancelling the request cancels the turn", async () => {

@@ -5,7 +5,7 @@ import * as fs from "node:fs";
 import * as os from "node:os";
 import * as path from "node:path";
 import { test } from "node:test";
-import { findBinary, hostSettings, userOnlySettings, workspaceOverrides, workspaceOverrideMessage, type Inspected } from "../src/config";
+import { bundledBinary, findBinary, hostSettings, userOnlySettings, workspaceOverrides, workspaceOverrideMessage, type Inspected } from "../src/config";
 
 type Levels = Record<string, Inspected<unknown>>;
 const inspector = (levels: Levels) => <T>(key: string) => levels[key] as Inspected<T> | undefined;
@@ -81,4 +81,32 @@ test("a relative switchboard.path is refused, not resolved against the workspace
     } finally {
         fs.rmSync(dir, { recursive: true });
     }
+});
+
+test("binary lookup order: user setting, bundled binary, $SWITCHBOARD_PATH, PATH", () => {
+    const dir = fs.mkdtempSync(path.join(os.tmpdir(), "sb-order-"));
+    try {
+        const mk = (name: string): string => {
+            const p = path.join(dir, name, "switchboard");
+            fs.mkdirSync(path.dirname(p), { recursive: true });
+            fs.writeFileSync(p, "#!/bin/sh\n", { mode: 0o755 });
+            return p;
+        };
+        const [setting, bundled, envBin, onPath] = [mk("setting"), mk("bundled"), mk("env"), mk("path")];
+        const env = { SWITCHBOARD_PATH: envBin, PATH: path.dirname(onPath) };
+        assert.deepEqual(findBinary({ setting, bundled, env }), { path: setting, source: "setting" });
+        assert.deepEqual(findBinary({ setting: undefined, bundled, env }), { path: bundled, source: "bundled" });
+        assert.deepEqual(findBinary({ setting: "", bundled: path.join(dir, "none", "switchboard"), env }), { path: envBin, source: "env" });
+        assert.deepEqual(findBinary({ setting: undefined, env: { PATH: env.PATH } }), { path: onPath, source: "PATH" });
+        // A user setting that is wrong is reported, never silently replaced by the bundled binary.
+        assert.match(findBinary({ setting: path.join(dir, "nope"), bundled, env }).problem ?? "", /not an executable file/);
+    } finally {
+        fs.rmSync(dir, { recursive: true });
+    }
+});
+
+test("the bundled binary lives in the extension's bin folder, with .exe on Windows", () => {
+    assert.equal(bundledBinary("/ext", "linux"), path.join("/ext", "bin", "switchboard"));
+    assert.equal(bundledBinary("/ext", "win32"), path.join("/ext", "bin", "switchboard.exe"));
+    assert.equal(bundledBinary(undefined, "linux"), undefined);
 });

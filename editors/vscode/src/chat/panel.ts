@@ -7,7 +7,7 @@ import { errorMessage, type Switchboard } from "../client";
 import { chatPanelViewType } from "../ids";
 import * as ext from "../lsp_types";
 import type { ChatSessions } from "./session";
-import type { TurnView } from "./transcript";
+import { approvalText, type ToolCallView, type TurnView } from "./transcript";
 
 type FromView =
     | { type: "send"; text: string }
@@ -106,7 +106,7 @@ export class ChatPanel implements vscode.Disposable {
     }
 
     private post(): void {
-        void this.panel?.webview.postMessage({ type: "state", turns: this.turns, busy: this.current !== undefined });
+        void this.panel?.webview.postMessage({ type: "state", turns: this.turns.map(withStatus), busy: this.current !== undefined });
     }
 
     dispose(): void {
@@ -172,7 +172,7 @@ window.addEventListener('message', (ev) => {
       const box = el('div', 'tool ' + c.approval);
       const head = el('div');
       head.appendChild(el('code', '', c.name));
-      head.appendChild(document.createTextNode(' ' + JSON.stringify(c.arguments ?? {}).slice(0, 200) + ' — ' + (states[c.approval] || c.approval) + (c.decidedBy ? ' (' + c.decidedBy + ')' : '')));
+      head.appendChild(document.createTextNode(' ' + JSON.stringify(c.arguments ?? {}).slice(0, 200) + ' — ' + (c.status || states[c.approval] || c.approval)));
       box.appendChild(head);
       if (c.approval === 'waiting' && c.approvalId) {
         for (const { title, decision } of actions) {
@@ -191,4 +191,9 @@ window.addEventListener('message', (ev) => {
   window.scrollTo(0, document.body.scrollHeight);
 });
 </script></body></html>`;
+}
+
+/** The turn as the webview gets it: each tool call with its approval in words (approvalText). */
+function withStatus(t: TurnView): TurnView & { tools: (ToolCallView & { status: string })[] } {
+    return { ...t, tools: t.tools.map((c) => ({ ...c, status: approvalText(c) })) };
 }

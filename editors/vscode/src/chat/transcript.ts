@@ -1,7 +1,7 @@
 // Folds switchboard/event notifications (and approval notifications) into a transcript that both
 // chat UIs render. Pure: no vscode import.
 
-import type { Approval, ApprovalResolvedParams, SwitchboardEvent } from "../lsp_types";
+import type { Approval, ApprovalResolvedParams, Decision, SwitchboardEvent } from "../lsp_types";
 
 export type ApprovalState = "running" | "waiting" | "allowed" | "denied";
 
@@ -14,6 +14,10 @@ export interface ToolCallView {
     decidedBy?: string;
     /** The pending approval's id while approval is "waiting". */
     approvalId?: string;
+    /** The user's answer (once, always, server, deny), from switchboard/approvalResolved. */
+    decision?: Decision;
+    /** The server of the approval, for "every tool of <server>". */
+    server?: string;
     result?: { isError: boolean; text: string; truncated: boolean };
 }
 
@@ -154,6 +158,7 @@ export function applyApprovalRequested(t: TurnView, a: Approval): void {
     }
     view.approval = "waiting";
     view.approvalId = a.id;
+    view.server = a.server;
 }
 
 export function applyApprovalResolved(t: TurnView, r: ApprovalResolvedParams): void {
@@ -162,16 +167,39 @@ export function applyApprovalResolved(t: TurnView, r: ApprovalResolvedParams): v
     view.approvalId = undefined;
     view.approval = r.decision === "deny" ? "denied" : "allowed";
     view.decidedBy = r.by;
+    view.decision = r.decision;
 }
+
+const grantWords: Record<string, (c: ToolCallView) => string> = {
+    once: () => "allowed by you, this time only",
+    always: () => "allowed by you, always for this tool",
+    server: (c) => `allowed by you, always for every tool of ${c.server ?? "its server"}`,
+    deny: () => "denied by you",
+};
+
+const byWords: Record<string, string> = {
+    user: "by you",
+    allowlist: "(on your allowlist)",
+    mode: "",
+    builtin: "(read-only built-in tool)",
+    timeout: "(no answer in time)",
+    cancelled: "(turn cancelled)",
+    disconnect: "(editor disconnected)",
+    shutdown: "(Switchboard stopped)",
+    error: "(approval failed)",
+};
 
 export function approvalText(c: ToolCallView): string {
     switch (c.approval) {
         case "waiting":
             return "waiting for approval";
         case "allowed":
-            return c.decidedBy ? `allowed (${c.decidedBy})` : "allowed";
-        case "denied":
-            return c.decidedBy ? `denied (${c.decidedBy})` : "denied";
+        case "denied": {
+            if (c.decision && c.decidedBy === "user" && (c.decision === "deny") === (c.approval === "denied")) return grantWords[c.decision](c);
+            if (!c.decidedBy) return c.approval;
+            if (c.decidedBy === "mode") return c.approval === "allowed" ? "allowed (mode always-allow)" : "denied (mode allowlist-only)";
+            return `${c.approval} ${byWords[c.decidedBy] ?? `(${c.decidedBy})`}`;
+        }
         default:
             return "running";
     }

@@ -152,6 +152,7 @@ const stub = {
     closeDocument: new EventEmitter(),
   },
   textDocuments: [],
+  contentProviders: new Map(), // scheme -> TextDocumentContentProvider
   waiters: new Set(),
   record(entry) {
     this.log.push(entry);
@@ -302,7 +303,20 @@ const workspace = withInert({
   notebookDocuments: [],
   workspaceFolders: undefined,
   name: undefined,
+  registerTextDocumentContentProvider(scheme, provider) {
+    if (stub.contentProviders.has(scheme)) throw new Error(`a content provider for ${scheme} exists`);
+    stub.contentProviders.set(scheme, provider);
+    return new Disposable(() => stub.contentProviders.delete(scheme));
+  },
   async openTextDocument(arg) {
+    const provider = arg instanceof Uri ? stub.contentProviders.get(arg.scheme) : undefined;
+    if (provider) {
+      const content = await provider.provideTextDocumentContent(arg, new CancellationTokenSource().token);
+      const doc = textDocument(arg, content, arg.path.endsWith(".md") ? "markdown" : "plaintext");
+      doc.readOnly = true;
+      stub.record({ fn: "openTextDocument", doc, content });
+      return doc;
+    }
     const doc = typeof arg === "object" && !(arg instanceof Uri) ? textDocument(new Uri("untitled", "", "/Untitled-" + (stub.textDocuments.length + 1)), arg.content || "", arg.language) : textDocument(arg instanceof Uri ? arg : Uri.file(arg), "", "plaintext");
     stub.record({ fn: "openTextDocument", doc, content: typeof arg === "object" ? arg.content : undefined });
     return doc;
