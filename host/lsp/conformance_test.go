@@ -1,6 +1,6 @@
 package lsp_test
 
-// Conformance with ../shared/PROTOCOL.md, section by section, for what the other test files leave
+// Conformance with host/wire/PROTOCOL.md, section by section, for what the other test files leave
 // out (they cover initialize capabilities, the lifecycle, every gate answer, code actions, the
 // trust prompt, reconnect, list_changed reaching the editor and chat). Each test names the rule it
 // checks.
