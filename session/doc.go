@@ -19,7 +19,11 @@
 //  3. the tool calls of the answer run in parallel: for each, a toolCall event "pending", then
 //     [Gate.Check] under the turn's mode, a toolCall event "allowed"/"denied", the call (built-in
 //     or [Tools.Call]) and a toolResult event. Unknown tools get {"error":"Unknown tool: <name>"},
-//     denied calls a result saying who denied them; nothing is an error of the turn;
+//     denied calls a result saying who denied them; nothing is an error of the turn. No retry
+//     storms: within a turn, a call with the same name and the same arguments (canonical JSON)
+//     that the gate denied is not asked again, and one that failed twice is not run again; it gets
+//     a result saying why and a toolCall event "denied" by [ByRepeat]. Identical calls in one
+//     response run one after the other;
 //  4. the assistant message with its calls and the results, in call order, are appended as one
 //     round, and the loop goes back to 2;
 //  5. an answer without tool calls ends the turn (done). After MaxSteps rounds (default 25) one

@@ -29,6 +29,7 @@ type turnRun struct {
 	emitFn func(Event)
 
 	usage Usage
+	guard repeatGuard // calls denied or failing in this turn
 }
 
 func (t *turnRun) emit(e Event) {
@@ -181,26 +182,58 @@ func eventArgs(args json.RawMessage) json.RawMessage {
 }
 
 // runCalls runs the calls in parallel (gate, then tool) and returns one result message per call,
-// in call order.
+// in call order. Calls with the same name and arguments run one after the other, so the second
+// sees what happened to the first (a denial is not asked again).
 func (t *turnRun) runCalls(ts *toolSet, calls []ToolCall) []Message {
 	for _, c := range calls {
 		t.emit(Event{Kind: KindToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: eventArgs(c.Args), Approval: ApprovalPending}})
 	}
+	keys := make([]string, len(calls)) // "" = not computed (nothing recorded yet, one call)
+	if len(calls) > 1 || t.guard.active() {
+		for i, c := range calls {
+			keys[i] = callKey(c.Name, c.Args)
+		}
+	}
 	results := make([]Message, len(calls))
 	var wg sync.WaitGroup
-	for i, c := range calls {
-		wg.Go(func() { results[i] = t.runCall(ts, c) })
+	started := make(map[string]bool, len(calls))
+	for i := range calls {
+		if keys[i] != "" && started[keys[i]] {
+			continue // runs in the goroutine of its first call
+		}
+		if keys[i] != "" {
+			started[keys[i]] = true
+		}
+		wg.Go(func() {
+			for j := i; j < len(calls); j++ {
+				if j == i || (keys[i] != "" && keys[j] == keys[i]) {
+					results[j] = t.runCall(ts, calls[j], keys[j])
+				}
+			}
+		})
 	}
 	wg.Wait()
 	return results
 }
 
-func (t *turnRun) runCall(ts *toolSet, c ToolCall) Message {
+func (t *turnRun) runCall(ts *toolSet, c ToolCall, key string) Message {
 	args := c.Args
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	res, _ := t.m.callOne(t.ctx, ts, t.conv, t.id, t.mode, c.Name, args, func(d permissions.Decision) {
+	if key == "" && t.guard.active() {
+		key = callKey(c.Name, args)
+	}
+	if key != "" {
+		if text, reason := t.guard.refuse(key, c.Name); text != "" {
+			t.emit(Event{Kind: KindToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: eventArgs(c.Args),
+				Approval: ApprovalDenied, DecidedBy: ByRepeat, Reason: reason}})
+			t.emit(Event{Kind: KindToolResult, Result: &ToolResultEvent{ID: c.ID, Name: c.Name, IsError: true,
+				Bytes: len(text), Text: cutUTF8(text, PreviewBytes)}})
+			return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: text, IsError: true}
+		}
+	}
+	res, d := t.m.callOne(t.ctx, ts, t.conv, t.id, t.mode, c.Name, args, func(d permissions.Decision) {
 		ap := ApprovalDenied
 		if d.Allowed {
 			ap = ApprovalAllowed
@@ -208,6 +241,12 @@ func (t *turnRun) runCall(ts *toolSet, c ToolCall) Message {
 		t.emit(Event{Kind: KindToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: eventArgs(c.Args),
 			Approval: ap, DecidedBy: d.By, Reason: d.Reason}})
 	})
+	if res.IsError && t.ctx.Err() == nil {
+		if key == "" {
+			key = callKey(c.Name, args)
+		}
+		t.guard.record(key, res.IsError, d)
+	}
 	text := res.Text
 	if text == "" && res.IsError {
 		text = errorJSON("the tool failed without a message")

@@ -23,6 +23,9 @@ const (
 const (
 	ByUnknown = "unknown" // no such tool
 	ByInvalid = "invalid" // the arguments are not a JSON object
+	// ByRepeat: the call repeats, with the same name and arguments, a call of this turn that the
+	// gate denied or that failed twice; it is neither asked again nor run.
+	ByRepeat = "repeat"
 )
 
 // toolSet is the tools for one model call or direct call: the built-ins, then the MCP tools of
