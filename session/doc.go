@@ -30,8 +30,17 @@
 //     last call asks for an answer without tools (done, stopReason "max_steps").
 //
 // Each turn ends with exactly one done event, preceded by an error event when it failed (missing
-// API key, provider error, more than [MaxTools] tools). More than [WarnTools] tools cause one
-// warning through Options.Warn.
+// API key, provider error, more than [MaxTools] tools sent). More than [WarnTools] tools sent cause
+// one piece of advice through Options.Warn, once per Manager.
+//
+// # Tool search
+//
+// With more tools than Options.ToolSearch.Threshold (default 40, built-ins included), the model
+// gets the built-ins, the built-in search_tools, the pinned tools (ToolSearch.AlwaysLoaded), and the
+// tools loaded in this conversation: those search_tools found and those called. Loaded tools are
+// appended in load order, each once, so a step's tool list is a byte-identical prefix of the next
+// step's and the system prompt does not change within a turn (prompt caches stay valid). Every tool
+// stays reachable: a call to a tool that is not loaded runs (through the gate as always) and loads it.
 //
 // # History invariant
 //

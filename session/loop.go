@@ -65,15 +65,21 @@ func (t *turnRun) run(prompt string) Event {
 	for step := 0; ; step++ {
 		final := step >= m.opts.MaxSteps
 		ts := m.snapshot()
-		if n := len(ts.list); n > MaxTools {
+		tools := m.offered(ts, t.conv)
+		if n := len(tools); n > MaxTools {
 			return t.fail(fmt.Errorf("session: %d tools would be sent to the model, more than the limit of %d per request: "+
 				"disable some MCP servers or trim their tools with enabledTools/disabledTools in the MCP config", n, MaxTools))
 		}
-		m.warnToolCount(len(ts.list))
+		system := m.systemPrompt(final)
+		if m.searchOn(ts) {
+			system = m.systemPromptSearch(ts, final)
+		} else {
+			m.warnToolCount(len(tools))
+		}
 		req := Request{
-			System:      m.systemPrompt(final),
+			System:      system,
 			Messages:    t.conv.hist.Messages(),
-			Tools:       ts.specs,
+			Tools:       tools,
 			NoToolCalls: final,
 		}
 		text, calls, stop, err := t.callModel(provider, req)
@@ -241,6 +247,11 @@ func (t *turnRun) runCall(ts *toolSet, c ToolCall, key string) Message {
 		t.emit(Event{Kind: KindToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: eventArgs(c.Args),
 			Approval: ap, DecidedBy: d.By, Reason: d.Reason}})
 	})
+	if d.Allowed && c.Name != ToolSearchTools {
+		if _, ok := ts.mcp.Lookup(c.Name); ok {
+			t.conv.load(c.Name) // used: stays loaded (tool search); a call to a tool not loaded yet loads it
+		}
+	}
 	if res.IsError && t.ctx.Err() == nil {
 		if key == "" {
 			key = callKey(c.Name, args)
@@ -263,9 +274,16 @@ func (t *turnRun) runCall(ts *toolSet, c ToolCall, key string) Message {
 	return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: shown, IsError: res.IsError}
 }
 
+// systemPromptSearch is the system prompt with the tool-search note (same at every step).
+func (m *Manager) systemPromptSearch(ts *toolSet, final bool) string {
+	return m.systemPromptWith(searchNote(len(ts.list)-len(builtins), len(m.searchBase(ts))), final)
+}
+
 // systemPrompt builds the system prompt: the base prompt and the servers' instructions.
-func (m *Manager) systemPrompt(final bool) string {
-	s := baseSystemPrompt
+func (m *Manager) systemPrompt(final bool) string { return m.systemPromptWith("", final) }
+
+func (m *Manager) systemPromptWith(note string, final bool) string {
+	s := baseSystemPrompt + note
 	if m.opts.Tools != nil {
 		sec, cut := instructionsSection(m.opts.Tools.Instructions())
 		s += sec
@@ -285,16 +303,17 @@ func (m *Manager) systemPrompt(final bool) string {
 	return s
 }
 
-// warnToolCount warns once per distinct count above WarnTools.
+// warnToolCount gives its advice once per Manager, the first time more than WarnTools tools are
+// sent (with tool search off; above its threshold the model gets fewer).
 func (m *Manager) warnToolCount(n int) {
 	if n <= WarnTools {
 		return
 	}
 	m.noteMu.Lock()
-	changed := n != m.warnedCount
+	first := m.warnedCount == 0
 	m.warnedCount = n
 	m.noteMu.Unlock()
-	if !changed {
+	if !first {
 		return
 	}
 	msg := fmt.Sprintf("Switchboard sends %d tools to the model; more than %d tools make it pick the wrong one more often. "+

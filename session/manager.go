@@ -33,6 +33,8 @@ type Options struct {
 	// MaxConversations bounds the conversations kept in memory; past it the least recently used
 	// idle one is forgotten (continuing it starts afresh). Default 64.
 	MaxConversations int
+	// ToolSearch configures tool search for large tool sets (default: on above 40 tools).
+	ToolSearch ToolSearchOptions
 }
 
 // ErrBusy is returned by Start when the conversation already runs a turn.
@@ -60,6 +62,11 @@ type convo struct {
 	resultsMu   sync.Mutex
 	results     map[string]string
 	resultOrder []string
+
+	// loadedMu guards loaded: the MCP tools loaded by search_tools or used, in load order (tool
+	// search); they stay loaded for the conversation.
+	loadedMu sync.Mutex
+	loaded   []string
 }
 
 // maxKeptResults bounds the kept full results per conversation (each up to mcpbridge.MaxResultText).
