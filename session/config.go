@@ -38,6 +38,11 @@ type ProviderConfig struct {
 	APIKeyEnv string `json:"apiKeyEnv"` // the NAME of the environment variable holding the key
 	Script    string `json:"script"`    // script file (type script)
 	MaxTokens int    `json:"maxTokens,omitempty"`
+	// ReasoningEffort is the reasoning effort of reasoning models (openai-responses): minimal, low,
+	// medium or high; "" = the API's default.
+	ReasoningEffort string `json:"reasoningEffort,omitempty"`
+	// Prices per model, for the cost in usage reports (optional).
+	Prices Prices `json:"prices,omitempty"`
 }
 
 // IsZero reports whether c sets nothing.
@@ -48,7 +53,7 @@ func (c ProviderConfig) IsZero() bool { return c == ProviderConfig{} }
 func (c ProviderConfig) Merge(over ProviderConfig) ProviderConfig {
 	if over.Type != "" && over.Type != c.Type {
 		// A different provider type: fields of the old type do not carry over.
-		c = ProviderConfig{Type: over.Type, MaxTokens: c.MaxTokens}
+		c = ProviderConfig{Type: over.Type, MaxTokens: c.MaxTokens, Prices: c.Prices}
 	}
 	if over.Model != "" {
 		c.Model = over.Model
@@ -64,6 +69,12 @@ func (c ProviderConfig) Merge(over ProviderConfig) ProviderConfig {
 	}
 	if over.MaxTokens != 0 {
 		c.MaxTokens = over.MaxTokens
+	}
+	if over.ReasoningEffort != "" {
+		c.ReasoningEffort = over.ReasoningEffort
+	}
+	if over.Prices != "" {
+		c.Prices = over.Prices
 	}
 	return c
 }

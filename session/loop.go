@@ -29,6 +29,7 @@ type turnRun struct {
 	emitFn func(Event)
 
 	usage Usage
+	price *Price      // of the provider's model, nil when unknown
 	guard repeatGuard // calls denied or failing in this turn
 }
 
@@ -41,7 +42,9 @@ func (t *turnRun) emit(e Event) {
 
 func (t *turnRun) done(stop string) Event {
 	u := t.usage
-	return Event{Kind: KindDone, StopReason: stop, Usage: &u}
+	t.conv.usage = t.conv.usage.Add(u)
+	cu := t.conv.usage
+	return Event{Kind: KindDone, StopReason: stop, Usage: &u, ConversationUsage: &cu}
 }
 
 // fail emits an error event and returns the done event that follows it.
@@ -55,6 +58,7 @@ func (t *turnRun) fail(err error) Event {
 func (t *turnRun) run(prompt string) Event {
 	m := t.m
 	provider, perr := m.currentProvider()
+	t.price = m.currentPrice()
 	if perr == nil && provider == nil {
 		perr = errors.New("session: no model provider is configured")
 	}
@@ -146,11 +150,9 @@ func (t *turnRun) callModel(p Provider, req Request) (text string, calls []ToolC
 		case llm.ChunkToolCall:
 			calls = append(calls, c.ToolCall)
 		case llm.ChunkUsage:
-			if c.Usage.InputTokens != 0 {
-				usage.InputTokens = c.Usage.InputTokens
-			}
-			if c.Usage.OutputTokens != 0 {
-				usage.OutputTokens = c.Usage.OutputTokens
+			usage = mergeUsage(usage, c.Usage)
+			if t.price != nil {
+				usage.Cost = t.price.Cost(usage)
 			}
 		case llm.ChunkStop:
 			stop = c.StopReason
@@ -161,6 +163,23 @@ func (t *turnRun) callModel(p Provider, req Request) (text string, calls []ToolC
 		return string(buf), nil, "", err
 	}
 	return string(buf), calls, stop, nil
+}
+
+// mergeUsage applies the non-zero fields of n over u (usage may come more than once per call).
+func mergeUsage(u, n Usage) Usage {
+	if n.InputTokens != 0 {
+		u.InputTokens = n.InputTokens
+	}
+	if n.CachedInputTokens != 0 {
+		u.CachedInputTokens = n.CachedInputTokens
+	}
+	if n.CacheWriteTokens != 0 {
+		u.CacheWriteTokens = n.CacheWriteTokens
+	}
+	if n.OutputTokens != 0 {
+		u.OutputTokens = n.OutputTokens
+	}
+	return u
 }
 
 // fixIDs gives every call a unique non-empty id (some OpenAI-compatible servers send none).

@@ -53,9 +53,10 @@ type StartParams struct {
 // convo is one conversation's state. hist belongs to the running turn (one at a time, enforced
 // by Manager.mu).
 type convo struct {
-	id   string
-	hist History
-	used int // Manager.uses when a turn last started on it (guarded by Manager.mu)
+	id    string
+	hist  History
+	used  int   // Manager.uses when a turn last started on it (guarded by Manager.mu)
+	usage Usage // the finished turns' total (belongs to the running turn, like hist)
 
 	// resultsMu guards results and resultOrder: full texts of tool results that were cut for the
 	// context, by call id, the newest maxKeptResults.
@@ -108,11 +109,12 @@ type Manager struct {
 
 	tools atomic.Pointer[toolSet] // the last snapshot built (see snapshot)
 
-	// providerMu guards provider, providerErr, model.
+	// providerMu guards provider, providerErr, model, price.
 	providerMu  sync.Mutex
 	provider    Provider
 	providerErr error
 	model       string // the configured model name, for Complete
+	price       *Price // the model's price from the config, nil when not set
 
 	// mu guards convs, turns, seq, uses, closed.
 	mu     sync.Mutex
@@ -164,16 +166,37 @@ func (m *Manager) SetProvider(cfg ProviderConfig) {
 	if d, derr := cfg.WithDefaults(); derr == nil {
 		model = d.Model
 	}
+	var price *Price
+	if pr, ok := cfg.Prices.For(model); ok {
+		price = &pr
+	}
 	m.providerMu.Lock()
-	m.provider, m.providerErr, m.model = p, err, model
+	m.provider, m.providerErr, m.model, m.price = p, err, model, price
 	m.providerMu.Unlock()
 }
 
 // UseProvider makes p the provider for turns started from now on (tests, embedders).
 func (m *Manager) UseProvider(p Provider) {
 	m.providerMu.Lock()
-	m.provider, m.providerErr, m.model = p, nil, ""
+	m.provider, m.providerErr, m.model, m.price = p, nil, "", nil
 	m.providerMu.Unlock()
+}
+
+// UseProviderPriced is UseProvider with the model's name and the price table for costs.
+func (m *Manager) UseProviderPriced(p Provider, model string, prices Prices) {
+	var price *Price
+	if pr, ok := prices.For(model); ok {
+		price = &pr
+	}
+	m.providerMu.Lock()
+	m.provider, m.providerErr, m.model, m.price = p, nil, model, price
+	m.providerMu.Unlock()
+}
+
+func (m *Manager) currentPrice() *Price {
+	m.providerMu.Lock()
+	defer m.providerMu.Unlock()
+	return m.price
 }
 
 func (m *Manager) currentProvider() (Provider, error) {

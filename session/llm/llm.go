@@ -60,15 +60,24 @@ type Request struct {
 	MaxTokens   int // 0 = provider default
 }
 
-// Usage is the token accounting of one or more model calls.
+// Usage is the token accounting of one or more model calls. InputTokens counts every input token,
+// those read from the provider's prompt cache (CachedInputTokens) and those written to it
+// (CacheWriteTokens, Anthropic) included; uncached input is InputTokens - CachedInputTokens -
+// CacheWriteTokens. Cost is in US dollars, 0 (omitted) unless the user configured prices for the
+// model.
 type Usage struct {
-	InputTokens  int `json:"inputTokens"`
-	OutputTokens int `json:"outputTokens"`
+	InputTokens       int     `json:"inputTokens"`
+	CachedInputTokens int     `json:"cachedInputTokens"`
+	CacheWriteTokens  int     `json:"cacheWriteTokens,omitempty"`
+	OutputTokens      int     `json:"outputTokens"`
+	Cost              float64 `json:"cost,omitempty"`
 }
 
 // Add returns u + o.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens}
+	return Usage{InputTokens: u.InputTokens + o.InputTokens, CachedInputTokens: u.CachedInputTokens + o.CachedInputTokens,
+		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens, OutputTokens: u.OutputTokens + o.OutputTokens,
+		Cost: u.Cost + o.Cost}
 }
 
 // Normalised stop reasons. Providers map their own values to these; unknown values pass through.

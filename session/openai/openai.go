@@ -1,7 +1,8 @@
 // Package openai is a small hand-written client for the OpenAI Chat Completions API and the
 // servers that speak it (Ollama, llama.cpp server, vLLM, LM Studio, OpenRouter, gateways): it
 // streams (SSE), accumulates tool-call deltas by index, reports usage (stream_options
-// include_usage), surfaces the server's error message, retries 408/409/429/5xx with backoff
+// include_usage, with the cached prompt tokens), keeps the request prefix (tools, earlier
+// messages) byte-identical from step to step so OpenAI's automatic prompt cache applies, surfaces the server's error message, retries 408/409/429/5xx with backoff
 // honouring Retry-After, and aborts the HTTP request when the context ends.
 package openai
 
@@ -177,8 +178,11 @@ type chunk struct {
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
@@ -269,7 +273,8 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 				}
 			}
 			if c.Usage != nil {
-				if !yield(llm.Chunk{Kind: llm.ChunkUsage, Usage: llm.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}}, nil) {
+				if !yield(llm.Chunk{Kind: llm.ChunkUsage, Usage: llm.Usage{InputTokens: c.Usage.PromptTokens,
+					CachedInputTokens: c.Usage.PromptTokensDetails.CachedTokens, OutputTokens: c.Usage.CompletionTokens}}, nil) {
 					stopped = true
 					return errStop
 				}

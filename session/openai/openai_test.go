@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -156,7 +157,7 @@ func TestTextAndUsage(t *testing.T) {
 	want := []llm.Chunk{
 		{Kind: llm.ChunkText, Text: "There are "},
 		{Kind: llm.ChunkText, Text: "2 files: a.go, b.go."},
-		{Kind: llm.ChunkUsage, Usage: llm.Usage{InputTokens: 480, OutputTokens: 11}},
+		{Kind: llm.ChunkUsage, Usage: llm.Usage{InputTokens: 480, CachedInputTokens: 384, OutputTokens: 11}},
 		{Kind: llm.ChunkStop, StopReason: llm.StopEndTurn},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -305,5 +306,48 @@ func TestCancelClosesRequest(t *testing.T) {
 	case <-closed:
 	case <-time.After(20 * time.Second): // hang guard, not a timing assertion
 		t.Fatal("the server did not see the request closed")
+	}
+}
+
+// OpenAI caches a prompt's longest previously seen prefix automatically: from one step of a turn
+// to the next, the tools and every earlier message must be byte-identical in the request.
+func TestStablePrefixAcrossSteps(t *testing.T) {
+	var mu sync.Mutex
+	var raw [][]byte
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		raw = append(raw, b)
+		mu.Unlock()
+		data, _ := os.ReadFile("testdata/text.sse")
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(data)
+	}))
+	t.Cleanup(ts.Close)
+	p := openai.New(openai.Options{BaseURL: ts.URL, Model: "m", APIKey: "k", MaxTokens: 100})
+	step2 := req
+	step2.Messages = append(slices.Clone(req.Messages),
+		llm.Message{Role: llm.RoleAssistant, Text: "more", ToolCalls: []llm.ToolCall{{ID: "c1", Name: "mcp__fs__list", Args: json.RawMessage(`{"path":"b"}`)}}},
+		llm.Message{Role: llm.RoleTool, ToolCallID: "c1", ToolName: "mcp__fs__list", Text: "b.go"})
+	for _, r := range []llm.Request{req, step2} {
+		if _, err := collect(t, p, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type body struct {
+		Messages []json.RawMessage `json:"messages"`
+		Tools    json.RawMessage   `json:"tools"`
+	}
+	var a, b body
+	if json.Unmarshal(raw[0], &a) != nil || json.Unmarshal(raw[1], &b) != nil {
+		t.Fatal("bodies are not JSON")
+	}
+	if string(a.Tools) != string(b.Tools) || len(a.Tools) == 0 {
+		t.Errorf("tools differ between steps:\n%s\n%s", a.Tools, b.Tools)
+	}
+	for i := range a.Messages {
+		if string(a.Messages[i]) != string(b.Messages[i]) {
+			t.Errorf("message %d differs between steps:\n%s\n%s", i, a.Messages[i], b.Messages[i])
+		}
 	}
 }
