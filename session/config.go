@@ -15,6 +15,7 @@ const (
 	ProviderOpenAI           = "openai"
 	ProviderAnthropic        = "anthropic"
 	ProviderOpenAICompatible = "openai-compatible"
+	ProviderOpenAIResponses  = "openai-responses" // the OpenAI Responses API (reasoning models)
 	ProviderScript           = "script" // tests and editor end-to-end tests only
 )
 
@@ -32,7 +33,7 @@ const (
 // ProviderConfig selects and configures the model provider. Its JSON shape is
 // initializationOptions.provider and the "provider" object of config.json.
 type ProviderConfig struct {
-	Type      string `json:"type"` // openai (default) | anthropic | openai-compatible | script
+	Type      string `json:"type"` // openai (default) | openai-responses | anthropic | openai-compatible | script
 	Model     string `json:"model"`
 	BaseURL   string `json:"baseURL"`
 	APIKeyEnv string `json:"apiKeyEnv"` // the NAME of the environment variable holding the key
@@ -88,7 +89,7 @@ func (c ProviderConfig) WithDefaults() (ProviderConfig, error) {
 		c.MaxTokens = DefaultMaxTokens
 	}
 	switch c.Type {
-	case ProviderOpenAI:
+	case ProviderOpenAI, ProviderOpenAIResponses:
 		if c.BaseURL == "" {
 			c.BaseURL = DefaultOpenAIBaseURL
 		}
@@ -120,7 +121,7 @@ func (c ProviderConfig) WithDefaults() (ProviderConfig, error) {
 			return c, errors.New(`session: provider "script" needs "script" (the path of the script file)`)
 		}
 	default:
-		return c, fmt.Errorf("session: unknown provider type %q (want openai, anthropic, openai-compatible or script)", c.Type)
+		return c, fmt.Errorf("session: unknown provider type %q (want openai, openai-responses, anthropic, openai-compatible or script)", c.Type)
 	}
 	return c, nil
 }

@@ -50,6 +50,7 @@ func TestProviderDefaults(t *testing.T) {
 		want session.ProviderConfig
 	}{
 		{session.ProviderConfig{}, session.ProviderConfig{Type: "openai", BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY", Model: session.DefaultOpenAIModel, MaxTokens: 4096}},
+		{session.ProviderConfig{Type: "openai-responses", ReasoningEffort: "low"}, session.ProviderConfig{Type: "openai-responses", BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY", Model: session.DefaultOpenAIModel, MaxTokens: 4096, ReasoningEffort: "low"}},
 		{session.ProviderConfig{Type: "anthropic"}, session.ProviderConfig{Type: "anthropic", BaseURL: "https://api.anthropic.com", APIKeyEnv: "ANTHROPIC_API_KEY", Model: session.DefaultAnthropicModel, MaxTokens: 4096}},
 		{session.ProviderConfig{Type: "openai-compatible", BaseURL: "http://localhost:11434/v1", Model: "qwen3"}, session.ProviderConfig{Type: "openai-compatible", BaseURL: "http://localhost:11434/v1", Model: "qwen3", MaxTokens: 4096}},
 	} {

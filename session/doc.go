@@ -67,7 +67,10 @@
 //
 // [Provider] is the vendor-neutral model interface (defined in session/llm so the provider
 // packages can implement it). Subpackages: openai (Chat Completions; OpenAI and compatible servers
-// such as Ollama, llama.cpp, vLLM, LM Studio, OpenRouter), anthropic (Messages API) and script (a
+// such as Ollama, llama.cpp, vLLM, LM Studio, OpenRouter), responses (the OpenAI Responses API,
+// type "openai-responses": store false, encrypted reasoning items carried in
+// [Message].Reasoning between steps, reasoning effort), anthropic (Messages API, with prompt-cache
+// breakpoints) and script (a
 // scripted provider for tests and editor end-to-end tests). [NewProvider] builds one from a
 // [ProviderConfig].
 package session

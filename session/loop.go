@@ -86,7 +86,7 @@ func (t *turnRun) run(prompt string) Event {
 			Tools:       tools,
 			NoToolCalls: final,
 		}
-		text, calls, stop, err := t.callModel(provider, req)
+		text, calls, reasoning, stop, err := t.callModel(provider, req)
 		if err != nil {
 			t.conv.hist.AppendAssistant(text) // keep what was said
 			if t.ctx.Err() != nil {
@@ -95,14 +95,14 @@ func (t *turnRun) run(prompt string) Event {
 			return t.fail(err)
 		}
 		if len(calls) == 0 {
-			t.conv.hist.AppendAssistant(text)
+			t.conv.hist.AppendAssistant(text, reasoning...)
 			if stop == "" || stop == llm.StopToolUse {
 				stop = StopEndTurn
 			}
 			return t.done(stop)
 		}
 		calls = fixIDs(calls, step)
-		assistant := Message{Role: llm.RoleAssistant, Text: text, ToolCalls: calls}
+		assistant := Message{Role: llm.RoleAssistant, Text: text, ToolCalls: calls, Reasoning: reasoning}
 		var results []Message
 		if final {
 			// Calls in the answer to the last call are not run, but they get their results.
@@ -130,7 +130,8 @@ func (t *turnRun) run(prompt string) Event {
 }
 
 // callModel streams one model call, emitting text deltas.
-func (t *turnRun) callModel(p Provider, req Request) (text string, calls []ToolCall, stop string, err error) {
+// Reasoning items (opaque, provider-specific) are returned to be kept with the assistant message.
+func (t *turnRun) callModel(p Provider, req Request) (text string, calls []ToolCall, reasoning []json.RawMessage, stop string, err error) {
 	var buf []byte
 	var usage Usage
 	for c, err := range p.Stream(t.ctx, req) {
@@ -139,7 +140,7 @@ func (t *turnRun) callModel(p Provider, req Request) (text string, calls []ToolC
 			if t.ctx.Err() != nil {
 				err = t.ctx.Err()
 			}
-			return string(buf), nil, "", err
+			return string(buf), nil, nil, "", err
 		}
 		switch c.Kind {
 		case llm.ChunkText:
@@ -154,15 +155,19 @@ func (t *turnRun) callModel(p Provider, req Request) (text string, calls []ToolC
 			if t.price != nil {
 				usage.Cost = t.price.Cost(usage)
 			}
+		case llm.ChunkReasoning:
+			if len(c.Raw) > 0 {
+				reasoning = append(reasoning, c.Raw)
+			}
 		case llm.ChunkStop:
 			stop = c.StopReason
 		}
 	}
 	t.usage = t.usage.Add(usage)
 	if err := t.ctx.Err(); err != nil {
-		return string(buf), nil, "", err
+		return string(buf), nil, nil, "", err
 	}
-	return string(buf), calls, stop, nil
+	return string(buf), calls, reasoning, stop, nil
 }
 
 // mergeUsage applies the non-zero fields of n over u (usage may come more than once per call).

@@ -31,6 +31,10 @@ type Message struct {
 	ToolCallID string     `json:"toolCallId,omitempty"`
 	ToolName   string     `json:"toolName,omitempty"`
 	IsError    bool       `json:"isError,omitempty"`
+	// Reasoning (assistant) holds the provider's opaque reasoning items of this answer (the
+	// Responses API's encrypted reasoning), sent back as they came so a reasoning model keeps its
+	// chain between steps. Other providers ignore them.
+	Reasoning []json.RawMessage `json:"reasoning,omitempty"`
 }
 
 // ToolCall is one call the model asked for. Args is the raw JSON the model produced; it may be
@@ -95,6 +99,7 @@ const (
 	ChunkToolCall                  // ToolCall is one complete call (deltas already accumulated)
 	ChunkUsage                     // Usage for this model call (may come more than once; the last wins per field)
 	ChunkStop                      // StopReason
+	ChunkReasoning                 // Raw is one opaque reasoning item to keep in the history
 )
 
 // Chunk is one piece of a streamed model response.
@@ -104,6 +109,19 @@ type Chunk struct {
 	ToolCall   ToolCall
 	Usage      Usage
 	StopReason string
+	Raw        json.RawMessage
+}
+
+// ModelInfo is one model a provider offers.
+type ModelInfo struct {
+	ID          string `json:"id"`
+	DisplayName string `json:"displayName,omitempty"`
+	Created     int64  `json:"created,omitempty"` // Unix seconds, when the API says
+}
+
+// ModelLister is implemented by providers that can list their models (GET /v1/models).
+type ModelLister interface {
+	Models(ctx context.Context) ([]ModelInfo, error)
 }
 
 // Provider is a model API. Stream sends req and yields the response as it arrives: text deltas,
