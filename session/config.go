@@ -16,7 +16,7 @@ const (
 	ProviderAnthropic        = "anthropic"
 	ProviderOpenAICompatible = "openai-compatible"
 	ProviderOpenAIResponses  = "openai-responses" // the OpenAI Responses API (reasoning models)
-	ProviderScript           = "script" // tests and editor end-to-end tests only
+	ProviderScript           = "script"           // tests and editor end-to-end tests only
 )
 
 // Defaults per provider type.

@@ -95,11 +95,11 @@ const (
 type ChunkKind int
 
 const (
-	ChunkText     ChunkKind = iota // Text is a text delta
-	ChunkToolCall                  // ToolCall is one complete call (deltas already accumulated)
-	ChunkUsage                     // Usage for this model call (may come more than once; the last wins per field)
-	ChunkStop                      // StopReason
-	ChunkReasoning                 // Raw is one opaque reasoning item to keep in the history
+	ChunkText      ChunkKind = iota // Text is a text delta
+	ChunkToolCall                   // ToolCall is one complete call (deltas already accumulated)
+	ChunkUsage                      // Usage for this model call (may come more than once; the last wins per field)
+	ChunkStop                       // StopReason
+	ChunkReasoning                  // Raw is one opaque reasoning item to keep in the history
 )
 
 // Chunk is one piece of a streamed model response.
