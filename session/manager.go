@@ -370,3 +370,27 @@ func (m *Manager) Complete(ctx context.Context, system string, msgs []llm.Messag
 	out.Text, out.Model = text.String(), model
 	return out, nil
 }
+
+// ErrNoModelList is Models' error for a provider that cannot list its models (script).
+var ErrNoModelList = errors.New("session: this provider cannot list its models")
+
+// Models lists the current provider's models (GET /v1/models where the API has it) and returns
+// the configured model's name with them, for the editor's model picker (switchboard.models).
+func (m *Manager) Models(ctx context.Context) (current string, models []ModelInfo, err error) {
+	p, err := m.currentProvider()
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: %v", ErrNoProvider, err)
+	}
+	if p == nil {
+		return "", nil, ErrNoProvider
+	}
+	m.providerMu.Lock()
+	current = m.model
+	m.providerMu.Unlock()
+	ml, ok := p.(llm.ModelLister)
+	if !ok {
+		return current, nil, ErrNoModelList
+	}
+	models, err = ml.Models(ctx)
+	return current, models, err
+}

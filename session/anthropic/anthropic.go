@@ -35,11 +35,15 @@ type Options struct {
 
 // Provider implements llm.Provider. Safe for concurrent use.
 type Provider struct {
-	opts Options
-	url  string
+	opts      Options
+	url       string
+	modelsURL string
 }
 
-var _ llm.Provider = (*Provider)(nil)
+var (
+	_ llm.Provider    = (*Provider)(nil)
+	_ llm.ModelLister = (*Provider)(nil)
+)
 
 // New returns a Provider.
 func New(o Options) *Provider {
@@ -53,11 +57,11 @@ func New(o Options) *Provider {
 		o.Version = DefaultVersion
 	}
 	base := strings.TrimRight(o.BaseURL, "/")
-	url := base + "/v1/messages"
+	v1 := base + "/v1"
 	if strings.HasSuffix(base, "/v1") {
-		url = base + "/messages"
+		v1 = base
 	}
-	return &Provider{opts: o, url: url}
+	return &Provider{opts: o, url: v1 + "/messages", modelsURL: v1 + "/models"}
 }
 
 type block struct {
@@ -347,4 +351,10 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 		}
 		yield(llm.Chunk{Kind: llm.ChunkStop, StopReason: stop}, nil)
 	}
+}
+
+// Models lists the models of GET /v1/models (all pages), newest first as the API gives them.
+func (p *Provider) Models(ctx context.Context) ([]llm.ModelInfo, error) {
+	return p.opts.Retry.GetModels(ctx, p.opts.HTTPClient, "anthropic", p.modelsURL+"?limit=1000",
+		map[string]string{"x-api-key": p.opts.APIKey, "anthropic-version": p.opts.Version}, parseError)
 }

@@ -280,3 +280,30 @@ func TestCacheUsage(t *testing.T) {
 		t.Errorf("usage = %+v, want %+v", u, want)
 	}
 }
+
+// Models follows the pages of GET /v1/models (has_more, last_id -> after_id).
+func TestModels(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" || r.Header.Get("x-api-key") != "k" || r.Header.Get("anthropic-version") == "" {
+			http.Error(w, `{"type":"error","error":{"type":"not_found_error","message":"no"}}`, 404)
+			return
+		}
+		if r.URL.Query().Get("after_id") == "" {
+			io.WriteString(w, `{"data":[{"type":"model","id":"claude-sonnet-4-5","display_name":"Claude Sonnet 4.5","created_at":"2025-09-29T00:00:00Z"}],"has_more":true,"first_id":"claude-sonnet-4-5","last_id":"claude-sonnet-4-5"}`)
+			return
+		}
+		io.WriteString(w, `{"data":[{"type":"model","id":"claude-haiku-4-5","display_name":"Claude Haiku 4.5","created_at":"2025-10-01T00:00:00Z"}],"has_more":false,"first_id":"claude-haiku-4-5","last_id":"claude-haiku-4-5"}`)
+	}))
+	t.Cleanup(ts.Close)
+	got, err := anthropic.New(anthropic.Options{BaseURL: ts.URL, APIKey: "k"}).Models(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.ModelInfo{
+		{ID: "claude-sonnet-4-5", DisplayName: "Claude Sonnet 4.5", Created: 1759104000},
+		{ID: "claude-haiku-4-5", DisplayName: "Claude Haiku 4.5", Created: 1759276800},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("models (-want +got):\n%s", diff)
+	}
+}

@@ -37,7 +37,10 @@ type Provider struct {
 	opts Options
 }
 
-var _ llm.Provider = (*Provider)(nil)
+var (
+	_ llm.Provider    = (*Provider)(nil)
+	_ llm.ModelLister = (*Provider)(nil)
+)
 
 // New returns a Provider.
 func New(o Options) *Provider {
@@ -324,4 +327,14 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 		}
 		yield(llm.Chunk{Kind: llm.ChunkStop, StopReason: stop}, nil)
 	}
+}
+
+// Models lists the models of GET <BaseURL>/models (OpenAI, Ollama, vLLM, LM Studio, llama.cpp and
+// OpenRouter all answer it).
+func (p *Provider) Models(ctx context.Context) ([]llm.ModelInfo, error) {
+	var h map[string]string
+	if p.opts.APIKey != "" {
+		h = map[string]string{"Authorization": "Bearer " + p.opts.APIKey}
+	}
+	return p.opts.Retry.GetModels(ctx, p.opts.HTTPClient, p.opts.Name, p.opts.BaseURL+"/models", h, parseError)
 }

@@ -351,3 +351,25 @@ func TestStablePrefixAcrossSteps(t *testing.T) {
 		}
 	}
 }
+
+func TestModels(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			http.Error(w, `{"error":"not found"}`, 404)
+			return
+		}
+		if r.Header.Get("Authorization") != "" {
+			t.Errorf("no key configured, but Authorization = %q", r.Header.Get("Authorization"))
+		}
+		io.WriteString(w, `{"object":"list","data":[{"id":"qwen3:8b","object":"model","created":1751000000,"owned_by":"library"}]}`)
+	}))
+	t.Cleanup(ts.Close)
+	got, err := openai.New(openai.Options{BaseURL: ts.URL + "/v1", Model: "qwen3:8b"}).Models(context.Background())
+	if err != nil || len(got) != 1 || got[0].ID != "qwen3:8b" || got[0].Created != 1751000000 {
+		t.Errorf("models = %+v, %v", got, err)
+	}
+	_, err = openai.New(openai.Options{BaseURL: ts.URL + "/nope"}).Models(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("err = %v, want the server's message", err)
+	}
+}
