@@ -225,6 +225,7 @@ func (t *turnRun) runCalls(ts *toolSet, calls []ToolCall) []Message {
 		}
 	}
 	results := make([]Message, len(calls))
+	used := make([]bool, len(calls))
 	var wg sync.WaitGroup
 	started := make(map[string]bool, len(calls))
 	for i := range calls {
@@ -237,16 +238,22 @@ func (t *turnRun) runCalls(ts *toolSet, calls []ToolCall) []Message {
 		wg.Go(func() {
 			for j := i; j < len(calls); j++ {
 				if j == i || (keys[i] != "" && keys[j] == keys[i]) {
-					results[j] = t.runCall(ts, calls[j], keys[j])
+					results[j], used[j] = t.runCall(ts, calls[j], keys[j])
 				}
 			}
 		})
 	}
 	wg.Wait()
+	for i, c := range calls { // in call order, so the next tool list does not depend on timing
+		if used[i] {
+			t.conv.load(c.Name) // used: stays loaded (tool search); a call to a tool not loaded yet loads it
+		}
+	}
 	return results
 }
 
-func (t *turnRun) runCall(ts *toolSet, c ToolCall, key string) Message {
+// runCall runs one call; used reports an MCP tool that the gate let run (it joins the loaded set).
+func (t *turnRun) runCall(ts *toolSet, c ToolCall, key string) (msg Message, used bool) {
 	args := c.Args
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -260,7 +267,7 @@ func (t *turnRun) runCall(ts *toolSet, c ToolCall, key string) Message {
 				Approval: ApprovalDenied, DecidedBy: ByRepeat, Reason: reason}})
 			t.emit(Event{Kind: KindToolResult, Result: &ToolResultEvent{ID: c.ID, Name: c.Name, IsError: true,
 				Bytes: len(text), Text: cutUTF8(text, PreviewBytes)}})
-			return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: text, IsError: true}
+			return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: text, IsError: true}, false
 		}
 	}
 	res, d := t.m.callOne(t.ctx, ts, t.conv, t.id, t.mode, c.Name, args, func(d permissions.Decision) {
@@ -271,11 +278,6 @@ func (t *turnRun) runCall(ts *toolSet, c ToolCall, key string) Message {
 		t.emit(Event{Kind: KindToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: eventArgs(c.Args),
 			Approval: ap, DecidedBy: d.By, Reason: d.Reason}})
 	})
-	if d.Allowed && c.Name != ToolSearchTools {
-		if _, ok := ts.mcp.Lookup(c.Name); ok {
-			t.conv.load(c.Name) // used: stays loaded (tool search); a call to a tool not loaded yet loads it
-		}
-	}
 	if res.IsError && t.ctx.Err() == nil {
 		if key == "" {
 			key = callKey(c.Name, args)
@@ -295,7 +297,8 @@ func (t *turnRun) runCall(ts *toolSet, c ToolCall, key string) Message {
 	}
 	t.emit(Event{Kind: KindToolResult, Result: &ToolResultEvent{ID: c.ID, Name: c.Name, IsError: res.IsError,
 		Truncated: cut || res.Truncated, Bytes: max(res.Bytes, len(text)), Text: cutUTF8(text, PreviewBytes)}})
-	return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: shown, IsError: res.IsError}
+	_, isMCP := ts.mcp.Lookup(c.Name)
+	return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: shown, IsError: res.IsError}, d.Allowed && isMCP
 }
 
 // systemPromptSearch is the system prompt with the tool-search note (same at every step).

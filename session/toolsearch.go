@@ -31,6 +31,19 @@ type ToolSearchOptions struct {
 	Threshold int
 	// AlwaysLoaded are tools the user pinned: exact names, or "prefix*" (e.g. "mcp__github__*").
 	AlwaysLoaded []string
+	// MaxLoaded bounds the tools loaded by search or use in a conversation (the recently used
+	// set); past it the earliest loaded is dropped. 0 = DefaultMaxLoaded.
+	MaxLoaded int
+}
+
+// DefaultMaxLoaded is the default bound of the loaded set.
+const DefaultMaxLoaded = 16
+
+func (o ToolSearchOptions) maxLoaded() int {
+	if o.MaxLoaded <= 0 {
+		return DefaultMaxLoaded
+	}
+	return o.MaxLoaded
 }
 
 func (o ToolSearchOptions) threshold() int {
@@ -103,13 +116,14 @@ func (m *Manager) offered(ts *toolSet, conv *convo) []ToolSpec {
 			extra = append(extra, ts.specs[i])
 		}
 	}
-	if room := MaxTools - len(base); len(extra) > room {
+	if room := min(MaxTools-len(base), m.opts.ToolSearch.maxLoaded()); len(extra) > room {
 		extra = extra[len(extra)-max(room, 0):] // the most recently loaded
 	}
 	return append(out, extra...)
 }
 
-// load adds tools to the conversation's loaded set (in order, each once).
+// load adds tools to the conversation's loaded set (in order, each once). It keeps at most
+// maxLoadedKept names; offered sends the most recent MaxLoaded of them.
 func (c *convo) load(names ...string) {
 	if c == nil {
 		return
@@ -121,7 +135,13 @@ func (c *convo) load(names ...string) {
 			c.loaded = append(c.loaded, n)
 		}
 	}
+	if over := len(c.loaded) - maxLoadedKept; over > 0 {
+		c.loaded = slices.Delete(c.loaded, 0, over)
+	}
 }
+
+// maxLoadedKept bounds a conversation's loaded list in memory.
+const maxLoadedKept = 256
 
 func (c *convo) loadedNames() []string {
 	c.loadedMu.Lock()

@@ -188,3 +188,23 @@ func TestSearchToolsRanking(t *testing.T) {
 		t.Errorf("search by server found %d of 25 github tools: %s", n, res.Text)
 	}
 }
+
+// The loaded set is bounded (MaxLoaded): past it the earliest loaded tools leave the list, and
+// they stay callable.
+func TestToolSearchLoadedBound(t *testing.T) {
+	tools := manyTools([]string{"a", "b", "c"}, 20)
+	script := `reply tool_call id=c1 name=mcp__a__t1 args={}
+reply tool_call id=c2 name=mcp__a__t2 args={}
+reply tool_call id=c3 name=mcp__a__t3 args={}
+
+expect tools ~ " search_tools mcp__a__t2 mcp__a__t3$"
+reply tool_call id=c4 name=mcp__a__t1 args={}
+
+expect last_tool_result id=c4 ~ "a ok"
+reply text "ok"
+`
+	m := session.NewManager(session.Options{Tools: tools, Gate: sessiontest.AllowAll(), ToolSearch: session.ToolSearchOptions{MaxLoaded: 2}})
+	t.Cleanup(m.Close)
+	m.UseProvider(sessiontest.Script(t, script))
+	runTurnIn(t, m, "", "go")
+}
