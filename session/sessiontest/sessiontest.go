@@ -126,6 +126,18 @@ func (f *Tools) AddTool(server, tool, description string, h Handler) *Tools {
 	return f
 }
 
+// AddToolSchema adds a tool with a description and an input schema.
+func (f *Tools) AddToolSchema(server, tool, description string, schema json.RawMessage, h Handler) *Tools {
+	f.AddTool(server, tool, description, h)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	name := "mcp__" + server + "__" + tool
+	t := f.tools[name]
+	t.InputSchema = schema
+	f.tools[name] = t
+	return f
+}
+
 // SetInstructions sets a server's instructions.
 func (f *Tools) SetInstructions(server, text string) *Tools {
 	f.mu.Lock()
