@@ -43,7 +43,7 @@ type ProviderConfig struct {
 	// medium or high; "" = the API's default.
 	ReasoningEffort string `json:"reasoningEffort,omitempty"`
 	// Prices per model, for the cost in usage reports (optional).
-	Prices Prices `json:"prices,omitempty"`
+	Prices *Prices `json:"prices,omitempty"`
 }
 
 // IsZero reports whether c sets nothing.
@@ -74,7 +74,7 @@ func (c ProviderConfig) Merge(over ProviderConfig) ProviderConfig {
 	if over.ReasoningEffort != "" {
 		c.ReasoningEffort = over.ReasoningEffort
 	}
-	if over.Prices != "" {
+	if over.Prices != nil {
 		c.Prices = over.Prices
 	}
 	return c
@@ -87,6 +87,9 @@ func (c ProviderConfig) WithDefaults() (ProviderConfig, error) {
 	}
 	if c.MaxTokens <= 0 {
 		c.MaxTokens = DefaultMaxTokens
+	}
+	if err := c.Prices.check(); err != nil {
+		return c, err
 	}
 	switch c.Type {
 	case ProviderOpenAI, ProviderOpenAIResponses:

@@ -79,3 +79,25 @@ func TestMerge(t *testing.T) {
 		t.Error(diff)
 	}
 }
+
+// Prices come from config.json; unknown fields and negative prices are errors.
+func TestConfigPrices(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte(`{"provider":{"type":"anthropic","prices":{"claude-x":{"input":3,"cachedInput":0.3,"output":15}}}}`), 0o600)
+	c, err := session.LoadConfigFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := c.Prices.For("claude-x"); !ok || p.Input != 3 || p.CachedInput != 0.3 || p.Output != 15 {
+		t.Errorf("price = %+v %v", p, ok)
+	}
+	for _, bad := range []string{
+		`{"provider":{"type":"anthropic","prices":{"claude-x":{"input":-1}}}}`,
+		`{"provider":{"type":"anthropic","prices":{"claude-x":{"inptu":3}}}}`,
+	} {
+		os.WriteFile(path, []byte(bad), 0o600)
+		if _, err := session.LoadConfigFile(path); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
+	}
+}

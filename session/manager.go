@@ -183,7 +183,7 @@ func (m *Manager) UseProvider(p Provider) {
 }
 
 // UseProviderPriced is UseProvider with the model's name and the price table for costs.
-func (m *Manager) UseProviderPriced(p Provider, model string, prices Prices) {
+func (m *Manager) UseProviderPriced(p Provider, model string, prices *Prices) {
 	var price *Price
 	if pr, ok := prices.For(model); ok {
 		price = &pr

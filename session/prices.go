@@ -1,8 +1,6 @@
 package session
 
 import (
-	"bytes"
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -17,56 +15,30 @@ type Price struct {
 }
 
 // Prices is the "prices" object of the provider config: model name -> Price, for example
-// {"claude-sonnet-4-5": {"input": 3, "cachedInput": 0.3, "cacheWrite": 3.75, "output": 15}}. It is
-// kept as canonical JSON text so that ProviderConfig stays comparable with ==.
-type Prices string
+// {"claude-sonnet-4-5": {"input": 3, "cachedInput": 0.3, "cacheWrite": 3.75, "output": 15}}.
+// ProviderConfig holds a pointer to it so that the config stays comparable with ==.
+type Prices map[string]Price
 
-// UnmarshalJSON checks the object (unknown fields and negative prices are errors) and keeps it
-// canonical.
-func (p *Prices) UnmarshalJSON(b []byte) error {
-	if string(bytes.TrimSpace(b)) == "null" {
-		*p = ""
+// check reports a negative price.
+func (p *Prices) check() error {
+	if p == nil {
 		return nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(b))
-	dec.DisallowUnknownFields()
-	var m map[string]Price
-	if err := dec.Decode(&m); err != nil {
-		return fmt.Errorf("prices: %w", err)
-	}
-	for _, name := range slices.Sorted(maps.Keys(m)) {
-		pr := m[name]
+	for _, name := range slices.Sorted(maps.Keys(*p)) {
+		pr := (*p)[name]
 		if pr.Input < 0 || pr.CachedInput < 0 || pr.CacheWrite < 0 || pr.Output < 0 {
-			return fmt.Errorf("prices: %q: a price is negative", name)
+			return fmt.Errorf("session: provider prices: %q: a price is negative", name)
 		}
 	}
-	if len(m) == 0 {
-		*p = ""
-		return nil
-	}
-	c, _ := json.Marshal(m) // ignore error: floats and strings always encode; keys sorted
-	*p = Prices(c)
 	return nil
 }
 
-// MarshalJSON writes the object (null when empty).
-func (p Prices) MarshalJSON() ([]byte, error) {
-	if p == "" {
-		return []byte("null"), nil
-	}
-	return []byte(p), nil
-}
-
 // For returns the price of model.
-func (p Prices) For(model string) (Price, bool) {
-	if p == "" {
+func (p *Prices) For(model string) (Price, bool) {
+	if p == nil {
 		return Price{}, false
 	}
-	var m map[string]Price
-	if json.Unmarshal([]byte(p), &m) != nil {
-		return Price{}, false
-	}
-	pr, ok := m[model]
+	pr, ok := (*p)[model]
 	return pr, ok
 }
 

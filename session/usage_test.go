@@ -28,7 +28,7 @@ reply usage in=1200 cached=1000 out=7
 	}
 	m := session.NewManager(session.Options{Tools: tools, Gate: sessiontest.AllowAll()})
 	t.Cleanup(m.Close)
-	m.UseProviderPriced(sessiontest.Script(t, script), "m1", prices)
+	m.UseProviderPriced(sessiontest.Script(t, script), "m1", &prices)
 	conv, evs := runTurnIn(t, m, "", "a")
 	done := evs[len(evs)-1]
 	want := session.Usage{InputTokens: 2100, CachedInputTokens: 900, CacheWriteTokens: 900, OutputTokens: 15}
