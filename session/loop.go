@@ -1,6 +1,7 @@
 package session
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -218,12 +219,7 @@ func (t *turnRun) runCalls(ts *toolSet, calls []ToolCall) []Message {
 	for _, c := range calls {
 		t.emit(Event{Kind: KindToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: eventArgs(c.Args), Approval: ApprovalPending}})
 	}
-	keys := make([]string, len(calls)) // "" = not computed (nothing recorded yet, one call)
-	if len(calls) > 1 || t.guard.active() {
-		for i, c := range calls {
-			keys[i] = callKey(c.Name, c.Args)
-		}
-	}
+	keys := groupKeys(calls)
 	results := make([]Message, len(calls))
 	used := make([]bool, len(calls))
 	var wg sync.WaitGroup
@@ -238,7 +234,7 @@ func (t *turnRun) runCalls(ts *toolSet, calls []ToolCall) []Message {
 		wg.Go(func() {
 			for j := i; j < len(calls); j++ {
 				if j == i || (keys[i] != "" && keys[j] == keys[i]) {
-					results[j], used[j] = t.runCall(ts, calls[j], keys[j])
+					results[j], used[j] = t.runCall(ts, calls[j])
 				}
 			}
 		})
@@ -252,13 +248,52 @@ func (t *turnRun) runCalls(ts *toolSet, calls []ToolCall) []Message {
 	return results
 }
 
+// groupKeys returns, for calls of one response, a key per call that is equal for calls that must
+// run one after the other (same name, same arguments), "" for calls that share their name with no
+// other call. Calls of one name with byte-identical arguments share the raw bytes as key; only
+// when their arguments differ in bytes are the arguments put in canonical form (callKey), so the
+// common cases cost no JSON decoding.
+func groupKeys(calls []ToolCall) []string {
+	keys := make([]string, len(calls))
+	if len(calls) < 2 {
+		return keys
+	}
+	for i, c := range calls {
+		if keys[i] != "" {
+			continue
+		}
+		shared, identical := false, true
+		for j := i + 1; j < len(calls); j++ {
+			if calls[j].Name == c.Name {
+				shared = true
+				identical = identical && bytes.Equal(calls[j].Args, c.Args)
+			}
+		}
+		if !shared {
+			continue
+		}
+		for j := i; j < len(calls); j++ {
+			if calls[j].Name != c.Name {
+				continue
+			}
+			if identical {
+				keys[j] = "raw\x00" + c.Name
+			} else {
+				keys[j] = callKey(c.Name, calls[j].Args)
+			}
+		}
+	}
+	return keys
+}
+
 // runCall runs one call; used reports an MCP tool that the gate let run (it joins the loaded set).
-func (t *turnRun) runCall(ts *toolSet, c ToolCall, key string) (msg Message, used bool) {
+func (t *turnRun) runCall(ts *toolSet, c ToolCall) (msg Message, used bool) {
 	args := c.Args
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	if key == "" && t.guard.active() {
+	key := "" // the guard's key, computed only once the guard has something to compare
+	if t.guard.active() {
 		key = callKey(c.Name, args)
 	}
 	if key != "" {

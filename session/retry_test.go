@@ -124,4 +124,16 @@ reply text "ok"
 	if n := len(gate.Requests()); n != 1 {
 		t.Errorf("gate asked %d times for two identical parallel calls, want 1", n)
 	}
+	// The same with keys reordered and spaced differently in one response: still one prompt.
+	gate = sessiontest.DenyTools("mcp__fs__write")
+	script = `reply tool_call id=c1 name=mcp__fs__write args={"path":"x","mode":1}
+reply tool_call id=c2 name=mcp__fs__write args={"mode":1, "path":"x"}
+reply tool_call id=c3 name=mcp__fs__write args={ "mode" : 1 , "path" : "x" }
+
+reply text "ok"
+`
+	runScript(t, session.Options{Tools: tools, Gate: gate}, script)
+	if n := len(gate.Requests()); n != 1 {
+		t.Errorf("gate asked %d times for three spellings of one call in one response, want 1", n)
+	}
 }
