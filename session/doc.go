@@ -33,6 +33,15 @@
 // API key, provider error, more than [MaxTools] tools sent). More than [WarnTools] tools sent cause
 // one piece of advice through Options.Warn, once per Manager.
 //
+// # Usage and cost
+//
+// The done event's Usage is the turn's total over its model calls, ConversationUsage the
+// conversation's: input tokens (all of them), of which cachedInputTokens were read from the
+// provider's prompt cache and cacheWriteTokens written to it (Anthropic), output tokens, and the
+// cost in US dollars when ProviderConfig.Prices has the model. Anthropic requests carry
+// cache_control breakpoints on the tool list, the system prompt and the end of the conversation;
+// OpenAI caches a stable prefix by itself.
+//
 // # Tool search
 //
 // With more tools than Options.ToolSearch.Threshold (default 40, built-ins included), the model

@@ -271,7 +271,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 				return fmt.Errorf("openai-responses: bad stream event: %v: %.200s", err, data)
 			}
 			switch ev.Type {
-			case "response.output_text.delta":
+			case "response.output_text.delta", "response.refusal.delta": // a refusal is the answer's text
 				if ev.Delta != "" {
 					return emit(llm.Chunk{Kind: llm.ChunkText, Text: ev.Delta})
 				}
