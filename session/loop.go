@@ -221,7 +221,7 @@ func (t *turnRun) runCalls(ts *toolSet, calls []ToolCall) []Message {
 	}
 	keys := groupKeys(calls)
 	results := make([]Message, len(calls))
-	used := make([]bool, len(calls))
+	load := make([][]string, len(calls))
 	var wg sync.WaitGroup
 	started := make(map[string]bool, len(calls))
 	for i := range calls {
@@ -234,16 +234,14 @@ func (t *turnRun) runCalls(ts *toolSet, calls []ToolCall) []Message {
 		wg.Go(func() {
 			for j := i; j < len(calls); j++ {
 				if j == i || (keys[i] != "" && keys[j] == keys[i]) {
-					results[j], used[j] = t.runCall(ts, calls[j])
+					results[j], load[j] = t.runCall(ts, calls[j])
 				}
 			}
 		})
 	}
 	wg.Wait()
-	for i, c := range calls { // in call order, so the next tool list does not depend on timing
-		if used[i] {
-			t.conv.load(c.Name) // used: stays loaded (tool search); a call to a tool not loaded yet loads it
-		}
+	for _, names := range load { // in call order, so the next tool list does not depend on timing
+		t.conv.load(names...) // used or found: a call to a tool not loaded yet loads it
 	}
 	return results
 }
@@ -286,8 +284,9 @@ func groupKeys(calls []ToolCall) []string {
 	return keys
 }
 
-// runCall runs one call; used reports an MCP tool that the gate let run (it joins the loaded set).
-func (t *turnRun) runCall(ts *toolSet, c ToolCall) (msg Message, used bool) {
+// runCall runs one call. load names the tools that join the conversation's loaded set: an MCP
+// tool the gate let run, the tools search_tools found.
+func (t *turnRun) runCall(ts *toolSet, c ToolCall) (msg Message, load []string) {
 	args := c.Args
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
@@ -302,7 +301,7 @@ func (t *turnRun) runCall(ts *toolSet, c ToolCall) (msg Message, used bool) {
 				Approval: ApprovalDenied, DecidedBy: ByRepeat, Reason: reason}})
 			t.emit(Event{Kind: KindToolResult, Result: &ToolResultEvent{ID: c.ID, Name: c.Name, IsError: true,
 				Bytes: len(text), Text: cutUTF8(text, PreviewBytes)}})
-			return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: text, IsError: true}, false
+			return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: text, IsError: true}, nil
 		}
 	}
 	res, d := t.m.callOne(t.ctx, ts, t.conv, t.id, t.mode, c.Name, args, func(d permissions.Decision) {
@@ -332,8 +331,12 @@ func (t *turnRun) runCall(ts *toolSet, c ToolCall) (msg Message, used bool) {
 	}
 	t.emit(Event{Kind: KindToolResult, Result: &ToolResultEvent{ID: c.ID, Name: c.Name, IsError: res.IsError,
 		Truncated: cut || res.Truncated, Bytes: max(res.Bytes, len(text)), Text: cutUTF8(text, PreviewBytes)}})
-	_, isMCP := ts.mcp.Lookup(c.Name)
-	return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: shown, IsError: res.IsError}, d.Allowed && isMCP
+	if _, isMCP := ts.mcp.Lookup(c.Name); isMCP && d.Allowed {
+		load = []string{c.Name}
+	} else if c.Name == ToolSearchTools && d.Allowed && !res.IsError {
+		load = foundTools(text)
+	}
+	return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: shown, IsError: res.IsError}, load
 }
 
 // systemPromptSearch is the system prompt with the tool-search note (same at every step).

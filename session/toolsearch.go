@@ -198,15 +198,12 @@ func searchTools(ctx context.Context, m *Manager, conv *convo, args json.RawMess
 		Tools []searchHit `json:"tools"`
 		Note  string      `json:"note"`
 	}{Tools: []searchHit{}}
-	names := make([]string, 0, len(hits))
 	for _, h := range hits {
 		t := ts.list[h.i]
 		out.Tools = append(out.Tools, searchHit{Name: t.Name, Description: cutUTF8(t.Description, maxSearchDescBytes)})
-		names = append(names, t.Name)
 	}
-	conv.load(names...)
 	switch {
-	case len(names) == 0:
+	case len(out.Tools) == 0:
 		out.Note = "No tool matched. Try other words, a server name, or fewer words."
 	case conv == nil:
 		out.Note = "Tools found."
@@ -252,4 +249,20 @@ func scoreTool(t mcpbridge.Tool, terms []string) int {
 		}
 	}
 	return score
+}
+
+// foundTools returns the tool names of a search_tools result (the loop loads them after the
+// round, in call order).
+func foundTools(result string) []string {
+	var out struct {
+		Tools []searchHit `json:"tools"`
+	}
+	if json.Unmarshal([]byte(result), &out) != nil {
+		return nil
+	}
+	names := make([]string, len(out.Tools))
+	for i, h := range out.Tools {
+		names[i] = h.Name
+	}
+	return names
 }
