@@ -23,6 +23,7 @@ const (
 	ToolSearchFiles    = "search_files"
 	ToolEditFile       = "edit_file"
 	ToolReadToolResult = "read_tool_result"
+	// ToolSearchTools: see toolsearch.go.
 )
 
 // Limits of the built-in tools.
@@ -91,6 +92,7 @@ var builtinByName = func() map[string]*builtin {
 	for i := range builtins {
 		m[builtins[i].tool.Name] = &builtins[i]
 	}
+	m[ToolSearchTools] = &searchToolsBuiltin // offered only above the tool-search threshold
 	return m
 }()
 

@@ -15,7 +15,8 @@ const (
 	ProviderOpenAI           = "openai"
 	ProviderAnthropic        = "anthropic"
 	ProviderOpenAICompatible = "openai-compatible"
-	ProviderScript           = "script" // tests and editor end-to-end tests only
+	ProviderOpenAIResponses  = "openai-responses" // the OpenAI Responses API (reasoning models)
+	ProviderScript           = "script"           // tests and editor end-to-end tests only
 )
 
 // Defaults per provider type.
@@ -32,12 +33,17 @@ const (
 // ProviderConfig selects and configures the model provider. Its JSON shape is
 // initializationOptions.provider and the "provider" object of config.json.
 type ProviderConfig struct {
-	Type      string `json:"type"` // openai (default) | anthropic | openai-compatible | script
+	Type      string `json:"type"` // openai (default) | openai-responses | anthropic | openai-compatible | script
 	Model     string `json:"model"`
 	BaseURL   string `json:"baseURL"`
 	APIKeyEnv string `json:"apiKeyEnv"` // the NAME of the environment variable holding the key
 	Script    string `json:"script"`    // script file (type script)
 	MaxTokens int    `json:"maxTokens,omitempty"`
+	// ReasoningEffort is the reasoning effort of reasoning models (openai-responses): minimal, low,
+	// medium or high; "" = the API's default.
+	ReasoningEffort string `json:"reasoningEffort,omitempty"`
+	// Prices per model, for the cost in usage reports (optional).
+	Prices *Prices `json:"prices,omitempty"`
 }
 
 // IsZero reports whether c sets nothing.
@@ -48,7 +54,7 @@ func (c ProviderConfig) IsZero() bool { return c == ProviderConfig{} }
 func (c ProviderConfig) Merge(over ProviderConfig) ProviderConfig {
 	if over.Type != "" && over.Type != c.Type {
 		// A different provider type: fields of the old type do not carry over.
-		c = ProviderConfig{Type: over.Type, MaxTokens: c.MaxTokens}
+		c = ProviderConfig{Type: over.Type, MaxTokens: c.MaxTokens, Prices: c.Prices}
 	}
 	if over.Model != "" {
 		c.Model = over.Model
@@ -65,6 +71,12 @@ func (c ProviderConfig) Merge(over ProviderConfig) ProviderConfig {
 	if over.MaxTokens != 0 {
 		c.MaxTokens = over.MaxTokens
 	}
+	if over.ReasoningEffort != "" {
+		c.ReasoningEffort = over.ReasoningEffort
+	}
+	if over.Prices != nil {
+		c.Prices = over.Prices
+	}
 	return c
 }
 
@@ -76,8 +88,11 @@ func (c ProviderConfig) WithDefaults() (ProviderConfig, error) {
 	if c.MaxTokens <= 0 {
 		c.MaxTokens = DefaultMaxTokens
 	}
+	if err := c.Prices.check(); err != nil {
+		return c, err
+	}
 	switch c.Type {
-	case ProviderOpenAI:
+	case ProviderOpenAI, ProviderOpenAIResponses:
 		if c.BaseURL == "" {
 			c.BaseURL = DefaultOpenAIBaseURL
 		}
@@ -109,7 +124,7 @@ func (c ProviderConfig) WithDefaults() (ProviderConfig, error) {
 			return c, errors.New(`session: provider "script" needs "script" (the path of the script file)`)
 		}
 	default:
-		return c, fmt.Errorf("session: unknown provider type %q (want openai, anthropic, openai-compatible or script)", c.Type)
+		return c, fmt.Errorf("session: unknown provider type %q (want openai, openai-responses, anthropic, openai-compatible or script)", c.Type)
 	}
 	return c, nil
 }

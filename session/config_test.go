@@ -50,6 +50,7 @@ func TestProviderDefaults(t *testing.T) {
 		want session.ProviderConfig
 	}{
 		{session.ProviderConfig{}, session.ProviderConfig{Type: "openai", BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY", Model: session.DefaultOpenAIModel, MaxTokens: 4096}},
+		{session.ProviderConfig{Type: "openai-responses", ReasoningEffort: "low"}, session.ProviderConfig{Type: "openai-responses", BaseURL: "https://api.openai.com/v1", APIKeyEnv: "OPENAI_API_KEY", Model: session.DefaultOpenAIModel, MaxTokens: 4096, ReasoningEffort: "low"}},
 		{session.ProviderConfig{Type: "anthropic"}, session.ProviderConfig{Type: "anthropic", BaseURL: "https://api.anthropic.com", APIKeyEnv: "ANTHROPIC_API_KEY", Model: session.DefaultAnthropicModel, MaxTokens: 4096}},
 		{session.ProviderConfig{Type: "openai-compatible", BaseURL: "http://localhost:11434/v1", Model: "qwen3"}, session.ProviderConfig{Type: "openai-compatible", BaseURL: "http://localhost:11434/v1", Model: "qwen3", MaxTokens: 4096}},
 	} {
@@ -76,5 +77,27 @@ func TestMerge(t *testing.T) {
 	got = file.Merge(session.ProviderConfig{Type: "script", Script: "/s"})
 	if diff := cmp.Diff(session.ProviderConfig{Type: "script", Script: "/s", MaxTokens: 10}, got); diff != "" {
 		t.Error(diff)
+	}
+}
+
+// Prices come from config.json; unknown fields and negative prices are errors.
+func TestConfigPrices(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "config.json")
+	os.WriteFile(path, []byte(`{"provider":{"type":"anthropic","prices":{"claude-x":{"input":3,"cachedInput":0.3,"output":15}}}}`), 0o600)
+	c, err := session.LoadConfigFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p, ok := c.Prices.For("claude-x"); !ok || p.Input != 3 || p.CachedInput != 0.3 || p.Output != 15 {
+		t.Errorf("price = %+v %v", p, ok)
+	}
+	for _, bad := range []string{
+		`{"provider":{"type":"anthropic","prices":{"claude-x":{"input":-1}}}}`,
+		`{"provider":{"type":"anthropic","prices":{"claude-x":{"inptu":3}}}}`,
+	} {
+		os.WriteFile(path, []byte(bad), 0o600)
+		if _, err := session.LoadConfigFile(path); err == nil {
+			t.Errorf("%s: no error", bad)
+		}
 	}
 }

@@ -19,15 +19,37 @@
 //  3. the tool calls of the answer run in parallel: for each, a toolCall event "pending", then
 //     [Gate.Check] under the turn's mode, a toolCall event "allowed"/"denied", the call (built-in
 //     or [Tools.Call]) and a toolResult event. Unknown tools get {"error":"Unknown tool: <name>"},
-//     denied calls a result saying who denied them; nothing is an error of the turn;
+//     denied calls a result saying who denied them; nothing is an error of the turn. No retry
+//     storms: within a turn, a call with the same name and the same arguments (canonical JSON)
+//     that the gate denied is not asked again, and one that failed twice is not run again; it gets
+//     a result saying why and a toolCall event "denied" by [ByRepeat]. Identical calls in one
+//     response run one after the other;
 //  4. the assistant message with its calls and the results, in call order, are appended as one
 //     round, and the loop goes back to 2;
 //  5. an answer without tool calls ends the turn (done). After MaxSteps rounds (default 25) one
 //     last call asks for an answer without tools (done, stopReason "max_steps").
 //
 // Each turn ends with exactly one done event, preceded by an error event when it failed (missing
-// API key, provider error, more than [MaxTools] tools). More than [WarnTools] tools cause one
-// warning through Options.Warn.
+// API key, provider error, more than [MaxTools] tools sent). More than [WarnTools] tools sent cause
+// one piece of advice through Options.Warn, once per Manager.
+//
+// # Usage and cost
+//
+// The done event's Usage is the turn's total over its model calls, ConversationUsage the
+// conversation's: input tokens (all of them), of which cachedInputTokens were read from the
+// provider's prompt cache and cacheWriteTokens written to it (Anthropic), output tokens, and the
+// cost in US dollars when ProviderConfig.Prices has the model. Anthropic requests carry
+// cache_control breakpoints on the tool list, the system prompt and the end of the conversation;
+// OpenAI caches a stable prefix by itself.
+//
+// # Tool search
+//
+// With more tools than Options.ToolSearch.Threshold (default 40, built-ins included), the model
+// gets the built-ins, the built-in search_tools, the pinned tools (ToolSearch.AlwaysLoaded), and the
+// tools loaded in this conversation: those search_tools found and those called. Loaded tools are
+// appended in load order, each once, so a step's tool list is a byte-identical prefix of the next
+// step's and the system prompt does not change within a turn (prompt caches stay valid). Every tool
+// stays reachable: a call to a tool that is not loaded runs (through the gate as always) and loads it.
 //
 // # History invariant
 //
@@ -54,7 +76,10 @@
 //
 // [Provider] is the vendor-neutral model interface (defined in session/llm so the provider
 // packages can implement it). Subpackages: openai (Chat Completions; OpenAI and compatible servers
-// such as Ollama, llama.cpp, vLLM, LM Studio, OpenRouter), anthropic (Messages API) and script (a
+// such as Ollama, llama.cpp, vLLM, LM Studio, OpenRouter), responses (the OpenAI Responses API,
+// type "openai-responses": store false, encrypted reasoning items carried in
+// [Message].Reasoning between steps, reasoning effort), anthropic (Messages API, with prompt-cache
+// breakpoints) and script (a
 // scripted provider for tests and editor end-to-end tests). [NewProvider] builds one from a
 // [ProviderConfig].
 package session

@@ -40,9 +40,11 @@ type Event struct {
 	Text         string           `json:"text,omitempty"`
 	ToolCall     *ToolCallEvent   `json:"toolCall,omitempty"`
 	Result       *ToolResultEvent `json:"result,omitempty"`
-	Usage        *Usage           `json:"usage,omitempty"`      // done: the turn's total
-	StopReason   string           `json:"stopReason,omitempty"` // done
-	Error        string           `json:"error,omitempty"`      // error: the message
+	Usage        *Usage           `json:"usage,omitempty"` // done: the turn's total
+	// ConversationUsage (done) is the conversation's total, this turn included.
+	ConversationUsage *Usage `json:"conversationUsage,omitempty"`
+	StopReason        string `json:"stopReason,omitempty"` // done
+	Error             string `json:"error,omitempty"`      // error: the message
 }
 
 // ToolCallEvent describes one tool call and its approval state.

@@ -18,7 +18,8 @@ func ExampleEvent() {
 		{Turn: "turn-2", Conversation: "conv-1", Kind: session.KindToolResult, Result: &session.ToolResultEvent{
 			ID: "c1", Name: "mcp__fs__list", IsError: false, Truncated: true, Bytes: 52000, Text: "a.go\nb.go\n..."}},
 		{Turn: "turn-2", Conversation: "conv-1", Kind: session.KindError, Error: "openai: HTTP 401 Unauthorized (invalid_request_error): Incorrect API key provided"},
-		{Turn: "turn-2", Conversation: "conv-1", Kind: session.KindDone, StopReason: session.StopEndTurn, Usage: &session.Usage{InputTokens: 1200, OutputTokens: 85}},
+		{Turn: "turn-2", Conversation: "conv-1", Kind: session.KindDone, StopReason: session.StopEndTurn, Usage: &session.Usage{InputTokens: 1200, CachedInputTokens: 1000, OutputTokens: 85, Cost: 0.00174},
+			ConversationUsage: &session.Usage{InputTokens: 3000, CachedInputTokens: 2000, OutputTokens: 200, Cost: 0.0042}},
 	} {
 		b, _ := json.Marshal(e)
 		fmt.Println(string(b))
@@ -29,5 +30,5 @@ func ExampleEvent() {
 	// {"turn":"turn-2","conversation":"conv-1","kind":"toolCall","toolCall":{"id":"c1","name":"mcp__fs__list","arguments":{"path":"."},"approval":"denied","decidedBy":"user","reason":"denied by the user"}}
 	// {"turn":"turn-2","conversation":"conv-1","kind":"toolResult","result":{"id":"c1","name":"mcp__fs__list","isError":false,"truncated":true,"bytes":52000,"text":"a.go\nb.go\n..."}}
 	// {"turn":"turn-2","conversation":"conv-1","kind":"error","error":"openai: HTTP 401 Unauthorized (invalid_request_error): Incorrect API key provided"}
-	// {"turn":"turn-2","conversation":"conv-1","kind":"done","usage":{"inputTokens":1200,"outputTokens":85},"stopReason":"end_turn"}
+	// {"turn":"turn-2","conversation":"conv-1","kind":"done","usage":{"inputTokens":1200,"cachedInputTokens":1000,"outputTokens":85,"cost":0.00174},"conversationUsage":{"inputTokens":3000,"cachedInputTokens":2000,"outputTokens":200,"cost":0.0042},"stopReason":"end_turn"}
 }

@@ -1,6 +1,7 @@
 package session
 
 import (
+	"encoding/json"
 	"fmt"
 
 	"github.com/switchboard-dev/switchboard/session/llm"
@@ -26,10 +27,11 @@ func (h *History) AppendUser(text string) {
 	h.msgs = append(h.msgs, Message{Role: llm.RoleUser, Text: text})
 }
 
-// AppendAssistant appends an assistant message without tool calls (nothing when text is empty).
-func (h *History) AppendAssistant(text string) {
+// AppendAssistant appends an assistant message without tool calls, with the provider's reasoning
+// items when it gave some (nothing when text is empty: an answer without text carries no turn).
+func (h *History) AppendAssistant(text string, reasoning ...json.RawMessage) {
 	if text != "" {
-		h.msgs = append(h.msgs, Message{Role: llm.RoleAssistant, Text: text})
+		h.msgs = append(h.msgs, Message{Role: llm.RoleAssistant, Text: text, Reasoning: reasoning})
 	}
 }
 

@@ -33,6 +33,8 @@ type Options struct {
 	// MaxConversations bounds the conversations kept in memory; past it the least recently used
 	// idle one is forgotten (continuing it starts afresh). Default 64.
 	MaxConversations int
+	// ToolSearch configures tool search for large tool sets (default: on above 40 tools).
+	ToolSearch ToolSearchOptions
 }
 
 // ErrBusy is returned by Start when the conversation already runs a turn.
@@ -51,15 +53,21 @@ type StartParams struct {
 // convo is one conversation's state. hist belongs to the running turn (one at a time, enforced
 // by Manager.mu).
 type convo struct {
-	id   string
-	hist History
-	used int // Manager.uses when a turn last started on it (guarded by Manager.mu)
+	id    string
+	hist  History
+	used  int   // Manager.uses when a turn last started on it (guarded by Manager.mu)
+	usage Usage // the finished turns' total (belongs to the running turn, like hist)
 
 	// resultsMu guards results and resultOrder: full texts of tool results that were cut for the
 	// context, by call id, the newest maxKeptResults.
 	resultsMu   sync.Mutex
 	results     map[string]string
 	resultOrder []string
+
+	// loadedMu guards loaded: the MCP tools loaded by search_tools or used, in load order (tool
+	// search); they stay loaded for the conversation.
+	loadedMu sync.Mutex
+	loaded   []string
 }
 
 // maxKeptResults bounds the kept full results per conversation (each up to mcpbridge.MaxResultText).
@@ -101,11 +109,12 @@ type Manager struct {
 
 	tools atomic.Pointer[toolSet] // the last snapshot built (see snapshot)
 
-	// providerMu guards provider, providerErr, model.
+	// providerMu guards provider, providerErr, model, price.
 	providerMu  sync.Mutex
 	provider    Provider
 	providerErr error
 	model       string // the configured model name, for Complete
+	price       *Price // the model's price from the config, nil when not set
 
 	// mu guards convs, turns, seq, uses, closed.
 	mu     sync.Mutex
@@ -157,16 +166,37 @@ func (m *Manager) SetProvider(cfg ProviderConfig) {
 	if d, derr := cfg.WithDefaults(); derr == nil {
 		model = d.Model
 	}
+	var price *Price
+	if pr, ok := cfg.Prices.For(model); ok {
+		price = &pr
+	}
 	m.providerMu.Lock()
-	m.provider, m.providerErr, m.model = p, err, model
+	m.provider, m.providerErr, m.model, m.price = p, err, model, price
 	m.providerMu.Unlock()
 }
 
 // UseProvider makes p the provider for turns started from now on (tests, embedders).
 func (m *Manager) UseProvider(p Provider) {
 	m.providerMu.Lock()
-	m.provider, m.providerErr, m.model = p, nil, ""
+	m.provider, m.providerErr, m.model, m.price = p, nil, "", nil
 	m.providerMu.Unlock()
+}
+
+// UseProviderPriced is UseProvider with the model's name and the price table for costs.
+func (m *Manager) UseProviderPriced(p Provider, model string, prices *Prices) {
+	var price *Price
+	if pr, ok := prices.For(model); ok {
+		price = &pr
+	}
+	m.providerMu.Lock()
+	m.provider, m.providerErr, m.model, m.price = p, nil, model, price
+	m.providerMu.Unlock()
+}
+
+func (m *Manager) currentPrice() *Price {
+	m.providerMu.Lock()
+	defer m.providerMu.Unlock()
+	return m.price
 }
 
 func (m *Manager) currentProvider() (Provider, error) {
@@ -339,4 +369,28 @@ func (m *Manager) Complete(ctx context.Context, system string, msgs []llm.Messag
 	}
 	out.Text, out.Model = text.String(), model
 	return out, nil
+}
+
+// ErrNoModelList is Models' error for a provider that cannot list its models (script).
+var ErrNoModelList = errors.New("session: this provider cannot list its models")
+
+// Models lists the current provider's models (GET /v1/models where the API has it) and returns
+// the configured model's name with them, for the editor's model picker (switchboard.models).
+func (m *Manager) Models(ctx context.Context) (current string, models []ModelInfo, err error) {
+	p, err := m.currentProvider()
+	if err != nil {
+		return "", nil, fmt.Errorf("%w: %v", ErrNoProvider, err)
+	}
+	if p == nil {
+		return "", nil, ErrNoProvider
+	}
+	m.providerMu.Lock()
+	current = m.model
+	m.providerMu.Unlock()
+	ml, ok := p.(llm.ModelLister)
+	if !ok {
+		return current, nil, ErrNoModelList
+	}
+	models, err = ml.Models(ctx)
+	return current, models, err
 }

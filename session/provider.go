@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-dev/switchboard/session/anthropic"
 	"github.com/switchboard-dev/switchboard/session/llm"
 	"github.com/switchboard-dev/switchboard/session/openai"
+	"github.com/switchboard-dev/switchboard/session/responses"
 	"github.com/switchboard-dev/switchboard/session/script"
 )
 
@@ -25,6 +26,7 @@ type (
 	Role       = llm.Role
 	ChunkKind  = llm.ChunkKind
 	RetryRules = llm.Retry
+	ModelInfo  = llm.ModelInfo
 )
 
 // NewProvider builds the provider cfg describes. getenv looks up the API key variable (nil =
@@ -51,6 +53,12 @@ func NewProvider(cfg ProviderConfig, getenv func(string) string, client *http.Cl
 		}
 		return openai.New(openai.Options{Name: cfg.Type, BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: key,
 			MaxTokens: cfg.MaxTokens, MaxTokensField: field, HTTPClient: client}), nil
+	case ProviderOpenAIResponses:
+		if key == "" {
+			return nil, fmt.Errorf("session: provider openai-responses: %w: set %s in the environment the editor starts switchboard with, or set provider.apiKeyEnv", llm.ErrNoAPIKey, cfg.APIKeyEnv)
+		}
+		return responses.New(responses.Options{BaseURL: cfg.BaseURL, Model: cfg.Model, APIKey: key, MaxTokens: cfg.MaxTokens,
+			ReasoningEffort: cfg.ReasoningEffort, HTTPClient: client}), nil
 	case ProviderAnthropic:
 		if key == "" {
 			return nil, fmt.Errorf("session: provider anthropic: %w: set %s in the environment the editor starts switchboard with, or set provider.apiKeyEnv", llm.ErrNoAPIKey, cfg.APIKeyEnv)

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/permissions"
@@ -23,6 +24,9 @@ const (
 const (
 	ByUnknown = "unknown" // no such tool
 	ByInvalid = "invalid" // the arguments are not a JSON object
+	// ByRepeat: the call repeats, with the same name and arguments, a call of this turn that the
+	// gate denied or that failed twice; it is neither asked again nor run.
+	ByRepeat = "repeat"
 )
 
 // toolSet is the tools for one model call or direct call: the built-ins, then the MCP tools of
@@ -33,6 +37,11 @@ type toolSet struct {
 	list  []mcpbridge.Tool   // built-ins, then MCP tools (registry order)
 	specs []ToolSpec         // list as offered to the model
 	mcp   *mcpbridge.ToolSet // MCP tools by name, without any that would shadow a built-in
+	index map[string]int     // list index by name
+
+	searchSpec ToolSpec // search_tools, offered above the tool-search threshold
+	baseOnce   sync.Once
+	base       []ToolSpec // see Manager.searchBase
 }
 
 // snapshot returns the current toolSet: in O(1) while the registry's snapshot is unchanged.
@@ -71,9 +80,13 @@ func newToolSet(src *mcpbridge.ToolSet) *toolSet {
 		ts.mcp = mcpbridge.NewToolSet(ts.list[len(builtins):])
 	}
 	ts.specs = make([]ToolSpec, len(ts.list))
+	ts.index = make(map[string]int, len(ts.list))
 	for i, t := range ts.list {
 		ts.specs[i] = ToolSpec{Name: t.Name, Description: t.Description, InputSchema: specSchema(t.InputSchema)}
+		ts.index[t.Name] = i
 	}
+	st := searchToolsBuiltin.tool
+	ts.searchSpec = ToolSpec{Name: st.Name, Description: st.Description, InputSchema: specSchema(st.InputSchema)}
 	return ts
 }
 

@@ -35,5 +35,7 @@ else
   hub_args+=(--everything "$EVERYTHING_JS")
 fi
 
+"$BIN/sbbench" agent # the scripted-model benchmark of tool search (issue 18)
+
 echo "machine: $(nproc) CPUs, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2- | sed 's/^ //'), node $(node --version 2>/dev/null || echo none), mcp-hub $MCP_HUB_VERSION" >&2
 exec "$BIN/sbbench" --switchboard "$BIN/switchboard" --mcptest "$BIN/mcptest" "${hub_args[@]}" "$@"

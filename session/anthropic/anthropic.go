@@ -1,6 +1,8 @@
 // Package anthropic is a small hand-written client for the Anthropic Messages API: streaming
 // (SSE: message_start, content_block_start/delta/stop with text_delta and input_json_delta,
-// message_delta, message_stop, error), tool_use and tool_result blocks, x-api-key and
+// message_delta, message_stop, error), tool_use and tool_result blocks, prompt-cache breakpoints
+// (cache_control on the tool list, the system prompt and the end of the conversation) with cache
+// reads and writes reported in the usage, x-api-key and
 // anthropic-version headers, the API's error messages, retries of 408/409/429/5xx/529 with
 // backoff honouring Retry-After, and cancellation through the request context.
 package anthropic
@@ -33,11 +35,15 @@ type Options struct {
 
 // Provider implements llm.Provider. Safe for concurrent use.
 type Provider struct {
-	opts Options
-	url  string
+	opts      Options
+	url       string
+	modelsURL string
 }
 
-var _ llm.Provider = (*Provider)(nil)
+var (
+	_ llm.Provider    = (*Provider)(nil)
+	_ llm.ModelLister = (*Provider)(nil)
+)
 
 // New returns a Provider.
 func New(o Options) *Provider {
@@ -51,11 +57,11 @@ func New(o Options) *Provider {
 		o.Version = DefaultVersion
 	}
 	base := strings.TrimRight(o.BaseURL, "/")
-	url := base + "/v1/messages"
+	v1 := base + "/v1"
 	if strings.HasSuffix(base, "/v1") {
-		url = base + "/messages"
+		v1 = base
 	}
-	return &Provider{opts: o, url: url}
+	return &Provider{opts: o, url: v1 + "/messages", modelsURL: v1 + "/models"}
 }
 
 type block struct {
@@ -67,7 +73,17 @@ type block struct {
 	ToolUseID string          `json:"tool_use_id,omitempty"`
 	Content   string          `json:"content,omitempty"`
 	IsError   bool            `json:"is_error,omitempty"`
+	// CacheControl marks a prompt-cache breakpoint: everything up to this block is cached.
+	CacheControl *cacheControl `json:"cache_control,omitempty"`
 }
+
+type cacheControl struct {
+	Type string `json:"type"`
+}
+
+// ephemeral is the breakpoint (5-minute cache). A request uses three of the four allowed: the
+// tool list, the system prompt, and the end of the conversation.
+var ephemeral = &cacheControl{Type: "ephemeral"}
 
 type message struct {
 	Role    string  `json:"role"`
@@ -75,9 +91,10 @@ type message struct {
 }
 
 type toolDef struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description,omitempty"`
-	InputSchema json.RawMessage `json:"input_schema"`
+	Name         string          `json:"name"`
+	Description  string          `json:"description,omitempty"`
+	InputSchema  json.RawMessage `json:"input_schema"`
+	CacheControl *cacheControl   `json:"cache_control,omitempty"`
 }
 
 func (p *Provider) body(req llm.Request) ([]byte, error) {
@@ -128,8 +145,12 @@ func (p *Provider) body(req llm.Request) ([]byte, error) {
 		"messages":   msgs,
 		"stream":     true,
 	}
+	if n := len(msgs); n > 0 {
+		last := msgs[n-1].Content
+		last[len(last)-1].CacheControl = ephemeral
+	}
 	if req.System != "" {
-		body["system"] = req.System
+		body["system"] = []block{{Type: "text", Text: req.System, CacheControl: ephemeral}}
 	}
 	if len(req.Tools) > 0 {
 		// Tools stay in the request even when no calls are wanted: the history's tool_use blocks
@@ -138,6 +159,7 @@ func (p *Provider) body(req llm.Request) ([]byte, error) {
 		for i, t := range req.Tools {
 			tools[i] = toolDef{Name: t.Name, Description: t.Description, InputSchema: t.InputSchema}
 		}
+		tools[len(tools)-1].CacheControl = ephemeral
 		body["tools"] = tools
 		if req.NoToolCalls {
 			body["tool_choice"] = map[string]string{"type": "none"}
@@ -192,6 +214,12 @@ type usage struct {
 	CacheReadInputTokens     int `json:"cache_read_input_tokens"`
 }
 
+// llm converts the API's usage: input_tokens counts only the uncached input.
+func (u usage) llm() llm.Usage {
+	return llm.Usage{InputTokens: u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens,
+		CachedInputTokens: u.CacheReadInputTokens, CacheWriteTokens: u.CacheCreationInputTokens, OutputTokens: u.OutputTokens}
+}
+
 type toolUse struct {
 	id, name string
 	input    strings.Builder
@@ -227,7 +255,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 		var (
 			uses     = map[int]*toolUse{}
 			order    []int
-			in, out  int
+			u        llm.Usage
 			stop     string
 			finished bool // message_stop seen
 			stopped  bool // the consumer stopped
@@ -243,9 +271,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 			}
 			switch ev.Type {
 			case "message_start":
-				u := ev.Message.Usage
-				in = u.InputTokens + u.CacheCreationInputTokens + u.CacheReadInputTokens
-				out = u.OutputTokens
+				u = ev.Message.Usage.llm()
 			case "content_block_start":
 				if ev.ContentBlock.Type == "tool_use" {
 					tu := &toolUse{id: ev.ContentBlock.ID, name: ev.ContentBlock.Name}
@@ -273,11 +299,12 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 				if ev.Delta.StopReason != "" {
 					stop = stopReason(ev.Delta.StopReason)
 				}
-				if ev.Usage != nil {
-					if ev.Usage.InputTokens > 0 {
-						in = ev.Usage.InputTokens + ev.Usage.CacheCreationInputTokens + ev.Usage.CacheReadInputTokens
+				if ev.Usage != nil { // cumulative; input fields only when the API repeats them
+					nu := ev.Usage.llm()
+					if nu.InputTokens > 0 {
+						u.InputTokens, u.CachedInputTokens, u.CacheWriteTokens = nu.InputTokens, nu.CachedInputTokens, nu.CacheWriteTokens
 					}
-					out = ev.Usage.OutputTokens
+					u.OutputTokens = nu.OutputTokens
 				}
 			case "message_stop":
 				finished = true
@@ -316,7 +343,7 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 				return
 			}
 		}
-		if !yield(llm.Chunk{Kind: llm.ChunkUsage, Usage: llm.Usage{InputTokens: in, OutputTokens: out}}, nil) {
+		if !yield(llm.Chunk{Kind: llm.ChunkUsage, Usage: u}, nil) {
 			return
 		}
 		if stop == "" {
@@ -324,4 +351,10 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 		}
 		yield(llm.Chunk{Kind: llm.ChunkStop, StopReason: stop}, nil)
 	}
+}
+
+// Models lists the models of GET /v1/models (all pages), newest first as the API gives them.
+func (p *Provider) Models(ctx context.Context) ([]llm.ModelInfo, error) {
+	return p.opts.Retry.GetModels(ctx, p.opts.HTTPClient, "anthropic", p.modelsURL+"?limit=1000",
+		map[string]string{"x-api-key": p.opts.APIKey, "anthropic-version": p.opts.Version}, parseError)
 }

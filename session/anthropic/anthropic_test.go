@@ -116,8 +116,12 @@ func TestToolUseSplitAcrossDeltas(t *testing.T) {
 	if h.Get("x-api-key") != "k-test" || h.Get("anthropic-version") != anthropic.DefaultVersion {
 		t.Errorf("headers = %v", h)
 	}
+	// Cache breakpoints: the last tool (the tool list), the system prompt, and the last block of
+	// the conversation, so a multi-step turn pays for the schemas and the history once.
+	eph := map[string]any{"type": "ephemeral"}
 	wantBody := map[string]any{
-		"model": "claude-sonnet-4-5", "max_tokens": float64(1000), "stream": true, "system": "be brief",
+		"model": "claude-sonnet-4-5", "max_tokens": float64(1000), "stream": true,
+		"system": []any{map[string]any{"type": "text", "text": "be brief", "cache_control": eph}},
 		"messages": []any{
 			map[string]any{"role": "user", "content": []any{map[string]any{"type": "text", "text": "list"}}},
 			map[string]any{"role": "assistant", "content": []any{
@@ -127,10 +131,10 @@ func TestToolUseSplitAcrossDeltas(t *testing.T) {
 			// The tool result and the next user text share one user message.
 			map[string]any{"role": "user", "content": []any{
 				map[string]any{"type": "tool_result", "tool_use_id": "t0", "content": "denied", "is_error": true},
-				map[string]any{"type": "text", "text": "why?"},
+				map[string]any{"type": "text", "text": "why?", "cache_control": eph},
 			}},
 		},
-		"tools": []any{map[string]any{"name": "mcp__fs__list", "description": "list", "input_schema": map[string]any{"type": "object"}}},
+		"tools": []any{map[string]any{"name": "mcp__fs__list", "description": "list", "input_schema": map[string]any{"type": "object"}, "cache_control": eph}},
 	}
 	if diff := cmp.Diff(wantBody, s.bodies[0]); diff != "" {
 		t.Errorf("request body (-want +got):\n%s", diff)
@@ -253,5 +257,53 @@ func TestTruncatedStreamIsAnError(t *testing.T) {
 	p := anthropic.New(anthropic.Options{BaseURL: ts.URL, Model: "m", APIKey: "k"})
 	if _, err := collect(t, p, req); err == nil || !strings.Contains(err.Error(), "message_stop") {
 		t.Errorf("err = %v", err)
+	}
+}
+
+// Cached input: message_start reports cache reads and writes; the usage counts them in the input
+// and reports them apart.
+func TestCacheUsage(t *testing.T) {
+	_, ts := newServer(t, reply{file: "cache_usage.sse"})
+	p := anthropic.New(anthropic.Options{BaseURL: ts.URL, Model: "claude-sonnet-4-5", APIKey: "k"})
+	got, err := collect(t, p, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var u *llm.Usage
+	for _, c := range got {
+		if c.Kind == llm.ChunkUsage {
+			u = &c.Usage
+		}
+	}
+	want := llm.Usage{InputTokens: 12 + 300 + 5200, CachedInputTokens: 5200, CacheWriteTokens: 300, OutputTokens: 20}
+	if u == nil || *u != want {
+		t.Errorf("usage = %+v, want %+v", u, want)
+	}
+}
+
+// Models follows the pages of GET /v1/models (has_more, last_id -> after_id).
+func TestModels(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" || r.Header.Get("x-api-key") != "k" || r.Header.Get("anthropic-version") == "" {
+			http.Error(w, `{"type":"error","error":{"type":"not_found_error","message":"no"}}`, 404)
+			return
+		}
+		if r.URL.Query().Get("after_id") == "" {
+			io.WriteString(w, `{"data":[{"type":"model","id":"claude-sonnet-4-5","display_name":"Claude Sonnet 4.5","created_at":"2025-09-29T00:00:00Z"}],"has_more":true,"first_id":"claude-sonnet-4-5","last_id":"claude-sonnet-4-5"}`)
+			return
+		}
+		io.WriteString(w, `{"data":[{"type":"model","id":"claude-haiku-4-5","display_name":"Claude Haiku 4.5","created_at":"2025-10-01T00:00:00Z"}],"has_more":false,"first_id":"claude-haiku-4-5","last_id":"claude-haiku-4-5"}`)
+	}))
+	t.Cleanup(ts.Close)
+	got, err := anthropic.New(anthropic.Options{BaseURL: ts.URL, APIKey: "k"}).Models(context.Background())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []llm.ModelInfo{
+		{ID: "claude-sonnet-4-5", DisplayName: "Claude Sonnet 4.5", Created: 1759104000},
+		{ID: "claude-haiku-4-5", DisplayName: "Claude Haiku 4.5", Created: 1759276800},
+	}
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("models (-want +got):\n%s", diff)
 	}
 }

@@ -4,10 +4,12 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"net/http"
+	neturl "net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -228,3 +230,73 @@ func ReadSSE(r io.Reader, fn func(SSEEvent) error) error {
 
 // ErrNoAPIKey is wrapped by a provider constructor's error when the API key is missing.
 var ErrNoAPIKey = errors.New("API key missing")
+
+// MaxModelsBody bounds a /models answer.
+const MaxModelsBody = 8 << 20
+
+// GetModels GETs url (a /models endpoint answering {"data":[{"id", "display_name", "created" or
+// "created_at"}]}) through Do, with the given headers, and returns the models in the API's order.
+// Pages (Anthropic's has_more/last_id) are followed up to 20 pages.
+func (r Retry) GetModels(ctx context.Context, client *http.Client, provider, url string, header map[string]string,
+	parseErr func(body []byte) (typ, msg string)) ([]ModelInfo, error) {
+	var out []ModelInfo
+	next := url
+	for range 20 {
+		resp, err := r.Do(ctx, client, provider, func(ctx context.Context) (*http.Request, error) {
+			req, err := http.NewRequestWithContext(ctx, http.MethodGet, next, nil)
+			if err != nil {
+				return nil, err
+			}
+			req.Header.Set("Accept", "application/json")
+			for k, v := range header {
+				req.Header.Set(k, v)
+			}
+			return req, nil
+		}, parseErr)
+		if err != nil {
+			return nil, err
+		}
+		b, err := io.ReadAll(io.LimitReader(resp.Body, MaxModelsBody))
+		resp.Body.Close()
+		if err != nil {
+			return nil, fmt.Errorf("%s: models: %w", provider, err)
+		}
+		var page struct {
+			Data []struct {
+				ID          string          `json:"id"`
+				DisplayName string          `json:"display_name"`
+				Created     int64           `json:"created"`
+				CreatedAt   json.RawMessage `json:"created_at"`
+			} `json:"data"`
+			HasMore bool   `json:"has_more"`
+			LastID  string `json:"last_id"`
+		}
+		if err := json.Unmarshal(b, &page); err != nil {
+			return nil, fmt.Errorf("%s: models: the answer is not a model list: %v", provider, err)
+		}
+		for _, d := range page.Data {
+			if d.ID == "" {
+				continue
+			}
+			mi := ModelInfo{ID: d.ID, DisplayName: d.DisplayName, Created: d.Created}
+			if mi.Created == 0 && len(d.CreatedAt) > 0 {
+				var s string
+				if json.Unmarshal(d.CreatedAt, &s) == nil {
+					if t, err := time.Parse(time.RFC3339, s); err == nil {
+						mi.Created = t.Unix()
+					}
+				}
+			}
+			out = append(out, mi)
+		}
+		if !page.HasMore || page.LastID == "" {
+			return out, nil
+		}
+		sep := "?"
+		if strings.Contains(url, "?") {
+			sep = "&"
+		}
+		next = url + sep + "after_id=" + neturl.QueryEscape(page.LastID)
+	}
+	return out, nil
+}

@@ -31,6 +31,10 @@ type Message struct {
 	ToolCallID string     `json:"toolCallId,omitempty"`
 	ToolName   string     `json:"toolName,omitempty"`
 	IsError    bool       `json:"isError,omitempty"`
+	// Reasoning (assistant) holds the provider's opaque reasoning items of this answer (the
+	// Responses API's encrypted reasoning), sent back as they came so a reasoning model keeps its
+	// chain between steps. Other providers ignore them.
+	Reasoning []json.RawMessage `json:"reasoning,omitempty"`
 }
 
 // ToolCall is one call the model asked for. Args is the raw JSON the model produced; it may be
@@ -60,15 +64,24 @@ type Request struct {
 	MaxTokens   int // 0 = provider default
 }
 
-// Usage is the token accounting of one or more model calls.
+// Usage is the token accounting of one or more model calls. InputTokens counts every input token,
+// those read from the provider's prompt cache (CachedInputTokens) and those written to it
+// (CacheWriteTokens, Anthropic) included; uncached input is InputTokens - CachedInputTokens -
+// CacheWriteTokens. Cost is in US dollars, 0 (omitted) unless the user configured prices for the
+// model.
 type Usage struct {
-	InputTokens  int `json:"inputTokens"`
-	OutputTokens int `json:"outputTokens"`
+	InputTokens       int     `json:"inputTokens"`
+	CachedInputTokens int     `json:"cachedInputTokens"`
+	CacheWriteTokens  int     `json:"cacheWriteTokens,omitempty"`
+	OutputTokens      int     `json:"outputTokens"`
+	Cost              float64 `json:"cost,omitempty"`
 }
 
 // Add returns u + o.
 func (u Usage) Add(o Usage) Usage {
-	return Usage{InputTokens: u.InputTokens + o.InputTokens, OutputTokens: u.OutputTokens + o.OutputTokens}
+	return Usage{InputTokens: u.InputTokens + o.InputTokens, CachedInputTokens: u.CachedInputTokens + o.CachedInputTokens,
+		CacheWriteTokens: u.CacheWriteTokens + o.CacheWriteTokens, OutputTokens: u.OutputTokens + o.OutputTokens,
+		Cost: u.Cost + o.Cost}
 }
 
 // Normalised stop reasons. Providers map their own values to these; unknown values pass through.
@@ -82,10 +95,11 @@ const (
 type ChunkKind int
 
 const (
-	ChunkText     ChunkKind = iota // Text is a text delta
-	ChunkToolCall                  // ToolCall is one complete call (deltas already accumulated)
-	ChunkUsage                     // Usage for this model call (may come more than once; the last wins per field)
-	ChunkStop                      // StopReason
+	ChunkText      ChunkKind = iota // Text is a text delta
+	ChunkToolCall                   // ToolCall is one complete call (deltas already accumulated)
+	ChunkUsage                      // Usage for this model call (may come more than once; the last wins per field)
+	ChunkStop                       // StopReason
+	ChunkReasoning                  // Raw is one opaque reasoning item to keep in the history
 )
 
 // Chunk is one piece of a streamed model response.
@@ -95,6 +109,19 @@ type Chunk struct {
 	ToolCall   ToolCall
 	Usage      Usage
 	StopReason string
+	Raw        json.RawMessage
+}
+
+// ModelInfo is one model a provider offers.
+type ModelInfo struct {
+	ID          string `json:"id"`
+	DisplayName string `json:"displayName,omitempty"`
+	Created     int64  `json:"created,omitempty"` // Unix seconds, when the API says
+}
+
+// ModelLister is implemented by providers that can list their models (GET /v1/models).
+type ModelLister interface {
+	Models(ctx context.Context) ([]ModelInfo, error)
 }
 
 // Provider is a model API. Stream sends req and yields the response as it arrives: text deltas,

@@ -1,7 +1,8 @@
 // Package openai is a small hand-written client for the OpenAI Chat Completions API and the
 // servers that speak it (Ollama, llama.cpp server, vLLM, LM Studio, OpenRouter, gateways): it
 // streams (SSE), accumulates tool-call deltas by index, reports usage (stream_options
-// include_usage), surfaces the server's error message, retries 408/409/429/5xx with backoff
+// include_usage, with the cached prompt tokens), keeps the request prefix (tools, earlier
+// messages) byte-identical from step to step so OpenAI's automatic prompt cache applies, surfaces the server's error message, retries 408/409/429/5xx with backoff
 // honouring Retry-After, and aborts the HTTP request when the context ends.
 package openai
 
@@ -36,7 +37,10 @@ type Provider struct {
 	opts Options
 }
 
-var _ llm.Provider = (*Provider)(nil)
+var (
+	_ llm.Provider    = (*Provider)(nil)
+	_ llm.ModelLister = (*Provider)(nil)
+)
 
 // New returns a Provider.
 func New(o Options) *Provider {
@@ -177,8 +181,11 @@ type chunk struct {
 		FinishReason *string `json:"finish_reason"`
 	} `json:"choices"`
 	Usage *struct {
-		PromptTokens     int `json:"prompt_tokens"`
-		CompletionTokens int `json:"completion_tokens"`
+		PromptTokens        int `json:"prompt_tokens"`
+		CompletionTokens    int `json:"completion_tokens"`
+		PromptTokensDetails struct {
+			CachedTokens int `json:"cached_tokens"`
+		} `json:"prompt_tokens_details"`
 	} `json:"usage"`
 	Error json.RawMessage `json:"error"`
 }
@@ -269,7 +276,8 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 				}
 			}
 			if c.Usage != nil {
-				if !yield(llm.Chunk{Kind: llm.ChunkUsage, Usage: llm.Usage{InputTokens: c.Usage.PromptTokens, OutputTokens: c.Usage.CompletionTokens}}, nil) {
+				if !yield(llm.Chunk{Kind: llm.ChunkUsage, Usage: llm.Usage{InputTokens: c.Usage.PromptTokens,
+					CachedInputTokens: c.Usage.PromptTokensDetails.CachedTokens, OutputTokens: c.Usage.CompletionTokens}}, nil) {
 					stopped = true
 					return errStop
 				}
@@ -319,4 +327,14 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 		}
 		yield(llm.Chunk{Kind: llm.ChunkStop, StopReason: stop}, nil)
 	}
+}
+
+// Models lists the models of GET <BaseURL>/models (OpenAI, Ollama, vLLM, LM Studio, llama.cpp and
+// OpenRouter all answer it).
+func (p *Provider) Models(ctx context.Context) ([]llm.ModelInfo, error) {
+	var h map[string]string
+	if p.opts.APIKey != "" {
+		h = map[string]string{"Authorization": "Bearer " + p.opts.APIKey}
+	}
+	return p.opts.Retry.GetModels(ctx, p.opts.HTTPClient, p.opts.Name, p.opts.BaseURL+"/models", h, parseError)
 }

@@ -8,6 +8,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -156,7 +157,7 @@ func TestTextAndUsage(t *testing.T) {
 	want := []llm.Chunk{
 		{Kind: llm.ChunkText, Text: "There are "},
 		{Kind: llm.ChunkText, Text: "2 files: a.go, b.go."},
-		{Kind: llm.ChunkUsage, Usage: llm.Usage{InputTokens: 480, OutputTokens: 11}},
+		{Kind: llm.ChunkUsage, Usage: llm.Usage{InputTokens: 480, CachedInputTokens: 384, OutputTokens: 11}},
 		{Kind: llm.ChunkStop, StopReason: llm.StopEndTurn},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
@@ -305,5 +306,70 @@ func TestCancelClosesRequest(t *testing.T) {
 	case <-closed:
 	case <-time.After(20 * time.Second): // hang guard, not a timing assertion
 		t.Fatal("the server did not see the request closed")
+	}
+}
+
+// OpenAI caches a prompt's longest previously seen prefix automatically: from one step of a turn
+// to the next, the tools and every earlier message must be byte-identical in the request.
+func TestStablePrefixAcrossSteps(t *testing.T) {
+	var mu sync.Mutex
+	var raw [][]byte
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		b, _ := io.ReadAll(r.Body)
+		mu.Lock()
+		raw = append(raw, b)
+		mu.Unlock()
+		data, _ := os.ReadFile("testdata/text.sse")
+		w.Header().Set("Content-Type", "text/event-stream")
+		w.Write(data)
+	}))
+	t.Cleanup(ts.Close)
+	p := openai.New(openai.Options{BaseURL: ts.URL, Model: "m", APIKey: "k", MaxTokens: 100})
+	step2 := req
+	step2.Messages = append(slices.Clone(req.Messages),
+		llm.Message{Role: llm.RoleAssistant, Text: "more", ToolCalls: []llm.ToolCall{{ID: "c1", Name: "mcp__fs__list", Args: json.RawMessage(`{"path":"b"}`)}}},
+		llm.Message{Role: llm.RoleTool, ToolCallID: "c1", ToolName: "mcp__fs__list", Text: "b.go"})
+	for _, r := range []llm.Request{req, step2} {
+		if _, err := collect(t, p, r); err != nil {
+			t.Fatal(err)
+		}
+	}
+	type body struct {
+		Messages []json.RawMessage `json:"messages"`
+		Tools    json.RawMessage   `json:"tools"`
+	}
+	var a, b body
+	if json.Unmarshal(raw[0], &a) != nil || json.Unmarshal(raw[1], &b) != nil {
+		t.Fatal("bodies are not JSON")
+	}
+	if string(a.Tools) != string(b.Tools) || len(a.Tools) == 0 {
+		t.Errorf("tools differ between steps:\n%s\n%s", a.Tools, b.Tools)
+	}
+	for i := range a.Messages {
+		if string(a.Messages[i]) != string(b.Messages[i]) {
+			t.Errorf("message %d differs between steps:\n%s\n%s", i, a.Messages[i], b.Messages[i])
+		}
+	}
+}
+
+func TestModels(t *testing.T) {
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if r.URL.Path != "/v1/models" {
+			http.Error(w, `{"error":"not found"}`, 404)
+			return
+		}
+		if r.Header.Get("Authorization") != "" {
+			t.Errorf("no key configured, but Authorization = %q", r.Header.Get("Authorization"))
+		}
+		io.WriteString(w, `{"object":"list","data":[{"id":"qwen3:8b","object":"model","created":1751000000,"owned_by":"library"}]}`)
+	}))
+	t.Cleanup(ts.Close)
+	got, err := openai.New(openai.Options{BaseURL: ts.URL + "/v1", Model: "qwen3:8b"}).Models(context.Background())
+	if err != nil || len(got) != 1 || got[0].ID != "qwen3:8b" || got[0].Created != 1751000000 {
+		t.Errorf("models = %+v, %v", got, err)
+	}
+	_, err = openai.New(openai.Options{BaseURL: ts.URL + "/nope"}).Models(context.Background())
+	if err == nil || !strings.Contains(err.Error(), "not found") {
+		t.Errorf("err = %v, want the server's message", err)
 	}
 }

@@ -17,7 +17,7 @@
 //	expect no_tools                           # the call must ask for a final answer (iteration cap)
 //	reply text "There are 3 files."           # Go-quoted string, streamed in chunks
 //	reply tool_call id=c1 name=mcp__fs__list args={"path":"."}
-//	reply usage in=120 out=14
+//	reply usage in=120 out=14 cached=100     # input counts the cached (and written) tokens
 //	reply stop max_tokens                     # default: tool_use when the reply has calls, else end_turn
 //	reply error "overloaded"                  # the model call fails with this message
 //	reply hang                                # block until the call is cancelled
@@ -281,8 +281,12 @@ func parseReply(s string) (reply, error) {
 				u.InputTokens = n
 			case "out":
 				u.OutputTokens = n
+			case "cached":
+				u.CachedInputTokens = n
+			case "write":
+				u.CacheWriteTokens = n
 			default:
-				return reply{}, fmt.Errorf("usage: unknown field %q (want in=, out=)", k)
+				return reply{}, fmt.Errorf("usage: unknown field %q (want in=, out=, cached=, write=)", k)
 			}
 		}
 		return reply{kind: repUsage, usage: u}, nil

@@ -114,6 +114,30 @@ func (f *Tools) Add(server, tool string, h Handler) *Tools {
 	return f
 }
 
+// AddTool adds a tool with a description.
+func (f *Tools) AddTool(server, tool, description string, h Handler) *Tools {
+	f.Add(server, tool, h)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	name := "mcp__" + server + "__" + tool
+	t := f.tools[name]
+	t.Description = description
+	f.tools[name] = t
+	return f
+}
+
+// AddToolSchema adds a tool with a description and an input schema.
+func (f *Tools) AddToolSchema(server, tool, description string, schema json.RawMessage, h Handler) *Tools {
+	f.AddTool(server, tool, description, h)
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	name := "mcp__" + server + "__" + tool
+	t := f.tools[name]
+	t.InputSchema = schema
+	f.tools[name] = t
+	return f
+}
+
 // SetInstructions sets a server's instructions.
 func (f *Tools) SetInstructions(server, text string) *Tools {
 	f.mu.Lock()
