@@ -47,6 +47,9 @@ func dial(cfg ServerConfig, env []string, maxFrame int, log *slog.Logger) (trans
 		if err != nil {
 			return nil, err
 		}
+		if cfg.auth != nil {
+			hc.Transport = cfg.auth.wrap(hc.Transport) // the token only on cfg.URL's origin
+		}
 		return transport.NewStreamableHTTP(cfg.URL,
 			transport.WithHTTPBasicClient(hc), // headers stay on cfg.URL's origin (origin.go)
 			transport.WithHTTPHeaders(cfg.Headers),
@@ -56,6 +59,9 @@ func dial(cfg ServerConfig, env []string, maxFrame int, log *slog.Logger) (trans
 		hc, err := httpClient(cfg.URL, cfg.Headers)
 		if err != nil {
 			return nil, err
+		}
+		if cfg.auth != nil {
+			hc.Transport = cfg.auth.wrap(hc.Transport)
 		}
 		return transport.NewSSE(cfg.URL, transport.WithHTTPClient(hc), transport.WithHeaders(cfg.Headers), transport.WithSSELogger(log))
 	}
