@@ -58,7 +58,9 @@ type MemoryTokenStore struct {
 }
 
 // NewMemoryTokenStore returns an empty store.
-func NewMemoryTokenStore() *MemoryTokenStore { return &MemoryTokenStore{creds: map[string]Credential{}} }
+func NewMemoryTokenStore() *MemoryTokenStore {
+	return &MemoryTokenStore{creds: map[string]Credential{}}
+}
 
 func (m *MemoryTokenStore) Load(_ context.Context, server string) (Credential, error) {
 	m.mu.Lock()

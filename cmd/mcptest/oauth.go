@@ -120,10 +120,10 @@ func (a *authServer) wrap(mcp http.Handler) http.Handler {
 		m := map[string]any{
 			"issuer": iss, "authorization_endpoint": a.base + "/authorize", "token_endpoint": a.base + "/token",
 			"revocation_endpoint": a.base + "/revoke", "response_types_supported": []string{"code"},
-			"grant_types_supported":                 []string{"authorization_code", "refresh_token"},
-			"code_challenge_methods_supported":      []string{"S256"},
-			"token_endpoint_auth_methods_supported": []string{"none", "client_secret_post", "client_secret_basic"},
-			"scopes_supported":                      []string{a.o.scope},
+			"grant_types_supported":                          []string{"authorization_code", "refresh_token"},
+			"code_challenge_methods_supported":               []string{"S256"},
+			"token_endpoint_auth_methods_supported":          []string{"none", "client_secret_post", "client_secret_basic"},
+			"scopes_supported":                               []string{a.o.scope},
 			"authorization_response_iss_parameter_supported": true,
 		}
 		if !a.o.noDCR {
