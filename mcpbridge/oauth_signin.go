@@ -83,13 +83,22 @@ func (r *Registry) SignOut(ctx context.Context, name string) (ServerStatus, erro
 	if r.opts.Tokens == nil {
 		return ServerStatus{}, errors.New("mcpbridge: sign-in is not available here (no token store)")
 	}
-	if c, err := r.opts.Tokens.Load(ctx, name); err == nil && c.RevocationEndpoint != "" {
-		revoke(ctx, c)
-	}
-	if err := r.opts.Tokens.Delete(ctx, name); err != nil {
-		return ServerStatus{}, fmt.Errorf("mcpbridge: sign out of %s: %w", name, err)
+	if err := Forget(ctx, r.opts.Tokens, name); err != nil {
+		return ServerStatus{}, err
 	}
 	return r.ReconnectServer(ctx, name)
+}
+
+// Forget deletes a server's credential from store, revoking its refresh token first at the
+// authorization server when the sign-in found a revocation endpoint (best effort).
+func Forget(ctx context.Context, store TokenStore, name string) error {
+	if c, err := store.Load(ctx, name); err == nil && c.RevocationEndpoint != "" {
+		revoke(ctx, c)
+	}
+	if err := store.Delete(ctx, name); err != nil {
+		return fmt.Errorf("mcpbridge: sign out of %s: %w", name, err)
+	}
+	return nil
 }
 
 // revoke asks the authorization server to revoke the refresh token (RFC 7009); best effort.
