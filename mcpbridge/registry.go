@@ -254,13 +254,20 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	defer cancel()
 	var c *conn
 	var tools []wireTool
+	var auth *bearer
 	resolved, err := cfg.Resolve(r.opts.Getenv)
 	if err == nil {
 		env := childEnv(r.baseEnv, resolved.Env)
-		resolved.auth = r.bearerFor(resolved)
-		c, tools, err = dialConn(ctx, run, r.dial, resolved, env, r.clientOptions(cfg), log)
+		auth = r.bearerFor(resolved)
+		d := r.dial
+		if auth != nil {
+			d = func(cfg ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
+				return dial(cfg, env, defaultMaxFrame, auth, log)
+			}
+		}
+		c, tools, err = dialConn(ctx, run, d, resolved, env, r.clientOptions(cfg), log)
 		if c != nil {
-			c.written = cfg
+			c.written, c.auth = cfg, auth
 		}
 	}
 	if err != nil {
@@ -290,7 +297,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 			return
 		}
 		e.state, e.err, e.stderrTail = StateFailed, err.Error(), tail
-		why := resolved.auth.needsAuth()
+		why := auth.needsAuth()
 		if why != "" {
 			e.state, e.err = StateNeedsAuth, why
 		}
@@ -423,7 +430,7 @@ func (r *Registry) watchDeath(run context.Context, e *entry, gen uint64, c *conn
 	e.gen++ // stale watchers and results stop here
 	gen = e.gen
 	e.state, e.err, e.conn, e.tools, e.collision = StateFailed, reason.Error(), nil, nil, ""
-	if why := c.cfg.auth.needsAuth(); why != "" {
+	if why := c.auth.needsAuth(); why != "" {
 		e.state, e.err = StateNeedsAuth, why
 	}
 	e.stderrTail = tail
@@ -645,7 +652,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	case errors.Is(err, transport.ErrTransportClosed):
 		return errorResult(name, c.written.Redact(fmt.Sprintf("server %q failed during the call: %v", c.cfg.Name, c.deathReason(err)), r.opts.Getenv)), nil
 	default:
-		if why := c.cfg.auth.needsAuth(); why != "" {
+		if why := c.auth.needsAuth(); why != "" {
 			c.lose(errors.New(why)) // watchDeath: needs-auth
 			return errorResult(name, fmt.Sprintf("server %q needs you to sign in again (%s)", c.cfg.Name, why)), nil
 		}

@@ -36,8 +36,6 @@ type ServerConfig struct {
 	Headers   map[string]string `json:"headers,omitempty"`
 	// OAuth is the entry's "oauth" object (a pre-registered client); nil = dynamic registration.
 	OAuth *OAuthSettings `json:"oauth,omitempty"`
-	// auth authorizes the connection with the signed-in tokens (set on the resolved config only).
-	auth *bearer
 	// EnvFile is a file of KEY=VALUE lines added to Env when the server starts (VS Code's
 	// "envFile"): only the path is kept; its values are secrets like ${env:X} references.
 	EnvFile string `json:"envFile,omitempty"`
