@@ -9,6 +9,7 @@ FUZZMINIMIZETIME ?= 2000x
 # Every Go package of ours (node_modules can hold stray Go packages).
 PKGS = $$($(GO) list ./... | grep -v /node_modules/)
 
+.PHONY: test-keyring-deps
 .PHONY: build demo test test-go test-bench-smoke test-fuzz test-nvim test-vscode test-vscode-e2e package-vscode package-vscode-all bench clean
 
 build:
@@ -26,9 +27,15 @@ demo: build
 # Everything CI runs. Each editor tier installs what it needs itself (apt, npm).
 test: test-go test-bench-smoke test-fuzz test-nvim test-vscode test-vscode-e2e
 
-test-go:
+test-go: test-keyring-deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+# The OAuth token store's keychain test runs a real Secret Service (gnome-keyring in its own D-Bus
+# session): install it the way the editor tiers install theirs.
+test-keyring-deps:
+	@command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dbus gnome-keyring >/dev/null; }
 
 # Short runs of every fuzz target; their corpora live under testdata/fuzz.
 test-fuzz:

@@ -48,6 +48,11 @@ type Options struct {
 	Roots []string
 	// Now is the clock of Question.Requested (nil = time.Now).
 	Now func() time.Time
+	// Tokens keeps OAuth sign-ins of MCP servers (nil = the OS keychain, else a 0600 file under
+	// $XDG_STATE_HOME/switchboard: mcpbridge/tokenstore).
+	Tokens mcpbridge.TokenStore
+	// SignInTimeout bounds the wait for the browser during a sign-in (0 = 5 minutes).
+	SignInTimeout time.Duration
 }
 
 // Settings are the person's settings (initializationOptions, settings.switchboard, CLI flags).
@@ -94,6 +99,7 @@ type App struct {
 
 	cfgs    configState
 	servers serverStates
+	signIns signIns // signin.go
 }
 
 var _ permissions.Prompter = (*App)(nil)
@@ -166,6 +172,7 @@ func New(opts Options, ui UI) (*App, error) {
 		Roots:   a.roots, // MCP roots are the workspace folders
 		Elicit:  a.elicit,
 		Sample:  a.sample,
+		Tokens:  a.tokenStore(opts.Tokens), // signin.go
 	})
 	a.provider = a.providerConfig(nil)
 	a.sessions = session.NewManager(session.Options{

@@ -22,9 +22,10 @@ const (
 	KindElicitation Kind = "elicitation" // a server's question: a form, or a page to open
 	KindSampling    Kind = "sampling"    // may this server use the model?
 	KindTrust       Kind = "trust"       // may this workspace-defined server start?
+	KindSignIn      Kind = "signIn"      // sign in to this server now? (OAuth, signin.go)
 )
 
-var idLetter = map[Kind]string{KindApproval: "a", KindElicitation: "e", KindSampling: "s", KindTrust: "t"}
+var idLetter = map[Kind]string{KindApproval: "a", KindElicitation: "e", KindSampling: "s", KindTrust: "t", KindSignIn: "o"}
 
 // Who or what resolved a question (Outcome.By).
 const (
@@ -38,7 +39,7 @@ const (
 type Reply struct {
 	Decision permissions.Answer     // approval
 	Elicit   mcpbridge.ElicitResult // elicitation
-	Allow    bool                   // sampling (allow this time), trust (trust it)
+	Allow    bool                   // sampling (allow this time), trust (trust it), signIn (sign in now)
 	Always   bool                   // sampling: allow this server until the host exits
 }
 
@@ -65,7 +66,7 @@ type Question struct {
 	Arguments   json.RawMessage         // KindApproval: the arguments as a JSON object (approvalArguments)
 	Elicitation mcpbridge.Elicitation   // KindElicitation (Fields as shown: labels escaped)
 	Sample      mcpbridge.SampleRequest // KindSampling
-	Server      mcpbridge.ServerConfig  // KindTrust
+	Server      mcpbridge.ServerConfig  // KindTrust, KindSignIn
 
 	qs      *Questions
 	check   func(Reply) error // validates a person's reply (elicitation forms); nil = any

@@ -103,6 +103,8 @@ func (a *App) serversChanged([]mcpbridge.ServerStatus) {
 			a.ui.Notify(LevelError, fmt.Sprintf("Switchboard: MCP server '%s' failed: %s", st.Name, reason))
 		case mcpbridge.StateUntrusted:
 			a.maybeAskTrust(st.Name)
+		case mcpbridge.StateNeedsAuth:
+			a.maybeAskSignIn(st) // signin.go
 		}
 	}
 	for name := range a.servers.states {

@@ -219,7 +219,7 @@ func jsonErrorAt(data []byte, err error) string {
 var entryKeys = map[string]bool{
 	"type": true, "command": true, "args": true, "env": true, "cwd": true, "url": true, "headers": true,
 	"disabled": true, "startupTimeoutSeconds": true, "callTimeoutSeconds": true,
-	"enabledTools": true, "disabledTools": true, "envFile": true,
+	"enabledTools": true, "disabledTools": true, "envFile": true, "oauth": true,
 	"dev": true, // VS Code's watch/debug settings for server authors: no meaning here
 }
 
@@ -326,6 +326,9 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 			bad("disabled", "must be true or false")
 		}
 	}
+	if v, ok := fields["oauth"]; ok {
+		cfg.OAuth = parseOAuth(v, bad) // oauth_config.go
+	}
 	seconds("startupTimeoutSeconds", &cfg.StartupTimeout)
 	seconds("callTimeoutSeconds", &cfg.CallTimeout)
 	strs("enabledTools", &cfg.EnabledTools)
@@ -403,6 +406,9 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 		}
 		if len(cfg.Headers) > 0 {
 			bad("headers", "not used by a stdio server")
+		}
+		if cfg.OAuth != nil {
+			bad("oauth", "not used by a stdio server")
 		}
 	case TransportHTTP, TransportSSE:
 		if cfg.URL == "" {
@@ -546,6 +552,11 @@ func (c ServerConfig) Resolve(getenv func(string) (string, bool)) (ServerConfig,
 		r.Env = env
 	}
 	r.Headers = mapValues(c.Headers, x)
+	if c.OAuth != nil {
+		o := *c.OAuth
+		o.ClientSecret = x(o.ClientSecret)
+		r.OAuth = &o
+	}
 	r.Cwd = x(c.Cwd)
 	r.URL = x(c.URL)
 	if firstErr == nil && c.Transport != TransportStdio && c.URL != "" && !validURL(r.URL) {
@@ -692,11 +703,12 @@ type fingerprintView struct {
 	Disabled      bool              `json:"disabled,omitempty"`
 	EnvFile       string            `json:"envFile,omitempty"` // omitempty: fingerprints without one are unchanged
 	EnvDigest     string            `json:"EnvFileDigest,omitempty"`
+	OAuth         *OAuthSettings    `json:"oauth,omitempty"` // omitempty: as EnvFile
 }
 
 func (c ServerConfig) fingerprintView() fingerprintView {
 	return fingerprintView{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers,
-		c.EnabledTools, c.DisabledTools, c.Disabled, c.EnvFile, c.EnvFileDigest}
+		c.EnabledTools, c.DisabledTools, c.Disabled, c.EnvFile, c.EnvFileDigest, c.OAuth}
 }
 
 // Fingerprint is the sha256 hex of the definition as written (name, transport, command, args,

@@ -34,11 +34,12 @@ type dialFunc func(cfg ServerConfig, env []string, log *slog.Logger) (transport.
 // dialer returns the real dialFunc; stdio frames are bounded by maxFrame bytes.
 func dialer(maxFrame int) dialFunc {
 	return func(cfg ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
-		return dial(cfg, env, maxFrame, log)
+		return dial(cfg, env, maxFrame, nil, log)
 	}
 }
 
-func dial(cfg ServerConfig, env []string, maxFrame int, log *slog.Logger) (transport.Interface, error) {
+// dial makes the transport; auth, when set, authorizes an http or sse server's requests.
+func dial(cfg ServerConfig, env []string, maxFrame int, auth *bearer, log *slog.Logger) (transport.Interface, error) {
 	switch cfg.Transport {
 	case TransportStdio:
 		return newStdioTransport(cfg.Command, cfg.Args, env, cfg.Cwd, maxFrame, log), nil
@@ -46,6 +47,9 @@ func dial(cfg ServerConfig, env []string, maxFrame int, log *slog.Logger) (trans
 		hc, err := httpClient(cfg.URL, cfg.Headers)
 		if err != nil {
 			return nil, err
+		}
+		if auth != nil {
+			hc.Transport = auth.wrap(hc.Transport) // the token only on cfg.URL's origin
 		}
 		return transport.NewStreamableHTTP(cfg.URL,
 			transport.WithHTTPBasicClient(hc), // headers stay on cfg.URL's origin (origin.go)
@@ -57,6 +61,9 @@ func dial(cfg ServerConfig, env []string, maxFrame int, log *slog.Logger) (trans
 		if err != nil {
 			return nil, err
 		}
+		if auth != nil {
+			hc.Transport = auth.wrap(hc.Transport)
+		}
 		return transport.NewSSE(cfg.URL, transport.WithHTTPClient(hc), transport.WithHeaders(cfg.Headers), transport.WithSSELogger(log))
 	}
 	return nil, fmt.Errorf("unknown transport %q", cfg.Transport)
@@ -67,6 +74,7 @@ type conn struct {
 	cfg          ServerConfig // resolved: what runs
 	written      ServerConfig // as written (templates): what Redact hides in errors; set before the conn is published
 	tr           transport.Interface
+	auth         *bearer // signed-in http/sse server: why it needs a sign-in again (nil: no sign-in)
 	client       *client.Client
 	instructions string
 	seq          atomic.Int64

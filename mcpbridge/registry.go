@@ -43,6 +43,10 @@ type Options struct {
 	PingInterval time.Duration
 	// PingTimeout bounds each ping (0 = DefaultPingTimeout).
 	PingTimeout time.Duration
+	// Tokens keeps the OAuth sign-ins (SignIn). With it, an http or sse server without an
+	// Authorization header in its config sends its signed-in token, and one that answers 401
+	// is StateNeedsAuth instead of failed. nil = no sign-in: a 401 fails the server.
+	Tokens TokenStore
 }
 
 // Defaults of Options.PingInterval and PingTimeout.
@@ -250,12 +254,20 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	defer cancel()
 	var c *conn
 	var tools []wireTool
+	var auth *bearer
 	resolved, err := cfg.Resolve(r.opts.Getenv)
 	if err == nil {
 		env := childEnv(r.baseEnv, resolved.Env)
-		c, tools, err = dialConn(ctx, run, r.dial, resolved, env, r.clientOptions(cfg), log)
+		auth = r.bearerFor(resolved)
+		d := r.dial
+		if auth != nil {
+			d = func(cfg ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
+				return dial(cfg, env, defaultMaxFrame, auth, log)
+			}
+		}
+		c, tools, err = dialConn(ctx, run, d, resolved, env, r.clientOptions(cfg), log)
 		if c != nil {
-			c.written = cfg
+			c.written, c.auth = cfg, auth
 		}
 	}
 	if err != nil {
@@ -285,8 +297,17 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 			return
 		}
 		e.state, e.err, e.stderrTail = StateFailed, err.Error(), tail
+		why := auth.needsAuth()
+		if why != "" {
+			e.state, e.err = StateNeedsAuth, why
+		}
 		r.finishLocked(e)
 		r.mu.Unlock()
+		if why != "" {
+			log.Info("mcp server needs sign-in", "reason", why)
+			r.changed()
+			return
+		}
 		log.Warn("mcp server failed to start", "err", cfg.Redact(err.Error(), r.opts.Getenv), "stderr", cfg.Redact(tail, r.opts.Getenv))
 		r.changed()
 		return
@@ -309,6 +330,20 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	if c.stdio() == nil {
 		r.wg.Go(func() { r.watchHealth(run, c) })
 	}
+}
+
+// bearerFor is the token source of an http or sse server, unless sign-in is off or the config
+// sets its own Authorization header.
+func (r *Registry) bearerFor(resolved ServerConfig) *bearer {
+	if r.opts.Tokens == nil || resolved.Transport == TransportStdio {
+		return nil
+	}
+	for k := range resolved.Headers {
+		if strings.EqualFold(k, "Authorization") {
+			return nil
+		}
+	}
+	return newBearer(r.opts.Tokens, resolved.Name, resolved.URL)
 }
 
 // clientOptions are the MCP client's capabilities: roots and elicitation when asked for.
@@ -395,10 +430,14 @@ func (r *Registry) watchDeath(run context.Context, e *entry, gen uint64, c *conn
 	e.gen++ // stale watchers and results stop here
 	gen = e.gen
 	e.state, e.err, e.conn, e.tools, e.collision = StateFailed, reason.Error(), nil, nil, ""
+	if why := c.auth.needsAuth(); why != "" {
+		e.state, e.err = StateNeedsAuth, why
+	}
 	e.stderrTail = tail
 	r.rebuildLocked()
+	ecfg := e.cfg // e's fields change under mu once it is released (a reconnect)
 	r.mu.Unlock()
-	r.log.Warn("mcp server died", "server", e.cfg.Name, "err", e.cfg.Redact(reason.Error(), r.opts.Getenv), "stderr", e.cfg.Redact(e.stderrTail, r.opts.Getenv))
+	r.log.Warn("mcp server died", "server", ecfg.Name, "err", ecfg.Redact(reason.Error(), r.opts.Getenv), "stderr", ecfg.Redact(tail, r.opts.Getenv))
 	r.changed()
 	c.close() // reap the child, end its group
 	// The last stderr lines may arrive while the group dies.
@@ -613,6 +652,10 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	case errors.Is(err, transport.ErrTransportClosed):
 		return errorResult(name, c.written.Redact(fmt.Sprintf("server %q failed during the call: %v", c.cfg.Name, c.deathReason(err)), r.opts.Getenv)), nil
 	default:
+		if why := c.auth.needsAuth(); why != "" {
+			c.lose(errors.New(why)) // watchDeath: needs-auth
+			return errorResult(name, fmt.Sprintf("server %q needs you to sign in again (%s)", c.cfg.Name, why)), nil
+		}
 		if c.stdio() == nil {
 			select { // is the server still there? (watchHealth)
 			case c.check <- struct{}{}:

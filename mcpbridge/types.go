@@ -13,6 +13,8 @@ const (
 	StateDisabled  = "disabled"
 	StateUntrusted = "untrusted"
 	StateStopped   = "stopped"
+	// StateNeedsAuth: an http or sse server that wants the person to sign in (OAuth); Error says why.
+	StateNeedsAuth = "needs-auth"
 )
 
 // Transports.
@@ -32,6 +34,8 @@ type ServerConfig struct {
 	Cwd       string            `json:"cwd,omitempty"`
 	URL       string            `json:"url,omitempty"`
 	Headers   map[string]string `json:"headers,omitempty"`
+	// OAuth is the entry's "oauth" object (a pre-registered client); nil = dynamic registration.
+	OAuth *OAuthSettings `json:"oauth,omitempty"`
 	// EnvFile is a file of KEY=VALUE lines added to Env when the server starts (VS Code's
 	// "envFile"): only the path is kept; its values are secrets like ${env:X} references.
 	EnvFile string `json:"envFile,omitempty"`

@@ -2,7 +2,7 @@
 //
 // It speaks stdio by default, streamable HTTP with --http ADDR and SSE with --sse ADDR. Its tools
 // are echo, big, slow, image, fail, add_tool and remove_tool (see tools.go), plus --tools N dummy
-// tools. Fault flags make it misbehave in the ways a host must survive (see faults.go).
+// tools. With --oauth it also serves a test authorization server and demands a Bearer (oauth.go). Fault flags make it misbehave in the ways a host must survive (see faults.go).
 package main
 
 import (
@@ -42,6 +42,7 @@ type options struct {
 	linger         bool
 	startupDelay   time.Duration
 	hostile        bool
+	oauth          oauthOptions
 }
 
 // hostileText is what a hostile server puts in its stderr, tool descriptions and results: a screen
@@ -76,6 +77,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.spawnChild, "spawn-child", false, "start a grandchild (sleep) in the same process group and print its pid to stderr")
 	fs.BoolVar(&o.linger, "linger", false, "fault: keep running after stdin ends (a server that does not notice its client is gone)")
 	fs.BoolVar(&o.spawnSetsid, "spawn-setsid-child", false, "start a grandchild (sleep) in a new session (setsid: out of the process group) and print its pid to stderr")
+	o.oauth.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}
@@ -118,11 +120,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	s := newServer(o, logf)
 	switch {
 	case o.httpAddr != "":
-		return serveHTTP(o.httpAddr, "/mcp", func(base string) http.Handler { return server.NewStreamableHTTPServer(s.mcp) }, logf)
+		return serveHTTP(o.httpAddr, "/mcp", o.oauth.guard("/mcp", func(base string) http.Handler { return server.NewStreamableHTTPServer(s.mcp) }), logf)
 	case o.sseAddr != "":
-		return serveHTTP(o.sseAddr, "/sse", func(base string) http.Handler {
+		return serveHTTP(o.sseAddr, "/sse", o.oauth.guard("/sse", func(base string) http.Handler {
 			return server.NewSSEServer(s.mcp, server.WithBaseURL(base))
-		}, logf)
+		}), logf)
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()

@@ -26,6 +26,7 @@ func subcommands() []subcommand {
 		{"call", "call NAME [JSON-ARGS] [--mode M]  call one tool through the confirm gate", runCall},
 		{"allow", "allow list | allow set PREFIX [ENTRY...]   show or change the tool allowlist", runAllow},
 		{"mcp", "mcp add|remove|list|get|import ...       manage MCP servers in config files (switchboard mcp help)", runMCP},
+		{"auth", "auth login|logout|status [SERVER]   sign in to remote MCP servers (OAuth), sign out, show sign-ins", runAuth},
 	}
 }
 

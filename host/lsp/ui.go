@@ -53,6 +53,10 @@ func (s *server) Ask(q *host.Question) {
 		}, q.Dismiss, TitleSampleOnce, TitleSampleServer, TitleSampleRefuse)
 	case host.KindElicitation:
 		s.askElicitation(q)
+	case host.KindSignIn:
+		s.prompt(q, protocol.MessageTypeInfo, q.Text, func(title string) {
+			q.Answer(host.Reply{Allow: title == wire.TitleSignIn}) // ignore error
+		}, q.Dismiss, wire.TitleSignIn, wire.TitleNotNow)
 	}
 }
 

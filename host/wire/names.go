@@ -15,12 +15,15 @@ const (
 	CmdCancel       = "switchboard.cancel"
 	CmdElicitations = "switchboard.elicitations"
 	CmdElicit       = "switchboard.elicit"
+	CmdSignIn       = "switchboard.signIn"
+	CmdSignOut      = "switchboard.signOut"
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
 var Commands = []string{
 	CmdServers, CmdTools, CmdReconnect, CmdAllowlistGet, CmdAllowlistSet, CmdApprovals,
 	CmdApprove, CmdTrust, CmdCallTool, CmdChat, CmdCancel, CmdElicitations, CmdElicit,
+	CmdSignIn, CmdSignOut,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).
@@ -95,4 +98,10 @@ const (
 	ResolvedByTimeout    = "timeout"
 	ResolvedByCancelled  = "cancelled"
 	ResolvedByDisconnect = "disconnect"
+)
+
+// Button titles of the sign-in showMessageRequest (an http or sse server in state needs-auth).
+const (
+	TitleSignIn = "Sign in"
+	TitleNotNow = "Not now"
 )

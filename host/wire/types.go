@@ -28,7 +28,7 @@ type Provider struct {
 // ServerStatus is one MCP server as switchboard.servers and switchboard/serversChanged show it.
 type ServerStatus struct {
 	Name         string `json:"name"`
-	State        string `json:"state"` // starting | ready | failed | disabled | untrusted | stopped
+	State        string `json:"state"` // starting | ready | failed | disabled | untrusted | stopped | needs-auth
 	Transport    string `json:"transport"`
 	Source       string `json:"source"` // file, or "editor settings"
 	Tools        int    `json:"tools"`
@@ -115,6 +115,11 @@ type ApprovalResolvedParams struct {
 type TrustParams struct {
 	Server   string `json:"server"`
 	Decision string `json:"decision"` // trust | deny
+}
+
+// SignInParams is arguments[0] of switchboard.signIn and switchboard.signOut.
+type SignInParams struct {
+	Server string `json:"server"`
 }
 
 // CallToolParams is arguments[0] of switchboard.callTool.

@@ -1287,6 +1287,58 @@ end, {
   end,
 })
 
+T.case('sign-in (OAuth): needs-auth prompt, Sign in, the browser step, the server connects', function()
+  -- mcptest --oauth: a test authorization server in front of the MCP endpoint.
+  local url
+  local job = vim.fn.jobstart({ T.mcptest, '--http', '127.0.0.1:0', '--oauth' }, {
+    on_stderr = function(_, lines)
+      for _, l in ipairs(lines) do
+        url = url or l:match('^mcptest: listening on (%S+)')
+      end
+    end,
+  })
+  T.ok(job > 0, 'mcptest --oauth did not start')
+  T.wait('mcptest --oauth address', function()
+    return url ~= nil
+  end)
+  -- Where the plugin hands the page to the browser: vim.ui.open (0.10+, stubbed here), or the
+  -- host's message with the URL (older Neovim).
+  local opened
+  local real_open = vim.ui.open
+  if real_open then
+    vim.ui.open = function(u)
+      opened = u
+      return { wait = function() end }
+    end
+  end
+  T.answer('switchboard_message', T.pick('Sign in'))
+  local ok, err = pcall(function()
+    T.start({ servers = { remote = { type = 'http', url = url } } })
+    T.wait('sign-in prompt', function()
+      return #T.selects_of('switchboard_message') > 0
+    end)
+    local sel = T.selects_of('switchboard_message')[1]
+    T.has(sel.prompt, "MCP server 'remote' needs you to sign in (" .. url:gsub('/mcp$', '') .. ')')
+    T.eq(sel.labels, { 'Sign in', 'Not now' })
+    T.wait('authorization URL', function()
+      opened = opened or T.notes_text():match('open this page to sign in: (%S+)')
+      return opened ~= nil
+    end)
+    T.has(opened, '/authorize?')
+    -- The browser step: the test authorization server approves and redirects to the host.
+    vim.fn.system({ 'curl', '-s', '-o', '/dev/null', '-L', opened })
+    T.wait_servers(function(l)
+      local s = T.server(l, 'remote')
+      return s and s.state == 'ready'
+    end, 'remote signed in and ready')
+  end)
+  vim.ui.open = real_open
+  vim.fn.jobstop(job)
+  if not ok then
+    error(err, 0)
+  end
+end)
+
 require('elicit_vectors')
 require('ux_cases')
 

@@ -194,7 +194,22 @@ async function openServer(sb: Switchboard, server: ext.ServerStatus): Promise<vo
         await trustServer(sb, server);
         return;
     }
+    if (server.state === "needs-auth") {
+        await signInServer(sb, server);
+        return;
+    }
     await openServerReport(sb, server);
+}
+
+/** A server that needs a sign-in: the host opens the authorization page in the browser. */
+export async function signInServer(sb: Switchboard, server: ext.ServerStatus): Promise<ext.ServerStatus[] | undefined> {
+    const pick = await vscode.window.showInformationMessage(
+        `Switchboard: MCP server '${server.name}' needs you to sign in (${server.command ?? server.source}).`,
+        "Sign in",
+        "Not now",
+    );
+    if (pick !== "Sign in") return undefined;
+    return sb.exec(ext.Cmd.signIn, { server: server.name });
 }
 
 const trustTitle = "Trust";

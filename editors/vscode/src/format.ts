@@ -12,7 +12,7 @@ export interface StatusSummary {
 }
 
 export function countStates(servers: readonly ServerStatus[]): Record<ServerState, number> {
-    const n: Record<ServerState, number> = { starting: 0, ready: 0, failed: 0, disabled: 0, untrusted: 0, stopped: 0 };
+    const n: Record<ServerState, number> = { starting: 0, ready: 0, failed: 0, disabled: 0, untrusted: 0, stopped: 0, "needs-auth": 0 };
     for (const s of servers) {
         if (s.state in n) n[s.state]++;
     }
@@ -39,12 +39,14 @@ export function statusSummary(
     if (n.starting > 0) parts.push(`$(sync~spin) ${n.starting} starting`);
     if (n.failed > 0) parts.push(`$(error) ${n.failed} failed`);
     if (n.untrusted > 0) parts.push(`$(workspace-untrusted) ${n.untrusted} untrusted`);
+    if (n["needs-auth"] > 0) parts.push(`$(account) ${n["needs-auth"]} need sign-in`);
     if (pending > 0) parts.push(`$(bell-dot) ${pending} to approve`);
     if (questions > 0) parts.push(`$(question) ${questions} question${questions === 1 ? "" : "s"}`);
     const lines = [`Switchboard: ${n.ready} of ${servers.length} MCP servers ready`];
     if (n.starting > 0) lines.push(`${n.starting} starting`);
     if (n.failed > 0) lines.push(`${n.failed} failed: ${servers.filter((s) => s.state === "failed").map((s) => s.name).join(", ")}`);
     if (n.untrusted > 0) lines.push(`${n.untrusted} waiting for trust`);
+    if (n["needs-auth"] > 0) lines.push(`${n["needs-auth"]} need you to sign in: ${servers.filter((s) => s.state === "needs-auth").map((s) => s.name).join(", ")}`);
     if (pending > 0) lines.push(`${pending} tool call${pending === 1 ? "" : "s"} waiting for approval`);
     if (questions > 0) lines.push(`${questions} question${questions === 1 ? "" : "s"} from MCP servers waiting for an answer`);
     lines.push("Click for the list.");
@@ -53,6 +55,7 @@ export function statusSummary(
     if (n.starting > 0) words.push(`${n.starting} starting`);
     if (n.failed > 0) words.push(`${n.failed} failed`);
     if (n.untrusted > 0) words.push(`${n.untrusted} untrusted`);
+    if (n["needs-auth"] > 0) words.push(`${n["needs-auth"]} need sign-in`);
     if (pending > 0) words.push(`${pending} pending approval${pending === 1 ? "" : "s"}`);
     if (questions > 0) words.push(`${questions} server question${questions === 1 ? "" : "s"}`);
     return { text: parts.join(" "), label: words.join(", "), tooltip: lines.join("\n"), severity };
@@ -64,6 +67,7 @@ const stateIcon: Record<string, string> = {
     failed: "$(error)",
     disabled: "$(circle-slash)",
     untrusted: "$(workspace-untrusted)",
+    "needs-auth": "$(account)",
     stopped: "$(debug-stop)",
 };
 

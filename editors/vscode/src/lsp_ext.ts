@@ -20,6 +20,8 @@ export const Cmd = {
     cancel: "switchboard.cancel",
     elicitations: "switchboard.elicitations",
     elicit: "switchboard.elicit",
+    signIn: "switchboard.signIn",
+    signOut: "switchboard.signOut",
 } as const;
 
 // Notifications from the host.

@@ -12,7 +12,7 @@ export type { CommandName, NotificationName } from "./lsp_ext";
 export type Mode = "single-confirm" | "always-allow" | "allowlist-only";
 export const modes: readonly Mode[] = ["single-confirm", "always-allow", "allowlist-only"];
 
-export type ServerState = "starting" | "ready" | "failed" | "disabled" | "untrusted" | "stopped";
+export type ServerState = "starting" | "ready" | "failed" | "disabled" | "untrusted" | "stopped" | "needs-auth";
 
 export interface ServerStatus {
     name: string;
@@ -83,6 +83,10 @@ export interface ApproveParams {
 export interface TrustParams {
     server: string;
     decision: "trust" | "deny";
+}
+
+export interface SignInParams {
+    server: string;
 }
 
 export interface CallToolParams {
@@ -168,6 +172,8 @@ export interface CommandSignatures {
     [Cmd.cancel]: { params: CancelParams; result: Record<string, never> };
     [Cmd.elicitations]: { params: undefined; result: Elicitation[] };
     [Cmd.elicit]: { params: ElicitParams; result: Record<string, never> };
+    [Cmd.signIn]: { params: SignInParams; result: ServerStatus[] };
+    [Cmd.signOut]: { params: SignInParams; result: ServerStatus[] };
 }
 
 // ---- Notifications from the host, PROTOCOL.md section 6 ----

@@ -46,6 +46,14 @@ test("status bar: untrusted servers and pending approvals have their own glyph a
     for (const part of s.text.split(/ (?=\$\()/)) assert.match(part, /^\$\([a-z-]+\) \d+(\/\d+)? [a-z ]+$/, `labelled: ${part}`);
 });
 
+test("status bar: servers that need a sign-in are counted and named", () => {
+    const s = fmt.statusSummary("running", [srv("a", "ready"), srv("linear", "needs-auth", { error: "sign-in required" })], 0);
+    assert.equal(s.text, "$(server) 1/2 ready $(account) 1 need sign-in");
+    assert.equal(s.label, "Switchboard: 1 of 2 servers ready, 1 need sign-in");
+    assert.match(s.tooltip, /1 need you to sign in: linear/);
+    assert.equal(fmt.serverLabel(srv("linear", "needs-auth")), "$(account) linear");
+});
+
 test("server report shows each tool's parameters from its input schema", () => {
     const tools: ToolInfo[] = [
         {

@@ -115,6 +115,14 @@ function M.trust(server, decision, cb)
   M.exec(cmd.trust, { server = server, decision = decision }, cb)
 end
 
+function M.sign_in(server, cb)
+  M.exec(cmd.sign_in, { server = server }, cb)
+end
+
+function M.sign_out(server, cb)
+  M.exec(cmd.sign_out, { server = server }, cb)
+end
+
 function M.call_tool(name, arguments, mode, cb)
   M.exec(cmd.call_tool, { name = name, arguments = object(arguments), mode = mode }, cb)
 end
@@ -198,7 +206,7 @@ function M.reconnect_line(list, server)
     return 'no MCP servers configured', false
   end
   local counts, failed = {}, {}
-  local order = { 'ready', 'starting', 'untrusted', 'disabled', 'stopped', 'failed' }
+  local order = { 'ready', 'starting', 'untrusted', 'needs-auth', 'disabled', 'stopped', 'failed' }
   for _, s in ipairs(list) do
     if not counts[s.state] and not vim.tbl_contains(order, s.state) then
       table.insert(order, #order, s.state)
@@ -315,6 +323,8 @@ function sub.servers()
     }, function(s)
       if s and s.state == 'untrusted' then
         M.ask_trust(s)
+      elseif s and s.state == 'needs-auth' then
+        sub.signin(s.name)
       elseif s then
         sub.reconnect(s.name)
       end
@@ -535,6 +545,32 @@ function sub.trust(server)
   end)
 end
 
+-- :Switchboard signin NAME: sign in to an http/sse MCP server (the browser opens, or the URL is
+-- printed); :Switchboard signout NAME forgets its tokens.
+function sub.signin(server)
+  if not server or server == '' then
+    return notify('usage: :Switchboard signin NAME', vim.log.levels.ERROR)
+  end
+  notify(("signing in to MCP server '%s': finish in the browser"):format(server))
+  M.sign_in(server, function(err)
+    if err then
+      return notify(errmsg(err), vim.log.levels.ERROR)
+    end
+  end)
+end
+
+function sub.signout(server)
+  if not server or server == '' then
+    return notify('usage: :Switchboard signout NAME', vim.log.levels.ERROR)
+  end
+  M.sign_out(server, function(err)
+    if err then
+      return notify(errmsg(err), vim.log.levels.ERROR)
+    end
+    notify(("signed out of MCP server '%s'"):format(server))
+  end)
+end
+
 function sub.chat(...)
   local prompt = table.concat({ ... }, ' ')
   local chat = require('switchboard.chat')
@@ -610,6 +646,8 @@ end
 
 M.subcommands = sub
 M.names = { 'servers', 'reconnect', 'approve', 'elicit', 'allow', 'trust', 'chat', 'cancel', 'tools', 'call', 'log' }
+table.insert(M.names, 'signin')
+table.insert(M.names, 'signout')
 
 --- :Switchboard [sub [args]] (no sub = servers).
 function M.run(args)
@@ -640,7 +678,7 @@ function M.complete(arglead, cmdline, _)
   local candidates
   if #words <= 1 then
     candidates = M.names
-  elseif #words == 2 and vim.tbl_contains({ 'reconnect', 'allow', 'trust', 'tools' }, words[1]) then
+  elseif #words == 2 and vim.tbl_contains({ 'reconnect', 'allow', 'trust', 'tools', 'signin', 'signout' }, words[1]) then
     candidates = M.server_names()
   elseif #words == 2 and words[1] == 'call' then
     candidates = {}

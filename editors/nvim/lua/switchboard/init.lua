@@ -36,6 +36,18 @@ function M.handlers()
     ['window/showMessageRequest'] = function(err, params, ctx, cfg)
       return require('switchboard.confirm').show_message_request(err, params, ctx, cfg)
     end,
+    -- A sign-in page (external): vim.ui.open where it exists (0.10+); else success=false and the
+    -- host prints the URL as a message.
+    ['window/showDocument'] = function(err, params, ctx, cfg)
+      if params and params.external then
+        if vim.ui and vim.ui.open then
+          local ok, obj = pcall(vim.ui.open, params.uri)
+          return { success = ok and obj ~= nil }
+        end
+        return { success = false }
+      end
+      return vim.lsp.handlers['window/showDocument'](err, params, ctx, cfg)
+    end,
     [protocol.notify.servers_changed] = function(_, params, ctx)
       M._set_servers(ctx and ctx.client_id, params and params.servers)
     end,

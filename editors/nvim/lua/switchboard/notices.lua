@@ -24,6 +24,13 @@ end
 --- Handles a window/showMessage from the host; true when it was handled here.
 function M.show_message(params)
   local msg = type(params) == 'table' and params.message
+  -- A sign-in page this Neovim cannot open (no vim.ui.open): the whole URL, never shortened.
+  if type(msg) == 'string' and msg:match('^Switchboard: open this page to sign in: ') then
+    vim.schedule(function()
+      vim.notify(msg, vim.log.levels.INFO)
+    end)
+    return true
+  end
   local n = type(msg) == 'string' and msg:match('^Switchboard sends (%d+) tools to the model')
   if not n then
     return false

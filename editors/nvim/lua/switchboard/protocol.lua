@@ -21,6 +21,8 @@ M.cmd = {
   cancel = 'switchboard.cancel',
   elicitations = 'switchboard.elicitations',
   elicit = 'switchboard.elicit',
+  sign_in = 'switchboard.signIn',
+  sign_out = 'switchboard.signOut',
 }
 
 -- Notifications from the host.

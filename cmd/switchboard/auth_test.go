@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"net/http"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+)
+
+// TestAuthLoginStatusLogout drives `switchboard auth` against mcptest --oauth, the test playing
+// the browser: login prints the URL and signs in, status shows the sign-in without any token,
+// logout forgets it.
+func TestAuthLoginStatusLogout(t *testing.T) {
+	needFaultBinaries(t)
+	cmd := exec.Command(fBins.mcptest, "--http", "127.0.0.1:0", "--oauth")
+	stderrPipe, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	var url string
+	sc := bufio.NewScanner(stderrPipe)
+	for sc.Scan() {
+		if u, ok := strings.CutPrefix(sc.Text(), "mcptest: listening on "); ok {
+			url = u
+			break
+		}
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	dir := t.TempDir()
+	cfgFile := filepath.Join(dir, "mcp.json")
+	b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"remote": map[string]any{"type": "http", "url": url}}})
+	os.WriteFile(cfgFile, b, 0o600)
+	t.Setenv("XDG_CONFIG_HOME", dir)
+
+	store := mcpbridge.NewMemoryTokenStore()
+	var opened string
+	testAuthEnv = &authEnv{store: store, where: "memory", browser: func(u string) error {
+		opened = u
+		go func() {
+			if resp, err := http.Get(u); err == nil {
+				resp.Body.Close()
+			}
+		}()
+		return nil
+	}}
+	t.Cleanup(func() { testAuthEnv = nil })
+	runAuthCmd := func(args ...string) (int, string, string) {
+		var out, errb bytes.Buffer
+		code := run(append(append([]string{"auth"}, args...), "--config", cfgFile, "--workspace", dir), &out, &errb)
+		return code, out.String(), errb.String()
+	}
+
+	code, out, errOut := runAuthCmd("login", "remote")
+	if code != 0 || !strings.Contains(out, "signed in to remote; the server is ready") || !strings.Contains(errOut, opened) || opened == "" {
+		t.Fatalf("login = %d\nstdout %s\nstderr %s", code, out, errOut)
+	}
+	cred, err := store.Load(context.Background(), "remote")
+	if err != nil {
+		t.Fatal(err)
+	}
+	code, out, _ = runAuthCmd("status")
+	if code != 0 || !strings.Contains(out, "remote\tsigned in at "+strings.TrimSuffix(url, "/mcp")) || !strings.Contains(out, "refreshable") {
+		t.Errorf("status = %d %s", code, out)
+	}
+	if strings.Contains(out+errOut, cred.AccessToken) || strings.Contains(out+errOut, cred.RefreshToken) {
+		t.Errorf("a token was printed")
+	}
+	if code, out, _ = runAuthCmd("logout", "remote"); code != 0 {
+		t.Errorf("logout = %d %s", code, out)
+	}
+	if _, out, _ = runAuthCmd("status", "remote"); !strings.Contains(out, "remote\tnot signed in") {
+		t.Errorf("status after logout = %s", out)
+	}
+	if code, _, errOut = runAuthCmd("login", "nope"); code != 1 || !strings.Contains(errOut, `no http or sse MCP server named "nope"`) {
+		t.Errorf("login nope = %d %s", code, errOut)
+	}
+}

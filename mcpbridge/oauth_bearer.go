@@ -1,0 +1,274 @@
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+)
+
+// refreshMargin: an access token this close to its expiry is refreshed before it is sent.
+const refreshMargin = 60 * time.Second
+
+// bearer puts a signed-in server's access token on the requests to that server's origin,
+// refreshes it shortly before it expires and once after a 401, and remembers why the server needs
+// the person to sign in (again) when neither helps. One per connection attempt; safe for
+// concurrent use.
+type bearer struct {
+	store  TokenStore
+	server string
+	url    string // the resolved server URL the credential must have been issued for
+	origin string
+	hc     *http.Client // for the token endpoint
+	now    func() time.Time
+
+	// mu serialises refreshes (a refresh token may be good for one use) and guards need.
+	mu   sync.Mutex
+	need string // why the server needs a sign-in; "" = it does not (yet)
+}
+
+func newBearer(store TokenStore, server, serverURL string) *bearer {
+	u, _ := url.Parse(serverURL) // ignore error: validated by config
+	return &bearer{store: store, server: server, url: serverURL, origin: originOf(u),
+		hc: &http.Client{Timeout: 30 * time.Second}, now: time.Now}
+}
+
+// needsAuth says why the server needs a sign-in, or "".
+func (b *bearer) needsAuth() string {
+	if b == nil {
+		return ""
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.need
+}
+
+func (b *bearer) setNeed(why string) {
+	b.mu.Lock()
+	if b.need == "" {
+		b.need = why
+	}
+	b.mu.Unlock()
+}
+
+// current returns the credential to send, refreshed first when it is about to expire (or when
+// force is set and the token is still the one that was refused).
+func (b *bearer) current(ctx context.Context, refused string) (Credential, bool) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	c, err := b.store.Load(ctx, b.server)
+	if err != nil || c.URL != b.url || c.AccessToken == "" {
+		return Credential{}, false
+	}
+	stale := !c.ExpiresAt.IsZero() && b.now().Add(refreshMargin).After(c.ExpiresAt)
+	if !stale && (refused == "" || refused != c.AccessToken) {
+		return c, true
+	}
+	if c.RefreshToken == "" {
+		return c, !stale || refused == ""
+	}
+	nc, err := refreshCredential(ctx, b.hc, c)
+	if err != nil {
+		// The refresh token is spent or revoked: only a new sign-in helps.
+		b.need = "sign-in expired: " + plainOAuthError(err)
+		return Credential{}, false
+	}
+	if err := b.store.Save(ctx, b.server, nc); err != nil {
+		b.need = "could not keep the refreshed sign-in: " + err.Error()
+		return Credential{}, false
+	}
+	return nc, true
+}
+
+// wrap returns a RoundTripper that authorizes next's requests to the server's origin.
+func (b *bearer) wrap(next http.RoundTripper) http.RoundTripper {
+	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
+		if originOf(req.URL) != b.origin {
+			return next.RoundTrip(req)
+		}
+		c, ok := b.current(req.Context(), "")
+		send := func(c Credential, ok bool) (*http.Response, error) {
+			r := req.Clone(req.Context())
+			if ok {
+				r.Header.Set("Authorization", "Bearer "+c.AccessToken)
+			}
+			return next.RoundTrip(r)
+		}
+		resp, err := send(c, ok)
+		if err != nil || (resp.StatusCode != http.StatusUnauthorized && resp.StatusCode != http.StatusForbidden) {
+			return resp, err
+		}
+		challenge := resp.Header.Get("WWW-Authenticate")
+		if resp.StatusCode == http.StatusForbidden {
+			if strings.Contains(challenge, "insufficient_scope") {
+				b.setNeed("the server needs a wider permission (scope " + challengeParam(challenge, "scope") + "): sign in again")
+			}
+			return resp, nil
+		}
+		if !ok {
+			b.setNeed("sign-in required")
+			return resp, nil
+		}
+		// One refresh after a 401, then the request once more if its body can be replayed.
+		nc, ok2 := b.current(req.Context(), c.AccessToken)
+		if !ok2 || nc.AccessToken == c.AccessToken || (req.Body != nil && req.GetBody == nil) {
+			b.setNeed("sign-in expired or revoked")
+			return resp, nil
+		}
+		if req.GetBody != nil {
+			body, err := req.GetBody()
+			if err != nil {
+				return resp, nil
+			}
+			req = req.Clone(req.Context())
+			req.Body = body
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // ignore error: replaced
+		resp.Body.Close()
+		resp, err = send(nc, true)
+		if err == nil && resp.StatusCode == http.StatusUnauthorized {
+			b.setNeed("sign-in expired or revoked")
+		}
+		return resp, err
+	})
+}
+
+type roundTripFunc func(*http.Request) (*http.Response, error)
+
+func (f roundTripFunc) RoundTrip(r *http.Request) (*http.Response, error) { return f(r) }
+
+// challengeParam is one auth-param of a WWW-Authenticate header (quoted or token).
+func challengeParam(h, name string) string {
+	for _, part := range splitChallenge(h) {
+		k, v, ok := strings.Cut(strings.TrimSpace(part), "=")
+		if !ok {
+			continue
+		}
+		k = strings.TrimSpace(k)
+		if i := strings.LastIndexByte(k, ' '); i >= 0 { // "Bearer realm" -> "realm"
+			k = k[i+1:]
+		}
+		if strings.EqualFold(k, name) {
+			return strings.Trim(strings.TrimSpace(v), `"`)
+		}
+	}
+	return ""
+}
+
+// splitChallenge splits on commas outside quotes.
+func splitChallenge(h string) []string {
+	var parts []string
+	var b strings.Builder
+	quoted := false
+	for _, r := range h {
+		switch {
+		case r == '"':
+			quoted = !quoted
+		case r == ',' && !quoted:
+			parts = append(parts, b.String())
+			b.Reset()
+			continue
+		}
+		b.WriteRune(r)
+	}
+	return append(parts, b.String())
+}
+
+// refreshCredential runs the refresh_token grant (with the RFC 8707 resource) at the endpoint
+// the sign-in found, and returns the credential with the new tokens.
+func refreshCredential(ctx context.Context, hc *http.Client, c Credential) (Credential, error) {
+	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {c.RefreshToken}}
+	if c.Resource != "" {
+		form.Set("resource", c.Resource)
+	}
+	tok, err := tokenRequest(ctx, hc, c, form)
+	if err != nil {
+		return Credential{}, err
+	}
+	nc := c
+	nc.AccessToken, nc.TokenType, nc.ExpiresAt = tok.AccessToken, tok.TokenType, tok.expiresAt(time.Now())
+	if tok.RefreshToken != "" {
+		nc.RefreshToken = tok.RefreshToken
+	}
+	if tok.Scope != "" {
+		nc.Scope = tok.Scope
+	}
+	return nc, nil
+}
+
+type tokenResponse struct {
+	AccessToken  string `json:"access_token"`
+	TokenType    string `json:"token_type"`
+	RefreshToken string `json:"refresh_token"`
+	ExpiresIn    int64  `json:"expires_in"`
+	Scope        string `json:"scope"`
+	Error        string `json:"error"`
+	ErrorDesc    string `json:"error_description"`
+}
+
+func (t tokenResponse) expiresAt(now time.Time) time.Time {
+	if t.ExpiresIn <= 0 {
+		return time.Time{}
+	}
+	return now.Add(time.Duration(t.ExpiresIn) * time.Second)
+}
+
+// oauthError is an error answer of the authorization server.
+type oauthError struct{ Code, Description string }
+
+func (e *oauthError) Error() string {
+	if e.Description == "" {
+		return e.Code
+	}
+	return e.Code + ": " + e.Description
+}
+
+func tokenRequest(ctx context.Context, hc *http.Client, c Credential, form url.Values) (tokenResponse, error) {
+	basic := c.AuthMethod == "client_secret_basic" && c.ClientSecret != ""
+	if !basic {
+		form.Set("client_id", c.ClientID)
+		if c.ClientSecret != "" && c.AuthMethod != "none" {
+			form.Set("client_secret", c.ClientSecret)
+		}
+	}
+	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.TokenEndpoint, strings.NewReader(form.Encode()))
+	if err != nil {
+		return tokenResponse{}, err
+	}
+	req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+	req.Header.Set("Accept", "application/json")
+	if basic {
+		req.SetBasicAuth(url.QueryEscape(c.ClientID), url.QueryEscape(c.ClientSecret))
+	}
+	resp, err := hc.Do(req)
+	if err != nil {
+		return tokenResponse{}, err
+	}
+	defer resp.Body.Close()
+	var tok tokenResponse
+	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<20)).Decode(&tok); err != nil {
+		return tokenResponse{}, fmt.Errorf("token endpoint answered %d with no JSON", resp.StatusCode)
+	}
+	if tok.Error != "" || resp.StatusCode/100 != 2 {
+		return tokenResponse{}, &oauthError{tok.Error, tok.ErrorDesc}
+	}
+	if tok.AccessToken == "" {
+		return tokenResponse{}, errors.New("token endpoint answered without an access token")
+	}
+	return tok, nil
+}
+
+// plainOAuthError is an error for a status line: never a token (the errors built here hold none).
+func plainOAuthError(err error) string {
+	var oe *oauthError
+	if errors.As(err, &oe) {
+		return oe.Error()
+	}
+	return err.Error()
+}

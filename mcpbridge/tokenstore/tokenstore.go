@@ -1,0 +1,187 @@
+// Package tokenstore keeps the OAuth sign-ins of MCP servers ([mcpbridge.Credential]): in the OS
+// keychain where one answers (Secret Service on Linux, Keychain on macOS, Credential Manager on
+// Windows, through github.com/zalando/go-keyring), else in a file only the user can read,
+// $XDG_STATE_HOME/switchboard/oauth-tokens.json (0600, in a 0700 directory). Nothing else in
+// Switchboard writes a token anywhere.
+package tokenstore
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/google/renameio/v2/maybe"
+	"github.com/zalando/go-keyring"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+)
+
+// Service is the keychain service name of every entry; the account is the server name.
+const Service = "switchboard-mcp-oauth"
+
+// probeTimeout bounds the first keychain call: a Secret Service that shows an unlock prompt
+// nobody can answer (a headless session) must not hang the host.
+const probeTimeout = 3 * time.Second
+
+// Default returns the keychain store when the keychain answers within probeTimeout, else the
+// file store at DefaultPath. where says which, for `switchboard auth status` and the README.
+func Default(getenv func(string) (string, bool)) (store mcpbridge.TokenStore, where string) {
+	if err := ProbeKeychain(); err == nil {
+		return Keychain{}, "the system keychain (service " + Service + ")"
+	}
+	p := DefaultPath(getenv)
+	return NewFile(p), p
+}
+
+// ProbeKeychain reports whether the OS keychain answers.
+func ProbeKeychain() error {
+	done := make(chan error, 1)
+	go func() {
+		_, err := keyring.Get(Service, "(probe: is the keychain there?)")
+		if errors.Is(err, keyring.ErrNotFound) {
+			err = nil
+		}
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		return err
+	case <-time.After(probeTimeout):
+		return errors.New("the keychain did not answer")
+	}
+}
+
+// DefaultPath is $XDG_STATE_HOME/switchboard/oauth-tokens.json (~/.local/state/... without it).
+func DefaultPath(getenv func(string) (string, bool)) string {
+	if getenv == nil {
+		getenv = os.LookupEnv
+	}
+	if dir, ok := getenv("XDG_STATE_HOME"); ok && filepath.IsAbs(dir) {
+		return filepath.Join(dir, "switchboard", "oauth-tokens.json")
+	}
+	home, ok := getenv("HOME")
+	if !ok || home == "" {
+		home, _ = os.UserHomeDir() // ignore error: a relative path then
+	}
+	return filepath.Join(home, ".local", "state", "switchboard", "oauth-tokens.json")
+}
+
+// Keychain keeps each server's credential as one keychain entry (service Service, account the
+// server name, secret its JSON).
+type Keychain struct{}
+
+func (Keychain) Load(_ context.Context, server string) (mcpbridge.Credential, error) {
+	s, err := keyring.Get(Service, server)
+	if errors.Is(err, keyring.ErrNotFound) {
+		return mcpbridge.Credential{}, mcpbridge.ErrNoCredential
+	}
+	if err != nil {
+		return mcpbridge.Credential{}, fmt.Errorf("tokenstore: keychain: %w", err)
+	}
+	var c mcpbridge.Credential
+	if err := json.Unmarshal([]byte(s), &c); err != nil {
+		return mcpbridge.Credential{}, fmt.Errorf("tokenstore: keychain entry for %s is not readable", server)
+	}
+	return c, nil
+}
+
+func (Keychain) Save(_ context.Context, server string, c mcpbridge.Credential) error {
+	b, err := json.Marshal(c)
+	if err != nil {
+		return err
+	}
+	if err := keyring.Set(Service, server, string(b)); err != nil {
+		return fmt.Errorf("tokenstore: keychain: %w", err)
+	}
+	return nil
+}
+
+func (Keychain) Delete(_ context.Context, server string) error {
+	if err := keyring.Delete(Service, server); err != nil && !errors.Is(err, keyring.ErrNotFound) {
+		return fmt.Errorf("tokenstore: keychain: %w", err)
+	}
+	return nil
+}
+
+// File keeps every server's credential in one JSON file, mode 0600 in a 0700 directory, replaced
+// atomically under a lock file shared with other Switchboard processes.
+type File struct {
+	path string
+	mu   sync.Mutex // within the process; flock across processes
+}
+
+// NewFile returns the store at path (created on the first Save).
+func NewFile(path string) *File { return &File{path: path} }
+
+// Path is the file's path.
+func (f *File) Path() string { return f.path }
+
+func (f *File) read() (map[string]mcpbridge.Credential, error) {
+	b, err := os.ReadFile(f.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return map[string]mcpbridge.Credential{}, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("tokenstore: %w", err)
+	}
+	m := map[string]mcpbridge.Credential{}
+	if err := json.Unmarshal(b, &m); err != nil {
+		return nil, fmt.Errorf("tokenstore: %s is not valid JSON", f.path)
+	}
+	return m, nil
+}
+
+// update runs fn on the file's content under both locks and writes the result.
+func (f *File) update(fn func(map[string]mcpbridge.Credential)) error {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
+		return fmt.Errorf("tokenstore: %w", err)
+	}
+	l := flock.New(f.path + ".lock")
+	if err := l.Lock(); err != nil {
+		return fmt.Errorf("tokenstore: lock: %w", err)
+	}
+	defer l.Unlock() // ignore error: closing releases it
+	m, err := f.read()
+	if err != nil {
+		return err
+	}
+	fn(m)
+	b, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := maybe.WriteFile(f.path, b, 0o600); err != nil {
+		return fmt.Errorf("tokenstore: %w", err)
+	}
+	return os.Chmod(f.path, 0o600) // whatever the umask
+}
+
+func (f *File) Load(_ context.Context, server string) (mcpbridge.Credential, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	m, err := f.read()
+	if err != nil {
+		return mcpbridge.Credential{}, err
+	}
+	c, ok := m[server]
+	if !ok {
+		return mcpbridge.Credential{}, mcpbridge.ErrNoCredential
+	}
+	return c, nil
+}
+
+func (f *File) Save(_ context.Context, server string, c mcpbridge.Credential) error {
+	return f.update(func(m map[string]mcpbridge.Credential) { m[server] = c })
+}
+
+func (f *File) Delete(_ context.Context, server string) error {
+	return f.update(func(m map[string]mcpbridge.Credential) { delete(m, server) })
+}
