@@ -217,10 +217,7 @@ func (s *server) Notify(level host.Level, msg string) {
 // ServersChanged is host.UI: switchboard/serversChanged, and a poke for the startup progress.
 func (s *server) ServersChanged(servers []mcpbridge.ServerStatus) {
 	s.conn.sendJSON(wire.NotifyServersChanged, wire.ServersChangedParams{Servers: wireStatuses(servers)})
-	select {
-	case s.poke <- struct{}{}:
-	default:
-	}
+	s.pokeProgress()
 }
 
 // emit forwards one chat event to the editor (switchboard/event).
