@@ -16,7 +16,7 @@ import (
 // The operations both front ends need. Errors a front end caused are *RequestError.
 
 // Tool is one tool as a front end lists it: descriptions escaped, with whether the allowlist
-// grants it.
+// grants it as the gate decides it.
 type Tool struct {
 	mcpbridge.Tool
 	Allowlisted bool
@@ -32,7 +32,8 @@ func (a *App) Tools(server string) ([]Tool, error) {
 		if server != "" && t.Server != server {
 			continue
 		}
-		_, allowed := a.allow.Match(t.Name)
+		// As the gate decides it: a workspace server's grant counts only for its definition.
+		allowed := a.gate.Allowlisted(permissions.Request{Tool: t.Name, Server: t.Server, Definition: t.Definition})
 		if len(t.InputSchema) == 0 {
 			t.InputSchema = json.RawMessage(`{"type":"object"}`)
 		}
