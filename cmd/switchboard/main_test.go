@@ -245,8 +245,8 @@ func TestServeEndToEnd(t *testing.T) {
 			"initializationOptions": map[string]any{"servers": map[string]any{"t": map[string]any{"command": mcptest}}}})
 		e.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
 		e.stdin.Close()
-		if code := e.wait(); code != 0 {
-			t.Errorf("exit code after stdin closed = %d, want 0", code)
+		if code := e.wait(); code != 1 {
+			t.Errorf("exit code after stdin closed without shutdown = %d, want 1 (LSP)", code)
 		}
 	})
 

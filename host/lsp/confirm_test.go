@@ -3,12 +3,14 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/switchboard-dev/switchboard/host/wire"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/host/lsp"
+	"github.com/switchboard-dev/switchboard/host/wire"
 )
 
 // callAsync runs switchboard.callTool in the background.
@@ -270,7 +272,7 @@ func TestEditorGoneDenies(t *testing.T) {
 	callAsync(env, "mcp__t__echo", map[string]any{"text": "x"}, "")
 	ap := env.AwaitApproval(1)
 	env.Editor.Close()
-	if err := env.Served(); err != nil {
+	if err := env.Served(); !errors.Is(err, lsp.ErrDisconnected) {
 		t.Fatal(err)
 	}
 	log := readFile(t, events)
@@ -352,7 +354,7 @@ func TestNoAnswerIsNotAuditedAsUser(t *testing.T) {
 			callAsync(env, "mcp__t__echo", map[string]any{"text": "x"}, "")
 			env.AwaitApproval(1)
 			tc.end(env)
-			if err := env.Served(); err != nil {
+			if err := env.Served(); err != nil && !errors.Is(err, lsp.ErrDisconnected) {
 				t.Fatal(err)
 			}
 			got := auditEntries(t, env.Options.AuditPath, "mcp__t__echo")
