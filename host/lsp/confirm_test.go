@@ -106,7 +106,7 @@ func TestApprovalAnswers(t *testing.T) {
 func TestDismissedThenCodeAction(t *testing.T) {
 	env := runWith(t, hosttest.Config{})
 	env.Editor.SetResponder(hosttest.Answer("")) // null: dismissed
-	done := callAsync(env, "mcp__t__echo", map[string]any{"text":"x"}, "")
+	done := callAsync(env, "mcp__t__echo", map[string]any{"text": "x"}, "")
 	ap := env.AwaitApproval(1)
 	env.Await("prompt answered null", func(s *hosttest.State) bool { return len(s.RequestParams("window/showMessageRequest")) == 1 })
 
@@ -167,7 +167,7 @@ func TestDismissedThenCodeAction(t *testing.T) {
 
 func TestDismissedThenApprove(t *testing.T) {
 	env := runWith(t, hosttest.Config{})
-	done := callAsync(env, "mcp__t__echo", map[string]any{"text":"x"}, "")
+	done := callAsync(env, "mcp__t__echo", map[string]any{"text": "x"}, "")
 	ap := env.AwaitApproval(1)
 	env.MustCommand(wire.CmdApprove, map[string]string{"id": ap.ID, "decision": "deny"}, nil)
 	out := <-done
@@ -211,7 +211,7 @@ func TestLatePromptReplyIgnored(t *testing.T) {
 
 func TestApprovalTimeout(t *testing.T) {
 	env := runWith(t, hosttest.Config{InitOptions: initOpts(map[string]any{"t": server()}, "approvalTimeoutSeconds", 0.2)})
-	out := <-callAsync(env, "mcp__t__echo", map[string]any{"text":"x"}, "")
+	out := <-callAsync(env, "mcp__t__echo", map[string]any{"text": "x"}, "")
 	if out.err != nil || !out.res.IsError {
 		t.Fatalf("callTool = %+v, %v; want denied", out.res, out.err)
 	}
@@ -229,7 +229,7 @@ func TestApprovalAtTheTimeout(t *testing.T) {
 	env.Editor.SetResponder(hosttest.Answer(wire.TitleAllowOnce))
 	counts := map[string]int{}
 	for i := 1; i <= 200; i++ {
-		out := <-callAsync(env, "mcp__t__echo", map[string]any{"text":"x"}, "")
+		out := <-callAsync(env, "mcp__t__echo", map[string]any{"text": "x"}, "")
 		if out.err != nil {
 			t.Fatal(out.err)
 		}
@@ -272,7 +272,7 @@ func TestCancelRequestDenies(t *testing.T) {
 func TestEditorGoneDenies(t *testing.T) {
 	events := eventsPath(t)
 	env := runWith(t, hosttest.Config{Env: map[string]string{"SWITCHBOARD_EVENTS": events}})
-	callAsync(env, "mcp__t__echo", map[string]any{"text":"x"}, "")
+	callAsync(env, "mcp__t__echo", map[string]any{"text": "x"}, "")
 	ap := env.AwaitApproval(1)
 	env.Editor.Close()
 	if err := env.Served(); !errors.Is(err, lsp.ErrDisconnected) {
@@ -354,7 +354,7 @@ func TestNoAnswerIsNotAuditedAsUser(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := runWith(t, hosttest.Config{})
-			callAsync(env, "mcp__t__echo", map[string]any{"text":"x"}, "")
+			callAsync(env, "mcp__t__echo", map[string]any{"text": "x"}, "")
 			env.AwaitApproval(1)
 			tc.end(env)
 			if err := env.Served(); err != nil && !errors.Is(err, lsp.ErrDisconnected) {
