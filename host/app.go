@@ -213,6 +213,7 @@ func (a *App) Start(folders []string, s Settings, warns []string) {
 		a.stateMu.Unlock()
 		a.ApplySettings(s, warns)
 		go a.allowlistWatch()
+		go a.configWatch()
 		go a.connectServers()
 	})
 }
