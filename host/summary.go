@@ -67,6 +67,9 @@ func (a *App) unknownToolSummary(name string) string {
 		case mcpbridge.StateReady:
 			return fmt.Sprintf("Server '%s' has no tool named '%s'.", st.Name, safetext.Line(tool))
 		case mcpbridge.StateFailed:
+			if msg, ok := strings.CutPrefix(st.Error, "configuration: "); ok {
+				return fmt.Sprintf("Server '%s' is not running: its entry in %s has a problem (%s); fix the file.", st.Name, st.Source, safetext.Bounded(msg, maxSummary))
+			}
 			why := st.Error
 			if why == "" {
 				why = "it failed"

@@ -109,6 +109,23 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 
 	rep := checkReport{Servers: reg.Servers(), Tools: []checkToolInfo{}}
+	// An entry the configuration rejected is listed with the servers (failed, with its file and
+	// key), as the editors list it, not only in the lines on stderr.
+	listed := map[string]bool{}
+	for _, st := range rep.Servers {
+		listed[st.Name] = true
+	}
+	for _, err := range errs {
+		var ce *mcpbridge.ConfigError
+		if errors.As(err, &ce) && ce.Server != "" && !listed[ce.Server] {
+			msg := ce.Msg
+			if ce.Key != "" {
+				msg = ce.Key + ": " + msg
+			}
+			rep.Servers = append(rep.Servers, mcpbridge.ServerStatus{Name: ce.Server, State: mcpbridge.StateFailed, Source: ce.File, Error: "configuration: " + msg})
+			listed[ce.Server] = true
+		}
+	}
 	// A workspace server is described as its trust prompt does (what runs, what it reads from
 	// the environment, by name only), trusted or not.
 	defs := map[string][]string{}

@@ -74,3 +74,22 @@ func TestCheckOneServerAndTrustStore(t *testing.T) {
 		t.Errorf("changed definition:\n%s", stdout.String())
 	}
 }
+
+// TestCheckListsBadEntries: an entry the configuration rejects is listed with the servers, with
+// its file and key, not only on stderr.
+func TestCheckListsBadEntries(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	dir := t.TempDir()
+	cfg := checkWriteJSON(t, filepath.Join(dir, "bad.json"), map[string]any{"mcpServers": map[string]any{
+		"bad": map[string]any{"type": "stdio"},
+	}})
+	var stdout, stderr bytes.Buffer
+	if code := runCheck([]string{"--config", cfg, "--workspace", dir}, &stdout, &stderr); code != 1 {
+		t.Errorf("exit %d, want 1", code)
+	}
+	out := stdout.String()
+	if !strings.Contains(out, "1 MCP server: 1 failed") || !strings.Contains(out, "bad  FAILED") ||
+		!strings.Contains(out, "source:  "+cfg) || !strings.Contains(out, "error:   configuration: command") {
+		t.Errorf("report:\n%s", out)
+	}
+}
