@@ -16,13 +16,34 @@ build:
 	$(GO) build -o $(BIN)/switchboard ./cmd/switchboard
 	$(GO) build -o $(BIN)/mcptest ./cmd/mcptest
 
-# The main job: connect the demo MCP servers (real subprocesses, one of them broken on purpose)
-# and print every server's state and tools. `check` exits 1 because the broken server failed.
+# The main job: connect the demo MCP servers (real subprocesses, one of them broken on purpose),
+# print every server's state and tools, then make one tool call through the confirm gate (it asks
+# on the terminal; without one it is denied, which is the gate's answer too). It fails loudly if
+# the HTTP server does not come up or any server but 'flaky' fails.
+DEMO_PORT ?= 8765
 demo: build
-	@$(BIN)/mcptest --name web --http 127.0.0.1:8765 2>/dev/null & web=$$!; \
-	  SWITCHBOARD_DEMO_BIN=$(BIN) XDG_CONFIG_HOME=$$(mktemp -d) $(BIN)/switchboard check --config cmd/mcptest/demo.json; \
-	  rc=$$?; kill $$web 2>/dev/null; echo; \
-	  echo "switchboard check exited $$rc (1 is expected: the server 'flaky' exits at start on purpose)"
+	@set -u; tmp=$$(mktemp -d); trap 'kill $$web 2>/dev/null; rm -rf "$$tmp"' EXIT; \
+	  export SWITCHBOARD_DEMO_BIN=$(BIN) XDG_CONFIG_HOME=$$tmp/config XDG_STATE_HOME=$$tmp/state; \
+	  $(BIN)/mcptest --name web --http 127.0.0.1:$(DEMO_PORT) 2>$$tmp/web.log & web=$$!; \
+	  for i in $$(seq 100); do (exec 3<>/dev/tcp/127.0.0.1/$(DEMO_PORT)) 2>/dev/null && break; \
+	    kill -0 $$web 2>/dev/null || break; sleep 0.1; done; \
+	  if ! kill -0 $$web 2>/dev/null || ! (exec 3<>/dev/tcp/127.0.0.1/$(DEMO_PORT)) 2>/dev/null; then \
+	    echo "make demo: FAILED: the demo HTTP server did not start on 127.0.0.1:$(DEMO_PORT) (is the port taken? try make demo DEMO_PORT=8766)"; \
+	    cat $$tmp/web.log; exit 1; fi; \
+	  sed "s/8765/$(DEMO_PORT)/" cmd/mcptest/demo.json > $$tmp/demo.json; \
+	  echo "== switchboard check: every configured MCP server, its state and tools"; \
+	  $(BIN)/switchboard check --config $$tmp/demo.json | tee $$tmp/check.out; \
+	  failed=$$(grep -E '^[^ ]+  (FAILED|STARTING|UNTRUSTED)  ' $$tmp/check.out | cut -d' ' -f1 | tr '\n' ' '); \
+	  if [ "$$failed" != "flaky " ]; then \
+	    echo; echo "make demo: FAILED: expected only 'flaky' to fail, got: $${failed:-none}"; exit 1; fi; \
+	  echo; echo "(the server 'flaky' exits at start on purpose: a failure is reported, never fatal)"; \
+	  echo; echo "== switchboard call: one tool call through the confirm gate"; \
+	  { $(BIN)/switchboard call mcp__demo__echo '{"text":"hello through the confirm gate"}' --config $$tmp/demo.json \
+	    2>&1 1>&3 3>&- | tee $$tmp/call.err >&2; } 3>$$tmp/call.out; rc=$${PIPESTATUS[0]}; cat $$tmp/call.out; \
+	  if ! grep -q 'hello through the confirm gate' $$tmp/call.out && ! grep -q 'mcp__demo__echo was denied\|You denied mcp__demo__echo' $$tmp/call.err; then \
+	    echo "make demo: FAILED: the call neither ran nor was denied at the gate (exit $$rc)"; exit 1; fi; \
+	  echo; echo "make demo: OK. Next, try (it asks you before the tool runs):"; \
+	  echo "  SWITCHBOARD_DEMO_BIN=$(BIN) ./bin/switchboard call mcp__demo__echo '{\"text\":\"hi\"}' --config cmd/mcptest/demo.json"
 
 # Everything CI runs. Each editor tier installs what it needs itself (apt, npm).
 test: test-go test-bench-smoke test-fuzz test-nvim test-vscode test-vscode-e2e

@@ -81,6 +81,7 @@ type App struct {
 	closeOnce sync.Once
 	startOnce sync.Once
 	shutdown  atomic.Bool // Close came from a shutdown, not a lost front end
+	quiet     atomic.Bool // the session's log is dropped (while New builds it)
 
 	events    *eventsFile
 	allow     *permissions.Allowlist
@@ -91,11 +92,12 @@ type App struct {
 	sessions  *session.Manager
 	questions *Questions
 
-	stateMu  sync.Mutex // guards settings, folders, provider, sampleOK
-	settings Settings
-	folders  []string
-	provider session.ProviderConfig
-	sampleOK map[string]bool // servers the person allowed to use the model for this session
+	stateMu     sync.Mutex // guards settings, folders, provider, providerSet, sampleOK
+	settings    Settings
+	folders     []string
+	provider    session.ProviderConfig
+	providerSet bool            // ApplySettings gave the session its provider once
+	sampleOK    map[string]bool // servers the person allowed to use the model for this session
 
 	cfgs    configState
 	servers serverStates
@@ -175,16 +177,38 @@ func New(opts Options, ui UI) (*App, error) {
 		Tokens:  a.tokenStore(opts.Tokens), // signin.go
 	})
 	a.provider = a.providerConfig(nil)
+	// The provider is not final until Start applies the settings (which may name another): the
+	// session's judgement of this one is not told to the person; Start's is.
+	a.quiet.Store(true)
 	a.sessions = session.NewManager(session.Options{
 		Tools:     progressTools{a.registry, a},
 		Gate:      a.gate,
 		Workspace: workspace{a},
 		Provider:  a.provider,
-		Logger:    a.log,
+		Logger:    slog.New(quietHandler{a.log.Handler(), &a.quiet}),
 		Warn:      func(msg string) { a.ui.Notify(LevelWarning, msg) },
 		Getenv:    a.getenv,
 	})
+	a.quiet.Store(false)
 	return a, nil
+}
+
+// quietHandler drops records while quiet is set (the session's start-up, before the settings).
+type quietHandler struct {
+	slog.Handler
+	quiet *atomic.Bool
+}
+
+func (h quietHandler) Enabled(ctx context.Context, l slog.Level) bool {
+	return !h.quiet.Load() && h.Handler.Enabled(ctx, l)
+}
+
+func (h quietHandler) WithAttrs(as []slog.Attr) slog.Handler {
+	return quietHandler{h.Handler.WithAttrs(as), h.quiet}
+}
+
+func (h quietHandler) WithGroup(name string) slog.Handler {
+	return quietHandler{h.Handler.WithGroup(name), h.quiet}
 }
 
 // Start applies the settings for the workspace folders and connects the MCP servers in the
@@ -196,6 +220,7 @@ func (a *App) Start(folders []string, s Settings, warns []string) {
 		a.stateMu.Unlock()
 		a.ApplySettings(s, warns)
 		go a.allowlistWatch()
+		go a.configWatch()
 		go a.connectServers()
 	})
 }
@@ -285,11 +310,15 @@ func (a *App) ApplySettings(s Settings, warns []string) {
 		timeout = permissions.DefaultTimeout
 	}
 	a.gate.SetTimeout(timeout)
-	if p := a.providerConfig(s.Provider); p != a.currentProvider() {
+	a.stateMu.Lock()
+	first := !a.providerSet
+	a.providerSet = true
+	a.stateMu.Unlock()
+	if p := a.providerConfig(s.Provider); first || p != a.currentProvider() {
 		a.stateMu.Lock()
 		a.provider = p
 		a.stateMu.Unlock()
-		a.sessions.SetProvider(p)
+		a.sessions.SetProvider(p) // the first time with the settings: its warning is a true one
 	}
 	for _, w := range warns {
 		a.log.Warn("host: " + w)

@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
@@ -16,7 +17,7 @@ import (
 // The operations both front ends need. Errors a front end caused are *RequestError.
 
 // Tool is one tool as a front end lists it: descriptions escaped, with whether the allowlist
-// grants it.
+// grants it as the gate decides it.
 type Tool struct {
 	mcpbridge.Tool
 	Allowlisted bool
@@ -32,7 +33,8 @@ func (a *App) Tools(server string) ([]Tool, error) {
 		if server != "" && t.Server != server {
 			continue
 		}
-		_, allowed := a.allow.Match(t.Name)
+		// As the gate decides it: a workspace server's grant counts only for its definition.
+		allowed := a.gate.Allowlisted(permissions.Request{Tool: t.Name, Server: t.Server, Definition: t.Definition})
 		if len(t.InputSchema) == 0 {
 			t.InputSchema = json.RawMessage(`{"type":"object"}`)
 		}
@@ -152,9 +154,18 @@ type ChatRequest struct {
 	Mode         *permissions.Mode
 }
 
+// ChatEvent is one step of a chat turn with the text for people: Label on a decided toolCall
+// ("allowed once by you"), Summary on a toolResult that is a denial or a failure (one plain
+// sentence; the event's Text stays what the model saw).
+type ChatEvent struct {
+	session.Event
+	Label   string
+	Summary string
+}
+
 // Chat starts a turn and returns its ids at once; each step reaches emit (on the turn's
 // goroutine). The turn outlives ctx: Cancel or Close ends it.
-func (a *App) Chat(r ChatRequest, emit func(session.Event)) (conversation, turn string, err error) {
+func (a *App) Chat(r ChatRequest, emit func(ChatEvent)) (conversation, turn string, err error) {
 	if strings.TrimSpace(r.Prompt) == "" {
 		return "", "", badRequest("prompt is required")
 	}
@@ -162,16 +173,48 @@ func (a *App) Chat(r ChatRequest, emit func(session.Event)) (conversation, turn 
 	if r.Mode != nil {
 		mode = *r.Mode
 	}
+	decided := &decidedCalls{m: map[string]permissions.Decision{}}
 	conv, turn, err := a.sessions.Start(a.baseCtx, session.StartParams{
 		Conversation: r.Conversation, Prompt: r.Prompt, Mode: mode,
 	}, func(ev session.Event) {
 		a.recordEvent(ev)
-		emit(ev)
+		emit(a.explain(decided, ev))
 	})
 	if err != nil {
 		return "", "", badRequest("%v", err)
 	}
 	return conv, turn, nil
+}
+
+// decidedCalls is a turn's gate decisions by call id, for the people's text of their results.
+type decidedCalls struct {
+	mu sync.Mutex // guards m
+	m  map[string]permissions.Decision
+}
+
+// explain adds the text for people to a chat event.
+func (a *App) explain(decided *decidedCalls, ev session.Event) ChatEvent {
+	out := ChatEvent{Event: ev}
+	switch {
+	case ev.ToolCall != nil && ev.ToolCall.Approval != session.ApprovalPending:
+		c := ev.ToolCall
+		d := permissions.Decision{Allowed: c.Approval == session.ApprovalAllowed, By: c.DecidedBy, Reason: c.Reason}
+		decided.mu.Lock()
+		decided.m[c.ID] = d
+		decided.mu.Unlock()
+		out.Label = DecisionLabel(d.Allowed, d.By, d.Reason)
+	case ev.Result != nil:
+		r := ev.Result
+		decided.mu.Lock()
+		d, ok := decided.m[r.ID]
+		delete(decided.m, r.ID)
+		decided.mu.Unlock()
+		if !ok {
+			d = permissions.Decision{Allowed: true}
+		}
+		out.Summary = a.Summary(r.Name, mcpbridge.Result{Name: r.Name, IsError: r.IsError, Text: r.Text}, d)
+	}
+	return out
 }
 
 // recordEvent records a chat turn's tool calls in the events file.

@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"sort"
 	"strings"
@@ -39,7 +40,7 @@ func (a *App) loadConfig() ([]mcpbridge.ServerConfig, []error) {
 		msgs[i] = safetext.Line(err.Error()) // it quotes key names and file names
 	}
 	sig := strings.Join(msgs, "\n")
-	show := a.cfgs.set(cfgs, sig)
+	show := a.cfgs.set(cfgs, sig, errs)
 	for _, m := range msgs[len(named):] {
 		a.log.Warn("MCP configuration: " + m)
 	}
@@ -113,7 +114,32 @@ func (a *App) serversChanged([]mcpbridge.ServerStatus) {
 			a.events.record("serverState", map[string]any{"server": name, "state": "removed"})
 		}
 	}
-	a.ui.ServersChanged(servers)
+	a.ui.ServersChanged(a.withConfigProblems(servers))
+}
+
+// withConfigProblems adds each server entry the configuration rejected to a list of statuses, as
+// a failed server named after its entry, with its file as source and the key and problem as its
+// error (escaped): the person finds it where the servers are, not only in a notice.
+func (a *App) withConfigProblems(servers []mcpbridge.ServerStatus) []mcpbridge.ServerStatus {
+	have := map[string]bool{}
+	for _, st := range servers {
+		have[st.Name] = true
+	}
+	for _, err := range a.cfgs.problems() {
+		var ce *mcpbridge.ConfigError
+		if !errors.As(err, &ce) || ce.Server == "" || have[safetext.Line(ce.Server)] {
+			continue
+		}
+		msg := ce.Msg
+		if ce.Key != "" {
+			msg = ce.Key + ": " + msg
+		}
+		servers = append(servers, shownStatuses([]mcpbridge.ServerStatus{{
+			Name: ce.Server, State: mcpbridge.StateFailed, Source: ce.File, Error: "configuration: " + msg,
+		}})...)
+		have[safetext.Line(ce.Server)] = true
+	}
+	return servers
 }
 
 // expectRestart forgets the last seen state of the named servers (none = every server) before the
@@ -271,12 +297,16 @@ func shownStatuses(in []mcpbridge.ServerStatus) []mcpbridge.ServerStatus {
 }
 
 // Servers returns every server's status, escaped (switchboard.servers).
-func (a *App) Servers() []mcpbridge.ServerStatus { return a.statuses(a.registry.Servers()) }
+// Entries the configuration rejected are listed as failed (withConfigProblems).
+func (a *App) Servers() []mcpbridge.ServerStatus {
+	return a.withConfigProblems(a.statuses(a.registry.Servers()))
+}
 
 // configState is the last loaded configuration and the bookkeeping of its loads.
 type configState struct {
-	mu      sync.Mutex // guards cfgs, lastErrs, dirty
+	mu      sync.Mutex // guards cfgs, errs, lastErrs, dirty
 	cfgs    []mcpbridge.ServerConfig
+	errs    []error // the last load's problems
 	lastErr string
 	dirty   bool // settings changed before the first load finished
 
@@ -285,13 +315,20 @@ type configState struct {
 }
 
 // set stores cfgs and reports whether the set of problems (sig) differs from the last one.
-func (c *configState) set(cfgs []mcpbridge.ServerConfig, sig string) bool {
+func (c *configState) set(cfgs []mcpbridge.ServerConfig, sig string, errs []error) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.cfgs = cfgs
+	c.errs = errs
 	show := sig != c.lastErr
 	c.lastErr = sig
 	return show
+}
+
+func (c *configState) problems() []error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.errs
 }
 
 func (c *configState) all() []mcpbridge.ServerConfig {

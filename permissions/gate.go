@@ -199,6 +199,14 @@ func (g *Gate) grantDefinition(req Request, d Decision, entry string) Decision {
 	return d
 }
 
+// Allowlisted reports whether the allowlist alone lets req run without asking, exactly as Check
+// decides it (for a workspace-defined server only entries granted for req.Definition count).
+// Listings use it so that what they show as allowed is what the gate allows.
+func (g *Gate) Allowlisted(req Request) bool {
+	_, _, _, ok := g.matchAllowlist(req)
+	return ok
+}
+
 // matchAllowlist finds the allowlist entry that lets req run, and what it covers. For an MCP
 // tool the entry applies only if req.Tool parses to req.Server. For a workspace-defined server
 // (req.Definition set) an entry counts only if the trust store records it for that definition;

@@ -153,8 +153,14 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 	}
 
 	res, dec := app.CallTool(ctx, host.CallRequest{Name: o.name, Arguments: o.args, Source: "call"})
-	if !dec.Allowed && dec.Reason != "" {
-		fmt.Fprintf(stderr, "switchboard call: not allowed: %s\n", safetext.Line(dec.Reason))
+	if summary := app.Summary(o.name, res, dec); summary != "" {
+		// A person reads this: one sentence saying what happened and what to do, not the text
+		// written for the model ({"error": ...}, "do not retry").
+		fmt.Fprintf(stderr, "switchboard call: %s\n", summary)
+		if dec.By == permissions.ByDisconnect && ui.term == nil {
+			fmt.Fprintln(stderr, "switchboard call: stdin is not a terminal, so the confirm gate could not ask you; run it in a terminal, or grant the tool first (switchboard allow set).")
+		}
+		return 1
 	}
 	text := safetext.Block(res.Text) // the server's words, to a terminal: lines and tabs kept, escapes shown
 	fmt.Fprint(stdout, text)

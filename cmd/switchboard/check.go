@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,6 +17,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+	"github.com/switchboard-dev/switchboard/permissions"
 )
 
 // checkToolInfo is the wire ToolInfo of PROTOCOL.md section 3.
@@ -55,7 +57,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "switchboard check: unexpected argument %q\n", fs.Arg(0)) // %q escapes
@@ -79,9 +81,20 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if *verbose {
 		logger = slog.New(slog.NewTextHandler(stderr, nil))
 	}
+	// A workspace server runs when the person trusted this very definition (trust.json, as the
+	// editors record it) or with --trust-workspace.
+	var store *permissions.TrustStore
+	if ts, err := permissions.OpenTrustStore(permissions.DefaultTrustPath()); err != nil {
+		fmt.Fprintf(stderr, "switchboard check: trust store: %s (workspace servers count as untrusted)\n", safetext.Line(err.Error()))
+	} else {
+		store = ts
+	}
+	trusted := func(c mcpbridge.ServerConfig) bool {
+		return *trust || store != nil && store.Get(c.Name, c.Fingerprint()) == permissions.Trusted
+	}
 	reg := mcpbridge.NewRegistry(mcpbridge.Options{
 		Logger:  logger,
-		Trusted: func(mcpbridge.ServerConfig) bool { return *trust },
+		Trusted: trusted,
 		Roots:   func() []string { return absPaths(workspaces) },
 	})
 	defer reg.Close()
@@ -96,6 +109,23 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	}
 
 	rep := checkReport{Servers: reg.Servers(), Tools: []checkToolInfo{}}
+	// An entry the configuration rejected is listed with the servers (failed, with its file and
+	// key), as the editors list it, not only in the lines on stderr.
+	listed := map[string]bool{}
+	for _, st := range rep.Servers {
+		listed[st.Name] = true
+	}
+	for _, err := range errs {
+		var ce *mcpbridge.ConfigError
+		if errors.As(err, &ce) && ce.Server != "" && !listed[ce.Server] {
+			msg := ce.Msg
+			if ce.Key != "" {
+				msg = ce.Key + ": " + msg
+			}
+			rep.Servers = append(rep.Servers, mcpbridge.ServerStatus{Name: ce.Server, State: mcpbridge.StateFailed, Source: ce.File, Error: "configuration: " + msg})
+			listed[ce.Server] = true
+		}
+	}
 	// A workspace server is described as its trust prompt does (what runs, what it reads from
 	// the environment, by name only), trusted or not.
 	defs := map[string][]string{}
@@ -141,20 +171,20 @@ func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, em
 			mcpbridge.DefaultUserFile(nil))
 		return
 	}
-	count := map[string]int{}
+	states := map[string]int{}
 	for _, s := range rep.Servers {
-		count[s.State]++
+		states[s.State]++
 	}
 	var summary []string
 	for _, st := range []string{mcpbridge.StateReady, mcpbridge.StateFailed, mcpbridge.StateStarting,
 		mcpbridge.StateUntrusted, mcpbridge.StateDisabled, mcpbridge.StateStopped} {
-		if count[st] > 0 {
-			summary = append(summary, fmt.Sprintf("%d %s", count[st], st))
+		if states[st] > 0 {
+			summary = append(summary, fmt.Sprintf("%d %s", states[st], st))
 		}
 	}
-	fmt.Fprintf(w, "%d MCP servers: %s; %d tools\n", len(rep.Servers), strings.Join(summary, ", "), len(rep.Tools))
+	fmt.Fprintf(w, "%s: %s; %s\n", count(len(rep.Servers), "MCP server", "MCP servers"), strings.Join(summary, ", "), count(len(rep.Tools), "tool", "tools"))
 	for _, s := range rep.Servers {
-		fmt.Fprintf(w, "\n%s  %s  %s  %d tools\n", safetext.Line(s.Name), strings.ToUpper(s.State), s.Transport, s.Tools)
+		fmt.Fprintf(w, "\n%s  %s  %s  %s\n", safetext.Line(s.Name), strings.ToUpper(s.State), s.Transport, count(s.Tools, "tool", "tools"))
 		fmt.Fprintf(w, "  source:  %s\n", safetext.Line(s.Source))
 		if s.Command != "" {
 			fmt.Fprintf(w, "  runs:    %s\n", safetext.Line(s.Command))
@@ -189,6 +219,23 @@ func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, em
 		}
 		tw.Flush()
 	}
+}
+
+// count is "1 tool", "2 tools".
+func count(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// parseExit is the exit code of a flag parse error: 0 for -h/--help (the usage was asked for and
+// shown), else 2.
+func parseExit(err error) int {
+	if errors.Is(err, flag.ErrHelp) {
+		return 0
+	}
+	return 2
 }
 
 // checkOneLine is the first line of s, escaped, at most n characters of s (then "...").

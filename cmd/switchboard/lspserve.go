@@ -16,3 +16,6 @@ func serveLSP(ctx context.Context, rwc io.ReadWriteCloser, opts host.Options) er
 
 // errNoShutdown is serveLSP's error for an exit without shutdown: exit code 1.
 var errNoShutdown = lsp.ErrNoShutdown
+
+// errDisconnected is serveLSP's error when stdin ended without shutdown: exit code 1.
+var errDisconnected = lsp.ErrDisconnected

@@ -245,8 +245,8 @@ func TestServeEndToEnd(t *testing.T) {
 			"initializationOptions": map[string]any{"servers": map[string]any{"t": map[string]any{"command": mcptest}}}})
 		e.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
 		e.stdin.Close()
-		if code := e.wait(); code != 0 {
-			t.Errorf("exit code after stdin closed = %d, want 0", code)
+		if code := e.wait(); code != 1 {
+			t.Errorf("exit code after stdin closed without shutdown = %d, want 1 (LSP)", code)
 		}
 	})
 
@@ -262,6 +262,7 @@ func TestServeEndToEnd(t *testing.T) {
 			code := 0
 			if ee, ok := err.(*exec.ExitError); ok {
 				code = ee.ExitCode()
+				out = append(out, ee.Stderr...) // a failure is told on stderr, for the person
 			} else if err != nil {
 				t.Fatal(err)
 			}
@@ -270,7 +271,7 @@ func TestServeEndToEnd(t *testing.T) {
 		if out, code := run("mcp__t__echo", `{"text":"cli"}`, "--config", cfg, "--mode", "always-allow"); out != "cli\n" || code != 0 {
 			t.Errorf("call always-allow = %q, %d", out, code)
 		}
-		if out, code := run("mcp__t__echo", `{"text":"cli"}`, "--config", cfg); code != 1 || !strings.Contains(out, "not run") {
+		if out, code := run("mcp__t__echo", `{"text":"cli"}`, "--config", cfg); code != 1 || !strings.Contains(out, "mcp__t__echo was denied: nobody could answer") || strings.Contains(out, "Do not retry") {
 			t.Errorf("call without a terminal = %q, %d; want denied, 1", out, code)
 		}
 		if _, code := run("mcp__t__fail", "--config", cfg, "--mode=always-allow"); code != 1 {

@@ -84,7 +84,7 @@ func TestNPMReferenceServers(t *testing.T) {
 	}
 	testNPMRoots(t, root)
 	// The gate holds for third-party tools too: not allowlisted in allowlist-only mode, nothing runs.
-	if got, code := call("mcp__fs__write_file", `{"path":"`+filepath.Join(root, "b.txt")+`","content":"x"}`, "--mode", "allowlist-only"); code != 1 || !strings.Contains(got, "not run") {
+	if got, code := call("mcp__fs__write_file", `{"path":"`+filepath.Join(root, "b.txt")+`","content":"x"}`, "--mode", "allowlist-only"); code != 1 || !strings.Contains(got, "mcp__fs__write_file was denied: the mode is allowlist-only") {
 		t.Errorf("write_file in allowlist-only = %d %q", code, got)
 	}
 	if _, err := os.Stat(filepath.Join(root, "b.txt")); !os.IsNotExist(err) {

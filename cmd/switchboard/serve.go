@@ -24,8 +24,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted for vscode-languageclient)")
 	logFile := fs.String("log", "", "write the log to `FILE` (debug level) instead of stderr (errors only)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: switchboard serve [--stdio] [--log FILE]\n\nRuns the language server on stdin/stdout; editors start it. Try `switchboard check` in a terminal.")
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
-		return 2
+		return parseExit(err)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "switchboard serve: unexpected argument %q\n", fs.Arg(0))
@@ -74,7 +78,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		Logger: slog.New(handler),
 	})
 	switch {
-	case errors.Is(err, errNoShutdown):
+	case errors.Is(err, errNoShutdown), errors.Is(err, errDisconnected):
 		return 1
 	case err != nil:
 		fmt.Fprintf(stderr, "switchboard serve: %v\n", err)

@@ -93,31 +93,31 @@ func (t *terminal) Confirm(ctx context.Context, req permissions.Request) (permis
 	t.begin()
 	args := safetext.Arguments(req.Arguments, 200, "answer v to see the whole call")
 	fmt.Fprintf(t.out, "Allow %s? %s\n", safetext.Line(req.Tool), args)
-	var line string
 	for {
 		fmt.Fprint(t.out, "  [o] Allow once  [t] Allow tool  [s] Allow server  [v] View the whole call  [d] Deny (default): ")
-		var ok bool
-		line, ok = t.readLine(ctx)
+		line, ok := t.readLine(ctx)
 		if !ok {
 			if ctx.Err() != nil {
 				return permissions.AnswerDeny, ctx.Err()
 			}
 			return permissions.AnswerDeny, permissions.ErrNoAnswer{By: permissions.ByDisconnect} // end of input: nobody answered
 		}
-		if a := strings.ToLower(strings.TrimSpace(line)); a != "v" && a != "view" {
-			break
+		switch a := strings.ToLower(strings.TrimSpace(line)); a {
+		case "v", "view":
+			fmt.Fprintf(t.out, "%s\n", wholeCall(req.Arguments))
+		case "o", "once", "y", "yes":
+			return permissions.AnswerOnce, nil
+		case "t", "tool", "always":
+			return permissions.AnswerAlways, nil
+		case "s", "server":
+			return permissions.AnswerServer, nil
+		case "", "d", "deny", "n", "no":
+			return permissions.AnswerDeny, nil
+		default:
+			// A typo is not a decision: ask again rather than deny (or allow) what was not chosen.
+			fmt.Fprintf(t.out, "  %q is not one of the choices; type o, t, s, v or d (Enter denies).\n", safetext.Bounded(line, 40))
 		}
-		fmt.Fprintf(t.out, "%s\n", wholeCall(req.Arguments))
 	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "o", "once", "y", "yes":
-		return permissions.AnswerOnce, nil
-	case "t", "tool", "always":
-		return permissions.AnswerAlways, nil
-	case "s", "server":
-		return permissions.AnswerServer, nil
-	}
-	return permissions.AnswerDeny, nil
 }
 
 // wholeCall is the arguments indented for reading, escaped (block form: lines and tabs kept).
@@ -138,13 +138,13 @@ func (t *terminal) elicit(ctx context.Context, e mcpbridge.Elicitation) mcpbridg
 	t.begin()
 	cancel := mcpbridge.ElicitResult{Action: mcpbridge.ElicitCancel}
 	if e.Mode == "url" {
-		fmt.Fprintf(t.out, "MCP server '%s' asks you to open %s\n  %s\n  Open it in your browser, then: [a] Done  [d] Decline (default): ",
+		fmt.Fprintf(t.out, "MCP server '%s' asks you to open %s\n  %s\n  Open it in your browser, then: ",
 			safetext.Line(e.Server), safetext.Bounded(e.URL, 500), safetext.Bounded(e.Message, 2000))
-		line, ok := t.readLine(ctx)
+		a, ok := t.choose(ctx, "[a] Done  [d] Decline (default): ", []string{"a", "done", "y", "yes"}, []string{"", "d", "decline", "n", "no"})
 		switch {
 		case !ok:
 			return cancel
-		case slices.Contains([]string{"a", "done", "y", "yes"}, strings.ToLower(strings.TrimSpace(line))):
+		case a == 0:
 			return mcpbridge.ElicitResult{Action: mcpbridge.ElicitAccept}
 		}
 		return mcpbridge.ElicitResult{Action: mcpbridge.ElicitDecline}
@@ -172,18 +172,35 @@ func (t *terminal) elicit(ctx context.Context, e mcpbridge.Elicitation) mcpbridg
 			break
 		}
 	}
-	fmt.Fprintf(t.out, "  Send these answers to '%s'? [a] Accept (default)  [d] Decline  [c] Cancel: ", safetext.Line(e.Server))
-	line, ok := t.readLine(ctx)
-	if !ok {
+	fmt.Fprintf(t.out, "  Send these answers to '%s'? ", safetext.Line(e.Server))
+	a, ok := t.choose(ctx, "[a] Accept (default)  [d] Decline  [c] Cancel: ", []string{"", "a", "accept", "y", "yes"}, []string{"d", "decline", "n", "no"}, []string{"c", "cancel"})
+	switch {
+	case !ok || a == 2:
 		return cancel
-	}
-	switch strings.ToLower(strings.TrimSpace(line)) {
-	case "d", "decline", "n", "no":
+	case a == 1:
 		return mcpbridge.ElicitResult{Action: mcpbridge.ElicitDecline}
-	case "c", "cancel":
-		return cancel
 	}
 	return mcpbridge.ElicitResult{Action: mcpbridge.ElicitAccept, Content: content}
+}
+
+// choose shows prompt and reads answers until one is among a choice's words (any case); it
+// returns that choice's index. An answer that is no choice is refused and asked again. ok is
+// false at the end of input or of ctx.
+func (t *terminal) choose(ctx context.Context, prompt string, choices ...[]string) (int, bool) {
+	for {
+		fmt.Fprint(t.out, prompt)
+		line, ok := t.readLine(ctx)
+		if !ok {
+			return 0, false
+		}
+		a := strings.ToLower(strings.TrimSpace(line))
+		for i, words := range choices {
+			if slices.Contains(words, a) {
+				return i, true
+			}
+		}
+		fmt.Fprintf(t.out, "  %q is not one of the choices.\n", safetext.Bounded(line, 40))
+	}
 }
 
 // fieldPrompt is "Title (what it takes, required|optional[, default D])".

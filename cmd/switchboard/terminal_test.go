@@ -117,16 +117,27 @@ func TestTerminalConfirm(t *testing.T) {
 		runtime.Gosched()
 	}
 	for _, tc := range []struct {
-		line string
-		want permissions.Answer
-	}{{"t", permissions.AnswerAlways}, {"o", permissions.AnswerOnce}, {"s", permissions.AnswerServer}, {"", permissions.AnswerDeny}, {"whatever", permissions.AnswerDeny}} {
+		lines []string // one per prompt shown
+		want  permissions.Answer
+	}{
+		{[]string{"t"}, permissions.AnswerAlways}, {[]string{"o"}, permissions.AnswerOnce}, {[]string{"s"}, permissions.AnswerServer},
+		{[]string{""}, permissions.AnswerDeny}, {[]string{"d"}, permissions.AnswerDeny},
+		// Not one of the choices: asked again, never taken as Deny (or anything else).
+		{[]string{"whatever", "o"}, permissions.AnswerOnce},
+		{[]string{"yes please", "ok", "s"}, permissions.AnswerServer},
+	} {
 		go func() {
-			<-out.prompts
-			fmt.Fprintln(pw, tc.line)
+			for _, line := range tc.lines {
+				<-out.prompts
+				fmt.Fprintln(pw, line)
+			}
 		}()
 		if ans, err := term.Confirm(context.Background(), req); ans != tc.want || err != nil {
-			t.Errorf("answer %q: Confirm = %v, %v; want %v", tc.line, ans, err, tc.want)
+			t.Errorf("answers %q: Confirm = %v, %v; want %v", tc.lines, ans, err, tc.want)
 		}
+	}
+	if !strings.Contains(out.String(), `"whatever" is not one of the choices`) {
+		t.Errorf("an answer that is not a choice was not refused:\n%s", out.String())
 	}
 	if strings.Contains(out.String(), "\x1b") {
 		t.Errorf("an escape sequence from the arguments reached the terminal: %q", out.String())

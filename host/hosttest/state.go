@@ -196,11 +196,13 @@ type Event struct {
 		Name      string `json:"name"`
 		Approval  string `json:"approval"`
 		DecidedBy string `json:"decidedBy"`
+		Label     string `json:"label"`
 	} `json:"toolCall"`
 	Result *struct {
 		Name    string `json:"name"`
 		IsError bool   `json:"isError"`
 		Text    string `json:"text"`
+		Summary string `json:"summary"`
 	} `json:"result"`
 	Raw json.RawMessage `json:"-"`
 }

@@ -10,6 +10,9 @@ import (
 	"go.lsp.dev/protocol"
 )
 
+// maxActionArgs bounds the arguments shown in a code action's title.
+const maxActionArgs = 80
+
 // codeAction answers textDocument/codeAction with four quickfix actions per pending approval
 // (PROTOCOL.md section 4), whatever the document and range: an approval is not tied to a place.
 func (s *server) codeAction(ctx context.Context, raw json.RawMessage) (any, error) {
@@ -25,11 +28,19 @@ func (s *server) codeAction(ctx context.Context, raw json.RawMessage) (any, erro
 	}
 	kind := protocol.CodeActionKindQuickFix
 	for _, ap := range s.approvals() {
-		for _, c := range []struct{ title, decision string }{
-			{wire.TitleAllowOnce, "once"}, {wire.TitleAllowTool, "always"}, {wire.TitleAllowServer, "server"}, {wire.TitleDeny, "deny"},
+		// The call's arguments tell two pending calls of one tool apart; the suffix says what the
+		// grant covers, naming the server for "Allow server".
+		call := safetext.Line(ap.Tool) + " " + safetext.Arguments(ap.Arguments, maxActionArgs, "see Switchboard: approvals")
+		server := ""
+		if ap.Server != "" {
+			server = ", and every tool of server '" + safetext.Line(ap.Server) + "'"
+		}
+		for _, c := range []struct{ title, decision, covers string }{
+			{wire.TitleAllowOnce, "once", ""}, {wire.TitleAllowTool, "always", ", and its later calls"},
+			{wire.TitleAllowServer, "server", server}, {wire.TitleDeny, "deny", ""},
 		} {
 			arg, _ := json.Marshal(wire.ApproveParams{ID: ap.ID, Decision: c.decision}) // ignore error: strings
-			title := c.title + ": " + safetext.Line(ap.Tool)
+			title := c.title + ": " + call + c.covers
 			out = append(out, protocol.CodeAction{
 				Title: title,
 				Kind:  &kind,

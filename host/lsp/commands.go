@@ -299,14 +299,16 @@ func (s *server) cmdCallTool(ctx context.Context, arg, token json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
-	res, _ := s.app.CallTool(ctx, host.CallRequest{
+	res, dec := s.app.CallTool(ctx, host.CallRequest{
 		Name: p.Name, Arguments: args, Mode: mode, Source: "callTool",
 		Progress: s.newToolProgress(token), // the editor's workDoneToken, when it sent one
 	})
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // the router answers RequestCancelled
 	}
-	return wireResult(res), nil
+	out := wireResult(res)
+	out.Summary = s.app.Summary(p.Name, res, dec)
+	return out, nil
 }
 
 func (s *server) cmdChat(ctx context.Context, arg, _ json.RawMessage) (any, error) {

@@ -3,12 +3,14 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/switchboard-dev/switchboard/host/wire"
+	"errors"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/host/lsp"
+	"github.com/switchboard-dev/switchboard/host/wire"
 )
 
 // callAsync runs switchboard.callTool in the background.
@@ -130,7 +132,10 @@ func TestDismissedThenCodeAction(t *testing.T) {
 	if len(actions) != 4 {
 		t.Fatalf("%d code actions, want 4: %+v", len(actions), actions)
 	}
-	wantTitles := []string{"Allow once: mcp__t__echo", "Allow tool: mcp__t__echo", "Allow server: mcp__t__echo", "Deny: mcp__t__echo"}
+	// Each title names the call's arguments (two pending calls of one tool differ) and what the
+	// grant covers: "Allow server" names the server.
+	wantTitles := []string{`Allow once: mcp__t__echo {"text":"x"}`, `Allow tool: mcp__t__echo {"text":"x"}, and its later calls`,
+		`Allow server: mcp__t__echo {"text":"x"}, and every tool of server 't'`, `Deny: mcp__t__echo {"text":"x"}`}
 	for i, a := range actions {
 		if a.Title != wantTitles[i] || a.Kind != "quickfix" || a.Command.Command != "switchboard.approve" {
 			t.Errorf("action %d = %+v", i, a)
@@ -270,7 +275,7 @@ func TestEditorGoneDenies(t *testing.T) {
 	callAsync(env, "mcp__t__echo", map[string]any{"text": "x"}, "")
 	ap := env.AwaitApproval(1)
 	env.Editor.Close()
-	if err := env.Served(); err != nil {
+	if err := env.Served(); !errors.Is(err, lsp.ErrDisconnected) {
 		t.Fatal(err)
 	}
 	log := readFile(t, events)
@@ -352,7 +357,7 @@ func TestNoAnswerIsNotAuditedAsUser(t *testing.T) {
 			callAsync(env, "mcp__t__echo", map[string]any{"text": "x"}, "")
 			env.AwaitApproval(1)
 			tc.end(env)
-			if err := env.Served(); err != nil {
+			if err := env.Served(); err != nil && !errors.Is(err, lsp.ErrDisconnected) {
 				t.Fatal(err)
 			}
 			got := auditEntries(t, env.Options.AuditPath, "mcp__t__echo")

@@ -6,7 +6,6 @@ import (
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/host/wire"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
-	"github.com/switchboard-dev/switchboard/session"
 )
 
 // The edge: the application's types to the contract's (host/wire) and back. Nothing else in this
@@ -51,16 +50,17 @@ func wireElicitation(q *host.Question) wire.Elicitation {
 	return wire.Elicitation{ID: q.ID, Server: e.Server, Message: e.Message, Fields: fields, RequestedAt: wireTime(q.Requested)}
 }
 
-func wireEvent(ev session.Event) wire.Event {
+func wireEvent(ce host.ChatEvent) wire.Event {
+	ev := ce.Event
 	out := wire.Event{Turn: ev.Turn, Conversation: ev.Conversation, Kind: ev.Kind, Text: ev.Text,
 		StopReason: ev.StopReason, Error: ev.Error}
 	if c := ev.ToolCall; c != nil {
 		out.ToolCall = &wire.ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: c.Arguments, Approval: c.Approval,
-			DecidedBy: c.DecidedBy, Reason: c.Reason}
+			DecidedBy: c.DecidedBy, Reason: c.Reason, Label: ce.Label}
 	}
 	if r := ev.Result; r != nil {
 		out.Result = &wire.ToolResultEvent{ID: r.ID, Name: r.Name, IsError: r.IsError, Truncated: r.Truncated,
-			Bytes: r.Bytes, Text: r.Text}
+			Bytes: r.Bytes, Text: r.Text, Summary: ce.Summary}
 	}
 	if u := ev.Usage; u != nil {
 		out.Usage = &wire.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}

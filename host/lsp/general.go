@@ -305,13 +305,30 @@ func (s *server) didChangeWorkspaceFolders(ctx context.Context, raw json.RawMess
 }
 
 // ServersStarting is host.UI: $/progress begin/report/end while servers are starting, when the
-// client supports it. It runs until no server is starting.
+// client supports it. It runs until no server is starting. One sequence runs at a time: a call
+// while one runs only pokes it (it counts every server), so every sequence begun also ends (two
+// runners on the one poke channel left one waiting forever, showing "0/1").
 func (s *server) ServersStarting() {
-	supported := s.capabilities().progress
-	total, done := s.progressCount()
-	if !supported || total == done {
+	if !s.capabilities().progress {
 		return
 	}
+	s.connecting.Lock()
+	total, done := s.progressCount()
+	if s.connectingRun || total == done {
+		s.connecting.Unlock()
+		s.pokeProgress()
+		return
+	}
+	s.connectingRun = true
+	s.connecting.Unlock()
+	ended := false
+	defer func() {
+		if !ended {
+			s.connecting.Lock()
+			s.connectingRun = false
+			s.connecting.Unlock()
+		}
+	}()
 	token := protocol.String(fmt.Sprintf("switchboard/connect/%d", time.Now().UnixNano()))
 	ctx, cancel := context.WithTimeout(s.conn.baseCtx, 10*time.Second)
 	err := s.conn.call(ctx, wire.MethodWorkDoneProgressNew, &protocol.WorkDoneProgressCreateParams{Token: token}, nil)
@@ -332,11 +349,26 @@ func (s *server) ServersStarting() {
 		b, _ := protocol.Marshal(v) // ignore error: plain structs
 		return protocol.LSPAny(b)
 	}
+	total, done = s.progressCount()
 	s.conn.send(wire.MethodProgress, &protocol.ProgressParams{Token: token, Value: value(&protocol.WorkDoneProgressBegin{
 		Kind: "begin", Title: "Switchboard", Message: msg(done, total), Percentage: pct(done, total),
 	})})
 	last := done
-	for total != done {
+	for {
+		if total == done {
+			// End only when, under the lock, nothing is starting: a caller arriving after this
+			// starts a sequence of its own.
+			s.connecting.Lock()
+			total, done = s.progressCount()
+			if total == done {
+				s.connectingRun = false
+				ended = true
+				s.connecting.Unlock()
+				break
+			}
+			s.connecting.Unlock()
+			continue
+		}
 		select {
 		case <-s.poke:
 		case <-s.conn.baseCtx.Done():
@@ -350,8 +382,24 @@ func (s *server) ServersStarting() {
 			})})
 		}
 	}
-	end := fmt.Sprintf("Connected %d MCP server(s)", s.readyCount())
+	n := s.readyCount()
+	end := fmt.Sprintf("Connected %d MCP %s", n, plural(n, "server", "servers"))
 	s.conn.send(wire.MethodProgress, &protocol.ProgressParams{Token: token, Value: value(&protocol.WorkDoneProgressEnd{Kind: "end", Message: &end})})
+}
+
+// pokeProgress wakes the running startup progress to count again.
+func (s *server) pokeProgress() {
+	select {
+	case s.poke <- struct{}{}:
+	default:
+	}
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
 }
 
 // progressCount counts the servers that are meant to run, and those whose attempt has ended.

@@ -107,8 +107,8 @@ func TestExitWithoutShutdown(t *testing.T) {
 func TestLostConnection(t *testing.T) {
 	env := runWith(t, hosttest.Config{})
 	env.Editor.Close()
-	if err := env.Served(); err != nil {
-		t.Fatalf("Serve after the editor went away = %v, want nil", err)
+	if err := env.Served(); !errors.Is(err, lsp.ErrDisconnected) {
+		t.Fatalf("Serve after the editor went away without shutdown = %v, want ErrDisconnected (exit code 1)", err)
 	}
 }
 

@@ -75,7 +75,7 @@ func TestToolCallProgress(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			env := runWith(t, hosttest.Config{WorkDoneProgress: true})
-			awaitProgress(env, "Switchboard", lastIs("end", "Connected 1 MCP server(s)")) // startup progress, out of the way
+			awaitProgress(env, "Switchboard", lastIs("end", "Connected 1 MCP server")) // startup progress, out of the way
 			params := map[string]any{
 				"command":   wire.CmdCallTool,
 				"arguments": []any{map[string]any{"name": "mcp__t__slow", "arguments": map[string]any{"seconds": 60, "steps": 5}, "mode": "always-allow"}},

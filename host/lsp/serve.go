@@ -27,11 +27,15 @@ type Options struct {
 // process should exit with code 1 (LSP "exit" notification).
 var ErrNoShutdown = errors.New("lsp: exit without shutdown")
 
+// ErrDisconnected is returned by Serve when the editor's input ended (stdin closed) without a
+// shutdown request first: as for an exit without shutdown, the process should exit with code 1.
+var ErrDisconnected = errors.New("lsp: the editor closed the connection without shutdown")
+
 // Serve builds the application (host.New) with this connection as its UI and runs the LSP server
 // on rwc until the editor sends exit, rwc's read side ends, or ctx is cancelled. Every way out
 // closes every MCP client and kills every stdio server's process group. It returns nil after
-// shutdown+exit and on a lost connection or cancelled ctx, ErrNoShutdown after an exit without
-// shutdown, and an error when the editor's input lost its LSP framing for good (the host cannot
+// shutdown+exit or a cancelled ctx, ErrNoShutdown after an exit without shutdown, ErrDisconnected
+// when the input ended without shutdown, and an error when the editor's input lost its LSP framing for good (the host cannot
 // read on, so it stops rather than stay up deaf).
 func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 	base := opts.Logger
@@ -72,6 +76,8 @@ func (s *server) run(ctx context.Context, rwc io.ReadWriteCloser) error {
 		s.record("lifecycle", map[string]any{"event": "disconnect"})
 		if err := stream.Err(); err != nil {
 			exitErr = fmt.Errorf("host: %w", err) // unable to read on: exit non-zero, never stay deaf
+		} else if !s.wasShutdown() {
+			exitErr = ErrDisconnected
 		}
 	case <-s.life.exited:
 		if !s.wasShutdown() {

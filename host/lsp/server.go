@@ -38,6 +38,9 @@ type server struct {
 	forms formSet       // elicitations announced to the editor as forms
 	poke  chan struct{} // poked on every server change (buffered 1): the startup progress
 
+	connecting    sync.Mutex // guards connectingRun
+	connectingRun bool       // a startup progress sequence runs (ServersStarting)
+
 	stateMu sync.Mutex // guards state, caps, pending
 	state   int
 	caps    clientCaps

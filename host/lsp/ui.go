@@ -14,7 +14,6 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
-	"github.com/switchboard-dev/switchboard/session"
 )
 
 // The LSP implementation of host.UI (PROTOCOL.md sections 2, 4 and 6, and the README's "Protocol
@@ -221,14 +220,11 @@ func (s *server) Notify(level host.Level, msg string) {
 // ServersChanged is host.UI: switchboard/serversChanged, and a poke for the startup progress.
 func (s *server) ServersChanged(servers []mcpbridge.ServerStatus) {
 	s.conn.sendJSON(wire.NotifyServersChanged, wire.ServersChangedParams{Servers: wireStatuses(servers)})
-	select {
-	case s.poke <- struct{}{}:
-	default:
-	}
+	s.pokeProgress()
 }
 
 // emit forwards one chat event to the editor (switchboard/event).
-func (s *server) emit(ev session.Event) {
+func (s *server) emit(ev host.ChatEvent) {
 	b, err := json.Marshal(wireEvent(ev))
 	if err != nil {
 		s.log.Error(fmt.Sprintf("lsp: marshal event: %v", err))

@@ -138,6 +138,9 @@ type ToolResult struct {
 	// Truncated is true when the cap cut the text; Bytes is the text size before the cap.
 	Truncated bool `json:"truncated"`
 	Bytes     int  `json:"bytes"`
+	// Summary is, for a call that was denied, not run or failed, one plain sentence for the person
+	// ("Server 'everything' is not running (...); reconnect it."); Text stays what the model sees.
+	Summary string `json:"summary,omitempty"`
 }
 
 // ChatParams is arguments[0] of switchboard.chat.
@@ -179,6 +182,9 @@ type ToolCallEvent struct {
 	Approval  string          `json:"approval"`            // pending | allowed | denied
 	DecidedBy string          `json:"decidedBy,omitempty"` // empty while pending
 	Reason    string          `json:"reason,omitempty"`
+	// Label is the decision for the person, saying which grant: "allowed once by you", "allowed by
+	// you, always for this tool", "allowed by you for every tool of server 's'", "denied by you".
+	Label string `json:"label,omitempty"`
 }
 
 // ToolResultEvent is the outcome of one tool call of a chat turn.
@@ -189,6 +195,9 @@ type ToolResultEvent struct {
 	Truncated bool   `json:"truncated"`
 	Bytes     int    `json:"bytes"`
 	Text      string `json:"text"` // a preview
+	// Summary is as ToolResult.Summary: one plain sentence for the person when the call was
+	// denied, not run or failed (Text is what the model saw).
+	Summary string `json:"summary,omitempty"`
 }
 
 // Usage is a turn's token usage.

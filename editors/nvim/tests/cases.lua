@@ -233,7 +233,7 @@ T.case('approval through a textDocument/codeAction request + executeCommand', fu
   local deny
   for _, a in ipairs(resp.result) do
     T.eq(a.kind, 'quickfix')
-    if a.title == 'Deny: mcp__demo__echo' then
+    if vim.startswith(a.title, 'Deny: mcp__demo__echo') then
       deny = a
     end
   end

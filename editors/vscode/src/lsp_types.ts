@@ -57,6 +57,8 @@ export interface ToolResult {
     content: object[];
     truncated: boolean;
     bytes: number;
+    /** For a denied, unrun or failed call: one plain sentence for the person (text is the model's). */
+    summary?: string;
 }
 
 export interface AllowlistGetResult {
@@ -209,6 +211,8 @@ export interface EventToolCall {
     approval: string;
     decidedBy?: string;
     reason?: string;
+    /** The decision for the person, saying which grant ("allowed once by you"). */
+    label?: string;
 }
 
 export interface EventToolResult {
@@ -219,6 +223,8 @@ export interface EventToolResult {
     text: string;
     truncated: boolean;
     bytes: number;
+    /** For a denied, unrun or failed call: one plain sentence for the person (text is the model's). */
+    summary?: string;
 }
 
 export interface Usage {
