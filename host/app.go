@@ -80,8 +80,14 @@ type App struct {
 	gone      chan struct{} // closed by Close: nobody can answer any more
 	closeOnce sync.Once
 	startOnce sync.Once
-	shutdown  atomic.Bool // Close came from a shutdown, not a lost front end
-	quiet     atomic.Bool // the session's log is dropped (while New builds it)
+	// bg counts the application's own goroutines (watchers, the first connect, trust and sign-in
+	// questions; started with goBg): Close waits for them, so nothing writes a file after Close
+	// returns. bgMu orders a start against Close's wait.
+	bgMu     sync.Mutex
+	bgClosed bool
+	bg       sync.WaitGroup
+	shutdown atomic.Bool // Close came from a shutdown, not a lost front end
+	quiet    atomic.Bool // the session's log is dropped (while New builds it)
 
 	events    *eventsFile
 	allow     *permissions.Allowlist
@@ -219,9 +225,9 @@ func (a *App) Start(folders []string, s Settings, warns []string) {
 		a.folders = folders
 		a.stateMu.Unlock()
 		a.ApplySettings(s, warns)
-		go a.allowlistWatch()
-		go a.configWatch()
-		go a.connectServers()
+		a.goBg(a.allowlistWatch)
+		a.goBg(a.configWatch)
+		a.goBg(a.connectServers)
 	})
 }
 
@@ -256,11 +262,24 @@ func (a *App) Close() {
 		if err := a.registry.Close(); err != nil {
 			a.log.Debug("host: closing MCP servers", "error", err)
 		}
+		a.cancel()
+		a.bgMu.Lock()
+		a.bgClosed = true
+		a.bgMu.Unlock()
+		a.bg.Wait()
 		if a.audit != nil {
 			a.audit.Close() // ignore error
 		}
-		a.cancel()
 	})
+}
+
+// goBg runs f on a goroutine that Close waits for; after Close it does nothing.
+func (a *App) goBg(f func()) {
+	a.bgMu.Lock()
+	defer a.bgMu.Unlock()
+	if !a.bgClosed {
+		a.bg.Go(f)
+	}
 }
 
 // CloseEvents closes the events file (after the front end recorded its last event).

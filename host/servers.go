@@ -177,7 +177,7 @@ func (a *App) maybeAskTrust(name string) {
 		return
 	}
 	a.servers.trustAsked[key] = true
-	go a.askTrust(cfg, fp)
+	a.goBg(func() { a.askTrust(cfg, fp) })
 }
 
 // askTrust puts the trust question to the person. A dismissed question decides nothing: the

@@ -82,7 +82,7 @@ func (a *App) maybeAskSignIn(st mcpbridge.ServerStatus) {
 		return
 	}
 	a.signIns.asked[st.Name] = true
-	go a.askSignIn(cfg)
+	a.goBg(func() { a.askSignIn(cfg) })
 }
 
 // askSignIn puts "MCP server 'x' needs you to sign in (https://host)" with Sign in / Not now.
