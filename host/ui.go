@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/session"
 )
 
 // UI is the only way the application asks or tells the person. The language server (host/lsp)
@@ -25,6 +26,8 @@ type UI interface {
 	ServersStarting()
 	// ToolProgress returns the observer of one tool call's progress in a chat turn (nil: not shown).
 	ToolProgress() ToolProgress
+	// ChatEvent tells one step of a chat turn (App.Chat), on the turn's goroutine, in order.
+	ChatEvent(ev session.Event)
 	// Buffer returns the front end's text of an open file (unsaved edits included).
 	Buffer(path string) (string, bool)
 	// ApplyEdit replaces the whole text of path (the edit_file tool), as the front end does it.

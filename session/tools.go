@@ -33,6 +33,7 @@ type toolSet struct {
 	list  []mcpbridge.Tool   // built-ins, then MCP tools (registry order)
 	specs []ToolSpec         // list as offered to the model
 	mcp   *mcpbridge.ToolSet // MCP tools by name, without any that would shadow a built-in
+	call  CallFunc           // runs an allowed MCP call; nil: Options.Tools.Call (see CallToolVia)
 }
 
 // snapshot returns the current toolSet: in O(1) while the registry's snapshot is unchanged.
@@ -188,7 +189,11 @@ func (m *Manager) callOne(ctx context.Context, ts *toolSet, conv *convo, turn st
 		return mcpbridge.Result{Name: name, Text: text, Bytes: len(text),
 			Content: []json.RawMessage{textBlock(text)}}, d
 	}
-	res, err := m.opts.Tools.Call(ctx, name, args)
+	call := ts.call
+	if call == nil {
+		call = m.opts.Tools.Call
+	}
+	res, err := call(ctx, name, args)
 	if res.Name == "" {
 		res.Name = name
 	}

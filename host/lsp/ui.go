@@ -223,8 +223,8 @@ func (s *server) ServersChanged(servers []mcpbridge.ServerStatus) {
 	}
 }
 
-// emit forwards one chat event to the editor (switchboard/event).
-func (s *server) emit(ev session.Event) {
+// ChatEvent is host.UI: one chat event to the editor (switchboard/event).
+func (s *server) ChatEvent(ev session.Event) {
 	b, err := json.Marshal(wireEvent(ev))
 	if err != nil {
 		s.log.Error(fmt.Sprintf("lsp: marshal event: %v", err))
