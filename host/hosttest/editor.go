@@ -3,6 +3,11 @@
 // without releasing the read loop deadlocks at once instead of passing by luck), scripted answers
 // to window/showMessageRequest, awaitable expectations on everything the host sends, and the
 // JSON-RPC log printed when a test fails.
+//
+// It owns the fake editor's state and scripts, nothing of the protocol: frames and JSON-RPC are
+// host/lsptest's. It imports the language server (host/lsp, to start it), the application's
+// options (host) and host/lsptest; it must not import go.lsp.dev, host/internal/lspconn or mcp-go
+// (deps_test.go guards it), so the host's framer is checked, not shared.
 package hosttest
 
 import (

@@ -41,7 +41,8 @@
 //
 // # Imports
 //
-// Only this package, host/internal/lspconn and the test clients import go.lsp.dev. It imports the
-// application (host) and the contract (host/wire); nothing but cmd/switchboard and host/hosttest
-// imports it, and it never imports mcp-go: deps_test.go guards it.
+// Only this package and host/internal/lspconn import go.lsp.dev (the test clients speak LSP
+// through host/lsptest). It imports the application (host) and the contract (host/wire); nothing
+// but cmd/switchboard and host/hosttest imports it, and it never imports mcp-go: deps_test.go
+// guards all of it.
 package lsp
