@@ -1288,6 +1288,7 @@ end, {
 })
 
 require('elicit_vectors')
+require('pending_cases')
 require('ux_cases')
 
 return T
