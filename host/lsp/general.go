@@ -350,32 +350,14 @@ func (s *server) ServersStarting() {
 			})})
 		}
 	}
-	end := fmt.Sprintf("Connected %d MCP server(s)", s.readyCount())
+	_, _, ready := s.app.StartupCounts()
+	end := fmt.Sprintf("Connected %d MCP server(s)", ready)
 	s.conn.send(wire.MethodProgress, &protocol.ProgressParams{Token: token, Value: value(&protocol.WorkDoneProgressEnd{Kind: "end", Message: &end})})
 }
 
-// progressCount counts the servers that are meant to run, and those whose attempt has ended.
 func (s *server) progressCount() (total, done int) {
-	for _, st := range s.app.Servers() {
-		switch st.State {
-		case "starting":
-			total++
-		case "ready", "failed":
-			total++
-			done++
-		}
-	}
+	total, done, _ = s.app.StartupCounts()
 	return total, done
-}
-
-func (s *server) readyCount() int {
-	n := 0
-	for _, st := range s.app.Servers() {
-		if st.State == "ready" {
-			n++
-		}
-	}
-	return n
 }
 
 func uriToPath(u string) (string, bool) {
