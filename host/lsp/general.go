@@ -284,23 +284,16 @@ func (s *server) didChangeWorkspaceFolders(ctx context.Context, raw json.RawMess
 	if err := lspconn.Decode(wire.MethodDidChangeFolders, raw, &p); err != nil {
 		return err
 	}
-	folders := s.app.Folders()
-	for _, f := range p.Event.Removed {
-		if path, ok := uriToPath(f.URI); ok {
-			for i, have := range folders {
-				if have == path {
-					folders = append(folders[:i], folders[i+1:]...)
-					break
-				}
+	paths := func(fs []folder) []string {
+		var out []string
+		for _, f := range fs {
+			if path, ok := uriToPath(f.URI); ok {
+				out = append(out, path)
 			}
 		}
+		return out
 	}
-	for _, f := range p.Event.Added {
-		if path, ok := uriToPath(f.URI); ok {
-			folders = append(folders, path)
-		}
-	}
-	s.app.SetFolders(folders)
+	s.app.ChangeFolders(paths(p.Event.Added), paths(p.Event.Removed))
 	return nil
 }
 
