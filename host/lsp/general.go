@@ -208,7 +208,7 @@ func parseInitOptions(raw json.RawMessage) (wire.InitOptions, []string) {
 
 // settings converts the wire settings (validated by parseInitOptions) to the application's.
 func settings(o wire.InitOptions) host.Settings {
-	mode, _ := permissions.ParseMode(o.Mode) // validated by parseInitOptions
+	mode, _ := permissions.ParseMode(o.Mode)                                        // validated by parseInitOptions
 	st := host.Settings{ConfigFiles: o.ConfigFiles, Servers: o.Servers, Mode: mode} // no timeout: the application's default
 	if o.ApprovalTimeoutSeconds != nil {
 		st.ApprovalTimeout = time.Duration(*o.ApprovalTimeoutSeconds * float64(time.Second))
