@@ -208,8 +208,9 @@ func parseInitOptions(raw json.RawMessage) (wire.InitOptions, []string) {
 
 // settings converts the wire settings (validated by parseInitOptions) to the application's.
 func settings(o wire.InitOptions) host.Settings {
-	mode, _ := permissions.ParseMode(o.Mode)                                        // validated by parseInitOptions
-	st := host.Settings{ConfigFiles: o.ConfigFiles, Servers: o.Servers, Mode: mode} // no timeout: the application's default
+	mode, _ := permissions.ParseMode(o.Mode) // validated by parseInitOptions
+	// No approval timeout given: the application's default (permissions.DefaultTimeout).
+	st := host.Settings{ConfigFiles: o.ConfigFiles, Servers: o.Servers, Mode: mode}
 	if o.ApprovalTimeoutSeconds != nil {
 		st.ApprovalTimeout = time.Duration(*o.ApprovalTimeoutSeconds * float64(time.Second))
 	}
