@@ -18,8 +18,10 @@
 // permissions.Gate.Check ─▶ [App.Confirm] (the gate's Prompter) ─▶ [UI.Ask] ─▶ the person; their
 // answer comes back through [App.Answer] or [Question.Answer] from any front end, and the
 // [Question] orders it against its deadline under its own lock; then mcpbridge.Registry.Call,
-// with the call's [ToolProgress] observer given explicitly in [CallRequest] (or made by
-// [UI.ToolProgress] for a chat turn's calls).
+// with the call's [ToolProgress] observer given explicitly in [CallRequest] and passed on to
+// session.Manager.CallToolVia (or made by [UI.ToolProgress] for a chat turn's calls). A chat
+// turn's steps reach the front end through [UI.ChatEvent]. No ctx value and no front end's
+// closure travels down: oneway_test.go guards the first.
 //
 // # Questions
 //

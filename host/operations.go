@@ -132,11 +132,14 @@ func (a *App) CallTool(ctx context.Context, r CallRequest) (mcpbridge.Result, pe
 	if r.Mode != nil {
 		mode = *r.Mode
 	}
+	var via session.CallFunc // nil: the UI's observer (progressTools.Call)
 	if r.Progress != nil {
-		ctx = context.WithValue(ctx, observerKey{}, r.Progress)
+		via = func(ctx context.Context, name string, args json.RawMessage) (mcpbridge.Result, error) {
+			return progressTools{a.registry, a}.observed(ctx, r.Progress, name, args)
+		}
 	}
 	a.events.record("toolCallStart", map[string]any{"name": r.Name, "source": r.Source})
-	res, dec := a.sessions.CallTool(ctx, r.Name, r.Arguments, mode)
+	res, dec := a.sessions.CallToolVia(ctx, r.Name, r.Arguments, mode, via)
 	a.events.record("toolCallEnd", map[string]any{"name": r.Name, "source": r.Source, "isError": res.IsError, "decidedBy": dec.By})
 	if res.Name == "" {
 		res.Name = r.Name
@@ -163,9 +166,9 @@ type ChatEvent struct {
 	Summary string
 }
 
-// Chat starts a turn and returns its ids at once; each step reaches emit (on the turn's
-// goroutine). The turn outlives ctx: Cancel or Close ends it.
-func (a *App) Chat(r ChatRequest, emit func(ChatEvent)) (conversation, turn string, err error) {
+// Chat starts a turn and returns its ids at once; each step reaches UI.ChatEvent (on the turn's
+// goroutine, in order). The turn outlives the request: Cancel or Close ends it.
+func (a *App) Chat(r ChatRequest) (conversation, turn string, err error) {
 	if strings.TrimSpace(r.Prompt) == "" {
 		return "", "", badRequest("prompt is required")
 	}
@@ -178,7 +181,7 @@ func (a *App) Chat(r ChatRequest, emit func(ChatEvent)) (conversation, turn stri
 		Conversation: r.Conversation, Prompt: r.Prompt, Mode: mode,
 	}, func(ev session.Event) {
 		a.recordEvent(ev)
-		emit(a.explain(decided, ev))
+		a.ui.ChatEvent(a.explain(decided, ev))
 	})
 	if err != nil {
 		return "", "", badRequest("%v", err)
@@ -258,14 +261,9 @@ func (a *App) Answer(k Kind, id string, r Reply) error {
 // Pending returns the pending questions of kind k, oldest first.
 func (a *App) Pending(k Kind) []*Question { return a.questions.Pending(k) }
 
-// observerKey carries CallRequest.Progress across session.Manager.CallTool to progressTools: the
-// session's Tools interface has no per-call options. The value is the front end's observer
-// object, given explicitly to CallTool; nothing of the front end's (no token, no connection)
-// travels in ctx.
-type observerKey struct{}
-
 // progressTools is the registry as the session sees it: every call reports its progress to an
-// observer (the call's, or the UI's), and the observer can stop that call alone.
+// observer (a direct call's own, given to session.Manager.CallToolVia, or else the UI's), and the
+// observer can stop that call alone.
 type progressTools struct {
 	*mcpbridge.Registry
 	a *App
@@ -274,11 +272,13 @@ type progressTools struct {
 // errProgressCancelled is the cause of a call stopped from its progress.
 var errProgressCancelled = errors.New("host: cancelled from the progress")
 
+// Call is session.Tools: a chat turn's call, observed by the UI's observer.
 func (t progressTools) Call(ctx context.Context, name string, args json.RawMessage) (mcpbridge.Result, error) {
-	obs, _ := ctx.Value(observerKey{}).(ToolProgress)
-	if obs == nil {
-		obs = t.a.ui.ToolProgress()
-	}
+	return t.observed(ctx, t.a.ui.ToolProgress(), name, args)
+}
+
+// observed runs one call reporting to obs (nil: not observed).
+func (t progressTools) observed(ctx context.Context, obs ToolProgress, name string, args json.RawMessage) (mcpbridge.Result, error) {
 	if obs == nil {
 		return t.Registry.Call(ctx, name, args)
 	}

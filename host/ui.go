@@ -25,6 +25,8 @@ type UI interface {
 	ServersStarting()
 	// ToolProgress returns the observer of one tool call's progress in a chat turn (nil: not shown).
 	ToolProgress() ToolProgress
+	// ChatEvent tells one step of a chat turn (App.Chat), on the turn's goroutine, in order.
+	ChatEvent(ev ChatEvent)
 	// Buffer returns the front end's text of an open file (unsaved edits included).
 	Buffer(path string) (string, bool)
 	// ApplyEdit replaces the whole text of path (the edit_file tool), as the front end does it.

@@ -2,6 +2,7 @@ package session
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"log/slog"
@@ -12,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/permissions"
 	"github.com/switchboard-dev/switchboard/session/llm"
 )
@@ -393,4 +395,20 @@ func (m *Manager) Models(ctx context.Context) (current string, models []ModelInf
 	}
 	models, err = ml.Models(ctx)
 	return current, models, err
+}
+
+// CallFunc runs one MCP tool call; it has the signature of [Tools.Call].
+type CallFunc func(ctx context.Context, name string, args json.RawMessage) (mcpbridge.Result, error)
+
+// CallToolVia is [Manager.CallTool] whose MCP call, once the gate allows it, runs through call
+// instead of Options.Tools.Call: the caller's own wrapper for this one call (the host gives it the
+// call's progress observer explicitly). Built-in tools run as in CallTool; nil call is CallTool.
+func (m *Manager) CallToolVia(ctx context.Context, name string, args json.RawMessage, mode permissions.Mode, call CallFunc) (mcpbridge.Result, permissions.Decision) {
+	if call == nil {
+		return m.CallTool(ctx, name, args, mode)
+	}
+	if len(args) == 0 {
+		args = json.RawMessage("{}")
+	}
+	return m.callOne(ctx, m.snapshot(), nil, "", mode, name, args, nil, call)
 }

@@ -155,7 +155,7 @@ func deniedText(name string, d permissions.Decision) string {
 // the gate. conv is nil for direct calls. A denied, unknown, invalid or failed call is a Result with
 // IsError; the returned Decision says what the gate (or the session, By unknown/invalid) decided.
 func (m *Manager) callOne(ctx context.Context, ts *toolSet, conv *convo, turn string, mode permissions.Mode,
-	name string, args json.RawMessage, onDecision func(permissions.Decision)) (mcpbridge.Result, permissions.Decision) {
+	name string, args json.RawMessage, onDecision func(permissions.Decision), via CallFunc) (mcpbridge.Result, permissions.Decision) {
 	decided := func(d permissions.Decision) permissions.Decision {
 		if onDecision != nil {
 			onDecision(d)
@@ -201,7 +201,11 @@ func (m *Manager) callOne(ctx context.Context, ts *toolSet, conv *convo, turn st
 		return mcpbridge.Result{Name: name, Text: text, Bytes: len(text),
 			Content: []json.RawMessage{textBlock(text)}}, d
 	}
-	res, err := m.opts.Tools.Call(ctx, name, args)
+	call := via // runs an allowed MCP call; nil: Options.Tools.Call (see CallToolVia)
+	if call == nil {
+		call = m.opts.Tools.Call
+	}
+	res, err := call(ctx, name, args)
 	if res.Name == "" {
 		res.Name = name
 	}
@@ -241,5 +245,5 @@ func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessag
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	return m.callOne(ctx, m.snapshot(), nil, "", mode, name, args, nil)
+	return m.callOne(ctx, m.snapshot(), nil, "", mode, name, args, nil, nil)
 }

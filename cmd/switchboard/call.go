@@ -17,6 +17,7 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
+	"github.com/switchboard-dev/switchboard/session"
 )
 
 // callOptions are the parsed arguments of `switchboard call`.
@@ -240,6 +241,7 @@ func (u *terminalUI) Resolved(*host.Question)                 {}
 func (u *terminalUI) ServersChanged([]mcpbridge.ServerStatus) {}
 func (u *terminalUI) ServersStarting()                        {}
 func (u *terminalUI) ToolProgress() host.ToolProgress         { return nil }
+func (u *terminalUI) ChatEvent(host.ChatEvent)                {} // call runs no chat turn
 func (u *terminalUI) Buffer(path string) (string, bool)       { return "", false }
 func (u *terminalUI) Notify(_ host.Level, msg string) {
 	fmt.Fprintln(u.stderr, "switchboard call:", safetext.Line(msg))

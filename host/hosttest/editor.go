@@ -1,23 +1,27 @@
-// Package hosttest is a fake editor for testing the host in the gopls "integration" style: a Go
-// LSP client connected to lsp.Serve over net.Pipe (unbuffered, so a handler that calls the editor
+// Package hosttest is a fake editor for testing the host in the gopls "integration" style: the one
+// LSP test client (host/lsptest) connected to lsp.Serve over net.Pipe (unbuffered, so a handler that calls the editor
 // without releasing the read loop deadlocks at once instead of passing by luck), scripted answers
 // to window/showMessageRequest, awaitable expectations on everything the host sends, and the
 // JSON-RPC log printed when a test fails.
+//
+// It owns the fake editor's state and scripts, nothing of the protocol: frames and JSON-RPC are
+// host/lsptest's. It imports the language server (host/lsp, to start it), the application's
+// options (host) and host/lsptest; it must not import go.lsp.dev, host/internal/lspconn or mcp-go
+// (deps_test.go guards it), so the host's framer is checked, not shared.
 package hosttest
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"sync"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
-
-	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
 	"github.com/switchboard-dev/switchboard/host/lsptest"
 )
 
@@ -41,13 +45,14 @@ type ShowMessageRequestParams struct {
 	} `json:"actions"`
 }
 
-// Editor is the fake editor end of the connection. Safe for concurrent use.
+// Editor is the fake editor end of the connection: an [lsptest.Client] (the one LSP test client)
+// whose answers to the host's requests run asynchronously. Safe for concurrent use.
 type Editor struct {
-	conn      jsonrpc2.Conn
+	client    *lsptest.Client
 	raw       net.Conn
 	log       *frameLog
 	state     *stateBox
-	mu        sync.Mutex // guards responder, applyEdit
+	mu        sync.Mutex // guards resp, apply
 	resp      Responder
 	apply     func(params json.RawMessage) bool
 	closed    chan struct{}
@@ -56,9 +61,11 @@ type Editor struct {
 
 func newEditor(raw net.Conn, log *frameLog) *Editor {
 	e := &Editor{raw: raw, log: log, state: newStateBox(), closed: make(chan struct{})}
-	stream := lspconn.NewStream(raw, lspconn.StreamOptions{Tap: e.tap})
-	e.conn = jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspconn.Codec{}))
-	e.conn.Go(context.Background(), e.handle)
+	e.client = lsptest.New(raw, tapWriter{raw, log}, lsptest.Options{
+		NoRecord:    true, // the state below records in wire order, responses included
+		OnMessage:   e.received,
+		AnswerAsync: e.answer,
+	})
 	return e
 }
 
@@ -81,43 +88,50 @@ func (e *Editor) SetApplyEdit(fn func(params json.RawMessage) bool) {
 	e.mu.Unlock()
 }
 
-func (e *Editor) handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	method := strings.Clone(req.Method()) // borrowed from the frame buffer
-	params := json.RawMessage(append([]byte(nil), req.Params()...))
-	if !req.IsCall() {
-		e.state.add(Message{Method: method, Params: params}, false)
-		return nil, nil
+// received records every message from the host, in wire order, before it is answered.
+func (e *Editor) received(m lsptest.Message) {
+	e.log.fromHostFrame(m.Raw)
+	switch {
+	case m.Method == "":
+		r := Response{ID: string(m.ID), Result: m.Result}
+		if m.Error != nil {
+			r.Code, r.Message = m.Error.Code, m.Error.Message
+		}
+		e.state.addResponse(r)
+	default:
+		e.state.add(Message{Method: m.Method, Params: m.Params}, m.IsRequest())
 	}
-	e.state.add(Message{Method: method, Params: params}, true)
-	switch method {
+}
+
+// answer answers one request from the host on a goroutine of its own (lsptest.Options.AnswerAsync):
+// ctx ends when the host cancels the request or the connection ends.
+func (e *Editor) answer(ctx context.Context, m lsptest.Message) (any, bool) {
+	switch m.Method {
 	case "window/showMessageRequest":
-		jsonrpc2.Async(ctx) // the responder may block; keep reading meanwhile
 		var p ShowMessageRequestParams
-		json.Unmarshal(params, &p) // ignore error: the test sees the raw params in State
+		json.Unmarshal(m.Params, &p) // ignore error: the test sees the raw params in State
 		e.mu.Lock()
 		r := e.resp
 		e.mu.Unlock()
 		title := ""
 		if r != nil {
-			title = r(jsonrpc2.DetachContext(ctx), p)
+			title = r(ctx, p)
 		}
 		if title == "" {
-			return json.RawMessage("null"), nil
+			return nil, true
 		}
-		b, _ := json.Marshal(map[string]string{"title": title}) // ignore error: a string
-		return json.RawMessage(b), nil
+		return map[string]string{"title": title}, true
 	case "window/workDoneProgress/create":
-		return json.RawMessage("null"), nil
+		return nil, true
 	case "window/showDocument":
-		return json.RawMessage(`{"success":true}`), nil
+		return map[string]bool{"success": true}, true
 	case "workspace/applyEdit":
 		e.mu.Lock()
 		fn := e.apply
 		e.mu.Unlock()
-		applied := fn == nil || fn(params)
-		return json.RawMessage(fmt.Sprintf(`{"applied":%v}`, applied)), nil
+		return map[string]bool{"applied": fn == nil || fn(m.Params)}, true
 	}
-	return nil, jsonrpc2.Errorf(jsonrpc2.MethodNotFound, "fake editor: %s not supported", method)
+	return &lsptest.Error{Code: -32601, Message: "fake editor: " + m.Method + " not supported"}, true
 }
 
 // Call sends a request and decodes the result into result (which may be nil).
@@ -126,16 +140,7 @@ func (e *Editor) Call(ctx context.Context, method string, params, result any) er
 	if err != nil {
 		return err
 	}
-	var raw json.RawMessage
-	if _, err := e.conn.Call(ctx, method, p, &raw); err != nil {
-		return err
-	}
-	if result != nil && len(raw) > 0 {
-		if err := json.Unmarshal(raw, result); err != nil {
-			return fmt.Errorf("hosttest: decoding %s result %s: %w", method, raw, err)
-		}
-	}
-	return nil
+	return e.client.Call(ctx, method, p, result)
 }
 
 // Notify sends a notification.
@@ -144,14 +149,15 @@ func (e *Editor) Notify(ctx context.Context, method string, params any) error {
 	if err != nil {
 		return err
 	}
-	return e.conn.Notify(ctx, method, p)
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return e.client.Notify(method, p)
 }
 
 // WriteRaw writes bytes to the connection as they are (malformed-frame tests).
 func (e *Editor) WriteRaw(b []byte) error {
-	e.log.add("editor → host (raw)", b)
-	_, err := e.raw.Write(b)
-	return err
+	return e.client.WriteRaw(b) // logged by tapWriter
 }
 
 // RawCall writes a request frame with the given raw JSON id (e.g. `"c1"`), bypassing the client's
@@ -190,9 +196,9 @@ func marshal(v any) (json.RawMessage, error) {
 
 // ErrorCode returns the JSON-RPC error code of err, or 0.
 func ErrorCode(err error) int64 {
-	var we *jsonrpc2.Error
+	var we *lsptest.Error
 	if errors.As(err, &we) {
-		return int64(we.Code)
+		return we.Code
 	}
 	return 0
 }
@@ -206,41 +212,27 @@ type frameLog struct {
 	fromHost []string
 }
 
-func (e *Editor) tap(dir string, body []byte) {
-	e.log.tap(dir, body)
-	if dir != lspconn.In {
-		return
-	}
-	var m struct {
-		ID     json.RawMessage `json:"id"`
-		Method string          `json:"method"`
-		Result json.RawMessage `json:"result"`
-		Error  *struct {
-			Code    int64  `json:"code"`
-			Message string `json:"message"`
-		} `json:"error"`
-	}
-	if json.Unmarshal(body, &m) != nil || m.Method != "" {
-		return
-	}
-	r := Response{ID: string(m.ID), Result: m.Result}
-	if m.Error != nil {
-		r.Code, r.Message = m.Error.Code, m.Error.Message
-	}
-	e.state.addResponse(r)
+// fromHostFrame logs one message the host sent.
+func (l *frameLog) fromHostFrame(body []byte) {
+	l.mu.Lock()
+	l.fromHost = append(l.fromHost, string(body))
+	l.mu.Unlock()
+	l.add("host → editor", body)
 }
 
-func (l *frameLog) tap(dir string, body []byte) {
-	// The editor's view: what the editor reads came out of the host.
-	arrow := "host → editor"
-	if dir == lspconn.Out {
-		arrow = "editor → host"
-	} else {
-		l.mu.Lock()
-		l.fromHost = append(l.fromHost, string(body))
-		l.mu.Unlock()
+// tapWriter logs every frame the editor writes (raw bytes too) on its way to the host.
+type tapWriter struct {
+	w   io.Writer
+	log *frameLog
+}
+
+func (t tapWriter) Write(b []byte) (int, error) {
+	body := b
+	if i := bytes.Index(b, []byte("\r\n\r\n")); i >= 0 && bytes.HasPrefix(b, []byte("Content-Length:")) {
+		body = b[i+4:]
 	}
-	l.add(arrow, body)
+	t.log.add("editor → host", body)
+	return t.w.Write(b)
 }
 
 func (l *frameLog) add(dir string, body []byte) {

@@ -173,7 +173,7 @@ func (env *Env) close() {
 		env.T.Errorf("lsp.Serve did not return after exit")
 	}
 	env.Editor.Close() // ignore error
-	env.Editor.conn.Close()
+	<-env.Editor.client.Done()
 }
 
 // Served waits for lsp.Serve to return and gives its error.

@@ -25,9 +25,8 @@ import (
 	"testing"
 	"time"
 
-	"go.lsp.dev/jsonrpc2"
-
 	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/host/lsptest"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 )
 
@@ -245,30 +244,24 @@ func hostSession(t testing.TB, params json.RawMessage, userFile, dir string, fir
 	a, c := net.Pipe()
 	served := make(chan error, 1)
 	go func() { served <- lsp.Serve(ctx, a, opts) }()
-	client := jsonrpc2.NewConn(jsonrpc2.NewHeaderStream(c))
-	client.Go(ctx, func(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-		if req.IsCall() {
-			return json.RawMessage("null"), nil
-		}
-		return nil, nil
-	})
+	client := lsptest.New(c, c, lsptest.Options{NoRecord: true, Answer: func(lsptest.Message) (any, bool) { return nil, true }})
 	runtime.GC() // the previous session's garbage is not billed to this one
 	t0 := time.Now()
-	if _, err := client.Call(ctx, "initialize", params, nil); err != nil {
+	if err := client.Call(ctx, "initialize", params, nil); err != nil {
 		t.Fatal(err)
 	}
 	if firstRequest {
-		client.Notify(ctx, "initialized", json.RawMessage("{}")) // ignore error: the call below fails too
+		client.Notify("initialized", json.RawMessage("{}")) // ignore error: the call below fails too
 		var res json.RawMessage
-		if _, err := client.Call(ctx, "workspace/executeCommand", json.RawMessage(`{"command":"switchboard.servers"}`), &res); err != nil {
+		if err := client.Call(ctx, "workspace/executeCommand", json.RawMessage(`{"command":"switchboard.servers"}`), &res); err != nil {
 			t.Fatal(err)
 		}
 	}
 	d := time.Since(t0)
 	client.Call(ctx, "shutdown", nil, nil) // ignore error
-	client.Notify(ctx, "exit", nil)        // ignore error
+	client.Notify("exit", nil)             // ignore error
 	<-served
-	client.Close()
 	c.Close()
+	<-client.Done()
 	return d
 }

@@ -323,7 +323,7 @@ func (s *server) cmdChat(ctx context.Context, arg, _ json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	conv, turn, err := s.app.Chat(host.ChatRequest{Conversation: p.Conversation, Prompt: p.Prompt, Mode: mode}, s.emit)
+	conv, turn, err := s.app.Chat(host.ChatRequest{Conversation: p.Conversation, Prompt: p.Prompt, Mode: mode})
 	if err != nil {
 		return nil, err
 	}

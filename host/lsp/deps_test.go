@@ -44,10 +44,34 @@ func TestDeps(t *testing.T) {
 	}
 }
 
+// TestOneLSPClient: only the language server and its lspconn use go.lsp.dev, tests included;
+// every test speaks LSP through host/lsptest, which checks the host's framer instead of sharing it.
+func TestOneLSPClient(t *testing.T) {
+	out, err := exec.Command("go", "list", "-f", `{{.ImportPath}} {{join .Imports " "}} {{join .TestImports " "}} {{join .XTestImports " "}}`, "github.com/switchboard-dev/switchboard/...").Output()
+	if err != nil {
+		t.Fatalf("go list: %v", err)
+	}
+	speaksLSP := map[string]bool{
+		"github.com/switchboard-dev/switchboard/host/lsp":              true,
+		"github.com/switchboard-dev/switchboard/host/internal/lspconn": true,
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		f := strings.Fields(line)
+		if len(f) == 0 || speaksLSP[f[0]] {
+			continue
+		}
+		for _, imp := range f[1:] {
+			if strings.HasPrefix(imp, "go.lsp.dev/") {
+				t.Errorf("%s imports %s: only the language server and its lspconn use go.lsp.dev; tests use host/lsptest", f[0], imp)
+			}
+		}
+	}
+}
+
 // TestOneWay: a request goes down into the application and comes back as its result; the
-// application reaches the editor only through host.UI and host.ToolProgress. So the language
-// server puts nothing in a ctx for the application to find (no token, no connection) and hands it
-// no callback but a chat turn's event sink.
+// application reaches the editor only through host.UI and host.ToolProgress (chat events too:
+// UI.ChatEvent). So the language server puts nothing in a ctx for the application to find (no
+// token, no connection) and hands it no callback.
 func TestOneWay(t *testing.T) {
 	files, err := filepath.Glob("*.go")
 	if err != nil {

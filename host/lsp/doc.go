@@ -21,6 +21,7 @@
 //	App (host) ──UI──▶ server (ui.go): Ask → showMessageRequest / approvalRequested / elicitationRequested
 //	                                   Resolved → approvalResolved / elicitationResolved
 //	                                   ServersChanged → switchboard/serversChanged; Notify → showMessage
+//	                                   ChatEvent → switchboard/event; ToolProgress → $/progress
 //	slog warnings and errors ──▶ window/logMessage (and stderr/--log at the configured level)
 //
 // # Concurrency
@@ -41,7 +42,8 @@
 //
 // # Imports
 //
-// Only this package, host/internal/lspconn and the test clients import go.lsp.dev. It imports the
-// application (host) and the contract (host/wire); nothing but cmd/switchboard and host/hosttest
-// imports it, and it never imports mcp-go: deps_test.go guards it.
+// Only this package and host/internal/lspconn import go.lsp.dev (the test clients speak LSP
+// through host/lsptest). It imports the application (host) and the contract (host/wire); nothing
+// but cmd/switchboard and host/hosttest imports it, and it never imports mcp-go: deps_test.go
+// guards all of it.
 package lsp

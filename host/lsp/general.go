@@ -209,7 +209,8 @@ func parseInitOptions(raw json.RawMessage) (wire.InitOptions, []string) {
 // settings converts the wire settings (validated by parseInitOptions) to the application's.
 func settings(o wire.InitOptions) host.Settings {
 	mode, _ := permissions.ParseMode(o.Mode) // validated by parseInitOptions
-	st := host.Settings{ConfigFiles: o.ConfigFiles, Servers: o.Servers, Mode: mode, ApprovalTimeout: 120 * time.Second}
+	// No approval timeout given: the application's default (permissions.DefaultTimeout).
+	st := host.Settings{ConfigFiles: o.ConfigFiles, Servers: o.Servers, Mode: mode}
 	if o.ApprovalTimeoutSeconds != nil {
 		st.ApprovalTimeout = time.Duration(*o.ApprovalTimeoutSeconds * float64(time.Second))
 	}
@@ -284,23 +285,16 @@ func (s *server) didChangeWorkspaceFolders(ctx context.Context, raw json.RawMess
 	if err := lspconn.Decode(wire.MethodDidChangeFolders, raw, &p); err != nil {
 		return err
 	}
-	folders := s.app.Folders()
-	for _, f := range p.Event.Removed {
-		if path, ok := uriToPath(f.URI); ok {
-			for i, have := range folders {
-				if have == path {
-					folders = append(folders[:i], folders[i+1:]...)
-					break
-				}
+	paths := func(fs []folder) []string {
+		var out []string
+		for _, f := range fs {
+			if path, ok := uriToPath(f.URI); ok {
+				out = append(out, path)
 			}
 		}
+		return out
 	}
-	for _, f := range p.Event.Added {
-		if path, ok := uriToPath(f.URI); ok {
-			folders = append(folders, path)
-		}
-	}
-	s.app.SetFolders(folders)
+	s.app.ChangeFolders(paths(p.Event.Added), paths(p.Event.Removed))
 	return nil
 }
 
@@ -382,7 +376,7 @@ func (s *server) ServersStarting() {
 			})})
 		}
 	}
-	n := s.readyCount()
+	_, _, n := s.app.StartupCounts()
 	end := fmt.Sprintf("Connected %d MCP %s", n, plural(n, "server", "servers"))
 	s.conn.send(wire.MethodProgress, &protocol.ProgressParams{Token: token, Value: value(&protocol.WorkDoneProgressEnd{Kind: "end", Message: &end})})
 }
@@ -404,26 +398,8 @@ func plural(n int, one, many string) string {
 
 // progressCount counts the servers that are meant to run, and those whose attempt has ended.
 func (s *server) progressCount() (total, done int) {
-	for _, st := range s.app.Servers() {
-		switch st.State {
-		case "starting":
-			total++
-		case "ready", "failed":
-			total++
-			done++
-		}
-	}
+	total, done, _ = s.app.StartupCounts()
 	return total, done
-}
-
-func (s *server) readyCount() int {
-	n := 0
-	for _, st := range s.app.Servers() {
-		if st.State == "ready" {
-			n++
-		}
-	}
-	return n
 }
 
 func uriToPath(u string) (string, bool) {

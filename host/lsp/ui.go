@@ -114,33 +114,18 @@ func (s *server) askElicitation(q *host.Question) {
 		s.conn.sendJSON(wire.NotifyElicitationRequested, el)
 		return
 	}
-	var f mcpbridge.ElicitField
-	var titles []string
-	var values []any
-	if len(e.Fields) == 1 {
-		f = e.Fields[0]
-		switch {
-		case f.Type == "boolean":
-			titles, values = []string{wire.TitleYes, wire.TitleNo}, []any{true, false}
-		case f.Type == "string" && len(f.Enum) > 0 && len(f.Enum) <= maxChoiceButtons:
-			for i, v := range f.Enum {
-				titles = append(titles, safetext.Bounded(f.EnumTitles[i], 40))
-				values = append(values, v)
-			}
-		}
-	}
-	if titles == nil || slices.Contains(titles, wire.TitleDecline) || !unique(titles) {
+	label, choices, ok := host.Choices(e, host.ChoiceOptions{Yes: wire.TitleYes, No: wire.TitleNo, Max: maxChoiceButtons, Reserved: []string{wire.TitleDecline}})
+	if !ok {
 		s.log.Warn(fmt.Sprintf("lsp: MCP server '%s' asked for input this editor cannot show (a form of %d field(s)); "+
 			"the Switchboard extension for VS Code or plugin for Neovim can show it. Answered: cancel.", e.Server, len(e.Fields)))
 		q.Answer(cancel) // ignore error
 		return
 	}
-	label := f.Title
-	if label == "" {
-		label = f.Name
+	titles := make([]string, 0, len(choices)+1)
+	for _, c := range choices {
+		titles = append(titles, c.Title)
 	}
-	msg := fmt.Sprintf("%s (%s)", q.Text, safetext.Bounded(label, 80))
-	s.prompt(q, protocol.MessageTypeInfo, msg, func(title string) {
+	s.prompt(q, protocol.MessageTypeInfo, fmt.Sprintf("%s (%s)", q.Text, label), func(title string) {
 		if title == wire.TitleDecline {
 			q.Answer(decline) // ignore error
 			return
@@ -150,21 +135,8 @@ func (s *server) askElicitation(q *host.Question) {
 			q.Dismiss()
 			return
 		}
-		q.Answer(host.Reply{Elicit: mcpbridge.ElicitResult{Action: mcpbridge.ElicitAccept, Content: map[string]any{f.Name: values[i]}}}) // ignore error
+		q.Answer(choices[i].Reply) // ignore error
 	}, q.Dismiss, append(titles, wire.TitleDecline)...)
-}
-
-// unique reports whether no two titles are the same (cut titles can collide: a button must map
-// back to one value).
-func unique(titles []string) bool {
-	seen := make(map[string]bool, len(titles))
-	for _, t := range titles {
-		if seen[t] {
-			return false
-		}
-		seen[t] = true
-	}
-	return true
 }
 
 // answerFromTitle maps an approval prompt's button to its answer.
@@ -223,8 +195,8 @@ func (s *server) ServersChanged(servers []mcpbridge.ServerStatus) {
 	s.pokeProgress()
 }
 
-// emit forwards one chat event to the editor (switchboard/event).
-func (s *server) emit(ev host.ChatEvent) {
+// ChatEvent is host.UI: one chat event to the editor (switchboard/event).
+func (s *server) ChatEvent(ev host.ChatEvent) {
 	b, err := json.Marshal(wireEvent(ev))
 	if err != nil {
 		s.log.Error(fmt.Sprintf("lsp: marshal event: %v", err))

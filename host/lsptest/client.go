@@ -44,6 +44,11 @@ type Options struct {
 	// Answer answers a request from the server: the result to send, and reply=false to leave it
 	// unanswered. It runs on the read goroutine, so it must not block. Nil: DefaultAnswer.
 	Answer func(m Message) (result any, reply bool)
+	// AnswerAsync, when set, answers every request from the server instead of Answer, each on a
+	// goroutine of its own, so it may block (a person thinking) while reading goes on. Its ctx
+	// ends when the server cancels that request ($/cancelRequest with its id) or the stream ends.
+	// A result of type *Error is sent as the JSON-RPC error; reply=false leaves it unanswered.
+	AnswerAsync func(ctx context.Context, m Message) (result any, reply bool)
 	// OnMessage sees every message from the server, on the read goroutine, before it is recorded.
 	OnMessage func(m Message)
 	// OnBadOutput is told of every problem with what the server wrote: a malformed frame (reading
@@ -82,13 +87,20 @@ type Client struct {
 	changed   chan struct{}           // closed and replaced whenever msgs or responses grow
 	firstBad  error
 	readErr   error
+	answering map[string]context.CancelFunc // id key -> cancels the AnswerAsync of that request
+
+	// readCtx ends when reading ends; every AnswerAsync ctx derives from it.
+	readCtx    context.Context
+	readCancel context.CancelFunc
 
 	done chan struct{} // closed when reading ends
 }
 
 // New starts reading r (the server's output) on a goroutine; frames go to w (the server's input).
 func New(r io.Reader, w io.Writer, opts Options) *Client {
-	c := &Client{opts: opts, w: w, pending: map[string]chan Message{}, changed: make(chan struct{}), done: make(chan struct{})}
+	c := &Client{opts: opts, w: w, pending: map[string]chan Message{}, changed: make(chan struct{}), done: make(chan struct{}),
+		answering: map[string]context.CancelFunc{}}
+	c.readCtx, c.readCancel = context.WithCancel(context.Background())
 	go c.readLoop(bufio.NewReaderSize(r, 1<<16))
 	return c
 }
@@ -122,6 +134,7 @@ func (c *Client) readLoop(r *bufio.Reader) {
 			delete(c.pending, id)
 		}
 		c.mu.Unlock()
+		c.readCancel()
 		close(c.done)
 	}()
 	for {
@@ -182,6 +195,13 @@ func (c *Client) dispatch(raw json.RawMessage) {
 		c.signalLocked()
 		c.mu.Unlock()
 	}
+	if m.IsNotification() && m.Method == "$/cancelRequest" {
+		c.cancelAnswer(m.Params)
+	}
+	if m.IsRequest() && c.opts.AnswerAsync != nil {
+		c.answerAsync(m)
+		return
+	}
 	if m.IsRequest() {
 		answer := c.opts.Answer
 		if answer == nil {
@@ -190,6 +210,48 @@ func (c *Client) dispatch(raw json.RawMessage) {
 		if result, reply := answer(m); reply {
 			c.Reply(m.ID, result) // ignore error: a server that is gone fails the caller's waits
 		}
+	}
+}
+
+// answerAsync runs Options.AnswerAsync for request m on a goroutine of its own.
+func (c *Client) answerAsync(m Message) {
+	ctx, cancel := context.WithCancel(c.readCtx)
+	key := IDKey(m.ID)
+	c.mu.Lock()
+	c.answering[key] = cancel
+	c.mu.Unlock()
+	go func() {
+		defer func() {
+			c.mu.Lock()
+			delete(c.answering, key)
+			c.mu.Unlock()
+			cancel()
+		}()
+		result, reply := c.opts.AnswerAsync(ctx, m)
+		if !reply {
+			return
+		}
+		if e, ok := result.(*Error); ok && e != nil {
+			c.WriteMessage(map[string]any{"jsonrpc": "2.0", "id": m.ID, "error": e}) // ignore error: as Reply
+			return
+		}
+		c.Reply(m.ID, result) // ignore error: a server that is gone fails the caller's waits
+	}()
+}
+
+// cancelAnswer ends the ctx of the AnswerAsync answering the request named by a $/cancelRequest.
+func (c *Client) cancelAnswer(params json.RawMessage) {
+	var p struct {
+		ID json.RawMessage `json:"id"`
+	}
+	if json.Unmarshal(params, &p) != nil {
+		return
+	}
+	c.mu.Lock()
+	cancel := c.answering[IDKey(p.ID)]
+	c.mu.Unlock()
+	if cancel != nil {
+		cancel()
 	}
 }
 

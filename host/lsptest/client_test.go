@@ -169,3 +169,43 @@ func TestClientBadOutputAndEnd(t *testing.T) {
 		t.Error("Err = nil after bad output")
 	}
 }
+
+// TestClientAnswerAsync: a blocking answer does not hold reading (a second request is answered
+// meanwhile), its ctx ends on $/cancelRequest for its id (and only that one), an *Error result is
+// sent as a JSON-RPC error, and the remaining answers end when the stream does.
+func TestClientAnswerAsync(t *testing.T) {
+	ended := make(chan string, 4)
+	c, s := pair(t, Options{AnswerAsync: func(ctx context.Context, m Message) (any, bool) {
+		switch m.Method {
+		case "block":
+			<-ctx.Done()
+			ended <- string(m.ID)
+			return "cancelled", true
+		case "fail":
+			return &Error{Code: -32601, Message: "no"}, true
+		}
+		return "quick", true
+	}})
+	s.write(`{"jsonrpc":"2.0","id":1,"method":"block"}`)
+	s.write(`{"jsonrpc":"2.0","id":2,"method":"block"}`)
+	s.write(`{"jsonrpc":"2.0","id":3,"method":"other"}`)
+	if m := s.next(); string(m["id"]) != `3` || string(m["result"]) != `"quick"` {
+		t.Fatalf("reply = %v, want id 3 answered while 1 and 2 block", m)
+	}
+	s.write(`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":2}}`)
+	if m := s.next(); string(m["id"]) != `2` || string(m["result"]) != `"cancelled"` {
+		t.Fatalf("reply = %v, want id 2 ended by $/cancelRequest", m)
+	}
+	if id := <-ended; id != "2" {
+		t.Fatalf("ended %s, want 2", id)
+	}
+	s.write(`{"jsonrpc":"2.0","id":4,"method":"fail"}`)
+	if m := s.next(); string(m["id"]) != `4` || !strings.Contains(string(m["error"]), `-32601`) || m["result"] != nil {
+		t.Fatalf("reply = %v, want a -32601 error", m)
+	}
+	s.w.(*io.PipeWriter).Close()
+	<-c.Done()
+	if id := <-ended; id != "1" {
+		t.Fatalf("ended %s after the stream ended, want 1", id)
+	}
+}

@@ -7,6 +7,9 @@
 // It writes frames (and raw bytes, for malformed-input tests), reads frames strictly and with a
 // size bound, sends requests and notifications, answers the server's requests, and records what
 // the server sends so a test can wait for it.
+//
+// It imports only the standard library: never go.lsp.dev, host/internal/lspconn or any
+// switchboard package (deps_test.go guards it).
 package lsptest
 
 import (

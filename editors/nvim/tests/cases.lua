@@ -1340,6 +1340,7 @@ T.case('sign-in (OAuth): needs-auth prompt, Sign in, the browser step, the serve
 end)
 
 require('elicit_vectors')
+require('pending_cases')
 require('ux_cases')
 
 return T

@@ -16,6 +16,7 @@ import { ElicitationFeature } from "./features";
 import { clientId, clientName, configSection, outputChannelName, ui } from "./ids";
 import { classifyHostMessage } from "./messages";
 import * as ext from "./lsp_types";
+import { Pending } from "./pending";
 
 export type Connection = "starting" | "running" | "stopped";
 
@@ -35,9 +36,10 @@ export class Switchboard implements vscode.Disposable {
     connection: Connection = "stopped";
     binary: string | undefined;
     servers: ext.ServerStatus[] = [];
-    readonly pending = new Map<string, ext.Approval>();
+    /** Tool calls waiting at the confirm gate, oldest first (the same queue as questions). */
+    readonly pending = new Pending<ext.Approval>();
     /** Questions (elicitations) of MCP servers still waiting for an answer, oldest first. */
-    readonly questions = new Map<string, ext.Elicitation>();
+    readonly questions = new Pending<ext.Elicitation>();
 
     private readonly changed = new vscode.EventEmitter<void>();
     /** Fires when the connection, the servers, the pending approvals or the questions change. */
@@ -54,8 +56,6 @@ export class Switchboard implements vscode.Disposable {
     private readonly ended = new vscode.EventEmitter<ext.ElicitationResolvedParams>();
     /** A question ended: answered (here or elsewhere), timed out, withdrawn, or the host went away. */
     readonly onElicitationResolved = this.ended.event;
-    /** Ids of questions that ended lately, so that a refresh racing the end does not revive them. */
-    private readonly endedIds = new Set<string>();
 
     /** Events of turns nobody has claimed yet (a turn's first events can beat the chat reply). */
     private readonly unclaimed = new Map<string, ext.SwitchboardEvent[]>();
@@ -154,14 +154,13 @@ export class Switchboard implements vscode.Disposable {
                 this.changed.fire();
             }),
             client.onNotification(ext.approvalRequested, (a) => {
-                if (!a?.id) return;
-                this.pending.set(a.id, a);
+                if (!a?.id || !this.pending.add(a)) return;
                 this.changed.fire();
                 this.requested.fire(a);
             }),
             client.onNotification(ext.approvalResolved, (r) => {
                 if (!r?.id) return;
-                this.pending.delete(r.id);
+                this.pending.resolve(r.id);
                 this.changed.fire();
                 this.resolved.fire(r);
             }),
@@ -182,6 +181,7 @@ export class Switchboard implements vscode.Disposable {
                     this.setConnection("starting");
                 } else {
                     // The host's questions ended with it.
+                    this.pending.clear();
                     this.endAllQuestions();
                     this.setConnection("stopped");
                 }
@@ -297,6 +297,7 @@ export class Switchboard implements vscode.Disposable {
     async refresh(): Promise<void> {
         try {
             const known = new Set(this.questions.keys());
+            const knownApprovals = new Set(this.pending.keys());
             const [servers, approvals, questions] = await Promise.all([
                 this.exec(ext.Cmd.servers),
                 this.exec(ext.Cmd.approvals),
@@ -306,10 +307,7 @@ export class Switchboard implements vscode.Disposable {
                 }),
             ]);
             if (Array.isArray(servers)) this.servers = servers;
-            if (Array.isArray(approvals)) {
-                this.pending.clear();
-                for (const a of approvals) this.pending.set(a.id, a);
-            }
+            if (Array.isArray(approvals)) this.pending.sync(approvals, knownApprovals);
             if (Array.isArray(questions)) this.syncQuestions(questions, known);
             this.changed.fire();
         } catch (err) {
@@ -331,21 +329,14 @@ export class Switchboard implements vscode.Disposable {
     }
 
     private addQuestion(e: ext.Elicitation): void {
-        if (typeof e?.id !== "string" || !Array.isArray(e.fields) || this.questions.has(e.id) || this.endedIds.has(e.id)) return;
-        this.questions.set(e.id, e);
+        if (!Array.isArray(e?.fields) || !this.questions.add(e)) return;
         this.output.info(`MCP server '${e.server}' asks (${e.fields.length} field${e.fields.length === 1 ? "" : "s"}): ${e.message}`);
         this.changed.fire();
         this.asked.fire(e);
     }
 
     private endQuestion(r: ext.ElicitationResolvedParams): void {
-        this.endedIds.add(r.id);
-        while (this.endedIds.size > 256) {
-            const oldest = this.endedIds.values().next().value;
-            if (oldest === undefined) break;
-            this.endedIds.delete(oldest);
-        }
-        const known = this.questions.delete(r.id);
+        const known = this.questions.resolve(r.id) !== undefined;
         if (known) this.output.info(`question ${r.id} ended: ${r.action} (by ${r.by})`);
         this.changed.fire();
         this.ended.fire(r);
@@ -354,7 +345,7 @@ export class Switchboard implements vscode.Disposable {
     private endAllQuestions(): void {
         for (const id of [...this.questions.keys()]) this.endQuestion({ id, action: "cancel", by: "disconnect" });
         // A new host numbers its questions afresh.
-        this.endedIds.clear();
+        this.questions.clear();
     }
 
     /** Runs one host workspace command (PROTOCOL.md section 3). */

@@ -456,8 +456,6 @@ export class Questions implements vscode.Disposable {
     private readonly waiters = new Map<string, ((o: Outcome) => void)[]>();
     /** What was entered into the forms of pending questions, by question id. */
     private readonly drafts = new Map<string, Draft>();
-    /** The questions whose reminder is shown (one at a time per question). */
-    private readonly reminding = new Set<string>();
     private readonly subs: vscode.Disposable[];
 
     constructor(private readonly sb: Switchboard) {
@@ -489,6 +487,7 @@ export class Questions implements vscode.Disposable {
             list.push(resolve);
             this.waiters.set(id, list);
         });
+        this.sb.questions.dismiss(id, false); // asked for: it opens again
         const onScreen = this.active && !this.active.dismissed ? this.active : undefined;
         if (onScreen?.id !== id) {
             const at = this.queue.indexOf(id);
@@ -513,7 +512,8 @@ export class Questions implements vscode.Disposable {
     }
 
     private enqueue(id: string): void {
-        if (this.active?.id === id || this.queue.includes(id)) return;
+        // A dismissed question is not opened again by itself (answer, the reminder, the status bar).
+        if (this.active?.id === id || this.queue.includes(id) || this.sb.questions.isDismissed(id)) return;
         this.queue.push(id);
         void this.pump();
     }
@@ -565,6 +565,7 @@ export class Questions implements vscode.Disposable {
                     this.sb.output.info(`question ${id} of '${q.server}' dismissed: still pending`);
                     // Asked for again meanwhile (answer): its waiters wait for the form to open again.
                     if (this.queue.includes(id)) continue;
+                    this.sb.questions.dismiss(id);
                     this.remind(q);
                 } else {
                     this.drafts.delete(id);
@@ -577,23 +578,20 @@ export class Questions implements vscode.Disposable {
         }
     }
 
-    /** Shows the reminder of a dismissed question, unless one is already shown for it. */
+    /** Shows the reminder of a dismissed question, unless the queue shows one for it already. */
     private remind(q: ext.Elicitation): void {
-        if (this.reminding.has(q.id)) return;
-        this.reminding.add(q.id);
-        void this.reminder(q).catch((err: unknown) => {
-            this.sb.output.error(`question ${q.id}: ${errorMessage(err)}`);
-            void vscode.window.showErrorMessage(`Switchboard: ${errorMessage(err)}`);
-        });
+        const shown = this.sb.questions.remind(q.id, () =>
+            vscode.window.showWarningMessage(reminderText(q.server), reminderButtons.answer, reminderButtons.decline, reminderButtons.cancel),
+        );
+        void shown
+            ?.then((pick) => this.reminded(q, pick))
+            .catch((err: unknown) => {
+                this.sb.output.error(`question ${q.id}: ${errorMessage(err)}`);
+                void vscode.window.showErrorMessage(`Switchboard: ${errorMessage(err)}`);
+            });
     }
 
-    private async reminder(q: ext.Elicitation): Promise<void> {
-        let pick: string | undefined;
-        try {
-            pick = await vscode.window.showWarningMessage(reminderText(q.server), reminderButtons.answer, reminderButtons.decline, reminderButtons.cancel);
-        } finally {
-            this.reminding.delete(q.id);
-        }
+    private async reminded(q: ext.Elicitation, pick: string | undefined): Promise<void> {
         if (pick === reminderButtons.answer) await answerQuestions(this.sb, this, q.id);
         else if (pick === reminderButtons.decline) await this.reply(q, "decline");
         else if (pick === reminderButtons.cancel) await this.reply(q, "cancel");

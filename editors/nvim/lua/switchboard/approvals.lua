@@ -11,11 +11,9 @@ M.choices = {
   { title = 'Deny', decision = 'deny' },
 }
 
-local pending = {} -- id -> { approval = Approval, client_id = n, seq = n }
-local resolved = {} -- id -> { decision, by, client_id } (recent, for the chat view)
-local seq = 0
+-- The pending approvals: the one queue of questions (pending.lua), as elicitation.lua keeps its.
+local queue = require('switchboard.pending').new()
 local listeners = {}
-local uv = vim.uv or vim.loop
 
 function M.on_change(fn)
   table.insert(listeners, fn)
@@ -59,14 +57,8 @@ function M.requested(approval, client_id)
   if type(approval) ~= 'table' or not approval.id then
     return
   end
-  local r = resolved[approval.id]
-  if r and r.client_id == client_id then
+  if not queue:add(approval.id, approval, client_id) then
     return -- resolved before the request notification arrived
-  end
-  resolved[approval.id] = nil -- a restarted host numbers its approvals from a1 again
-  if not pending[approval.id] then
-    seq = seq + 1
-    pending[approval.id] = { approval = approval, client_id = client_id, seq = seq, at = uv.now() }
   end
   emit({ type = 'requested', approval = approval })
 end
@@ -75,66 +67,56 @@ function M.resolved(params, client_id)
   if type(params) ~= 'table' or not params.id then
     return
   end
-  local p = pending[params.id]
-  pending[params.id] = nil
-  resolved[params.id] =
-    { decision = params.decision, by = params.by, approval = p and p.approval, client_id = client_id }
-  emit({ type = 'resolved', id = params.id, decision = params.decision, by = params.by, approval = p and p.approval })
+  local p = queue:entry(params.id, client_id)
+  local a = p and p.item
+  queue:resolve(params.id, client_id, { decision = params.decision, by = params.by, approval = a, client_id = client_id })
+  emit({ type = 'resolved', id = params.id, decision = params.decision, by = params.by, approval = a })
 end
 
 --- Replaces the local view with the host's list (switchboard.approvals).
 function M.sync(list, client_id)
-  local seen = {}
+  local pairs_ = {}
   for _, a in ipairs(list or {}) do
-    seen[a.id] = true
-    if not pending[a.id] then
-      seq = seq + 1
-      pending[a.id] = { approval = a, client_id = client_id, seq = seq, at = uv.now() }
-    end
+    table.insert(pairs_, { id = a.id, item = a })
   end
-  for id, p in pairs(pending) do
-    if p.client_id == client_id and not seen[id] then
-      pending[id] = nil
-    end
-  end
+  queue:sync(pairs_, client_id)
   emit({ type = 'sync' })
 end
 
 --- Pending approvals, oldest first.
 function M.list()
-  local out = {}
-  for _, p in pairs(pending) do
-    table.insert(out, p)
-  end
-  table.sort(out, function(a, b)
-    return a.seq < b.seq
-  end)
-  local approvals = {}
-  for _, p in ipairs(out) do
-    table.insert(approvals, p.approval)
-  end
-  return approvals
+  return queue:items()
 end
 
 function M.count()
-  local n = 0
-  for _ in pairs(pending) do
-    n = n + 1
-  end
-  return n
+  return queue:count()
 end
 
 function M.get(id)
-  return pending[id] and pending[id].approval
+  local p = queue:entry(id)
+  return p and p.item
 end
 
 --- When we heard of a pending approval (uv.now() milliseconds).
 function M.received_at(id)
-  return pending[id] and pending[id].at
+  local p = queue:entry(id)
+  return p and p.at
 end
 
 function M.resolution(id)
-  return resolved[id]
+  return queue:resolution(id)
+end
+
+--- Marks pending approval `a` dismissed (its prompt was closed unanswered); true when it was not.
+function M.dismiss(a)
+  return a ~= nil and queue:dismiss(queue:entry(a.id), true)
+end
+
+--- The pending approvals the user dismissed, oldest first.
+function M.dismissed()
+  return vim.tbl_map(function(p)
+    return p.item
+  end, queue:dismissed())
 end
 
 --- The oldest pending approval whose tool the prompt message names.
@@ -148,16 +130,7 @@ end
 
 --- Forgets everything about one client (it stopped) or all clients.
 function M.clear(client_id)
-  for id, p in pairs(pending) do
-    if client_id == nil or p.client_id == client_id then
-      pending[id] = nil
-    end
-  end
-  for id, r in pairs(resolved) do
-    if client_id == nil or r.client_id == client_id then
-      resolved[id] = nil
-    end
-  end
+  queue:clear(client_id)
   emit({ type = 'clear' })
 end
 

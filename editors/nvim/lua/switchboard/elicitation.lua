@@ -20,20 +20,18 @@ M.kind = 'switchboard_elicitation' -- the question: Answer (Accept for an empty 
 M.kind_field = 'switchboard_elicitation_field' -- a field: yes/no, a choice, several choices
 M.kind_pending = 'switchboard_elicitation_pending' -- :Switchboard elicit, which question
 
--- Keyed by client and id: a restarted host counts its ids from the start again.
-local pending = {} -- key -> { e = Elicitation, client_id = n, seq = n, key = key, dismissed = bool }
-local resolved = {} -- key -> { action, by } (a late elicitationRequested is ignored)
+-- The pending questions: the one queue of questions (pending.lua), as approvals.lua keeps its.
+-- Keyed by client and id (a restarted host counts its ids from the start again); an entry's item
+-- is the Elicitation; a resolution is { action, by } (a late elicitationRequested is ignored).
+local queue = require('switchboard.pending').new()
 -- key -> field name -> the value entered so far (SKIP: left without an answer). Kept while the
 -- question is pending, so that a form asked again (:Switchboard elicit, or after another one took
 -- its place) offers them as defaults; dropped when the question ends.
 local kept = {}
 local SKIP = setmetatable({}, { __tostring = function() return 'SKIP' end })
-local seq = 0
 local form -- the form being asked: { e, id, key, client_id, values, state = 'asking'|'sending'|'closed' }
 
-local function key(client_id, id)
-  return tostring(client_id) .. ':' .. tostring(id)
-end
+local key = require('switchboard.pending').key
 
 local INFO, WARN = vim.log.levels.INFO, vim.log.levels.WARN
 
@@ -105,8 +103,8 @@ function M.who(e)
 end
 
 local function entry_of(e)
-  for _, p in pairs(pending) do
-    if p.e == e then
+  for _, p in ipairs(queue:list()) do
+    if p.item == e then
       return p
     end
   end
@@ -393,26 +391,13 @@ end
 
 -- The queue ----------------------------------------------------------------------------------
 
-local function entries()
-  local out = {}
-  for _, p in pairs(pending) do
-    table.insert(out, p)
-  end
-  table.sort(out, function(a, b)
-    return a.seq < b.seq
-  end)
-  return out
-end
-
 --- Pending questions, oldest first.
 function M.list()
-  return vim.tbl_map(function(p)
-    return p.e
-  end, entries())
+  return queue:items()
 end
 
 function M.count()
-  return vim.tbl_count(pending)
+  return queue:count()
 end
 
 --- The id of the question being asked, or nil.
@@ -428,7 +413,7 @@ end
 
 --- How question `id` of client `client_id` ended: { action, by }, or nil.
 function M.resolution(id, client_id)
-  return resolved[key(client_id, id)]
+  return queue:resolution(id, client_id)
 end
 
 local start, pump
@@ -446,7 +431,7 @@ pump = function()
   if form then
     return
   end
-  for _, p in ipairs(entries()) do
+  for _, p in ipairs(queue:list()) do
     if not p.dismissed then
       return start(p)
     end
@@ -455,7 +440,6 @@ end
 
 -- The question left the queue (answered, ended elsewhere, gone from the host): its kept values go.
 local function drop(k)
-  pending[k] = nil
   kept[k] = nil
 end
 
@@ -501,7 +485,7 @@ local function send(fm, action)
     if err then
       local msg = tostring(type(err) == 'table' and err.message or err)
       local text = msg:gsub('^[%w.]+:%s*', '', 1)
-      local gone = msg:find('no pending elicitation', 1, true) ~= nil or pending[fm.key] == nil
+      local gone = msg:find('no pending elicitation', 1, true) ~= nil or queue:entry(fm.id, fm.client_id) == nil
       if action == 'accept' and type(err) == 'table' and err.code == -32602 and not gone then
         local name = text:match('^"([^"]*)"')
         local index
@@ -526,8 +510,8 @@ local function send(fm, action)
       end
       notify(('answer to %s not sent: %s'):format(M.who(fm.e), text), WARN)
     end
+    queue:resolve(fm.id, fm.client_id, queue:resolution(fm.id, fm.client_id) or { action = action, by = 'user' })
     drop(fm.key)
-    resolved[fm.key] = resolved[fm.key] or { action = action, by = 'user' }
     close(fm)
     changed()
     vim.schedule(pump)
@@ -552,10 +536,7 @@ local function dismiss(fm)
   if form ~= fm or fm.state ~= 'asking' then
     return
   end
-  local p = pending[fm.key]
-  if p then
-    p.dismissed = true
-  end
+  queue:dismiss(queue:entry(fm.id, fm.client_id), true)
   close(fm)
   notify(('%s is waiting for your answer: :Switchboard elicit to answer, decline or cancel it'):format(M.who(fm.e)), INFO)
   changed()
@@ -743,7 +724,7 @@ start = function(entry)
     close(form) -- left unanswered; it stays pending and is asked again later
   end
   kept[entry.key] = kept[entry.key] or {}
-  local fm = { e = entry.e, id = entry.e.id, key = entry.key, client_id = entry.client_id, values = kept[entry.key], state = 'asking' }
+  local fm = { e = entry.item, id = entry.item.id, key = entry.key, client_id = entry.client_id, values = kept[entry.key], state = 'asking' }
   form = fm
   changed()
   later(fm, function()
@@ -759,20 +740,15 @@ function M.ask(e)
   if not p then
     return notify('that question is no longer pending', WARN)
   end
-  p.dismissed = nil
+  queue:dismiss(p, false)
   start(p)
 end
 
 -- Host notifications ---------------------------------------------------------------------------
 
 local function add(e, client_id)
-  local k = key(client_id, e.id)
-  if pending[k] or resolved[k] then
-    return false -- known already, or ended before this arrived
-  end
-  seq = seq + 1
-  pending[k] = { e = e, client_id = client_id, seq = seq, key = k }
-  return true
+  local _, new = queue:add(e.id, e, client_id) -- not new: known already, or ended before this arrived
+  return new
 end
 
 --- switchboard/elicitationRequested.
@@ -803,8 +779,7 @@ function M.resolved(params, client_id)
     return
   end
   local k = key(client_id, params.id)
-  resolved[k] = { action = val(params.action), by = val(params.by) }
-  local p = pending[k]
+  local p = queue:resolve(params.id, client_id, { action = val(params.action), by = val(params.by) })
   drop(k)
   local function ended(e)
     notify(('the question of %s ended: %s (%s)'):format(M.who(e), ended_because[val(params.by)] or tostring(val(params.by)),
@@ -816,7 +791,7 @@ function M.resolved(params, client_id)
     ended(fm.e)
     vim.schedule(pump)
   elseif p and p.dismissed then
-    ended(p.e) -- the user was told it waits for them
+    ended(p.item) -- the user was told it waits for them
   end
   if p then
     changed()
@@ -825,20 +800,17 @@ end
 
 --- Replaces the local view of one client's questions with the host's (switchboard.elicitations).
 function M.sync(list, client_id)
-  local seen = {}
+  local host = {}
   for _, raw in ipairs(type(list) == 'table' and list or {}) do
     if type(raw) == 'table' and val(raw.id) ~= nil then
       local e = normalize(raw)
-      seen[key(client_id, e.id)] = true
-      add(e, client_id)
+      table.insert(host, { id = e.id, item = e })
     end
   end
-  for k, p in pairs(pending) do
-    if p.client_id == client_id and not seen[k] then
-      drop(k)
-      if form and form.key == k and form.state == 'asking' then
-        close(form)
-      end
+  for _, p in ipairs(queue:sync(host, client_id)) do
+    drop(p.key)
+    if form and form.key == p.key and form.state == 'asking' then
+      close(form)
     end
   end
   changed()
@@ -847,16 +819,8 @@ end
 
 --- Forgets one client's questions (it stopped), or every client's.
 function M.clear(client_id)
-  for k, p in pairs(pending) do
-    if client_id == nil or p.client_id == client_id then
-      drop(k)
-    end
-  end
-  local prefix = tostring(client_id) .. ':'
-  for k in pairs(resolved) do
-    if client_id == nil or k:sub(1, #prefix) == prefix then
-      resolved[k] = nil
-    end
+  for _, p in ipairs(queue:clear(client_id)) do
+    drop(p.key)
   end
   if form and (client_id == nil or form.client_id == client_id) then
     close(form)

@@ -7,8 +7,7 @@ local approvals = require('switchboard.approvals')
 
 local M = {}
 
-local dismissed = {} -- approval id -> true
-local timer
+local timer -- the dismissed mark lives in the queue (approvals.dismiss)
 
 --- Writes the reminder (replaceable, for tests). Not kept in :messages.
 function M.echo(chunks)
@@ -36,9 +35,7 @@ end
 
 --- The pending approvals the user dismissed, oldest first.
 function M.list()
-  return vim.tbl_filter(function(a)
-    return dismissed[a.id]
-  end, approvals.list())
+  return approvals.dismissed()
 end
 
 --- The reminder line, or nil when nothing dismissed is pending. `room`: at most this many
@@ -101,10 +98,9 @@ local function start_timer()
 end
 
 local function mark(a)
-  if not a or dismissed[a.id] then
+  if not approvals.dismiss(a) then
     return
   end
-  dismissed[a.id] = true
   if options().notify_pending then
     vim.notify(
       ('switchboard: %s is waiting for your approval%s. Answer with :Switchboard approve or a code action.'):format(
@@ -130,17 +126,8 @@ function M.dismissed(message, client_id)
   end)
 end
 
-approvals.on_change(function(e)
-  if e.type == 'resolved' then
-    dismissed[e.id] = nil
-  elseif e.type == 'clear' or e.type == 'sync' then
-    for id in pairs(dismissed) do
-      if not approvals.get(id) then
-        dismissed[id] = nil
-      end
-    end
-  end
-  if next(dismissed) == nil then
+approvals.on_change(function()
+  if #approvals.dismissed() == 0 then
     M.stop()
   end
 end)

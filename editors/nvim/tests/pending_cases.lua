@@ -1,0 +1,35 @@
+-- The one queue of pending questions (switchboard.pending), used by approvals and elicitations.
+-- No host needed.
+local T = require('harness')
+
+T.case('pending queue: keyed by client and id, oldest first, resolved once, dismissed but pending', function()
+  local Q = require('switchboard.pending').new()
+  local a1, new = Q:add('a1', { n = 1 }, 1)
+  T.ok(a1 and new, 'a1 added')
+  T.ok(select(2, Q:add('a1', { n = 9 }, 1)) == false, 'a1 again is not new')
+  Q:add('e2', { n = 2 }, 1)
+  Q:add('a1', { n = 3 }, 2) -- a restarted host counts from the start again
+  T.eq(vim.tbl_map(function(x) return x.n end, Q:items()), { 1, 2, 3 }, 'oldest first')
+  T.eq(Q:entry('a1').item.n, 1, 'without a client: the oldest with that id')
+  T.eq(Q:entry('a1', 2).item.n, 3, 'with a client: its own')
+
+  T.ok(Q:dismiss(a1, true), 'dismissed')
+  T.ok(not Q:dismiss(a1, true), 'dismissed once')
+  T.eq(#Q:dismissed(), 1, 'one dismissed, still pending')
+  T.eq(Q:count(), 3, 'dismissed questions stay pending')
+
+  T.eq(Q:resolve('a1', 1, { by = 'user' }).item.n, 1, 'resolve returns the pending entry')
+  T.eq(Q:resolve('a1', 1, { by = 'timeout' }), nil, 'resolved once: nothing pending the second time')
+  T.eq(Q:add('a1', { n = 4 }, 1), nil, 'a late request after the resolution is ignored')
+  T.eq(#Q:dismissed(), 0, 'the dismissed mark ends with the question')
+  T.ok(not Q:dismiss(a1, true), 'an ended question cannot be dismissed')
+
+  local dropped = Q:sync({ { id = 'e5', item = { n = 5 } } }, 1)
+  T.eq(#dropped, 1, 'sync drops what the host no longer has')
+  T.eq(dropped[1].id, 'e2', 'e2 dropped')
+  T.eq(vim.tbl_map(function(x) return x.n end, Q:items()), { 3, 5 }, 'client 2 untouched, e5 added')
+  T.eq(#Q:clear(2), 1, 'clear one client')
+  Q:clear()
+  T.eq(Q:count(), 0, 'clear all')
+  T.ok(Q:add('a1', { n = 6 }, 1) ~= nil, 'after clear, ids are fresh again')
+end)
