@@ -17,7 +17,6 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
-	"github.com/switchboard-dev/switchboard/session"
 )
 
 // callOptions are the parsed arguments of `switchboard call`.
