@@ -15,12 +15,14 @@ const (
 	CmdCancel       = "switchboard.cancel"
 	CmdElicitations = "switchboard.elicitations"
 	CmdElicit       = "switchboard.elicit"
+	CmdModels       = "switchboard.models"
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
 var Commands = []string{
 	CmdServers, CmdTools, CmdReconnect, CmdAllowlistGet, CmdAllowlistSet, CmdApprovals,
 	CmdApprove, CmdTrust, CmdCallTool, CmdChat, CmdCancel, CmdElicitations, CmdElicit,
+	CmdModels,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).
@@ -96,3 +98,8 @@ const (
 	ResolvedByCancelled  = "cancelled"
 	ResolvedByDisconnect = "disconnect"
 )
+
+// DecidedByRepeat is ToolCallEvent.DecidedBy for a call that repeats, with the same name and
+// arguments, a call of the same turn that was denied or failed twice: it was neither asked again
+// nor run, and Reason says why in one sentence.
+const DecidedByRepeat = "repeat"

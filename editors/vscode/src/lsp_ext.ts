@@ -20,6 +20,7 @@ export const Cmd = {
     cancel: "switchboard.cancel",
     elicitations: "switchboard.elicitations",
     elicit: "switchboard.elicit",
+    models: "switchboard.models",
 } as const;
 
 // Notifications from the host.

@@ -21,6 +21,7 @@ M.cmd = {
   cancel = 'switchboard.cancel',
   elicitations = 'switchboard.elicitations',
   elicit = 'switchboard.elicit',
+  models = 'switchboard.models',
 }
 
 -- Notifications from the host.
