@@ -35,6 +35,7 @@ func (s *server) commands() map[string]commandFunc {
 		wire.CmdCallTool:     s.cmdCallTool,
 		wire.CmdChat:         s.cmdChat,
 		wire.CmdCancel:       s.cmdCancel,
+		wire.CmdModels:       s.cmdModels,
 	}
 }
 
