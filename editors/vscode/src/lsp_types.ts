@@ -168,6 +168,20 @@ export interface CommandSignatures {
     [Cmd.cancel]: { params: CancelParams; result: Record<string, never> };
     [Cmd.elicitations]: { params: undefined; result: Elicitation[] };
     [Cmd.elicit]: { params: ElicitParams; result: Record<string, never> };
+    [Cmd.models]: { params: undefined; result: ModelsResult };
+}
+
+/** The result of switchboard.models: the configured model and the provider's models. */
+export interface ModelsResult {
+    current: string;
+    models: ModelInfo[];
+}
+
+export interface ModelInfo {
+    id: string;
+    displayName?: string;
+    /** Unix seconds, when the API says. */
+    created?: number;
 }
 
 // ---- Notifications from the host, PROTOCOL.md section 6 ----
@@ -201,6 +215,7 @@ export interface EventToolCall {
     arguments: unknown;
     /** pending | allowed | denied */
     approval: string;
+    /** "repeat": a repeat of a denied or twice-failed call of this turn, neither asked nor run. */
     decidedBy?: string;
     reason?: string;
 }
@@ -215,9 +230,14 @@ export interface EventToolResult {
     bytes: number;
 }
 
+/** Token usage; inputTokens counts cached and cache-written input too. */
 export interface Usage {
     inputTokens: number;
     outputTokens: number;
+    cachedInputTokens: number;
+    cacheWriteTokens?: number;
+    /** US dollars, when the user set prices for the model. */
+    cost?: number;
 }
 
 export interface SwitchboardEvent {
@@ -231,6 +251,8 @@ export interface SwitchboardEvent {
     error?: string;
     stopReason?: string;
     usage?: Usage;
+    /** done: the conversation's total, this turn included. */
+    conversationUsage?: Usage;
     [extra: string]: unknown;
 }
 
