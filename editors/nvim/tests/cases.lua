@@ -505,6 +505,7 @@ T.case('model: usage lines and model picker items (pure)', function()
   local chat = require('switchboard.chat')
   T.eq(chat.usage_lines({ kind = 'done' }), {})
   T.eq(chat.usage_lines({ usage = { inputTokens = 'x', outputTokens = 1 } }), {})
+  T.eq(chat.usage_lines({ usage = { inputTokens = 0, cachedInputTokens = 0, outputTokens = 0 } }), {}, 'nothing counted')
   T.eq(chat.usage_text({ inputTokens = 1234567, cachedInputTokens = 0, outputTokens = 2, cost = 2.5 }),
     '1,234,567 input tokens, 2 output tokens, $2.50')
   local cmds = require('switchboard.commands')

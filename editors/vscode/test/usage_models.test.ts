@@ -26,9 +26,11 @@ test("usage without prices shows no cost, and nothing cached is not mentioned", 
     assert.equal(usageText({ inputTokens: 10, cachedInputTokens: 0, outputTokens: 2 }), "10 input tokens, 2 output tokens");
 });
 
-test("a done event with a malformed usage shows none", () => {
+test("a done event with a malformed usage, or one that counted nothing, shows none", () => {
     const t = newTurn("t1", "c1", "hi");
     applyEvent(t, ev("done", { usage: { inputTokens: "many" } as never }));
+    assert.equal(turnUsageText(t), "");
+    applyEvent(t, ev("done", { usage: { inputTokens: 0, cachedInputTokens: 0, outputTokens: 0 } }));
     assert.equal(turnUsageText(t), "");
 });
 

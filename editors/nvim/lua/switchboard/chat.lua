@@ -283,8 +283,11 @@ function M.usage_text(u)
   return out
 end
 
+-- A usage worth showing: well-formed, and some tokens were counted (a provider that reports none
+-- gives zeros).
 local function is_usage(u)
   return type(u) == 'table' and type(u.inputTokens) == 'number' and type(u.outputTokens) == 'number'
+    and u.inputTokens + u.outputTokens > 0
 end
 
 --- The usage lines of a done event: this turn's and the conversation's (none when absent).

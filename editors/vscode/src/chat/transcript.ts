@@ -215,9 +215,10 @@ export function approvalText(c: ToolCallView): string {
     }
 }
 
+/** A usage worth showing: well-formed, and some tokens were counted (a provider that reports none gives zeros). */
 function isUsage(u: unknown): u is Usage {
     const o = obj(u);
-    return o !== undefined && typeof o["inputTokens"] === "number" && typeof o["outputTokens"] === "number";
+    return o !== undefined && typeof o["inputTokens"] === "number" && typeof o["outputTokens"] === "number" && o["inputTokens"] + o["outputTokens"] > 0;
 }
 
 function count(n: number | undefined): string {
