@@ -62,6 +62,8 @@ type Settings struct {
 	Mode            permissions.Mode
 	ApprovalTimeout time.Duration // 0 = permissions.DefaultTimeout
 	Provider        *session.ProviderConfig
+	// ToolSearch is tool search for large tool sets (zero: on above 40 tools, nothing pinned).
+	ToolSearch session.ToolSearchOptions
 }
 
 // App is the application: it owns the allowlist, trust store, audit log, gate, MCP registry,
@@ -318,7 +320,7 @@ func (a *App) Mode() permissions.Mode {
 	return a.settings.Mode
 }
 
-// ApplySettings makes s current (mode, approval timeout, provider) and logs warns. Servers are
+// ApplySettings makes s current (mode, approval timeout, provider, tool search) and logs warns. Servers are
 // applied by the next configuration load (Reapply).
 func (a *App) ApplySettings(s Settings, warns []string) {
 	a.stateMu.Lock()
@@ -329,6 +331,7 @@ func (a *App) ApplySettings(s Settings, warns []string) {
 		timeout = permissions.DefaultTimeout
 	}
 	a.gate.SetTimeout(timeout)
+	a.sessions.SetToolSearch(s.ToolSearch)
 	a.stateMu.Lock()
 	first := !a.providerSet
 	a.providerSet = true

@@ -109,7 +109,8 @@ type Manager struct {
 	opts Options
 	log  *slog.Logger
 
-	tools atomic.Pointer[toolSet] // the last snapshot built (see snapshot)
+	tools      atomic.Pointer[toolSet]           // the last snapshot built (see snapshot)
+	toolSearch atomic.Pointer[ToolSearchOptions] // current options (SetToolSearch); never nil after NewManager
 
 	// providerMu guards provider, providerErr, model, price.
 	providerMu  sync.Mutex
@@ -152,6 +153,7 @@ func NewManager(opts Options) *Manager {
 		opts.Getenv = os.Getenv
 	}
 	m := &Manager{opts: opts, log: opts.Logger, convs: map[string]*convo{}, turns: map[string]*runningTurn{}}
+	m.SetToolSearch(opts.ToolSearch)
 	m.SetProvider(opts.Provider)
 	return m
 }

@@ -39,12 +39,14 @@ type toolSet struct {
 	mcp   *mcpbridge.ToolSet // MCP tools by name, without any that would shadow a built-in
 	index map[string]int     // list index by name
 
-	searchSpec ToolSpec // search_tools, offered above the tool-search threshold
+	searchSpec ToolSpec           // search_tools, offered above the tool-search threshold
+	search     *ToolSearchOptions // the tool-search options it was built with (Manager.SetToolSearch)
 	baseOnce   sync.Once
 	base       []ToolSpec // see Manager.searchBase
 }
 
-// snapshot returns the current toolSet: in O(1) while the registry's snapshot is unchanged.
+// snapshot returns the current toolSet: in O(1) while the registry's snapshot and the
+// tool-search options are unchanged.
 func (m *Manager) snapshot() *toolSet {
 	var src *mcpbridge.ToolSet
 	switch t := m.opts.Tools.(type) {
@@ -54,10 +56,12 @@ func (m *Manager) snapshot() *toolSet {
 	default:
 		src = mcpbridge.NewToolSet(t.Tools()) // no snapshots: build one per call
 	}
-	if cur := m.tools.Load(); cur != nil && cur.src == src {
+	search := m.toolSearch.Load()
+	if cur := m.tools.Load(); cur != nil && cur.src == src && cur.search == search {
 		return cur
 	}
 	ts := newToolSet(src)
+	ts.search = search
 	m.tools.Store(ts) // racing builders each use their own; the last stored is as good
 	return ts
 }

@@ -71,11 +71,27 @@ var searchToolsBuiltin = builtin{
 	readOnly: true,
 }
 
+// SetToolSearch replaces the tool-search options (the editor's settings changed). A model call
+// gets the options current when its step starts; a snapshot built with other options is rebuilt.
+// Safe for concurrent use.
+func (m *Manager) SetToolSearch(o ToolSearchOptions) {
+	o.AlwaysLoaded = slices.Clone(o.AlwaysLoaded)
+	m.toolSearch.Store(&o)
+}
+
+// searchOptions is the tool-search options ts was built with (zero: the defaults).
+func (ts *toolSet) searchOptions() ToolSearchOptions {
+	if ts.search == nil {
+		return ToolSearchOptions{}
+	}
+	return *ts.search
+}
+
 func init() { searchToolsBuiltin.run = searchTools } // searchTools reaches builtinByName: no init cycle
 
 // searchOn reports whether the model gets the search set instead of every tool.
 func (m *Manager) searchOn(ts *toolSet) bool {
-	th := m.opts.ToolSearch.threshold()
+	th := ts.searchOptions().threshold()
 	return th >= 0 && len(ts.list) > th
 }
 
@@ -87,7 +103,7 @@ func (m *Manager) searchBase(ts *toolSet) []ToolSpec {
 		base := slices.Clone(ts.specs[:len(builtins)])
 		base = append(base, ts.searchSpec)
 		for _, s := range ts.specs[len(builtins):] {
-			if m.opts.ToolSearch.pinned(s.Name) {
+			if ts.searchOptions().pinned(s.Name) {
 				base = append(base, s)
 			}
 		}
@@ -116,7 +132,7 @@ func (m *Manager) offered(ts *toolSet, conv *convo) []ToolSpec {
 			extra = append(extra, ts.specs[i])
 		}
 	}
-	if room := min(MaxTools-len(base), m.opts.ToolSearch.maxLoaded()); len(extra) > room {
+	if room := min(MaxTools-len(base), ts.searchOptions().maxLoaded()); len(extra) > room {
 		extra = extra[len(extra)-max(room, 0):] // the most recently loaded
 	}
 	return append(out, extra...)

@@ -6,6 +6,7 @@ import (
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/host/wire"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/session"
 )
 
 // The edge: the application's types to the contract's (host/wire) and back. Nothing else in this
@@ -62,8 +63,51 @@ func wireEvent(ce host.ChatEvent) wire.Event {
 		out.Result = &wire.ToolResultEvent{ID: r.ID, Name: r.Name, IsError: r.IsError, Truncated: r.Truncated,
 			Bytes: r.Bytes, Text: r.Text, Summary: ce.Summary}
 	}
-	if u := ev.Usage; u != nil {
-		out.Usage = &wire.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens}
+	out.Usage, out.ConversationUsage = wireUsage(ev.Usage), wireUsage(ev.ConversationUsage)
+	return out
+}
+
+func wireModels(current string, in []host.Model) wire.ModelsResult {
+	out := wire.ModelsResult{Current: current, Models: make([]wire.ModelInfo, len(in))}
+	for i, m := range in {
+		out.Models[i] = wire.ModelInfo{ID: m.ID, DisplayName: m.DisplayName, Created: m.Created}
 	}
 	return out
+}
+
+func wireUsage(u *session.Usage) *wire.Usage {
+	if u == nil {
+		return nil
+	}
+	return &wire.Usage{InputTokens: u.InputTokens, OutputTokens: u.OutputTokens, CachedInputTokens: u.CachedInputTokens,
+		CacheWriteTokens: u.CacheWriteTokens, Cost: u.Cost}
+}
+
+func sessionPrices(in map[string]wire.Price) *session.Prices {
+	if in == nil {
+		return nil
+	}
+	out := make(session.Prices, len(in))
+	for model, p := range in {
+		out[model] = session.Price{Input: p.Input, CachedInput: p.CachedInput, CacheWrite: p.CacheWrite, Output: p.Output}
+	}
+	return &out
+}
+
+// toolSearch converts the tool-search settings. A threshold is a whole number of tools (a
+// fraction is rounded down); 0 means "always search", which session spells 1: the built-in tools
+// alone are more than one, so the two behave the same.
+func toolSearch(o wire.InitOptions) session.ToolSearchOptions {
+	ts := session.ToolSearchOptions{AlwaysLoaded: o.AlwaysLoadedTools}
+	if t := o.ToolSearchThreshold; t != nil {
+		switch {
+		case *t < 0:
+			ts.Threshold = -1
+		case *t < 1:
+			ts.Threshold = 1
+		default:
+			ts.Threshold = int(min(*t, 1e6))
+		}
+	}
+	return ts
 }

@@ -193,6 +193,8 @@ func parseInitOptions(raw json.RawMessage) (wire.InitOptions, []string) {
 	dec("mode", &o.Mode)
 	dec("approvalTimeoutSeconds", &o.ApprovalTimeoutSeconds)
 	dec("provider", &o.Provider)
+	dec("toolSearchThreshold", &o.ToolSearchThreshold)
+	dec("alwaysLoadedTools", &o.AlwaysLoadedTools)
 	if o.Mode != "" {
 		if _, err := permissions.ParseMode(o.Mode); err != nil {
 			warns = append(warns, fmt.Sprintf("initializationOptions.mode: %v (using single-confirm)", err))
@@ -215,8 +217,10 @@ func settings(o wire.InitOptions) host.Settings {
 		st.ApprovalTimeout = time.Duration(*o.ApprovalTimeoutSeconds * float64(time.Second))
 	}
 	if p := o.Provider; p != nil {
-		st.Provider = &session.ProviderConfig{Type: p.Type, Model: p.Model, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv, Script: p.Script, MaxTokens: p.MaxTokens}
+		st.Provider = &session.ProviderConfig{Type: p.Type, Model: p.Model, BaseURL: p.BaseURL, APIKeyEnv: p.APIKeyEnv, Script: p.Script, MaxTokens: p.MaxTokens,
+			ReasoningEffort: p.ReasoningEffort, Prices: sessionPrices(p.Prices)}
 	}
+	st.ToolSearch = toolSearch(o)
 	return st
 }
 

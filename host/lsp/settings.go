@@ -85,12 +85,33 @@ var settingDocs = []settingDoc{
 		Default: map[string]any{},
 		Description: "The model the agent uses: " +
 			"`{ \"type\": \"anthropic\", \"model\": \"...\", \"apiKeyEnv\": \"ANTHROPIC_API_KEY\" }`. " +
-			"Types: `openai`, `anthropic`, `openai-compatible` (with `baseURL`), `script` (tests). " +
+			"Types: `openai`, `openai-responses` (the Responses API, with `reasoningEffort`), `anthropic`, " +
+			"`openai-compatible` (with `baseURL`), `script` (tests). " +
+			"`prices` (US dollars per million tokens, by model) shows the cost of each turn: " +
+			"`{ \"claude-sonnet-4-5\": { \"input\": 3, \"cachedInput\": 0.3, \"cacheWrite\": 3.75, \"output\": 15 } }`. " +
 			"Empty: the host's `~/.config/switchboard/config.json`. Read from user settings only: a workspace cannot " +
 			"send your API key elsewhere.",
 		Enums: []propEnum{{"type", []string{
-			session.ProviderOpenAI, session.ProviderAnthropic, session.ProviderOpenAICompatible, session.ProviderScript,
-		}}},
+			session.ProviderOpenAI, session.ProviderOpenAIResponses, session.ProviderAnthropic, session.ProviderOpenAICompatible,
+			session.ProviderScript,
+		}}, {"reasoningEffort", []string{"minimal", "low", "medium", "high"}}},
+	},
+	{
+		Key:     "toolSearchThreshold",
+		Scope:   "machine",
+		Default: session.DefaultToolSearchThreshold,
+		Description: "With more tools than this (built-in tools included), the model gets the built-in tools, " +
+			"`alwaysLoadedTools` and a `search_tools` tool instead of every tool; tools it finds or uses are added " +
+			"for its next step, and every tool stays callable. A negative number turns this off. " +
+			"Read from user settings only: a workspace cannot change what the model sees.",
+	},
+	{
+		Key:     "alwaysLoadedTools",
+		Scope:   "machine",
+		Default: []string{},
+		Description: "Tools always sent to the model when tool search is on (`toolSearchThreshold`): exact names " +
+			"(`mcp__github__create_issue`) or a server's tools (`mcp__github__*`). This grants nothing: calls still " +
+			"pass the confirm gate. Read from user settings only: a workspace cannot change what the model sees.",
 	},
 }
 

@@ -17,6 +17,7 @@ const (
 	CmdElicit       = "switchboard.elicit"
 	CmdSignIn       = "switchboard.signIn"
 	CmdSignOut      = "switchboard.signOut"
+	CmdModels       = "switchboard.models"
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
@@ -24,6 +25,7 @@ var Commands = []string{
 	CmdServers, CmdTools, CmdReconnect, CmdAllowlistGet, CmdAllowlistSet, CmdApprovals,
 	CmdApprove, CmdTrust, CmdCallTool, CmdChat, CmdCancel, CmdElicitations, CmdElicit,
 	CmdSignIn, CmdSignOut,
+	CmdModels,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).
@@ -105,3 +107,8 @@ const (
 	TitleSignIn = "Sign in"
 	TitleNotNow = "Not now"
 )
+
+// DecidedByRepeat is ToolCallEvent.DecidedBy for a call that repeats, with the same name and
+// arguments, a call of the same turn that was denied or failed twice: it was neither asked again
+// nor run, and Reason says why in one sentence.
+const DecidedByRepeat = "repeat"

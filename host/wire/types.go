@@ -13,16 +13,33 @@ type InitOptions struct {
 	Mode                   Mode                       `json:"mode,omitempty"`
 	ApprovalTimeoutSeconds *float64                   `json:"approvalTimeoutSeconds,omitempty"`
 	Provider               *Provider                  `json:"provider,omitempty"`
+	// ToolSearchThreshold: above this many tools the model gets a small set plus search_tools
+	// (default 40; negative = never).
+	ToolSearchThreshold *float64 `json:"toolSearchThreshold,omitempty"`
+	// AlwaysLoadedTools are tools always sent to the model: exact names or "prefix*".
+	AlwaysLoadedTools []string `json:"alwaysLoadedTools,omitempty"`
 }
 
 // Provider is the model provider of initializationOptions.provider (and of config.json).
 type Provider struct {
-	Type      string `json:"type,omitempty"` // openai (default) | anthropic | openai-compatible | script
+	Type      string `json:"type,omitempty"` // openai (default) | openai-responses | anthropic | openai-compatible | script
 	Model     string `json:"model,omitempty"`
 	BaseURL   string `json:"baseURL,omitempty"`
 	APIKeyEnv string `json:"apiKeyEnv,omitempty"` // the NAME of the environment variable holding the key
 	Script    string `json:"script,omitempty"`
 	MaxTokens int    `json:"maxTokens,omitempty"`
+	// ReasoningEffort (openai-responses): minimal | low | medium | high; "" = the API's default.
+	ReasoningEffort string `json:"reasoningEffort,omitempty"`
+	// Prices per model name, in US dollars per million tokens, for the cost in Usage.
+	Prices map[string]Price `json:"prices,omitempty"`
+}
+
+// Price is one model's price in US dollars per million tokens (Provider.Prices).
+type Price struct {
+	Input       float64 `json:"input"`
+	CachedInput float64 `json:"cachedInput,omitempty"` // default Input
+	CacheWrite  float64 `json:"cacheWrite,omitempty"`  // default Input
+	Output      float64 `json:"output"`
 }
 
 // ServerStatus is one MCP server as switchboard.servers and switchboard/serversChanged show it.
@@ -169,9 +186,11 @@ type Event struct {
 	Text         string           `json:"text,omitempty"`
 	ToolCall     *ToolCallEvent   `json:"toolCall,omitempty"`
 	Result       *ToolResultEvent `json:"result,omitempty"`
-	Usage        *Usage           `json:"usage,omitempty"`      // done: the turn's total
-	StopReason   string           `json:"stopReason,omitempty"` // done
-	Error        string           `json:"error,omitempty"`      // error: the message
+	Usage        *Usage           `json:"usage,omitempty"` // done: the turn's total
+	// ConversationUsage (done) is the conversation's total, this turn included.
+	ConversationUsage *Usage `json:"conversationUsage,omitempty"`
+	StopReason        string `json:"stopReason,omitempty"` // done
+	Error             string `json:"error,omitempty"`      // error: the message
 }
 
 // ToolCallEvent is one tool call of a chat turn and its approval state.
@@ -180,7 +199,7 @@ type ToolCallEvent struct {
 	Name      string          `json:"name"`
 	Arguments json.RawMessage `json:"arguments"`
 	Approval  string          `json:"approval"`            // pending | allowed | denied
-	DecidedBy string          `json:"decidedBy,omitempty"` // empty while pending
+	DecidedBy string          `json:"decidedBy,omitempty"` // empty while pending; "repeat": see DecidedByRepeat
 	Reason    string          `json:"reason,omitempty"`
 	// Label is the decision for the person, saying which grant: "allowed once by you", "allowed by
 	// you, always for this tool", "allowed by you for every tool of server 's'", "denied by you".
@@ -200,10 +219,28 @@ type ToolResultEvent struct {
 	Summary string `json:"summary,omitempty"`
 }
 
-// Usage is a turn's token usage.
+// Usage is token usage (a turn's or a conversation's). InputTokens counts every input token,
+// cached ones included; uncached input is InputTokens - CachedInputTokens - CacheWriteTokens.
 type Usage struct {
-	InputTokens  int `json:"inputTokens"`
-	OutputTokens int `json:"outputTokens"`
+	InputTokens       int `json:"inputTokens"`
+	OutputTokens      int `json:"outputTokens"`
+	CachedInputTokens int `json:"cachedInputTokens"`          // input read from the prompt cache
+	CacheWriteTokens  int `json:"cacheWriteTokens,omitempty"` // input written to the cache (Anthropic)
+	// Cost is in US dollars, when the user set prices for the model (Provider.Prices).
+	Cost float64 `json:"cost,omitempty"`
+}
+
+// ModelsResult is the result of switchboard.models.
+type ModelsResult struct {
+	Current string      `json:"current"` // the configured model
+	Models  []ModelInfo `json:"models"`
+}
+
+// ModelInfo is one model the provider offers.
+type ModelInfo struct {
+	ID          string `json:"id"`
+	DisplayName string `json:"displayName,omitempty"`
+	Created     int64  `json:"created,omitempty"` // Unix seconds, when the API says
 }
 
 // Elicitation is the params of switchboard/elicitationRequested: an MCP server asks the user to

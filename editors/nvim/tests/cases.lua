@@ -471,6 +471,65 @@ T.case('chat: script provider, text, tool calls with approval state, results, fo
   T.eq(last[2], '', 'prompt area cleared')
 end)
 
+T.case('chat: done shows the turn and conversation usage and cost; a repeated denied call shows why', function()
+  local provider = chat_script(table.concat({
+    'reply tool_call id=c1 name=mcp__demo__echo args={"text":"x"}',
+    'reply usage in=1000 out=50 cached=600',
+    '',
+    'reply tool_call id=c2 name=mcp__demo__echo args={"text":"x"}',
+    'reply usage in=1200 out=10 cached=1000 write=100',
+    '',
+    'reply text "ok"',
+    '',
+  }, '\n'))
+  provider.model = 'm1'
+  provider.prices = { m1 = { input = 3, cachedInput = 0.3, output = 15 } }
+  T.start({ provider = provider })
+  T.answer('switchboard_approval', function()
+    return 4 -- Deny
+  end)
+  vim.cmd('Switchboard chat echo x twice')
+  local chat = require('switchboard.chat')
+  T.wait('turn done', function()
+    local c = chat.get()
+    return c and c.last_done ~= nil
+  end)
+  local tr = transcript()
+  T.eq(#T.selects_of('switchboard_approval'), 1, 'the repeated call is not asked again')
+  T.has(tr, '-- not run: The same call was already denied in this turn, so it was not asked again.')
+  T.has(tr, '  This turn: 2,200 input tokens (1,600 cached, 100 written to the cache), 60 output tokens, $0.0032.\n')
+  T.has(tr, '  Conversation: 2,200 input tokens (1,600 cached, 100 written to the cache), 60 output tokens, $0.0032.\n')
+end)
+
+T.case('model: usage lines and model picker items (pure)', function()
+  local chat = require('switchboard.chat')
+  T.eq(chat.usage_lines({ kind = 'done' }), {})
+  T.eq(chat.usage_lines({ usage = { inputTokens = 'x', outputTokens = 1 } }), {})
+  T.eq(chat.usage_lines({ usage = { inputTokens = 0, cachedInputTokens = 0, outputTokens = 0 } }), {}, 'nothing counted')
+  T.eq(chat.usage_text({ inputTokens = 1234567, cachedInputTokens = 0, outputTokens = 2, cost = 2.5 }),
+    '1,234,567 input tokens, 2 output tokens, $2.50')
+  local cmds = require('switchboard.commands')
+  local items = cmds.model_items({ current = 'b', models = { { id = 'a', displayName = 'Model A' }, { id = 'b' } } })
+  T.eq(items[1].id, 'b', 'current first')
+  T.eq(cmds.format_model(items[1], 'b'), 'b  (current)')
+  T.eq(cmds.format_model(items[2], 'b'), 'a  (Model A)')
+end)
+
+T.case('model: a provider that cannot list says so; :Switchboard model <id> sets provider.model', function()
+  local sb = T.start({ provider = chat_script('reply text "hi"\n') })
+  vim.cmd('Switchboard model')
+  T.wait('error notice', function()
+    return T.notes_text():find('This provider cannot list its models.', 1, true) ~= nil
+  end)
+  vim.cmd('Switchboard model gpt-x')
+  local o = require('switchboard.config').options
+  T.eq(o.provider.model, 'gpt-x')
+  T.eq(o.provider.type, 'script', 'the other provider fields are kept')
+  local c = require('switchboard.compat').get_clients('switchboard')[1]
+  T.eq(c.config.settings.switchboard.provider.model, 'gpt-x', 'sent to the host')
+  T.ok(sb, 'started')
+end)
+
 T.case('chat: <C-c> in the chat buffer cancels the running turn', function()
   T.start({ provider = chat_script('reply hang\n') })
   local chat = require('switchboard.chat')

@@ -8,6 +8,7 @@ import { answer, approvePending } from "./approvals";
 import { answerQuestions, questionItem, type Questions } from "./elicit";
 import { ui } from "./ids";
 import { callTool } from "./calltool";
+import { chooseModel } from "./choose_model";
 import { Reports } from "./report";
 import * as ext from "./lsp_types";
 
@@ -37,6 +38,7 @@ export function registerCommands(sb: Switchboard, chat: ChatUi, questions: Quest
         [ui.showOutput]: () => sb.output.show(true),
         [ui.statusMenu]: () => statusMenu(sb, questions),
         [ui.callTool]: (arg) => callTool(sb, own, typeof arg === "string" ? arg : undefined),
+        [ui.chooseModel]: () => chooseModel(sb),
     };
     const registered = Object.entries(table).map(([id, fn]) =>
         vscode.commands.registerCommand(id, async (...args: unknown[]) => {

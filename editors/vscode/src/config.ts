@@ -11,7 +11,16 @@ import { modes, type Mode } from "./lsp_types";
  * the extension also reads only their user-level value, for VS Code versions and forks that do not
  * honour scope: a repository's .vscode/settings.json must not be able to set them.
  */
-export const userOnlySettings = ["path", "servers", "configFiles", "mode", "approvalTimeoutSeconds", "provider"] as const;
+export const userOnlySettings = [
+    "path",
+    "servers",
+    "configFiles",
+    "mode",
+    "approvalTimeoutSeconds",
+    "provider",
+    "toolSearchThreshold",
+    "alwaysLoadedTools",
+] as const;
 export type UserOnlySetting = (typeof userOnlySettings)[number];
 
 /** The levels of one setting, as WorkspaceConfiguration.inspect returns them. */
@@ -69,6 +78,8 @@ export interface HostSettings {
     mode?: Mode;
     approvalTimeoutSeconds?: number;
     provider?: Record<string, unknown>;
+    toolSearchThreshold?: number;
+    alwaysLoadedTools?: string[];
 }
 
 /** The host's settings, from the user level only (see userOnlySettings). */
@@ -85,6 +96,10 @@ export function hostSettings(inspect: SettingsInspector): HostSettings {
     if (typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0) out.approvalTimeoutSeconds = timeout;
     const provider = get<Record<string, unknown>>("provider");
     if (isObject(provider) && Object.keys(provider).length > 0) out.provider = provider;
+    const threshold = get<number>("toolSearchThreshold");
+    if (typeof threshold === "number" && Number.isFinite(threshold)) out.toolSearchThreshold = threshold;
+    const pinned = get<string[]>("alwaysLoadedTools");
+    if (Array.isArray(pinned) && pinned.length > 0) out.alwaysLoadedTools = pinned.filter((t) => typeof t === "string");
     return out;
 }
 

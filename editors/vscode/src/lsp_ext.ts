@@ -22,6 +22,7 @@ export const Cmd = {
     elicit: "switchboard.elicit",
     signIn: "switchboard.signIn",
     signOut: "switchboard.signOut",
+    models: "switchboard.models",
 } as const;
 
 // Notifications from the host.

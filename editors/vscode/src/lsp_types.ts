@@ -176,6 +176,20 @@ export interface CommandSignatures {
     [Cmd.elicit]: { params: ElicitParams; result: Record<string, never> };
     [Cmd.signIn]: { params: SignInParams; result: ServerStatus[] };
     [Cmd.signOut]: { params: SignInParams; result: ServerStatus[] };
+    [Cmd.models]: { params: undefined; result: ModelsResult };
+}
+
+/** The result of switchboard.models: the configured model and the provider's models. */
+export interface ModelsResult {
+    current: string;
+    models: ModelInfo[];
+}
+
+export interface ModelInfo {
+    id: string;
+    displayName?: string;
+    /** Unix seconds, when the API says. */
+    created?: number;
 }
 
 // ---- Notifications from the host, PROTOCOL.md section 6 ----
@@ -209,6 +223,7 @@ export interface EventToolCall {
     arguments: unknown;
     /** pending | allowed | denied */
     approval: string;
+    /** "repeat": a repeat of a denied or twice-failed call of this turn, neither asked nor run. */
     decidedBy?: string;
     reason?: string;
     /** The decision for the person, saying which grant ("allowed once by you"). */
@@ -227,9 +242,14 @@ export interface EventToolResult {
     summary?: string;
 }
 
+/** Token usage; inputTokens counts cached and cache-written input too. */
 export interface Usage {
     inputTokens: number;
     outputTokens: number;
+    cachedInputTokens: number;
+    cacheWriteTokens?: number;
+    /** US dollars, when the user set prices for the model. */
+    cost?: number;
 }
 
 export interface SwitchboardEvent {
@@ -243,6 +263,8 @@ export interface SwitchboardEvent {
     error?: string;
     stopReason?: string;
     usage?: Usage;
+    /** done: the conversation's total, this turn included. */
+    conversationUsage?: Usage;
     [extra: string]: unknown;
 }
 

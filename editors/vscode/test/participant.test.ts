@@ -55,6 +55,9 @@ describe("@switchboard chat participant", () => {
         // 25 more tools: over the host's warning threshold (session.WarnTools = 20).
         stub.settings["switchboard.servers"] = { mcptest: { command: env.bin.mcptest }, many: { command: env.bin.mcptest, args: ["--tools", "25"] } };
         stub.settings["switchboard.provider"] = { type: "script", script };
+        // With tool search on (46 tools > the default threshold 40) the model gets a few tools and
+        // there is nothing to warn about: turn it off (a negative threshold) to send them all.
+        stub.settings["switchboard.toolSearchThreshold"] = -1;
         vscode.chat = {
             createChatParticipant(id: string, h: typeof handler) {
                 handler = h;

@@ -155,6 +155,12 @@ local function tool_call(c, tc)
     if not t.approval then
       t.approval_text = 'pending'
     end
+  elseif tc.decidedBy == 'repeat' then
+    -- A repeat of a denied or twice-failed call of this turn: neither asked nor run.
+    local why = type(tc.reason) == 'string' and tc.reason ~= '' and tc.reason
+      or 'it repeats a call of this turn that was denied or failed twice.'
+    t.approval_text = 'not run: ' .. why:gsub('[%c]', ' ')
+    t.denied = true
   elseif type(state) == 'string' and state ~= '' and not t.resolved then
     local by = tc.decidedBy
     if by and by ~= vim.NIL and by ~= '' then
@@ -236,6 +242,10 @@ local function handle(c, ev)
     if note then
       append(c, { note })
     end
+    local usage = M.usage_lines(ev)
+    if #usage > 0 then
+      append(c, usage)
+    end
     append(c, { '' })
     if c.turn == ev.turn then
       c.turn = nil
@@ -244,6 +254,52 @@ local function handle(c, ev)
     c.last_done = ev.turn
   end
   follow(c)
+end
+
+local function count(n)
+  local s = tostring(math.floor(tonumber(n) or 0))
+  local out = s:reverse():gsub('(%d%d%d)', '%1,'):reverse()
+  return (out:gsub('^,', ''))
+end
+
+--- One line of usage: "1,200 input tokens (800 cached), 150 output tokens, $0.0031".
+function M.usage_text(u)
+  local cached = {}
+  if (tonumber(u.cachedInputTokens) or 0) > 0 then
+    table.insert(cached, count(u.cachedInputTokens) .. ' cached')
+  end
+  if (tonumber(u.cacheWriteTokens) or 0) > 0 then
+    table.insert(cached, count(u.cacheWriteTokens) .. ' written to the cache')
+  end
+  local out = count(u.inputTokens) .. ' input tokens'
+  if #cached > 0 then
+    out = out .. ' (' .. table.concat(cached, ', ') .. ')'
+  end
+  out = out .. ', ' .. count(u.outputTokens) .. ' output tokens'
+  local cost = tonumber(u.cost)
+  if cost and cost > 0 then
+    out = out .. (cost >= 1 and (', $%.2f'):format(cost) or (', $%.4f'):format(cost))
+  end
+  return out
+end
+
+-- A usage worth showing: well-formed, and some tokens were counted (a provider that reports none
+-- gives zeros).
+local function is_usage(u)
+  return type(u) == 'table' and type(u.inputTokens) == 'number' and type(u.outputTokens) == 'number'
+    and u.inputTokens + u.outputTokens > 0
+end
+
+--- The usage lines of a done event: this turn's and the conversation's (none when absent).
+function M.usage_lines(ev)
+  local out = {}
+  if is_usage(ev.usage) then
+    table.insert(out, '  This turn: ' .. M.usage_text(ev.usage) .. '.')
+  end
+  if is_usage(ev.conversationUsage) then
+    table.insert(out, '  Conversation: ' .. M.usage_text(ev.conversationUsage) .. '.')
+  end
+  return out
 end
 
 --- switchboard/event handler.

@@ -135,6 +135,10 @@ function M.cancel(turn, cb)
   M.exec(cmd.cancel, { turn = turn }, cb)
 end
 
+function M.models(cb)
+  M.exec(cmd.models, nil, cb)
+end
+
 function M.elicitations(cb)
   M.exec(cmd.elicitations, nil, cb)
 end
@@ -644,10 +648,73 @@ function sub.log()
   vim.cmd('normal! G')
 end
 
+--- The model picker's items: the current model first.
+function M.model_items(res)
+  local items = {}
+  for _, m in ipairs(type(res) == 'table' and res.models or {}) do
+    if type(m) == 'table' and type(m.id) == 'string' then
+      if m.id == res.current then
+        table.insert(items, 1, m)
+      else
+        table.insert(items, m)
+      end
+    end
+  end
+  return items
+end
+
+function M.format_model(m, current)
+  local notes = {}
+  if m.id == current then
+    table.insert(notes, 'current')
+  end
+  if type(m.displayName) == 'string' and m.displayName ~= '' and m.displayName ~= m.id then
+    table.insert(notes, m.displayName)
+  end
+  return #notes > 0 and (m.id .. '  (' .. table.concat(notes, ', ') .. ')') or m.id
+end
+
+--- Makes id the agent's model: the plugin's provider option with model replaced (the host gets
+--- workspace/didChangeConfiguration).
+function M.use_model(id)
+  local provider = vim.deepcopy(require('switchboard.config').options.provider or {})
+  provider.model = id
+  sb().update({ provider = provider })
+  notify('the agent now uses ' .. id)
+end
+
+-- :Switchboard model [id]: pick the model from the provider's list (switchboard.models).
+function sub.model(id)
+  if id and id ~= '' then
+    return M.use_model(id)
+  end
+  M.models(function(err, res)
+    if err then
+      return notify(errmsg(err), vim.log.levels.ERROR)
+    end
+    local items = M.model_items(res)
+    if #items == 0 then
+      return notify('the provider lists no models')
+    end
+    vim.ui.select(items, {
+      prompt = 'Switchboard model' .. (res.current and res.current ~= '' and (' (now ' .. res.current .. ')') or ''),
+      kind = 'switchboard_models',
+      format_item = function(m)
+        return M.format_model(m, res.current)
+      end,
+    }, function(m)
+      if m then
+        M.use_model(m.id)
+      end
+    end)
+  end)
+end
+
 M.subcommands = sub
 M.names = { 'servers', 'reconnect', 'approve', 'elicit', 'allow', 'trust', 'chat', 'cancel', 'tools', 'call', 'log' }
 table.insert(M.names, 'signin')
 table.insert(M.names, 'signout')
+table.insert(M.names, 'model')
 
 --- :Switchboard [sub [args]] (no sub = servers).
 function M.run(args)

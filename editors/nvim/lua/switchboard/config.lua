@@ -12,6 +12,8 @@ M.defaults = {
   approvalTimeoutSeconds = nil,
   provider = nil, -- { type='openai'|'anthropic'|'openai-compatible'|'script', model=..., ... }
   configFiles = nil, -- { '/abs/path/mcp.json' }
+  toolSearchThreshold = nil, -- above this many tools the model searches for tools (host default 40; < 0 = never)
+  alwaysLoadedTools = nil, -- { 'mcp__github__*' }: always sent to the model when tool search is on
   -- Start the host on setup() and attach it to every file buffer.
   autostart = true,
   -- Attach only to these filetypes (nil = every buffer that is a file).
@@ -34,6 +36,8 @@ M.defaults = {
 local aliases = {
   approval_timeout_seconds = 'approvalTimeoutSeconds',
   config_files = 'configFiles',
+  tool_search_threshold = 'toolSearchThreshold',
+  always_loaded_tools = 'alwaysLoadedTools',
 }
 
 M.options = vim.deepcopy(M.defaults)
@@ -58,6 +62,8 @@ local types = {
   approvalTimeoutSeconds = 'number',
   provider = 'table',
   configFiles = 'table',
+  toolSearchThreshold = 'number',
+  alwaysLoadedTools = 'table',
   autostart = 'boolean',
   filetypes = 'table',
   chat = 'table',
@@ -110,7 +116,7 @@ end
 function M.init_options(o)
   o = o or M.options
   local out = {}
-  for _, k in ipairs({ 'servers', 'mode', 'approvalTimeoutSeconds', 'provider', 'configFiles' }) do
+  for _, k in ipairs({ 'servers', 'mode', 'approvalTimeoutSeconds', 'provider', 'configFiles', 'toolSearchThreshold', 'alwaysLoadedTools' }) do
     if o[k] ~= nil then
       out[k] = vim.deepcopy(o[k])
     end

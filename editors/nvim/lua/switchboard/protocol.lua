@@ -23,6 +23,7 @@ M.cmd = {
   elicit = 'switchboard.elicit',
   sign_in = 'switchboard.signIn',
   sign_out = 'switchboard.signOut',
+  models = 'switchboard.models',
 }
 
 -- Notifications from the host.

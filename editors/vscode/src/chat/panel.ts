@@ -7,7 +7,7 @@ import { errorMessage, type Switchboard } from "../client";
 import { chatPanelViewType } from "../ids";
 import * as ext from "../lsp_types";
 import type { ChatSessions } from "./session";
-import { approvalText, type ToolCallView, type TurnView } from "./transcript";
+import { approvalText, turnUsageText, type ToolCallView, type TurnView } from "./transcript";
 
 type FromView =
     | { type: "send"; text: string }
@@ -132,6 +132,7 @@ body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size
 .tool code { font-family: var(--vscode-editor-font-family); }
 .result { white-space: pre-wrap; max-height: 12em; overflow: auto; font-family: var(--vscode-editor-font-family); opacity: .85; }
 .error { color: var(--vscode-errorForeground); }
+.usage { white-space: pre-wrap; opacity: .7; font-size: .9em; margin-top: 4px; }
 #bar { position: fixed; bottom: 0; left: 0; right: 0; padding: 8px 12px; background: var(--vscode-editor-background); display: flex; gap: 6px; }
 #prompt { flex: 1; min-height: 2.5em; font-family: inherit; color: var(--vscode-input-foreground); background: var(--vscode-input-background); border: 1px solid var(--vscode-input-border, transparent); }
 button { color: var(--vscode-button-foreground); background: var(--vscode-button-background); border: none; padding: 4px 10px; cursor: pointer; }
@@ -186,6 +187,7 @@ window.addEventListener('message', (ev) => {
     }
     if (t.state === 'error') d.appendChild(el('div', 'error', 'Error: ' + (t.error || 'failed')));
     if (t.state === 'cancelled') d.appendChild(el('div', 'error', 'Cancelled.'));
+    if (t.usageText) d.appendChild(el('div', 'usage', t.usageText));
     log.appendChild(d);
   }
   window.scrollTo(0, document.body.scrollHeight);
@@ -194,6 +196,6 @@ window.addEventListener('message', (ev) => {
 }
 
 /** The turn as the webview gets it: each tool call with its approval in words (approvalText). */
-function withStatus(t: TurnView): TurnView & { tools: (ToolCallView & { status: string })[] } {
-    return { ...t, tools: t.tools.map((c) => ({ ...c, status: approvalText(c) })) };
+function withStatus(t: TurnView): TurnView & { tools: (ToolCallView & { status: string })[]; usageText: string } {
+    return { ...t, tools: t.tools.map((c) => ({ ...c, status: approvalText(c) })), usageText: turnUsageText(t) };
 }

@@ -6,7 +6,7 @@ import { errorMessage } from "../client";
 import * as fmt from "../format";
 import { chatParticipantId, ui } from "../ids";
 import type { ChatSessions } from "./session";
-import { approvalText, type TurnView } from "./transcript";
+import { approvalText, turnUsageText, type TurnView } from "./transcript";
 
 interface ResultMetadata {
     conversation?: string;
@@ -57,6 +57,8 @@ export function registerParticipant(sb: Switchboard, sessions: ChatSessions): vs
         };
         try {
             const t = await sessions.run(request.prompt, lastConversation(context), render, token);
+            const usage = turnUsageText(t);
+            if (usage) stream.markdown(`\n\n---\n${usage.split("\n").join("  \n")}\n`);
             if (t.state === "error") {
                 return { errorDetails: { message: t.error ?? "The turn failed." }, metadata: { conversation: t.conversation } };
             }

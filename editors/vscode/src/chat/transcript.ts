@@ -1,7 +1,7 @@
 // Folds switchboard/event notifications (and approval notifications) into a transcript that both
 // chat UIs render. Pure: no vscode import.
 
-import type { Approval, ApprovalResolvedParams, Decision, SwitchboardEvent } from "../lsp_types";
+import type { Approval, ApprovalResolvedParams, Decision, SwitchboardEvent, Usage } from "../lsp_types";
 
 export type ApprovalState = "running" | "waiting" | "allowed" | "denied";
 
@@ -10,8 +10,10 @@ export interface ToolCallView {
     name: string;
     arguments: unknown;
     approval: ApprovalState;
-    /** What decided: user, allowlist, mode, timeout, ... when the host says. */
+    /** What decided: user, allowlist, mode, timeout, repeat, ... when the host says. */
     decidedBy?: string;
+    /** The host's sentence about the decision (a repeated call: why it was not run). */
+    reason?: string;
     /** The pending approval's id while approval is "waiting". */
     approvalId?: string;
     /** The user's answer (once, always, server, deny), from switchboard/approvalResolved. */
@@ -34,6 +36,9 @@ export interface TurnView {
     parts: TurnPart[];
     state: "running" | "done" | "error" | "cancelled";
     error?: string;
+    /** From the done event: this turn's tokens and cost, and the conversation's so far. */
+    usage?: Usage;
+    conversationUsage?: Usage;
 }
 
 export function newTurn(turn: string, conversation: string, prompt: string): TurnView {
@@ -114,6 +119,8 @@ export function applyEvent(t: TurnView, e: SwitchboardEvent): boolean {
                 view.approval = state;
             }
             if (decidedBy) view.decidedBy = decidedBy;
+            const reason = str(c["reason"]);
+            if (reason) view.reason = reason;
             return false;
         }
         case "toolResult": {
@@ -137,6 +144,8 @@ export function applyEvent(t: TurnView, e: SwitchboardEvent): boolean {
         case "done":
             if (t.state === "running") t.state = e.stopReason === "cancelled" ? "cancelled" : "done";
             for (const c of t.tools) if (c.approval === "waiting") c.approval = "denied";
+            if (isUsage(e.usage)) t.usage = e.usage;
+            if (isUsage(e.conversationUsage)) t.conversationUsage = e.conversationUsage;
             return true;
         case "error":
             // A done event follows (PROTOCOL: a turn always ends with done); do not end here.
@@ -197,10 +206,44 @@ export function approvalText(c: ToolCallView): string {
         case "denied": {
             if (c.decision && c.decidedBy === "user" && (c.decision === "deny") === (c.approval === "denied")) return grantWords[c.decision](c);
             if (!c.decidedBy) return c.approval;
+            if (c.decidedBy === "repeat") return `not run: ${c.reason ?? "it repeats a call of this turn that was denied or failed twice."}`;
             if (c.decidedBy === "mode") return c.approval === "allowed" ? "allowed (mode always-allow)" : "denied (mode allowlist-only)";
             return `${c.approval} ${byWords[c.decidedBy] ?? `(${c.decidedBy})`}`;
         }
         default:
             return "running";
     }
+}
+
+/** A usage worth showing: well-formed, and some tokens were counted (a provider that reports none gives zeros). */
+function isUsage(u: unknown): u is Usage {
+    const o = obj(u);
+    return o !== undefined && typeof o["inputTokens"] === "number" && typeof o["outputTokens"] === "number" && o["inputTokens"] + o["outputTokens"] > 0;
+}
+
+function count(n: number | undefined): string {
+    return (n ?? 0).toLocaleString("en-US");
+}
+
+/** A cost in US dollars: cents for a dollar or more, four decimals below (turns are cheap). */
+export function costText(cost: number): string {
+    return cost >= 1 ? `$${cost.toFixed(2)}` : `$${cost.toFixed(4)}`;
+}
+
+/** One plain line of usage: "1,200 input tokens (800 cached), 150 output tokens, $0.0031". */
+export function usageText(u: Usage): string {
+    const cached: string[] = [];
+    if (u.cachedInputTokens > 0) cached.push(`${count(u.cachedInputTokens)} cached`);
+    if ((u.cacheWriteTokens ?? 0) > 0) cached.push(`${count(u.cacheWriteTokens)} written to the cache`);
+    let out = `${count(u.inputTokens)} input tokens${cached.length ? ` (${cached.join(", ")})` : ""}, ${count(u.outputTokens)} output tokens`;
+    if (typeof u.cost === "number" && u.cost > 0) out += `, ${costText(u.cost)}`;
+    return out;
+}
+
+/** The turn's usage lines for the chat UIs ("" while the host has not reported any). */
+export function turnUsageText(t: TurnView): string {
+    const lines: string[] = [];
+    if (t.usage) lines.push(`This turn: ${usageText(t.usage)}.`);
+    if (t.conversationUsage) lines.push(`Conversation: ${usageText(t.conversationUsage)}.`);
+    return lines.join("\n");
 }
