@@ -231,7 +231,15 @@ type progressTools struct {
 // errProgressCancelled is the cause of a call stopped from its progress.
 var errProgressCancelled = errors.New("host: cancelled from the progress")
 
+// Snapshot is the registry's tools as the session sees them: a tool held back by its pin is
+// marked Held (not offered to the model; the gate refuses it).
+func (t progressTools) Snapshot() *mcpbridge.ToolSet { return t.a.currentPins().snap }
+
 func (t progressTools) Call(ctx context.Context, name string, args json.RawMessage) (mcpbridge.Result, error) {
+	if msg, held := t.a.held(name); held { // the tool list changed after the gate looked
+		msg = "Tool call " + name + " was not run: " + msg
+		return mcpbridge.Result{Name: name, IsError: true, Text: msg, Bytes: len(msg)}, nil
+	}
 	obs, _ := ctx.Value(observerKey{}).(ToolProgress)
 	if obs == nil {
 		obs = t.a.ui.ToolProgress()

@@ -22,9 +22,10 @@ const (
 	KindElicitation Kind = "elicitation" // a server's question: a form, or a page to open
 	KindSampling    Kind = "sampling"    // may this server use the model?
 	KindTrust       Kind = "trust"       // may this workspace-defined server start?
+	KindPin         Kind = "pin"         // accept a server's changed tool definitions? (pins.go)
 )
 
-var idLetter = map[Kind]string{KindApproval: "a", KindElicitation: "e", KindSampling: "s", KindTrust: "t"}
+var idLetter = map[Kind]string{KindApproval: "a", KindElicitation: "e", KindSampling: "s", KindTrust: "t", KindPin: "p"}
 
 // Who or what resolved a question (Outcome.By).
 const (
@@ -38,7 +39,7 @@ const (
 type Reply struct {
 	Decision permissions.Answer     // approval
 	Elicit   mcpbridge.ElicitResult // elicitation
-	Allow    bool                   // sampling (allow this time), trust (trust it)
+	Allow    bool                   // sampling (allow this time), trust (trust it), pin (accept all shown)
 	Always   bool                   // sampling: allow this server until the host exits
 }
 
@@ -66,6 +67,7 @@ type Question struct {
 	Elicitation mcpbridge.Elicitation   // KindElicitation (Fields as shown: labels escaped)
 	Sample      mcpbridge.SampleRequest // KindSampling
 	Server      mcpbridge.ServerConfig  // KindTrust
+	Pins        ServerPinChanges        // KindPin: the changes shown (accepting accepts exactly these)
 
 	qs      *Questions
 	check   func(Reply) error // validates a person's reply (elicitation forms); nil = any

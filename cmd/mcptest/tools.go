@@ -190,6 +190,34 @@ func (ts *testServer) addTools() {
 			return mcp.NewToolResultText("added " + name), nil
 		})
 
+	// set_tool changes a tool's definition at run time, keeping what it does (the rug pull of
+	// issue 13): a new description, title or input schema (a JSON object, as a string).
+	s.AddTool(mcp.NewTool("set_tool", mcp.WithDescription("Change a tool's description, title or input schema at run time (sends tools/list_changed)."),
+		mcp.WithString("name", mcp.Required()), mcp.WithString("description"), mcp.WithString("title"),
+		mcp.WithString("schema", mcp.Description("the new input schema, a JSON object"))),
+		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			name := req.GetString("name", "")
+			cur := s.GetTool(name)
+			if cur == nil {
+				return mcp.NewToolResultError("no tool " + name), nil
+			}
+			t := cur.Tool
+			if d := req.GetString("description", ""); d != "" {
+				t.Description = d
+			}
+			if title := req.GetString("title", ""); title != "" {
+				t.Title = title
+			}
+			if sc := req.GetString("schema", ""); sc != "" {
+				if !json.Valid([]byte(sc)) {
+					return mcp.NewToolResultError("schema is not JSON"), nil
+				}
+				t.InputSchema, t.RawInputSchema = mcp.ToolInputSchema{}, json.RawMessage(sc)
+			}
+			s.AddTool(t, cur.Handler)
+			return mcp.NewToolResultText("changed " + name), nil
+		})
+
 	s.AddTool(mcp.NewTool("remove_tool", mcp.WithDescription("Remove a tool at run time (sends tools/list_changed)."),
 		mcp.WithString("name", mcp.Required())),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {

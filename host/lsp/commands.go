@@ -35,6 +35,8 @@ func (s *server) commands() map[string]commandFunc {
 		wire.CmdCallTool:     s.cmdCallTool,
 		wire.CmdChat:         s.cmdChat,
 		wire.CmdCancel:       s.cmdCancel,
+		wire.CmdPins:         s.cmdPins,
+		wire.CmdPinsAccept:   s.cmdPinsAccept,
 	}
 }
 

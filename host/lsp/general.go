@@ -193,6 +193,11 @@ func parseInitOptions(raw json.RawMessage) (wire.InitOptions, []string) {
 	dec("mode", &o.Mode)
 	dec("approvalTimeoutSeconds", &o.ApprovalTimeoutSeconds)
 	dec("provider", &o.Provider)
+	dec("pinning", &o.Pinning)
+	if _, err := host.ParsePinning(o.Pinning); err != nil {
+		warns = append(warns, fmt.Sprintf("initializationOptions.pinning: %v (using enforce)", err))
+		o.Pinning = ""
+	}
 	if o.Mode != "" {
 		if _, err := permissions.ParseMode(o.Mode); err != nil {
 			warns = append(warns, fmt.Sprintf("initializationOptions.mode: %v (using single-confirm)", err))
@@ -209,7 +214,7 @@ func parseInitOptions(raw json.RawMessage) (wire.InitOptions, []string) {
 // settings converts the wire settings (validated by parseInitOptions) to the application's.
 func settings(o wire.InitOptions) host.Settings {
 	mode, _ := permissions.ParseMode(o.Mode) // validated by parseInitOptions
-	st := host.Settings{ConfigFiles: o.ConfigFiles, Servers: o.Servers, Mode: mode, ApprovalTimeout: 120 * time.Second}
+	st := host.Settings{ConfigFiles: o.ConfigFiles, Servers: o.Servers, Mode: mode, ApprovalTimeout: 120 * time.Second, Pinning: o.Pinning}
 	if o.ApprovalTimeoutSeconds != nil {
 		st.ApprovalTimeout = time.Duration(*o.ApprovalTimeoutSeconds * float64(time.Second))
 	}

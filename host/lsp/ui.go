@@ -53,6 +53,8 @@ func (s *server) Ask(q *host.Question) {
 		}, q.Dismiss, TitleSampleOnce, TitleSampleServer, TitleSampleRefuse)
 	case host.KindElicitation:
 		s.askElicitation(q)
+	case host.KindPin:
+		s.askPins(q)
 	}
 }
 

@@ -15,12 +15,15 @@ const (
 	CmdCancel       = "switchboard.cancel"
 	CmdElicitations = "switchboard.elicitations"
 	CmdElicit       = "switchboard.elicit"
+	CmdPins         = "switchboard.pins"
+	CmdPinsAccept   = "switchboard.pins.accept"
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
 var Commands = []string{
 	CmdServers, CmdTools, CmdReconnect, CmdAllowlistGet, CmdAllowlistSet, CmdApprovals,
 	CmdApprove, CmdTrust, CmdCallTool, CmdChat, CmdCancel, CmdElicitations, CmdElicit,
+	CmdPins, CmdPinsAccept,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).
@@ -31,12 +34,14 @@ const (
 	NotifyEvent                = "switchboard/event"
 	NotifyElicitationRequested = "switchboard/elicitationRequested"
 	NotifyElicitationResolved  = "switchboard/elicitationResolved"
+	NotifyPinsChanged          = "switchboard/pinsChanged"
 )
 
 // Notifications lists every switchboard notification.
 var Notifications = []string{
 	NotifyServersChanged, NotifyApprovalRequested, NotifyApprovalResolved, NotifyEvent,
 	NotifyElicitationRequested, NotifyElicitationResolved,
+	NotifyPinsChanged,
 }
 
 // Standard LSP methods the host handles or sends.
@@ -79,6 +84,16 @@ const (
 const (
 	TitleTrust     = "Trust"
 	TitleDontTrust = "Don't trust"
+)
+
+// Button titles of the review of changed tool definitions (switchboard/pinsChanged): the first
+// prompt offers Review, Accept all and Keep blocked; Review shows the diff with Accept and Keep
+// blocked.
+const (
+	TitleReview      = "Review"
+	TitleAcceptAll   = "Accept all"
+	TitleAccept      = "Accept"
+	TitleKeepBlocked = "Keep blocked"
 )
 
 // Button titles of the showMessageRequest forms of a server's question (elicitation).

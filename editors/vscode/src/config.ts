@@ -11,7 +11,7 @@ import { modes, type Mode } from "./lsp_types";
  * the extension also reads only their user-level value, for VS Code versions and forks that do not
  * honour scope: a repository's .vscode/settings.json must not be able to set them.
  */
-export const userOnlySettings = ["path", "servers", "configFiles", "mode", "approvalTimeoutSeconds", "provider"] as const;
+export const userOnlySettings = ["path", "servers", "configFiles", "mode", "approvalTimeoutSeconds", "provider", "pinning"] as const;
 export type UserOnlySetting = (typeof userOnlySettings)[number];
 
 /** The levels of one setting, as WorkspaceConfiguration.inspect returns them. */

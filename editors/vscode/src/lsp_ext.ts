@@ -20,6 +20,8 @@ export const Cmd = {
     cancel: "switchboard.cancel",
     elicitations: "switchboard.elicitations",
     elicit: "switchboard.elicit",
+    pins: "switchboard.pins",
+    pinsAccept: "switchboard.pins.accept",
 } as const;
 
 // Notifications from the host.
@@ -28,6 +30,7 @@ export const Notify = {
     approvalRequested: "switchboard/approvalRequested",
     approvalResolved: "switchboard/approvalResolved",
     event: "switchboard/event",
+    pinsChanged: "switchboard/pinsChanged",
     elicitationRequested: "switchboard/elicitationRequested",
     elicitationResolved: "switchboard/elicitationResolved",
 } as const;

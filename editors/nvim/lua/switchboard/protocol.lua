@@ -21,6 +21,8 @@ M.cmd = {
   cancel = 'switchboard.cancel',
   elicitations = 'switchboard.elicitations',
   elicit = 'switchboard.elicit',
+  pins = 'switchboard.pins',
+  pins_accept = 'switchboard.pins.accept',
 }
 
 -- Notifications from the host.
@@ -31,6 +33,7 @@ M.notify = {
   event = 'switchboard/event',
   elicitation_requested = 'switchboard/elicitationRequested',
   elicitation_resolved = 'switchboard/elicitationResolved',
+  pins_changed = 'switchboard/pinsChanged',
 }
 
 return M
