@@ -143,10 +143,10 @@ type pinView struct {
 	src     *mcpbridge.ToolSet // the registry's snapshot it was made from
 	gen     uint64             // pinState.gen it was made at
 	pinning string
-	snap    *mcpbridge.ToolSet           // src with Held set on changed tools (src itself when none)
-	byName  map[string]PinChange         // changed and new tools by registered name
-	servers []ServerPinChanges           // every server with changes
-	broken  error                        // the pin file's error
+	snap    *mcpbridge.ToolSet          // src with Held set on changed tools (src itself when none)
+	byName  map[string]PinChange        // changed and new tools by registered name
+	servers []ServerPinChanges          // every server with changes
+	broken  error                       // the pin file's error
 	shown   map[string]ServerPinChanges // by server
 }
 
@@ -155,8 +155,8 @@ type pinState struct {
 	view atomic.Pointer[pinView]
 	gen  atomic.Uint64 // bumped when the pins change (accept, trust)
 
-	mu     sync.Mutex          // guards asked, review; serialises rebuilds and first-sight writes
-	asked  map[string]string   // server -> signature of the changes last shown
+	mu     sync.Mutex           // guards asked, review; serialises rebuilds and first-sight writes
+	asked  map[string]string    // server -> signature of the changes last shown
 	review map[string]*Question // server -> its pending review question
 }
 
