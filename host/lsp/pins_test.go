@@ -61,7 +61,7 @@ func TestPinChangedDescriptionHeldEveryMode(t *testing.T) {
 			if !res.IsError || !strings.Contains(res.Text, "changed since you approved it") || !strings.Contains(res.Text, "decided by pin") {
 				t.Errorf("echo after the change = %+v", res)
 			}
-			st := env.State()
+			st := env.Await("the review prompt", func(s *hosttest.State) bool { return len(s.RequestParams("window/showMessageRequest")) > 0 })
 			if n := len(st.Approvals()); n != 0 {
 				t.Errorf("%d approvals asked about a held tool", n)
 			}

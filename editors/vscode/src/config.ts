@@ -69,6 +69,7 @@ export interface HostSettings {
     mode?: Mode;
     approvalTimeoutSeconds?: number;
     provider?: Record<string, unknown>;
+    pinning?: "enforce" | "warn" | "off";
 }
 
 /** The host's settings, from the user level only (see userOnlySettings). */
@@ -85,6 +86,8 @@ export function hostSettings(inspect: SettingsInspector): HostSettings {
     if (typeof timeout === "number" && Number.isFinite(timeout) && timeout > 0) out.approvalTimeoutSeconds = timeout;
     const provider = get<Record<string, unknown>>("provider");
     if (isObject(provider) && Object.keys(provider).length > 0) out.provider = provider;
+    const pinning = get<string>("pinning");
+    if (pinning === "enforce" || pinning === "warn" || pinning === "off") out.pinning = pinning;
     return out;
 }
 
