@@ -179,29 +179,20 @@ func (ts *testServer) addTools() {
 			return mcp.NewToolResultText(v), nil
 		})
 
-	s.AddTool(mcp.NewTool("add_tool", mcp.WithDescription("Add a tool at run time (sends tools/list_changed)."),
-		mcp.WithString("name", mcp.Required())),
+	// add_tool adds a tool, or changes an existing one's description, title or input schema while
+	// keeping what it does (the rug pull of issue 13).
+	s.AddTool(mcp.NewTool("add_tool", mcp.WithDescription("Add a tool at run time, or change an existing tool's description, title or input schema (sends tools/list_changed)."),
+		mcp.WithString("name", mcp.Required()), mcp.WithString("description"), mcp.WithString("title"),
+		mcp.WithString("schema", mcp.Description("the input schema, a JSON object"))),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			name := req.GetString("name", "")
 			if name == "" {
 				return mcp.NewToolResultError("name is required"), nil
 			}
-			s.AddTool(mcp.NewTool(name, mcp.WithDescription("Added at run time.")), textHandler("I am "+name))
-			return mcp.NewToolResultText("added " + name), nil
-		})
-
-	// set_tool changes a tool's definition at run time, keeping what it does (the rug pull of
-	// issue 13): a new description, title or input schema (a JSON object, as a string).
-	s.AddTool(mcp.NewTool("set_tool", mcp.WithDescription("Change a tool's description, title or input schema at run time (sends tools/list_changed)."),
-		mcp.WithString("name", mcp.Required()), mcp.WithString("description"), mcp.WithString("title"),
-		mcp.WithString("schema", mcp.Description("the new input schema, a JSON object"))),
-		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			name := req.GetString("name", "")
-			cur := s.GetTool(name)
-			if cur == nil {
-				return mcp.NewToolResultError("no tool " + name), nil
+			t, handler, verb := mcp.NewTool(name, mcp.WithDescription("Added at run time.")), textHandler("I am "+name), "added "
+			if cur := s.GetTool(name); cur != nil {
+				t, handler, verb = cur.Tool, cur.Handler, "changed "
 			}
-			t := cur.Tool
 			if d := req.GetString("description", ""); d != "" {
 				t.Description = d
 			}
@@ -214,8 +205,8 @@ func (ts *testServer) addTools() {
 				}
 				t.InputSchema, t.RawInputSchema = mcp.ToolInputSchema{}, json.RawMessage(sc)
 			}
-			s.AddTool(t, cur.Handler)
-			return mcp.NewToolResultText("changed " + name), nil
+			s.AddTool(t, handler)
+			return mcp.NewToolResultText(verb + name), nil
 		})
 
 	s.AddTool(mcp.NewTool("remove_tool", mcp.WithDescription("Remove a tool at run time (sends tools/list_changed)."),
