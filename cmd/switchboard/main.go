@@ -26,6 +26,7 @@ func subcommands() []subcommand {
 		{"call", "call NAME [JSON-ARGS] [--mode M]  call one tool through the confirm gate", runCall},
 		{"allow", "allow list | allow set PREFIX [ENTRY...]   show or change the tool allowlist", runAllow},
 		{"mcp", "mcp add|remove|list|get|import ...       manage MCP servers in config files (switchboard mcp help)", runMCP},
+		{"pins", "pins list [SERVER] | diff|accept SERVER [TOOL...]   show or accept tool definitions that changed since you approved them", runPins},
 	}
 }
 
