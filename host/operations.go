@@ -20,6 +20,7 @@ import (
 type Tool struct {
 	mcpbridge.Tool
 	Allowlisted bool
+	Pin         string // PinChanged or PinNew when it differs from the definition the person approved
 }
 
 // Tools lists the tools of every server, or of one ("" = all).
@@ -28,6 +29,7 @@ func (a *App) Tools(server string) ([]Tool, error) {
 		return nil, badRequest("unknown server %q", server)
 	}
 	out := []Tool{}
+	pins := a.currentPins()
 	for _, t := range a.registry.Tools() {
 		if server != "" && t.Server != server {
 			continue
@@ -37,7 +39,7 @@ func (a *App) Tools(server string) ([]Tool, error) {
 			t.InputSchema = json.RawMessage(`{"type":"object"}`)
 		}
 		t.Description = safetext.Block(t.Description)
-		out = append(out, Tool{Tool: t, Allowlisted: allowed})
+		out = append(out, Tool{Tool: t, Allowlisted: allowed, Pin: pins.byName[t.Name].Kind})
 	}
 	return out, nil
 }

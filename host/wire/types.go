@@ -57,6 +57,9 @@ type ToolInfo struct {
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
 	Allowlisted bool            `json:"allowlisted"`
+	// Pin is "changed" (held back under pinning enforce) or "new" when the tool differs from the
+	// definition the person approved (switchboard.pins).
+	Pin string `json:"pin,omitempty"`
 }
 
 // ToolsParams is arguments[0] of switchboard.tools (optional).
