@@ -83,6 +83,9 @@ func (s *server) askPins(q *host.Question) {
 	params := wire.PinsChangedParams{ID: q.ID, Server: sp.Server, Changed: names(sp.Changed), New: names(sp.New), Removed: names(sp.Removed), Message: q.Text}
 	s.record("pinsChanged", map[string]any{"pins": params})
 	s.conn.sendJSON(wire.NotifyPinsChanged, params)
+	if s.capabilities().pinReview {
+		return // the editor reviews (a diff editor) and answers with switchboard.pins.accept
+	}
 	s.prompt(q, protocol.MessageTypeWarning, q.Text, func(title string) {
 		switch title {
 		case wire.TitleAcceptAll:
