@@ -16,6 +16,7 @@ export const ui = {
     showOutput: "switchboard.ui.showOutput",
     statusMenu: "switchboard.ui.statusMenu",
     callTool: "switchboard.ui.callTool",
+    reviewPins: "switchboard.ui.reviewPins",
 } as const;
 
 export const configSection = "switchboard";
