@@ -36,6 +36,7 @@ type Options struct {
 	AllowlistPath      string
 	TrustPath          string
 	AuditPath          string
+	PinsPath           string // the pin file ("" = permissions.DefaultPinsPath)
 	// NoAudit turns the audit log off.
 	NoAudit bool
 	// BaseEnv is the environment base for stdio MCP servers (nil = mcpbridge's minimal default).
@@ -64,6 +65,7 @@ type Settings struct {
 	Provider        *session.ProviderConfig
 	// ToolSearch is tool search for large tool sets (zero: on above 40 tools, nothing pinned).
 	ToolSearch session.ToolSearchOptions
+	Pinning    string // enforce ("" too), warn or off (pins.go)
 }
 
 // App is the application: it owns the allowlist, trust store, audit log, gate, MCP registry,
@@ -99,6 +101,8 @@ type App struct {
 	registry  *mcpbridge.Registry
 	sessions  *session.Manager
 	questions *Questions
+	pinStore  *permissions.PinStore
+	pins      pinState
 
 	stateMu     sync.Mutex // guards settings, folders, provider, providerSet, sampleOK
 	settings    Settings
@@ -153,6 +157,15 @@ func New(opts Options, ui UI) (*App, error) {
 	if a.trust, err = permissions.OpenTrustStore(path); err != nil {
 		return nil, fmt.Errorf("host: trust store: %w", err)
 	}
+	if path = opts.PinsPath; path == "" {
+		path = permissions.DefaultPinsPath()
+	}
+	if a.pinStore, err = permissions.OpenPinStore(path); err != nil {
+		return nil, fmt.Errorf("host: pin file: %w", err)
+	}
+	if err := a.pinStore.Err(); err != nil {
+		a.log.Warn(fmt.Sprintf("host: pin file: %v (no MCP tool counts as approved until it is fixed)", err))
+	}
 	if !opts.NoAudit {
 		if path = opts.AuditPath; path == "" {
 			path = permissions.DefaultAuditPath()
@@ -168,10 +181,11 @@ func New(opts Options, ui UI) (*App, error) {
 		Prompter:  a,
 		Audit:     a.audit,
 		Logger:    a.log,
+		Pins:      a.pinVerdict,
 	})
 	a.registry = mcpbridge.NewRegistry(mcpbridge.Options{
 		Logger:   a.log,
-		OnChange: a.serversChanged,
+		OnChange: func(s []mcpbridge.ServerStatus) { a.serversChanged(s); a.pinsChanged() },
 		Trusted:  a.trusted,
 		Load: func() ([]mcpbridge.ServerConfig, []error) {
 			cfgs, _ := a.loadConfig() // loadConfig reports the errors itself

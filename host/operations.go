@@ -21,6 +21,7 @@ import (
 type Tool struct {
 	mcpbridge.Tool
 	Allowlisted bool
+	Pin         string // PinChanged or PinNew when it differs from the definition the person approved
 }
 
 // Tools lists the tools of every server, or of one ("" = all).
@@ -29,6 +30,7 @@ func (a *App) Tools(server string) ([]Tool, error) {
 		return nil, badRequest("unknown server %q", server)
 	}
 	out := []Tool{}
+	pins := a.currentPins()
 	for _, t := range a.registry.Tools() {
 		if server != "" && t.Server != server {
 			continue
@@ -39,7 +41,7 @@ func (a *App) Tools(server string) ([]Tool, error) {
 			t.InputSchema = json.RawMessage(`{"type":"object"}`)
 		}
 		t.Description = safetext.Block(t.Description)
-		out = append(out, Tool{Tool: t, Allowlisted: allowed})
+		out = append(out, Tool{Tool: t, Allowlisted: allowed, Pin: pins.byName[t.Name].Kind})
 	}
 	return out, nil
 }
@@ -272,6 +274,10 @@ type progressTools struct {
 // errProgressCancelled is the cause of a call stopped from its progress.
 var errProgressCancelled = errors.New("host: cancelled from the progress")
 
+// Snapshot is the registry's tools as the session sees them: a tool held back by its pin is
+// marked Held (not offered to the model; the gate refuses it).
+func (t progressTools) Snapshot() *mcpbridge.ToolSet { return t.a.currentPins().snap }
+
 // Call is session.Tools: a chat turn's call, observed by the UI's observer.
 func (t progressTools) Call(ctx context.Context, name string, args json.RawMessage) (mcpbridge.Result, error) {
 	return t.observed(ctx, t.a.ui.ToolProgress(), name, args)
@@ -279,6 +285,10 @@ func (t progressTools) Call(ctx context.Context, name string, args json.RawMessa
 
 // observed runs one call reporting to obs (nil: not observed).
 func (t progressTools) observed(ctx context.Context, obs ToolProgress, name string, args json.RawMessage) (mcpbridge.Result, error) {
+	if msg, held := t.a.held(name); held { // the tool list changed after the gate looked
+		msg = "Tool call " + name + " was not run: " + msg
+		return mcpbridge.Result{Name: name, IsError: true, Text: msg, Bytes: len(msg)}, nil
+	}
 	if obs == nil {
 		return t.Registry.Call(ctx, name, args)
 	}

@@ -23,9 +23,10 @@ const (
 	KindSampling    Kind = "sampling"    // may this server use the model?
 	KindTrust       Kind = "trust"       // may this workspace-defined server start?
 	KindSignIn      Kind = "signIn"      // sign in to this server now? (OAuth, signin.go)
+	KindPin         Kind = "pin"         // accept a server's changed tool definitions? (pins.go)
 )
 
-var idLetter = map[Kind]string{KindApproval: "a", KindElicitation: "e", KindSampling: "s", KindTrust: "t", KindSignIn: "o"}
+var idLetter = map[Kind]string{KindApproval: "a", KindElicitation: "e", KindSampling: "s", KindTrust: "t", KindSignIn: "o", KindPin: "p"}
 
 // Who or what resolved a question (Outcome.By).
 const (
@@ -39,7 +40,7 @@ const (
 type Reply struct {
 	Decision permissions.Answer     // approval
 	Elicit   mcpbridge.ElicitResult // elicitation
-	Allow    bool                   // sampling (allow this time), trust (trust it), signIn (sign in now)
+	Allow    bool                   // sampling (allow this time), trust (trust it), signIn (sign in now), pin (accept all shown)
 	Always   bool                   // sampling: allow this server until the host exits
 }
 
@@ -67,6 +68,7 @@ type Question struct {
 	Elicitation mcpbridge.Elicitation   // KindElicitation (Fields as shown: labels escaped)
 	Sample      mcpbridge.SampleRequest // KindSampling
 	Server      mcpbridge.ServerConfig  // KindTrust, KindSignIn
+	Pins        ServerPinChanges        // KindPin: the changes shown (accepting accepts exactly these)
 
 	qs      *Questions
 	check   func(Reply) error // validates a person's reply (elicitation forms); nil = any

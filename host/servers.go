@@ -221,6 +221,9 @@ func (a *App) setTrust(ctx context.Context, name string, trusted bool, by string
 	if err := a.trust.SetDefinition(name, cfg.Fingerprint(), trusted, cfg.Definition()); err != nil {
 		return nil, fmt.Errorf("host: saving trust for %s: %w", name, err)
 	}
+	if trusted {
+		a.forgetPinsOnTrust(cfg) // its tools are pinned when it first connects now
+	}
 	decision := "deny"
 	if trusted {
 		decision = "trust"

@@ -93,9 +93,15 @@ type conn struct {
 
 // wireTool is one entry of tools/list, with the schema kept verbatim.
 type wireTool struct {
-	Name        string          `json:"name"`
-	Description string          `json:"description"`
-	InputSchema json.RawMessage `json:"inputSchema"`
+	Name         string          `json:"name"`
+	Title        string          `json:"title,omitempty"`
+	Description  string          `json:"description"`
+	InputSchema  json.RawMessage `json:"inputSchema"`
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
+	Annotations  json.RawMessage `json:"annotations,omitempty"`
+
+	canonical json.RawMessage // pin.go: set by pinTools
+	hash      string
 }
 
 // dialConn connects, initializes and lists tools, all bounded by ctx (the startup timeout).

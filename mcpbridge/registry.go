@@ -319,7 +319,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 		return
 	}
 	e.conn, e.state = c, StateReady
-	e.tools = filterTools(cfg, tools)
+	e.tools = pinTools(cfg, filterTools(cfg, tools))
 	r.finishLocked(e)
 	r.rebuildLocked()
 	r.mu.Unlock()
@@ -550,7 +550,8 @@ func (r *Registry) rebuildLocked() {
 		if len(schema) == 0 || string(schema) == "null" {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
-		t := Tool{Name: assigned[i], Server: c.e.cfg.Name, Tool: c.tool.Name, Description: c.tool.Description, InputSchema: schema}
+		t := Tool{Name: assigned[i], Server: c.e.cfg.Name, Tool: c.tool.Name, Description: c.tool.Description, InputSchema: schema,
+			Canonical: c.tool.canonical, Hash: c.tool.hash}
 		if c.e.cfg.WorkspaceOnly {
 			t.Definition = c.e.cfg.Fingerprint() // grants are bound to this definition (permissions.Request.Definition)
 		}

@@ -89,6 +89,13 @@ type Tool struct {
 	// it comes only from a workspace file, "" for servers the user defined. The gate binds grants
 	// for such a server to this definition.
 	Definition string `json:"-"`
+	// Canonical is the tool's canonical form and Hash its sha256 (CanonicalTool): what the
+	// person's pin of this tool is compared with.
+	Canonical json.RawMessage `json:"-"`
+	Hash      string          `json:"-"`
+	// Held is set by the host on a tool whose definition changed since the person approved it:
+	// it is not offered to the model, and a call to it is refused.
+	Held bool `json:"-"`
 }
 
 // Result is one tool call's outcome, shaped like the wire ToolResult (PROTOCOL.md section 3).

@@ -1,7 +1,6 @@
 package mcpbridge
 
 import (
-	"bytes"
 	"context"
 	"slices"
 	"time"
@@ -49,7 +48,7 @@ func (r *Registry) watchTools(run context.Context, e *entry, gen uint64, c *conn
 			r.log.Warn("mcp tools re-list failed; keeping the previous list", "server", c.cfg.Name, "err", err)
 			continue
 		}
-		next := filterTools(c.cfg, tools)
+		next := pinTools(c.cfg, filterTools(c.cfg, tools))
 		if slices.EqualFunc(e.tools, next, sameTool) { // a list_changed that changed nothing
 			r.mu.Unlock()
 			continue
@@ -63,5 +62,5 @@ func (r *Registry) watchTools(run context.Context, e *entry, gen uint64, c *conn
 }
 
 func sameTool(a, b wireTool) bool {
-	return a.Name == b.Name && a.Description == b.Description && bytes.Equal(a.InputSchema, b.InputSchema)
+	return a.Name == b.Name && a.hash == b.hash // the hash covers everything the model and the person see
 }

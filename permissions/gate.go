@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -24,6 +25,9 @@ type GateOptions struct {
 	Timeout  time.Duration    // approval timeout; 0 = DefaultTimeout
 	Logger   *slog.Logger     // nil = discard
 	Now      func() time.Time // injected clock for latency and audit time; nil = time.Now
+	// Pins checks an MCP tool call against the user's pins before anything else (nil = no
+	// pinning). It runs on every call, so it must be cheap (the host's is a map lookup).
+	Pins func(Request) PinVerdict
 }
 
 // Gate is the one confirm gate every tool call passes. Safe for concurrent use.
@@ -33,6 +37,7 @@ type Gate struct {
 	audit *AuditLog
 	log   *slog.Logger
 	now   func() time.Time
+	pins  func(Request) PinVerdict
 
 	prompter atomic.Pointer[prompterBox]
 	timeout  atomic.Int64
@@ -42,7 +47,7 @@ type prompterBox struct{ p Prompter }
 
 // NewGate returns a gate.
 func NewGate(opts GateOptions) *Gate {
-	g := &Gate{al: opts.Allowlist, trust: opts.Trust, audit: opts.Audit, log: opts.Logger, now: opts.Now}
+	g := &Gate{al: opts.Allowlist, trust: opts.Trust, audit: opts.Audit, log: opts.Logger, now: opts.Now, pins: opts.Pins}
 	if g.al == nil {
 		g.al, _ = OpenAllowlist("")
 	}
@@ -94,18 +99,52 @@ func (g *Gate) decide(ctx context.Context, req Request) (Decision, error) {
 	if ctx.Err() != nil {
 		return Decision{By: ByCancel, Reason: "denied: the request was cancelled"}, nil
 	}
+	var pv PinVerdict
+	if g.pins != nil && req.Server != "" {
+		pv = g.pins(req)
+	}
+	if pv.Hold {
+		return Decision{By: ByPin, Reason: "denied: " + pv.Reason}, nil
+	}
+	d, err := g.decideMode(ctx, req, pv)
+	if pv.Note != "" {
+		d.Reason += "; " + pv.Note
+	}
+	if d.Allowed && d.By == ByUser && pv.Ask && pv.Approved != nil {
+		pv.Approved()
+	}
+	return d, err
+}
+
+func (g *Gate) decideMode(ctx context.Context, req Request, pv PinVerdict) (Decision, error) {
 	switch req.Mode {
 	case AlwaysAllow:
-		return Decision{Allowed: true, By: ByMode, Reason: "allowed by mode always-allow"}, nil
+		if !pv.Ask {
+			return Decision{Allowed: true, By: ByMode, Reason: "allowed by mode always-allow"}, nil
+		}
 	case SingleConfirm, AllowlistOnly:
 	default:
 		err := fmt.Errorf("permissions: unknown mode %v", req.Mode)
 		return Decision{By: ByError, Reason: "denied: " + err.Error()}, err
 	}
 	e, desc, note, ok := g.matchAllowlist(req)
+	if ok && pv.Ask {
+		if pe, err := parseEntry(e); err != nil || pe.Prefix {
+			// A grant made before this tool existed does not cover it; an exact one does.
+			if slices.Contains(g.al.Entries(), req.Tool) && (req.Definition == "" || g.trust.Granted(req.Definition, req.Tool)) {
+				e, desc = req.Tool, ""
+			} else {
+				ok = false
+				note += "; " + pv.Reason
+			}
+		}
+	}
 	if ok {
 		return Decision{Allowed: true, By: ByAllowlist, Entry: e, File: g.al.Path(),
 			Reason: "allowed by allowlist entry " + e + desc + fileSuffix(g.al.Path()) + note}, nil
+	}
+	if pv.Ask && req.Mode == AllowlistOnly {
+		return Decision{By: ByPin, Reason: "denied by mode allowlist-only: " + pv.Reason + note}, nil
 	}
 	if req.ReadOnlyBuiltin && req.Server == "" {
 		return Decision{Allowed: true, By: ByBuiltin, Reason: "allowed: read-only built-in tool"}, nil

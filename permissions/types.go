@@ -136,7 +136,25 @@ const (
 	ByDisconnect = "disconnect"
 	// ByShutdown: the host shut down while the question was open.
 	ByShutdown = "shutdown"
+	// ByPin: the tool's definition changed since the user approved it (held back), or the user
+	// accepted a definition (GateOptions.Pins).
+	ByPin = "pin"
 )
+
+// PinVerdict is what the host's pin check (GateOptions.Pins) says about one MCP tool call.
+type PinVerdict struct {
+	// Hold refuses the call whatever the mode or the allowlist says: its definition changed
+	// since the user approved it. Reason says so and how to review it.
+	Hold bool
+	// Ask is for a tool the user never saw (new since the server was pinned): a whole-server
+	// allowlist entry or the always-allow mode does not let it run; the user is asked (in
+	// allowlist-only mode it is refused). Approved is then called when the user allows it.
+	Ask      bool
+	Approved func()
+	Reason   string
+	// Note is added to the reason of the decision (pinning "warn": a changed tool still runs).
+	Note string
+}
 
 // ErrNoAnswer is the error a Prompter returns when nobody can answer any more: the editor went away
 // (By == ByDisconnect), the host is shutting down (By == ByShutdown) or the deadline came first

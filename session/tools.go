@@ -78,6 +78,9 @@ func newToolSet(src *mcpbridge.ToolSet) *toolSet {
 			shadow = true
 			continue // cannot happen with mcp__ names; never let a server shadow a built-in
 		}
+		if t.Held {
+			continue // held back by its pin (host): callable, so the gate says why, but not offered
+		}
 		ts.list = append(ts.list, t)
 	}
 	if shadow {
@@ -145,6 +148,8 @@ func deniedText(name string, d permissions.Decision) string {
 		why = "the request was cancelled before the user answered"
 	case permissions.ByMode:
 		why = "the permission mode does not allow it (allowlist-only and the tool is not on the allowlist)"
+	case permissions.ByPin:
+		why = "its definition is not the one the user approved"
 	default:
 		why = "the confirm gate denied it"
 	}

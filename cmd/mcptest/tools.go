@@ -179,15 +179,34 @@ func (ts *testServer) addTools() {
 			return mcp.NewToolResultText(v), nil
 		})
 
-	s.AddTool(mcp.NewTool("add_tool", mcp.WithDescription("Add a tool at run time (sends tools/list_changed)."),
-		mcp.WithString("name", mcp.Required())),
+	// add_tool adds a tool, or changes an existing one's description, title or input schema while
+	// keeping what it does (the rug pull of issue 13).
+	s.AddTool(mcp.NewTool("add_tool", mcp.WithDescription("Add a tool at run time, or change an existing tool's description, title or input schema (sends tools/list_changed)."),
+		mcp.WithString("name", mcp.Required()), mcp.WithString("description"), mcp.WithString("title"),
+		mcp.WithString("schema", mcp.Description("the input schema, a JSON object"))),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 			name := req.GetString("name", "")
 			if name == "" {
 				return mcp.NewToolResultError("name is required"), nil
 			}
-			s.AddTool(mcp.NewTool(name, mcp.WithDescription("Added at run time.")), textHandler("I am "+name))
-			return mcp.NewToolResultText("added " + name), nil
+			t, handler, verb := mcp.NewTool(name, mcp.WithDescription("Added at run time.")), textHandler("I am "+name), "added "
+			if cur := s.GetTool(name); cur != nil {
+				t, handler, verb = cur.Tool, cur.Handler, "changed "
+			}
+			if d := req.GetString("description", ""); d != "" {
+				t.Description = d
+			}
+			if title := req.GetString("title", ""); title != "" {
+				t.Title = title
+			}
+			if sc := req.GetString("schema", ""); sc != "" {
+				if !json.Valid([]byte(sc)) {
+					return mcp.NewToolResultError("schema is not JSON"), nil
+				}
+				t.InputSchema, t.RawInputSchema = mcp.ToolInputSchema{}, json.RawMessage(sc)
+			}
+			s.AddTool(t, handler)
+			return mcp.NewToolResultText(verb + name), nil
 		})
 
 	s.AddTool(mcp.NewTool("remove_tool", mcp.WithDescription("Remove a tool at run time (sends tools/list_changed)."),

@@ -204,6 +204,10 @@ func (u *terminalUI) Ask(q *host.Question) {
 		fmt.Fprintf(u.stderr, "switchboard call: server %s asked to use the model: refused (switchboard call lends no model)\n", safetext.Line(q.Sample.Server))
 		q.Dismiss()
 		return
+	case host.KindPin: // reviewed with `switchboard pins diff|accept`; the changed tools stay held
+		fmt.Fprintf(u.stderr, "switchboard call: %s Review it with: switchboard pins diff %s\n", q.Text, safetext.Line(q.Pins.Server))
+		q.Dismiss()
+		return
 	default: // trust is decided in the editor (switchboard.trust)
 		q.Dismiss()
 		return

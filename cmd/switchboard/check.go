@@ -15,6 +15,7 @@ import (
 	"text/tabwriter"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
@@ -28,6 +29,8 @@ type checkToolInfo struct {
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
 	Allowlisted bool            `json:"allowlisted"`
+	// Pin is "changed" or "new" when the tool differs from the definition the user approved.
+	Pin string `json:"pin,omitempty"`
 }
 
 type checkReport struct {
@@ -52,6 +55,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	asJSON := fs.Bool("json", false, `print {"servers": ServerStatus[], "tools": ToolInfo[]}`)
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up waiting for servers after `D`")
 	verbose := fs.Bool("v", false, "log connection details to stderr")
+	pinsPath := fs.String("pins", permissions.DefaultPinsPath(), "the pin `FILE` changed tools are marked against")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: switchboard check [--config FILE]... [--workspace DIR] [--trust-workspace] [--json] [--timeout D]")
 		fs.PrintDefaults()
@@ -139,8 +143,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			rep.Servers[i].TrustPrompt = strings.Join(defs[st.Name], " ")
 		}
 	}
+	marks := pinMarks(stderr, *pinsPath, reg, cfgs)
 	for _, t := range reg.Tools() {
-		rep.Tools = append(rep.Tools, checkToolInfo{Name: t.Name, Server: t.Server, Tool: t.Tool, Description: t.Description, InputSchema: t.InputSchema})
+		rep.Tools = append(rep.Tools, checkToolInfo{Name: t.Name, Server: t.Server, Tool: t.Tool, Description: t.Description, InputSchema: t.InputSchema, Pin: marks[t.Name]})
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -214,7 +219,11 @@ func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, em
 		tw := tabwriter.NewWriter(w, 0, 4, 2, ' ', 0)
 		for _, t := range rep.Tools {
 			if t.Server == s.Name {
-				fmt.Fprintf(tw, "    %s\t%s\n", safetext.Line(t.Name), checkOneLine(t.Description, 90))
+				mark := ""
+				if t.Pin != "" {
+					mark = "  [" + t.Pin + " since you approved it: switchboard pins diff " + safetext.Line(t.Server) + "]"
+				}
+				fmt.Fprintf(tw, "    %s\t%s%s\n", safetext.Line(t.Name), checkOneLine(t.Description, 90), mark)
 			}
 		}
 		tw.Flush()
@@ -257,4 +266,39 @@ func absPaths(paths []string) []string {
 		}
 	}
 	return out
+}
+
+// pinMarks compares the tools with the pin file (read only): registered name -> "changed" or
+// "new". A broken pin file marks every tool changed (it pins nothing).
+func pinMarks(stderr io.Writer, path string, reg *mcpbridge.Registry, cfgs []mcpbridge.ServerConfig) map[string]string {
+	marks := map[string]string{}
+	store, err := permissions.OpenPinStore(path)
+	if err != nil {
+		return marks
+	}
+	pins, err := store.Load()
+	if err != nil {
+		fmt.Fprintf(stderr, "switchboard check: %s (it pins nothing while broken)\n", safetext.Line(err.Error()))
+		for _, t := range reg.Tools() {
+			marks[t.Name] = host.PinChanged
+		}
+		return marks
+	}
+	ready := map[string]json.RawMessage{}
+	for _, st := range reg.Servers() {
+		for _, c := range cfgs {
+			if st.State == mcpbridge.StateReady && c.Name == st.Name {
+				ready[c.Name] = mcpbridge.ServerIdentity(c)
+			}
+		}
+	}
+	changes, _ := host.ComparePins(reg.Tools(), ready, pins)
+	for _, sc := range changes {
+		for _, c := range sc.Changes {
+			if c.Name != "" {
+				marks[c.Name] = c.Kind
+			}
+		}
+	}
+	return marks
 }

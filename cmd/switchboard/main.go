@@ -27,6 +27,7 @@ func subcommands() []subcommand {
 		{"allow", "allow list | allow set PREFIX [ENTRY...]   show or change the tool allowlist", runAllow},
 		{"mcp", "mcp add|remove|list|get|import ...       manage MCP servers in config files (switchboard mcp help)", runMCP},
 		{"auth", "auth login|logout|status [SERVER]   sign in to remote MCP servers (OAuth), sign out, show sign-ins", runAuth},
+		{"pins", "pins list [SERVER] | diff|accept SERVER [TOOL...]   show or accept tool definitions that changed since you approved them", runPins},
 	}
 }
 

@@ -118,6 +118,7 @@ func Run(t testing.TB, cfg Config) *Env {
 			AllowlistPath:      filepath.Join(env.ConfigDir, "allow_tool"),
 			TrustPath:          filepath.Join(env.ConfigDir, "trust.json"),
 			AuditPath:          filepath.Join(root, "state", "audit.jsonl"),
+			PinsPath:           filepath.Join(root, "state", "pins.json"),
 			BaseEnv:            []string{"PATH=" + os.Getenv("PATH"), "HOME=" + root},
 		}}
 	if cfg.Options != nil {

@@ -38,6 +38,8 @@ func (s *server) commands() map[string]commandFunc {
 		wire.CmdSignIn:       s.cmdSignIn,  // signin.go
 		wire.CmdSignOut:      s.cmdSignOut, // signin.go
 		wire.CmdModels:       s.cmdModels,
+		wire.CmdPins:         s.cmdPins,
+		wire.CmdPinsAccept:   s.cmdPinsAccept,
 	}
 }
 
@@ -131,7 +133,7 @@ func (s *server) cmdTools(ctx context.Context, arg, _ json.RawMessage) (any, err
 	out := make([]wire.ToolInfo, len(tools))
 	for i, t := range tools {
 		out[i] = wire.ToolInfo{Name: t.Name, Server: t.Server, Tool: t.Tool.Tool, Description: t.Description,
-			InputSchema: t.InputSchema, Allowlisted: t.Allowlisted}
+			InputSchema: t.InputSchema, Allowlisted: t.Allowlisted, Pin: t.Pin}
 	}
 	return out, nil
 }

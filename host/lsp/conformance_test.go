@@ -490,6 +490,7 @@ func tail(s string) string {
 // removed tool is unknown again.
 func TestConformanceListChangedCallable(t *testing.T) {
 	env := runWith(t, hosttest.Config{InitOptions: initOpts(map[string]any{"t": server()}, "mode", "always-allow")})
+	env.Editor.SetResponder(hosttest.Answer(wire.TitleAllowOnce)) // a tool new since the server was pinned asks first (pins_test.go)
 	before := env.AwaitServer("t", "ready").Tools
 	var res toolResult
 	env.MustCommand(wire.CmdCallTool, map[string]any{"name": "mcp__t__add_tool", "arguments": map[string]string{"name": "late"}}, &res)

@@ -83,6 +83,7 @@ type initializeParams struct {
 		Experimental struct {
 			Switchboard struct {
 				Elicitation bool `json:"elicitation"`
+				PinReview   bool `json:"pinReview"`
 			} `json:"switchboard"`
 		} `json:"experimental"`
 	} `json:"capabilities"`
@@ -121,7 +122,8 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.stateMu.Lock()
 	s.state = stateInitialized
 	s.pending.folders = folders
-	s.caps = clientCaps{progress: p.Capabilities.Window.WorkDoneProgress, forms: p.Capabilities.Experimental.Switchboard.Elicitation}
+	s.caps = clientCaps{progress: p.Capabilities.Window.WorkDoneProgress, forms: p.Capabilities.Experimental.Switchboard.Elicitation,
+		pinReview: p.Capabilities.Experimental.Switchboard.PinReview}
 	// Parsed and applied by start, right after this answer (before any other message is handled):
 	// initialize does no work that grows with the configuration.
 	s.pending.options = append(json.RawMessage(nil), p.InitializationOptions...)
@@ -195,6 +197,11 @@ func parseInitOptions(raw json.RawMessage) (wire.InitOptions, []string) {
 	dec("provider", &o.Provider)
 	dec("toolSearchThreshold", &o.ToolSearchThreshold)
 	dec("alwaysLoadedTools", &o.AlwaysLoadedTools)
+	dec("pinning", &o.Pinning)
+	if _, err := host.ParsePinning(o.Pinning); err != nil {
+		warns = append(warns, fmt.Sprintf("initializationOptions.pinning: %v (using enforce)", err))
+		o.Pinning = ""
+	}
 	if o.Mode != "" {
 		if _, err := permissions.ParseMode(o.Mode); err != nil {
 			warns = append(warns, fmt.Sprintf("initializationOptions.mode: %v (using single-confirm)", err))
@@ -212,7 +219,7 @@ func parseInitOptions(raw json.RawMessage) (wire.InitOptions, []string) {
 func settings(o wire.InitOptions) host.Settings {
 	mode, _ := permissions.ParseMode(o.Mode) // validated by parseInitOptions
 	// No approval timeout given: the application's default (permissions.DefaultTimeout).
-	st := host.Settings{ConfigFiles: o.ConfigFiles, Servers: o.Servers, Mode: mode}
+	st := host.Settings{ConfigFiles: o.ConfigFiles, Servers: o.Servers, Mode: mode, Pinning: o.Pinning}
 	if o.ApprovalTimeoutSeconds != nil {
 		st.ApprovalTimeout = time.Duration(*o.ApprovalTimeoutSeconds * float64(time.Second))
 	}

@@ -47,6 +47,7 @@ func TestInitializeCapabilities(t *testing.T) {
 		"switchboard.callTool", "switchboard.chat", "switchboard.cancel", "switchboard.elicitations", "switchboard.elicit",
 		"switchboard.signIn", "switchboard.signOut",
 		"switchboard.models",
+		"switchboard.pins", "switchboard.pins.accept",
 	}
 	if got := c.ExecuteCommandProvider.Commands; !slices.Equal(got, want) {
 		t.Errorf("commands = %v, want %v", got, want)

@@ -53,6 +53,9 @@ type server struct {
 type clientCaps struct {
 	progress bool // window.workDoneProgress
 	forms    bool // capabilities.experimental.switchboard.elicitation: elicitation forms
+	// pinReview: capabilities.experimental.switchboard.pinReview: the editor shows its own review
+	// of changed tool definitions on switchboard/pinsChanged (no showMessageRequest).
+	pinReview bool
 }
 
 // startArgs is initialize's initializationOptions and workspace folders.

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/permissions"
 	"github.com/switchboard-dev/switchboard/session"
@@ -70,6 +71,19 @@ var settingDocs = []settingDoc{
 			{permissions.SingleConfirm.String(), "Ask before every tool call that the allowlist does not match."},
 			{permissions.AlwaysAllow.String(), "Run every tool call without asking."},
 			{permissions.AllowlistOnly.String(), "Run allowlisted tool calls; deny the rest without asking."},
+		},
+	},
+	{
+		Key:     "pinning",
+		Scope:   "machine",
+		Default: host.PinningEnforce,
+		Description: "Tool definitions are pinned when first seen: a server that later changes a tool's description or " +
+			"schema (to instruct the model, or to take more input) cannot use your earlier approval. " +
+			"Read from user settings only: a workspace cannot change it.",
+		Enum: []enumDoc{
+			{host.PinningEnforce, "Hold back a changed tool (not offered to the model, calls refused) until you review and accept it; a new tool asks before its first run."},
+			{host.PinningWarn, "Show changed tools, but let them run."},
+			{host.PinningOff, "Do not compare tool definitions."},
 		},
 	},
 	{

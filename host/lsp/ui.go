@@ -56,6 +56,8 @@ func (s *server) Ask(q *host.Question) {
 		s.prompt(q, protocol.MessageTypeInfo, q.Text, func(title string) {
 			q.Answer(host.Reply{Allow: title == wire.TitleSignIn}) // ignore error
 		}, q.Dismiss, wire.TitleSignIn, wire.TitleNotNow)
+	case host.KindPin:
+		s.askPins(q)
 	}
 }
 

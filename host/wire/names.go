@@ -18,6 +18,8 @@ const (
 	CmdSignIn       = "switchboard.signIn"
 	CmdSignOut      = "switchboard.signOut"
 	CmdModels       = "switchboard.models"
+	CmdPins         = "switchboard.pins"
+	CmdPinsAccept   = "switchboard.pins.accept"
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
@@ -26,6 +28,7 @@ var Commands = []string{
 	CmdApprove, CmdTrust, CmdCallTool, CmdChat, CmdCancel, CmdElicitations, CmdElicit,
 	CmdSignIn, CmdSignOut,
 	CmdModels,
+	CmdPins, CmdPinsAccept,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).
@@ -36,12 +39,14 @@ const (
 	NotifyEvent                = "switchboard/event"
 	NotifyElicitationRequested = "switchboard/elicitationRequested"
 	NotifyElicitationResolved  = "switchboard/elicitationResolved"
+	NotifyPinsChanged          = "switchboard/pinsChanged"
 )
 
 // Notifications lists every switchboard notification.
 var Notifications = []string{
 	NotifyServersChanged, NotifyApprovalRequested, NotifyApprovalResolved, NotifyEvent,
 	NotifyElicitationRequested, NotifyElicitationResolved,
+	NotifyPinsChanged,
 }
 
 // Standard LSP methods the host handles or sends.
@@ -84,6 +89,16 @@ const (
 const (
 	TitleTrust     = "Trust"
 	TitleDontTrust = "Don't trust"
+)
+
+// Button titles of the review of changed tool definitions (switchboard/pinsChanged): the first
+// prompt offers Review, Accept all and Keep blocked; Review shows the diff with Accept and Keep
+// blocked.
+const (
+	TitleReview      = "Review"
+	TitleAcceptAll   = "Accept all"
+	TitleAccept      = "Accept"
+	TitleKeepBlocked = "Keep blocked"
 )
 
 // Button titles of the showMessageRequest forms of a server's question (elicitation).

@@ -21,6 +21,7 @@ var contract = []any{
 	ChatParams{}, ChatResult{}, CancelParams{}, Event{}, ToolCallEvent{}, ToolResultEvent{}, Usage{},
 	Elicitation{}, ElicitField{}, ElicitParams{}, ElicitationResolvedParams{},
 	ModelsResult{}, ModelInfo{}, Price{},
+	PinsParams{}, PinsAcceptParams{}, PinsResult{}, ServerPins{}, PinChange{}, PinsChangedParams{},
 }
 
 // Field is one JSON field of a wire struct as shapes.json describes it.

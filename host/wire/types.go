@@ -18,6 +18,7 @@ type InitOptions struct {
 	ToolSearchThreshold *float64 `json:"toolSearchThreshold,omitempty"`
 	// AlwaysLoadedTools are tools always sent to the model: exact names or "prefix*".
 	AlwaysLoadedTools []string `json:"alwaysLoadedTools,omitempty"`
+	Pinning           string   `json:"pinning,omitempty"` // enforce (default) | warn | off
 }
 
 // Provider is the model provider of initializationOptions.provider (and of config.json).
@@ -73,6 +74,9 @@ type ToolInfo struct {
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
 	Allowlisted bool            `json:"allowlisted"`
+	// Pin is "changed" (held back under pinning enforce) or "new" when the tool differs from the
+	// definition the person approved (switchboard.pins).
+	Pin string `json:"pin,omitempty"`
 }
 
 // ToolsParams is arguments[0] of switchboard.tools (optional).
@@ -285,4 +289,56 @@ type ElicitationResolvedParams struct {
 	ID     string `json:"id"`
 	Action string `json:"action"` // accept | decline | cancel
 	By     string `json:"by"`     // user | timeout | cancelled | disconnect
+}
+
+// PinsParams is arguments[0] of switchboard.pins (optional): one server, or every server.
+type PinsParams struct {
+	Server string `json:"server,omitempty"`
+}
+
+// PinsAcceptParams is arguments[0] of switchboard.pins.accept: accept the current definitions of
+// tools of server (none = every changed, new and removed tool of it).
+type PinsAcceptParams struct {
+	Server string   `json:"server"`
+	Tools  []string `json:"tools,omitempty"`
+}
+
+// PinsResult is the result of switchboard.pins and switchboard.pins.accept: the tools whose
+// definitions differ from what the person approved, per server (servers without changes are not
+// listed).
+type PinsResult struct {
+	Pinning string       `json:"pinning"` // enforce | warn | off
+	File    string       `json:"file"`
+	Problem string       `json:"problem,omitempty"` // the pin file's error: no tool counts as approved
+	Servers []ServerPins `json:"servers"`
+}
+
+// ServerPins is one server's changed, new and removed tools.
+type ServerPins struct {
+	Server  string      `json:"server"`
+	Changed []PinChange `json:"changed"`
+	New     []PinChange `json:"new"`
+	Removed []PinChange `json:"removed"`
+}
+
+// PinChange is one tool: Diff says what changed field by field ("- " old, "+ " new); Old and New
+// are the approved and current definitions as indented JSON (for a diff editor). All escaped.
+type PinChange struct {
+	Tool string `json:"tool"`
+	Name string `json:"name,omitempty"` // registered name (absent for a removed tool)
+	Diff string `json:"diff"`
+	Old  string `json:"old,omitempty"`
+	New  string `json:"new,omitempty"`
+}
+
+// PinsChangedParams is switchboard/pinsChanged: a server changed tool definitions since the
+// person approved them. ID is the pending review's id (answered by the prompt, or ended by
+// switchboard.pins.accept); Message is the prompt's text.
+type PinsChangedParams struct {
+	ID      string   `json:"id"`
+	Server  string   `json:"server"`
+	Changed []string `json:"changed"`
+	New     []string `json:"new"`
+	Removed []string `json:"removed"`
+	Message string   `json:"message"`
 }

@@ -50,6 +50,9 @@ export class Switchboard implements vscode.Disposable {
     readonly onApprovalResolved = this.resolved.event;
     private readonly requested = new vscode.EventEmitter<ext.Approval>();
     readonly onApprovalRequested = this.requested.event;
+    private readonly pinsChangedEmitter = new vscode.EventEmitter<ext.PinsChangedParams>();
+    /** switchboard/pinsChanged: a server changed tool definitions since they were approved. */
+    readonly onPinsChanged = this.pinsChangedEmitter.event;
     private readonly asked = new vscode.EventEmitter<ext.Elicitation>();
     /** A question from an MCP server arrived (or was found pending by a refresh). */
     readonly onElicitationRequested = this.asked.event;
@@ -81,6 +84,7 @@ export class Switchboard implements vscode.Disposable {
             this.events,
             this.resolved,
             this.requested,
+            this.pinsChangedEmitter,
             this.asked,
             this.ended,
             vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
@@ -170,6 +174,9 @@ export class Switchboard implements vscode.Disposable {
                 this.endQuestion(r);
             }),
             client.onNotification(ext.event, (e) => this.dispatchEvent(e)),
+            client.onNotification(ext.pinsChanged, (p) => {
+                if (typeof p?.server === "string") this.pinsChangedEmitter.fire(p);
+            }),
             // Replaces the client's own showMessage handler: some messages need an action.
             client.onNotification(ShowMessageNotification.type, (m) => void this.hostMessage(m)),
             client.onDidChangeState((s) => {

@@ -20,6 +20,7 @@ export const userOnlySettings = [
     "provider",
     "toolSearchThreshold",
     "alwaysLoadedTools",
+    "pinning",
 ] as const;
 export type UserOnlySetting = (typeof userOnlySettings)[number];
 
@@ -80,6 +81,7 @@ export interface HostSettings {
     provider?: Record<string, unknown>;
     toolSearchThreshold?: number;
     alwaysLoadedTools?: string[];
+    pinning?: "enforce" | "warn" | "off";
 }
 
 /** The host's settings, from the user level only (see userOnlySettings). */
@@ -100,6 +102,8 @@ export function hostSettings(inspect: SettingsInspector): HostSettings {
     if (typeof threshold === "number" && Number.isFinite(threshold)) out.toolSearchThreshold = threshold;
     const pinned = get<string[]>("alwaysLoadedTools");
     if (Array.isArray(pinned) && pinned.length > 0) out.alwaysLoadedTools = pinned.filter((t) => typeof t === "string");
+    const pinning = get<string>("pinning");
+    if (pinning === "enforce" || pinning === "warn" || pinning === "off") out.pinning = pinning;
     return out;
 }
 

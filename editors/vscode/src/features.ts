@@ -11,7 +11,7 @@ export class ElicitationFeature implements StaticFeature {
     fillClientCapabilities(capabilities: ClientCapabilities): void {
         const experimental: Record<string, unknown> = isObject(capabilities.experimental) ? capabilities.experimental : {};
         const mine = isObject(experimental["switchboard"]) ? experimental["switchboard"] : {};
-        experimental["switchboard"] = { ...mine, elicitation: true };
+        experimental["switchboard"] = { ...mine, elicitation: true, pinReview: true };
         capabilities.experimental = experimental;
     }
 

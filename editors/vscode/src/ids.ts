@@ -17,6 +17,7 @@ export const ui = {
     statusMenu: "switchboard.ui.statusMenu",
     callTool: "switchboard.ui.callTool",
     chooseModel: "switchboard.ui.chooseModel",
+    reviewPins: "switchboard.ui.reviewPins",
 } as const;
 
 export const configSection = "switchboard";

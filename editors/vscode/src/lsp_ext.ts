@@ -23,6 +23,8 @@ export const Cmd = {
     signIn: "switchboard.signIn",
     signOut: "switchboard.signOut",
     models: "switchboard.models",
+    pins: "switchboard.pins",
+    pinsAccept: "switchboard.pins.accept",
 } as const;
 
 // Notifications from the host.
@@ -31,6 +33,7 @@ export const Notify = {
     approvalRequested: "switchboard/approvalRequested",
     approvalResolved: "switchboard/approvalResolved",
     event: "switchboard/event",
+    pinsChanged: "switchboard/pinsChanged",
     elicitationRequested: "switchboard/elicitationRequested",
     elicitationResolved: "switchboard/elicitationResolved",
 } as const;

@@ -36,6 +36,8 @@ export interface ToolInfo {
     description: string;
     inputSchema: object;
     allowlisted: boolean;
+    /** "changed" (held back under pinning enforce) or "new": differs from the approved definition. */
+    pin?: string;
 }
 
 export interface Approval {
@@ -177,6 +179,8 @@ export interface CommandSignatures {
     [Cmd.signIn]: { params: SignInParams; result: ServerStatus[] };
     [Cmd.signOut]: { params: SignInParams; result: ServerStatus[] };
     [Cmd.models]: { params: undefined; result: ModelsResult };
+    [Cmd.pins]: { params: PinsParams | undefined; result: PinsResult };
+    [Cmd.pinsAccept]: { params: PinsAcceptParams; result: PinsResult };
 }
 
 /** The result of switchboard.models: the configured model and the provider's models. */
@@ -190,6 +194,51 @@ export interface ModelInfo {
     displayName?: string;
     /** Unix seconds, when the API says. */
     created?: number;
+}
+
+// ---- Tool definitions pinned (issue 13), PROTOCOL.md section 7 ----
+
+export interface PinsParams {
+    server?: string;
+}
+
+export interface PinsAcceptParams {
+    server: string;
+    /** None: every change of the server. */
+    tools?: string[];
+}
+
+export interface PinChange {
+    tool: string;
+    name?: string;
+    /** Field by field: "- " approved, "+ " now. */
+    diff: string;
+    /** The approved and current definitions as indented JSON (absent for a new / removed tool). */
+    old?: string;
+    new?: string;
+}
+
+export interface ServerPins {
+    server: string;
+    changed: PinChange[];
+    new: PinChange[];
+    removed: PinChange[];
+}
+
+export interface PinsResult {
+    pinning: string;
+    file: string;
+    problem?: string;
+    servers: ServerPins[];
+}
+
+export interface PinsChangedParams {
+    id: string;
+    server: string;
+    changed: string[];
+    new: string[];
+    removed: string[];
+    message: string;
 }
 
 // ---- Notifications from the host, PROTOCOL.md section 6 ----
@@ -274,6 +323,7 @@ export const approvalResolved = new NotificationType<ApprovalResolvedParams>(Not
 export const event = new NotificationType<SwitchboardEvent>(Notify.event);
 export const elicitationRequested = new NotificationType<Elicitation>(Notify.elicitationRequested);
 export const elicitationResolved = new NotificationType<ElicitationResolvedParams>(Notify.elicitationResolved);
+export const pinsChanged = new NotificationType<PinsChangedParams>(Notify.pinsChanged);
 
 // ---- Approval prompt (window/showMessageRequest), PROTOCOL.md section 4 ----
 

@@ -5,6 +5,7 @@ import { Chat } from "./chat";
 import { Switchboard } from "./client";
 import { registerCommands } from "./commands";
 import { Questions } from "./elicit";
+import { registerPins } from "./pins";
 import { StatusBar } from "./status";
 import { startTestHook } from "./testhook";
 
@@ -24,7 +25,7 @@ export function activate(context: vscode.ExtensionContext): Api {
     const chat = new Chat(sb);
     const status = new StatusBar(sb);
     const questions = new Questions(sb);
-    context.subscriptions.push(status, chat, questions, ...registerCommands(sb, chat, questions));
+    context.subscriptions.push(status, chat, questions, ...registerCommands(sb, chat, questions), ...registerPins(sb));
     const started = sb.start();
     const hook = startTestHook(sb, started);
     if (hook) context.subscriptions.push(hook);

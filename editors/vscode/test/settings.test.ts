@@ -18,6 +18,7 @@ const userValues: Record<string, unknown> = {
     provider: { type: "openai", apiKeyEnv: "OPENAI_API_KEY" },
     toolSearchThreshold: 60,
     alwaysLoadedTools: ["mcp__github__*"],
+    pinning: "enforce",
 };
 const workspaceValues: Record<string, unknown> = {
     path: "tools/sb",
@@ -30,6 +31,7 @@ const workspaceValues: Record<string, unknown> = {
     // tool search off (every schema, every step): no grant, but it shapes what the model sees.
     toolSearchThreshold: -1,
     alwaysLoadedTools: ["mcp__evil__*"],
+    pinning: "off", // a repository turning off the rug-pull check
 };
 
 test("every user-only key: a workspace value is ignored, the user value is used", () => {
@@ -39,6 +41,7 @@ test("every user-only key: a workspace value is ignored, the user value is used"
         "configFiles",
         "mode",
         "path",
+        "pinning",
         "provider",
         "servers",
         "toolSearchThreshold",

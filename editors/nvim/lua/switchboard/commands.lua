@@ -259,6 +259,7 @@ local function scratch(name, lines, ft)
   vim.keymap.set('n', 'q', '<cmd>close<cr>', { buffer = buf, nowait = true })
   return buf
 end
+M.scratch = scratch
 
 local function one_line(text)
   return (tostring(text or ''):gsub('%s*\n%s*', ' '))
@@ -643,6 +644,19 @@ function sub.call(name, ...)
   end)
 end
 
+-- :Switchboard pins [SERVER] reviews changed tool definitions; :Switchboard pins accept SERVER [TOOL...].
+function sub.pins(first, ...)
+  local pins = require('switchboard.pins')
+  if first == 'accept' then
+    local server = select(1, ...)
+    if not server or server == '' then
+      return notify('usage: :Switchboard pins accept SERVER [TOOL...]', vim.log.levels.ERROR)
+    end
+    return pins.accept(server, { select(2, ...) })
+  end
+  pins.review(first ~= '' and first or nil)
+end
+
 function sub.log()
   vim.cmd('split ' .. vim.fn.fnameescape(compat.log_path()))
   vim.cmd('normal! G')
@@ -711,7 +725,7 @@ function sub.model(id)
 end
 
 M.subcommands = sub
-M.names = { 'servers', 'reconnect', 'approve', 'elicit', 'allow', 'trust', 'chat', 'cancel', 'tools', 'call', 'log' }
+M.names = { 'servers', 'reconnect', 'approve', 'elicit', 'allow', 'trust', 'chat', 'cancel', 'tools', 'call', 'log', 'pins' }
 table.insert(M.names, 'signin')
 table.insert(M.names, 'signout')
 table.insert(M.names, 'model')
@@ -745,7 +759,7 @@ function M.complete(arglead, cmdline, _)
   local candidates
   if #words <= 1 then
     candidates = M.names
-  elseif #words == 2 and vim.tbl_contains({ 'reconnect', 'allow', 'trust', 'tools', 'signin', 'signout' }, words[1]) then
+  elseif #words == 2 and vim.tbl_contains({ 'reconnect', 'allow', 'trust', 'tools', 'signin', 'signout', 'pins' }, words[1]) then
     candidates = M.server_names()
   elseif #words == 2 and words[1] == 'call' then
     candidates = {}

@@ -68,6 +68,9 @@ function M.handlers()
     [protocol.notify.elicitation_resolved] = function(_, params, ctx)
       require('switchboard.elicitation').resolved(params, ctx and ctx.client_id)
     end,
+    [protocol.notify.pins_changed] = function(_, params)
+      require('switchboard.pins').changed(params)
+    end,
   }
 end
 
@@ -134,7 +137,7 @@ function M.client_config(opts)
   capabilities.window.workDoneProgress = true
   -- MCP elicitation forms are shown here (switchboard/elicitationRequested), not as prompts.
   capabilities.experimental = capabilities.experimental or {}
-  capabilities.experimental.switchboard = { elicitation = true }
+  capabilities.experimental.switchboard = { elicitation = true, pinReview = true }
   local init = config.init_options(o)
   return {
     name = M.name,

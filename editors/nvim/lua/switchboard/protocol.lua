@@ -24,6 +24,8 @@ M.cmd = {
   sign_in = 'switchboard.signIn',
   sign_out = 'switchboard.signOut',
   models = 'switchboard.models',
+  pins = 'switchboard.pins',
+  pins_accept = 'switchboard.pins.accept',
 }
 
 -- Notifications from the host.
@@ -34,6 +36,7 @@ M.notify = {
   event = 'switchboard/event',
   elicitation_requested = 'switchboard/elicitationRequested',
   elicitation_resolved = 'switchboard/elicitationResolved',
+  pins_changed = 'switchboard/pinsChanged',
 }
 
 return M

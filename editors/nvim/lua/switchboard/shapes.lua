@@ -24,4 +24,8 @@ return {
     'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'default',
   },
   ElicitationResolvedParams = { 'id', 'action', 'by' },
+  PinsResult = { 'file', 'problem', 'servers' },
+  ServerPins = { 'server', 'changed', 'new', 'removed' },
+  PinChange = { 'tool', 'diff' },
+  PinsChangedParams = { 'server', 'message' },
 }
