@@ -166,6 +166,8 @@ func New(opts Options, ui UI) (*App, error) {
 		Roots:   a.roots, // MCP roots are the workspace folders
 		Elicit:  a.elicit,
 		Sample:  a.sample,
+
+		OnResource: a.resourceEvent, // resources.go
 	})
 	a.provider = a.providerConfig(nil)
 	a.sessions = session.NewManager(session.Options{

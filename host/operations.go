@@ -150,20 +150,26 @@ type ChatRequest struct {
 	Conversation string // "" = a new conversation
 	Prompt       string
 	Mode         *permissions.Mode
+	Attach       []ResourceRef // resources read and given to the model before Prompt (resources.go)
+	Invoke       *PromptCall   // a server prompt run as the turn's request (resources.go)
 }
 
 // Chat starts a turn and returns its ids at once; each step reaches emit (on the turn's
 // goroutine). The turn outlives ctx: Cancel or Close ends it.
 func (a *App) Chat(r ChatRequest, emit func(session.Event)) (conversation, turn string, err error) {
-	if strings.TrimSpace(r.Prompt) == "" {
+	if strings.TrimSpace(r.Prompt) == "" && r.Invoke == nil {
 		return "", "", badRequest("prompt is required")
 	}
 	mode := a.Mode()
 	if r.Mode != nil {
 		mode = *r.Mode
 	}
+	prompt, err := a.chatContext(a.baseCtx, r)
+	if err != nil {
+		return "", "", err
+	}
 	conv, turn, err := a.sessions.Start(a.baseCtx, session.StartParams{
-		Conversation: r.Conversation, Prompt: r.Prompt, Mode: mode,
+		Conversation: r.Conversation, Prompt: prompt, Mode: mode,
 	}, func(ev session.Event) {
 		a.recordEvent(ev)
 		emit(ev)

@@ -35,6 +35,13 @@ func (s *server) commands() map[string]commandFunc {
 		wire.CmdCallTool:     s.cmdCallTool,
 		wire.CmdChat:         s.cmdChat,
 		wire.CmdCancel:       s.cmdCancel,
+
+		wire.CmdResources:    s.cmdResources,    // resources.go
+		wire.CmdReadResource: s.cmdReadResource, // resources.go
+		wire.CmdUnsubscribe:  s.cmdUnsubscribe,  // resources.go
+		wire.CmdPrompts:      s.cmdPrompts,      // resources.go
+		wire.CmdGetPrompt:    s.cmdGetPrompt,    // resources.go
+		wire.CmdComplete:     s.cmdComplete,     // resources.go
 	}
 }
 
@@ -312,14 +319,19 @@ func (s *server) cmdChat(ctx context.Context, arg, _ json.RawMessage) (any, erro
 	if err := decodeArg(wire.CmdChat, arg, &p); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(p.Prompt) == "" {
+	if strings.TrimSpace(p.Prompt) == "" && p.ServerPrompt == nil {
 		return nil, lspconn.InvalidParams("%s: prompt is required", wire.CmdChat)
 	}
 	mode, err := parseMode(wire.CmdChat, p.Mode)
 	if err != nil {
 		return nil, err
 	}
-	conv, turn, err := s.app.Chat(host.ChatRequest{Conversation: p.Conversation, Prompt: p.Prompt, Mode: mode}, s.emit)
+	attach, invoke, err := chatAttachments(p)
+	if err != nil {
+		return nil, err
+	}
+	conv, turn, err := s.app.Chat(host.ChatRequest{Conversation: p.Conversation, Prompt: p.Prompt, Mode: mode,
+		Attach: attach, Invoke: invoke}, s.emit)
 	if err != nil {
 		return nil, err
 	}

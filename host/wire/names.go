@@ -15,12 +15,20 @@ const (
 	CmdCancel       = "switchboard.cancel"
 	CmdElicitations = "switchboard.elicitations"
 	CmdElicit       = "switchboard.elicit"
+
+	CmdResources    = "switchboard.resources"    // resources.go
+	CmdReadResource = "switchboard.readResource" // resources.go
+	CmdUnsubscribe  = "switchboard.unsubscribe"  // resources.go
+	CmdPrompts      = "switchboard.prompts"      // resources.go
+	CmdGetPrompt    = "switchboard.getPrompt"    // resources.go
+	CmdComplete     = "switchboard.complete"     // resources.go
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
 var Commands = []string{
 	CmdServers, CmdTools, CmdReconnect, CmdAllowlistGet, CmdAllowlistSet, CmdApprovals,
 	CmdApprove, CmdTrust, CmdCallTool, CmdChat, CmdCancel, CmdElicitations, CmdElicit,
+	CmdResources, CmdReadResource, CmdUnsubscribe, CmdPrompts, CmdGetPrompt, CmdComplete,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).
@@ -31,12 +39,15 @@ const (
 	NotifyEvent                = "switchboard/event"
 	NotifyElicitationRequested = "switchboard/elicitationRequested"
 	NotifyElicitationResolved  = "switchboard/elicitationResolved"
+
+	NotifyResourcesChanged = "switchboard/resourcesChanged" // resources.go
 )
 
 // Notifications lists every switchboard notification.
 var Notifications = []string{
 	NotifyServersChanged, NotifyApprovalRequested, NotifyApprovalResolved, NotifyEvent,
 	NotifyElicitationRequested, NotifyElicitationResolved,
+	NotifyResourcesChanged,
 }
 
 // Standard LSP methods the host handles or sends.

@@ -20,6 +20,9 @@ var contract = []any{
 	ApproveParams{}, ApprovalResolvedParams{}, TrustParams{}, CallToolParams{}, ToolResult{},
 	ChatParams{}, ChatResult{}, CancelParams{}, Event{}, ToolCallEvent{}, ToolResultEvent{}, Usage{},
 	Elicitation{}, ElicitField{}, ElicitParams{}, ElicitationResolvedParams{},
+	ResourcesParams{}, Resource{}, ResourceTemplate{}, ResourcesResult{}, ReadResourceParams{}, ResourceContent{},
+	ReadResourceResult{}, UnsubscribeParams{}, Prompt{}, PromptArgument{}, GetPromptParams{}, PromptMessage{},
+	GetPromptResult{}, CompleteParams{}, CompleteResult{}, ResourceRef{}, ResourcesChangedParams{},
 }
 
 // Field is one JSON field of a wire struct as shapes.json describes it.

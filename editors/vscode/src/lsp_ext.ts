@@ -20,6 +20,12 @@ export const Cmd = {
     cancel: "switchboard.cancel",
     elicitations: "switchboard.elicitations",
     elicit: "switchboard.elicit",
+    resources: "switchboard.resources",
+    readResource: "switchboard.readResource",
+    unsubscribe: "switchboard.unsubscribe",
+    prompts: "switchboard.prompts",
+    getPrompt: "switchboard.getPrompt",
+    complete: "switchboard.complete",
 } as const;
 
 // Notifications from the host.
@@ -30,6 +36,7 @@ export const Notify = {
     event: "switchboard/event",
     elicitationRequested: "switchboard/elicitationRequested",
     elicitationResolved: "switchboard/elicitationResolved",
+    resourcesChanged: "switchboard/resourcesChanged",
 } as const;
 
 export type CommandName = (typeof Cmd)[keyof typeof Cmd];

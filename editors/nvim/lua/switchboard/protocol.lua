@@ -21,6 +21,12 @@ M.cmd = {
   cancel = 'switchboard.cancel',
   elicitations = 'switchboard.elicitations',
   elicit = 'switchboard.elicit',
+  resources = 'switchboard.resources',
+  read_resource = 'switchboard.readResource',
+  unsubscribe = 'switchboard.unsubscribe',
+  prompts = 'switchboard.prompts',
+  get_prompt = 'switchboard.getPrompt',
+  complete = 'switchboard.complete',
 }
 
 -- Notifications from the host.
@@ -31,6 +37,7 @@ M.notify = {
   event = 'switchboard/event',
   elicitation_requested = 'switchboard/elicitationRequested',
   elicitation_resolved = 'switchboard/elicitationResolved',
+  resources_changed = 'switchboard/resourcesChanged',
 }
 
 return M
