@@ -26,6 +26,10 @@ func subcommands() []subcommand {
 		{"call", "call NAME [JSON-ARGS] [--mode M]  call one tool through the confirm gate", runCall},
 		{"allow", "allow list | allow set PREFIX [ENTRY...]   show or change the tool allowlist", runAllow},
 		{"mcp", "mcp add|remove|list|get|import ...       manage MCP servers in config files (switchboard mcp help)", runMCP},
+		{"resources", "resources [SERVER]                 list the MCP servers' resources and templates", runResources},
+		{"read", "read URI [--server S]              print an MCP resource", runRead},
+		{"prompts", "prompts [SERVER]                   list the MCP servers' prompts", runPrompts},
+		{"prompt", "prompt NAME [ARGS-JSON]            run an MCP prompt and print its messages", runPrompt},
 	}
 }
 
