@@ -1289,5 +1289,6 @@ end, {
 
 require('elicit_vectors')
 require('ux_cases')
+require('resource_cases')
 
 return T

@@ -56,6 +56,9 @@ function M.handlers()
     [protocol.notify.elicitation_resolved] = function(_, params, ctx)
       require('switchboard.elicitation').resolved(params, ctx and ctx.client_id)
     end,
+    [protocol.notify.resources_changed] = function(_, params)
+      require('switchboard.resources').on_changed(params)
+    end,
   }
 end
 

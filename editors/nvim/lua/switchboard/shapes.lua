@@ -21,4 +21,14 @@ return {
     'minLength', 'maxLength', 'minimum', 'maximum', 'minItems', 'maxItems', 'default',
   },
   ElicitationResolvedParams = { 'id', 'action', 'by' },
+  -- resources.lua
+  ResourcesResult = { 'resources', 'templates' },
+  Resource = { 'server', 'uri', 'name', 'description' },
+  ResourceTemplate = { 'server', 'uriTemplate', 'name', 'description' },
+  ReadResourceResult = { 'server', 'contents' },
+  ResourceContent = { 'text', 'blob', 'mimeType', 'bytes' },
+  Prompt = { 'server', 'name', 'description', 'arguments' },
+  PromptArgument = { 'name', 'required' },
+  CompleteResult = { 'values' },
+  ResourcesChangedParams = { 'server', 'kind', 'uri' },
 }
