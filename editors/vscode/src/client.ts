@@ -54,6 +54,9 @@ export class Switchboard implements vscode.Disposable {
     private readonly ended = new vscode.EventEmitter<ext.ElicitationResolvedParams>();
     /** A question ended: answered (here or elsewhere), timed out, withdrawn, or the host went away. */
     readonly onElicitationResolved = this.ended.event;
+    private readonly resourceNews = new vscode.EventEmitter<ext.ResourcesChangedParams>();
+    /** switchboard/resourcesChanged: a server's resource or prompt list changed, or an open resource did. */
+    readonly onResourcesChanged = this.resourceNews.event;
     /** Ids of questions that ended lately, so that a refresh racing the end does not revive them. */
     private readonly endedIds = new Set<string>();
 
@@ -171,6 +174,9 @@ export class Switchboard implements vscode.Disposable {
                 this.endQuestion(r);
             }),
             client.onNotification(ext.event, (e) => this.dispatchEvent(e)),
+            client.onNotification(ext.resourcesChanged, (p) => {
+                if (p?.server) this.resourceNews.fire(p);
+            }),
             // Replaces the client's own showMessage handler: some messages need an action.
             client.onNotification(ShowMessageNotification.type, (m) => void this.hostMessage(m)),
             client.onDidChangeState((s) => {

@@ -16,6 +16,9 @@ export const ui = {
     showOutput: "switchboard.ui.showOutput",
     statusMenu: "switchboard.ui.statusMenu",
     callTool: "switchboard.ui.callTool",
+    browseResources: "switchboard.ui.browseResources",
+    attachResource: "switchboard.ui.attachResource",
+    runPrompt: "switchboard.ui.runPrompt",
 } as const;
 
 export const configSection = "switchboard";
