@@ -44,7 +44,9 @@ func TestInitializeCapabilities(t *testing.T) {
 	}
 	want := []string{"switchboard.servers", "switchboard.tools", "switchboard.reconnect", "switchboard.allowlist.get",
 		"switchboard.allowlist.set", "switchboard.approvals", "switchboard.approve", "switchboard.trust",
-		"switchboard.callTool", "switchboard.chat", "switchboard.cancel", "switchboard.elicitations", "switchboard.elicit"}
+		"switchboard.callTool", "switchboard.chat", "switchboard.cancel", "switchboard.elicitations", "switchboard.elicit",
+		"switchboard.resources", "switchboard.readResource", "switchboard.unsubscribe", "switchboard.prompts", "switchboard.getPrompt", "switchboard.complete", // resources.go
+	}
 	if got := c.ExecuteCommandProvider.Commands; !slices.Equal(got, want) {
 		t.Errorf("commands = %v, want %v", got, want)
 	}
