@@ -104,7 +104,7 @@ const settings = {
   "workbench.editor.enablePreview": false,
   // No switchboard.path: the extension runs the binary its platform .vsix carries.
   "switchboard.servers": {
-    mcptest: { command: path.join(work, "bin", "mcptest") },
+    mcptest: { command: path.join(work, "bin", "mcptest"), args: ["--resources"] }, // resources and prompts too
     broken: { command: path.join(work, "bin", "mcptest"), args: ["--exit-at-start"] },
     asker: { command: path.join(work, "bin", "mcptest"), args: ["--elicit"] },
   },
@@ -120,6 +120,13 @@ fs.writeFileSync(path.join(d, "chat.script"), [
   "",
   'expect last_tool_result id=c1 ~ "chat ping"',
   'reply text "The echo tool said: chat ping"',
+  "",
+  // MCP resources and prompts: an attached resource, then a server prompt, reach the model quoted.
+  'expect last_user ~ "(?s)<attached-resource server=\\"mcptest\\" uri=\\"mcptest://notes/beta\\">\\n> note beta\\n"',
+  'reply text "The note says beta."',
+  "",
+  'expect last_user ~ "(?s)<server-prompt server=\\"mcptest\\" name=\\"review\\">\\n> user: Please give a brief review of gamma."',
+  'reply text "A brief review of gamma."',
   "",
 ].join("\n"));
 // Machine-scoped settings (all switchboard.*) are read from the remote (Machine) settings in code-server.
