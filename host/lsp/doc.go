@@ -21,6 +21,7 @@
 //	App (host) ──UI──▶ server (ui.go): Ask → showMessageRequest / approvalRequested / elicitationRequested
 //	                                   Resolved → approvalResolved / elicitationResolved
 //	                                   ServersChanged → switchboard/serversChanged; Notify → showMessage
+//	                                   ResourcesChanged (host.ResourceUI, resources.go) → switchboard/resourcesChanged
 //	slog warnings and errors ──▶ window/logMessage (and stderr/--log at the configured level)
 //
 // # Concurrency
