@@ -12,6 +12,7 @@ import { expandTemplate, resourceDocUri, routeChatMessage, templateVariables } f
 let env: Env;
 let ext: ReturnType<typeof loadExtension>;
 let api: any;
+let handler: (...a: any[]) => Promise<any>;
 
 const pickLabel = (label: string) => (items: any[]) => items.find((i) => i.label === label || i.label?.startsWith(label));
 
@@ -28,11 +29,20 @@ describe("MCP resources and prompts", () => {
                 'expect last_user ~ "(?s)<server-prompt server=\\"res\\" name=\\"review\\">\\n> user: Please give a thorough review of gamma.\\n</server-prompt>\\n\\nbe short$"',
                 'reply text "Reviewed."',
                 "",
+                'expect last_user ~ "(?s)> user: Please give a brief review of alpha.\\n</server-prompt>\\nRespond to the prompt above.\\n$"',
+                'reply text "Brief."',
+                "",
             ].join("\n"),
         );
         stub.settings["switchboard.path"] = env.bin.switchboard;
         stub.settings["switchboard.servers"] = { res: { command: env.bin.mcptest, args: ["--resources"] } };
         stub.settings["switchboard.provider"] = { type: "script", script };
+        vscode.chat = {
+            createChatParticipant(_id: string, h: typeof handler) {
+                handler = h;
+                return { dispose() {} };
+            },
+        };
         ext = loadExtension();
         api = ext.activate(fakeContext());
         assert.equal(await api.started, true);
@@ -87,5 +97,14 @@ describe("MCP resources and prompts", () => {
         assert.equal(t.state, "done", JSON.stringify(t));
         assert.match(t.text, /Reviewed\./);
         assert.equal(t.prompt, "/review be short");
+    });
+
+    test('"/server:name" to @switchboard runs the prompt; the arguments are asked', async () => {
+        stub.script.quickPick = (items: any[], opts: any) => (opts.title === "topic" ? pickLabel("alpha")(items) : items.find((i) => i.description === "leave empty"));
+        const parts: string[] = [];
+        const stream = { markdown: (v: any) => parts.push(typeof v === "string" ? v : v.value), progress() {}, button() {} };
+        const r = await handler({ prompt: "/res:review" }, { history: [] }, stream, new vscode.CancellationTokenSource().token);
+        assert.equal(r.errorDetails, undefined, JSON.stringify(r));
+        assert.equal(parts.join(""), "Brief.");
     });
 });
