@@ -385,7 +385,7 @@ async function trustedSuite() {
     await page.locator(".editor-instance .view-lines").first().click();
     await page.keyboard.type("zzz");
     if (await tab.evaluate((el) => el.classList.contains("dirty"))) throw new Error("the resource document became dirty");
-    const t = toast("read-only, from mcptest");
+    const t = toast("read-only, from asker");
     await t.waitFor({ state: "visible", timeout: 15000 });
     await t.getByRole("button", { name: "Attach to Chat", exact: true }).click();
     await toast("goes with your next chat message").waitFor({ state: "visible", timeout: 15000 });

@@ -104,9 +104,9 @@ const settings = {
   "workbench.editor.enablePreview": false,
   // No switchboard.path: the extension runs the binary its platform .vsix carries.
   "switchboard.servers": {
-    mcptest: { command: path.join(work, "bin", "mcptest"), args: ["--resources"] }, // resources and prompts too
+    mcptest: { command: path.join(work, "bin", "mcptest") },
     broken: { command: path.join(work, "bin", "mcptest"), args: ["--exit-at-start"] },
-    asker: { command: path.join(work, "bin", "mcptest"), args: ["--elicit"] },
+    asker: { command: path.join(work, "bin", "mcptest"), args: ["--elicit", "--resources"] }, // resources and prompts too
   },
   "switchboard.mode": "single-confirm",
   "switchboard.approvalTimeoutSeconds": 600,
@@ -122,10 +122,10 @@ fs.writeFileSync(path.join(d, "chat.script"), [
   'reply text "The echo tool said: chat ping"',
   "",
   // MCP resources and prompts: an attached resource, then a server prompt, reach the model quoted.
-  'expect last_user ~ "(?s)<attached-resource server=\\"mcptest\\" uri=\\"mcptest://notes/beta\\">\\n> note beta\\n"',
+  'expect last_user ~ "(?s)<attached-resource server=\\"asker\\" uri=\\"mcptest://notes/beta\\">\\n> note beta\\n"',
   'reply text "The note says beta."',
   "",
-  'expect last_user ~ "(?s)<server-prompt server=\\"mcptest\\" name=\\"review\\">\\n> user: Please give a brief review of gamma."',
+  'expect last_user ~ "(?s)<server-prompt server=\\"asker\\" name=\\"review\\">\\n> user: Please give a brief review of gamma."',
   'reply text "A brief review of gamma."',
   "",
 ].join("\n"));
