@@ -197,6 +197,8 @@ func New(opts Options, ui UI) (*App, error) {
 		Elicit:  a.elicit,
 		Sample:  a.sample,
 		Tokens:  a.tokenStore(opts.Tokens), // signin.go
+
+		OnResource: a.resourceEvent, // resources.go
 	})
 	a.provider = a.providerConfig(nil)
 	// The provider is not final until Start applies the settings (which may name another): the

@@ -157,6 +157,8 @@ type ChatRequest struct {
 	Conversation string // "" = a new conversation
 	Prompt       string
 	Mode         *permissions.Mode
+	Attach       []ResourceRef // resources read and given to the model before Prompt (resources.go)
+	Invoke       *PromptCall   // a server prompt run as the turn's request (resources.go)
 }
 
 // ChatEvent is one step of a chat turn with the text for people: Label on a decided toolCall
@@ -171,7 +173,7 @@ type ChatEvent struct {
 // Chat starts a turn and returns its ids at once; each step reaches UI.ChatEvent (on the turn's
 // goroutine, in order). The turn outlives the request: Cancel or Close ends it.
 func (a *App) Chat(r ChatRequest) (conversation, turn string, err error) {
-	if strings.TrimSpace(r.Prompt) == "" {
+	if strings.TrimSpace(r.Prompt) == "" && r.Invoke == nil {
 		return "", "", badRequest("prompt is required")
 	}
 	mode := a.Mode()
@@ -179,8 +181,12 @@ func (a *App) Chat(r ChatRequest) (conversation, turn string, err error) {
 		mode = *r.Mode
 	}
 	decided := &decidedCalls{m: map[string]permissions.Decision{}}
+	prompt, err := a.chatContext(a.baseCtx, r)
+	if err != nil {
+		return "", "", err
+	}
 	conv, turn, err := a.sessions.Start(a.baseCtx, session.StartParams{
-		Conversation: r.Conversation, Prompt: r.Prompt, Mode: mode,
+		Conversation: r.Conversation, Prompt: prompt, Mode: mode,
 	}, func(ev session.Event) {
 		a.recordEvent(ev)
 		a.ui.ChatEvent(a.explain(decided, ev))

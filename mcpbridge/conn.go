@@ -77,6 +77,9 @@ type conn struct {
 	auth         *bearer // signed-in http/sse server: why it needs a sign-in again (nil: no sign-in)
 	client       *client.Client
 	instructions string
+	caps         mcp.ServerCapabilities // from initialize
+	lists        lists                  // resources, templates, prompts (resources.go)
+	onResource   func(ResourceEvent)    // Options.OnResource; nil = none
 	seq          atomic.Int64
 
 	progress sync.Map // progress token -> *progressSink of a running call
@@ -107,13 +110,13 @@ type wireTool struct {
 // dialConn connects, initializes and lists tools, all bounded by ctx (the startup timeout).
 // run is the connection's lifetime context (HTTP listeners live on it).
 // opts are the MCP client's options (protocol version, capabilities).
-func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []string, opts []client.ClientOption, log *slog.Logger) (*conn, []wireTool, error) {
+func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []string, opts []client.ClientOption, onResource func(ResourceEvent), log *slog.Logger) (*conn, []wireTool, error) {
 	tr, err := dial(cfg, env, log)
 	if err != nil {
 		return nil, nil, err
 	}
 	c := &conn{
-		cfg: cfg, tr: tr,
+		cfg: cfg, tr: tr, onResource: onResource,
 		client:  client.NewClient(tr, opts...),
 		changed: make(chan struct{}, 1),
 		lost:    make(chan struct{}),
@@ -130,6 +133,8 @@ func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []s
 			}
 		case string(mcp.MethodNotificationProgress):
 			c.onProgress(n)
+		default:
+			c.onResourceNotification(n, c.onResource)
 		}
 	})
 	c.client.OnConnectionLost(func(err error) {
@@ -172,6 +177,7 @@ func (c *conn) handshake(ctx, run context.Context) ([]wireTool, error) {
 		return nil, fmt.Errorf("initialize: %w", plainHTTPError(err))
 	}
 	c.instructions = res.Instructions
+	c.caps = res.Capabilities
 	tools, err := c.listTools(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list tools: %w", err)

@@ -38,6 +38,9 @@ type Options struct {
 	// Sample runs a server's sampling/createMessage on the user's model (asking the user first is
 	// its business); nil = no sampling capability. Return ErrSampleRejected when the user said no.
 	Sample func(ctx context.Context, req SampleRequest) (SampleResult, error)
+	// OnResource receives a server's news about its resources and prompts (list changed, a
+	// subscribed resource updated), each on a goroutine of its own; nil = none.
+	OnResource func(ResourceEvent)
 	// PingInterval is how often HTTP and SSE servers are pinged to notice one that went away
 	// (0 = DefaultPingInterval, < 0 = never). A stdio server's death is seen at once without it.
 	PingInterval time.Duration
@@ -265,7 +268,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 				return dial(cfg, env, defaultMaxFrame, auth, log)
 			}
 		}
-		c, tools, err = dialConn(ctx, run, d, resolved, env, r.clientOptions(cfg), log)
+		c, tools, err = dialConn(ctx, run, d, resolved, env, r.clientOptions(cfg), r.opts.OnResource, log)
 		if c != nil {
 			c.written, c.auth = cfg, auth
 		}

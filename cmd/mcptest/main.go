@@ -43,6 +43,9 @@ type options struct {
 	startupDelay   time.Duration
 	hostile        bool
 	oauth          oauthOptions
+	withResources  bool
+	resources      int
+	page           int
 }
 
 // hostileText is what a hostile server puts in its stderr, tool descriptions and results: a screen
@@ -74,6 +77,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.sample, "sample", false, "add a tool summarize that asks the client's model (sampling/createMessage)")
 	fs.BoolVar(&o.roots, "roots", false, "add a tool roots that asks the client for its roots (roots/list)")
 	fs.BoolVar(&o.hostile, "hostile", false, "fault: put terminal escapes (ESC[2J, OSC 52, BEL, CR, RLO) in stderr, the exit-at-start message and a tool hostile (its description and result)")
+	fs.BoolVar(&o.withResources, "resources", false, "offer resources (static, a counter that bump updates, templates with completion), prompts (review, with completion) and tools bump, add_resource, add_prompt (see resources.go)")
+	fs.IntVar(&o.resources, "dummy-resources", 0, "with --resources, add `N` resources mcptest://dummy/1..N")
+	fs.IntVar(&o.page, "page", 0, "list at most `N` entries per page (tools, resources, prompts: cursors)")
 	fs.BoolVar(&o.spawnChild, "spawn-child", false, "start a grandchild (sleep) in the same process group and print its pid to stderr")
 	fs.BoolVar(&o.linger, "linger", false, "fault: keep running after stdin ends (a server that does not notice its client is gone)")
 	fs.BoolVar(&o.spawnSetsid, "spawn-setsid-child", false, "start a grandchild (sleep) in a new session (setsid: out of the process group) and print its pid to stderr")

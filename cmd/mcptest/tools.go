@@ -23,6 +23,7 @@ type testServer struct {
 	logf         func(string, ...any)
 	calls        atomic.Int64
 	storm        sync.Once
+	res          *resourceState // --resources
 }
 
 func newServer(o options, logf func(string, ...any)) *testServer {
@@ -42,8 +43,14 @@ func newServer(o options, logf func(string, ...any)) *testServer {
 	if o.instructions != "" {
 		opts = append(opts, server.WithInstructions(o.instructions))
 	}
+	if o.withResources {
+		opts = append(opts, ts.resourceOptions(hooks)...)
+	}
 	ts.mcp = server.NewMCPServer(o.name, "0.1.0", opts...)
 	ts.addTools()
+	if o.withResources {
+		ts.addResources()
+	}
 	if o.roots {
 		ts.addRootsTool()
 	}

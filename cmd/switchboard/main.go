@@ -28,6 +28,10 @@ func subcommands() []subcommand {
 		{"mcp", "mcp add|remove|list|get|import ...       manage MCP servers in config files (switchboard mcp help)", runMCP},
 		{"auth", "auth login|logout|status [SERVER]   sign in to remote MCP servers (OAuth), sign out, show sign-ins", runAuth},
 		{"pins", "pins list [SERVER] | diff|accept SERVER [TOOL...]   show or accept tool definitions that changed since you approved them", runPins},
+		{"resources", "resources [SERVER]                 list the MCP servers' resources and templates", runResources},
+		{"read", "read URI [--server S]              print an MCP resource", runRead},
+		{"prompts", "prompts [SERVER]                   list the MCP servers' prompts", runPrompts},
+		{"prompt", "prompt NAME [ARGS-JSON]            run an MCP prompt and print its messages", runPrompt},
 	}
 }
 

@@ -40,6 +40,13 @@ func (s *server) commands() map[string]commandFunc {
 		wire.CmdModels:       s.cmdModels,
 		wire.CmdPins:         s.cmdPins,
 		wire.CmdPinsAccept:   s.cmdPinsAccept,
+
+		wire.CmdResources:    s.cmdResources,    // resources.go
+		wire.CmdReadResource: s.cmdReadResource, // resources.go
+		wire.CmdUnsubscribe:  s.cmdUnsubscribe,  // resources.go
+		wire.CmdPrompts:      s.cmdPrompts,      // resources.go
+		wire.CmdGetPrompt:    s.cmdGetPrompt,    // resources.go
+		wire.CmdComplete:     s.cmdComplete,     // resources.go
 	}
 }
 
@@ -319,14 +326,19 @@ func (s *server) cmdChat(ctx context.Context, arg, _ json.RawMessage) (any, erro
 	if err := decodeArg(wire.CmdChat, arg, &p); err != nil {
 		return nil, err
 	}
-	if strings.TrimSpace(p.Prompt) == "" {
+	if strings.TrimSpace(p.Prompt) == "" && p.ServerPrompt == nil {
 		return nil, lspconn.InvalidParams("%s: prompt is required", wire.CmdChat)
 	}
 	mode, err := parseMode(wire.CmdChat, p.Mode)
 	if err != nil {
 		return nil, err
 	}
-	conv, turn, err := s.app.Chat(host.ChatRequest{Conversation: p.Conversation, Prompt: p.Prompt, Mode: mode})
+	attach, invoke, err := chatAttachments(p)
+	if err != nil {
+		return nil, err
+	}
+	conv, turn, err := s.app.Chat(host.ChatRequest{Conversation: p.Conversation, Prompt: p.Prompt, Mode: mode,
+		Attach: attach, Invoke: invoke})
 	if err != nil {
 		return nil, err
 	}

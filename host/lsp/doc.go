@@ -22,6 +22,7 @@
 //	                                   Resolved → approvalResolved / elicitationResolved
 //	                                   ServersChanged → switchboard/serversChanged; Notify → showMessage
 //	                                   ChatEvent → switchboard/event; ToolProgress → $/progress
+//	                                   ResourcesChanged (host.ResourceUI, resources.go) → switchboard/resourcesChanged
 //	slog warnings and errors ──▶ window/logMessage (and stderr/--log at the configured level)
 //
 // # Concurrency

@@ -48,6 +48,7 @@ func TestInitializeCapabilities(t *testing.T) {
 		"switchboard.signIn", "switchboard.signOut",
 		"switchboard.models",
 		"switchboard.pins", "switchboard.pins.accept",
+		"switchboard.resources", "switchboard.readResource", "switchboard.unsubscribe", "switchboard.prompts", "switchboard.getPrompt", "switchboard.complete", // resources.go
 	}
 	if got := c.ExecuteCommandProvider.Commands; !slices.Equal(got, want) {
 		t.Errorf("commands = %v, want %v", got, want)

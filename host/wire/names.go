@@ -20,6 +20,13 @@ const (
 	CmdModels       = "switchboard.models"
 	CmdPins         = "switchboard.pins"
 	CmdPinsAccept   = "switchboard.pins.accept"
+
+	CmdResources    = "switchboard.resources"    // resources.go
+	CmdReadResource = "switchboard.readResource" // resources.go
+	CmdUnsubscribe  = "switchboard.unsubscribe"  // resources.go
+	CmdPrompts      = "switchboard.prompts"      // resources.go
+	CmdGetPrompt    = "switchboard.getPrompt"    // resources.go
+	CmdComplete     = "switchboard.complete"     // resources.go
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
@@ -29,6 +36,7 @@ var Commands = []string{
 	CmdSignIn, CmdSignOut,
 	CmdModels,
 	CmdPins, CmdPinsAccept,
+	CmdResources, CmdReadResource, CmdUnsubscribe, CmdPrompts, CmdGetPrompt, CmdComplete,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).
@@ -40,6 +48,8 @@ const (
 	NotifyElicitationRequested = "switchboard/elicitationRequested"
 	NotifyElicitationResolved  = "switchboard/elicitationResolved"
 	NotifyPinsChanged          = "switchboard/pinsChanged"
+
+	NotifyResourcesChanged = "switchboard/resourcesChanged" // resources.go
 )
 
 // Notifications lists every switchboard notification.
@@ -47,6 +57,7 @@ var Notifications = []string{
 	NotifyServersChanged, NotifyApprovalRequested, NotifyApprovalResolved, NotifyEvent,
 	NotifyElicitationRequested, NotifyElicitationResolved,
 	NotifyPinsChanged,
+	NotifyResourcesChanged,
 }
 
 // Standard LSP methods the host handles or sends.

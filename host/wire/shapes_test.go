@@ -22,6 +22,9 @@ var contract = []any{
 	Elicitation{}, ElicitField{}, ElicitParams{}, ElicitationResolvedParams{},
 	ModelsResult{}, ModelInfo{}, Price{},
 	PinsParams{}, PinsAcceptParams{}, PinsResult{}, ServerPins{}, PinChange{}, PinsChangedParams{},
+	ResourcesParams{}, Resource{}, ResourceTemplate{}, ResourcesResult{}, ReadResourceParams{}, ResourceContent{},
+	ReadResourceResult{}, UnsubscribeParams{}, Prompt{}, PromptArgument{}, GetPromptParams{}, PromptMessage{},
+	GetPromptResult{}, CompleteParams{}, CompleteResult{}, ResourceRef{}, ResourcesChangedParams{},
 }
 
 // Field is one JSON field of a wire struct as shapes.json describes it.

@@ -169,6 +169,10 @@ type ChatParams struct {
 	Conversation string `json:"conversation,omitempty"`
 	Prompt       string `json:"prompt"`
 	Mode         *Mode  `json:"mode,omitempty"`
+	// Attachments are resources read and given to the model with the prompt (resources.go).
+	Attachments []ResourceRef `json:"attachments,omitempty"`
+	// ServerPrompt is a server's prompt run as the turn's request; prompt may then be empty.
+	ServerPrompt *GetPromptParams `json:"serverPrompt,omitempty"`
 }
 
 // ChatResult is the result of switchboard.chat, returned at once.

@@ -1436,5 +1436,6 @@ end)
 require('elicit_vectors')
 require('pending_cases')
 require('ux_cases')
+require('resource_cases')
 
 return T

@@ -366,4 +366,59 @@ async function trustedSuite() {
     await frame.locator(".text", { hasText: "The echo tool said: chat ping" }).waitFor({ state: "visible", timeout: 30000 });
     await page.screenshot({ path: path.join(shots, "chat-view.png") });
   });
+
+  await step("Browse MCP Resources: a template's variable from the server's suggestions, read-only, Attach to Chat", async () => {
+    await clearNotifications();
+    await palette("Switchboard: Browse MCP Resources...");
+    const widget = page.locator(".quick-input-widget");
+    await widget.locator(".quick-input-box input").fill("notes");
+    const row = widget.locator(".monaco-list-row").filter({ hasText: "notes (template)" }).first();
+    await row.waitFor({ state: "visible", timeout: 15000 });
+    await row.click();
+    await widget.locator(".quick-input-title").filter({ hasText: "name" }).waitFor({ state: "visible", timeout: 15000 });
+    const beta = widget.locator(".monaco-list-row").filter({ hasText: /^\s*beta/ }).first();
+    await beta.waitFor({ state: "visible", timeout: 15000 });
+    await beta.click();
+    const tab = page.locator(".tabs-container .tab").filter({ hasText: "beta" }).first();
+    await tab.waitFor({ state: "visible", timeout: 30000 });
+    await page.locator(".editor-instance .view-lines").filter({ hasText: "note beta" }).first().waitFor({ state: "visible", timeout: 15000 });
+    await page.locator(".editor-instance .view-lines").first().click();
+    await page.keyboard.type("zzz");
+    if (await tab.evaluate((el) => el.classList.contains("dirty"))) throw new Error("the resource document became dirty");
+    const t = toast("read-only, from asker");
+    await t.waitFor({ state: "visible", timeout: 15000 });
+    await t.getByRole("button", { name: "Attach to Chat", exact: true }).click();
+    await toast("goes with your next chat message").waitFor({ state: "visible", timeout: 15000 });
+    await page.screenshot({ path: path.join(shots, "resource-document.png") });
+  });
+
+  await step("Chat view: the attached resource goes with the message", async () => {
+    await palette("Switchboard: Chat");
+    const frame = page.frameLocator("iframe.webview").frameLocator("iframe#active-frame");
+    const input = frame.locator("#prompt");
+    await input.waitFor({ state: "visible", timeout: 30000 });
+    await input.fill("what does the note say");
+    await input.press("Control+Enter");
+    await frame.locator(".text", { hasText: "The note says beta." }).waitFor({ state: "visible", timeout: 30000 });
+  });
+
+  await step("Run MCP Prompt...: its argument from the server's suggestions, run as a chat turn", async () => {
+    await clearNotifications();
+    await palette("Switchboard: Run MCP Prompt...");
+    const widget = page.locator(".quick-input-widget");
+    const review = widget.locator(".monaco-list-row").filter({ hasText: "/review" }).first();
+    await review.waitFor({ state: "visible", timeout: 15000 });
+    await review.click();
+    await widget.locator(".quick-input-title").filter({ hasText: "topic" }).waitFor({ state: "visible", timeout: 15000 });
+    const gamma = widget.locator(".monaco-list-row").filter({ hasText: /^\s*gamma/ }).first();
+    await gamma.waitFor({ state: "visible", timeout: 15000 });
+    await gamma.click();
+    await widget.locator(".quick-input-title").filter({ hasText: "style (optional)" }).waitFor({ state: "visible", timeout: 15000 });
+    const brief = widget.locator(".monaco-list-row").filter({ hasText: /^\s*brief/ }).first();
+    await brief.waitFor({ state: "visible", timeout: 15000 });
+    await brief.click();
+    const frame = page.frameLocator("iframe.webview").frameLocator("iframe#active-frame");
+    await frame.locator(".text", { hasText: "A brief review of gamma." }).waitFor({ state: "visible", timeout: 30000 });
+    await page.screenshot({ path: path.join(shots, "server-prompt.png") });
+  });
 }

@@ -106,7 +106,7 @@ const settings = {
   "switchboard.servers": {
     mcptest: { command: path.join(work, "bin", "mcptest") },
     broken: { command: path.join(work, "bin", "mcptest"), args: ["--exit-at-start"] },
-    asker: { command: path.join(work, "bin", "mcptest"), args: ["--elicit"] },
+    asker: { command: path.join(work, "bin", "mcptest"), args: ["--elicit", "--resources"] }, // resources and prompts too
   },
   "switchboard.mode": "single-confirm",
   "switchboard.approvalTimeoutSeconds": 600,
@@ -120,6 +120,13 @@ fs.writeFileSync(path.join(d, "chat.script"), [
   "",
   'expect last_tool_result id=c1 ~ "chat ping"',
   'reply text "The echo tool said: chat ping"',
+  "",
+  // MCP resources and prompts: an attached resource, then a server prompt, reach the model quoted.
+  'expect last_user ~ "(?s)<attached-resource server=\\"asker\\" uri=\\"mcptest://notes/beta\\">\\n> note beta\\n"',
+  'reply text "The note says beta."',
+  "",
+  'expect last_user ~ "(?s)<server-prompt server=\\"asker\\" name=\\"review\\">\\n> user: Please give a brief review of gamma."',
+  'reply text "A brief review of gamma."',
   "",
 ].join("\n"));
 // Machine-scoped settings (all switchboard.*) are read from the remote (Machine) settings in code-server.

@@ -59,6 +59,9 @@ export class Switchboard implements vscode.Disposable {
     private readonly ended = new vscode.EventEmitter<ext.ElicitationResolvedParams>();
     /** A question ended: answered (here or elsewhere), timed out, withdrawn, or the host went away. */
     readonly onElicitationResolved = this.ended.event;
+    private readonly resourceNews = new vscode.EventEmitter<ext.ResourcesChangedParams>();
+    /** switchboard/resourcesChanged: a server's resource or prompt list changed, or an open resource did. */
+    readonly onResourcesChanged = this.resourceNews.event;
 
     /** Events of turns nobody has claimed yet (a turn's first events can beat the chat reply). */
     private readonly unclaimed = new Map<string, ext.SwitchboardEvent[]>();
@@ -176,6 +179,9 @@ export class Switchboard implements vscode.Disposable {
             client.onNotification(ext.event, (e) => this.dispatchEvent(e)),
             client.onNotification(ext.pinsChanged, (p) => {
                 if (typeof p?.server === "string") this.pinsChangedEmitter.fire(p);
+            }),
+            client.onNotification(ext.resourcesChanged, (p) => {
+                if (p?.server) this.resourceNews.fire(p);
             }),
             // Replaces the client's own showMessage handler: some messages need an action.
             client.onNotification(ShowMessageNotification.type, (m) => void this.hostMessage(m)),

@@ -18,6 +18,9 @@ export const ui = {
     callTool: "switchboard.ui.callTool",
     chooseModel: "switchboard.ui.chooseModel",
     reviewPins: "switchboard.ui.reviewPins",
+    browseResources: "switchboard.ui.browseResources",
+    attachResource: "switchboard.ui.attachResource",
+    runPrompt: "switchboard.ui.runPrompt",
 } as const;
 
 export const configSection = "switchboard";

@@ -25,6 +25,12 @@ export const Cmd = {
     models: "switchboard.models",
     pins: "switchboard.pins",
     pinsAccept: "switchboard.pins.accept",
+    resources: "switchboard.resources",
+    readResource: "switchboard.readResource",
+    unsubscribe: "switchboard.unsubscribe",
+    prompts: "switchboard.prompts",
+    getPrompt: "switchboard.getPrompt",
+    complete: "switchboard.complete",
 } as const;
 
 // Notifications from the host.
@@ -36,6 +42,7 @@ export const Notify = {
     pinsChanged: "switchboard/pinsChanged",
     elicitationRequested: "switchboard/elicitationRequested",
     elicitationResolved: "switchboard/elicitationResolved",
+    resourcesChanged: "switchboard/resourcesChanged",
 } as const;
 
 export type CommandName = (typeof Cmd)[keyof typeof Cmd];

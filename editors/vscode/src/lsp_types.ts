@@ -103,6 +103,10 @@ export interface ChatParams {
     conversation?: string;
     prompt: string;
     mode?: Mode;
+    /** Resources read and given to the model with the prompt. */
+    attachments?: ResourceRef[];
+    /** A server's prompt run as the turn's request (prompt may then be empty). */
+    serverPrompt?: GetPromptParams;
 }
 
 export interface ChatResult {
@@ -181,6 +185,12 @@ export interface CommandSignatures {
     [Cmd.models]: { params: undefined; result: ModelsResult };
     [Cmd.pins]: { params: PinsParams | undefined; result: PinsResult };
     [Cmd.pinsAccept]: { params: PinsAcceptParams; result: PinsResult };
+    [Cmd.resources]: { params: ResourcesParams | undefined; result: ResourcesResult };
+    [Cmd.readResource]: { params: ReadResourceParams; result: ReadResourceResult };
+    [Cmd.unsubscribe]: { params: UnsubscribeParams; result: Record<string, never> };
+    [Cmd.prompts]: { params: ResourcesParams | undefined; result: Prompt[] };
+    [Cmd.getPrompt]: { params: GetPromptParams; result: GetPromptResult };
+    [Cmd.complete]: { params: CompleteParams; result: CompleteResult };
 }
 
 /** The result of switchboard.models: the configured model and the provider's models. */
@@ -239,6 +249,106 @@ export interface PinsChangedParams {
     new: string[];
     removed: string[];
     message: string;
+}
+
+// ---- MCP resources and prompts, PROTOCOL.md section 7 ----
+
+export interface ResourcesParams {
+    server?: string;
+}
+export interface Resource {
+    server: string;
+    uri: string;
+    name: string;
+    title?: string;
+    description?: string;
+    mimeType?: string;
+    size?: number;
+}
+export interface ResourceTemplate {
+    server: string;
+    /** RFC 6570 */
+    uriTemplate: string;
+    name: string;
+    title?: string;
+    description?: string;
+    mimeType?: string;
+}
+export interface ResourcesResult {
+    resources: Resource[];
+    templates: ResourceTemplate[];
+}
+export interface ReadResourceParams {
+    server?: string;
+    uri: string;
+    subscribe?: boolean;
+}
+export interface ResourceContent {
+    uri: string;
+    mimeType?: string;
+    text?: string;
+    /** base64 */
+    blob?: string;
+    truncated?: boolean;
+    bytes: number;
+}
+export interface ReadResourceResult {
+    server: string;
+    uri: string;
+    contents: ResourceContent[];
+}
+export interface UnsubscribeParams {
+    server: string;
+    uri: string;
+}
+export interface PromptArgument {
+    name: string;
+    description?: string;
+    required: boolean;
+}
+export interface Prompt {
+    server: string;
+    name: string;
+    title?: string;
+    description?: string;
+    arguments: PromptArgument[];
+}
+export interface GetPromptParams {
+    server: string;
+    name: string;
+    arguments?: Record<string, string>;
+}
+export interface PromptMessage {
+    role: string;
+    text: string;
+    content: unknown;
+}
+export interface GetPromptResult {
+    server: string;
+    name: string;
+    description?: string;
+    messages: PromptMessage[];
+    truncated?: boolean;
+}
+export interface CompleteParams {
+    server: string;
+    prompt?: string;
+    template?: string;
+    argument: string;
+    value: string;
+    context?: Record<string, string>;
+}
+export interface CompleteResult {
+    values: string[];
+}
+export interface ResourceRef {
+    server?: string;
+    uri: string;
+}
+export interface ResourcesChangedParams {
+    server: string;
+    kind: "resourcesChanged" | "promptsChanged" | "resourceUpdated";
+    uri?: string;
 }
 
 // ---- Notifications from the host, PROTOCOL.md section 6 ----
@@ -324,6 +434,7 @@ export const event = new NotificationType<SwitchboardEvent>(Notify.event);
 export const elicitationRequested = new NotificationType<Elicitation>(Notify.elicitationRequested);
 export const elicitationResolved = new NotificationType<ElicitationResolvedParams>(Notify.elicitationResolved);
 export const pinsChanged = new NotificationType<PinsChangedParams>(Notify.pinsChanged);
+export const resourcesChanged = new NotificationType<ResourcesChangedParams>(Notify.resourcesChanged);
 
 // ---- Approval prompt (window/showMessageRequest), PROTOCOL.md section 4 ----
 

@@ -6,6 +6,7 @@ import { Switchboard } from "./client";
 import { registerCommands } from "./commands";
 import { Questions } from "./elicit";
 import { registerPins } from "./pins";
+import { Attachments, registerResources } from "./resources";
 import { StatusBar } from "./status";
 import { startTestHook } from "./testhook";
 
@@ -22,10 +23,12 @@ export interface Api {
 
 export function activate(context: vscode.ExtensionContext): Api {
     sb = new Switchboard(undefined, context.extensionPath);
-    const chat = new Chat(sb);
+    const attachments = new Attachments();
+    const chat = new Chat(sb, attachments);
     const status = new StatusBar(sb);
     const questions = new Questions(sb);
     context.subscriptions.push(status, chat, questions, ...registerCommands(sb, chat, questions), ...registerPins(sb));
+    context.subscriptions.push(...registerResources(sb, attachments, (p) => chat.runPrompt(p)));
     const started = sb.start();
     const hook = startTestHook(sb, started);
     if (hook) context.subscriptions.push(hook);

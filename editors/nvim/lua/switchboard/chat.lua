@@ -445,7 +445,7 @@ function M.new()
 end
 
 --- Sends `text` (or the prompt area) as the next prompt of the chat's conversation.
-function M.send(text, buf)
+function M.send(text, buf, extra)
   local c = chat_of(buf)
   if not c then
     c = chat_of(M.open())
@@ -461,6 +461,14 @@ function M.send(text, buf)
   set_prompt(c, '')
   local lines = { '## You' }
   vim.list_extend(lines, vim.split(text, '\n', { plain = true }))
+  extra = extra or {}
+  local attached = require('switchboard.resources').take() -- :Switchboard attach
+  if #attached > 0 then
+    extra.attachments = attached
+    for _, a in ipairs(attached) do
+      table.insert(lines, '(attached ' .. a.uri .. ')')
+    end
+  end
   table.insert(lines, '')
   table.insert(lines, '## Switchboard')
   append(c, lines)
@@ -481,7 +489,7 @@ function M.send(text, buf)
         handle(c, ev)
       end
     end
-  end)
+  end, extra)
 end
 
 --- Cancels the running turn of a chat (the current one by default).

@@ -127,8 +127,12 @@ function M.call_tool(name, arguments, mode, cb)
   M.exec(cmd.call_tool, { name = name, arguments = object(arguments), mode = mode }, cb)
 end
 
-function M.chat(prompt, conversation, mode, cb)
-  M.exec(cmd.chat, { prompt = prompt, conversation = conversation, mode = mode }, cb)
+function M.chat(prompt, conversation, mode, cb, extra)
+  local arg = { prompt = prompt, conversation = conversation, mode = mode }
+  for k, v in pairs(extra or {}) do -- attachments, serverPrompt (resources.lua)
+    arg[k] = v
+  end
+  M.exec(cmd.chat, arg, cb)
 end
 
 function M.cancel(turn, cb)
@@ -724,11 +728,20 @@ function sub.model(id)
   end)
 end
 
+-- MCP resources and prompts (resources.lua).
+function sub.resources(server)
+  require('switchboard.resources').browse(server)
+end
+function sub.prompt(server, name)
+  require('switchboard.resources').prompt(server, name)
+end
+function sub.attach()
+  require('switchboard.resources').attach()
+end
+
 M.subcommands = sub
 M.names = { 'servers', 'reconnect', 'approve', 'elicit', 'allow', 'trust', 'chat', 'cancel', 'tools', 'call', 'log', 'pins' }
-table.insert(M.names, 'signin')
-table.insert(M.names, 'signout')
-table.insert(M.names, 'model')
+vim.list_extend(M.names, { 'signin', 'signout', 'model', 'resources', 'prompt', 'attach' })
 
 --- :Switchboard [sub [args]] (no sub = servers).
 function M.run(args)
@@ -759,8 +772,10 @@ function M.complete(arglead, cmdline, _)
   local candidates
   if #words <= 1 then
     candidates = M.names
-  elseif #words == 2 and vim.tbl_contains({ 'reconnect', 'allow', 'trust', 'tools', 'signin', 'signout', 'pins' }, words[1]) then
+  elseif #words == 2 and vim.tbl_contains({ 'reconnect', 'allow', 'trust', 'tools', 'signin', 'signout', 'pins', 'resources', 'prompt' }, words[1]) then
     candidates = M.server_names()
+  elseif #words == 3 and words[1] == 'prompt' then
+    candidates = require('switchboard.resources').prompt_names(words[2])
   elseif #words == 2 and words[1] == 'call' then
     candidates = {}
     for _, t in ipairs(M.exec_sync(cmd.tools, nil, 500) or {}) do

@@ -71,6 +71,9 @@ function M.handlers()
     [protocol.notify.pins_changed] = function(_, params)
       require('switchboard.pins').changed(params)
     end,
+    [protocol.notify.resources_changed] = function(_, params)
+      require('switchboard.resources').on_changed(params)
+    end,
   }
 end
 

@@ -26,6 +26,12 @@ M.cmd = {
   models = 'switchboard.models',
   pins = 'switchboard.pins',
   pins_accept = 'switchboard.pins.accept',
+  resources = 'switchboard.resources',
+  read_resource = 'switchboard.readResource',
+  unsubscribe = 'switchboard.unsubscribe',
+  prompts = 'switchboard.prompts',
+  get_prompt = 'switchboard.getPrompt',
+  complete = 'switchboard.complete',
 }
 
 -- Notifications from the host.
@@ -37,6 +43,7 @@ M.notify = {
   elicitation_requested = 'switchboard/elicitationRequested',
   elicitation_resolved = 'switchboard/elicitationResolved',
   pins_changed = 'switchboard/pinsChanged',
+  resources_changed = 'switchboard/resourcesChanged',
 }
 
 return M

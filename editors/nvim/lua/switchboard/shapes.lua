@@ -28,4 +28,14 @@ return {
   ServerPins = { 'server', 'changed', 'new', 'removed' },
   PinChange = { 'tool', 'diff' },
   PinsChangedParams = { 'server', 'message' },
+  -- resources.lua
+  ResourcesResult = { 'resources', 'templates' },
+  Resource = { 'server', 'uri', 'name', 'description' },
+  ResourceTemplate = { 'server', 'uriTemplate', 'name', 'description' },
+  ReadResourceResult = { 'server', 'contents' },
+  ResourceContent = { 'text', 'blob', 'mimeType', 'bytes' },
+  Prompt = { 'server', 'name', 'description', 'arguments' },
+  PromptArgument = { 'name', 'required' },
+  CompleteResult = { 'values' },
+  ResourcesChangedParams = { 'server', 'kind', 'uri' },
 }

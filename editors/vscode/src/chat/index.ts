@@ -4,6 +4,8 @@
 import type * as vscode from "vscode";
 import type { Switchboard } from "../client";
 import type { ChatUi } from "../commands";
+import type { GetPromptParams } from "../lsp_types";
+import type { Attachments } from "../resources";
 import { ChatPanel } from "./panel";
 import { registerParticipant } from "./participant";
 import { ChatSessions } from "./session";
@@ -13,14 +15,21 @@ export class Chat implements ChatUi, vscode.Disposable {
     readonly panel: ChatPanel;
     readonly participant: vscode.Disposable | undefined;
 
-    constructor(sb: Switchboard) {
-        this.sessions = new ChatSessions(sb);
+    constructor(sb: Switchboard, attachments?: Attachments) {
+        this.sessions = new ChatSessions(sb, attachments);
         this.panel = new ChatPanel(sb, this.sessions);
         this.participant = registerParticipant(sb, this.sessions);
     }
 
     open(): void {
         this.panel.open();
+    }
+
+    /** Runs a server's prompt (its arguments given) as a turn of the chat view. */
+    async runPrompt(p: GetPromptParams): Promise<void> {
+        this.panel.open();
+        const args = Object.entries(p.arguments ?? {}).map(([k, v]) => `${k}=${JSON.stringify(v)}`);
+        await this.panel.send("", { serverPrompt: p, shown: [`/${p.server}:${p.name}`, ...args].join(" ") });
     }
 
     activeTurns(): string[] {

@@ -6,6 +6,7 @@ import * as vscode from "vscode";
 import { errorMessage, type Switchboard } from "../client";
 import { chatPanelViewType } from "../ids";
 import * as ext from "../lsp_types";
+import { attachPicked, pickPrompt, routeChatMessage } from "../resources";
 import type { ChatSessions } from "./session";
 import { approvalText, turnUsageText, type ToolCallView, type TurnView } from "./transcript";
 
@@ -71,10 +72,23 @@ export class ChatPanel implements vscode.Disposable {
         }
     }
 
-    async send(prompt: string): Promise<TurnView | undefined> {
+    async send(prompt: string, given?: { serverPrompt?: ext.GetPromptParams; shown?: string }): Promise<TurnView | undefined> {
         if (this.current) {
             void vscode.window.showInformationMessage("Switchboard: a turn is still running; cancel it first.");
             return undefined;
+        }
+        // "@" attaches a resource; "/prompt" runs a server's prompt (resources.ts).
+        const route = given ? ({ kind: "text" } as const) : routeChatMessage(prompt);
+        let extra = given;
+        if (route.kind === "attach") {
+            if (this.sessions.attachments) await attachPicked(this.sb, this.sessions.attachments, route.server);
+            return undefined;
+        }
+        if (route.kind === "prompt") {
+            const serverPrompt = await pickPrompt(this.sb, route.server, route.name);
+            if (!serverPrompt) return undefined;
+            extra = { serverPrompt, shown: prompt };
+            prompt = route.rest;
         }
         const cts = new vscode.CancellationTokenSource();
         this.current = cts;
@@ -93,6 +107,7 @@ export class ChatPanel implements vscode.Disposable {
                     this.post();
                 },
                 cts.token,
+                extra,
             );
             return t;
         } catch (err) {

@@ -4,7 +4,9 @@ import * as vscode from "vscode";
 import type { Switchboard } from "../client";
 import { errorMessage } from "../client";
 import * as fmt from "../format";
+import type * as ext from "../lsp_types";
 import { chatParticipantId, ui } from "../ids";
+import { attachPicked, pickPrompt, routeChatMessage } from "../resources";
 import type { ChatSessions } from "./session";
 import { approvalText, turnUsageText, type TurnView } from "./transcript";
 
@@ -56,7 +58,22 @@ export function registerParticipant(sb: Switchboard, sessions: ChatSessions): vs
             }
         };
         try {
-            const t = await sessions.run(request.prompt, lastConversation(context), render, token);
+            // "@" / "@server" attaches an MCP resource; "/name" or "/server:name" runs a server's prompt.
+            const route = routeChatMessage(request.prompt);
+            let prompt = request.prompt;
+            let extra: { serverPrompt?: ext.GetPromptParams; shown?: string } | undefined;
+            if (route.kind === "attach") {
+                const r = sessions.attachments && (await attachPicked(sb, sessions.attachments, route.server));
+                stream.markdown(r ? `Attached \`${r.uri}\` to your next message.` : "Nothing attached.");
+                return {};
+            }
+            if (route.kind === "prompt") {
+                const serverPrompt = await pickPrompt(sb, route.server, route.name);
+                if (!serverPrompt) return {};
+                extra = { serverPrompt };
+                prompt = route.rest;
+            }
+            const t = await sessions.run(prompt, lastConversation(context), render, token, extra);
             const usage = turnUsageText(t);
             if (usage) stream.markdown(`\n\n---\n${usage.split("\n").join("  \n")}\n`);
             if (t.state === "error") {

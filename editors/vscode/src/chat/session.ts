@@ -4,13 +4,18 @@
 import * as vscode from "vscode";
 import type { Switchboard } from "../client";
 import * as ext from "../lsp_types";
+import type { Attachments } from "../resources";
 import { applyApprovalRequested, applyApprovalResolved, applyEvent, newTurn, type TurnView } from "./transcript";
 
 export class ChatSessions implements vscode.Disposable {
     private readonly running = new Map<string, TurnView>();
     private readonly subs: vscode.Disposable[] = [];
 
-    constructor(private readonly sb: Switchboard) {
+    constructor(
+        private readonly sb: Switchboard,
+        /** Resources attached to the next message (resources.ts); taken by the next turn. */
+        readonly attachments?: Attachments,
+    ) {
         this.subs.push(
             sb.onApprovalRequested((a) => {
                 const t = a.turn ? this.running.get(a.turn) : undefined;
@@ -47,9 +52,20 @@ export class ChatSessions implements vscode.Disposable {
         conversation: string | undefined,
         onUpdate: (t: TurnView) => void,
         token?: vscode.CancellationToken,
+        extra?: { serverPrompt?: ext.GetPromptParams; shown?: string },
     ): Promise<TurnView> {
-        const started = await this.sb.exec(ext.Cmd.chat, conversation ? { conversation, prompt } : { prompt });
-        const t = newTurn(started.turn, started.conversation, prompt);
+        const params: ext.ChatParams = conversation ? { conversation, prompt } : { prompt };
+        const attached = this.attachments?.take() ?? [];
+        if (attached.length > 0) params.attachments = attached;
+        if (extra?.serverPrompt) params.serverPrompt = extra.serverPrompt;
+        let started: ext.ChatResult;
+        try {
+            started = await this.sb.exec(ext.Cmd.chat, params);
+        } catch (err) {
+            for (const a of attached) this.attachments?.add(a); // not sent: still attached
+            throw err;
+        }
+        const t = newTurn(started.turn, started.conversation, extra?.shown ?? prompt);
         this.running.set(t.turn, t);
         this.listeners.set(t.turn, onUpdate);
         const cleanup: vscode.Disposable[] = [];
