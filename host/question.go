@@ -23,9 +23,10 @@ const (
 	KindSampling    Kind = "sampling"    // may this server use the model?
 	KindTrust       Kind = "trust"       // may this workspace-defined server start?
 	KindSignIn      Kind = "signIn"      // sign in to this server now? (OAuth, signin.go)
+	KindInput       Kind = "input"       // the value of a config file's ${input:ID} (inputs.go)
 )
 
-var idLetter = map[Kind]string{KindApproval: "a", KindElicitation: "e", KindSampling: "s", KindTrust: "t", KindSignIn: "o"}
+var idLetter = map[Kind]string{KindApproval: "a", KindElicitation: "e", KindSampling: "s", KindTrust: "t", KindSignIn: "o", KindInput: "i"}
 
 // Who or what resolved a question (Outcome.By).
 const (
@@ -41,6 +42,7 @@ type Reply struct {
 	Elicit   mcpbridge.ElicitResult // elicitation
 	Allow    bool                   // sampling (allow this time), trust (trust it), signIn (sign in now)
 	Always   bool                   // sampling: allow this server until the host exits
+	Value    string                 // input: the value typed or picked (a secret: never logged)
 }
 
 // Outcome is how a question ended: the reply (zero, meaning deny/cancel/refuse, unless By is
@@ -66,7 +68,8 @@ type Question struct {
 	Arguments   json.RawMessage         // KindApproval: the arguments as a JSON object (approvalArguments)
 	Elicitation mcpbridge.Elicitation   // KindElicitation (Fields as shown: labels escaped)
 	Sample      mcpbridge.SampleRequest // KindSampling
-	Server      mcpbridge.ServerConfig  // KindTrust, KindSignIn
+	Server      mcpbridge.ServerConfig  // KindTrust, KindSignIn, KindInput
+	Input       mcpbridge.Input         // KindInput: the input asked for (ID and Description escaped)
 
 	qs      *Questions
 	check   func(Reply) error // validates a person's reply (elicitation forms); nil = any

@@ -204,6 +204,11 @@ func (u *terminalUI) Ask(q *host.Question) {
 		fmt.Fprintf(u.stderr, "switchboard call: server %s asked to use the model: refused (switchboard call lends no model)\n", safetext.Line(q.Sample.Server))
 		q.Dismiss()
 		return
+	case host.KindInput:
+		fmt.Fprintf(u.stderr, "switchboard call: server %s needs input '%s': set it with `switchboard mcp input set %s --file %s`\n",
+			safetext.Line(q.Server.Name), q.Input.ID, q.Input.ID, safetext.Line(q.Input.File))
+		q.Dismiss()
+		return
 	default: // trust is decided in the editor (switchboard.trust)
 		q.Dismiss()
 		return

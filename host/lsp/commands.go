@@ -37,6 +37,7 @@ func (s *server) commands() map[string]commandFunc {
 		wire.CmdCancel:       s.cmdCancel,
 		wire.CmdSignIn:       s.cmdSignIn,  // signin.go
 		wire.CmdSignOut:      s.cmdSignOut, // signin.go
+		wire.CmdInput:        s.cmdInput,   // inputs.go
 	}
 }
 

@@ -83,6 +83,7 @@ type initializeParams struct {
 		Experimental struct {
 			Switchboard struct {
 				Elicitation bool `json:"elicitation"`
+				Inputs      bool `json:"inputs"`
 			} `json:"switchboard"`
 		} `json:"experimental"`
 	} `json:"capabilities"`
@@ -121,7 +122,8 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.stateMu.Lock()
 	s.state = stateInitialized
 	s.pending.folders = folders
-	s.caps = clientCaps{progress: p.Capabilities.Window.WorkDoneProgress, forms: p.Capabilities.Experimental.Switchboard.Elicitation}
+	s.caps = clientCaps{progress: p.Capabilities.Window.WorkDoneProgress, forms: p.Capabilities.Experimental.Switchboard.Elicitation,
+		inputs: p.Capabilities.Experimental.Switchboard.Inputs}
 	// Parsed and applied by start, right after this answer (before any other message is handled):
 	// initialize does no work that grows with the configuration.
 	s.pending.options = append(json.RawMessage(nil), p.InitializationOptions...)

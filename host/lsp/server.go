@@ -53,6 +53,7 @@ type server struct {
 type clientCaps struct {
 	progress bool // window.workDoneProgress
 	forms    bool // capabilities.experimental.switchboard.elicitation: elicitation forms
+	inputs   bool // capabilities.experimental.switchboard.inputs: input boxes (inputs.go)
 }
 
 // startArgs is initialize's initializationOptions and workspace folders.

@@ -56,6 +56,8 @@ func (s *server) Ask(q *host.Question) {
 		s.prompt(q, protocol.MessageTypeInfo, q.Text, func(title string) {
 			q.Answer(host.Reply{Allow: title == wire.TitleSignIn}) // ignore error
 		}, q.Dismiss, wire.TitleSignIn, wire.TitleNotNow)
+	case host.KindInput:
+		s.askInput(q) // inputs.go
 	}
 }
 
@@ -202,6 +204,8 @@ func (s *server) Resolved(q *host.Question) {
 		}
 		s.record("elicitationResolved", map[string]any{"id": q.ID, "action": action, "by": o.By})
 		s.conn.sendJSON(wire.NotifyElicitationResolved, wire.ElicitationResolvedParams{ID: q.ID, Action: action, By: o.By})
+	case host.KindInput:
+		s.inputResolved(q) // inputs.go
 	}
 }
 

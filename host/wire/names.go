@@ -17,6 +17,7 @@ const (
 	CmdElicit       = "switchboard.elicit"
 	CmdSignIn       = "switchboard.signIn"
 	CmdSignOut      = "switchboard.signOut"
+	CmdInput        = "switchboard.input" // the value of a config file's ${input:ID}
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
@@ -24,6 +25,7 @@ var Commands = []string{
 	CmdServers, CmdTools, CmdReconnect, CmdAllowlistGet, CmdAllowlistSet, CmdApprovals,
 	CmdApprove, CmdTrust, CmdCallTool, CmdChat, CmdCancel, CmdElicitations, CmdElicit,
 	CmdSignIn, CmdSignOut,
+	CmdInput,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).
@@ -34,12 +36,15 @@ const (
 	NotifyEvent                = "switchboard/event"
 	NotifyElicitationRequested = "switchboard/elicitationRequested"
 	NotifyElicitationResolved  = "switchboard/elicitationResolved"
+	NotifyInputRequested       = "switchboard/inputRequested"
+	NotifyInputResolved        = "switchboard/inputResolved"
 )
 
 // Notifications lists every switchboard notification.
 var Notifications = []string{
 	NotifyServersChanged, NotifyApprovalRequested, NotifyApprovalResolved, NotifyEvent,
 	NotifyElicitationRequested, NotifyElicitationResolved,
+	NotifyInputRequested, NotifyInputResolved,
 }
 
 // Standard LSP methods the host handles or sends.
@@ -105,3 +110,7 @@ const (
 	TitleSignIn = "Sign in"
 	TitleNotNow = "Not now"
 )
+
+// Button title of the showMessageRequest that tells an editor without input boxes how to set a
+// config file's input from a terminal (switchboard mcp input set).
+const TitleReconnect = "Reconnect"

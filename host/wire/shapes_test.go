@@ -20,6 +20,7 @@ var contract = []any{
 	ApproveParams{}, ApprovalResolvedParams{}, TrustParams{}, CallToolParams{}, ToolResult{},
 	ChatParams{}, ChatResult{}, CancelParams{}, Event{}, ToolCallEvent{}, ToolResultEvent{}, Usage{},
 	Elicitation{}, ElicitField{}, ElicitParams{}, ElicitationResolvedParams{},
+	InputRequest{}, InputParams{}, InputResolvedParams{},
 }
 
 // Field is one JSON field of a wire struct as shapes.json describes it.

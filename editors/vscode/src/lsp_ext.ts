@@ -22,6 +22,7 @@ export const Cmd = {
     elicit: "switchboard.elicit",
     signIn: "switchboard.signIn",
     signOut: "switchboard.signOut",
+    input: "switchboard.input",
 } as const;
 
 // Notifications from the host.
@@ -32,6 +33,8 @@ export const Notify = {
     event: "switchboard/event",
     elicitationRequested: "switchboard/elicitationRequested",
     elicitationResolved: "switchboard/elicitationResolved",
+    inputRequested: "switchboard/inputRequested",
+    inputResolved: "switchboard/inputResolved",
 } as const;
 
 export type CommandName = (typeof Cmd)[keyof typeof Cmd];

@@ -159,6 +159,36 @@ export interface ElicitParams {
     content?: Record<string, ElicitValue>;
 }
 
+/** A config file's ${input:ID} without a value yet (switchboard/inputRequested). */
+export interface InputRequest {
+    id: string;
+    server: string;
+    /** The input's id in the file. */
+    input: string;
+    message: string;
+    description?: string;
+    /** Ask with a masked box. */
+    password: boolean;
+    /** pickString: pick one of these. */
+    options?: string[];
+    /** The file that declares the input. */
+    file: string;
+    /** RFC 3339. */
+    requestedAt: string;
+}
+
+export interface InputParams {
+    id: string;
+    value?: string;
+    cancel?: boolean;
+}
+
+export interface InputResolvedParams {
+    id: string;
+    /** One of ResolvedBy; other strings are passed through. */
+    by: string;
+}
+
 /** Arguments and result of each workspace command, for typed calls. */
 export interface CommandSignatures {
     [Cmd.servers]: { params: undefined; result: ServerStatus[] };
@@ -176,6 +206,7 @@ export interface CommandSignatures {
     [Cmd.elicit]: { params: ElicitParams; result: Record<string, never> };
     [Cmd.signIn]: { params: SignInParams; result: ServerStatus[] };
     [Cmd.signOut]: { params: SignInParams; result: ServerStatus[] };
+    [Cmd.input]: { params: InputParams; result: Record<string, never> };
 }
 
 // ---- Notifications from the host, PROTOCOL.md section 6 ----
@@ -252,6 +283,8 @@ export const approvalResolved = new NotificationType<ApprovalResolvedParams>(Not
 export const event = new NotificationType<SwitchboardEvent>(Notify.event);
 export const elicitationRequested = new NotificationType<Elicitation>(Notify.elicitationRequested);
 export const elicitationResolved = new NotificationType<ElicitationResolvedParams>(Notify.elicitationResolved);
+export const inputRequested = new NotificationType<InputRequest>(Notify.inputRequested);
+export const inputResolved = new NotificationType<InputResolvedParams>(Notify.inputResolved);
 
 // ---- Approval prompt (window/showMessageRequest), PROTOCOL.md section 4 ----
 

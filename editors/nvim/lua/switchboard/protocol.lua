@@ -23,6 +23,7 @@ M.cmd = {
   elicit = 'switchboard.elicit',
   sign_in = 'switchboard.signIn',
   sign_out = 'switchboard.signOut',
+  input = 'switchboard.input',
 }
 
 -- Notifications from the host.
@@ -33,6 +34,8 @@ M.notify = {
   event = 'switchboard/event',
   elicitation_requested = 'switchboard/elicitationRequested',
   elicitation_resolved = 'switchboard/elicitationResolved',
+  input_requested = 'switchboard/inputRequested',
+  input_resolved = 'switchboard/inputResolved',
 }
 
 return M
