@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
 	"path/filepath"
 	"slices"
 	"strings"
@@ -200,4 +201,43 @@ func (c ServerConfig) InputSentence() string {
 		}
 	}
 	return "It asks you for input " + strings.Join(parts, ", ") + " when it starts."
+}
+
+// ConfigFiles are the files LoadConfig reads for userFile ("" = DefaultUserFile) and folders, in
+// reading order (a missing one included).
+func ConfigFiles(userFile string, folders []string, getenv func(string) (string, bool)) []string {
+	if userFile == "" {
+		userFile = DefaultUserFile(getenv)
+	}
+	out := []string{userFile}
+	for _, folder := range folders {
+		for _, f := range workspaceFiles {
+			out = append(out, filepath.Join(folder, filepath.FromSlash(f)))
+		}
+	}
+	return out
+}
+
+// FileInputs reads the "inputs" a config file declares (JSONC), by id; nil when it has none.
+func FileInputs(path string) (map[string]Input, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	if data, err = standardizeJSONC(data); err != nil {
+		return nil, fmt.Errorf("%s: %v", path, err)
+	}
+	var top map[string]json.RawMessage
+	if err := json.Unmarshal(data, &top); err != nil {
+		return nil, fmt.Errorf("%s: %s", path, jsonErrorAt(data, err))
+	}
+	raw, ok := top["inputs"]
+	if !ok {
+		return nil, nil
+	}
+	in, err := ParseInputs(path, raw)
+	if err != nil {
+		return nil, fmt.Errorf("%s: inputs: %v", path, err)
+	}
+	return in, nil
 }
