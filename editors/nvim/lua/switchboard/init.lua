@@ -68,6 +68,10 @@ function M.handlers()
     [protocol.notify.elicitation_resolved] = function(_, params, ctx)
       require('switchboard.elicitation').resolved(params, ctx and ctx.client_id)
     end,
+    [protocol.notify.input_requested] = function(_, params, ctx)
+      require('switchboard.inputs').requested(params, ctx and ctx.client_id)
+    end,
+    [protocol.notify.input_resolved] = function() end,
   }
 end
 
@@ -134,11 +138,11 @@ function M.client_config(opts)
   capabilities.window.workDoneProgress = true
   -- MCP elicitation forms are shown here (switchboard/elicitationRequested), not as prompts.
   capabilities.experimental = capabilities.experimental or {}
-  capabilities.experimental.switchboard = { elicitation = true }
+  capabilities.experimental.switchboard = { elicitation = true, inputs = true }
   local init = config.init_options(o)
   return {
     name = M.name,
-    cmd = o.cmd,
+    cmd = config.resolve_cmd(o.cmd),
     cmd_env = o.cmd_env,
     root_dir = root_dir(),
     init_options = init,
