@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
@@ -182,4 +183,23 @@ func setEcho(tty *os.File, on bool) bool {
 	cmd := exec.Command(stty, arg)
 	cmd.Stdin = tty
 	return cmd.Run() == nil
+}
+
+// inputLookup is os.LookupEnv that also answers the values of config files' inputs
+// (mcpbridge.InputVar names) from the store, opened on first use: `switchboard check` starts a
+// server with the input values kept by the editor or `switchboard mcp input set`.
+func inputLookup() func(string) (string, bool) {
+	var once sync.Once
+	var store mcpbridge.TokenStore
+	return func(name string) (string, bool) {
+		key, ok := mcpbridge.InputKeyOfVar(name)
+		if !ok {
+			return os.LookupEnv(name)
+		}
+		once.Do(func() { store, _ = openInputStore() })
+		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+		defer cancel()
+		v, err := mcpbridge.LoadInput(ctx, store, key)
+		return v, err == nil
+	}
 }

@@ -64,3 +64,22 @@ func TestMCPInputSetFromStdin(t *testing.T) {
 		t.Errorf("delete kept the value")
 	}
 }
+
+func TestInputLookupReadsTheStore(t *testing.T) {
+	store := mcpbridge.NewMemoryTokenStore()
+	old := openInputStore
+	openInputStore = func() (mcpbridge.TokenStore, string) { return store, "a test store" }
+	t.Cleanup(func() { openInputStore = old })
+	mcpbridge.SaveInput(context.Background(), store, "/f#tok", "v1")
+	look := inputLookup()
+	if v, ok := look(mcpbridge.InputVar("/f#tok")); !ok || v != "v1" {
+		t.Errorf("input = %q, %v", v, ok)
+	}
+	if _, ok := look(mcpbridge.InputVar("/g#tok")); ok {
+		t.Errorf("another file's input was found")
+	}
+	t.Setenv("SB_TEST_X", "x")
+	if v, ok := look("SB_TEST_X"); !ok || v != "x" {
+		t.Errorf("environment = %q, %v", v, ok)
+	}
+}
