@@ -45,7 +45,8 @@ func TestInitializeCapabilities(t *testing.T) {
 	want := []string{"switchboard.servers", "switchboard.tools", "switchboard.reconnect", "switchboard.allowlist.get",
 		"switchboard.allowlist.set", "switchboard.approvals", "switchboard.approve", "switchboard.trust",
 		"switchboard.callTool", "switchboard.chat", "switchboard.cancel", "switchboard.elicitations", "switchboard.elicit",
-		"switchboard.signIn", "switchboard.signOut"}
+		"switchboard.signIn", "switchboard.signOut",
+		"switchboard.input"}
 	if got := c.ExecuteCommandProvider.Commands; !slices.Equal(got, want) {
 		t.Errorf("commands = %v, want %v", got, want)
 	}
