@@ -114,6 +114,7 @@ type App struct {
 	cfgs    configState
 	servers serverStates
 	signIns signIns // signin.go
+	inputs  inputs  // inputs.go
 }
 
 var _ permissions.Prompter = (*App)(nil)
@@ -138,6 +139,8 @@ func New(opts Options, ui UI) (*App, error) {
 	}
 	a.questions = newQuestions(now, ui.Resolved)
 	a.getenv, a.lookupEnv = wrapEnv(opts)
+	tokens := a.tokenStore(opts.Tokens)              // signin.go
+	a.lookupEnv = a.inputs.wrap(tokens, a.lookupEnv) // inputs.go: ${input:ID} values
 	a.baseCtx, a.cancel = context.WithCancel(context.Background())
 
 	var err error
@@ -196,7 +199,7 @@ func New(opts Options, ui UI) (*App, error) {
 		Roots:   a.roots, // MCP roots are the workspace folders
 		Elicit:  a.elicit,
 		Sample:  a.sample,
-		Tokens:  a.tokenStore(opts.Tokens), // signin.go
+		Tokens:  tokens,
 
 		OnResource: a.resourceEvent, // resources.go
 	})

@@ -24,9 +24,10 @@ const (
 	KindTrust       Kind = "trust"       // may this workspace-defined server start?
 	KindSignIn      Kind = "signIn"      // sign in to this server now? (OAuth, signin.go)
 	KindPin         Kind = "pin"         // accept a server's changed tool definitions? (pins.go)
+	KindInput       Kind = "input"       // the value of a config file's ${input:ID} (inputs.go)
 )
 
-var idLetter = map[Kind]string{KindApproval: "a", KindElicitation: "e", KindSampling: "s", KindTrust: "t", KindSignIn: "o", KindPin: "p"}
+var idLetter = map[Kind]string{KindApproval: "a", KindElicitation: "e", KindSampling: "s", KindTrust: "t", KindSignIn: "o", KindPin: "p", KindInput: "i"}
 
 // Who or what resolved a question (Outcome.By).
 const (
@@ -42,6 +43,7 @@ type Reply struct {
 	Elicit   mcpbridge.ElicitResult // elicitation
 	Allow    bool                   // sampling (allow this time), trust (trust it), signIn (sign in now), pin (accept all shown)
 	Always   bool                   // sampling: allow this server until the host exits
+	Value    string                 // input: the value typed or picked (a secret: never logged)
 }
 
 // Outcome is how a question ended: the reply (zero, meaning deny/cancel/refuse, unless By is
@@ -67,8 +69,9 @@ type Question struct {
 	Arguments   json.RawMessage         // KindApproval: the arguments as a JSON object (approvalArguments)
 	Elicitation mcpbridge.Elicitation   // KindElicitation (Fields as shown: labels escaped)
 	Sample      mcpbridge.SampleRequest // KindSampling
-	Server      mcpbridge.ServerConfig  // KindTrust, KindSignIn
+	Server      mcpbridge.ServerConfig  // KindTrust, KindSignIn, KindInput
 	Pins        ServerPinChanges        // KindPin: the changes shown (accepting accepts exactly these)
+	Input       mcpbridge.Input         // KindInput: the input asked for (ID and Description escaped)
 
 	qs      *Questions
 	check   func(Reply) error // validates a person's reply (elicitation forms); nil = any

@@ -19,6 +19,7 @@ import (
 // Problems are logged (window/logMessage) and shown once per distinct set.
 func (a *App) loadConfig() ([]mcpbridge.ServerConfig, []error) {
 	o := a.currentSettings()
+	a.inputs.forgetMissing() // inputs.go: a value set meanwhile (switchboard mcp input set) is found
 	// Files the user named must exist; the default locations need not.
 	named := mcpbridge.CheckNamedConfigFiles(o.ConfigFiles)
 	for _, err := range named {
@@ -96,6 +97,9 @@ func (a *App) serversChanged([]mcpbridge.ServerStatus) {
 		a.events.record("serverState", fields)
 		switch st.State {
 		case mcpbridge.StateFailed:
+			if a.maybeAskInputs(st.Name) { // inputs.go: it failed for want of an input, now asked
+				break
+			}
 			reason := safetext.Block(st.Error)
 			if reason == "" {
 				reason = "unknown error"

@@ -123,6 +123,7 @@ type loader struct {
 	// a workspace file cannot take such a name over.
 	userDefined map[string]string
 	errs        []error
+	inputs      map[string]Input // the "inputs" of the file being read (inputs.go)
 }
 
 func (l *loader) fail(file, server, key, format string, args ...any) {
@@ -152,6 +153,13 @@ func (l *loader) loadFile(path, workspace string, isWorkspace bool) {
 		l.fail(path, "", "", "top level must be a JSON object")
 		return
 	}
+	l.inputs = nil
+	if raw, ok := top["inputs"]; ok {
+		if l.inputs, err = ParseInputs(path, raw); err != nil {
+			l.fail(path, "", "inputs", "%v", err)
+		}
+	}
+	defer func() { l.inputs = nil }()
 	found := false
 	for _, key := range []string{"mcpServers", "servers"} {
 		raw, ok := top[key]
@@ -274,7 +282,7 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	exp := expander{getenv: l.getenv, workspace: workspace}
+	exp := expander{getenv: l.getenv, workspace: workspace, declared: l.inputs}
 	str := func(key string, dst *string) {
 		if v, ok := fields[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
@@ -374,6 +382,7 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 		x("headers."+k, &v)
 		cfg.Headers[k] = v
 	}
+	cfg.Inputs = usedInputs(cfg, l.inputs, bad) // inputs.go
 
 	// Transport.
 	switch typ {
@@ -468,6 +477,10 @@ func validURL(s string) bool {
 type expander struct {
 	getenv    func(string) (string, bool)
 	workspace string
+	// declared are the file's inputs while it is read: their ${input:ID} stay as written.
+	declared map[string]Input
+	// input reads an input's value when a definition is resolved (nil while a file is read).
+	input func(id string) (string, bool)
 }
 
 var varRE = regexp.MustCompile(`\$\{([^}]*)\}`)
@@ -528,7 +541,7 @@ func (c ServerConfig) Resolve(getenv func(string) (string, bool)) (ServerConfig,
 	if getenv == nil {
 		getenv = os.LookupEnv
 	}
-	exp := expander{getenv: getenv}
+	exp := expander{getenv: getenv, input: func(id string) (string, bool) { return getenv(InputVar(c.inputKey(id))) }}
 	var firstErr error
 	x := func(s string) string {
 		v, err := exp.expand(s, true)
@@ -609,7 +622,8 @@ func (c ServerConfig) Redact(s string, getenv func(string) (string, bool)) strin
 			}
 		}
 	}
-	pairs = append(pairs, c.envFileRedactions(s)...) // vars.go
+	pairs = append(pairs, c.envFileRedactions(s)...)       // vars.go
+	pairs = append(pairs, c.inputRedactions(s, getenv)...) // inputs.go
 	if len(pairs) == 0 {
 		return s
 	}

@@ -103,6 +103,9 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 	if len(plain) > 0 {
 		out = append(out, "It sets env "+strings.Join(plain, ", ")+".")
 	}
+	if in := c.InputSentence(); in != "" { // inputs.go
+		out = append(out, in)
+	}
 	if c.EnvFile != "" { // vars.go
 		out = append(out, fmt.Sprintf("It sets env %s from file %s.", strings.Join(c.EnvFileKeys, ", "), c.EnvFile))
 		for _, k := range c.EnvFileKeys {

@@ -46,7 +46,10 @@ type ServerConfig struct {
 	EnvFileRoot   string   `json:"-"`
 	EnvFileKeys   []string `json:"-"`
 	EnvFileDigest string   `json:"-"`
-	Disabled      bool     `json:"disabled,omitempty"`
+	// Inputs are the file's "inputs" this definition uses (${input:ID}), in order of use; their
+	// values are read by Resolve through its getenv under InputVar(Key) (inputs.go).
+	Inputs   []Input `json:"-"`
+	Disabled bool    `json:"disabled,omitempty"`
 	// StartupTimeout bounds connect + initialize + list tools (default 30 s).
 	StartupTimeout time.Duration `json:"-"`
 	// CallTimeout bounds one tools/call (default 60 s).

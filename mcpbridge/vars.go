@@ -14,7 +14,7 @@ import (
 )
 
 // Variables VS Code (and Cursor) define besides ${env:X}. They are no secret and are resolved
-// when the file is read. ${input:id} needs a prompt through the editor: not supported yet.
+// when the file is read. ${input:id} stays as written until the server starts (inputs.go).
 const (
 	varWorkspaceFolder = "workspaceFolder"
 	varUserHome        = "userHome"
@@ -52,7 +52,18 @@ func (e expander) builtin(m string) (string, error) {
 		return string(filepath.Separator), nil
 	}
 	if id, ok := strings.CutPrefix(ref, "input:"); ok {
-		return "", fmt.Errorf(`needs input %q (inputs are not supported yet: replace %s with ${env:NAME} and set NAME in the environment the editor starts from)`, id, m)
+		switch {
+		case e.input != nil:
+			if v, ok := e.input(id); ok {
+				return v, nil
+			}
+			return "", fmt.Errorf("input %q is not set yet (Switchboard asks for it through the editor; or set it with `switchboard mcp input set %s`)", id, id)
+		case e.declared != nil:
+			if _, ok := e.declared[id]; ok {
+				return m, nil // checked by usedInputs; resolved when the server starts
+			}
+		}
+		return "", fmt.Errorf(`uses %s, but the file declares no input %q in its "inputs"`, m, id)
 	}
 	return "", fmt.Errorf("unsupported variable %s", m)
 }

@@ -36,11 +36,15 @@ func TestLoadVSCodeWorkspaceFile(t *testing.T) {
 	ws := copyTree(t, "testdata/configs/vscode-ws")
 	getenv := env(map[string]string{"HOME": "/home/u"})
 	cfgs, errs := LoadConfig(ConfigSources{UserFile: filepath.Join(ws, "none.json"), WorkspaceFolders: []string{ws}, Getenv: getenv})
-	if len(errs) != 1 || !strings.Contains(errs[0].Error(), `server "github"`) || !strings.Contains(errs[0].Error(), `needs input "github-token"`) {
-		t.Fatalf("errs = %v, want one: github needs input github-token", errs)
+	if len(errs) != 0 {
+		t.Fatalf("errs = %v, want none", errs)
 	}
-	if len(cfgs) != 1 || cfgs[0].Name != "files" {
-		t.Fatalf("cfgs = %+v, want files only", cfgs)
+	if len(cfgs) != 2 || cfgs[0].Name != "files" || cfgs[1].Name != "github" {
+		t.Fatalf("cfgs = %+v, want files and github", cfgs)
+	}
+	if gh := cfgs[1]; len(gh.Inputs) != 1 || gh.Inputs[0].ID != "github-token" || !gh.Inputs[0].Password ||
+		gh.Inputs[0].Key != InputKey(filepath.Join(ws, ".vscode", "mcp.json"), "github-token") || gh.Headers["Authorization"] != "Bearer ${input:github-token}" {
+		t.Errorf("github = %+v, want its input declared, keyed by the file, and the template kept", gh)
 	}
 	c := cfgs[0]
 	wantArgs := []string{ws + string(filepath.Separator) + "server.js", "--cache", "/home/u/.cache/files"}
@@ -150,11 +154,11 @@ func TestJSONCErrorsNameLineAndColumn(t *testing.T) {
 	}
 }
 
-func TestInputInUserFileFailsOnlyThatServer(t *testing.T) {
+func TestUndeclaredInputFailsOnlyThatServer(t *testing.T) {
 	dir := t.TempDir()
 	f := writeFile(t, filepath.Join(dir, "mcp.json"), `{"servers": {"a": {"command": "x", "env": {"T": "${input:tok}"}}, "b": {"command": "y"}}}`)
 	cfgs, errs := LoadConfig(ConfigSources{UserFile: f, Getenv: env(nil)})
-	if len(cfgs) != 1 || cfgs[0].Name != "b" || len(errs) != 1 || !strings.Contains(errs[0].Error(), `needs input "tok"`) {
+	if len(cfgs) != 1 || cfgs[0].Name != "b" || len(errs) != 1 || !strings.Contains(errs[0].Error(), `declares no input "tok"`) {
 		t.Errorf("LoadConfig = %+v, %v", cfgs, errs)
 	}
 }

@@ -206,6 +206,9 @@ func (u *terminalUI) Ask(q *host.Question) {
 		return
 	case host.KindPin: // reviewed with `switchboard pins diff|accept`; the changed tools stay held
 		fmt.Fprintf(u.stderr, "switchboard call: %s Review it with: switchboard pins diff %s\n", q.Text, safetext.Line(q.Pins.Server))
+	case host.KindInput:
+		fmt.Fprintf(u.stderr, "switchboard call: server %s needs input '%s': set it with `switchboard mcp input set %s --file %s`\n",
+			safetext.Line(q.Server.Name), q.Input.ID, q.Input.ID, safetext.Line(q.Input.File))
 		q.Dismiss()
 		return
 	default: // trust is decided in the editor (switchboard.trust)

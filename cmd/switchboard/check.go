@@ -100,6 +100,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		Logger:  logger,
 		Trusted: trusted,
 		Roots:   func() []string { return absPaths(workspaces) },
+		Getenv:  inputLookup(), // mcp_input.go: ${input:ID} values from the store
 	})
 	defer reg.Close()
 

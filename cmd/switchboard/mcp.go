@@ -20,6 +20,7 @@ const mcpUsage = `usage:
   switchboard mcp list
   switchboard mcp get NAME
   switchboard mcp import --from claude-code|claude-desktop|cursor|codex|zed|vscode [--dry-run] [--scope user|workspace]
+  switchboard mcp input set|delete ID [--file F]   (the value of a file's ${input:ID}; see switchboard mcp input help)
 
 --scope user (default) edits $XDG_CONFIG_HOME/switchboard/mcp.json (~/.config/switchboard/mcp.json);
 --scope workspace edits .switchboard/mcp.json in the workspace folder (--workspace DIR, default:
@@ -124,6 +125,9 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	if sub == "-h" || sub == "--help" || sub == "help" {
 		fmt.Fprint(stdout, mcpUsage)
 		return 0
+	}
+	if sub == "input" {
+		return runMCPInput(args[1:], os.Stdin, stdout, stderr) // mcp_input.go
 	}
 	f, err := parseMCPFlags(args[1:])
 	if err != nil {

@@ -47,6 +47,7 @@ func (s *server) commands() map[string]commandFunc {
 		wire.CmdPrompts:      s.cmdPrompts,      // resources.go
 		wire.CmdGetPrompt:    s.cmdGetPrompt,    // resources.go
 		wire.CmdComplete:     s.cmdComplete,     // resources.go
+		wire.CmdInput:        s.cmdInput,        // inputs.go
 	}
 }
 

@@ -84,6 +84,7 @@ type initializeParams struct {
 			Switchboard struct {
 				Elicitation bool `json:"elicitation"`
 				PinReview   bool `json:"pinReview"`
+				Inputs      bool `json:"inputs"`
 			} `json:"switchboard"`
 		} `json:"experimental"`
 	} `json:"capabilities"`
@@ -123,7 +124,8 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.state = stateInitialized
 	s.pending.folders = folders
 	s.caps = clientCaps{progress: p.Capabilities.Window.WorkDoneProgress, forms: p.Capabilities.Experimental.Switchboard.Elicitation,
-		pinReview: p.Capabilities.Experimental.Switchboard.PinReview}
+		pinReview: p.Capabilities.Experimental.Switchboard.PinReview,
+		inputs:    p.Capabilities.Experimental.Switchboard.Inputs}
 	// Parsed and applied by start, right after this answer (before any other message is handled):
 	// initialize does no work that grows with the configuration.
 	s.pending.options = append(json.RawMessage(nil), p.InitializationOptions...)

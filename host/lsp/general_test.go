@@ -49,6 +49,7 @@ func TestInitializeCapabilities(t *testing.T) {
 		"switchboard.models",
 		"switchboard.pins", "switchboard.pins.accept",
 		"switchboard.resources", "switchboard.readResource", "switchboard.unsubscribe", "switchboard.prompts", "switchboard.getPrompt", "switchboard.complete", // resources.go
+		"switchboard.input",
 	}
 	if got := c.ExecuteCommandProvider.Commands; !slices.Equal(got, want) {
 		t.Errorf("commands = %v, want %v", got, want)

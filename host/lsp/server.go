@@ -56,6 +56,7 @@ type clientCaps struct {
 	// pinReview: capabilities.experimental.switchboard.pinReview: the editor shows its own review
 	// of changed tool definitions on switchboard/pinsChanged (no showMessageRequest).
 	pinReview bool
+	inputs    bool // capabilities.experimental.switchboard.inputs: input boxes (inputs.go)
 }
 
 // startArgs is initialize's initializationOptions and workspace folders.

@@ -58,6 +58,8 @@ func (s *server) Ask(q *host.Question) {
 		}, q.Dismiss, wire.TitleSignIn, wire.TitleNotNow)
 	case host.KindPin:
 		s.askPins(q)
+	case host.KindInput:
+		s.askInput(q) // inputs.go
 	}
 }
 
@@ -176,6 +178,8 @@ func (s *server) Resolved(q *host.Question) {
 		}
 		s.record("elicitationResolved", map[string]any{"id": q.ID, "action": action, "by": o.By})
 		s.conn.sendJSON(wire.NotifyElicitationResolved, wire.ElicitationResolvedParams{ID: q.ID, Action: action, By: o.By})
+	case host.KindInput:
+		s.inputResolved(q) // inputs.go
 	}
 }
 

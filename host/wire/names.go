@@ -27,6 +27,7 @@ const (
 	CmdPrompts      = "switchboard.prompts"      // resources.go
 	CmdGetPrompt    = "switchboard.getPrompt"    // resources.go
 	CmdComplete     = "switchboard.complete"     // resources.go
+	CmdInput        = "switchboard.input"        // the value of a config file's ${input:ID}
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
@@ -37,6 +38,7 @@ var Commands = []string{
 	CmdModels,
 	CmdPins, CmdPinsAccept,
 	CmdResources, CmdReadResource, CmdUnsubscribe, CmdPrompts, CmdGetPrompt, CmdComplete,
+	CmdInput,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).
@@ -50,6 +52,8 @@ const (
 	NotifyPinsChanged          = "switchboard/pinsChanged"
 
 	NotifyResourcesChanged = "switchboard/resourcesChanged" // resources.go
+	NotifyInputRequested   = "switchboard/inputRequested"
+	NotifyInputResolved    = "switchboard/inputResolved"
 )
 
 // Notifications lists every switchboard notification.
@@ -58,6 +62,7 @@ var Notifications = []string{
 	NotifyElicitationRequested, NotifyElicitationResolved,
 	NotifyPinsChanged,
 	NotifyResourcesChanged,
+	NotifyInputRequested, NotifyInputResolved,
 }
 
 // Standard LSP methods the host handles or sends.
@@ -138,3 +143,7 @@ const (
 // arguments, a call of the same turn that was denied or failed twice: it was neither asked again
 // nor run, and Reason says why in one sentence.
 const DecidedByRepeat = "repeat"
+
+// Button title of the showMessageRequest that tells an editor without input boxes how to set a
+// config file's input from a terminal (switchboard mcp input set).
+const TitleReconnect = "Reconnect"

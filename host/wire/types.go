@@ -346,3 +346,31 @@ type PinsChangedParams struct {
 	Removed []string `json:"removed"`
 	Message string   `json:"message"`
 }
+
+// InputRequest is the params of switchboard/inputRequested: a config file's ${input:ID} has no
+// value yet (editors that declare capabilities.experimental.switchboard.inputs). The editor asks
+// the person (a masked box when Password) and answers with switchboard.input.
+type InputRequest struct {
+	ID          string   `json:"id"`     // the question's id ("i1")
+	Server      string   `json:"server"` // the server that needs it
+	Input       string   `json:"input"`  // the input's id in the file
+	Message     string   `json:"message"`
+	Description string   `json:"description,omitempty"`
+	Password    bool     `json:"password"`
+	Options     []string `json:"options,omitempty"` // pickString: pick one
+	File        string   `json:"file"`              // the file that declares it
+	RequestedAt string   `json:"requestedAt"`
+}
+
+// InputParams is arguments[0] of switchboard.input: the value, or cancel.
+type InputParams struct {
+	ID     string `json:"id"`
+	Value  string `json:"value,omitempty"`
+	Cancel bool   `json:"cancel,omitempty"`
+}
+
+// InputResolvedParams is the params of switchboard/inputResolved (never the value).
+type InputResolvedParams struct {
+	ID string `json:"id"`
+	By string `json:"by"` // user | timeout | cancelled | disconnect
+}

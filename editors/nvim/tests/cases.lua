@@ -701,6 +701,8 @@ T.case(':checkhealth switchboard without a binary', function()
   vim.cmd('checkhealth switchboard')
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
   T.has(text, 'switchboard-not-installed not found on $PATH')
+  T.has(text, 'go install github.com/switchboard-dev/switchboard/cmd/switchboard@latest')
+  T.has(text, "build = 'go build -o editors/nvim/bin/switchboard ./cmd/switchboard'")
   T.has(text, 'not running')
 end)
 
@@ -1431,6 +1433,47 @@ T.case('pins: a changed tool definition is held; :Switchboard pins shows the dif
     return res and #res.servers == 0
   end)
   T.has(call_echo('again', 'always-allow')().text, 'again')
+end)
+
+T.case("inputs: a config file's ${input:...} is picked, read masked, answered, and the server starts", function()
+  local secret = 'nv-s3cret-value-77'
+  T.write(T.config_dir .. '/mcp.json', vim.json.encode({
+    inputs = {
+      { type = 'pickString', id = 'n', description = 'How many tools', options = { '2', '3' } },
+      { type = 'promptString', id = 'tok', description = 'Token', password = true },
+    },
+    servers = { inp = { command = T.mcptest, args = { '--tools', '${input:n}' }, env = { TOKEN = '${input:tok}' } } },
+  }))
+  local masked = {}
+  require('switchboard.inputs').read_secret = function(prompt)
+    table.insert(masked, prompt)
+    return secret
+  end
+  T.answer('switchboard_input', T.pick('3'))
+  T.start(nil, false)
+  T.wait_servers(function(list)
+    local s = T.server(list, 'inp')
+    return s and s.state == 'ready'
+  end, 'server inp ready')
+  T.eq(#T.selects_of('switchboard_input'), 1, 'pickString asked once with vim.ui.select')
+  T.eq(#masked, 1, 'the password asked once, masked (inputsecret)')
+  T.has(masked[1], "needs input 'tok'")
+  T.eq(#T.inputs, 0, 'a password never goes through vim.ui.input (it echoes)')
+  local tools = T.exec(protocol().cmd.tools, { server = 'inp' })
+  T.has(vim.inspect(tools), 'dummy_3')
+  T.hasnt(T.notes_text(), secret)
+end)
+
+T.case('binary: the plugin folder bin/switchboard comes before $PATH; the default is kept without it', function()
+  local config = require('switchboard.config')
+  local root = T.dir .. '/plugin'
+  T.eq(config.resolve_cmd({ 'switchboard', 'serve' }, root), { 'switchboard', 'serve' }, 'no bin/: $PATH')
+  vim.fn.mkdir(root .. '/bin', 'p')
+  T.write(root .. '/bin/switchboard', '#!/bin/sh\nexit 0\n')
+  vim.fn.setfperm(root .. '/bin/switchboard', 'rwxr-xr-x')
+  T.eq(config.resolve_cmd({ 'switchboard', 'serve' }, root), { root .. '/bin/switchboard', 'serve' }, 'bin/ first')
+  T.eq(config.resolve_cmd({ '/opt/sb', 'serve' }, root), { '/opt/sb', 'serve' }, "the user's own cmd is kept")
+  T.eq(config.plugin_root(), vim.fn.fnamemodify(T.plugin_dir, ':p'):gsub('/$', ''), 'plugin root is the folder with lua/')
 end)
 
 require('elicit_vectors')

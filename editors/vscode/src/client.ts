@@ -12,7 +12,8 @@ import {
 } from "vscode-languageclient";
 import { LanguageClient, RevealOutputChannelOn, State, type LanguageClientOptions, type ServerOptions } from "vscode-languageclient/node";
 import { bundledBinary, findBinary, hostSettings, prepareBundled, userValue, workspaceOverrideMessage, workspaceOverrides, type HostSettings, type SettingsInspector } from "./config";
-import { ElicitationFeature } from "./features";
+import { ElicitationFeature, InputsFeature } from "./features";
+import { answerInput } from "./inputs";
 import { clientId, clientName, configSection, outputChannelName, ui } from "./ids";
 import { classifyHostMessage } from "./messages";
 import * as ext from "./lsp_types";
@@ -154,6 +155,7 @@ export class Switchboard implements vscode.Disposable {
         };
         const client = new LanguageClient(clientId, clientName, serverOptions, clientOptions);
         client.registerFeature(new ElicitationFeature());
+        client.registerFeature(new InputsFeature());
         this.client = client;
         this.clientDisposables = [
             client.onNotification(ext.serversChanged, (p) => {
@@ -172,6 +174,11 @@ export class Switchboard implements vscode.Disposable {
                 this.resolved.fire(r);
             }),
             client.onNotification(ext.elicitationRequested, (e) => this.addQuestion(e)),
+            client.onNotification(ext.inputRequested, (r) => {
+                answerInput(r, vscode.window, (p) => this.exec(ext.Cmd.input, p)).catch((err: unknown) => {
+                    void vscode.window.showWarningMessage(`Switchboard: the input was not taken: ${err instanceof Error ? err.message : String(err)}`);
+                });
+            }),
             client.onNotification(ext.elicitationResolved, (r) => {
                 if (typeof r?.id !== "string") return;
                 this.endQuestion(r);

@@ -24,6 +24,27 @@ export class ElicitationFeature implements StaticFeature {
     clear(): void {}
 }
 
+/**
+ * Declares `capabilities.experimental.switchboard.inputs = true`: the host then asks for a config
+ * file's ${input:ID} with switchboard/inputRequested (inputs.ts). Other keys are kept.
+ */
+export class InputsFeature implements StaticFeature {
+    fillClientCapabilities(capabilities: ClientCapabilities): void {
+        const experimental: Record<string, unknown> = isObject(capabilities.experimental) ? capabilities.experimental : {};
+        const mine = isObject(experimental["switchboard"]) ? experimental["switchboard"] : {};
+        experimental["switchboard"] = { ...mine, inputs: true };
+        capabilities.experimental = experimental;
+    }
+
+    initialize(): void {}
+
+    getState(): FeatureState {
+        return { kind: "static" };
+    }
+
+    clear(): void {}
+}
+
 function isObject(v: unknown): v is Record<string, unknown> {
     return typeof v === "object" && v !== null && !Array.isArray(v);
 }

@@ -31,6 +31,7 @@ export const Cmd = {
     prompts: "switchboard.prompts",
     getPrompt: "switchboard.getPrompt",
     complete: "switchboard.complete",
+    input: "switchboard.input",
 } as const;
 
 // Notifications from the host.
@@ -43,6 +44,8 @@ export const Notify = {
     elicitationRequested: "switchboard/elicitationRequested",
     elicitationResolved: "switchboard/elicitationResolved",
     resourcesChanged: "switchboard/resourcesChanged",
+    inputRequested: "switchboard/inputRequested",
+    inputResolved: "switchboard/inputResolved",
 } as const;
 
 export type CommandName = (typeof Cmd)[keyof typeof Cmd];

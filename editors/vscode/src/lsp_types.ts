@@ -165,6 +165,36 @@ export interface ElicitParams {
     content?: Record<string, ElicitValue>;
 }
 
+/** A config file's ${input:ID} without a value yet (switchboard/inputRequested). */
+export interface InputRequest {
+    id: string;
+    server: string;
+    /** The input's id in the file. */
+    input: string;
+    message: string;
+    description?: string;
+    /** Ask with a masked box. */
+    password: boolean;
+    /** pickString: pick one of these. */
+    options?: string[];
+    /** The file that declares the input. */
+    file: string;
+    /** RFC 3339. */
+    requestedAt: string;
+}
+
+export interface InputParams {
+    id: string;
+    value?: string;
+    cancel?: boolean;
+}
+
+export interface InputResolvedParams {
+    id: string;
+    /** One of ResolvedBy; other strings are passed through. */
+    by: string;
+}
+
 /** Arguments and result of each workspace command, for typed calls. */
 export interface CommandSignatures {
     [Cmd.servers]: { params: undefined; result: ServerStatus[] };
@@ -191,6 +221,7 @@ export interface CommandSignatures {
     [Cmd.prompts]: { params: ResourcesParams | undefined; result: Prompt[] };
     [Cmd.getPrompt]: { params: GetPromptParams; result: GetPromptResult };
     [Cmd.complete]: { params: CompleteParams; result: CompleteResult };
+    [Cmd.input]: { params: InputParams; result: Record<string, never> };
 }
 
 /** The result of switchboard.models: the configured model and the provider's models. */
@@ -435,6 +466,8 @@ export const elicitationRequested = new NotificationType<Elicitation>(Notify.eli
 export const elicitationResolved = new NotificationType<ElicitationResolvedParams>(Notify.elicitationResolved);
 export const pinsChanged = new NotificationType<PinsChangedParams>(Notify.pinsChanged);
 export const resourcesChanged = new NotificationType<ResourcesChangedParams>(Notify.resourcesChanged);
+export const inputRequested = new NotificationType<InputRequest>(Notify.inputRequested);
+export const inputResolved = new NotificationType<InputResolvedParams>(Notify.inputResolved);
 
 // ---- Approval prompt (window/showMessageRequest), PROTOCOL.md section 4 ----
 

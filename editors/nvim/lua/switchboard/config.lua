@@ -3,6 +3,8 @@ local M = {}
 
 M.defaults = {
   -- How to start the host. The first word must be an executable on $PATH or an absolute path.
+  -- With the default 'switchboard', a binary built into the plugin folder (bin/switchboard, the
+  -- lazy.nvim build step) is used before $PATH.
   cmd = { 'switchboard', 'serve' },
   -- Extra environment for the host process.
   cmd_env = nil,
@@ -135,6 +137,38 @@ function M.init_options(o)
   if next(out) == nil then
     return vim.empty_dict()
   end
+  return out
+end
+
+--- The plugin folder (editors/nvim): where lua/switchboard/config.lua lies, two levels up.
+function M.plugin_root()
+  local src = debug.getinfo(1, 'S').source
+  src = src:sub(1, 1) == '@' and src:sub(2) or src
+  return vim.fn.fnamemodify(src, ':p:h:h:h')
+end
+
+--- The binary built into the plugin folder (root, default plugin_root()): bin/switchboard, or nil.
+function M.bundled_binary(root)
+  root = root or M.plugin_root()
+  local name = vim.fn.has('win32') == 1 and 'switchboard.exe' or 'switchboard'
+  local path = root .. '/bin/' .. name
+  if vim.fn.executable(path) == 1 then
+    return path
+  end
+  return nil
+end
+
+--- cmd with the default 'switchboard' replaced by the plugin folder's binary when there is one.
+function M.resolve_cmd(cmd, root)
+  if type(cmd) ~= 'table' or cmd[1] ~= 'switchboard' then
+    return cmd
+  end
+  local bin = M.bundled_binary(root)
+  if not bin then
+    return cmd
+  end
+  local out = vim.deepcopy(cmd)
+  out[1] = bin
   return out
 end
 

@@ -166,11 +166,16 @@ function M.check()
   end
 
   h.start('switchboard binary')
-  local cmd = config.options.cmd or {}
+  local cmd = config.resolve_cmd(config.options.cmd or {})
   local exe = cmd[1]
   if not exe or vim.fn.executable(exe) ~= 1 then
-    h.error(('%s not found on $PATH'):format(tostring(exe)), {
-      'Build it: go build -o ~/.local/bin/switchboard ./cmd/switchboard',
+    local where = '$PATH'
+    if exe == 'switchboard' then
+      where = config.plugin_root() .. '/bin nor on $PATH'
+    end
+    h.error(('%s not found on %s'):format(tostring(exe), where), {
+      "lazy.nvim: add build = 'go build -o editors/nvim/bin/switchboard ./cmd/switchboard' to the spec, then :Lazy build switchboard",
+      'or: go install github.com/switchboard-dev/switchboard/cmd/switchboard@latest (puts it in $(go env GOPATH)/bin: add that to $PATH)',
       "or set require('switchboard').setup({ cmd = { '/abs/path/switchboard', 'serve' } })",
     })
   else

@@ -74,6 +74,10 @@ function M.handlers()
     [protocol.notify.resources_changed] = function(_, params)
       require('switchboard.resources').on_changed(params)
     end,
+    [protocol.notify.input_requested] = function(_, params, ctx)
+      require('switchboard.inputs').requested(params, ctx and ctx.client_id)
+    end,
+    [protocol.notify.input_resolved] = function() end,
   }
 end
 
@@ -140,11 +144,11 @@ function M.client_config(opts)
   capabilities.window.workDoneProgress = true
   -- MCP elicitation forms are shown here (switchboard/elicitationRequested), not as prompts.
   capabilities.experimental = capabilities.experimental or {}
-  capabilities.experimental.switchboard = { elicitation = true, pinReview = true }
+  capabilities.experimental.switchboard = { elicitation = true, pinReview = true, inputs = true }
   local init = config.init_options(o)
   return {
     name = M.name,
-    cmd = o.cmd,
+    cmd = config.resolve_cmd(o.cmd),
     cmd_env = o.cmd_env,
     root_dir = root_dir(),
     init_options = init,

@@ -32,6 +32,7 @@ M.cmd = {
   prompts = 'switchboard.prompts',
   get_prompt = 'switchboard.getPrompt',
   complete = 'switchboard.complete',
+  input = 'switchboard.input',
 }
 
 -- Notifications from the host.
@@ -44,6 +45,8 @@ M.notify = {
   elicitation_resolved = 'switchboard/elicitationResolved',
   pins_changed = 'switchboard/pinsChanged',
   resources_changed = 'switchboard/resourcesChanged',
+  input_requested = 'switchboard/inputRequested',
+  input_resolved = 'switchboard/inputResolved',
 }
 
 return M
