@@ -174,30 +174,13 @@ func (t *TrustStore) SetDefinition(server, fingerprint string, trusted bool, def
 	if fingerprint == "" {
 		return &InputError{"empty fingerprint"}
 	}
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	unlock, err := lockPath(t.path)
-	if err != nil {
-		return err
-	}
-	defer unlock()
-	f, err := t.read()
-	t.err = err
-	if err != nil {
-		return fmt.Errorf("not changing the trust store: %w", err)
-	}
-	if f.Fingerprints == nil {
-		f.Fingerprints = make(map[string]trustRecord)
-	}
-	f.Fingerprints[fingerprint] = trustRecord{Server: server, Trusted: trusted, At: t.now().UTC().Truncate(time.Second), Definition: definition}
-	data, err := json.MarshalIndent(f, "", "  ")
-	if err != nil {
-		return err
-	}
-	if err := writeAtomic(t.path, append(data, '\n')); err != nil {
-		return fmt.Errorf("write trust store: %w", err)
-	}
-	return nil
+	return t.modify(func(f *trustFile) bool {
+		if f.Fingerprints == nil {
+			f.Fingerprints = make(map[string]trustRecord)
+		}
+		f.Fingerprints[fingerprint] = trustRecord{Server: server, Trusted: trusted, At: t.now().UTC().Truncate(time.Second), Definition: definition}
+		return true
+	})
 }
 
 // Granted reports whether the allowlist entry was granted for the server definition with this
@@ -222,6 +205,22 @@ func (t *TrustStore) AddGrant(server, fingerprint, entry string) error {
 	if fingerprint == "" || entry == "" {
 		return &InputError{"empty fingerprint or entry"}
 	}
+	return t.modify(func(f *trustFile) bool {
+		g := f.Grants[fingerprint]
+		if slices.Contains(g.Entries, entry) {
+			return false
+		}
+		if f.Grants == nil {
+			f.Grants = make(map[string]grantRecord)
+		}
+		f.Grants[fingerprint] = grantRecord{Server: server, Entries: append(g.Entries, entry)}
+		return true
+	})
+}
+
+// modify runs edit on the file's current contents under both locks, after re-reading it, and
+// writes the result atomically when edit reports a change. A malformed file is never written.
+func (t *TrustStore) modify(edit func(*trustFile) (changed bool)) error {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	unlock, err := lockPath(t.path)
@@ -234,14 +233,9 @@ func (t *TrustStore) AddGrant(server, fingerprint, entry string) error {
 	if err != nil {
 		return fmt.Errorf("not changing the trust store: %w", err)
 	}
-	g := f.Grants[fingerprint]
-	if slices.Contains(g.Entries, entry) {
+	if !edit(&f) {
 		return nil
 	}
-	if f.Grants == nil {
-		f.Grants = make(map[string]grantRecord)
-	}
-	f.Grants[fingerprint] = grantRecord{Server: server, Entries: append(g.Entries, entry)}
 	data, err := json.MarshalIndent(f, "", "  ")
 	if err != nil {
 		return err
