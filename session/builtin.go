@@ -94,7 +94,7 @@ var builtinByName = func() map[string]*builtin {
 	for i := range builtins {
 		m[builtins[i].tool.Name] = &builtins[i]
 	}
-	m[ToolSearchTools] = &searchToolsBuiltin // offered only above the tool-search threshold
+	m[ToolSearchTools] = &searchToolsBuiltin   // offered only above the tool-search threshold
 	m[ToolReadResource] = &readResourceBuiltin // offered when the Tools can read resources
 	return m
 }()

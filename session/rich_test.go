@@ -8,11 +8,13 @@ import (
 	"image"
 	"image/png"
 	"iter"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/permissions"
 	"github.com/switchboard-dev/switchboard/session"
 	"github.com/switchboard-dev/switchboard/session/llm"
 	"github.com/switchboard-dev/switchboard/session/sessiontest"
@@ -89,5 +91,50 @@ func TestToolResultImages(t *testing.T) {
 	}
 	if !strings.Contains(res.Text, "over the") || !strings.Contains(res.Text, "not image/jpeg") {
 		t.Errorf("refused images not explained: %q", res.Text)
+	}
+}
+
+// resourceTools is a fake registry that can read resources.
+type resourceTools struct {
+	fake  *sessiontest.Tools
+	mu    sync.Mutex
+	reads []string
+}
+
+func (r *resourceTools) Tools() []mcpbridge.Tool         { return r.fake.Tools() }
+func (r *resourceTools) Instructions() map[string]string { return r.fake.Instructions() }
+func (r *resourceTools) Call(ctx context.Context, name string, args json.RawMessage) (mcpbridge.Result, error) {
+	return r.fake.Call(ctx, name, args)
+}
+
+func (r *resourceTools) ReadResource(_ context.Context, server, uri string) (mcpbridge.ReadResult, error) {
+	r.mu.Lock()
+	r.reads = append(r.reads, server+" "+uri)
+	r.mu.Unlock()
+	return mcpbridge.ReadResult{Server: server, URI: uri, Contents: []mcpbridge.ResourceContent{{URI: uri, MIMEType: "text/plain", Text: "ticket body"}}}, nil
+}
+
+// read_resource asks the gate as a call of the server's tools (Server set, not a read-only
+// built-in), and a denied read reaches no server.
+func TestReadResourceGated(t *testing.T) {
+	tools := &resourceTools{fake: sessiontest.NewTools().Add("tix", "find", sessiontest.Text("x"))}
+	gate := sessiontest.DenyTools(session.ToolReadResource)
+	m := newManager(t, session.Options{Tools: tools, Gate: gate}, "")
+	if !slices.ContainsFunc(m.ToolList(), func(t mcpbridge.Tool) bool { return t.Name == session.ToolReadResource }) {
+		t.Fatal("read_resource not offered with a registry that reads resources")
+	}
+	args := json.RawMessage(`{"server":"tix","uri":"tix://1"}`)
+	res, d := m.CallTool(context.Background(), session.ToolReadResource, args, permissions.SingleConfirm)
+	if d.Allowed || !res.IsError || len(tools.reads) != 0 {
+		t.Fatalf("denied read ran: %+v %+v reads=%v", d, res, tools.reads)
+	}
+	reqs := gate.Requests()
+	if len(reqs) != 1 || reqs[0].Server != "tix" || reqs[0].ReadOnlyBuiltin {
+		t.Fatalf("gate requests = %+v", reqs)
+	}
+	m2 := newManager(t, session.Options{Tools: tools}, "")
+	res, d = m2.CallTool(context.Background(), session.ToolReadResource, args, permissions.SingleConfirm)
+	if !d.Allowed || res.IsError || !strings.Contains(res.Text, "ticket body") || !strings.Contains(res.Text, `"tix://1"`) {
+		t.Fatalf("allowed read = %+v", res)
 	}
 }
