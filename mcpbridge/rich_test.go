@@ -1,6 +1,8 @@
 package mcpbridge
 
 import (
+	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 )
@@ -88,5 +90,24 @@ func TestOutputSchemaNoRemoteRefs(t *testing.T) {
 	res := parseCallResultSchema("n", []byte(`{"content":[],"structuredContent":{"a":1}}`), nil, schema)
 	if res.StructuredError == "" || strings.Contains(res.StructuredError, "root:") {
 		t.Errorf("remote $ref: %q", res.StructuredError)
+	}
+}
+
+// Through a real server: the tool's outputSchema is kept, a matching structure passes and a
+// mismatching one is flagged; the resource link and the embedded resource reach the text.
+func TestRichResultFromServer(t *testing.T) {
+	r := newTestRegistry(t, Options{})
+	applyAndWait(t, r, stdioCfg("rich", "-rich"))
+	tool, ok := r.Snapshot().Lookup("mcp__rich__rich")
+	if !ok || len(tool.OutputSchema) == 0 {
+		t.Fatalf("tool = %+v, want its outputSchema", tool)
+	}
+	res, err := r.Call(context.Background(), "mcp__rich__rich", json.RawMessage(`{}`))
+	if err != nil || res.StructuredError != "" || !strings.Contains(res.Text, `"test://static/readme"`) || !strings.Contains(res.Text, "an embedded note") {
+		t.Fatalf("valid = %+v, %v", res, err)
+	}
+	res, err = r.Call(context.Background(), "mcp__rich__rich", json.RawMessage(`{"valid":false}`))
+	if err != nil || res.StructuredError == "" || !strings.Contains(res.Text, "outputSchema") {
+		t.Fatalf("invalid = %+v, %v", res, err)
 	}
 }
