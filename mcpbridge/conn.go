@@ -252,7 +252,7 @@ func (c *conn) listTools(ctx context.Context) ([]wireTool, error) {
 }
 
 // call runs tools/call and shapes the result; err only when ctx ended.
-func (c *conn) call(ctx context.Context, name, tool string, args json.RawMessage) (Result, error) {
+func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json.RawMessage) (Result, error) {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
@@ -301,7 +301,7 @@ func (c *conn) call(ctx context.Context, name, tool string, args json.RawMessage
 	if resp.Error != nil {
 		return errorResult(name, resp.Error.Message), nil
 	}
-	return parseCallResult(name, resp.Result, fr), nil
+	return parseCallResultSchema(name, resp.Result, fr, outSchema), nil
 }
 
 // stdio returns the stdio transport, or nil.

@@ -555,6 +555,9 @@ func (r *Registry) rebuildLocked() {
 		}
 		t := Tool{Name: assigned[i], Server: c.e.cfg.Name, Tool: c.tool.Name, Description: c.tool.Description, InputSchema: schema,
 			Canonical: c.tool.canonical, Hash: c.tool.hash}
+		if len(c.tool.OutputSchema) > 0 && string(c.tool.OutputSchema) != "null" {
+			t.OutputSchema = c.tool.OutputSchema
+		}
 		if c.e.cfg.WorkspaceOnly {
 			t.Definition = c.e.cfg.Fingerprint() // grants are bound to this definition (permissions.Request.Definition)
 		}
@@ -645,7 +648,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	}
 	callCtx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	res, err := c.call(callCtx, name, tool.Tool, args)
+	res, err := c.call(callCtx, name, tool.Tool, tool.OutputSchema, args)
 	switch {
 	case err == nil:
 		return res, nil

@@ -78,6 +78,15 @@ func unknownToolResult(name string) Result {
 // than stdio) is the frame raw aliases: a string the stdio reader shortened (frame.go) gives a
 // text block's total length, and a shortened string anywhere else makes the result too large.
 func parseCallResult(name string, raw []byte, fr *frame) Result {
+	return parseCallResultSchema(name, raw, fr, nil)
+}
+
+// parseCallResultSchema is parseCallResult for a tool that declares outSchema (nil: none): its
+// structured content is validated (rich.go) and a mismatch is flagged in Text and StructuredError.
+// Non-text blocks the model cannot take as they are (resource links, embedded resources, audio)
+// are described in Text, an embedded text resource with its text, so they count against the cap.
+// Images are left to the session, which knows whether its model takes them.
+func parseCallResultSchema(name string, raw []byte, fr *frame, outSchema json.RawMessage) Result {
 	if fr == nil {
 		fr = &frame{}
 	}
@@ -109,6 +118,15 @@ func parseCallResult(name string, raw []byte, fr *frame) Result {
 			size += len(res.Content[len(res.Content)-1])
 			continue
 		}
+		if cs, ok, err := describeBlock(blk, fr); err != nil {
+			return errorResult(name, "malformed "+blockType(blk.typ)+" content block")
+		} else if ok {
+			if cs.elided {
+				usedElisions++
+			}
+			texts = append(texts, cs.cappedString)
+			res.Truncated = res.Truncated || cs.total > MaxResultText
+		}
 		size += len(blk.raw)
 		if size > MaxResultTotal {
 			return errorResult(name, fmt.Sprintf("tool result too large: over %d bytes of content besides text (limit %d)", size, MaxResultTotal))
@@ -121,9 +139,22 @@ func parseCallResult(name string, raw []byte, fr *frame) Result {
 	if len(fr.elided) > usedElisions {
 		return errorResult(name, fmt.Sprintf("tool result too large: a value besides text is over %d bytes (limit %d in all)", elideAt, MaxResultTotal))
 	}
-	if len(texts) == 0 && len(w.StructuredContent) > 0 && string(w.StructuredContent) != "null" {
-		// A result with only structured content: the model sees its JSON.
-		texts = append(texts, cappedString{prefix: string(w.StructuredContent[:min(len(w.StructuredContent), MaxResultText+utf8Slack)]), total: len(w.StructuredContent)})
+	hasStructure := len(w.StructuredContent) > 0 && string(w.StructuredContent) != "null"
+	if len(outSchema) > 0 && !w.IsError {
+		if msg := checkStructured(outSchema, w.StructuredContent, hasStructure); msg != "" {
+			res.StructuredError = msg
+			flag := "[structuredContent does not match the tool's outputSchema: " + msg + "]"
+			texts = append([]cappedString{{prefix: flag, total: len(flag)}}, texts...)
+		}
+	}
+	if hasStructure && !structureInTexts(w.StructuredContent, texts) {
+		// The text and the structure each reach the model once: the structure is added unless a
+		// text block already is its JSON (what the spec asks servers to send).
+		sc := compactJSON(w.StructuredContent)
+		if len(texts) > 0 {
+			sc = append([]byte("structuredContent: "), sc...)
+		}
+		texts = append(texts, cappedString{prefix: string(sc[:min(len(sc), MaxResultText+utf8Slack)]), total: len(sc)})
 	}
 	// Join the (already cut) prefixes: each holds at least min(total, cap) bytes, so the joined
 	// prefix is exact up to the cap.

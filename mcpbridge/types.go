@@ -88,6 +88,9 @@ type Tool struct {
 	Tool        string          `json:"tool"`   // the server's own tool name
 	Description string          `json:"description"`
 	InputSchema json.RawMessage `json:"inputSchema"`
+	// OutputSchema is the tool's declared outputSchema, nil when it declares none: its results'
+	// structuredContent is validated against it.
+	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	// Definition is the fingerprint ([ServerConfig.Fingerprint]) of the server's definition when
 	// it comes only from a workspace file, "" for servers the user defined. The gate binds grants
 	// for such a server to this definition.
@@ -110,4 +113,7 @@ type Result struct {
 	// Truncated is true when the cap cut the text; Bytes is the text size before the cap.
 	Truncated bool `json:"truncated"`
 	Bytes     int  `json:"bytes"`
+	// StructuredError says why the structuredContent does not match the tool's outputSchema
+	// (or is missing), "" when it matches or the tool declares none. Text carries it too.
+	StructuredError string `json:"structuredError,omitempty"`
 }

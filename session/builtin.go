@@ -42,6 +42,8 @@ type builtin struct {
 	readOnly bool // ReadOnlyBuiltin in the gate request
 	// run executes the call. conv is nil for direct calls (switchboard.callTool).
 	run func(ctx context.Context, m *Manager, conv *convo, args json.RawMessage) (string, error)
+	// runResult, when set instead of run, returns a whole result (content blocks such as images).
+	runResult func(ctx context.Context, m *Manager, conv *convo, args json.RawMessage) (mcpbridge.Result, error)
 }
 
 func schema(s string) json.RawMessage { return json.RawMessage(s) }
@@ -92,7 +94,8 @@ var builtinByName = func() map[string]*builtin {
 	for i := range builtins {
 		m[builtins[i].tool.Name] = &builtins[i]
 	}
-	m[ToolSearchTools] = &searchToolsBuiltin // offered only above the tool-search threshold
+	m[ToolSearchTools] = &searchToolsBuiltin   // offered only above the tool-search threshold
+	m[ToolReadResource] = &readResourceBuiltin // offered when the Tools can read resources
 	return m
 }()
 

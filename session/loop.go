@@ -322,6 +322,12 @@ func (t *turnRun) runCall(ts *toolSet, c ToolCall) (msg Message, load []string) 
 	if text == "" && res.IsError {
 		text = errorJSON("the tool failed without a message")
 	}
+	var images []llm.Image
+	if _, isMCP := ts.mcp.Lookup(c.Name); (isMCP || c.Name == ToolReadResource) && d.Allowed {
+		var notes string
+		images, notes = resultImages(res.Content)
+		text += notes
+	}
 	shown, cut := text, false
 	if c.Name != ToolReadToolResult { // its pages are already sized to the budget
 		shown, cut = contextCut(c.ID, text, t.m.resultBudget())
@@ -336,12 +342,12 @@ func (t *turnRun) runCall(ts *toolSet, c ToolCall) (msg Message, load []string) 
 	} else if c.Name == ToolSearchTools && d.Allowed && !res.IsError {
 		load = foundTools(text)
 	}
-	return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: shown, IsError: res.IsError}, load
+	return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: shown, IsError: res.IsError, Images: images}, load
 }
 
 // systemPromptSearch is the system prompt with the tool-search note (same at every step).
 func (m *Manager) systemPromptSearch(ts *toolSet, final bool) string {
-	return m.systemPromptWith(searchNote(len(ts.list)-len(builtins), len(m.searchBase(ts))), final)
+	return m.systemPromptWith(searchNote(len(ts.list)-ts.nbuiltin, len(m.searchBase(ts))), final)
 }
 
 // systemPrompt builds the system prompt: the base prompt and the servers' instructions.

@@ -33,11 +33,12 @@ const (
 // one registry snapshot. It is built once per snapshot (the specs, with their schemas, included,
 // so the bytes sent to the model stay identical from step to step) and shared: never modify it.
 type toolSet struct {
-	src   *mcpbridge.ToolSet // the registry snapshot it was built from
-	list  []mcpbridge.Tool   // built-ins, then MCP tools (registry order)
-	specs []ToolSpec         // list as offered to the model
-	mcp   *mcpbridge.ToolSet // MCP tools by name, without any that would shadow a built-in
-	index map[string]int     // list index by name
+	src      *mcpbridge.ToolSet // the registry snapshot it was built from
+	list     []mcpbridge.Tool   // built-ins, then MCP tools (registry order)
+	specs    []ToolSpec         // list as offered to the model
+	mcp      *mcpbridge.ToolSet // MCP tools by name, without any that would shadow a built-in
+	index    map[string]int     // list index by name
+	nbuiltin int                // how many of list are built-ins
 
 	searchSpec ToolSpec           // search_tools, offered above the tool-search threshold
 	search     *ToolSearchOptions // the tool-search options it was built with (Manager.SetToolSearch)
@@ -60,19 +61,25 @@ func (m *Manager) snapshot() *toolSet {
 	if cur := m.tools.Load(); cur != nil && cur.src == src && cur.search == search {
 		return cur
 	}
-	ts := newToolSet(src)
+	_, resources := m.opts.Tools.(ResourceReader)
+	ts := newToolSet(src, resources)
 	ts.search = search
 	m.tools.Store(ts) // racing builders each use their own; the last stored is as good
 	return ts
 }
 
-func newToolSet(src *mcpbridge.ToolSet) *toolSet {
+// newToolSet builds the toolSet of src; resources offers read_resource (rich.go).
+func newToolSet(src *mcpbridge.ToolSet, resources bool) *toolSet {
 	mcp := src.All()
-	ts := &toolSet{src: src, list: make([]mcpbridge.Tool, 0, len(builtins)+len(mcp)), mcp: src}
+	ts := &toolSet{src: src, list: make([]mcpbridge.Tool, 0, len(builtins)+1+len(mcp)), mcp: src}
 	shadow := false
 	for _, b := range builtins {
 		ts.list = append(ts.list, b.tool)
 	}
+	if resources {
+		ts.list = append(ts.list, readResourceBuiltin.tool)
+	}
+	ts.nbuiltin = len(ts.list)
 	for _, t := range mcp {
 		if _, dup := builtinByName[t.Name]; dup {
 			shadow = true
@@ -84,7 +91,7 @@ func newToolSet(src *mcpbridge.ToolSet) *toolSet {
 		ts.list = append(ts.list, t)
 	}
 	if shadow {
-		ts.mcp = mcpbridge.NewToolSet(ts.list[len(builtins):])
+		ts.mcp = mcpbridge.NewToolSet(ts.list[ts.nbuiltin:])
 	}
 	ts.specs = make([]ToolSpec, len(ts.list))
 	ts.index = make(map[string]int, len(ts.list))
@@ -185,6 +192,11 @@ func (m *Manager) callOne(ctx context.Context, ts *toolSet, conv *convo, turn st
 	if bi != nil {
 		req.ReadOnlyBuiltin = bi.readOnly
 	}
+	if name == ToolReadResource {
+		// A read of a server's resource is gated as a call of that server's tools: the URI goes
+		// to the server, and what comes back is the server's.
+		req.Server, req.Definition = resourceRequest(ts, args)
+	}
 	var d permissions.Decision
 	if m.opts.Gate == nil {
 		d = permissions.Decision{By: permissions.ByError, Reason: "no confirm gate is configured"}
@@ -198,6 +210,16 @@ func (m *Manager) callOne(ctx context.Context, ts *toolSet, conv *convo, turn st
 	decided(d)
 	if !d.Allowed {
 		return errResult(name, deniedText(name, d)), d
+	}
+	if bi != nil && bi.runResult != nil {
+		res, err := bi.runResult(ctx, m, conv, args)
+		if err != nil {
+			if ctx.Err() != nil {
+				return errResult(name, "cancelled: "+ctx.Err().Error()), d
+			}
+			return errResult(name, errorJSON(err.Error())), d
+		}
+		return res, d
 	}
 	if bi != nil {
 		text, err := bi.run(ctx, m, conv, args)

@@ -100,9 +100,9 @@ func (m *Manager) searchOn(ts *toolSet) bool {
 // toolSet (tools snapshot).
 func (m *Manager) searchBase(ts *toolSet) []ToolSpec {
 	ts.baseOnce.Do(func() {
-		base := slices.Clone(ts.specs[:len(builtins)])
+		base := slices.Clone(ts.specs[:ts.nbuiltin])
 		base = append(base, ts.searchSpec)
-		for _, s := range ts.specs[len(builtins):] {
+		for _, s := range ts.specs[ts.nbuiltin:] {
 			if ts.searchOptions().pinned(s.Name) {
 				base = append(base, s)
 			}
@@ -201,9 +201,9 @@ func searchTools(ctx context.Context, m *Manager, conv *convo, args json.RawMess
 		score int
 	}
 	var hits []scored
-	for i, t := range ts.list[len(builtins):] {
+	for i, t := range ts.list[ts.nbuiltin:] {
 		if s := scoreTool(t, terms); s > 0 {
-			hits = append(hits, scored{i + len(builtins), s})
+			hits = append(hits, scored{i + ts.nbuiltin, s})
 		}
 	}
 	slices.SortStableFunc(hits, func(x, y scored) int { return y.score - x.score })

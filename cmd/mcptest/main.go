@@ -38,6 +38,7 @@ type options struct {
 	roots          bool
 	elicit         bool
 	sample         bool
+	rich           bool
 	spawnSetsid    bool
 	linger         bool
 	startupDelay   time.Duration
@@ -74,6 +75,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.hugeFrameMB, "huge-frame", 0, "fault: send a notification frame of `MB` megabytes at start")
 	fs.DurationVar(&o.startupDelay, "startup-delay", 0, "wait `D` before serving (a slow-starting server, like npx fetching a package)")
 	fs.BoolVar(&o.elicit, "elicit", false, "add tools ask (a form) and open_url (url mode) that ask the user through the client (elicitation/create)")
+	fs.BoolVar(&o.rich, "rich", false, "add a tool rich returning a resource_link, an embedded resource and structuredContent with an outputSchema")
 	fs.BoolVar(&o.sample, "sample", false, "add a tool summarize that asks the client's model (sampling/createMessage)")
 	fs.BoolVar(&o.roots, "roots", false, "add a tool roots that asks the client for its roots (roots/list)")
 	fs.BoolVar(&o.hostile, "hostile", false, "fault: put terminal escapes (ESC[2J, OSC 52, BEL, CR, RLO) in stderr, the exit-at-start message and a tool hostile (its description and result)")

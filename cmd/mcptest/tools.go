@@ -60,6 +60,9 @@ func newServer(o options, logf func(string, ...any)) *testServer {
 	if o.sample {
 		ts.addSampleTool()
 	}
+	if o.rich {
+		ts.addRichTool()
+	}
 	if o.hostile {
 		ts.mcp.AddTool(mcp.NewTool("hostile", mcp.WithDescription("Hostile "+hostileText)),
 			textHandler("result line 1\n\tindented "+hostileText+"\n"))
@@ -314,4 +317,22 @@ func (ts *testServer) addSampleTool() {
 			}
 			return mcp.NewToolResultText(string(b)), nil
 		})
+}
+
+// addRichTool adds rich (-rich): rich tool results for the model (issue 15).
+func (ts *testServer) addRichTool() {
+	ts.mcp.AddTool(mcp.NewTool("rich", mcp.WithDescription("Return a resource_link, an embedded resource and structuredContent that matches the outputSchema, or not with valid=false."),
+		mcp.WithBoolean("valid", mcp.Description("structuredContent matches the outputSchema (default true)")),
+		mcp.WithRawOutputSchema(json.RawMessage(`{"type":"object","properties":{"count":{"type":"integer"}},"required":["count"]}`))),
+		ts.countCalls(func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			var structured any = map[string]any{"count": 2}
+			if !req.GetBool("valid", true) {
+				structured = map[string]any{"count": "two"}
+			}
+			return &mcp.CallToolResult{Content: []mcp.Content{
+				mcp.NewTextContent("two things"),
+				mcp.NewResourceLink("test://static/readme", "readme", "the readme", "text/plain"),
+				mcp.NewEmbeddedResource(mcp.TextResourceContents{URI: "test://embedded/note", MIMEType: "text/plain", Text: "an embedded note"}),
+			}, StructuredContent: structured}, nil
+		}))
 }

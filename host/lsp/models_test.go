@@ -116,7 +116,7 @@ func TestChatDoneCarriesUsageAndCost(t *testing.T) {
 func TestToolSearchSettingsReachTheModel(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "llm.script")
 	writeFile(t, path, "expect tools ~ \" search_tools mcp__t__echo$\"\nreply text \"searching\"\n\n"+
-		"expect tools ~ \"^read_file list_files search_files edit_file read_tool_result mcp__t__\"\nreply text \"all\"\n")
+		"expect tools ~ \"^read_file list_files search_files edit_file read_tool_result read_resource mcp__t__\"\nreply text \"all\"\n")
 	provider := map[string]any{"type": "script", "script": path}
 	opts := initOpts(map[string]any{"t": server()}, "provider", provider, "toolSearchThreshold", 0, "alwaysLoadedTools", []string{"mcp__t__echo"})
 	env := runWith(t, hosttest.Config{InitOptions: opts})

@@ -71,10 +71,17 @@ type block struct {
 	Name      string          `json:"name,omitempty"`
 	Input     json.RawMessage `json:"input,omitempty"`
 	ToolUseID string          `json:"tool_use_id,omitempty"`
-	Content   string          `json:"content,omitempty"`
+	Content   any             `json:"content,omitempty"` // tool_result: a string, or []block with images
+	Source    *imageSource    `json:"source,omitempty"`  // image
 	IsError   bool            `json:"is_error,omitempty"`
 	// CacheControl marks a prompt-cache breakpoint: everything up to this block is cached.
 	CacheControl *cacheControl `json:"cache_control,omitempty"`
+}
+
+type imageSource struct {
+	Type      string `json:"type"` // base64
+	MediaType string `json:"media_type"`
+	Data      string `json:"data"`
 }
 
 type cacheControl struct {
@@ -132,7 +139,15 @@ func (p *Provider) body(req llm.Request) ([]byte, error) {
 			if text == "" {
 				text = "(empty result)"
 			}
-			add("user", block{Type: "tool_result", ToolUseID: m.ToolCallID, Content: text, IsError: m.IsError})
+			var content any = text
+			if len(m.Images) > 0 {
+				bs := []block{{Type: "text", Text: text}}
+				for _, img := range m.Images {
+					bs = append(bs, block{Type: "image", Source: &imageSource{Type: "base64", MediaType: img.MIMEType, Data: img.Data}})
+				}
+				content = bs
+			}
+			add("user", block{Type: "tool_result", ToolUseID: m.ToolCallID, Content: content, IsError: m.IsError})
 		}
 	}
 	maxTokens := req.MaxTokens

@@ -35,7 +35,21 @@ type Message struct {
 	// Responses API's encrypted reasoning), sent back as they came so a reasoning model keeps its
 	// chain between steps. Other providers ignore them.
 	Reasoning []json.RawMessage `json:"reasoning,omitempty"`
+	// Images (tool) are the images of a tool result, already checked and within the session's
+	// cap; Text describes each. Providers whose API takes images send them in its format; others
+	// ignore them (the model still has the description).
+	Images []Image `json:"images,omitempty"`
 }
+
+// Image is one image: its MIME type (image/png, image/jpeg, image/gif or image/webp) and its
+// bytes in standard base64.
+type Image struct {
+	MIMEType string `json:"mimeType"`
+	Data     string `json:"data"`
+}
+
+// DataURL is the image as a data: URL.
+func (i Image) DataURL() string { return "data:" + i.MIMEType + ";base64," + i.Data }
 
 // ToolCall is one call the model asked for. Args is the raw JSON the model produced; it may be
 // invalid JSON (the loop checks).

@@ -67,7 +67,7 @@ type toolCall struct {
 
 type message struct {
 	Role       string     `json:"role"`
-	Content    *string    `json:"content"`
+	Content    any        `json:"content"` // *string, or []part for images
 	ToolCalls  []toolCall `json:"tool_calls,omitempty"`
 	ToolCallID string     `json:"tool_call_id,omitempty"`
 }
@@ -83,13 +83,36 @@ type toolDef struct {
 
 func str(s string) *string { return &s }
 
+// part is a content part of a user message: text, or an image as a data URL.
+type part struct {
+	Type     string    `json:"type"` // text, image_url
+	Text     string    `json:"text,omitempty"`
+	ImageURL *imageURL `json:"image_url,omitempty"`
+}
+
+type imageURL struct {
+	URL string `json:"url"`
+}
+
 // body builds the request body.
 func (p *Provider) body(req llm.Request) ([]byte, error) {
 	msgs := make([]message, 0, len(req.Messages)+1)
 	if req.System != "" {
 		msgs = append(msgs, message{Role: "system", Content: str(req.System)})
 	}
+	// A tool message takes text only: the images of a round's tool results follow its tool
+	// messages in one user message, each after a text part naming its call.
+	var images []part
+	flush := func() {
+		if len(images) > 0 {
+			msgs = append(msgs, message{Role: "user", Content: images})
+			images = nil
+		}
+	}
 	for _, m := range req.Messages {
+		if m.Role != llm.RoleTool {
+			flush()
+		}
 		switch m.Role {
 		case llm.RoleUser:
 			msgs = append(msgs, message{Role: "user", Content: str(m.Text)})
@@ -108,8 +131,15 @@ func (p *Provider) body(req llm.Request) ([]byte, error) {
 			msgs = append(msgs, am)
 		case llm.RoleTool:
 			msgs = append(msgs, message{Role: "tool", ToolCallID: m.ToolCallID, Content: str(m.Text)})
+			if len(m.Images) > 0 {
+				images = append(images, part{Type: "text", Text: "Images returned by tool call " + m.ToolCallID + ":"})
+				for _, img := range m.Images {
+					images = append(images, part{Type: "image_url", ImageURL: &imageURL{URL: img.DataURL()}})
+				}
+			}
 		}
 	}
+	flush()
 	body := map[string]any{
 		"model":          p.opts.Model,
 		"messages":       msgs,

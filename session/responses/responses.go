@@ -78,7 +78,14 @@ type functionCall struct {
 type functionCallOutput struct {
 	Type   string `json:"type"` // function_call_output
 	CallID string `json:"call_id"`
-	Output string `json:"output"`
+	Output any    `json:"output"` // a string, or []outputPart when the result has images
+}
+
+// outputPart is one item of a function_call_output's output list.
+type outputPart struct {
+	Type     string `json:"type"` // input_text, input_image
+	Text     string `json:"text,omitempty"`
+	ImageURL string `json:"image_url,omitempty"`
 }
 
 type toolDef struct {
@@ -130,7 +137,15 @@ func (p *Provider) body(req llm.Request) ([]byte, error) {
 				in = append(in, functionCall{Type: "function_call", CallID: c.ID, Name: c.Name, Arguments: args})
 			}
 		case llm.RoleTool:
-			in = append(in, functionCallOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: m.Text})
+			var out any = m.Text
+			if len(m.Images) > 0 {
+				parts := []outputPart{{Type: "input_text", Text: m.Text}}
+				for _, img := range m.Images {
+					parts = append(parts, outputPart{Type: "input_image", ImageURL: img.DataURL()})
+				}
+				out = parts
+			}
+			in = append(in, functionCallOutput{Type: "function_call_output", CallID: m.ToolCallID, Output: out})
 		}
 	}
 	r := request{Model: p.opts.Model, Instructions: req.System, Input: in, Store: false,
