@@ -122,6 +122,10 @@ func (s *source) fill(stall time.Duration) error {
 		return nil
 	case <-timeout:
 		return errStall
+	case <-s.quit:
+		// Closed while the reader may still be blocked in Read (a blocking os.Stdin cannot be
+		// interrupted): reading ends here, the goroutine ends with the process.
+		return io.EOF
 	}
 }
 

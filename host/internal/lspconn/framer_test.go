@@ -330,3 +330,38 @@ func FuzzFramer(f *testing.F) {
 		}
 	})
 }
+
+// blockingReader is a Read that never returns, like a blocking os.Stdin: closing the connection
+// cannot interrupt it.
+type blockingReader struct{ unblock chan struct{} }
+
+func (r blockingReader) Read([]byte) (int, error)  { <-r.unblock; return 0, io.EOF }
+func (blockingReader) Write(p []byte) (int, error) { return len(p), nil }
+func (blockingReader) Close() error                { return nil }
+
+// The host reads stdin directly (no pipe): Close must end a pending ReadFrame although the
+// underlying Read stays blocked, or the connection never closes.
+func TestStreamCloseEndsReadBlockedInRead(t *testing.T) {
+	r := blockingReader{unblock: make(chan struct{})}
+	defer close(r.unblock)
+	s := NewStream(r, StreamOptions{})
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := s.ReadFrame(context.Background())
+		done <- err
+	}()
+	s.Close()
+	select {
+	case err := <-done:
+		if err == nil {
+			t.Fatal("ReadFrame after Close returned no error")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("ReadFrame still blocked 10s after Close")
+	}
+	select {
+	case <-s.Done():
+	default:
+		t.Fatal("Done not closed after the read ended")
+	}
+}
