@@ -1437,5 +1437,6 @@ require('elicit_vectors')
 require('pending_cases')
 require('ux_cases')
 require('resource_cases')
+require('ux2_cases')
 
 return T

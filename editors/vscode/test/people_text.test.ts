@@ -115,6 +115,7 @@ describe("people see summaries and labels, not the model's text", () => {
         assert.equal(denied.status, "denied by you");
         assert.equal(denied.result.shown, "You denied mcp__mcptest__echo.");
         assert.match(denied.result.text, /Do not retry/, "the model's text is kept, not shown");
+        assert.equal(broken.status, "not run");
         assert.match(broken.result.shown, /^Server 'broken' is not running \(.+\); reconnect it\.$/);
         assert.doesNotMatch(denied.result.shown + broken.result.shown + denied.status + broken.status, modelWords);
         // The webview renders result.shown (and status), never result.text.
@@ -133,7 +134,7 @@ describe("people see summaries and labels, not the model's text", () => {
         assert.equal(result.errorDetails, undefined, JSON.stringify(result));
         const text = stream.text();
         assert.match(text, /`mcp__mcptest__echo`: denied by you · error — You denied mcp__mcptest__echo\./);
-        assert.match(text, /`mcp__broken__echo`: .* — Server 'broken' is not running \(.+\); reconnect it\./);
+        assert.match(text, /`mcp__broken__echo`: not run · error — Server 'broken' is not running \(.+\); reconnect it\./);
         assert.doesNotMatch(text, modelWords);
     });
 });

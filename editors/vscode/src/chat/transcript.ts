@@ -225,6 +225,8 @@ export function approvalText(c: ToolCallView): string {
             return "waiting for approval";
         case "allowed":
         case "denied": {
+            // No such tool (its server is not running?) or bad arguments: the result's summary says why.
+            if (c.decidedBy === "unknown" || c.decidedBy === "invalid") return "not run";
             if (c.label) return c.label;
             if (c.decision && c.decidedBy === "user" && (c.decision === "deny") === (c.approval === "denied")) return grantWords[c.decision](c);
             if (!c.decidedBy) return c.approval;
