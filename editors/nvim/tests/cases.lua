@@ -449,8 +449,8 @@ T.case('chat: script provider, text, tool calls with approval state, results, fo
   T.eq(vim.b.switchboard_chat, true)
   local tr = transcript()
   T.has(tr, '## You\nsay hello\n\n## Switchboard\nHello from the script.\nA second line.\n')
-  T.has(tr, '[tool] mcp__demo__echo {"text": "ping"}  -- allowed once by user, done\n    = ping\n')
-  T.has(tr, '[tool] mcp__demo__fail {"message": "nope"}  -- denied by user\n    ! ')
+  T.has(tr, '[tool] mcp__demo__echo {"text": "ping"}  -- allowed once by you, done\n    = ping\n')
+  T.has(tr, '[tool] mcp__demo__fail {"message": "nope"}  -- denied by you\n    ! ')
   T.has(tr, 'All done.')
   local _, n = tr:gsub('%[tool%] mcp__demo__echo', '')
   T.eq(n, 1, 'one line per tool call')
@@ -1480,5 +1480,6 @@ require('elicit_vectors')
 require('pending_cases')
 require('ux_cases')
 require('resource_cases')
+require('ux2_cases')
 
 return T

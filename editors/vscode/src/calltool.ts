@@ -78,6 +78,11 @@ function toolItem(t: ext.ToolInfo): ToolItem {
 export function resultReport(tool: ext.ToolInfo, args: Record<string, unknown>, r: ext.ToolResult): string {
     const out = [`# ${fmt.codeSpan(tool.tool)} of MCP server ${fmt.codeSpan(tool.server)}`, ""];
     out.push(`- Arguments: ${fmt.codeSpan(JSON.stringify(args))}`);
+    if (r.summary) {
+        // Denied, not run or failed: the host's sentence for people (the text is the model's wording).
+        out.push(`- Result: ${fmt.mdText(r.summary)}`, "");
+        return out.join("\n");
+    }
     out.push(`- Result: ${r.isError ? "**error**" : "ok"}, ${r.bytes} bytes${r.truncated ? " (truncated)" : ""}`);
     const text = r.text ?? "";
     let ticks = "```";

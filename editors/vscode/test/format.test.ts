@@ -173,7 +173,7 @@ test("transcript folds the session event order", () => {
     applyEvent(t, ev("toolCall", { toolCall: { id: "c1", name: "mcp__s__echo", approval: "allowed", decidedBy: "user" } }));
     applyEvent(t, ev("toolResult", { result: { id: "c1", name: "mcp__s__echo", isError: false, text: "x", truncated: false } }));
     assert.equal(t.tools.length, 1);
-    assert.deepEqual(t.tools[0].result, { isError: false, text: "x", truncated: false });
+    assert.deepEqual(t.tools[0].result, { isError: false, text: "x", truncated: false, shown: "x" });
     assert.equal(t.tools[0].decidedBy, "user");
     applyEvent(t, ev("error", { error: "model failed" }));
     assert.equal(applyEvent(t, ev("done", { stopReason: "error" })), true);
@@ -220,6 +220,21 @@ test("chat says which grant was given: once, always for the tool, or the whole s
     assert.equal(byHost("allowlist"), "allowed (on your allowlist)");
     assert.equal(byHost("mode"), "allowed (mode always-allow)");
     assert.equal(byHost("timeout", "denied"), "denied (no answer in time)");
+});
+
+test("the host's label and summary are what a person reads", () => {
+    const t = newTurn("t1", "c1", "p");
+    applyEvent(t, { turn: "t1", conversation: "c1", kind: "toolCall", toolCall: { id: "c", name: "mcp__a__x", arguments: {}, approval: "denied", decidedBy: "user", label: "denied by you" } });
+    const model = "the user denied it (decided by user: denied by the user). Do not retry it unless the user asks.";
+    applyEvent(t, { turn: "t1", conversation: "c1", kind: "toolResult", result: { id: "c", name: "mcp__a__x", isError: true, text: model, truncated: false, bytes: 1, summary: "You denied mcp__a__x." } });
+    assert.equal(approvalText(t.tools[0]), "denied by you");
+    assert.equal(t.tools[0].result?.shown, "You denied mcp__a__x.");
+    assert.equal(t.tools[0].result?.text, model, "the model's text is kept for the model");
+    const a = newTurn("t1", "c1", "p");
+    applyEvent(a, { turn: "t1", conversation: "c1", kind: "toolCall", toolCall: { id: "c", name: "mcp__a__x", arguments: {}, approval: "allowed", decidedBy: "user", label: "allowed once by you" } });
+    applyEvent(a, { turn: "t1", conversation: "c1", kind: "toolResult", result: { id: "c", name: "mcp__a__x", isError: false, text: "long", truncated: true, bytes: 9 } });
+    assert.equal(approvalText(a.tools[0]), "allowed once by you");
+    assert.equal(a.tools[0].result?.shown, "long\n[truncated]");
 });
 
 test("paths under the home folder are written with ~", () => {

@@ -93,7 +93,7 @@ describe("@switchboard chat participant", () => {
         assert.ok(result.metadata.conversation);
         const prose = stream.parts.filter((p) => p.kind === "markdown" && !p.value.startsWith("\n\n`")).map((p) => p.value);
         assert.equal(prose.join(""), "One moment.Got ping.");
-        assert.match(stream.text(), /`mcp__mcptest__echo`: allowed by you, this time only · done/);
+        assert.match(stream.text(), /`mcp__mcptest__echo`: allowed once by you · done/);
 
         // The next request continues the same conversation (taken from the history's metadata).
         const history = [new vscode.ChatRequestTurn("first", chatParticipantId), new vscode.ChatResponseTurn([], result, chatParticipantId)];

@@ -161,6 +161,15 @@ local function tool_call(c, tc)
       or 'it repeats a call of this turn that was denied or failed twice.'
     t.approval_text = 'not run: ' .. why:gsub('[%c]', ' ')
     t.denied = true
+  elseif tc.decidedBy == 'unknown' or tc.decidedBy == 'invalid' then
+    -- No such tool (its server is not running?) or bad arguments: the result's summary says why.
+    t.approval_text = 'not run'
+    t.denied = true
+  elseif type(tc.label) == 'string' and tc.label ~= '' and (state == 'allowed' or state == 'denied') then
+    -- The host's words for people, saying which grant ("allowed once by you"): they win.
+    t.label = tc.label:gsub('%c', ' ')
+    t.approval_text = t.label
+    t.denied = state == 'denied'
   elseif type(state) == 'string' and state ~= '' and not t.resolved then
     local by = tc.decidedBy
     if by and by ~= vim.NIL and by ~= '' then
@@ -190,7 +199,10 @@ local function tool_result(c, ev)
     end
     render_tool(c, t)
   end
-  local text = tostring(r.text or ev.text or ''):gsub('%s+$', '')
+  -- A denied, unrun or failed call: the host's sentence for people. The text is then the model's
+  -- wording ("... Do not retry it unless the user asks.", raw {"error": ...}), never shown.
+  local summary = type(r.summary) == 'string' and r.summary ~= '' and r.summary:gsub('%c', ' ') or nil
+  local text = summary or tostring(r.text or ev.text or ''):gsub('%s+$', '')
   local lines = vim.split(text, '\n', { plain = true })
   local out = {}
   for i, l in ipairs(lines) do
@@ -200,7 +212,7 @@ local function tool_result(c, ev)
     end
     table.insert(out, (i == 1 and (is_error and '    ! ' or '    = ') or '      ') .. l)
   end
-  if r.truncated then
+  if r.truncated and not summary then
     table.insert(out, '    (output truncated by the host)')
   end
   -- Under its tool line when there is one (calls run in parallel), else at the end.
@@ -345,7 +357,7 @@ approvals.on_change(function(e)
         if t then
           t.resolved = true
           t.denied = e.decision == 'deny'
-          t.approval_text = (decision_words[e.decision] or tostring(e.decision)) .. ' by ' .. tostring(e.by)
+          t.approval_text = t.label or ((decision_words[e.decision] or tostring(e.decision)) .. ' by ' .. tostring(e.by))
           render_tool(c, t)
         end
       end

@@ -608,9 +608,12 @@ function sub.tools(server)
       return notify(errmsg(err), vim.log.levels.ERROR)
     end
     local lines = {}
+    local toolform = require('switchboard.toolform')
     for _, t in ipairs(tools or {}) do
-      local desc = tostring(t.description or ''):gsub('\n.*', '')
-      table.insert(lines, ('%s%s  %s'):format(t.name, t.allowlisted and '  [allowed]' or '', desc))
+      local desc = toolform.clean(tostring(t.description or ''):gsub('\n.*', ''), 200)
+      table.insert(lines, ('%s%s  %s'):format(toolform.clean(t.name), t.allowlisted and '  [allowed]' or '', desc))
+      -- Its parameters, from the input schema: name, type, required, description.
+      vim.list_extend(lines, toolform.param_lines(t.inputSchema))
     end
     if #lines == 0 then
       lines = { 'no tools' }
@@ -626,25 +629,79 @@ function sub.tools(server)
   end)
 end
 
-function sub.call(name, ...)
-  if not name or name == '' then
-    return notify('usage: :Switchboard call NAME [JSON-ARGUMENTS]', vim.log.levels.ERROR)
+--- What a person reads of a callTool result: the host's summary for a denied, unrun or failed
+--- call (its text is then the model's wording: "... Do not retry it unless the user asks.", raw
+--- {"error": ...}), else the tool's text.
+function M.result_message(name, res)
+  local toolform = require('switchboard.toolform')
+  if type(res.summary) == 'string' and res.summary ~= '' then
+    return toolform.clean(res.summary), vim.log.levels.WARN
   end
-  local json = table.concat({ ... }, ' ')
-  local args = nil
-  if json ~= '' then
-    local ok, v = pcall(compat.json_decode, json)
-    if not ok then
-      return notify('arguments are not JSON: ' .. tostring(v), vim.log.levels.ERROR)
-    end
-    args = v
-  end
+  local text = tostring(res.text or ''):gsub('%c', function(c)
+    return c == '\n' and c or ('\\x%02x'):format(c:byte())
+  end)
+  return toolform.clean(name) .. (res.isError and ' failed: ' or ': ') .. text,
+    res.isError and vim.log.levels.WARN or vim.log.levels.INFO
+end
+
+local function call_with(name, args)
   M.call_tool(name, args, nil, function(err, res)
     if err then
       return notify(errmsg(err), vim.log.levels.ERROR)
     end
-    notify(name .. (res.isError and ' failed: ' or ': ') .. tostring(res.text or ''),
-      res.isError and vim.log.levels.WARN or vim.log.levels.INFO)
+    notify(M.result_message(name, res))
+  end)
+end
+
+-- :Switchboard call [TOOL [JSON]]: without JSON, the arguments are asked field by field from the
+-- tool's input schema (toolform.lua); without TOOL, a tool is picked first.
+function sub.call(name, ...)
+  local json = table.concat({ ... }, ' ')
+  if name and name ~= '' and json ~= '' then
+    local ok, v = pcall(compat.json_decode, json)
+    if not ok then
+      return notify('arguments are not JSON: ' .. tostring(v), vim.log.levels.ERROR)
+    end
+    return call_with(name, v)
+  end
+  local toolform = require('switchboard.toolform')
+  M.tools(nil, function(err, tools)
+    if err then
+      return notify(errmsg(err), vim.log.levels.ERROR)
+    end
+    local function with(tool)
+      toolform.ask(tool, function(args)
+        if args == nil then
+          return notify('call of ' .. toolform.clean(tool.name) .. ' cancelled: nothing was called')
+        end
+        call_with(tool.name, args)
+      end)
+    end
+    for _, t in ipairs(tools or {}) do
+      if t.name == name then
+        return with(t)
+      end
+    end
+    if name and name ~= '' then
+      -- Not listed (its server is not running?): the host says why, in a sentence for people.
+      return call_with(name, nil)
+    end
+    if #(tools or {}) == 0 then
+      return notify('no MCP server offers a tool yet: :Switchboard servers')
+    end
+    vim.ui.select(tools, {
+      prompt = 'Call which tool?',
+      kind = 'switchboard_tool',
+      format_item = function(t)
+        return toolform.clean(t.name) .. '  ' .. toolform.clean(tostring(t.description or ''):gsub('\n.*', ''), 100)
+      end,
+    }, function(t)
+      if t then
+        vim.schedule(function()
+          with(t)
+        end)
+      end
+    end)
   end)
 end
 

@@ -376,6 +376,12 @@ local function prompt(fm, f, reason)
   return p
 end
 
+--- A field's prompt as the form asks it, for another asker (toolform.lua): "[server] Label -
+--- description (hints)".
+function M.field_prompt(server, f, reason)
+  return prompt({ e = { server = server } }, f, reason)
+end
+
 local function to_text(v)
   if type(v) == 'number' then
     if v == math.floor(v) and math.abs(v) < 1e15 then
@@ -388,6 +394,10 @@ local function to_text(v)
   end
   return nil
 end
+
+M.to_text = to_text
+M.is_input = is_input
+M.normalize_field = normalize_field
 
 -- The queue ----------------------------------------------------------------------------------
 

@@ -197,7 +197,7 @@ window.addEventListener('message', (ev) => {
           box.appendChild(b); box.appendChild(document.createTextNode(' '));
         }
       }
-      if (c.result) box.appendChild(el('div', 'result' + (c.result.isError ? ' error' : ''), c.result.text + (c.result.truncated ? '\\n[truncated]' : '')));
+      if (c.result) box.appendChild(el('div', 'result' + (c.result.isError ? ' error' : ''), c.result.shown));
       d.appendChild(box);
     }
     if (t.state === 'error') d.appendChild(el('div', 'error', 'Error: ' + (t.error || 'failed')));

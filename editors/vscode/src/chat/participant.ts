@@ -51,7 +51,9 @@ export function registerParticipant(sb: Switchboard, sessions: ChatSessions): vs
                     stream.markdown(`\n\n\`${c.name}\` ${fmt.argumentPreview(c.arguments)} is waiting for approval.\n\n`);
                     stream.button({ command: ui.approvePending, title: "Approve…", arguments: [c.approvalId] });
                 } else if (c.result) {
-                    stream.markdown(`\n\n\`${c.name}\`: ${state}\n\n`);
+                    // A denied, unrun or failed call: the host's sentence for people, never the model's text.
+                    const why = c.result.summary ? ` — ${fmt.mdText(c.result.summary)}` : "";
+                    stream.markdown(`\n\n\`${c.name}\`: ${state}${why}\n\n`);
                 } else {
                     stream.progress(`${c.name}: ${state}`);
                 }

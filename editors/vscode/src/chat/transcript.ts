@@ -20,7 +20,13 @@ export interface ToolCallView {
     decision?: Decision;
     /** The server of the approval, for "every tool of <server>". */
     server?: string;
-    result?: { isError: boolean; text: string; truncated: boolean };
+    /** The host's words for the decision, for people ("allowed once by you"); wins over decidedBy. */
+    label?: string;
+    /**
+     * text is what the model saw; summary, for a denied, unrun or failed call, is the host's
+     * sentence for people; shown is what a person sees (the summary where there is one).
+     */
+    result?: { isError: boolean; text: string; truncated: boolean; summary?: string; shown: string };
 }
 
 /** The turn's output in order: text runs and tool calls (by id), as the model produced them. */
@@ -121,6 +127,8 @@ export function applyEvent(t: TurnView, e: SwitchboardEvent): boolean {
             if (decidedBy) view.decidedBy = decidedBy;
             const reason = str(c["reason"]);
             if (reason) view.reason = reason;
+            const label = str(c["label"]);
+            if (label) view.label = label;
             return false;
         }
         case "toolResult": {
@@ -134,7 +142,11 @@ export function applyEvent(t: TurnView, e: SwitchboardEvent): boolean {
                 addTool(t, view);
             }
             const isError = r["isError"] === true;
-            view.result = { isError, text: str(r["text"]) ?? "", truncated: r["truncated"] === true };
+            const text = str(r["text"]) ?? "";
+            const truncated = r["truncated"] === true;
+            const summary = str(r["summary"]) || undefined;
+            view.result = { isError, text, truncated, shown: shownResult(text, truncated, summary) };
+            if (summary) view.result.summary = summary;
             const state = approvalState(str(c["approval"]) ?? str(r["approval"]), str(c["decidedBy"]) ?? str(r["decidedBy"]));
             if (state) view.approval = state;
             else if (view.approval === "waiting" || view.approval === "running") view.approval = "allowed";
@@ -155,6 +167,15 @@ export function applyEvent(t: TurnView, e: SwitchboardEvent): boolean {
         default:
             return false;
     }
+}
+
+/**
+ * What a person sees of a tool result: the host's summary where there is one (the model's text then
+ * says "do not retry" or is raw {"error": ...} JSON), else the text, marked when cut.
+ */
+export function shownResult(text: string, truncated: boolean, summary?: string): string {
+    if (summary) return summary;
+    return truncated ? `${text}\n[truncated]` : text;
 }
 
 /** Marks the turn's matching tool call as waiting for this approval. */
@@ -204,6 +225,9 @@ export function approvalText(c: ToolCallView): string {
             return "waiting for approval";
         case "allowed":
         case "denied": {
+            // No such tool (its server is not running?) or bad arguments: the result's summary says why.
+            if (c.decidedBy === "unknown" || c.decidedBy === "invalid") return "not run";
+            if (c.label) return c.label;
             if (c.decision && c.decidedBy === "user" && (c.decision === "deny") === (c.approval === "denied")) return grantWords[c.decision](c);
             if (!c.decidedBy) return c.approval;
             if (c.decidedBy === "repeat") return `not run: ${c.reason ?? "it repeats a call of this turn that was denied or failed twice."}`;

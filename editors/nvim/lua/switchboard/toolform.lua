@@ -1,0 +1,329 @@
+-- A tool's input schema as people read and fill it: the parameters for :Switchboard tools, and
+-- the form :Switchboard call TOOL asks when no JSON is given. Typed fields (text, numbers, yes/no,
+-- a choice, several choices) are asked and checked as elicitation.lua asks a server's form;
+-- objects, free arrays and unions are asked as JSON. Everything here comes from the server:
+-- control characters are made visible before any of it reaches a prompt or a buffer.
+local compat = require('switchboard.compat')
+local elicitation = require('switchboard.elicitation')
+
+local M = {}
+
+M.kind = 'switchboard_tool_field'
+
+local function val(v)
+  if v == vim.NIL then
+    return nil
+  end
+  return v
+end
+
+--- Server text on one line with control characters shown as \x.. (never sent to the terminal).
+function M.clean(s, max)
+  s = tostring(s or ''):gsub('%s*\n%s*', ' '):gsub('%c', function(c)
+    return ('\\x%02x'):format(c:byte())
+  end)
+  -- Unicode bidi overrides and isolates (U+202A..U+202E, U+2066..U+2069) reorder what is shown.
+  s = s:gsub('\226\128[\170-\174]', '?'):gsub('\226\129[\166-\169]', '?')
+  if max and #s > max then
+    s = s:sub(1, max - 3) .. '...'
+  end
+  return s
+end
+
+local function strings(v)
+  v = val(v)
+  if type(v) ~= 'table' or #v == 0 then
+    return nil
+  end
+  local out = {}
+  for _, x in ipairs(v) do
+    if type(x) ~= 'string' then
+      return nil
+    end
+    table.insert(out, x)
+  end
+  return out
+end
+
+local function num(v)
+  v = val(v)
+  if type(v) == 'number' and v == v and v ~= math.huge and v ~= -math.huge then
+    return v
+  end
+end
+
+local formats = { email = true, uri = true, date = true, ['date-time'] = true }
+
+-- The schema's own type in words: "string", "integer or null", "array of string", "any JSON value".
+local function type_words(p)
+  local t = val(p.type)
+  if type(t) == 'table' then
+    local parts = {}
+    for _, x in ipairs(t) do
+      table.insert(parts, M.clean(x, 20))
+    end
+    return table.concat(parts, ' or ')
+  elseif type(t) == 'string' then
+    local items = type(val(p.items)) == 'table' and p.items or {}
+    if t == 'array' and type(val(items.type)) == 'string' then
+      return 'array of ' .. M.clean(items.type, 20)
+    end
+    return M.clean(t, 30)
+  elseif strings(p.enum) then
+    return 'string'
+  elseif val(p.anyOf) or val(p.oneOf) then
+    return 'one of several types'
+  end
+  return 'any JSON value'
+end
+
+--- The fields of a tool's input schema (its top-level properties), required ones first, each
+--- group in the schema's order as decoded. Each: { field (an elicitation field), json, schema_type }.
+function M.fields(schema)
+  schema = type(val(schema)) == 'table' and schema or {}
+  local props = type(val(schema.properties)) == 'table' and schema.properties or {}
+  local required = {}
+  for _, n in ipairs(strings(schema.required) or {}) do
+    required[n] = true
+  end
+  local names = vim.tbl_keys(props)
+  table.sort(names)
+  local req, opt = {}, {}
+  for _, name in ipairs(names) do
+    local p = type(val(props[name])) == 'table' and props[name] or {}
+    local f = { name = name, type = 'string', required = required[name] == true }
+    if type(val(p.title)) == 'string' then
+      f.title = M.clean(p.title, 80)
+    end
+    if type(val(p.description)) == 'string' then
+      f.description = M.clean(p.description, 200)
+    end
+    local t = val(p.type)
+    local items = type(val(p.items)) == 'table' and p.items or {}
+    local json = false
+    if t == 'string' or (t == nil and strings(p.enum)) then
+      f.enum = strings(p.enum)
+      f.format = type(val(p.format)) == 'string' and formats[p.format] and p.format or nil
+      f.minLength, f.maxLength = num(p.minLength), num(p.maxLength)
+      f.default = type(val(p.default)) == 'string' and p.default or nil
+    elseif t == 'number' or t == 'integer' then
+      f.type = t
+      f.minimum, f.maximum = num(p.minimum), num(p.maximum)
+      f.default = num(p.default)
+    elseif t == 'boolean' then
+      f.type = 'boolean'
+      if type(val(p.default)) == 'boolean' then
+        f.default = p.default
+      end
+    elseif t == 'array' and strings(items.enum) then
+      f.type = 'array'
+      f.enum = strings(items.enum)
+      f.minItems, f.maxItems = num(p.minItems), num(p.maxItems)
+    else
+      json = true
+    end
+    if f.enum then
+      -- What the user picks is shown cleaned; the value sent is the schema's own.
+      f.enumTitles = vim.tbl_map(function(x)
+        return M.clean(x, 80)
+      end, f.enum)
+    end
+    table.insert(f.required and req or opt, { field = elicitation.normalize_field(f), json = json, schema_type = type_words(p) })
+  end
+  vim.list_extend(req, opt)
+  return req
+end
+
+--- The parameters as lines for :Switchboard tools: "    name: type, required - description".
+function M.param_lines(schema, indent)
+  indent = indent or '    '
+  local lines = {}
+  for _, tf in ipairs(M.fields(schema)) do
+    local f = tf.field
+    local what = tf.json and tf.schema_type or f.type
+    if f.enum and f.type ~= 'array' then
+      what = 'one of ' .. table.concat(f.enumTitles, ', ')
+    elseif f.type == 'array' and not tf.json then
+      what = 'list of ' .. table.concat(f.enumTitles, ', ')
+    end
+    local line = ('%s%s: %s, %s'):format(indent, M.clean(f.name, 60), M.clean(what, 120), f.required and 'required' or 'optional')
+    if f.description and f.description ~= '' then
+      line = line .. ' - ' .. f.description
+    end
+    table.insert(lines, line)
+  end
+  return lines
+end
+
+local function json_example(tf)
+  if tf.schema_type:find('^array') then
+    return '[1, 2]'
+  elseif tf.schema_type == 'object' then
+    return '{"key": "value"}'
+  end
+  return '"text"'
+end
+
+--- What text typed for field tf means: value (nil: no answer), or nil and the problem.
+function M.parse(tf, text)
+  if not tf.json then
+    return elicitation.parse(tf.field, text)
+  end
+  if vim.trim(text) == '' then
+    if tf.field.required then
+      return nil, 'is required'
+    end
+    return nil, nil
+  end
+  local ok, v = pcall(compat.json_decode, text)
+  if not ok then
+    return nil, ('must be JSON (%s), for example %s'):format(tf.schema_type, json_example(tf))
+  end
+  return v, nil
+end
+
+--- Asks tool's arguments field by field. done(arguments) after the last field, done(nil) when
+--- the user pressed Esc at any step (nothing is called then). `tool` is a ToolInfo.
+function M.ask(tool, done)
+  local fields = M.fields(tool.inputSchema)
+  local server = M.clean(tool.server or '?', 60)
+  local values = {}
+  local step
+  local function prompt(tf, reason)
+    local p = elicitation.field_prompt(server, tf.field, reason and M.clean(reason, 200))
+    if tf.json then
+      p = p .. (' (JSON: %s%s)'):format(tf.schema_type, tf.field.required and '' or ', empty skips')
+    end
+    return p
+  end
+  local function cancelled()
+    vim.schedule(function()
+      done(nil)
+    end)
+  end
+  local function next_step(i)
+    vim.schedule(function()
+      step(i + 1)
+    end)
+  end
+  local function pick(items, tf, reason, on_item)
+    vim.ui.select(items, {
+      prompt = prompt(tf, reason),
+      kind = M.kind,
+      format_item = function(it)
+        return it.label
+      end,
+    }, function(item)
+      if item == nil then
+        return cancelled()
+      end
+      on_item(item)
+    end)
+  end
+  local function ask_array(i, tf, chosen, reason)
+    local f = tf.field
+    local items = {}
+    for k, v in ipairs(f.enum) do
+      local on = vim.tbl_contains(chosen, v)
+      table.insert(items, { label = (on and '[x] ' or '[ ] ') .. f.enumTitles[k], value = v, on = on })
+    end
+    table.insert(items, { label = ('Done (%d chosen)'):format(#chosen), done = true })
+    pick(items, tf, reason, function(item)
+      if item.done then
+        local v = chosen
+        if #chosen == 0 and not f.required then
+          v = nil
+        end
+        local why = elicitation.check(f, v)
+        if why then
+          return vim.schedule(function()
+            ask_array(i, tf, chosen, why)
+          end)
+        end
+        values[f.name] = v
+        return next_step(i)
+      end
+      -- Toggle the choice, keeping the schema's order.
+      local nxt = vim.tbl_filter(function(x)
+        if x == item.value then
+          return not item.on
+        end
+        return vim.tbl_contains(chosen, x)
+      end, f.enum)
+      vim.schedule(function()
+        ask_array(i, tf, nxt, nil)
+      end)
+    end)
+  end
+  local function ask_input(i, tf, reason, text)
+    local f = tf.field
+    local current = values[f.name]
+    if current == nil and not tf.json then
+      current = f.default
+    end
+    local default = text
+    if default == nil and current ~= nil then
+      default = tf.json and compat.json_encode(current) or elicitation.to_text(current)
+    end
+    compat.input({ prompt = prompt(tf, reason) .. ': ', default = default, kind = M.kind }, function(typed)
+      if typed == nil then
+        return cancelled()
+      end
+      local v, why = M.parse(tf, typed)
+      if why then
+        return vim.schedule(function()
+          ask_input(i, tf, why, typed)
+        end)
+      end
+      values[f.name] = v
+      next_step(i)
+    end)
+  end
+  step = function(i)
+    local tf = fields[i]
+    if not tf then
+      local args = {}
+      for _, x in ipairs(fields) do
+        if values[x.field.name] ~= nil then
+          args[x.field.name] = values[x.field.name]
+        end
+      end
+      return done(args)
+    end
+    local f = tf.field
+    if tf.json or elicitation.is_input(f) then
+      return ask_input(i, tf)
+    end
+    if f.type == 'array' then
+      return ask_array(i, tf, {}, nil)
+    end
+    local items
+    if f.type == 'boolean' then
+      items = { { label = 'Yes', value = true }, { label = 'No', value = false } }
+    else
+      items = {}
+      for k, v in ipairs(f.enum) do
+        table.insert(items, { label = f.enumTitles[k], value = v })
+      end
+    end
+    for _, it in ipairs(items) do
+      if f.default ~= nil and it.value == f.default then
+        it.label = it.label .. ' (default)'
+      end
+    end
+    if not f.required then
+      table.insert(items, { label = 'Skip (no value)', skip = true })
+    end
+    pick(items, tf, nil, function(item)
+      if item.skip then
+        values[f.name] = nil
+      else
+        values[f.name] = item.value -- false stays false
+      end
+      next_step(i)
+    end)
+  end
+  step(1)
+end
+
+return M
