@@ -122,8 +122,27 @@ func DecisionLabel(allowed bool, by, reason string) string {
 			return "denied by you"
 		case "":
 			return ""
+		case permissions.ByMode:
+			return "denied: not on your allowlist (mode allowlist-only)"
+		case permissions.ByTimeout:
+			return "denied: no answer in time"
+		case permissions.ByCancel:
+			return "denied: the request was cancelled"
+		case permissions.ByDisconnect:
+			return "denied: the editor went away before an answer"
+		case permissions.ByShutdown:
+			return "denied: Switchboard was shutting down"
+		case permissions.ByPin:
+			return "held: its definition changed since you approved it"
+		case session.ByRepeat:
+			if reason != "" {
+				return "not run: " + safetext.Line(reason)
+			}
+			return "not run again: it repeats a call that was denied or failed"
+		case permissions.ByError:
+			return "denied: Switchboard could not ask you"
 		}
-		return "denied (" + by + ")"
+		return "denied (" + safetext.Line(by) + ")"
 	}
 	switch by {
 	case permissions.ByUser:
