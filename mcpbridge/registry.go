@@ -100,7 +100,7 @@ type entry struct {
 	cancel     context.CancelFunc
 	done       chan struct{} // closed when the current attempt has ended
 	doneClosed bool
-	relists    int // tools/list re-runs after list_changed (tests)
+	relists    int    // tools/list re-runs after list_changed (tests)
 	wantScope  string // scopes the server's last 403 insufficient_scope named; the next sign-in asks for them too
 }
 
