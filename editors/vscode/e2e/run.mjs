@@ -491,7 +491,9 @@ async function trustedSuite() {
       await t.getByRole("button", { name: "Sign in", exact: true }).click();
       // code-server may ask before it opens an outside page ("Open"), or the browser's popup
       // blocker may make it ask: press Open when it does.
+      const shown = path.join(hookDir, "showDocument.jsonl");
       await waitFor("the workbench to open the authorization page", async () => {
+        if (!authorize && fs.existsSync(shown)) authorize = fs.readFileSync(shown, "utf8").trim().split("\n").map((l) => JSON.parse(l).uri).find((u) => u.includes("/authorize")) ?? "";
         if (authorize) return true;
         const open = page.locator(".monaco-dialog-box").getByRole("button", { name: "Open", exact: true });
         if (await open.count()) await open.first().click();
