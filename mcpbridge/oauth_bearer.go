@@ -28,6 +28,9 @@ type bearer struct {
 	hc     *http.Client // for the token endpoint
 	now    func() time.Time
 
+	// wider, when set, hears the scopes a 403 insufficient_scope named, for the next sign-in.
+	wider func(scope string)
+
 	// mu serialises refreshes (a refresh token may be good for one use) and guards need.
 	mu   sync.Mutex
 	need string // why the server needs a sign-in; "" = it does not (yet)
@@ -107,6 +110,9 @@ func (b *bearer) wrap(next http.RoundTripper) http.RoundTripper {
 		challenge := resp.Header.Get("WWW-Authenticate")
 		if resp.StatusCode == http.StatusForbidden {
 			if strings.Contains(challenge, "insufficient_scope") {
+				if sc := challengeParam(challenge, "scope"); sc != "" && b.wider != nil {
+					b.wider(sc)
+				}
 				b.setNeed("the server needs a wider permission (scope " + challengeParam(challenge, "scope") + "): sign in again")
 			}
 			return resp, nil

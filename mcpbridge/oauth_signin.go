@@ -47,11 +47,15 @@ func (r *Registry) SignIn(ctx context.Context, name string, o SignInOptions) (Se
 	}
 	r.mu.Lock()
 	e := r.servers[name]
+	var cfg ServerConfig
+	var wider []string
+	if e != nil {
+		cfg, wider = e.cfg, strings.Fields(e.wantScope)
+	}
 	r.mu.Unlock()
 	if e == nil {
 		return ServerStatus{}, fmt.Errorf("mcpbridge: unknown server %q", name)
 	}
-	cfg := e.cfg
 	if cfg.Transport == TransportStdio {
 		return ServerStatus{}, fmt.Errorf("mcpbridge: server %q runs as a program; only http and sse servers sign in", name)
 	}
@@ -66,7 +70,7 @@ func (r *Registry) SignIn(ctx context.Context, name string, o SignInOptions) (Se
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultSignInTimeout
 	}
-	cred, err := signIn(ctx, resolved.URL, settings, o, r.log)
+	cred, err := signIn(ctx, resolved.URL, settings, wider, o, r.log)
 	if err != nil {
 		return ServerStatus{}, fmt.Errorf("mcpbridge: sign in to %s: %w", name, err)
 	}
@@ -143,7 +147,9 @@ func probe(ctx context.Context, serverURL string) (*http.Response, error) {
 }
 
 // signIn runs the flow against serverURL and returns the credential.
-func signIn(ctx context.Context, serverURL string, s OAuthSettings, o SignInOptions, log interface {
+// wider are the scopes a 403 insufficient_scope asked for: requested on top of the configured or
+// challenged ones (step-up authorization).
+func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []string, o SignInOptions, log interface {
 	Debug(string, ...any)
 }) (Credential, error) {
 	// The loopback listener first: its port is part of the redirect URI we register.
@@ -154,7 +160,7 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, o SignInOpti
 	defer l.Close()
 	redirect := "http://" + l.Addr().String() + "/callback"
 
-	scopes := s.Scopes
+	scopes := slices.Clone(s.Scopes)
 	resp, err := probe(ctx, serverURL)
 	if err != nil {
 		return Credential{}, fmt.Errorf("reach the server: %w", plainHTTPError(err))
@@ -165,6 +171,11 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, o SignInOpti
 	challenge := strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")
 	if len(scopes) == 0 {
 		scopes = strings.Fields(challengeParam(challenge, "scope"))
+	}
+	for _, sc := range wider {
+		if !slices.Contains(scopes, sc) {
+			scopes = append(scopes, sc)
+		}
 	}
 	tokens := transport.NewMemoryTokenStore()
 	h := transport.NewOAuthHandler(transport.OAuthConfig{

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/url"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -346,5 +347,52 @@ func TestOAuthTokensStayOnOrigin(t *testing.T) {
 	want := []string{"mcp.example Bearer T", "other.example ", "mcp.example ", "mcp.example "}
 	if strings.Join(got, "|") != strings.Join(want, "|") {
 		t.Errorf("requests = %q, want %q", got, want)
+	}
+}
+
+// insufficient_scope (step-up): a signed-in server starts demanding a wider scope; its 403 puts the
+// server back to needs-auth, and the next sign-in asks for the wider scope (with the old one), even
+// though the unauthenticated 401 still names only the base scope, and even with configured scopes.
+func TestOAuthInsufficientScopeAsksWider(t *testing.T) {
+	for _, configured := range []bool{false, true} {
+		t.Run(map[bool]string{false: "challenge scope", true: "configured scopes"}[configured], func(t *testing.T) {
+			e := newOAuthEnv(t, "--http")
+			if configured {
+				e.cfg.OAuth = &OAuthSettings{Scopes: []string{"mcp"}}
+			}
+			applyAndWait(t, e.r, e.cfg)
+			if _, err := e.signIn(t, browser, 20*time.Second); err != nil {
+				t.Fatal(err)
+			}
+			if res := e.echo(t); res.IsError {
+				t.Fatalf("echo after the first sign-in = %+v", res)
+			}
+			u, _ := url.Parse(e.url)
+			resp, err := http.PostForm(u.Scheme+"://"+u.Host+"/control/scope", url.Values{"scope": {"write"}})
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+
+			if res := e.echo(t); !res.IsError || !strings.Contains(res.Text, "sign in") || !strings.Contains(res.Text, "write") {
+				t.Fatalf("echo with a too narrow token = %+v, want an error that says to sign in for the scope write", res)
+			}
+			waitState(t, e.r, "remote", StateNeedsAuth)
+			if s := statusMap(e.r)["remote"]; !strings.Contains(s.Error, "write") {
+				t.Errorf("needs-auth reason %q does not name the scope", s.Error)
+			}
+
+			st, err := e.signIn(t, browser, 20*time.Second)
+			if err != nil || st.State != StateReady {
+				t.Fatalf("second SignIn = %+v, %v; want ready", st, err)
+			}
+			_, authz := e.stats(t)
+			if got := strings.Fields(authz["scope"]); !slices.Contains(got, "mcp") || !slices.Contains(got, "write") {
+				t.Errorf("second authorize asked for scope %q, want mcp and write", authz["scope"])
+			}
+			if res := e.echo(t); res.IsError {
+				t.Fatalf("echo after the wider sign-in = %+v", res)
+			}
+		})
 	}
 }

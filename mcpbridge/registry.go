@@ -100,7 +100,8 @@ type entry struct {
 	cancel     context.CancelFunc
 	done       chan struct{} // closed when the current attempt has ended
 	doneClosed bool
-	relists    int // tools/list re-runs after list_changed (tests)
+	relists    int    // tools/list re-runs after list_changed (tests)
+	wantScope  string // scopes the server's last 403 insufficient_scope named; the next sign-in asks for them too
 }
 
 // NewRegistry returns an empty registry; Apply gives it servers.
@@ -346,7 +347,15 @@ func (r *Registry) bearerFor(resolved ServerConfig) *bearer {
 			return nil
 		}
 	}
-	return newBearer(r.opts.Tokens, resolved.Name, resolved.URL)
+	b := newBearer(r.opts.Tokens, resolved.Name, resolved.URL)
+	b.wider = func(scope string) {
+		r.mu.Lock()
+		if e := r.servers[resolved.Name]; e != nil {
+			e.wantScope = scope
+		}
+		r.mu.Unlock()
+	}
+	return b
 }
 
 // clientOptions are the MCP client's capabilities: roots and elicitation when asked for.

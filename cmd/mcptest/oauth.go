@@ -29,7 +29,7 @@ type oauthOptions struct {
 }
 
 func (o *oauthOptions) flags(fs *flag.FlagSet) {
-	fs.BoolVar(&o.on, "oauth", false, "with --http or --sse: serve a test OAuth authorization server (RFC 9728, 8414, 7591, PKCE S256, refresh, revocation) and demand a Bearer on the MCP endpoint; controls: POST /control/expire, /control/revoke, GET /control/stats")
+	fs.BoolVar(&o.on, "oauth", false, "with --http or --sse: serve a test OAuth authorization server (RFC 9728, 8414, 7591, PKCE S256, refresh, revocation) and demand a Bearer on the MCP endpoint; controls: POST /control/expire, /control/revoke, /control/scope (scope=S: demand S too), GET /control/stats")
 	fs.StringVar(&o.clientID, "oauth-client-id", "", "a pre-registered client `ID`")
 	fs.StringVar(&o.clientSecret, "oauth-client-secret", "", "the pre-registered client's `SECRET` (confidential client)")
 	fs.BoolVar(&o.noDCR, "oauth-no-dcr", false, "offer no dynamic client registration")
@@ -69,6 +69,7 @@ type authServer struct {
 	tokens    map[string]*oauthToken // access and refresh tokens
 	stats     map[string]int
 	lastAuthz map[string]string
+	demand    string // extra scopes the MCP endpoint demands (POST /control/scope); 403 insufficient_scope without them
 }
 
 func newAuthServer(o oauthOptions, base, mcpPath string) *authServer {
@@ -153,6 +154,14 @@ func (a *authServer) wrap(mcp http.Handler) http.Handler {
 	mux.HandleFunc("POST /control/revoke", func(w http.ResponseWriter, r *http.Request) {
 		a.mu.Lock()
 		clear(a.tokens)
+		a.mu.Unlock()
+	})
+	// scope=S: from now on the MCP endpoint also demands the space-separated scopes S (step-up
+	// authorization): a token without them gets 403 insufficient_scope naming every scope it needs,
+	// while the 401 challenge keeps naming the base scope.
+	mux.HandleFunc("POST /control/scope", func(w http.ResponseWriter, r *http.Request) {
+		a.mu.Lock()
+		a.demand = r.FormValue("scope")
 		a.mu.Unlock()
 	})
 	mux.HandleFunc("GET /control/stats", func(w http.ResponseWriter, r *http.Request) {
@@ -317,14 +326,18 @@ func (a *authServer) guard(next http.Handler) http.Handler {
 		} else {
 			a.stats["401"]++
 		}
-		scoped := live && contains(strings.Fields(t.scope), a.o.scope)
+		need := strings.Fields(a.o.scope + " " + a.demand)
+		scoped := live
+		for _, sc := range need {
+			scoped = scoped && contains(strings.Fields(t.scope), sc)
+		}
 		a.mu.Unlock()
 		switch {
 		case !live:
 			w.Header().Set("WWW-Authenticate", challenge+`, error="invalid_token"`)
 			http.Error(w, "unauthorized", http.StatusUnauthorized)
 		case !scoped:
-			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s", resource_metadata="%s/.well-known/oauth-protected-resource%s"`, a.o.scope, a.base, a.mcpPath))
+			w.Header().Set("WWW-Authenticate", fmt.Sprintf(`Bearer error="insufficient_scope", scope="%s", resource_metadata="%s/.well-known/oauth-protected-resource%s"`, strings.Join(need, " "), a.base, a.mcpPath))
 			http.Error(w, "insufficient scope", http.StatusForbidden)
 		default:
 			next.ServeHTTP(w, r)

@@ -165,8 +165,25 @@ JS
   curl -fsS "http://127.0.0.1:$port/healthz" >/dev/null || { echo "e2e: code-server did not come up" >&2; cat "$d/code-server.log"; return 1; }
   echo "e2e [$name]: code-server listening on 127.0.0.1:$port after $((SECONDS - start)) s"
 
+  # The trusted pass adds a remote server that needs an OAuth sign-in (mcptest --http --oauth, a
+  # test authorization server that approves at once) to the settings at run time; it ends with the
+  # run (cleanup ends processes under $work).
+  local oauth_url="" opid=""
+  if [ "$trust" = off ]; then
+    local oport
+    oport="$(node -e 'const s=require("net").createServer();s.listen(0,"127.0.0.1",()=>{console.log(s.address().port);s.close()})')"
+    "$work/bin/mcptest" --name remote --http "127.0.0.1:$oport" --oauth >"$d/oauth-server.log" 2>&1 </dev/null &
+    opid=$!
+    oauth_url="http://127.0.0.1:$oport/mcp"
+    for _ in $(seq 50); do
+      curl -fsS "http://127.0.0.1:$oport/.well-known/oauth-authorization-server" >/dev/null 2>&1 && break
+      sleep 0.1
+    done
+  fi
+
   local rc=0
-  E2E_URL="http://127.0.0.1:$port/?folder=$d/ws" E2E_WORK="$d" E2E_BIN="$work/bin" E2E_PASS="$name" node "$here/run.mjs" || rc=$?
+  E2E_URL="http://127.0.0.1:$port/?folder=$d/ws" E2E_WORK="$d" E2E_BIN="$work/bin" E2E_PASS="$name" E2E_OAUTH_URL="$oauth_url" node "$here/run.mjs" || rc=$?
+  if [ -n "$opid" ]; then kill "$opid" 2>/dev/null || true; wait "$opid" 2>/dev/null || true; fi
   stop_code_server
   return $rc
 }

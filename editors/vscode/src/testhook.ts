@@ -34,6 +34,20 @@ export function startTestHook(sb: Switchboard, started: Promise<boolean>): vscod
         }),
     );
     sb.output.warn(`test hook active: ${dir}`);
+    // window/showDocument with external (the OAuth sign-in page): recorded in showDocument.jsonl
+    // and answered as opened, for the test plays the browser (code-server's openExternal of a
+    // loopback URL never settled in the e2e). Other showDocument requests open the document.
+    void started.then((ok) => {
+        if (!ok || !sb.client) return;
+        sb.client.onRequest("window/showDocument", async (p: { uri: string; external?: boolean; takeFocus?: boolean }) => {
+            if (p.external) {
+                fs.appendFileSync(path.join(dir, "showDocument.jsonl"), JSON.stringify({ uri: p.uri }) + "\n");
+                return { success: true };
+            }
+            await vscode.window.showTextDocument(vscode.Uri.parse(p.uri), { preserveFocus: p.takeFocus === false });
+            return { success: true };
+        });
+    });
     const poll = (): void => {
         let names: string[];
         try {
