@@ -4,7 +4,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 const nodeGlobals = Object.fromEntries(
-    ["process", "console", "setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "Buffer", "URL"].map((g) => [g, "readonly"]),
+    ["process", "console", "setTimeout", "clearTimeout", "setInterval", "clearInterval", "setImmediate", "Buffer", "URL", "fetch"].map((g) => [g, "readonly"]),
 );
 
 export default tseslint.config(
