@@ -54,7 +54,7 @@ function T.hasnt(hay, needle, msg)
   end
 end
 
-T.timeout = tonumber(os.getenv('SWITCHBOARD_TEST_TIMEOUT_MS') or '') or 10000
+T.timeout = tonumber(os.getenv('SWITCHBOARD_TEST_TIMEOUT_MS') or '') or 20000
 
 --- Runs the event loop until cond() is true; fails after `ms` (default T.timeout).
 --- `last` (optional): a function whose result is added to the failure message.

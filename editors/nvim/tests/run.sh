@@ -29,7 +29,7 @@ export PATH="$(dirname "$SWITCHBOARD_BIN"):$PATH"
 SWITCHBOARD_MCPTEST=$(cd "$(dirname "$SWITCHBOARD_MCPTEST")" && pwd)/$(basename "$SWITCHBOARD_MCPTEST")
 
 # A watchdog: no case may hang the run.
-timeout -k 5 "${SWITCHBOARD_TEST_DEADLINE:-150}" \
+timeout -k 5 "${SWITCHBOARD_TEST_DEADLINE:-300}" \
 	"$nvim" --headless -u NONE -i NONE -n -c "luafile $here/main.lua" </dev/null 2>"$tmp/stderr" || rc=$?
 rc=${rc:-0}
 if [ "$rc" -ne 0 ] && [ -s "$tmp/stderr" ]; then
