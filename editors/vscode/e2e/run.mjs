@@ -546,7 +546,10 @@ async function trustedSuite() {
       return servers.find((s) => s.name === "vault" && s.state === "ready" && s.tools > 0);
     }, 60000);
     // Proof the value reached the server: its env tool prints the variable.
-    const got = await hookCall("switchboard.callTool", { name: "mcp__vault__env", arguments: { name: "VAULT_TOKEN" }, mode: "always-allow" }).result(30000);
+    const envCall = hookCall("switchboard.callTool", { name: "mcp__vault__env", arguments: { name: "VAULT_TOKEN" }, mode: "always-allow" });
+    // The test hook's answer file for this call holds the tool's result (the value) by design.
+    const envResult = path.join(hookDir, `r${seq}.res.json`);
+    const got = await envCall.result(30000);
     if (got?.text !== secret) throw new Error(`the server's VAULT_TOKEN is ${JSON.stringify(got?.text)}`);
     // Nowhere in plain text: no events line, no file under the pass's folder (config, state, data,
     // the editor's profile and logs, the hook folder, the workspace) except the token store.
@@ -558,7 +561,7 @@ async function trustedSuite() {
       for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
         const f = path.join(dir, e.name);
         if (e.isDirectory()) scan(f);
-        else if (e.isFile() && f !== tokenStore && fs.readFileSync(f).includes(secret)) leaks.push(path.relative(work, f));
+        else if (e.isFile() && f !== tokenStore && f !== envResult && fs.readFileSync(f).includes(secret)) leaks.push(path.relative(work, f));
       }
     };
     scan(work);
