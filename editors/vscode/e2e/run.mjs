@@ -521,4 +521,53 @@ async function trustedSuite() {
       for (const p of popups) await p.close().catch(() => {});
     }
   });
+
+  await step("config inputs: ${input:tok} in the user's mcp.json asks in a password box; the server gets the value; no file keeps it in plain text", async () => {
+    await clearNotifications();
+    // A value no other step uses, so finding it anywhere means it leaked from this step.
+    const secret = `e2e-input-${process.pid}-${Date.now().toString(36)}-Zq7`;
+    const userConfig = path.join(work, "xdg-config", "switchboard", "mcp.json");
+    fs.mkdirSync(path.dirname(userConfig), { recursive: true });
+    // Added while the editor runs: the host's config watch reads it and asks for the input.
+    fs.writeFileSync(userConfig, JSON.stringify({
+      inputs: [{ type: "promptString", id: "tok", description: "Vault token for the e2e", password: true }],
+      servers: { vault: { command: path.join(binDir, "mcptest"), args: ["--name", "vault"], env: { VAULT_TOKEN: "${input:tok}" } } },
+    }, null, 2));
+    const widget = page.locator(".quick-input-widget");
+    await widget.locator(".quick-input-title").filter({ hasText: "MCP server 'vault'" }).waitFor({ state: "visible", timeout: 60000 });
+    const input = widget.locator(".quick-input-box input");
+    if ((await input.getAttribute("type")) !== "password") throw new Error(`the input box is not a password box (type=${await input.getAttribute("type")})`);
+    await page.screenshot({ path: path.join(shots, "config-input-password.png") });
+    await input.fill(secret);
+    await input.press("Enter");
+    await widget.waitFor({ state: "hidden", timeout: 10000 });
+    await waitFor("vault to be ready", async () => {
+      const servers = await hookCall("switchboard.servers").result(30000);
+      return servers.find((s) => s.name === "vault" && s.state === "ready" && s.tools > 0);
+    }, 60000);
+    // Proof the value reached the server: its env tool prints the variable.
+    const envCall = hookCall("switchboard.callTool", { name: "mcp__vault__env", arguments: { name: "VAULT_TOKEN" }, mode: "always-allow" });
+    // The test hook's answer file for this call holds the tool's result (the value) by design.
+    const envResult = path.join(hookDir, `r${seq}.res.json`);
+    const got = await envCall.result(30000);
+    if (got?.text !== secret) throw new Error(`the server's VAULT_TOKEN is ${JSON.stringify(got?.text)}`);
+    // Nowhere in plain text: no events line, no file under the pass's folder (config, state, data,
+    // the editor's profile and logs, the hook folder, the workspace) except the token store.
+    const lines = events().split("\n").filter((l) => l.includes(secret));
+    if (lines.length) throw new Error(`the value is in ${lines.length} events file line(s)`);
+    const tokenStore = path.join(work, "xdg-state", "switchboard", "oauth-tokens.json");
+    const leaks = [];
+    const scan = (dir) => {
+      for (const e of fs.readdirSync(dir, { withFileTypes: true })) {
+        const f = path.join(dir, e.name);
+        if (e.isDirectory()) scan(f);
+        else if (e.isFile() && f !== tokenStore && f !== envResult && fs.readFileSync(f).includes(secret)) leaks.push(path.relative(work, f));
+      }
+    };
+    scan(work);
+    if (leaks.length) throw new Error(`the value is in plain text in ${[...new Set(leaks)].join(", ")}`);
+    if (fs.existsSync(tokenStore) && (fs.statSync(tokenStore).mode & 0o077) !== 0) throw new Error(`the token store is mode ${(fs.statSync(tokenStore).mode & 0o777).toString(8)}`);
+    const stored = fs.existsSync(tokenStore) ? "the 0600 token file" : "the keychain";
+    console.log(`     (the value is kept in ${stored})`);
+  });
 }
