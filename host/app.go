@@ -287,12 +287,23 @@ func (a *App) Close() {
 		a.bgMu.Lock()
 		a.bgClosed = true
 		a.bgMu.Unlock()
-		a.bg.Wait()
+		// Bounded: a goroutine stuck on the front end (a prompt the editor never answers while it
+		// goes away) must not keep the host from exiting.
+		waited := make(chan struct{})
+		go func() { a.bg.Wait(); close(waited) }()
+		select {
+		case <-waited:
+		case <-time.After(closeWait):
+			a.log.Debug("host: background work still running at close")
+		}
 		if a.audit != nil {
 			a.audit.Close() // ignore error
 		}
 	})
 }
+
+// closeWait bounds how long Close waits for the application's own goroutines.
+const closeWait = 2 * time.Second
 
 // goBg runs f on a goroutine that Close waits for; after Close it does nothing.
 func (a *App) goBg(f func()) {

@@ -697,6 +697,9 @@ T.case('host stopped: statusline empty, :Switchboard reconnect starts it again',
 end)
 
 T.case(':checkhealth switchboard without a binary', function()
+  T.wait('no host left from an earlier case', function()
+    return #T.all_clients() == 0
+  end)
   require('switchboard').setup(T.opts({ cmd = { 'switchboard-not-installed', 'serve' }, autostart = false }))
   vim.cmd('checkhealth switchboard')
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
