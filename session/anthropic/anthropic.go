@@ -331,21 +331,8 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 		if stopped {
 			return
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				err = ctx.Err()
-			} else if _, ok := err.(*llm.APIError); !ok {
-				err = fmt.Errorf("anthropic: read stream: %w", err)
-			}
+		if err := llm.StreamEnd(ctx, "anthropic", err, finished, "message_stop"); err != nil {
 			yield(llm.Chunk{}, err)
-			return
-		}
-		if err := ctx.Err(); err != nil {
-			yield(llm.Chunk{}, err)
-			return
-		}
-		if !finished {
-			yield(llm.Chunk{}, fmt.Errorf("anthropic: the stream ended before message_stop"))
 			return
 		}
 		for _, i := range order {

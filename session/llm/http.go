@@ -300,3 +300,24 @@ func (r Retry) GetModels(ctx context.Context, client *http.Client, provider, url
 	}
 	return out, nil
 }
+
+// StreamEnd is how a provider's stream ended, once its events are read: err from reading (an
+// *APIError as it is, anything else wrapped as "read stream"), ctx's error when the turn was
+// cancelled, or an error when the stream stopped before its final event (what names it). nil
+// when it finished.
+func StreamEnd(ctx context.Context, provider string, err error, finished bool, what string) error {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return ctx.Err()
+	case err != nil:
+		if _, ok := err.(*APIError); ok {
+			return err
+		}
+		return fmt.Errorf("%s: read stream: %w", provider, err)
+	case ctx.Err() != nil:
+		return ctx.Err()
+	case !finished:
+		return fmt.Errorf("%s: the stream ended before %s", provider, what)
+	}
+	return nil
+}

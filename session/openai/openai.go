@@ -317,21 +317,8 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 		if stopped {
 			return
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				err = ctx.Err()
-			} else if _, ok := err.(*llm.APIError); !ok {
-				err = fmt.Errorf("%s: read stream: %w", p.opts.Name, err)
-			}
+		if err := llm.StreamEnd(ctx, p.opts.Name, err, sawDone || stop != "", "the response was complete"); err != nil {
 			yield(llm.Chunk{}, err)
-			return
-		}
-		if err := ctx.Err(); err != nil {
-			yield(llm.Chunk{}, err)
-			return
-		}
-		if !sawDone && stop == "" {
-			yield(llm.Chunk{}, fmt.Errorf("%s: the stream ended before the response was complete", p.opts.Name))
 			return
 		}
 		idx := make([]int, 0, len(calls))

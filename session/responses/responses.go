@@ -346,21 +346,8 @@ func (p *Provider) Stream(ctx context.Context, req llm.Request) iter.Seq2[llm.Ch
 		if stopped {
 			return
 		}
-		if err != nil {
-			if ctx.Err() != nil {
-				err = ctx.Err()
-			} else if _, ok := err.(*llm.APIError); !ok {
-				err = fmt.Errorf("openai-responses: read stream: %w", err)
-			}
+		if err := llm.StreamEnd(ctx, "openai-responses", err, finished, "response.completed"); err != nil {
 			yield(llm.Chunk{}, err)
-			return
-		}
-		if err := ctx.Err(); err != nil {
-			yield(llm.Chunk{}, err)
-			return
-		}
-		if !finished {
-			yield(llm.Chunk{}, fmt.Errorf("openai-responses: the stream ended before response.completed"))
 			return
 		}
 		n := 0
