@@ -31,28 +31,58 @@ func progressFunc(ctx context.Context) func(Progress) {
 	return fn
 }
 
-// progressSink holds the latest progress of one call until its goroutine hands it on.
+// progressSink holds the latest progress of one call until its goroutine hands it on. The
+// goroutine starts with the first notification, so a call that reports no progress (most calls)
+// costs no goroutine and no hand-off when it ends.
 type progressSink struct {
+	fn     func(Progress)
 	mu     sync.Mutex
 	latest *Progress
 	seen   bool
 	high   float64       // the highest progress accepted so far
-	signal chan struct{} // capacity 1
+	ended  bool          // the call ended: later notifications are dropped
+	signal chan struct{} // capacity 1; nil until the first notification starts the goroutine
+	done   chan struct{} // closed when the call ends (only once the goroutine runs)
+	exited chan struct{} // closed when the goroutine has delivered the last value
 }
 
 func (p *progressSink) put(pr Progress) {
 	p.mu.Lock()
-	if p.seen && pr.Progress < p.high {
+	if p.ended || (p.seen && pr.Progress < p.high) {
 		// Progress must increase; notifications can arrive out of order (mcp-go's HTTP
 		// transports), and a late, lower value would move the editor's bar backwards.
 		p.mu.Unlock()
 		return
 	}
 	p.seen, p.high, p.latest = true, pr.Progress, &pr
+	if p.signal == nil {
+		p.signal, p.done, p.exited = make(chan struct{}, 1), make(chan struct{}), make(chan struct{})
+		go p.deliver()
+	}
+	signal := p.signal
 	p.mu.Unlock()
 	select {
-	case p.signal <- struct{}{}:
+	case signal <- struct{}{}:
 	default:
+	}
+}
+
+// deliver hands values to fn one at a time, off the transport's read goroutine, until the call
+// ends; then it hands on the last value, so the caller sees where the call ended.
+func (p *progressSink) deliver() {
+	defer close(p.exited)
+	for {
+		select {
+		case <-p.signal:
+			if pr, ok := p.take(); ok {
+				p.fn(pr)
+			}
+		case <-p.done:
+			if pr, ok := p.take(); ok {
+				p.fn(pr)
+			}
+			return
+		}
 	}
 }
 
@@ -67,34 +97,27 @@ func (p *progressSink) take() (Progress, bool) {
 	return pr, true
 }
 
-// startProgress registers a progress token for one call and starts the goroutine that hands its
-// notifications to fn. The returned stop unregisters it and waits for fn to return.
+// end stops accepting values and, when the goroutine runs, waits until fn has returned.
+func (p *progressSink) end() {
+	p.mu.Lock()
+	p.ended = true
+	running := p.signal != nil
+	p.mu.Unlock()
+	if running {
+		close(p.done)
+		<-p.exited
+	}
+}
+
+// startProgress registers a progress token for one call; its notifications go to fn (see
+// progressSink). The returned stop unregisters it and waits for fn to return.
 func (c *conn) startProgress(fn func(Progress)) (token string, stop func()) {
 	token = "sb-progress-" + strconv.FormatInt(c.seq.Add(1), 10)
-	sink := &progressSink{signal: make(chan struct{}, 1)}
+	sink := &progressSink{fn: fn}
 	c.progress.Store(token, sink)
-	done := make(chan struct{})
-	exited := make(chan struct{})
-	go func() {
-		defer close(exited)
-		for {
-			select {
-			case <-sink.signal:
-				if pr, ok := sink.take(); ok {
-					fn(pr)
-				}
-			case <-done:
-				if pr, ok := sink.take(); ok {
-					fn(pr) // the last value, so the caller sees where the call ended
-				}
-				return
-			}
-		}
-	}()
 	return token, func() {
 		c.progress.Delete(token)
-		close(done)
-		<-exited
+		sink.end()
 	}
 }
 

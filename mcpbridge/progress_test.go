@@ -118,3 +118,36 @@ func TestCallProgress(t *testing.T) {
 		}
 	})
 }
+
+// TestProgressSinkLazy: a call that reports no progress starts no goroutine (the sink's channels
+// stay nil through the call and its end); the first report starts one, the last value reaches the
+// observer before stop returns, and a report after the end is dropped.
+func TestProgressSinkLazy(t *testing.T) {
+	c := &conn{}
+	var got []Progress
+	token, stop := c.startProgress(func(p Progress) { got = append(got, p) })
+	v, _ := c.progress.Load(token)
+	sink := v.(*progressSink)
+	stop()
+	if sink.signal != nil || sink.done != nil {
+		t.Fatal("a call without progress started the delivery goroutine")
+	}
+
+	token, stop = c.startProgress(func(p Progress) { got = append(got, p) })
+	v, _ = c.progress.Load(token)
+	sink = v.(*progressSink)
+	sink.put(Progress{Progress: 1, Total: 3})
+	sink.put(Progress{Progress: 2, Total: 3})
+	stop() // waits for the observer: got is safe to read after it
+	if len(got) == 0 || got[len(got)-1].Progress != 2 {
+		t.Fatalf("observer saw %+v; want the last value 2 before stop returned", got)
+	}
+	if _, ok := c.progress.Load(token); ok {
+		t.Fatal("stop left the token registered")
+	}
+	n := len(got)
+	sink.put(Progress{Progress: 3, Total: 3})
+	if sink.latest != nil || len(got) != n {
+		t.Fatal("a report after the end was kept")
+	}
+}

@@ -21,6 +21,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"runtime/metrics"
 	"slices"
 	"testing"
 	"time"
@@ -43,6 +44,7 @@ func benchCallToolHost(b *testing.B) {
 	// not the fake editor's JSON.
 	params := json.RawMessage(`{"command":"switchboard.callTool","arguments":[{"name":"mcp__t__echo","arguments":{"text":"bench"}}]}`)
 	var med medianTimer
+	g0 := goroutinesCreated()
 	b.ResetTimer()
 	for b.Loop() {
 		med.start()
@@ -52,7 +54,16 @@ func benchCallToolHost(b *testing.B) {
 		}
 		med.stop()
 	}
+	b.ReportMetric(float64(goroutinesCreated()-g0)/float64(b.N), "goroutines/op")
 	med.report(b)
+}
+
+// goroutinesCreated is the process's count of goroutines created so far (the test's own editor
+// side included: compare runs, not absolute figures).
+func goroutinesCreated() uint64 {
+	s := []metrics.Sample{{Name: "/sched/goroutines-created:goroutines"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
 }
 
 func benchCallToolDirect(b *testing.B) {
