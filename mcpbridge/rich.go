@@ -3,13 +3,12 @@ package mcpbridge
 import (
 	"bytes"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"reflect"
 	"strings"
 	"sync"
 
-	"github.com/santhosh-tekuri/jsonschema/v6"
+	"github.com/google/jsonschema-go/jsonschema"
 )
 
 // Rich tool results (issue 15): what of a result's non-text blocks and structured content the
@@ -137,38 +136,34 @@ func structureInTexts(structured []byte, texts []cappedString) bool {
 	return false
 }
 
-// schemaCache holds compiled output schemas by their text: a tool's schema is compiled once.
+// schemaCache holds resolved output schemas by their text: a tool's schema is resolved once.
 var schemaCache sync.Map // string -> schemaEntry
 
 type schemaEntry struct {
-	s   *jsonschema.Schema
+	s   *jsonschema.Resolved
 	err error
 }
 
-// errNoLoad refuses every $ref outside the schema: a server's schema cannot make Switchboard
+// compileSchema resolves an output schema (JSON Schema 2020-12, MCP's default, or draft-07) with
+// google/jsonschema-go, the validator mcp-go's own types already link: santhosh-tekuri's compiles
+// every draft's meta-schemas at process start (5 ms of every `switchboard serve` start). No loader
+// is given, so a $ref outside the schema is an error: a server's schema cannot make Switchboard
 // read a local file or fetch a URL.
-var errNoLoad = errors.New("references outside the schema are not followed")
-
-type noLoader struct{}
-
-func (noLoader) Load(string) (any, error) { return nil, errNoLoad }
-
-func compileSchema(schema []byte) (*jsonschema.Schema, error) {
+func compileSchema(schema []byte) (*jsonschema.Resolved, error) {
 	if e, ok := schemaCache.Load(string(schema)); ok {
 		return e.(schemaEntry).s, e.(schemaEntry).err
 	}
-	s, err := func() (*jsonschema.Schema, error) {
-		doc, err := jsonschema.UnmarshalJSON(bytes.NewReader(schema))
-		if err != nil {
+	s, err := func() (*jsonschema.Resolved, error) {
+		var sc jsonschema.Schema
+		if err := json.Unmarshal(schema, &sc); err != nil {
 			return nil, err
 		}
-		c := jsonschema.NewCompiler()
-		c.UseLoader(noLoader{})
-		const id = "urn:switchboard:outputSchema"
-		if err := c.AddResource(id, doc); err != nil {
-			return nil, err
+		switch strings.TrimSuffix(sc.Schema, "#") {
+		case "", "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema":
+		default:
+			return nil, fmt.Errorf("JSON Schema %q is not supported (2020-12 and draft-07 are)", sc.Schema)
 		}
-		return c.Compile(id)
+		return sc.Resolve(&jsonschema.ResolveOptions{BaseURI: "urn:switchboard:outputSchema"})
 	}()
 	schemaCache.Store(string(schema), schemaEntry{s, err})
 	return s, err
@@ -184,25 +179,16 @@ func checkStructured(schema, structured []byte, has bool) string {
 	if err != nil {
 		return oneLine("the tool's outputSchema cannot be used: " + err.Error())
 	}
-	inst, err := jsonschema.UnmarshalJSON(bytes.NewReader(structured))
-	if err != nil {
+	var inst any
+	if err := json.Unmarshal(structured, &inst); err != nil {
 		return oneLine("malformed structuredContent: " + err.Error())
 	}
 	if err := s.Validate(inst); err != nil {
+		// "validating root: validating /properties/p: ... validating /properties/x: type: ..."
+		// says where in the schema; the innermost step is the one that failed.
 		msg := err.Error()
-		var ve *jsonschema.ValidationError
-		if errors.As(err, &ve) {
-			if leaves := ve.BasicOutput().Errors; len(leaves) > 0 {
-				var parts []string
-				for _, u := range leaves {
-					if u.Error != nil {
-						parts = append(parts, u.InstanceLocation+": "+u.Error.String())
-					}
-				}
-				if len(parts) > 0 {
-					msg = strings.Join(parts, "; ")
-				}
-			}
+		if i := strings.LastIndex(msg, "validating "); i >= 0 {
+			msg = "schema " + msg[i+len("validating "):]
 		}
 		return oneLine(msg)
 	}

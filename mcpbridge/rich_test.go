@@ -111,3 +111,28 @@ func TestRichResultFromServer(t *testing.T) {
 		t.Fatalf("invalid = %+v, %v", res, err)
 	}
 }
+
+// Output schemas as servers write them: 2020-12 with $defs and a local $ref, draft-07 with
+// definitions; the message names where the structure is wrong. A schema of a draft the validator
+// does not know is reported as unusable, never as a pass.
+func TestOutputSchemaDrafts(t *testing.T) {
+	cases := []struct {
+		name, schema, structured, want string // want "" = valid
+	}{
+		{"2020-12 $defs ok", `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"p":{"$ref":"#/$defs/pt"}},"$defs":{"pt":{"type":"object","properties":{"x":{"type":"integer"}},"required":["x"]}}}`, `{"p":{"x":1}}`, ""},
+		{"2020-12 $defs bad", `{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"p":{"$ref":"#/$defs/pt"}},"$defs":{"pt":{"type":"object","properties":{"x":{"type":"integer"}},"required":["x"]}}}`, `{"p":{"x":"one"}}`, `schema /$defs/pt/properties/x: type: one has type "string", want "integer"`},
+		{"draft-07 ok", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"n":{"$ref":"#/definitions/n"}},"definitions":{"n":{"type":"number","minimum":0}}}`, `{"n":3}`, ""},
+		{"draft-07 bad", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"n":{"$ref":"#/definitions/n"}},"definitions":{"n":{"type":"number","minimum":0}}}`, `{"n":-3}`, "minimum"},
+		{"no $schema, missing required", `{"type":"object","required":["a"]}`, `{}`, "a"},
+		{"draft-04 unusable", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`, `{}`, "cannot be used"},
+	}
+	for _, c := range cases {
+		got := checkStructured([]byte(c.schema), []byte(c.structured), true)
+		switch {
+		case c.want == "" && got != "":
+			t.Errorf("%s: flagged %q", c.name, got)
+		case c.want != "" && !strings.Contains(got, c.want):
+			t.Errorf("%s: got %q, want it to mention %q", c.name, got, c.want)
+		}
+	}
+}
