@@ -12,8 +12,9 @@ PKGS = $$($(GO) list ./... | grep -v /node_modules/)
 .PHONY: test-keyring-deps
 .PHONY: build demo test test-go test-bench-smoke test-fuzz test-nvim test-vscode test-vscode-e2e package-vscode package-vscode-all bench clean
 
+# The binary as it ships (static, and without mcp-go's in-process transport: see build.sh).
 build:
-	$(GO) build -o $(BIN)/switchboard ./cmd/switchboard
+	GO=$(GO) bash cmd/switchboard/build.sh $(BIN)/switchboard
 	$(GO) build -o $(BIN)/mcptest ./cmd/mcptest
 
 # The main job: connect the demo MCP servers (real subprocesses, one of them broken on purpose),

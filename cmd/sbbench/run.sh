@@ -12,7 +12,7 @@ EVERYTHING_VERSION=2026.8.31 # as in cmd/switchboard/npmref_test.go
 EVERYTHING_DIR=$ROOT/.cache/server-everything
 EVERYTHING_JS=$EVERYTHING_DIR/node_modules/@modelcontextprotocol/server-everything/dist/index.js
 
-go build -o "$BIN/switchboard" ./cmd/switchboard
+bash cmd/switchboard/build.sh "$BIN/switchboard" # as it ships
 go build -o "$BIN/mcptest" ./cmd/mcptest
 go build -o "$BIN/sbbench" ./cmd/sbbench
 

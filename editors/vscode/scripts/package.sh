@@ -54,8 +54,8 @@ for t in "${targets[@]}"; do
   if [ -n "${SWITCHBOARD_BUNDLE_BIN:-}" ]; then
     [ ${#targets[@]} -eq 1 ] || { echo "package: SWITCHBOARD_BUNDLE_BIN needs exactly one target" >&2; exit 2; }
     cp "$SWITCHBOARD_BUNDLE_BIN" "$ext/bin/$exe"
-  else (cd "$repo" && CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch go build -trimpath -ldflags "-s -w -X main.version=$version" \
-    -o "$ext/bin/$exe" ./cmd/switchboard); fi
+  else (cd "$repo" && CGO_ENABLED=0 GOOS=$goos GOARCH=$goarch bash cmd/switchboard/build.sh "$ext/bin/$exe" \
+    -ldflags "-s -w -X main.version=$version"); fi
   chmod 755 "$ext/bin/$exe"
   npx vsce package --no-dependencies --skip-license --target "$t" -o "$out/switchboard-$t.vsix" </dev/null >/dev/null
   echo "package: $out/switchboard-$t.vsix ($(du -k "$out/switchboard-$t.vsix" | cut -f1) KB, $((SECONDS - t0)) s)"
