@@ -140,6 +140,14 @@ func (a *App) CallTool(ctx context.Context, r CallRequest) (mcpbridge.Result, pe
 			return progressTools{a.registry, a}.observed(ctx, r.Progress, name, args)
 		}
 	}
+	if _, ok := a.registry.Lookup(r.Name); !ok {
+		// A call that comes while its server is still starting (an editor that calls as soon as it
+		// has started the host, a keybinding pressed at once) waits for the start instead of
+		// failing with "unknown tool"; the editor can cancel the request meanwhile.
+		if server, _, ok := mcpbridge.ParseToolName(r.Name); ok {
+			a.registry.WaitStarted(ctx, server) // ignore error: ctx ended; the call below says so
+		}
+	}
 	a.events.record("toolCallStart", map[string]any{"name": r.Name, "source": r.Source})
 	res, dec := a.sessions.CallToolVia(ctx, r.Name, r.Arguments, mode, via)
 	a.events.record("toolCallEnd", map[string]any{"name": r.Name, "source": r.Source, "isError": res.IsError, "decidedBy": dec.By})

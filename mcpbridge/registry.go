@@ -760,6 +760,28 @@ func (r *Registry) WaitIdle(ctx context.Context) error {
 	}
 }
 
+// WaitStarted waits while the server named server is starting (connecting, handshake, listing its
+// tools), and returns at once when it is not (ready, failed, unknown ...). Its error is ctx's.
+func (r *Registry) WaitStarted(ctx context.Context, server string) error {
+	for {
+		r.mu.Lock()
+		e := r.servers[server]
+		var wait chan struct{}
+		if e != nil && e.state == StateStarting {
+			wait = e.done
+		}
+		r.mu.Unlock()
+		if wait == nil {
+			return nil
+		}
+		select {
+		case <-wait:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
+}
+
 // Close stops every server, ends every stdio child's process group and waits for all of it.
 func (r *Registry) Close() error {
 	r.mu.Lock()

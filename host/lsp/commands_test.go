@@ -197,3 +197,23 @@ func TestEventsFile(t *testing.T) {
 		}
 	}
 }
+
+// TestCallWhileServerStarts: a call that comes while its server is still starting waits for the
+// start and runs (it does not fail with "unknown tool"); a call to a server that fails to start
+// gets that failure at once.
+func TestCallWhileServerStarts(t *testing.T) {
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{
+		"slow": server("--startup-delay", "300ms"), "dead": server("--exit-at-start")}, "mode", "always-allow")})
+	var res wire.ToolResult
+	env.MustCommand(wire.CmdCallTool, map[string]any{"name": "mcp__slow__echo", "arguments": map[string]any{"text": "early"}}, &res)
+	if res.IsError || res.Text != "early" {
+		t.Fatalf("call during the server's start = %+v; want it to wait and run", res)
+	}
+	env.MustCommand(wire.CmdCallTool, map[string]any{"name": "mcp__dead__echo", "arguments": map[string]any{"text": "x"}}, &res)
+	if !res.IsError {
+		t.Fatalf("call to a server that failed to start = %+v; want an error result", res)
+	}
+	if st := env.AwaitServer("dead", "failed"); st.State != "failed" {
+		t.Fatalf("dead = %+v", st)
+	}
+}

@@ -122,15 +122,17 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	}
 	s.stateMu.Lock()
 	s.state = stateInitialized
-	s.pending.folders = folders
 	s.caps = clientCaps{progress: p.Capabilities.Window.WorkDoneProgress, forms: p.Capabilities.Experimental.Switchboard.Elicitation,
 		pinReview: p.Capabilities.Experimental.Switchboard.PinReview,
 		inputs:    p.Capabilities.Experimental.Switchboard.Inputs}
-	// Parsed and applied by start, right after this answer (before any other message is handled):
-	// initialize does no work that grows with the configuration.
-	s.pending.options = append(json.RawMessage(nil), p.InitializationOptions...)
 	s.stateMu.Unlock()
 	s.record("lifecycle", map[string]any{"event": "initialize"})
+	// The application starts now, before this answer, so the MCP servers start while the editor
+	// reads it and sends initialized (the first call's wait after a start is mostly theirs). What
+	// it tells the editor meanwhile is held until initialize is answered (connection.flushEarly).
+	// Starting does no work that grows with the configuration: servers connect in the background.
+	o, warns := parseInitOptions(json.RawMessage(p.InitializationOptions))
+	s.app.Start(folders, settings(o), warns)
 
 	sync := protocol.TextDocumentSyncKindIncremental
 	openClose := true
@@ -239,19 +241,10 @@ func (s *server) initialized(ctx context.Context, _ json.RawMessage) error {
 	return nil
 }
 
-// start applies initializationOptions and connects the MCP servers in the background, once. It runs
-// on the read loop for the first message after initialize, so every request sees the settings.
-func (s *server) start() {
-	s.life.startOnce.Do(func() {
-		s.stateMu.Lock()
-		raw, folders := s.pending.options, s.pending.folders
-		s.pending = startArgs{}
-		s.stateMu.Unlock()
-		s.conn.flushEarly()
-		o, warns := parseInitOptions(raw)
-		s.app.Start(folders, settings(o), warns)
-	})
-}
+// start lets through what the application sent the editor while initialize was being answered
+// (the application itself started in initialize). It runs on the read loop for the first message
+// after initialize.
+func (s *server) start() { s.conn.flushEarly() }
 
 func (s *server) shutdown(ctx context.Context, _ json.RawMessage) (any, error) {
 	s.stateMu.Lock()

@@ -303,3 +303,32 @@ func TestRootsAreWorkspaceFolders(t *testing.T) {
 		t.Errorf("roots after adding a folder = %+v", a.Roots)
 	}
 }
+
+// TestNothingBeforeInitializeAnswer: the application starts while initialize is being answered
+// (so MCP servers start while the editor reads the answer), yet the editor hears nothing before
+// that answer: what the host had to say meanwhile (here a settings warning, said while
+// initialize is handled) comes after it, at the next message from the editor, whether that is
+// initialized or, from an editor that never sends initialized, a request.
+func TestNothingBeforeInitializeAnswer(t *testing.T) {
+	for _, next := range []string{"initialized", "request"} {
+		t.Run(next, func(t *testing.T) {
+			env := hosttest.Run(t, hosttest.Config{NoInitialize: true})
+			var res json.RawMessage
+			env.Call("initialize", map[string]any{"processId": nil, "capabilities": map[string]any{},
+				"initializationOptions": map[string]any{"mode": "yolo", "servers": map[string]any{"t": server()}}}, &res)
+			if next == "initialized" {
+				env.Notify("initialized", map[string]any{})
+			} else if err := env.Command(wire.CmdServers, nil, nil); err != nil {
+				t.Fatal(err)
+			}
+			env.Await("the settings warning", func(s *hosttest.State) bool {
+				return strings.Contains(env.FramesFromHost(), "initializationOptions.mode")
+			})
+			env.AwaitServer("t", "ready")
+			frames := strings.Split(env.FramesFromHost(), "\n")
+			if !strings.Contains(frames[0], `"id":1`) || !strings.Contains(frames[0], `"capabilities"`) {
+				t.Fatalf("the host's first frame is not initialize's answer:\n%s", strings.Join(frames, "\n"))
+			}
+		})
+	}
+}

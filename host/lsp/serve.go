@@ -46,7 +46,7 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 		opts: opts,
 		docs: newDocuments(),
 		poke: make(chan struct{}, 1),
-		conn: &connection{log: base, gone: make(chan struct{})},
+		conn: &connection{log: base, gone: make(chan struct{}), open: make(chan struct{})},
 		life: lifecycle{exited: make(chan struct{})},
 	}
 	s.conn.baseCtx, s.conn.cancel = context.WithCancel(context.Background())

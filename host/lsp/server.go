@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
@@ -41,10 +42,9 @@ type server struct {
 	connecting    sync.Mutex // guards connectingRun
 	connectingRun bool       // a startup progress sequence runs (ServersStarting)
 
-	stateMu sync.Mutex // guards state, caps, pending
+	stateMu sync.Mutex // guards state, caps
 	state   int
 	caps    clientCaps
-	pending startArgs // what initialize received, until start applies it
 
 	life lifecycle
 }
@@ -59,18 +59,11 @@ type clientCaps struct {
 	inputs    bool // capabilities.experimental.switchboard.inputs: input boxes (inputs.go)
 }
 
-// startArgs is initialize's initializationOptions and workspace folders.
-type startArgs struct {
-	options json.RawMessage
-	folders []string
-}
-
 // lifecycle is the once-only steps of a connection.
 type lifecycle struct {
-	exited    chan struct{} // closed by the exit notification
-	exitOnce  sync.Once
-	startOnce sync.Once
-	downOnce  sync.Once // teardown
+	exited   chan struct{} // closed by the exit notification
+	exitOnce sync.Once
+	downOnce sync.Once // teardown
 }
 
 var _ host.UI = (*server)(nil)
@@ -102,8 +95,14 @@ type connection struct {
 	cancel  context.CancelFunc
 	gone    chan struct{} // closed when the editor is gone (or we are exiting)
 
-	earlyMu sync.Mutex  // guards early
-	early   []earlyNote // notifications from before the connection existed (startup warnings)
+	// Nothing reaches the editor before initialize is answered: notifications are kept in early
+	// and calls wait for open, until flushEarly (the first message after initialize). The
+	// application starts during initialize, so its first notices (servers starting, warnings) are
+	// kept here.
+	earlyMu sync.Mutex    // guards early and the closing of open
+	early   []earlyNote   // notifications kept until flushEarly
+	opened  atomic.Bool   // flushEarly has run
+	open    chan struct{} // closed by flushEarly
 }
 
 type earlyNote struct {
@@ -126,15 +125,16 @@ func (c *connection) sendJSON(method string, params any) {
 
 // send sends a notification; protocol types go through the protocol codec.
 func (c *connection) send(method string, params any) {
-	if c.conn == nil {
-		// Only Serve's setup runs before the connection exists: keep its warnings for the editor
-		// (flushEarly sends them once initialize has been answered).
+	if !c.opened.Load() {
 		c.earlyMu.Lock()
-		c.early = append(c.early, earlyNote{method, params})
+		if !c.opened.Load() { // flushEarly sends these in order, then marks opened under earlyMu
+			c.early = append(c.early, earlyNote{method, params})
+			c.earlyMu.Unlock()
+			return
+		}
 		c.earlyMu.Unlock()
-		return
 	}
-	if c.isGone() {
+	if c.conn == nil || c.isGone() {
 		return
 	}
 	if err := c.conn.Notify(c.baseCtx, method, params); err != nil {
@@ -145,6 +145,14 @@ func (c *connection) send(method string, params any) {
 // call makes a request to the editor; never call it from a handler that has not released the read
 // loop (jsonrpc2.Async) or from a notification handler.
 func (c *connection) call(ctx context.Context, method string, params, result any) error {
+	if !c.opened.Load() {
+		select {
+		case <-c.open:
+		case <-c.gone:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+	}
 	if c.conn == nil || c.isGone() {
 		return errEditorGone
 	}
@@ -152,15 +160,24 @@ func (c *connection) call(ctx context.Context, method string, params, result any
 	return err
 }
 
-// flushEarly sends the notifications kept from before the connection existed.
+// flushEarly sends the notifications kept so far, in order, and from then on lets everything
+// through (calls waiting for it go on). Run it once initialize has been answered.
 func (c *connection) flushEarly() {
 	c.earlyMu.Lock()
-	early := c.early
-	c.early = nil
-	c.earlyMu.Unlock()
-	for _, n := range early {
-		c.send(n.method, n.params)
+	defer c.earlyMu.Unlock()
+	if c.opened.Load() {
+		return
 	}
+	for _, n := range c.early {
+		if c.conn != nil && !c.isGone() {
+			if err := c.conn.Notify(c.baseCtx, n.method, n.params); err != nil {
+				c.log.Debug("lsp: notify failed", "method", n.method, "error", err)
+			}
+		}
+	}
+	c.early = nil
+	c.opened.Store(true)
+	close(c.open)
 }
 
 func (c *connection) isGone() bool {
