@@ -155,9 +155,59 @@ type pinState struct {
 	view atomic.Pointer[pinView]
 	gen  atomic.Uint64 // bumped when the pins change (accept, trust)
 
-	mu     sync.Mutex           // guards asked, review; serialises rebuilds and first-sight writes
+	mu     sync.Mutex           // guards asked, review; serialises rebuilds
 	asked  map[string]string    // server -> signature of the changes last shown
 	review map[string]*Question // server -> its pending review question
+
+	// First-seen pins are written by one goroutine at a time, in the order they were seen, off the
+	// path of the call that noticed them (the write, with its fsync, took a millisecond of the first
+	// call after a start). The comparison already counts them as pinned; a crash before the write
+	// only means they are first seen, and pinned, again at the next start.
+	writeMu sync.Mutex
+	written *sync.Cond // on writeMu: broadcast when the writer has emptied the queue
+	writes  []func()
+	writing bool
+}
+
+// flushPins waits until the queued first-seen pin writes are on disk.
+func (a *App) flushPins() {
+	a.pins.writeMu.Lock()
+	defer a.pins.writeMu.Unlock()
+	for a.pins.writing {
+		if a.pins.written == nil {
+			a.pins.written = sync.NewCond(&a.pins.writeMu)
+		}
+		a.pins.written.Wait()
+	}
+}
+
+// pinLater queues a first-seen pin write (see pinState).
+func (a *App) pinLater(write func()) {
+	a.pins.writeMu.Lock()
+	a.pins.writes = append(a.pins.writes, write)
+	if a.pins.writing {
+		a.pins.writeMu.Unlock()
+		return
+	}
+	a.pins.writing = true
+	a.pins.writeMu.Unlock()
+	a.goBg(func() {
+		for {
+			a.pins.writeMu.Lock()
+			if len(a.pins.writes) == 0 {
+				a.pins.writing = false
+				if a.pins.written != nil {
+					a.pins.written.Broadcast()
+				}
+				a.pins.writeMu.Unlock()
+				return
+			}
+			w := a.pins.writes[0]
+			a.pins.writes = a.pins.writes[1:]
+			a.pins.writeMu.Unlock()
+			w()
+		}
+	})
 }
 
 func (a *App) pinning() string {
@@ -207,7 +257,8 @@ func (a *App) rebuildPinsLocked(src *mcpbridge.ToolSet) *pinView {
 	} else {
 		changes, first := ComparePins(src.All(), ready, pins)
 		for server, tools := range first {
-			a.pinTools(server, ready[server], tools, "first seen")
+			identity := ready[server]
+			a.pinLater(func() { a.pinTools(server, identity, tools, "first seen") })
 		}
 		v.servers = changes
 		for _, sc := range changes {
@@ -345,6 +396,7 @@ func (a *App) Pins(server string) (PinReport, error) {
 	if server != "" && !a.knownServer(server) {
 		return PinReport{}, badRequest("unknown server %q", server)
 	}
+	a.flushPins()     // the file holds what this host has seen
 	a.pins.gen.Add(1) // re-read the file: another process may have accepted
 	v := a.currentPins()
 	r := PinReport{Pinning: v.pinning, File: a.pinStore.Path(), Servers: []ServerPinChanges{}}
