@@ -46,7 +46,8 @@ type Config struct {
 	// Elicitation advertises capabilities.experimental.switchboard.elicitation (forms).
 	Elicitation bool
 	// Inputs advertises capabilities.experimental.switchboard.inputs (input boxes for ${input:ID}).
-	Inputs bool
+	Inputs   bool
+	TextOnce bool // declare capabilities.experimental.switchboard.textOnce
 	// Env is the environment the host sees (besides PATH and HOME).
 	Env map[string]string
 	// Options adjusts lsp.Options before Serve.
@@ -144,7 +145,7 @@ func Run(t testing.TB, cfg Config) *Env {
 			"processId": nil,
 			"capabilities": map[string]any{
 				"window":       map[string]any{"workDoneProgress": cfg.WorkDoneProgress},
-				"experimental": map[string]any{"switchboard": map[string]any{"elicitation": cfg.Elicitation, "inputs": cfg.Inputs}},
+				"experimental": map[string]any{"switchboard": map[string]any{"elicitation": cfg.Elicitation, "inputs": cfg.Inputs, "textOnce": cfg.TextOnce}},
 			},
 		}
 		if !cfg.NoWorkspace {

@@ -317,7 +317,7 @@ func (s *server) cmdCallTool(ctx context.Context, arg, token json.RawMessage) (a
 	if ctx.Err() != nil {
 		return nil, ctx.Err() // the router answers RequestCancelled
 	}
-	out := wireResult(res)
+	out := wireResult(res, s.capabilities().textOnce)
 	out.Summary = s.app.Summary(p.Name, res, dec)
 	return out, nil
 }

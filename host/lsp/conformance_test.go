@@ -722,3 +722,31 @@ func TestConformanceEarlyWarningLogged(t *testing.T) {
 		return len(s.Messages("window/logMessage", "audit log")) == 1
 	})
 }
+
+// An editor that declares experimental.switchboard.textOnce gets a big result's text once, in
+// text: content leaves out the text blocks and textOmitted says so (the 1 MiB capped result is then
+// a ~1 MiB frame, not 2.1 MB). Small results are unchanged; an editor that does not declare it gets
+// every block (TestConformanceResultCap).
+func TestResultTextOnce(t *testing.T) {
+	env := runWith(t, hosttest.Config{TextOnce: true, InitOptions: initOpts(map[string]any{"t": server()}, "mode", "always-allow")})
+	for _, tc := range []struct {
+		n       int
+		omitted bool
+	}{{10, false}, {wire.ContentTextLimit - 100, false}, {wire.ContentTextLimit + 1, true}, {5 << 20, true}} {
+		var res wire.ToolResult
+		env.MustCommand(wire.CmdCallTool, map[string]any{"name": "mcp__t__big", "arguments": map[string]any{"n": tc.n}}, &res)
+		if res.IsError || res.Bytes != tc.n || !strings.HasPrefix(res.Text, strings.Repeat("x", min(tc.n, 1<<20))) {
+			t.Fatalf("big %d: isError %v bytes %d text %d bytes", tc.n, res.IsError, res.Bytes, len(res.Text))
+		}
+		if res.TextOmitted != tc.omitted || (tc.omitted && len(res.Content) != 0) || (!tc.omitted && len(res.Content) != 1) {
+			t.Errorf("big %d: textOmitted %v, %d content blocks; want textOmitted %v", tc.n, res.TextOmitted, len(res.Content), tc.omitted)
+		}
+	}
+	biggest := 0
+	for f := range strings.SplitSeq(env.FramesFromHost(), "\n") {
+		biggest = max(biggest, len(f))
+	}
+	if biggest < 1<<20 || biggest > 1<<20+4096 {
+		t.Errorf("the biggest frame (the capped 5 MB result) is %d bytes; want its text once (about 1 MiB)", biggest)
+	}
+}

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"encoding/json"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/host"
@@ -24,8 +25,33 @@ func wireStatuses(in []mcpbridge.ServerStatus) []wire.ServerStatus {
 	return out
 }
 
-func wireResult(r mcpbridge.Result) wire.ToolResult {
-	return wire.ToolResult{Name: r.Name, IsError: r.IsError, Text: r.Text, Content: r.Content, Truncated: r.Truncated, Bytes: r.Bytes}
+// wireResult is a tool result as the editor gets it. For an editor that declared
+// experimental.switchboard.textOnce, a big result's text goes once, in text: its text blocks are
+// left out of content (a capped 1 MiB result was a 2.1 MB frame). Others get every block.
+func wireResult(r mcpbridge.Result, textOnce bool) wire.ToolResult {
+	out := wire.ToolResult{Name: r.Name, IsError: r.IsError, Text: r.Text, Content: r.Content, Truncated: r.Truncated, Bytes: r.Bytes}
+	if !textOnce {
+		return out
+	}
+	size := 0
+	for _, b := range r.Content {
+		size += len(b)
+	}
+	if !r.Truncated && size <= wire.ContentTextLimit {
+		return out
+	}
+	out.Content = make([]json.RawMessage, 0, len(r.Content))
+	for _, b := range r.Content {
+		var head struct {
+			Type string `json:"type"`
+		}
+		if json.Unmarshal(b, &head) == nil && head.Type == "text" {
+			out.TextOmitted = true
+			continue
+		}
+		out.Content = append(out.Content, b)
+	}
+	return out
 }
 
 func wireTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }

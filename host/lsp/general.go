@@ -85,6 +85,7 @@ type initializeParams struct {
 				Elicitation bool `json:"elicitation"`
 				PinReview   bool `json:"pinReview"`
 				Inputs      bool `json:"inputs"`
+				TextOnce    bool `json:"textOnce"`
 			} `json:"switchboard"`
 		} `json:"experimental"`
 	} `json:"capabilities"`
@@ -124,7 +125,8 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.state = stateInitialized
 	s.caps = clientCaps{progress: p.Capabilities.Window.WorkDoneProgress, forms: p.Capabilities.Experimental.Switchboard.Elicitation,
 		pinReview: p.Capabilities.Experimental.Switchboard.PinReview,
-		inputs:    p.Capabilities.Experimental.Switchboard.Inputs}
+		inputs:    p.Capabilities.Experimental.Switchboard.Inputs,
+		textOnce:  p.Capabilities.Experimental.Switchboard.TextOnce}
 	s.stateMu.Unlock()
 	s.record("lifecycle", map[string]any{"event": "initialize"})
 	// The application starts now, before this answer, so the MCP servers start while the editor

@@ -57,6 +57,9 @@ type clientCaps struct {
 	// of changed tool definitions on switchboard/pinsChanged (no showMessageRequest).
 	pinReview bool
 	inputs    bool // capabilities.experimental.switchboard.inputs: input boxes (inputs.go)
+	// textOnce: capabilities.experimental.switchboard.textOnce: a big tool result's text is sent
+	// once, in text (wireResult).
+	textOnce bool
 }
 
 // lifecycle is the once-only steps of a connection.

@@ -4,14 +4,16 @@ import type { ClientCapabilities, FeatureState, StaticFeature } from "vscode-lan
 
 /**
  * Declares `capabilities.experimental.switchboard.elicitation = true` in initialize: the host then
- * sends forms as switchboard/elicitationRequested (host/wire/PROTOCOL.md section 7). Other experimental
- * keys, and other keys under `switchboard`, are kept.
+ * sends forms as switchboard/elicitationRequested (host/wire/PROTOCOL.md section 7); `pinReview`
+ * (the extension reviews changed tools itself) and `textOnce` (a big tool result's text comes once,
+ * in `text`: the extension never reads `content`). Other experimental keys, and other keys under
+ * `switchboard`, are kept.
  */
 export class ElicitationFeature implements StaticFeature {
     fillClientCapabilities(capabilities: ClientCapabilities): void {
         const experimental: Record<string, unknown> = isObject(capabilities.experimental) ? capabilities.experimental : {};
         const mine = isObject(experimental["switchboard"]) ? experimental["switchboard"] : {};
-        experimental["switchboard"] = { ...mine, elicitation: true, pinReview: true };
+        experimental["switchboard"] = { ...mine, elicitation: true, pinReview: true, textOnce: true };
         capabilities.experimental = experimental;
     }
 

@@ -61,6 +61,8 @@ export interface ToolResult {
     bytes: number;
     /** For a denied, unrun or failed call: one plain sentence for the person (text is the model's). */
     summary?: string;
+    /** A big result's text blocks are left out of content: its text is in text only. */
+    textOmitted?: boolean;
 }
 
 export interface AllowlistGetResult {

@@ -142,9 +142,10 @@ function M.client_config(opts)
   local capabilities = vim.lsp.protocol.make_client_capabilities()
   capabilities.window = capabilities.window or {}
   capabilities.window.workDoneProgress = true
-  -- MCP elicitation forms are shown here (switchboard/elicitationRequested), not as prompts.
+  -- MCP elicitation forms are shown here (switchboard/elicitationRequested), not as prompts;
+  -- a big tool result's text comes once, in `text` (the plugin never reads `content`).
   capabilities.experimental = capabilities.experimental or {}
-  capabilities.experimental.switchboard = { elicitation = true, pinReview = true, inputs = true }
+  capabilities.experimental.switchboard = { elicitation = true, pinReview = true, inputs = true, textOnce = true }
   local init = config.init_options(o)
   return {
     name = M.name,
