@@ -41,7 +41,12 @@ func (s *server) newToolProgress(token json.RawMessage) host.ToolProgress {
 
 // ToolProgress is host.UI: the progress of a chat turn's tool call, created in the editor
 // (window/workDoneProgress/create) on its first report.
-func (s *server) ToolProgress() host.ToolProgress { return &toolProgress{s: s} }
+func (s *server) ToolProgress() host.ToolProgress {
+	if !s.capabilities().progress {
+		return nil // no workDoneToken and no window/workDoneProgress: nowhere to show it
+	}
+	return &toolProgress{s: s}
+}
 
 // toolProgress is the editor's progress for one tool call. report runs on one goroutine at a
 // time (mcpbridge's), and end after the last report: no lock needed between them.
