@@ -161,12 +161,66 @@ type pinState struct {
 
 	// First-seen pins are written by one goroutine at a time, in the order they were seen, off the
 	// path of the call that noticed them (the write, with its fsync, took a millisecond of the first
-	// call after a start). The comparison already counts them as pinned; a crash before the write
-	// only means they are first seen, and pinned, again at the next start.
+	// call after a start). Until a write is done its pins are in queued, and every comparison reads
+	// them over the file's: a definition that changes before the write lands (another process
+	// holding the pin file's lock, a slow disk) is a change, held for review, never "first seen"
+	// again. A crash before the write only means the server is first seen at the next start.
 	writeMu sync.Mutex
 	written *sync.Cond // on writeMu: broadcast when the writer has emptied the queue
 	writes  []func()
 	writing bool
+	queued  map[string]queuedPins // server -> pins waiting for their write
+	seq     uint64                // numbers queuedPins
+}
+
+type queuedPins struct {
+	pins permissions.ServerPins
+	seq  uint64
+}
+
+// loadPins reads the pin file and lays the pins waiting for their write over it. The read and the
+// overlay are one step against the writer, which drops a server from queued only after its write:
+// a server is in the file or in queued, never in neither.
+func (a *App) loadPins() (map[string]permissions.ServerPins, error) {
+	a.pins.writeMu.Lock()
+	defer a.pins.writeMu.Unlock()
+	pins, err := a.pinStore.Load()
+	if err != nil {
+		return pins, err
+	}
+	for server, q := range a.pins.queued {
+		if _, ok := pins[server]; !ok { // the file's record, once there, wins (as PinFirst does)
+			pins[server] = q.pins
+		}
+	}
+	return pins, nil
+}
+
+// pinFirstSeen records a server's first-seen tools at once (for the comparisons) and queues their
+// write to the pin file.
+func (a *App) pinFirstSeen(server string, identity json.RawMessage, tools []mcpbridge.Tool) {
+	m := make(map[string]permissions.PinnedTool, len(tools))
+	for _, t := range tools {
+		m[t.Tool] = permissions.PinnedTool{Hash: t.Hash, Definition: t.Canonical}
+	}
+	a.pins.writeMu.Lock()
+	if a.pins.queued == nil {
+		a.pins.queued = map[string]queuedPins{}
+	}
+	a.pins.seq++
+	seq := a.pins.seq
+	a.pins.queued[server] = queuedPins{pins: permissions.ServerPins{Identity: identity, Tools: m}, seq: seq}
+	a.pins.writeMu.Unlock()
+	a.pinLater(func() {
+		if !a.pinTools(server, identity, tools, "first seen") {
+			return // logged; the pins stay in queued, so this host keeps holding changes to them
+		}
+		a.pins.writeMu.Lock()
+		if q, ok := a.pins.queued[server]; ok && q.seq == seq {
+			delete(a.pins.queued, server) // on disk now: the file is the truth
+		}
+		a.pins.writeMu.Unlock()
+	})
 }
 
 // flushPins waits until the queued first-seen pin writes are on disk.
@@ -247,7 +301,7 @@ func (a *App) rebuildPinsLocked(src *mcpbridge.ToolSet) *pinView {
 			ready[st.Name] = mcpbridge.ServerIdentity(cfg)
 		}
 	}
-	pins, err := a.pinStore.Load()
+	pins, err := a.loadPins()
 	v.broken = err
 	if err != nil {
 		// A broken pin file grants nothing: every tool counts as changed.
@@ -257,8 +311,7 @@ func (a *App) rebuildPinsLocked(src *mcpbridge.ToolSet) *pinView {
 	} else {
 		changes, first := ComparePins(src.All(), ready, pins)
 		for server, tools := range first {
-			identity := ready[server]
-			a.pinLater(func() { a.pinTools(server, identity, tools, "first seen") })
+			a.pinFirstSeen(server, ready[server], tools)
 		}
 		v.servers = changes
 		for _, sc := range changes {
@@ -287,16 +340,17 @@ func (a *App) rebuildPinsLocked(src *mcpbridge.ToolSet) *pinView {
 }
 
 // pinTools pins tools of server as they are now.
-func (a *App) pinTools(server string, identity json.RawMessage, tools []mcpbridge.Tool, why string) {
+func (a *App) pinTools(server string, identity json.RawMessage, tools []mcpbridge.Tool, why string) bool {
 	m := make(map[string]permissions.PinnedTool, len(tools))
 	for _, t := range tools {
 		m[t.Tool] = permissions.PinnedTool{Hash: t.Hash, Definition: t.Canonical}
 	}
-	if err := a.pinStore.Pin(server, identity, m); err != nil {
+	if err := a.pinStore.PinFirst(server, identity, m); err != nil {
 		a.log.Warn(fmt.Sprintf("host: pinning the tools of %s: %v", server, err))
-		return
+		return false
 	}
 	a.log.Info(fmt.Sprintf("host: pinned %d tool(s) of MCP server %q (%s)", len(tools), server, why))
+	return true
 }
 
 // heldText is the refusal of a held call, for the model and the person.

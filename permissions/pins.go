@@ -30,8 +30,9 @@ type PinStore struct {
 	path string
 	now  func() time.Time
 
-	mu  sync.Mutex // guards err; serialises this process's writers
-	err error
+	mu    sync.Mutex // serialises this process's writers (held while another process's lock is awaited)
+	errMu sync.Mutex // guards err: a reader never waits behind a writer
+	err   error
 }
 
 // PinnedTool is one tool's pin.
@@ -68,8 +69,8 @@ func (p *PinStore) Path() string { return p.path }
 
 // Err is the file's problem as of the last read, nil when fine or missing.
 func (p *PinStore) Err() error {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+	p.errMu.Lock()
+	defer p.errMu.Unlock()
 	return p.err
 }
 
@@ -77,9 +78,9 @@ func (p *PinStore) Err() error {
 // file returns its error and no pins.
 func (p *PinStore) Load() (map[string]ServerPins, error) {
 	f, err := p.read()
-	p.mu.Lock()
+	p.errMu.Lock()
 	p.err = err
-	p.mu.Unlock()
+	p.errMu.Unlock()
 	if err != nil {
 		return map[string]ServerPins{}, err
 	}
@@ -138,6 +139,29 @@ func (p *PinStore) Pin(server string, identity json.RawMessage, tools map[string
 	})
 }
 
+// PinFirst records server's tools and identity as Pin does, unless the file already holds a
+// record of server (pinned meanwhile by another process, or accepted by the person): first-seen
+// pins never replace pins.
+func (p *PinStore) PinFirst(server string, identity json.RawMessage, tools map[string]PinnedTool) error {
+	if server == "" {
+		return &InputError{"empty server name"}
+	}
+	return p.update(func(f *pinFile) {
+		if _, ok := f.Servers[server]; ok {
+			return
+		}
+		at := p.now().UTC().Truncate(time.Second)
+		s := ServerPins{Identity: identity, Tools: make(map[string]PinnedTool, len(tools))}
+		for name, t := range tools {
+			if t.At.IsZero() {
+				t.At = at
+			}
+			s.Tools[name] = t
+		}
+		f.Servers[server] = s
+	})
+}
+
 // Unpin forgets the named tools of server; no names forgets the server's record (its next
 // connection is pinned as first seen).
 func (p *PinStore) Unpin(server string, tools ...string) error {
@@ -166,7 +190,9 @@ func (p *PinStore) update(change func(*pinFile)) error {
 	}
 	defer unlock()
 	f, err := p.read()
+	p.errMu.Lock()
 	p.err = err
+	p.errMu.Unlock()
 	if err != nil {
 		return fmt.Errorf("not changing the pin file: %w", err)
 	}

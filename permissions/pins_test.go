@@ -135,3 +135,27 @@ func jsonEqual(a, b json.RawMessage) bool {
 	var x, y any
 	return json.Unmarshal(a, &x) == nil && json.Unmarshal(b, &y) == nil && reflect.DeepEqual(x, y)
 }
+
+// PinFirst writes a server's first-seen pins only when the file has no record of it: a late
+// first-seen write never replaces pins that were accepted (or written by another process) first.
+func TestPinFirstNeverReplaces(t *testing.T) {
+	p, err := OpenPinStore(filepath.Join(t.TempDir(), "pins.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	v1 := map[string]PinnedTool{"echo": {Hash: "h1"}}
+	v2 := map[string]PinnedTool{"echo": {Hash: "h2"}}
+	if err := p.PinFirst("s", nil, v1); err != nil {
+		t.Fatal(err)
+	}
+	if err := p.Pin("s", nil, v2); err != nil { // the person accepted a change
+		t.Fatal(err)
+	}
+	if err := p.PinFirst("s", nil, v1); err != nil { // a first-seen write that was queued behind
+		t.Fatal(err)
+	}
+	got, err := p.Load()
+	if err != nil || got["s"].Tools["echo"].Hash != "h2" {
+		t.Fatalf("pins = %+v, %v; want the accepted h2 kept", got, err)
+	}
+}
