@@ -130,6 +130,15 @@ type CallRequest struct {
 // CallTool runs one tool call through the gate (the person is asked through the UI) and returns
 // its result (denials are error results) and the gate's decision.
 func (a *App) CallTool(ctx context.Context, r CallRequest) (mcpbridge.Result, permissions.Decision) {
+	if _, ok := a.registry.Lookup(r.Name); !ok {
+		// A call that comes while its server is still starting (an editor that calls as soon as it
+		// has started the host, a keybinding pressed at once) waits for the start instead of
+		// failing with "unknown tool"; the editor can cancel the request meanwhile. Everything the
+		// call is judged by (the mode, the allowlist, the pins) is read after the wait.
+		if server, _, ok := mcpbridge.ParseToolName(r.Name); ok {
+			a.registry.WaitStarted(ctx, server) // ignore error: ctx ended; the call below says so
+		}
+	}
 	mode := a.Mode()
 	if r.Mode != nil {
 		mode = *r.Mode
@@ -138,14 +147,6 @@ func (a *App) CallTool(ctx context.Context, r CallRequest) (mcpbridge.Result, pe
 	if r.Progress != nil {
 		via = func(ctx context.Context, name string, args json.RawMessage) (mcpbridge.Result, error) {
 			return progressTools{a.registry, a}.observed(ctx, r.Progress, name, args)
-		}
-	}
-	if _, ok := a.registry.Lookup(r.Name); !ok {
-		// A call that comes while its server is still starting (an editor that calls as soon as it
-		// has started the host, a keybinding pressed at once) waits for the start instead of
-		// failing with "unknown tool"; the editor can cancel the request meanwhile.
-		if server, _, ok := mcpbridge.ParseToolName(r.Name); ok {
-			a.registry.WaitStarted(ctx, server) // ignore error: ctx ended; the call below says so
 		}
 	}
 	a.events.record("toolCallStart", map[string]any{"name": r.Name, "source": r.Source})

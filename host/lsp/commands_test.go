@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"encoding/json"
 	"github.com/switchboard-dev/switchboard/host/wire"
 	"path/filepath"
 	"slices"
@@ -215,5 +216,24 @@ func TestCallWhileServerStarts(t *testing.T) {
 	}
 	if st := env.AwaitServer("dead", "failed"); st.State != "failed" {
 		t.Fatalf("dead = %+v", st)
+	}
+}
+
+// A call that waits for its server's start is judged by the settings at the end of the wait: the
+// person switched to allowlist-only meanwhile, so the waiting call is refused, not run under the
+// always-allow it arrived under.
+func TestCallWhileServerStartsUsesModeAfterWait(t *testing.T) {
+	servers := map[string]any{"slow": server("--startup-delay", "1500ms")}
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(servers, "mode", "always-allow")})
+	// The call goes first on the wire, the settings right after it, while the server starts.
+	if err := env.Editor.RawCall(`"c1"`, "workspace/executeCommand", map[string]any{"command": wire.CmdCallTool,
+		"arguments": []any{map[string]any{"name": "mcp__slow__echo", "arguments": map[string]any{"text": "ran"}}}}); err != nil {
+		t.Fatal(err)
+	}
+	env.Notify("workspace/didChangeConfiguration", map[string]any{"settings": map[string]any{"switchboard": initOpts(servers, "mode", "allowlist-only")}})
+	r := env.AwaitResponse(`"c1"`)
+	var res wire.ToolResult
+	if err := json.Unmarshal(r.Result, &res); err != nil || !res.IsError || res.Text == "ran" {
+		t.Errorf("the call ran under always-allow after the person chose allowlist-only: %s (%v)", r.Result, err)
 	}
 }

@@ -41,8 +41,8 @@ func (s *server) routes() *lspconn.Router {
 }
 
 // before enforces the lifecycle: nothing but initialize (and exit) before initialize, nothing but
-// exit after shutdown. Any message after initialize also starts the MCP servers, for clients that
-// never send initialized.
+// exit after shutdown. Any message after initialize (shutdown included) lets through what the host
+// held since initialize, for clients that never send initialized.
 func (s *server) before(method string, isCall bool) error {
 	s.stateMu.Lock()
 	st := s.state
@@ -59,10 +59,8 @@ func (s *server) before(method string, isCall bool) error {
 		return jsonrpc2.NewError(jsonrpc2.ServerNotInitialized, "server not initialized: send initialize first")
 	case st == stateShutdown:
 		return jsonrpc2.NewError(jsonrpc2.InvalidRequest, "server is shut down: only exit is accepted")
-	case method == wire.MethodShutdown:
-		return nil // no point starting servers only to stop them
 	}
-	s.start()
+	s.start() // shutdown too: what was held since initialize goes out, and nothing waits for it
 	return nil
 }
 

@@ -332,3 +332,21 @@ func TestNothingBeforeInitializeAnswer(t *testing.T) {
 		})
 	}
 }
+
+// An editor that stops the host right after initialize (initialize, shutdown, exit: a quick
+// restart, a window closed while loading) still gets what the host held since initialize, and
+// nothing waits for a release that would never come (Serve returns).
+func TestShutdownRightAfterInitialize(t *testing.T) {
+	env := hosttest.Run(t, hosttest.Config{NoInitialize: true})
+	var res json.RawMessage
+	env.Call("initialize", map[string]any{"processId": nil, "capabilities": map[string]any{"window": map[string]any{"workDoneProgress": true}},
+		"initializationOptions": map[string]any{"mode": "yolo", "servers": map[string]any{"t": server()}}}, &res)
+	env.Call("shutdown", nil, nil)
+	if !strings.Contains(env.FramesFromHost(), "initializationOptions.mode") {
+		t.Errorf("the warning held since initialize never reached the editor:\n%s", env.FramesFromHost())
+	}
+	env.Notify("exit", nil)
+	if err := env.Served(); err != nil {
+		t.Fatalf("Serve after shutdown+exit = %v", err)
+	}
+}
