@@ -3,6 +3,7 @@ package mcpbridge
 import (
 	"bytes"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"reflect"
 	"strings"
@@ -144,6 +145,10 @@ type schemaEntry struct {
 	err error
 }
 
+// errOtherDraft is an output schema of a draft other than 2020-12 and draft-07 (2019-09, draft-04
+// ...): its structuredContent is not checked.
+var errOtherDraft = errors.New("an output schema of another JSON Schema draft")
+
 // compileSchema resolves an output schema (JSON Schema 2020-12, MCP's default, or draft-07) with
 // google/jsonschema-go, the validator mcp-go's own types already link: santhosh-tekuri's compiles
 // every draft's meta-schemas at process start (5 ms of every `switchboard serve` start). No loader
@@ -158,10 +163,15 @@ func compileSchema(schema []byte) (*jsonschema.Resolved, error) {
 		if err := json.Unmarshal(schema, &sc); err != nil {
 			return nil, err
 		}
-		switch strings.TrimSuffix(sc.Schema, "#") {
-		case "", "https://json-schema.org/draft/2020-12/schema", "http://json-schema.org/draft-07/schema":
+		// The validator knows exact spellings; servers write http or https, with or without "#".
+		switch strings.TrimSuffix(strings.Replace(sc.Schema, "http://", "https://", 1), "#") {
+		case "":
+		case "https://json-schema.org/draft/2020-12/schema":
+			sc.Schema = "https://json-schema.org/draft/2020-12/schema"
+		case "https://json-schema.org/draft-07/schema":
+			sc.Schema = "http://json-schema.org/draft-07/schema#"
 		default:
-			return nil, fmt.Errorf("JSON Schema %q is not supported (2020-12 and draft-07 are)", sc.Schema)
+			return nil, errOtherDraft
 		}
 		return sc.Resolve(&jsonschema.ResolveOptions{BaseURI: "urn:switchboard:outputSchema"})
 	}()
@@ -176,6 +186,9 @@ func checkStructured(schema, structured []byte, has bool) string {
 		return "the tool declares an output schema but sent no structuredContent"
 	}
 	s, err := compileSchema(schema)
+	if errors.Is(err, errOtherDraft) {
+		return "" // not checked: telling the model its result is wrong would be a guess
+	}
 	if err != nil {
 		return oneLine("the tool's outputSchema cannot be used: " + err.Error())
 	}

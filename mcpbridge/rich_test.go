@@ -113,8 +113,8 @@ func TestRichResultFromServer(t *testing.T) {
 }
 
 // Output schemas as servers write them: 2020-12 with $defs and a local $ref, draft-07 with
-// definitions; the message names where the structure is wrong. A schema of a draft the validator
-// does not know is reported as unusable, never as a pass.
+// definitions, each draft spelt with http or https, with or without "#"; the message names where
+// the structure is wrong. A schema of another draft is not checked.
 func TestOutputSchemaDrafts(t *testing.T) {
 	cases := []struct {
 		name, schema, structured, want string // want "" = valid
@@ -124,7 +124,15 @@ func TestOutputSchemaDrafts(t *testing.T) {
 		{"draft-07 ok", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"n":{"$ref":"#/definitions/n"}},"definitions":{"n":{"type":"number","minimum":0}}}`, `{"n":3}`, ""},
 		{"draft-07 bad", `{"$schema":"http://json-schema.org/draft-07/schema#","type":"object","properties":{"n":{"$ref":"#/definitions/n"}},"definitions":{"n":{"type":"number","minimum":0}}}`, `{"n":-3}`, "minimum"},
 		{"no $schema, missing required", `{"type":"object","required":["a"]}`, `{}`, "a"},
-		{"draft-04 unusable", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object"}`, `{}`, "cannot be used"},
+		// Servers spell the drafts several ways; each is understood (a valid structure passes, a
+		// wrong one is flagged).
+		{"draft-07 without #", `{"$schema":"http://json-schema.org/draft-07/schema","type":"object","required":["n"]}`, `{"n":1}`, ""},
+		{"draft-07 https", `{"$schema":"https://json-schema.org/draft-07/schema#","type":"object","required":["n"]}`, `{}`, "n"},
+		{"2020-12 with #", `{"$schema":"https://json-schema.org/draft/2020-12/schema#","type":"object","required":["n"]}`, `{"n":1}`, ""},
+		{"2020-12 http", `{"$schema":"http://json-schema.org/draft/2020-12/schema","type":"object","required":["n"]}`, `{}`, "n"},
+		// Another draft is not checked (flagging a result we cannot judge would mislead the model).
+		{"draft-04 not checked", `{"$schema":"http://json-schema.org/draft-04/schema#","type":"object","required":["n"]}`, `{}`, ""},
+		{"2019-09 not checked", `{"$schema":"https://json-schema.org/draft/2019-09/schema","type":"object","required":["n"]}`, `{"n":1}`, ""},
 	}
 	for _, c := range cases {
 		got := checkStructured([]byte(c.schema), []byte(c.structured), true)
