@@ -7,10 +7,12 @@
 # santhosh-tekuri/jsonschema/v6, whose init compiles every JSON Schema draft's meta-schemas: 5 ms
 # and 1.7 MB at every start of `switchboard serve`, for code Switchboard never calls. The module
 # cannot be patched in place (go build refuses an -overlay under GOMODCACHE), so this script copies
-# mcp-go v1.2.1 from the module cache, leaves those two files out, and builds with a go.mod of its
-# own (-modfile) that replaces mcp-go with the copy. The repository's go.mod and go.sum are not
-# touched; `go build ./cmd/switchboard` and `go install` still work and give the same program,
-# only slower to start. The Go test TestShippedBuild checks that this build links neither.
+# mcp-go from the module cache into .cache/build, leaves those two files out, and builds with a
+# go.mod of its own (-modfile) that replaces mcp-go with the copy. The repository's go.mod and
+# go.sum are not touched; `go build ./cmd/switchboard` and `go install` still work and give the
+# same program, only slower to start. The binary's build information shows the replacement
+# (`go version -m`: mcp-go v1.2.1 => ./.cache/build/mcp-go-v1.2.1). TestShippedBuild checks that
+# this build links neither package.
 set -euo pipefail
 GO=${GO:-go}
 out=${1:?usage: cmd/switchboard/build.sh OUT [go build flags...]}
@@ -18,7 +20,8 @@ shift
 case $out in /*) ;; *) out=$PWD/$out ;; esac
 cd "$(dirname "$0")/../.."
 
-mod=$("$GO" mod download -json github.com/mark3labs/mcp-go | sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
+"$GO" mod download github.com/mark3labs/mcp-go # says why on stderr when it cannot
+mod=$("$GO" list -m -f '{{.Dir}}' github.com/mark3labs/mcp-go)
 ver=$("$GO" list -m -f '{{.Version}}' github.com/mark3labs/mcp-go)
 for f in client/inprocess.go client/transport/inprocess.go; do
   if [[ ! -f $mod/$f ]]; then
@@ -27,12 +30,26 @@ for f in client/inprocess.go client/transport/inprocess.go; do
   fi
 done
 
+# The copy lives at a fixed place inside the module (.cache is ignored by git and by ./...), named
+# by version, so the replacement recorded in the binary is the same path every time: two builds of
+# the same source give the same bytes. It is made once, in a temporary folder renamed into place.
+rel=.cache/build/mcp-go-$ver
+if [[ ! -f $rel/.complete ]]; then
+  mkdir -p .cache/build
+  tmp=$(mktemp -d .cache/build/tmp.XXXXXX)
+  trap 'chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"' EXIT
+  cp -R "$mod" "$tmp/m"
+  chmod -R u+w "$tmp/m"
+  rm "$tmp/m/client/inprocess.go" "$tmp/m/client/transport/inprocess.go"
+  touch "$tmp/m/.complete"
+  # A rename never replaces a folder another build may be reading: GNU mv -T fails when the copy
+  # is already there (another build made it meanwhile); without -T (macOS) a plain rename does.
+  mv -T "$tmp/m" "$rel" 2>/dev/null || [[ -f $rel/.complete ]] || mv "$tmp/m" "$rel"
+fi
+
 work=$(mktemp -d)
-trap 'chmod -R u+w "$work" 2>/dev/null; rm -rf "$work"' EXIT
-cp -R "$mod" "$work/mcp-go"
-chmod -R u+w "$work/mcp-go"
-rm "$work/mcp-go/client/inprocess.go" "$work/mcp-go/client/transport/inprocess.go"
+trap 'rm -rf "$work"; [[ -z ${tmp:-} ]] || { chmod -R u+w "$tmp" 2>/dev/null; rm -rf "$tmp"; }' EXIT
 cp go.mod go.sum "$work/"
-printf '\nreplace github.com/mark3labs/mcp-go => %s/mcp-go\n' "$work" >>"$work/go.mod"
+printf '\nreplace github.com/mark3labs/mcp-go => ./%s\n' "$rel" >>"$work/go.mod"
 
 CGO_ENABLED=${CGO_ENABLED:-0} "$GO" build -trimpath -modfile="$work/go.mod" "$@" -o "$out" ./cmd/switchboard

@@ -705,7 +705,7 @@ T.case(':checkhealth switchboard without a binary', function()
   local text = table.concat(vim.api.nvim_buf_get_lines(0, 0, -1, false), '\n')
   T.has(text, 'switchboard-not-installed not found on $PATH')
   T.has(text, 'go install github.com/switchboard-dev/switchboard/cmd/switchboard@latest')
-  T.has(text, "build = 'go build -o editors/nvim/bin/switchboard ./cmd/switchboard'")
+  T.has(text, "build = 'bash cmd/switchboard/build.sh editors/nvim/bin/switchboard'")
   T.has(text, 'not running')
 end)
 

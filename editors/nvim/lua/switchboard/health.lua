@@ -174,7 +174,7 @@ function M.check()
       where = config.plugin_root() .. '/bin nor on $PATH'
     end
     h.error(('%s not found on %s'):format(tostring(exe), where), {
-      "lazy.nvim: add build = 'go build -o editors/nvim/bin/switchboard ./cmd/switchboard' to the spec, then :Lazy build switchboard",
+      "lazy.nvim: add build = 'bash cmd/switchboard/build.sh editors/nvim/bin/switchboard' to the spec, then :Lazy build switchboard",
       'or: go install github.com/switchboard-dev/switchboard/cmd/switchboard@latest (puts it in $(go env GOPATH)/bin: add that to $PATH)',
       "or set require('switchboard').setup({ cmd = { '/abs/path/switchboard', 'serve' } })",
     })
