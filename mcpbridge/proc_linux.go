@@ -74,6 +74,37 @@ func startChild(cmd *exec.Cmd) error {
 	return <-errc
 }
 
+// awaitExit returns once the process p has exited (it does not reap it: Wait does, at once). It
+// waits in the runtime's poller on a pidfd, so a server that runs for hours does not hold an OS
+// thread in a blocking wait4 (30 servers were 30 threads and their stacks); where pidfds cannot be
+// polled (Linux before 5.10) it returns at once and Wait blocks as before.
+func awaitExit(p *os.Process) {
+	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(p.Pid), pidfdNonblock, 0)
+	if errno != 0 {
+		return
+	}
+	f := os.NewFile(fd, "pidfd")
+	defer f.Close() // ignore error: our own pidfd
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return
+	}
+	first := true
+	// Read's callback returning false means "not yet": the runtime waits until the pidfd is
+	// readable (the process exited) and calls it again. A pidfd that the poller cannot take makes
+	// Read call it once and return: Wait then blocks as it always did.
+	_ = rc.Read(func(uintptr) bool { // ignore error: Wait reports the exit either way
+		if first {
+			first = false
+			return false
+		}
+		return true
+	})
+}
+
+// pidfdNonblock is PIDFD_NONBLOCK (O_NONBLOCK), which makes the pidfd pollable by the runtime.
+const pidfdNonblock = syscall.O_NONBLOCK
+
 // procStartTime is field 22 of /proc/PID/stat (0 when unreadable).
 func procStartTime(pid int) uint64 {
 	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")

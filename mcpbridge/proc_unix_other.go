@@ -2,7 +2,10 @@
 
 package mcpbridge
 
-import "os/exec"
+import (
+	"os"
+	"os/exec"
+)
 
 func groupAlive(pgid int) bool { return groupAliveByKill(pgid) }
 
@@ -18,3 +21,6 @@ func killOwned(tag string) {}
 
 // SweepOrphans is a no-op outside Linux.
 func SweepOrphans() int { return 0 }
+
+// awaitExit returns at once: Wait blocks (see proc_linux.go).
+func awaitExit(*os.Process) {}

@@ -189,6 +189,7 @@ func (t *stdioTransport) fail(err error) {
 }
 
 func (t *stdioTransport) wait() {
+	awaitExit(t.cmd.Process) // in the poller, not in a thread blocked in wait4 (proc_linux.go)
 	err := t.cmd.Wait()
 	close(t.exited)
 	// Let the read loop take whatever the child wrote before it died, then stop it even if a
