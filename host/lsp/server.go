@@ -108,6 +108,10 @@ type connection struct {
 	open    chan struct{} // closed by flushEarly
 }
 
+// maxEarly bounds what is held for an editor that never speaks after initialize (a chatty server's
+// log lines would otherwise pile up).
+const maxEarly = 4096
+
 type earlyNote struct {
 	method string
 	params any
@@ -131,6 +135,11 @@ func (c *connection) send(method string, params any) {
 	if !c.opened.Load() {
 		c.earlyMu.Lock()
 		if !c.opened.Load() { // flushEarly sends these in order, then marks opened under earlyMu
+			if len(c.early) >= maxEarly {
+				c.earlyMu.Unlock()
+				c.log.Debug("lsp: dropping a notification held for an editor that has said nothing since initialize", "method", method)
+				return
+			}
 			c.early = append(c.early, earlyNote{method, params})
 			c.earlyMu.Unlock()
 			return
