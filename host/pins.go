@@ -212,9 +212,11 @@ func (a *App) pinFirstSeen(server string, identity json.RawMessage, tools []mcpb
 	a.pins.queued[server] = queuedPins{pins: permissions.ServerPins{Identity: identity, Tools: m}, seq: seq}
 	a.pins.writeMu.Unlock()
 	a.pinLater(func() {
-		if !a.pinTools(server, identity, tools, "first seen") {
-			return // logged; the pins stay in queued, so this host keeps holding changes to them
+		if err := a.pinStore.PinFirst(server, identity, m); err != nil {
+			a.log.Warn(fmt.Sprintf("host: pinning the tools of %s: %v", server, err))
+			return // the pins stay in queued, so this host keeps holding changes to them
 		}
+		a.log.Info(fmt.Sprintf("host: pinned %d tool(s) of MCP server %q (first seen)", len(m), server))
 		a.pins.writeMu.Lock()
 		if q, ok := a.pins.queued[server]; ok && q.seq == seq {
 			delete(a.pins.queued, server) // on disk now: the file is the truth
@@ -337,20 +339,6 @@ func (a *App) rebuildPinsLocked(src *mcpbridge.ToolSet) *pinView {
 	}
 	a.pins.view.Store(v)
 	return v
-}
-
-// pinTools pins tools of server as they are now.
-func (a *App) pinTools(server string, identity json.RawMessage, tools []mcpbridge.Tool, why string) bool {
-	m := make(map[string]permissions.PinnedTool, len(tools))
-	for _, t := range tools {
-		m[t.Tool] = permissions.PinnedTool{Hash: t.Hash, Definition: t.Canonical}
-	}
-	if err := a.pinStore.PinFirst(server, identity, m); err != nil {
-		a.log.Warn(fmt.Sprintf("host: pinning the tools of %s: %v", server, err))
-		return false
-	}
-	a.log.Info(fmt.Sprintf("host: pinned %d tool(s) of MCP server %q (%s)", len(tools), server, why))
-	return true
 }
 
 // heldText is the refusal of a held call, for the model and the person.
