@@ -85,6 +85,12 @@ type App struct {
 	gone      chan struct{} // closed by Close: nobody can answer any more
 	closeOnce sync.Once
 	startOnce sync.Once
+	// started is set by Start (or StartAndWait) before the first configuration is loaded;
+	// firstApplied is closed once that load is applied to the registry (connectServers), so a call
+	// that comes earlier can wait for its server to exist.
+	started      atomic.Bool
+	firstApplied chan struct{}
+	appliedOnce  sync.Once
 	// bg counts the application's own goroutines (watchers, the first connect, trust and sign-in
 	// questions; started with goBg): Close waits for them, so nothing writes a file after Close
 	// returns. bgMu orders a start against Close's wait.
@@ -124,12 +130,14 @@ var _ permissions.Prompter = (*App)(nil)
 // audit log (a failure is a warning). Nothing starts until Start.
 func New(opts Options, ui UI) (*App, error) {
 	a := &App{
-		opts:     opts,
-		ui:       ui,
-		log:      opts.Logger,
-		gone:     make(chan struct{}),
-		sampleOK: map[string]bool{},
-		servers:  serverStates{states: map[string]string{}, trustAsked: map[string]bool{}},
+		opts: opts,
+		ui:   ui,
+		log:  opts.Logger,
+		gone: make(chan struct{}),
+
+		firstApplied: make(chan struct{}),
+		sampleOK:     map[string]bool{},
+		servers:      serverStates{states: map[string]string{}, trustAsked: map[string]bool{}},
 	}
 	if a.log == nil {
 		a.log = slog.New(slog.DiscardHandler)
@@ -243,6 +251,7 @@ func (h quietHandler) WithGroup(name string) slog.Handler {
 // background; once. warns are the settings' problems, logged as warnings.
 func (a *App) Start(folders []string, s Settings, warns []string) {
 	a.startOnce.Do(func() {
+		a.started.Store(true)
 		a.stateMu.Lock()
 		a.folders = folders
 		a.stateMu.Unlock()
@@ -269,6 +278,7 @@ func (a *App) releaseStartMemory() {
 // (or ctx ended) and the UI has been told about it.
 func (a *App) StartAndWait(ctx context.Context, folders []string, s Settings) {
 	a.startOnce.Do(func() {
+		a.started.Store(true)
 		a.stateMu.Lock()
 		a.folders = folders
 		a.stateMu.Unlock()
@@ -439,6 +449,7 @@ func (a *App) connectServers() {
 	}
 	a.cfgs.loaded = true
 	a.cfgs.applyMu.Unlock()
+	a.appliedOnce.Do(func() { close(a.firstApplied) })
 	if a.cfgs.takeDirty() {
 		a.Reapply() // settings changed while the first load ran
 		return

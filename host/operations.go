@@ -136,6 +136,12 @@ func (a *App) CallTool(ctx context.Context, r CallRequest) (mcpbridge.Result, pe
 		// failing with "unknown tool"; the editor can cancel the request meanwhile. Everything the
 		// call is judged by (the mode, the allowlist, the pins) is read after the wait.
 		if server, _, ok := mcpbridge.ParseToolName(r.Name); ok {
+			if a.started.Load() { // the first configuration may not be applied yet
+				select {
+				case <-a.firstApplied:
+				case <-ctx.Done():
+				}
+			}
 			a.registry.WaitStarted(ctx, server) // ignore error: ctx ended; the call below says so
 		}
 	}
