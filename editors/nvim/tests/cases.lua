@@ -357,8 +357,11 @@ T.case(':Switchboard approve with several pending: pick the approval, then the d
   end, T.pick('Deny')))
   local w1 = call_echo('first')
   local w2 = call_echo('second')
-  T.wait('two approvals', function()
-    return require('switchboard.approvals').count() == 2
+  -- Both prompts shown, not only both announced: the host sends each approvalRequested before
+  -- its prompt, and the two prompts race each other, so the sequence above would otherwise give
+  -- 'Deny' to whichever prompt came last (the first call's, leaving the second waiting).
+  T.wait('two approvals, both prompts shown', function()
+    return require('switchboard.approvals').count() == 2 and #T.selects_of('switchboard_approval') == 2
   end)
   T.answer('switchboard_pending', function(labels)
     for i, l in ipairs(labels) do
