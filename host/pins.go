@@ -438,9 +438,11 @@ func (a *App) Pins(server string) (PinReport, error) {
 	if server != "" && !a.knownServer(server) {
 		return PinReport{}, badRequest("unknown server %q", server)
 	}
-	a.flushPins()     // the file holds what this host has seen
 	a.pins.gen.Add(1) // re-read the file: another process may have accepted
 	v := a.currentPins()
+	// Then wait for the writes, the first-seen pins this comparison queued included: the file
+	// holds what this host has seen when the answer arrives.
+	a.flushPins()
 	r := PinReport{Pinning: v.pinning, File: a.pinStore.Path(), Servers: []ServerPinChanges{}}
 	if v.broken != nil {
 		r.Problem = safetext.Line(v.broken.Error())
