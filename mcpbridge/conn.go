@@ -348,7 +348,7 @@ func (c *conn) deathReason(err error) error {
 // deathGrace bounds how long deathReason waits for a child's exit after a broken pipe.
 const deathGrace = 2 * time.Second
 
-// lose marks an HTTP or SSE connection lost, once; watchDeath then marks the server failed.
+// lose marks an HTTP or SSE connection lost, once; watch then marks the server failed.
 func (c *conn) lose(err error) {
 	c.lostOne.Do(func() {
 		c.lostErr = err

@@ -255,7 +255,7 @@ func waitState(t *testing.T, r *Registry, name, state string) {
 		case <-ch:
 		case <-deadline:
 			t.Fatalf("server %s: %+v, want %s", name, statusMap(r)[name], state)
-		case <-time.After(20 * time.Millisecond): // poll: watchDeath runs on its own goroutine
+		case <-time.After(20 * time.Millisecond): // poll: watch (registry) runs on its own goroutine
 		}
 	}
 }

@@ -329,8 +329,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	r.mu.Unlock()
 	log.Info("mcp server ready", "tools", len(tools))
 	r.changed()
-	r.wg.Go(func() { r.watchTools(run, e, gen, c) })
-	r.wg.Go(func() { r.watchDeath(run, e, gen, c) })
+	r.wg.Go(func() { r.watch(run, e, gen, c) }) // its death and its tool-list changes (watch.go)
 	if c.stdio() == nil {
 		r.wg.Go(func() { r.watchHealth(run, c) })
 	}
@@ -379,7 +378,7 @@ func (r *Registry) clientOptions(cfg ServerConfig) []client.ClientOption {
 
 // watchHealth pings an HTTP or SSE server every PingInterval, and at once after a call failed at
 // the transport; a ping the transport cannot deliver, or that times out, loses the connection
-// (watchDeath marks the server failed with the reason). Calls are still never retried.
+// (watch marks the server failed with the reason). Calls are still never retried.
 func (r *Registry) watchHealth(run context.Context, c *conn) {
 	every, timeout := r.opts.PingInterval, r.opts.PingTimeout
 	if every == 0 {
@@ -419,19 +418,8 @@ func (r *Registry) watchHealth(run context.Context, c *conn) {
 	}
 }
 
-// watchDeath marks the server failed as soon as its connection ends on its own.
-func (r *Registry) watchDeath(run context.Context, e *entry, gen uint64, c *conn) {
-	var dead <-chan struct{} = c.lost
-	if s := c.stdio(); s != nil {
-		dead = s.Done()
-	}
-	select {
-	case <-dead:
-	case <-c.closed:
-		return
-	case <-run.Done():
-		return
-	}
+// died marks the server failed: its connection c ended on its own (watch saw it).
+func (r *Registry) died(e *entry, gen uint64, c *conn) {
 	reason := c.deathReason(errors.New("connection lost"))
 	tail := c.stderrTail() // waits briefly for the last lines
 	r.mu.Lock()
@@ -669,7 +657,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 		return errorResult(name, c.written.Redact(fmt.Sprintf("server %q failed during the call: %v", c.cfg.Name, c.deathReason(err)), r.opts.Getenv)), nil
 	default:
 		if why := c.auth.needsAuth(); why != "" {
-			c.lose(errors.New(why)) // watchDeath: needs-auth
+			c.lose(errors.New(why)) // watch marks it: needs-auth
 			return errorResult(name, fmt.Sprintf("server %q needs you to sign in again (%s)", c.cfg.Name, why)), nil
 		}
 		if c.stdio() == nil {
