@@ -34,12 +34,13 @@ const (
 // Record never blocks and never touches the file: it hashes the arguments, takes the time and
 // hands the entry to a single background writer through a bounded queue. The writer encodes
 // the lines and appends them in batches (what arrives within auditLinger of a line, at most
-// auditBatch lines); appends and rotation are serialised across processes by a flock on
+// auditBatch lines; the lines of a batch wait in the queue without waking the writer, so a batch
+// costs the writer one wake-up, not one per line); appends and rotation are serialised across processes by a flock on
 // "<path>.lock", held open for the log's life so a batch costs one lock and unlock, each batch of
 // whole lines is one O_APPEND write, and a file rotates before the line that would take it past
 // maxBytes, exactly as if the lines were written one by one. A crash loses at most the lines
-// still queued or lingering (a few milliseconds' worth), never a part of a line. When the queue is full the line is dropped: Dropped counts the drops and
-// the first one logs a warning. Flush waits for the lines recorded so far; Close writes every
+// still queued or lingering (a few milliseconds' worth), never a part of a line. When the queue
+// is full the line is dropped: Dropped counts the drops and the first one logs a warning. Flush waits for the lines recorded so far; Close writes every
 // queued line and stops the writer. Safe for concurrent use.
 type AuditLog struct {
 	path string
@@ -52,6 +53,7 @@ type AuditLog struct {
 	closeMu sync.RWMutex
 	closed  bool
 	ch      chan auditMsg
+	urgent  chan struct{} // (capacity 1) ends the writer's linger: Flush, Close, a full batch
 	done    chan struct{} // closed when the writer has exited
 	fileErr error         // the file's Close error, set by the writer before done
 
@@ -112,9 +114,10 @@ func OpenAuditLog(path string, maxBytes int64) (*AuditLog, error) {
 	}
 	l := &AuditLog{
 		path: path, max: maxBytes, now: time.Now,
-		lock: lock,
-		ch:   make(chan auditMsg, auditQueue),
-		done: make(chan struct{}),
+		lock:   lock,
+		ch:     make(chan auditMsg, auditQueue),
+		urgent: make(chan struct{}, 1),
+		done:   make(chan struct{}),
 	}
 	f, err := l.open()
 	if err != nil {
@@ -205,8 +208,19 @@ func (l *AuditLog) Record(req Request, d Decision, latency time.Duration) {
 	}
 	select {
 	case l.ch <- m:
+		if len(l.ch) >= auditBatch {
+			l.hurry()
+		}
 	default:
 		l.drop()
+	}
+}
+
+// hurry ends the writer's linger (it writes what is queued now).
+func (l *AuditLog) hurry() {
+	select {
+	case l.urgent <- struct{}{}:
+	default: // already signalled
 	}
 }
 
@@ -235,6 +249,7 @@ func (l *AuditLog) Flush() error {
 	flushed := make(chan struct{})
 	l.ch <- auditMsg{flushed: flushed} // may wait for room: Flush is not on the hot path
 	l.closeMu.RUnlock()
+	l.hurry()
 	<-flushed
 	return l.Err()
 }
@@ -276,7 +291,17 @@ func (l *AuditLog) run() {
 		buf.Reset()
 		ends, waiters = ends[:0], waiters[:0]
 		add(m)
-		lingering := false
+		if len(waiters) == 0 && len(l.ch) < auditBatch-1 {
+			// Wait briefly for the next lines, without being woken by each of them: they wait in
+			// ch (one wake-up per batch; the writer used to wait on ch and the timer together and
+			// was woken by every line). Flush, Close and a full batch cut the wait short.
+			linger.Reset(auditLinger)
+			select {
+			case <-linger.C:
+			case <-l.urgent:
+				linger.Stop()
+			}
+		}
 	batch:
 		for len(ends) < auditBatch && len(waiters) == 0 {
 			select {
@@ -285,29 +310,9 @@ func (l *AuditLog) run() {
 					break batch
 				}
 				add(m)
-				continue
 			default:
-			}
-			if len(ends) == 0 {
-				break
-			}
-			if !lingering { // nothing more queued: wait briefly for the next lines
-				lingering = true
-				linger.Reset(auditLinger)
-			}
-			select {
-			case m, ok := <-l.ch:
-				if !ok {
-					break batch
-				}
-				add(m)
-			case <-linger.C:
-				lingering = false
 				break batch
 			}
-		}
-		if lingering {
-			linger.Stop()
 		}
 		if len(ends) > 0 {
 			l.setErr(l.append(buf.Bytes(), ends))
@@ -400,6 +405,7 @@ func (l *AuditLog) Close() error {
 	l.closed = true
 	close(l.ch)
 	l.closeMu.Unlock()
+	l.hurry()
 	<-l.done
 	return l.fileErr
 }

@@ -359,3 +359,39 @@ func TestAuditBatchesByTime(t *testing.T) {
 		}
 	})
 }
+
+// Flush and Close write at once: neither waits for the writer's linger (the fake clock stands
+// still unless something waits for it).
+func TestAuditFlushAndCloseDoNotLinger(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "audit.jsonl")
+		l, err := OpenAuditLog(path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		l.Record(Request{Tool: "t", Turn: "0"}, Decision{}, 0)
+		synctest.Wait() // the writer took the line and lingers
+		l.Record(Request{Tool: "t", Turn: "1"}, Decision{}, 0)
+		if err := l.Flush(); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d >= auditLinger {
+			t.Errorf("Flush waited %v for the linger", d)
+		}
+		if got, want := turns(auditLines(t, path)), []string{"0", "1"}; !slices.Equal(got, want) {
+			t.Fatalf("after Flush: turns %q, want %q", got, want)
+		}
+		l.Record(Request{Tool: "t", Turn: "2"}, Decision{}, 0)
+		synctest.Wait()
+		if err := l.Close(); err != nil {
+			t.Fatal(err)
+		}
+		if d := time.Since(start); d >= auditLinger {
+			t.Errorf("Close waited %v for the linger", d)
+		}
+		if got, want := turns(auditLines(t, path)), []string{"0", "1", "2"}; !slices.Equal(got, want) {
+			t.Fatalf("after Close: turns %q, want %q", got, want)
+		}
+	})
+}
