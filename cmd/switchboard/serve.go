@@ -80,7 +80,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	err := serveLSP(ctx, newStdio(os.Stdin, out), host.Options{
+	in, restore := pollableStdin()
+	defer restore()
+	err := serveLSP(ctx, newStdio(in, out), host.Options{
 		Logger: slog.New(handler),
 	})
 	switch {
@@ -93,10 +95,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// stdio joins stdin and stdout into the connection the host serves. Reads go straight to os.Stdin:
-// the host's framer reads on a goroutine of its own and stops waiting for it when the connection
-// is closed, so the host can exit while the editor keeps stdin open without a second copy of every
-// byte through a pipe (cmd/sbbench: about 6% of host CPU per call).
+// stdio joins stdin and stdout into the connection the host serves. Reads go straight to stdin,
+// without a second copy of every byte through a pipe (cmd/sbbench: about 6% of host CPU per
+// call). With read deadlines (a pollable stdin, pollableStdin) the framer reads it on its own
+// goroutine and ends a read by moving the deadline; without them it reads on a goroutine of its
+// own and stops waiting for it when the connection is closed. Either way the host can exit while
+// the editor keeps stdin open.
 type stdio struct {
 	in  *os.File
 	out *os.File
@@ -104,8 +108,11 @@ type stdio struct {
 
 func newStdio(in *os.File, out *os.File) *stdio { return &stdio{in: in, out: out} }
 
-func (s *stdio) Read(p []byte) (int, error)  { return s.in.Read(p) }
-func (s *stdio) Write(p []byte) (int, error) { return s.out.Write(p) }
+func (s *stdio) Read(p []byte) (int, error) { return s.in.Read(p) }
+
+// SetReadDeadline is os.File's: it fails (os.ErrNoDeadline) on a stdin the runtime does not poll.
+func (s *stdio) SetReadDeadline(t time.Time) error { return s.in.SetReadDeadline(t) }
+func (s *stdio) Write(p []byte) (int, error)       { return s.out.Write(p) }
 
 // Close does nothing: a read blocked on stdin cannot be interrupted, the framer stops waiting for
 // it on its own, and stdout stays open until the process exits so a late write fails quietly.

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"regexp"
 	"time"
 )
@@ -50,8 +51,16 @@ var errStall = errors.New("stalled")
 // as body.
 var embeddedHeader = regexp.MustCompile(`(?i)content-length[ \t]*:[ \t]*[0-9]+[ \t]*\r?$`)
 
-// source hands the bytes of r to the framer in chunks, read by a goroutine so that waiting for the
-// rest of a frame can time out. At most two chunk buffers exist, so memory does not follow input.
+// source hands the bytes of r to the framer in chunks. Waiting for the rest of a frame must be
+// able to time out, and Close must be able to stop a wait:
+//   - a reader with read deadlines that work (a pipe or socket the runtime polls: `switchboard
+//     serve` makes its stdin one) is read directly on the framer's goroutine, with a deadline only
+//     while a frame is half-way in, and Close ends a read by moving the deadline to now;
+//   - any other reader (a blocking stdin, a terminal, a test's pipe) is read by a goroutine of its
+//     own, which hands each chunk over through a channel: one goroutine hand-off per read, what
+//     the direct mode saves on every message.
+//
+// At most two chunk buffers exist (one in the direct mode), so memory does not follow input.
 type source struct {
 	chunks chan []byte
 	free   chan []byte
@@ -60,9 +69,22 @@ type source struct {
 
 	held []byte // the buffer cur came from, returned to free when cur is used up
 	cur  []byte
+
+	direct   deadlineReader // the direct mode, else nil
+	buf      []byte         // the direct mode's one buffer
+	deadline bool           // the direct mode has a read deadline set
+}
+
+// deadlineReader is a reader whose reads can time out and be ended from another goroutine.
+type deadlineReader interface {
+	io.Reader
+	SetReadDeadline(time.Time) error
 }
 
 func newSource(r io.Reader) *source {
+	if d, ok := r.(deadlineReader); ok && d.SetReadDeadline(time.Time{}) == nil {
+		return &source{direct: d, buf: make([]byte, readChunk), quit: make(chan struct{})}
+	}
 	s := &source{chunks: make(chan []byte), free: make(chan []byte, 2), quit: make(chan struct{})}
 	s.free <- make([]byte, readChunk)
 	s.free <- make([]byte, readChunk)
@@ -98,10 +120,59 @@ func (s *source) loop(r io.Reader) {
 	}
 }
 
+// fillDirect is fill in the direct mode.
+func (s *source) fillDirect(stall time.Duration) error {
+	for {
+		if s.err != nil {
+			return s.err
+		}
+		switch {
+		case stall > 0:
+			_ = s.direct.SetReadDeadline(time.Now().Add(stall)) // ignore error: it worked in newSource
+			s.deadline = true
+		case s.deadline:
+			_ = s.direct.SetReadDeadline(time.Time{}) // ignore error: as above
+			s.deadline = false
+		}
+		// After the deadline is set: close closes quit before it moves the deadline to now, so
+		// either quit is seen here or the read below ends at once.
+		select {
+		case <-s.quit:
+			s.err = io.EOF
+			return s.err
+		default:
+		}
+		n, err := s.direct.Read(s.buf)
+		if err != nil && n == 0 {
+			select {
+			case <-s.quit: // close moved the deadline
+				s.err = io.EOF
+				return s.err
+			default:
+			}
+			if errors.Is(err, os.ErrDeadlineExceeded) {
+				return errStall
+			}
+			s.err = err
+			return err
+		}
+		if err != nil {
+			s.err = err // after these bytes
+		}
+		if n > 0 {
+			s.cur = s.buf[:n]
+			return nil
+		}
+	}
+}
+
 // fill makes cur non-empty. stall > 0 bounds the wait (mid-frame).
 func (s *source) fill(stall time.Duration) error {
 	if len(s.cur) > 0 {
 		return nil
+	}
+	if s.direct != nil {
+		return s.fillDirect(stall)
 	}
 	if s.held != nil {
 		s.free <- s.held
@@ -134,6 +205,9 @@ func (s *source) close() {
 	case <-s.quit:
 	default:
 		close(s.quit)
+		if s.direct != nil {
+			_ = s.direct.SetReadDeadline(time.Now()) // ignore error: ends a read in progress
+		}
 	}
 }
 

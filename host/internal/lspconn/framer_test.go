@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
 	"runtime"
 	"strings"
 	"testing"
@@ -26,10 +27,32 @@ type framePeer struct {
 	replies chan []byte
 }
 
+// readModes are the two ways a Stream reads (see source): directly with read deadlines (net.Pipe
+// has them, as `switchboard serve`'s stdin does), and through a reader goroutine (a reader
+// without them).
+var readModes = []string{"direct", "goroutine"}
+
+// noDeadline hides a connection's read deadlines: the Stream reads it through a goroutine.
+type noDeadline struct{ io.ReadWriteCloser }
+
+// forModes runs f as a subtest per read mode; newFramePeer takes the mode from the subtest.
+func forModes(t *testing.T, f func(t *testing.T)) {
+	for _, m := range readModes {
+		t.Run(m, f)
+	}
+}
+
 func newFramePeer(t *testing.T, opts StreamOptions) *framePeer {
 	t.Helper()
 	a, b := net.Pipe()
-	p := &framePeer{t: t, conn: b, srv: NewStream(a, opts), replies: make(chan []byte, 16)}
+	var rwc io.ReadWriteCloser = a
+	if strings.HasSuffix(t.Name(), "/goroutine") {
+		rwc = noDeadline{a}
+	}
+	p := &framePeer{t: t, conn: b, srv: NewStream(rwc, opts), replies: make(chan []byte, 16)}
+	if got, want := p.srv.fr.src.direct != nil, !strings.HasSuffix(t.Name(), "/goroutine"); got != want {
+		t.Fatalf("stream reads directly: %v, want %v", got, want)
+	}
 	t.Cleanup(func() { p.srv.Close(); b.Close() })
 	go func() {
 		cli := jsonrpc2.NewHeaderStream(b).(frameRW)
@@ -119,17 +142,19 @@ func TestStreamResyncsAfterHeaderWithoutLength(t *testing.T) {
 		"lowercase garbage": "content-type: x\n\n[1,2]",
 	} {
 		t.Run(name, func(t *testing.T) {
-			p := newFramePeer(t, StreamOptions{})
-			got := p.read()
-			p.send(bad + lspFrame(goodBody))
-			p.wantReplyCode(-32700)
-			r := wait(t, got, "frame after "+name)
-			if r.err != nil || string(r.body) != goodBody {
-				t.Fatalf("after %q: got %q, %v; want the next frame", name, r.body, r.err)
-			}
-			if err := p.srv.Err(); err != nil {
-				t.Errorf("Err() = %v", err)
-			}
+			forModes(t, func(t *testing.T) {
+				p := newFramePeer(t, StreamOptions{})
+				got := p.read()
+				p.send(bad + lspFrame(goodBody))
+				p.wantReplyCode(-32700)
+				r := wait(t, got, "frame after "+name)
+				if r.err != nil || string(r.body) != goodBody {
+					t.Fatalf("after %q: got %q, %v; want the next frame", name, r.body, r.err)
+				}
+				if err := p.srv.Err(); err != nil {
+					t.Errorf("Err() = %v", err)
+				}
+			})
 		})
 	}
 }
@@ -138,6 +163,10 @@ func TestStreamResyncsAfterHeaderWithoutLength(t *testing.T) {
 // stream says so once and stops reading (with Err matching ErrFraming), instead of waiting for
 // bytes that will never make sense.
 func TestStreamContentLengthLongerThanFrame(t *testing.T) {
+	forModes(t, testStreamContentLengthLongerThanFrame)
+}
+
+func testStreamContentLengthLongerThanFrame(t *testing.T) {
 	p := newFramePeer(t, StreamOptions{})
 	got := p.read()
 	p.send("Content-Length: 500\r\n\r\n{}" + lspFrame(goodBody) + lspFrame(goodBody))
@@ -160,14 +189,16 @@ func TestStreamStalledFrame(t *testing.T) {
 		"header": "Content-Length: 5",
 	} {
 		t.Run(name, func(t *testing.T) {
-			p := newFramePeer(t, StreamOptions{StallTimeout: 50 * time.Millisecond})
-			got := p.read()
-			p.send(raw)
-			r := wait(t, got, "read of a stalled frame")
-			if !errors.Is(r.err, ErrFraming) {
-				t.Fatalf("ReadFrame = %q, %v; want ErrFraming", r.body, r.err)
-			}
-			p.wantReplyCode(-32700)
+			forModes(t, func(t *testing.T) {
+				p := newFramePeer(t, StreamOptions{StallTimeout: 50 * time.Millisecond})
+				got := p.read()
+				p.send(raw)
+				r := wait(t, got, "read of a stalled frame")
+				if !errors.Is(r.err, ErrFraming) {
+					t.Fatalf("ReadFrame = %q, %v; want ErrFraming", r.body, r.err)
+				}
+				p.wantReplyCode(-32700)
+			})
 		})
 	}
 }
@@ -216,36 +247,38 @@ func TestFramerStallClock(t *testing.T) {
 func TestStreamRefusesHugeFrame(t *testing.T) {
 	for _, decl := range []string{"1073741824", "67108865", "99999999999999999999999"} {
 		t.Run(decl, func(t *testing.T) {
-			p := newFramePeer(t, StreamOptions{})
-			var before, after runtime.MemStats
-			runtime.ReadMemStats(&before)
-			got := p.read()
-			p.send("Content-Length: " + decl + "\r\n\r\n")
-			stream := make(chan error, 1)
-			go func() { // the rest of a 1 GiB body, as fast as the stream takes it
-				chunk := bytes.Repeat([]byte("x"), 1<<20)
-				for range 1024 {
-					if _, err := p.conn.Write(chunk); err != nil {
-						stream <- err
-						return
+			forModes(t, func(t *testing.T) {
+				p := newFramePeer(t, StreamOptions{})
+				var before, after runtime.MemStats
+				runtime.ReadMemStats(&before)
+				got := p.read()
+				p.send("Content-Length: " + decl + "\r\n\r\n")
+				stream := make(chan error, 1)
+				go func() { // the rest of a 1 GiB body, as fast as the stream takes it
+					chunk := bytes.Repeat([]byte("x"), 1<<20)
+					for range 1024 {
+						if _, err := p.conn.Write(chunk); err != nil {
+							stream <- err
+							return
+						}
 					}
+					stream <- nil
+				}()
+				r := wait(t, got, "read of a huge frame")
+				if !errors.Is(r.err, ErrFraming) {
+					t.Fatalf("ReadFrame = %v; want ErrFraming", r.err)
 				}
-				stream <- nil
-			}()
-			r := wait(t, got, "read of a huge frame")
-			if !errors.Is(r.err, ErrFraming) {
-				t.Fatalf("ReadFrame = %v; want ErrFraming", r.err)
-			}
-			p.wantReplyCode(-32700)
-			runtime.ReadMemStats(&after)
-			if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
-				t.Errorf("refusing the frame allocated %d bytes", grew)
-			}
-			p.srv.Close()
-			p.conn.Close()
-			if err := wait(t, stream, "editor writes end"); err == nil {
-				t.Errorf("the stream read the whole 1 GiB body")
-			}
+				p.wantReplyCode(-32700)
+				runtime.ReadMemStats(&after)
+				if grew := after.TotalAlloc - before.TotalAlloc; grew > 16<<20 {
+					t.Errorf("refusing the frame allocated %d bytes", grew)
+				}
+				p.srv.Close()
+				p.conn.Close()
+				if err := wait(t, stream, "editor writes end"); err == nil {
+					t.Errorf("the stream read the whole 1 GiB body")
+				}
+			})
 		})
 	}
 }
@@ -364,4 +397,70 @@ func TestStreamCloseEndsReadBlockedInRead(t *testing.T) {
 	default:
 		t.Fatal("Done not closed after the read ended")
 	}
+}
+
+// A pollable stdin (an os.Pipe, as `switchboard serve` makes its stdin) is read directly, and
+// Close still ends a read that waits for input that never comes.
+func TestStreamCloseEndsDirectRead(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	defer r.Close()
+	s := NewStream(readWriter{r, io.Discard}, StreamOptions{})
+	if s.fr.src.direct == nil {
+		t.Fatal("an os.Pipe is read through a goroutine; want directly")
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, _, err := s.ReadFrame(context.Background())
+		done <- err
+	}()
+	if _, err := io.WriteString(w, "Content-Length: 10\r\n\r\n{"); err != nil { // half a frame: the read waits with a deadline
+		t.Fatal(err)
+	}
+	// Close only once the reader waits in the pipe's read (else it would see the close first).
+	for deadline := time.Now().Add(10 * time.Second); !blockedIn("(*source).fillDirect", "internal/poll.runtime_pollWait"); {
+		if time.Now().After(deadline) {
+			t.Fatal("the reader never waited in the pipe's read")
+		}
+		runtime.Gosched()
+	}
+	s.Close()
+	if err := wait(t, done, "ReadFrame after Close"); err == nil {
+		t.Fatal("ReadFrame after Close returned no error")
+	}
+	wait(t, s.Done(), "Done after Close")
+	if err := s.Err(); err != nil {
+		t.Errorf("Err() after Close = %v, want nil (not a framing loss)", err)
+	}
+}
+
+// readWriter joins a pipe's read end (with its read deadlines) and a writer. Like serve's stdio,
+// its Close leaves the file open: only the stream's own Close can end the read.
+type readWriter struct {
+	f *os.File
+	w io.Writer
+}
+
+func (rw readWriter) Read(p []byte) (int, error)        { return rw.f.Read(p) }
+func (rw readWriter) SetReadDeadline(t time.Time) error { return rw.f.SetReadDeadline(t) }
+func (rw readWriter) Write(p []byte) (int, error)       { return rw.w.Write(p) }
+func (rw readWriter) Close() error                      { return nil }
+
+// blockedIn reports whether a goroutine's stack holds all of frames.
+func blockedIn(frames ...string) bool {
+	buf := make([]byte, 1<<20)
+	buf = buf[:runtime.Stack(buf, true)]
+	for g := range strings.SplitSeq(string(buf), "\n\n") {
+		all := true
+		for _, f := range frames {
+			all = all && strings.Contains(g, f)
+		}
+		if all {
+			return true
+		}
+	}
+	return false
 }
