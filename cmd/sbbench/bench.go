@@ -474,6 +474,14 @@ func (b *bench) readyAndMemory() []row {
 
 func ms(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
 
+// memSettle is how long every subject idles after its warm-up calls before its memory is read:
+// the figure is a settled host's (an editor's host idles for hours), not one caught in the
+// middle of its start. switchboard returns its start-up memory a second after its servers have
+// started (host.releaseStartDelay); the others get the same time to collect theirs.
+const memSettle = 1500 * time.Millisecond
+
+func settle() { time.Sleep(memSettle) }
+
 func (b *bench) readySB(n int, withMem bool) (time.Duration, memSample, error) {
 	c, d, err := b.startSB(n)
 	if err != nil {
@@ -494,6 +502,7 @@ func (b *bench) readySB(n int, withMem bool) (time.Duration, memSample, error) {
 				return 0, m, err
 			}
 		}
+		settle()
 		m.hostKB = statusKB(c.pid(), "VmRSS")
 		m.anonKB = statusKB(c.pid(), "RssAnon")
 		m.treeKB, _ = rssTree(c.pid())
@@ -536,6 +545,7 @@ func (b *bench) memBase(n int) (memSample, error) {
 		return memSample{}, fmt.Errorf("bare mcp-go holder: %q %v", line, err)
 	}
 	var m memSample
+	settle()
 	m.hostKB = statusKB(cmd.Process.Pid, "VmRSS")
 	m.anonKB = statusKB(cmd.Process.Pid, "RssAnon")
 	m.treeKB, _ = rssTree(cmd.Process.Pid)
@@ -585,6 +595,7 @@ func (b *bench) readyHub(n int, withMem bool) (time.Duration, memSample, error) 
 				return 0, m, err
 			}
 		}
+		settle()
 		m.hostKB = statusKB(h.pid(), "VmRSS")
 		m.anonKB = statusKB(h.pid(), "RssAnon")
 		m.treeKB, _ = rssTree(h.pid())

@@ -1,0 +1,46 @@
+package lsp_test
+
+import (
+	"runtime/metrics"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/host/hosttest"
+)
+
+// forcedGCs is how many collections this process was made to run (debug.FreeOSMemory, runtime.GC).
+func forcedGCs() uint64 {
+	s := []metrics.Sample{{Name: "/gc/cycles/forced:gc-cycles"}}
+	metrics.Read(s)
+	return s[0].Value.Uint64()
+}
+
+// The host returns its start-up memory with one forced collection, which stops the world for
+// 0.5–1 ms: never while a server is starting (the first call waits for that start), only once
+// the start is over and a second more has passed. It used to run the moment the host started,
+// before the servers were even applied, in the middle of the first call's path.
+func TestStartMemoryReleasedAfterStart(t *testing.T) {
+	before := forcedGCs()
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"slow": server("--startup-delay", "300ms")}, "mode", "always-allow")})
+	// The first calls, made the moment the server is up, as an agent or a keybinding does.
+	env.AwaitServer("slow", "ready")
+	for i := range 20 {
+		if res := call(env, "mcp__slow__echo", map[string]string{"text": "first"}); res.IsError {
+			t.Fatalf("call %d = %+v", i, res)
+		}
+	}
+	if n := forcedGCs() - before; n != 0 {
+		t.Fatalf("%d forced collection(s) during the server's start and the first calls; want none", n)
+	}
+	// Then it does happen (polled: nothing on the wire says so).
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	give := time.After(30 * time.Second)
+	for forcedGCs() == before {
+		select {
+		case <-tick.C:
+		case <-give:
+			t.Fatal("the start-up memory was never returned (no forced collection 30 s after the start)")
+		}
+	}
+}
