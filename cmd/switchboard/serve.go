@@ -97,10 +97,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 
 // stdio joins stdin and stdout into the connection the host serves. Reads go straight to stdin,
 // without a second copy of every byte through a pipe (cmd/sbbench: about 6% of host CPU per
-// call). With read deadlines (a pollable stdin, pollableStdin) the framer reads it on its own
-// goroutine and ends a read by moving the deadline; without them it reads on a goroutine of its
-// own and stops waiting for it when the connection is closed. Either way the host can exit while
-// the editor keeps stdin open.
+// call). With read deadlines (a pollable stdin, pollableStdin) the framer reads it on the
+// goroutine that asks for the next frame and ends a read by moving the deadline; without them it
+// reads on a goroutine of its own and stops waiting for it when the connection is closed. Either
+// way the host can exit while the editor keeps stdin open.
 type stdio struct {
 	in  *os.File
 	out *os.File
@@ -114,6 +114,7 @@ func (s *stdio) Read(p []byte) (int, error) { return s.in.Read(p) }
 func (s *stdio) SetReadDeadline(t time.Time) error { return s.in.SetReadDeadline(t) }
 func (s *stdio) Write(p []byte) (int, error)       { return s.out.Write(p) }
 
-// Close does nothing: a read blocked on stdin cannot be interrupted, the framer stops waiting for
-// it on its own, and stdout stays open until the process exits so a late write fails quietly.
+// Close does nothing: the framer ends its own wait for stdin (a pollable stdin's read by moving
+// its deadline; a blocking one's read, which nothing can interrupt, it stops waiting for), and
+// stdout stays open until the process exits so a late write fails quietly.
 func (s *stdio) Close() error { return nil }

@@ -1,9 +1,9 @@
-//go:build !unix
+//go:build !linux
 
 package main
 
 import "os"
 
-// pollableStdin returns stdin as it is: where there is no non-blocking mode to set, the host's
-// framer reads it through a goroutine of its own (see stdin_unix.go).
+// pollableStdin returns stdin as it is: the host's framer reads it through a goroutine of its
+// own (see stdin_linux.go; on macOS kqueue reports no end of file for a FIFO, golang/go#24164).
 func pollableStdin() (in *os.File, restore func()) { return os.Stdin, func() {} }

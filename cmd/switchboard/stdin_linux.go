@@ -1,0 +1,63 @@
+package main
+
+import (
+	"os"
+	"runtime"
+	"syscall"
+	"time"
+)
+
+// pollableStdin returns stdin as a file the Go runtime polls when it is a pipe or a socket of its
+// own (how editors start `switchboard serve`): the host's framer then reads it on the reading
+// goroutine itself with read deadlines, instead of through a second goroutine blocked in read(2)
+// that hands every chunk over (one goroutine wake-up per message, cmd/sbbench). restore puts the
+// descriptor back as it was, for whoever shares it after the host. Anything else is returned as it
+// is, and the framer reads it through its goroutine:
+//   - a terminal or a file (a terminal left non-blocking breaks the shell that reads it next);
+//   - a stdin that is also stdout or stderr (one socket for both, as socat's EXEC:, inetd and
+//     systemd's Accept=yes give): non-blocking mode belongs to the open file, not to fd 0, and the
+//     host's stdout is not polled, so a full socket would make its writes fail instead of wait;
+//   - a stdin already non-blocking (someone else's mode: left alone), or one the poller refuses.
+//
+// Linux only: on macOS kqueue reports no end of file for a FIFO (golang/go#24164).
+func pollableStdin() (in *os.File, restore func()) {
+	keep := func() {}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(0, &st); err != nil {
+		return os.Stdin, keep
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFIFO, syscall.S_IFSOCK:
+	default:
+		return os.Stdin, keep
+	}
+	for _, fd := range []int{1, 2} {
+		var o syscall.Stat_t
+		if syscall.Fstat(fd, &o) == nil && o.Dev == st.Dev && o.Ino == st.Ino {
+			return os.Stdin, keep // one open file for both: see above
+		}
+	}
+	if nonblocking(0) {
+		return os.Stdin, keep
+	}
+	if err := syscall.SetNonblock(0, true); err != nil {
+		return os.Stdin, keep
+	}
+	blocking := func() { _ = syscall.SetNonblock(0, false) } // ignore error: best effort
+	// A descriptor that is non-blocking when wrapped is registered with the runtime's poller.
+	in = os.NewFile(0, "/dev/stdin")
+	if in.SetReadDeadline(time.Time{}) != nil { // the poller did not take it
+		blocking()
+		return os.Stdin, keep
+	}
+	return in, func() {
+		blocking()
+		runtime.KeepAlive(in) // its finalizer closes fd 0: not before this point
+	}
+}
+
+// nonblocking reports whether fd's open file is in non-blocking mode.
+func nonblocking(fd int) bool {
+	flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFL, 0)
+	return errno == 0 && flags&syscall.O_NONBLOCK != 0
+}
