@@ -54,8 +54,9 @@ var embeddedHeader = regexp.MustCompile(`(?i)content-length[ \t]*:[ \t]*[0-9]+[ 
 // source hands the bytes of r to the framer in chunks. Waiting for the rest of a frame must be
 // able to time out, and Close must be able to stop a wait:
 //   - a reader with read deadlines that work (a pipe or socket the runtime polls: `switchboard
-//     serve` makes its stdin one) is read directly on the goroutine asking for the next frame, with a deadline only
-//     while a frame is half-way in, and Close ends a read by moving the deadline to now;
+//     serve` makes its stdin one on Linux) is read directly on the goroutine asking for the next
+//     frame, with a deadline only while a frame is half-way in, and Close ends a read by moving
+//     the deadline to now;
 //   - any other reader (a blocking stdin, a terminal, a test's pipe) is read by a goroutine of its
 //     own, which hands each chunk over through a channel: one goroutine hand-off per read, what
 //     the direct mode saves on every message.
