@@ -441,7 +441,8 @@ func (a *App) Pins(server string) (PinReport, error) {
 	a.pins.gen.Add(1) // re-read the file: another process may have accepted
 	v := a.currentPins()
 	// Then wait for the writes, the first-seen pins this comparison queued included: the file
-	// holds what this host has seen when the answer arrives.
+	// holds what this host has seen when the answer arrives (but for a write that failed: its
+	// pins stay queued in memory, and it was logged).
 	a.flushPins()
 	r := PinReport{Pinning: v.pinning, File: a.pinStore.Path(), Servers: []ServerPinChanges{}}
 	if v.broken != nil {

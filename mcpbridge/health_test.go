@@ -127,3 +127,36 @@ func TestPingAnsweredWithAnError(t *testing.T) {
 		t.Errorf("status = %+v; a server that answers ping with an error is alive", s)
 	}
 }
+
+// A hung HTTP server whose tools are being listed again (a list_changed came just before it hung)
+// is marked failed when its ping times out, not when the listing gives up (its startup timeout,
+// a minute here): death and re-listing share one goroutine, and the listing ends with the
+// connection.
+func TestHTTPServerHungDuringRelist(t *testing.T) {
+	var hang atomic.Bool
+	release := make(chan struct{})
+	h := server.NewStreamableHTTPServer(newInProcServer("h", "echo"))
+	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
+		if hang.Load() && req.Method == http.MethodPost {
+			<-release
+			return
+		}
+		h.ServeHTTP(w, req)
+	}))
+	t.Cleanup(ts.Close)
+	t.Cleanup(func() { close(release) }) // runs first: lets the hung handlers end
+	w := newChangeWatcher()
+	r := newTestRegistry(t, Options{OnChange: w.onChange, PingInterval: 20 * time.Millisecond, PingTimeout: 50 * time.Millisecond})
+	r.debounce = time.Millisecond
+	applyAndWait(t, r, ServerConfig{Name: "h", Transport: TransportHTTP, URL: ts.URL + "/mcp",
+		StartupTimeout: time.Minute, CallTimeout: time.Minute})
+	r.mu.Lock()
+	c := r.servers["h"].conn
+	r.mu.Unlock()
+	hang.Store(true)
+	c.changed <- struct{}{} // a list_changed: the re-list hangs with the server
+	w.waitFor(t, "h failed", func() bool { return statusMap(r)["h"].State == StateFailed })
+	if e := statusMap(r)["h"].Error; !strings.Contains(e, "no answer to ping within 50ms") {
+		t.Errorf("status error = %q", e)
+	}
+}

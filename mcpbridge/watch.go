@@ -6,8 +6,9 @@ import (
 	"time"
 )
 
-// watch is the one goroutine a ready connection holds in the registry (with 30 servers, each
-// goroutine less per server is a measurable part of the host's memory):
+// watch is the goroutine a ready connection holds in the registry (an HTTP or SSE server has
+// watchHealth too; with 30 servers, each goroutine less per server is a measurable part of the
+// host's memory):
 //   - when the connection ends on its own it marks the server failed (died);
 //   - it re-lists the server's tools after notifications/tools/list_changed. The notification
 //     handler only signals c.changed (it runs on the transport's read goroutine, where calling the
@@ -46,7 +47,7 @@ func (r *Registry) watch(run context.Context, e *entry, gen uint64, c *conn) {
 			case <-c.changed:
 			default:
 			}
-			if !r.relist(run, e, gen, c) {
+			if !r.relist(run, dead, e, gen, c) {
 				return
 			}
 		}
@@ -54,11 +55,26 @@ func (r *Registry) watch(run context.Context, e *entry, gen uint64, c *conn) {
 }
 
 // relist lists the server's tools again and registers them; false when the connection is no
-// longer the server's current one.
-func (r *Registry) relist(run context.Context, e *entry, gen uint64, c *conn) bool {
+// longer the server's current one. The listing ends as soon as the connection is lost or closed
+// (dead): a hung HTTP server's lost connection (its ping timed out) does not end its pending
+// requests, and watch marks it failed only once relist returns.
+func (r *Registry) relist(run context.Context, dead <-chan struct{}, e *entry, gen uint64, c *conn) bool {
 	ctx, cancel := context.WithTimeout(run, c.cfg.StartupTimeout)
+	go func() { // only while the listing runs
+		select {
+		case <-dead:
+		case <-c.closed:
+		case <-ctx.Done():
+		}
+		cancel()
+	}()
 	tools, err := c.listTools(ctx)
 	cancel()
+	select {
+	case <-dead:
+		return true // watch marks it failed; the failed listing says nothing more
+	default:
+	}
 	r.mu.Lock()
 	if e.gen != gen {
 		r.mu.Unlock()

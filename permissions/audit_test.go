@@ -395,3 +395,28 @@ func TestAuditFlushAndCloseDoNotLinger(t *testing.T) {
 		}
 	})
 }
+
+// A full batch is written at once, without waiting for the linger.
+func TestAuditFullBatchDoesNotLinger(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		path := filepath.Join(t.TempDir(), "audit.jsonl")
+		l, err := OpenAuditLog(path, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer l.Close()
+		start := time.Now()
+		l.Record(Request{Tool: "t", Turn: "0"}, Decision{}, 0)
+		synctest.Wait() // the writer took the first line and lingers
+		for i := 1; i <= auditBatch; i++ {
+			l.Record(Request{Tool: "t", Turn: fmt.Sprint(i)}, Decision{}, 0)
+		}
+		synctest.Wait()
+		if d := time.Since(start); d >= auditLinger {
+			t.Errorf("the full batch waited %v for the linger", d)
+		}
+		if n := len(auditLines(t, path)); n < auditBatch {
+			t.Errorf("%d lines written before the linger ended; want a full batch (%d)", n, auditBatch)
+		}
+	})
+}
