@@ -58,7 +58,8 @@ func (r *Registry) watch(run context.Context, e *entry, gen uint64, c *conn) {
 // longer the server's current one. The listing ends as soon as the connection is lost or closed
 // (dead): a hung HTTP server's lost connection (its ping timed out) does not end its pending
 // requests, and watch marks it failed only once relist returns.
-func (r *Registry) relist(run context.Context, dead <-chan struct{}, e *entry, gen uint64, c *conn) bool {
+func (r *Registry) relist(run context.Context, dead <-chan struct{}, e *entry, gen uint64,
+	c *conn) bool {
 	ctx, cancel := context.WithTimeout(run, c.cfg.StartupTimeout)
 	go func() { // only while the listing runs
 		select {

@@ -27,21 +27,22 @@ const (
 	auditLinger = 2 * time.Millisecond
 )
 
-// AuditLog appends one JSON line per gate decision to audit.jsonl. It never records the
-// arguments, only their SHA-256. When the file would grow past maxBytes it is renamed to
-// "<path>.1" (replacing the previous one) and a new file is started.
+// AuditLog appends one JSON line per gate decision to audit.jsonl. It never records the arguments,
+// only their SHA-256. When the file would grow past maxBytes it is renamed to "<path>.1" (replacing
+// the previous one) and a new file is started.
 //
-// Record never blocks and never touches the file: it hashes the arguments, takes the time and
-// hands the entry to a single background writer through a bounded queue. The writer encodes
-// the lines and appends them in batches (what arrives within auditLinger of a line, at most
-// auditBatch lines; the lines of a batch wait in the queue without waking the writer, so a batch
-// costs the writer one wake-up, not one per line); appends and rotation are serialised across processes by a flock on
+// Record never blocks and never touches the file: it hashes the arguments, takes the time and hands
+// the entry to a single background writer through a bounded queue. The writer encodes the lines and
+// appends them in batches (what arrives within auditLinger of a line, at most auditBatch lines; the
+// lines of a batch wait in the queue without waking the writer, so a batch costs the writer one
+// wake-up, not one per line); appends and rotation are serialised across processes by a flock on
 // "<path>.lock", held open for the log's life so a batch costs one lock and unlock, each batch of
 // whole lines is one O_APPEND write, and a file rotates before the line that would take it past
-// maxBytes, exactly as if the lines were written one by one. A crash loses at most the lines
-// still queued or lingering (a few milliseconds' worth), never a part of a line. When the queue
-// is full the line is dropped: Dropped counts the drops and the first one logs a warning. Flush waits for the lines recorded so far; Close writes every
-// queued line and stops the writer. Safe for concurrent use.
+// maxBytes, exactly as if the lines were written one by one. A crash loses at most the lines still
+// queued or lingering (a few milliseconds' worth), never a part of a line. When the queue is full
+// the line is dropped: Dropped counts the drops and the first one logs a warning. Flush waits for
+// the lines recorded so far; Close writes every queued line and stops the writer. Safe for
+// concurrent use.
 type AuditLog struct {
 	path string
 	max  int64

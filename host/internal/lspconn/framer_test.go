@@ -400,40 +400,46 @@ func TestStreamCloseEndsReadBlockedInRead(t *testing.T) {
 }
 
 // A pollable stdin (an os.Pipe, as `switchboard serve` makes its stdin) is read directly, and
-// Close still ends a read that waits for input that never comes.
+// Close still ends a read that waits for input that never comes: between frames (no deadline
+// set) and half-way through one (the stall deadline set).
 func TestStreamCloseEndsDirectRead(t *testing.T) {
-	r, w, err := os.Pipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer w.Close()
-	defer r.Close()
-	s := NewStream(readWriter{r, io.Discard}, StreamOptions{})
-	if s.fr.src.direct == nil {
-		t.Fatal("an os.Pipe is read through a goroutine; want directly")
-	}
-	done := make(chan error, 1)
-	go func() {
-		_, _, err := s.ReadFrame(context.Background())
-		done <- err
-	}()
-	if _, err := io.WriteString(w, "Content-Length: 10\r\n\r\n{"); err != nil { // half a frame: the read waits with a deadline
-		t.Fatal(err)
-	}
-	// Close only once the reader waits in the pipe's read (else it would see the close first).
-	for deadline := time.Now().Add(10 * time.Second); !blockedIn("(*source).fillDirect", "internal/poll.runtime_pollWait"); {
-		if time.Now().After(deadline) {
-			t.Fatal("the reader never waited in the pipe's read")
-		}
-		runtime.Gosched()
-	}
-	s.Close()
-	if err := wait(t, done, "ReadFrame after Close"); err == nil {
-		t.Fatal("ReadFrame after Close returned no error")
-	}
-	wait(t, s.Done(), "Done after Close")
-	if err := s.Err(); err != nil {
-		t.Errorf("Err() after Close = %v, want nil (not a framing loss)", err)
+	for name, input := range map[string]string{"between frames": "", "mid-frame": "Content-Length: 10\r\n\r\n{"} {
+		t.Run(name, func(t *testing.T) {
+			r, w, err := os.Pipe()
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer w.Close()
+			defer r.Close()
+			s := NewStream(readWriter{r, io.Discard}, StreamOptions{})
+			if s.fr.src.direct == nil {
+				t.Fatal("an os.Pipe is read through a goroutine; want directly")
+			}
+			done := make(chan error, 1)
+			go func() {
+				_, _, err := s.ReadFrame(context.Background())
+				done <- err
+			}()
+			if _, err := io.WriteString(w, input); err != nil {
+				t.Fatal(err)
+			}
+			// Close only once the reader waits in the pipe's read (else it sees the close first).
+			deadline := time.Now().Add(10 * time.Second)
+			for !blockedIn("(*source).fillDirect", "internal/poll.runtime_pollWait") {
+				if time.Now().After(deadline) {
+					t.Fatal("the reader never waited in the pipe's read")
+				}
+				runtime.Gosched()
+			}
+			s.Close()
+			if err := wait(t, done, "ReadFrame after Close"); err == nil {
+				t.Fatal("ReadFrame after Close returned no error")
+			}
+			wait(t, s.Done(), "Done after Close")
+			if err := s.Err(); err != nil {
+				t.Errorf("Err() after Close = %v, want nil (not a framing loss)", err)
+			}
+		})
 	}
 }
 
