@@ -618,6 +618,22 @@ T.case('serversChanged updates the cached list and the statusline (add_tool)', f
   end)
 end)
 
+T.case('a servers answer older than a serversChanged notification does not replace it', function()
+  local sb = require('switchboard')
+  local notify = sb.handlers()[protocol().notify.servers_changed]
+  local id = 4242 -- a client of its own: the pure cache, no host
+  local answer = sb.servers_answer(id)
+  -- The host listed the servers (demo starting), then announced demo ready, and its answer to
+  -- the list request arrived after the announcement.
+  notify(nil, { servers = { { name = 'demo', state = 'ready' } } }, { client_id = id })
+  answer({ { name = 'demo', state = 'starting' } })
+  T.eq(sb.state.servers[id][1].state, 'ready', 'the older answer replaced the newer notification')
+  -- An answer to a request sent after the last notification is taken.
+  sb.servers_answer(id)({ { name = 'demo', state = 'failed' } })
+  T.eq(sb.state.servers[id][1].state, 'failed')
+  sb.state.servers[id], sb.state.servers_seq[id] = nil, nil
+end)
+
 T.case('workspace trust prompt (switchboard_trust): Trust starts the server', function()
   T.write(T.dir .. '/work/.mcp.json', vim.fn.json_encode({ mcpServers = { ws = { command = T.mcptest } } }))
   T.answer('switchboard_trust', T.pick('Trust'))

@@ -37,6 +37,8 @@ export class Switchboard implements vscode.Disposable {
     connection: Connection = "stopped";
     binary: string | undefined;
     servers: ext.ServerStatus[] = [];
+    /** Counts serversChanged notifications, so an older server list never replaces a newer one. */
+    private serversSeq = 0;
     /** Tool calls waiting at the confirm gate, oldest first (the same queue as questions). */
     readonly pending = new Pending<ext.Approval>();
     /** Questions (elicitations) of MCP servers still waiting for an answer, oldest first. */
@@ -158,10 +160,7 @@ export class Switchboard implements vscode.Disposable {
         client.registerFeature(new InputsFeature());
         this.client = client;
         this.clientDisposables = [
-            client.onNotification(ext.serversChanged, (p) => {
-                this.servers = Array.isArray(p?.servers) ? p.servers : [];
-                this.changed.fire();
-            }),
+            client.onNotification(ext.serversChanged, (p) => this.serversChanged(p)),
             client.onNotification(ext.approvalRequested, (a) => {
                 if (!a?.id || !this.pending.add(a)) return;
                 this.changed.fire();
@@ -306,6 +305,13 @@ export class Switchboard implements vscode.Disposable {
         }
     }
 
+    /** switchboard/serversChanged: the host's newest server list. */
+    serversChanged(p: ext.ServersChangedParams | undefined): void {
+        this.serversSeq++;
+        this.servers = Array.isArray(p?.servers) ? p.servers : [];
+        this.changed.fire();
+    }
+
     /** Takes a fresh server list (from a command result) before the host's notification. */
     updateServers(servers: ext.ServerStatus[]): void {
         if (!Array.isArray(servers)) return;
@@ -318,6 +324,7 @@ export class Switchboard implements vscode.Disposable {
         try {
             const known = new Set(this.questions.keys());
             const knownApprovals = new Set(this.pending.keys());
+            const seq = this.serversSeq;
             const [servers, approvals, questions] = await Promise.all([
                 this.exec(ext.Cmd.servers),
                 this.exec(ext.Cmd.approvals),
@@ -326,7 +333,9 @@ export class Switchboard implements vscode.Disposable {
                     return undefined;
                 }),
             ]);
-            if (Array.isArray(servers)) this.servers = servers;
+            // A serversChanged that arrived meanwhile is newer than this list: the host may have
+            // listed the servers before a change it then announced (every change is announced).
+            if (Array.isArray(servers) && this.serversSeq === seq) this.servers = servers;
             if (Array.isArray(approvals)) this.pending.sync(approvals, knownApprovals);
             if (Array.isArray(questions)) this.syncQuestions(questions, known);
             this.changed.fire();

@@ -147,6 +147,30 @@ describe("extension against switchboard serve", () => {
         }
     });
 
+    test("a server list answered after a newer serversChanged does not replace it", async () => {
+        const origExec = api.sb.exec.bind(api.sb);
+        const before = api.sb.servers;
+        let answer: (v: unknown) => void = () => {};
+        api.sb.exec = (cmd: string, params: unknown, token: unknown) => {
+            if (cmd === Cmd.servers) return new Promise((resolve) => (answer = resolve));
+            return origExec(cmd, params, token);
+        };
+        try {
+            // The host listed the servers (one starting), then announced it ready, and its answer
+            // to the list request arrived after the announcement.
+            const refreshed = api.sb.refresh();
+            api.sb.serversChanged({ servers: [{ name: "late", state: "ready", transport: "stdio", tools: 1 }] });
+            answer([{ name: "late", state: "starting", transport: "stdio", tools: 0 }]);
+            await refreshed;
+            // (The real host may announce its own servers meanwhile: then "late" is gone, rightly.)
+            const late = api.sb.servers.find((s: { name: string }) => s.name === "late");
+            assert.notEqual(late?.state, "starting", "the older list replaced the newer notification");
+        } finally {
+            api.sb.exec = origExec;
+            api.sb.serversChanged({ servers: before });
+        }
+    });
+
     test("Reconnect All Servers", async () => {
         const result = (await vscode.commands.executeCommand(ui.reconnectAll)) as ServerStatus[];
         assert.deepEqual(result.map((s) => `${s.name}:${s.state}`).sort(), ["broken:failed", "mcptest:ready"]);

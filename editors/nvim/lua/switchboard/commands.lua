@@ -68,12 +68,11 @@ end
 
 -- One function per host command (PROTOCOL.md section 3).
 function M.servers(cb)
+  local c = sb().client()
+  local answer = c and sb().servers_answer(c.id)
   M.exec(cmd.servers, nil, function(err, result)
-    if not err and type(result) == 'table' then
-      local c = sb().client()
-      if c then
-        sb()._set_servers(c.id, result)
-      end
+    if not err and type(result) == 'table' and answer then
+      answer(result)
     end
     cb(err, result)
   end)

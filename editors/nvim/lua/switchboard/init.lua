@@ -10,7 +10,8 @@ local M = {}
 M.name = 'switchboard'
 
 -- What the host last told us, per client id: servers = ServerStatus[].
-M.state = { servers = {}, version = {} }
+-- servers_seq counts each client's serversChanged notifications (see servers_answer).
+M.state = { servers = {}, version = {}, servers_seq = {} }
 
 local augroup
 
@@ -49,7 +50,11 @@ function M.handlers()
       return vim.lsp.handlers['window/showDocument'](err, params, ctx, cfg)
     end,
     [protocol.notify.servers_changed] = function(_, params, ctx)
-      M._set_servers(ctx and ctx.client_id, params and params.servers)
+      local id = ctx and ctx.client_id
+      if id then
+        M.state.servers_seq[id] = (M.state.servers_seq[id] or 0) + 1
+      end
+      M._set_servers(id, params and params.servers)
     end,
     [protocol.notify.approval_requested] = function(_, params, ctx)
       require('switchboard.approvals').requested(params, ctx and ctx.client_id)
@@ -88,6 +93,19 @@ function M._set_servers(client_id, servers)
   fire('SwitchboardServers')
 end
 
+--- Returns a function that takes the answer to a switchboard.servers request sent now and caches
+--- it, unless a serversChanged notification arrived meanwhile: the host may have listed the
+--- servers before a change it then announced, so the notification is the newer of the two (every
+--- change is announced, so the cache never stays behind).
+function M.servers_answer(client_id)
+  local seq = M.state.servers_seq[client_id] or 0
+  return function(servers)
+    if (M.state.servers_seq[client_id] or 0) == seq then
+      M._set_servers(client_id, servers)
+    end
+  end
+end
+
 --- The host's servers as last reported (any running client).
 function M.servers()
   local c = M.client()
@@ -100,9 +118,10 @@ function M._on_init(client, result)
   -- Fill the caches; later changes arrive as notifications.
   vim.schedule(function()
     local commands = require('switchboard.commands')
+    local answer = M.servers_answer(client.id)
     commands.exec(protocol.cmd.servers, nil, function(err, servers)
       if not err and type(servers) == 'table' then
-        M._set_servers(client.id, servers)
+        answer(servers)
       end
     end, client)
     commands.exec(protocol.cmd.approvals, nil, function(err, list)
@@ -121,6 +140,7 @@ end
 function M._on_exit(_, _, client_id)
   vim.schedule(function()
     M.state.servers[client_id] = nil
+    M.state.servers_seq[client_id] = nil
     require('switchboard.approvals').clear(client_id)
     require('switchboard.elicitation').clear(client_id)
     require('switchboard.progress').clear(client_id)
