@@ -266,34 +266,38 @@ func (a *App) Start(folders []string, s Settings, warns []string) {
 // releaseStartMemory returns to the system, once the first servers have settled, what starting
 // them took and no longer holds (configs, handshakes, tool lists): the host then idles for hours
 // with its smallest footprint instead of waiting for the runtime's scavenger (30 servers: 0.2–0.5
-// MB less RSS in alternating runs). One forced collection, off every request's path: it stops
-// the world for 0.5–1 ms, so it waits for the servers' start to end and then for
-// releaseStartDelay more, when the first calls (an agent's, an editor's at startup) are done.
-// It used to run at once, before the servers had even been applied.
+// MB less RSS in alternating runs). One forced collection, never in a call's path: it stops the
+// world for 0.5–1 ms (more with a large result being decoded), so it waits for the servers' start
+// to end and then for the first moment, releaseStartDelay or more later, when no tool call is in
+// flight. (It used to run at once, before the servers had even been applied.)
 func (a *App) releaseStartMemory() {
 	select { // the servers are in the registry (else it is idle at once, before they start)
 	case <-a.firstApplied:
 	case <-a.baseCtx.Done():
 		return
 	}
-	if a.registry.WaitIdle(a.baseCtx) != nil {
-		return // closing
-	}
 	t := time.NewTimer(releaseStartDelay)
 	defer t.Stop()
-	select {
-	case <-t.C:
-	case <-a.baseCtx.Done():
-		return
+	for {
+		if a.registry.WaitIdle(a.baseCtx) != nil {
+			return // closing
+		}
+		t.Reset(releaseStartDelay)
+		select {
+		case <-t.C:
+		case <-a.baseCtx.Done():
+			return
+		}
+		if a.registry.Calls() == 0 {
+			debug.FreeOSMemory()
+			return
+		}
 	}
-	if a.registry.WaitIdle(a.baseCtx) != nil {
-		return
-	}
-	debug.FreeOSMemory()
 }
 
-// releaseStartDelay is how long after the first servers' start the host returns its start-up
-// memory (releaseStartMemory).
+// releaseStartDelay is how long after the first servers' start (and then between checks for a
+// moment without a tool call in flight) the host waits to return its start-up memory
+// (releaseStartMemory).
 const releaseStartDelay = time.Second
 
 // StartAndWait is Start for a one-shot front end: it returns once every server's start has ended

@@ -71,6 +71,8 @@ type Registry struct {
 	cancel context.CancelFunc
 	wg     sync.WaitGroup // attempts, watchers and background closes
 
+	calls atomic.Int64 // tool calls in flight (Calls)
+
 	notify       chan struct{} // OnChange wanted (capacity 1: coalesces)
 	notifierDone chan struct{}
 
@@ -635,6 +637,8 @@ func (r *Registry) Instructions() map[string]string {
 // server, timeout, JSON-RPC error) is a Result with IsError; err is non-nil only when ctx ended,
 // and the Result is filled then too. Calls are never retried.
 func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) (Result, error) {
+	r.calls.Add(1)
+	defer r.calls.Add(-1)
 	tool, c, ok := r.snap.Load().lookupConn(name)
 	if !ok || c == nil {
 		return unknownToolResult(name), ctx.Err()
@@ -747,6 +751,9 @@ func (r *Registry) WaitIdle(ctx context.Context) error {
 		}
 	}
 }
+
+// Calls is the number of tool calls in flight (Call has not returned).
+func (r *Registry) Calls() int64 { return r.calls.Load() }
 
 // WaitStarted waits while the server named server is starting (connecting, handshake, listing its
 // tools), and returns at once when it is not (ready, failed, unknown ...). Its error is ctx's.

@@ -44,3 +44,28 @@ func TestStartMemoryReleasedAfterStart(t *testing.T) {
 		}
 	}
 }
+
+// A tool call in flight (a large result being decoded, say) holds the release back: the forced
+// collection waits for a moment when no call runs.
+func TestStartMemoryWaitsForCallsInFlight(t *testing.T) {
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"s": server()}, "mode", "always-allow")})
+	env.AwaitServer("s", "ready")
+	before := forcedGCs()
+	// 2.5 s: longer than the release's delay after the start, with a margin for a slow machine.
+	if res := call(env, "mcp__s__slow", map[string]any{"seconds": 2.5}); res.IsError {
+		t.Fatalf("slow = %+v", res)
+	}
+	if n := forcedGCs() - before; n != 0 {
+		t.Fatalf("%d forced collection(s) while a call was in flight; want none", n)
+	}
+	tick := time.NewTicker(10 * time.Millisecond)
+	defer tick.Stop()
+	give := time.After(30 * time.Second)
+	for forcedGCs() == before {
+		select {
+		case <-tick.C:
+		case <-give:
+			t.Fatal("the start-up memory was never returned after the call ended")
+		}
+	}
+}
