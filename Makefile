@@ -101,7 +101,7 @@ bench:
 	  $(GO) test -run '^$$' -bench 'CallOverhead' -benchtime 5000x -count 3 ./mcpbridge/ && \
 	  $(GO) test -run '^$$' -bench 'CallToolCount' -benchtime 3000x -benchmem -count 3 ./mcpbridge/ && \
 	  $(GO) test -run '^$$' -bench 'Startup|BigResult|Legacy' -benchtime 3x ./mcpbridge/ && \
-	  SWITCHBOARD_BENCH=1 $(GO) test -count=1 -run TestBenchRatios -v ./host/ && \
+	  SWITCHBOARD_BENCH=1 $(GO) test -count=1 -run TestBenchRatios -v ./host/lsp/ && \
 	  bash cmd/sbbench/run.sh; \
 	} 2>&1 | tee bench.out
 
