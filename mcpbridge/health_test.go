@@ -58,21 +58,10 @@ func TestHTTPServerGone(t *testing.T) {
 // TestHTTPServerHung: a server that still accepts connections but stops answering is marked
 // failed once a ping times out.
 func TestHTTPServerHung(t *testing.T) {
-	var hang atomic.Bool
-	release := make(chan struct{})
-	h := server.NewStreamableHTTPServer(newInProcServer("h", "echo"))
-	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		if hang.Load() && req.Method == http.MethodPost {
-			<-release
-			return
-		}
-		h.ServeHTTP(w, req)
-	}))
-	t.Cleanup(ts.Close)
-	t.Cleanup(func() { close(release) }) // runs first: lets the hung handlers end
+	url, hang := hangingHTTPServer(t)
 	w := newChangeWatcher()
 	r := newTestRegistry(t, Options{OnChange: w.onChange, PingInterval: 20 * time.Millisecond, PingTimeout: 50 * time.Millisecond})
-	st := applyAndWait(t, r, ServerConfig{Name: "h", Transport: TransportHTTP, URL: ts.URL + "/mcp",
+	st := applyAndWait(t, r, ServerConfig{Name: "h", Transport: TransportHTTP, URL: url,
 		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
 	if st["h"].State != StateReady {
 		t.Fatalf("status = %+v", st["h"])
@@ -133,7 +122,27 @@ func TestPingAnsweredWithAnError(t *testing.T) {
 // a minute here): death and re-listing share one goroutine, and the listing ends with the
 // connection.
 func TestHTTPServerHungDuringRelist(t *testing.T) {
-	var hang atomic.Bool
+	url, hang := hangingHTTPServer(t)
+	w := newChangeWatcher()
+	r := newTestRegistry(t, Options{OnChange: w.onChange, PingInterval: 20 * time.Millisecond, PingTimeout: 50 * time.Millisecond})
+	r.debounce = time.Millisecond
+	applyAndWait(t, r, ServerConfig{Name: "h", Transport: TransportHTTP, URL: url,
+		StartupTimeout: time.Minute, CallTimeout: time.Minute})
+	r.mu.Lock()
+	c := r.servers["h"].conn
+	r.mu.Unlock()
+	hang.Store(true)
+	c.changed <- struct{}{} // a list_changed: the re-list hangs with the server
+	w.waitFor(t, "h failed", func() bool { return statusMap(r)["h"].State == StateFailed })
+	if e := statusMap(r)["h"].Error; !strings.Contains(e, "no answer to ping within 50ms") {
+		t.Errorf("status error = %q", e)
+	}
+}
+
+// hangingHTTPServer is a streamable HTTP MCP server (tool echo) at url that stops answering
+// POSTs, pings included, once hang is set (until the test ends).
+func hangingHTTPServer(t *testing.T) (url string, hang *atomic.Bool) {
+	hang = new(atomic.Bool)
 	release := make(chan struct{})
 	h := server.NewStreamableHTTPServer(newInProcServer("h", "echo"))
 	ts := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
@@ -145,18 +154,5 @@ func TestHTTPServerHungDuringRelist(t *testing.T) {
 	}))
 	t.Cleanup(ts.Close)
 	t.Cleanup(func() { close(release) }) // runs first: lets the hung handlers end
-	w := newChangeWatcher()
-	r := newTestRegistry(t, Options{OnChange: w.onChange, PingInterval: 20 * time.Millisecond, PingTimeout: 50 * time.Millisecond})
-	r.debounce = time.Millisecond
-	applyAndWait(t, r, ServerConfig{Name: "h", Transport: TransportHTTP, URL: ts.URL + "/mcp",
-		StartupTimeout: time.Minute, CallTimeout: time.Minute})
-	r.mu.Lock()
-	c := r.servers["h"].conn
-	r.mu.Unlock()
-	hang.Store(true)
-	c.changed <- struct{}{} // a list_changed: the re-list hangs with the server
-	w.waitFor(t, "h failed", func() bool { return statusMap(r)["h"].State == StateFailed })
-	if e := statusMap(r)["h"].Error; !strings.Contains(e, "no answer to ping within 50ms") {
-		t.Errorf("status error = %q", e)
-	}
+	return ts.URL + "/mcp", hang
 }
