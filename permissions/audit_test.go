@@ -338,11 +338,7 @@ func TestAuditHoldsLockFileOpen(t *testing.T) {
 // after it is written once the linger time has passed, without a Flush.
 func TestAuditBatchesByTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "audit.jsonl")
-		l, err := OpenAuditLog(path, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l, path := openAuditLog(t)
 		defer l.Close()
 		l.Record(Request{Tool: "t", Turn: "0"}, Decision{}, 0)
 		synctest.Wait()
@@ -364,11 +360,7 @@ func TestAuditBatchesByTime(t *testing.T) {
 // still unless something waits for it).
 func TestAuditFlushAndCloseDoNotLinger(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "audit.jsonl")
-		l, err := OpenAuditLog(path, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l, path := openAuditLog(t)
 		start := time.Now()
 		l.Record(Request{Tool: "t", Turn: "0"}, Decision{}, 0)
 		synctest.Wait() // the writer took the line and lingers
@@ -399,11 +391,7 @@ func TestAuditFlushAndCloseDoNotLinger(t *testing.T) {
 // A full batch is written at once, without waiting for the linger.
 func TestAuditFullBatchDoesNotLinger(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		path := filepath.Join(t.TempDir(), "audit.jsonl")
-		l, err := OpenAuditLog(path, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
+		l, path := openAuditLog(t)
 		defer l.Close()
 		start := time.Now()
 		l.Record(Request{Tool: "t", Turn: "0"}, Decision{}, 0)
@@ -419,4 +407,15 @@ func TestAuditFullBatchDoesNotLinger(t *testing.T) {
 			t.Errorf("%d lines written before the linger ended; want a full batch (%d)", n, auditBatch)
 		}
 	})
+}
+
+// openAuditLog opens an audit log of the default size in a temporary folder.
+func openAuditLog(t *testing.T) (*AuditLog, string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "audit.jsonl")
+	l, err := OpenAuditLog(path, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return l, path
 }
