@@ -133,6 +133,12 @@ func (e *e2eEditor) call(method string, params any) e2eMsg {
 
 func (e *e2eEditor) wait() int {
 	e.t.Helper()
+	// The reader first: Wait closes the stdout pipe, and a read still in progress would then fail
+	// with "file already closed" instead of ending at EOF (os/exec: Wait only after all reads).
+	select {
+	case <-e.done:
+	case <-time.After(e2eTimeout()):
+	}
 	errc := make(chan error, 1)
 	go func() { errc <- e.cmd.Wait() }()
 	select {
