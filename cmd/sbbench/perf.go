@@ -11,7 +11,8 @@ import (
 )
 
 // The per-call cost table (issue "Performance"): each ratio is switchboard against a baseline
-// measured in the same run, the subjects alternating from run to run.
+// measured in the same run. The round-trip and throughput subjects run side by side, their calls
+// interleaved (interleavedP50, interleavedThroughput); the first-call subjects alternate.
 //
 //   - tools: callTool p50 with mcptest carrying cfg.manyTools dummy tools, against the same
 //     server without them (its 7 own tools), and against a bare client on the same big server.
@@ -76,29 +77,12 @@ func (b *bench) mcptestSpec(args ...string) serverSpec {
 func (b *bench) toolCountRows() []perfRow {
 	many := fmt.Sprint(b.cfg.manyTools)
 	big, small := b.mcptestSpec("--tools", many), b.mcptestSpec()
-	// Three subjects, one rotation: switchboard with the big server, with the small one, and a
-	// bare client with the big one.
-	var vals [3][]float64
-	var t [3]tally
-	subj := [3]perfSubject{
-		func() (float64, error) { return b.rtSBSpec(big, echoTool, echoArgs, "") },
-		func() (float64, error) { return b.rtSBSpec(small, echoTool, echoArgs, "") },
-		func() (float64, error) { return b.rtBaseSpec(big, echoTool, echoArgs, "") },
-	}
-	for run := range b.cfg.runs {
-		for k := range 3 {
-			i := (run + k) % 3
-			if t[i].giveUp(len(vals[i])) {
-				continue
-			}
-			v, err := subj[i]()
-			if t[i].record(err) {
-				vals[i] = append(vals[i], v)
-			}
-			b.logf("tool count run %d subject %d: %.0f µs %v", run, i, v, err)
-		}
-	}
-	sbBig, sbSmall, baseBig := figOf(vals[0], t[0]), figOf(vals[1], t[1]), figOf(vals[2], t[2])
+	// Three subjects, their calls interleaved: switchboard with the big server, with the small
+	// one, and a bare client with the big one.
+	figs, _ := b.interleavedP50("tool count", []caller{
+		b.sbCaller(big, echoArgs, ""), b.sbCaller(small, echoArgs, ""), b.bareCaller(big, echoArgs, ""),
+	})
+	sbBig, sbSmall, baseBig := figs[0], figs[1], figs[2]
 	return []perfRow{
 		{name: "callTool p50, server with " + many + " tools vs the same server with its 7", unit: "µs",
 			a: sbBig, b: sbSmall, aWho: "switchboard, " + many + " tools", bWho: "switchboard, 7 tools", goal: "≤ 1.1x", max: 1.1},
@@ -111,62 +95,254 @@ func everythingArgs(text string) map[string]any { return map[string]any{"message
 
 func (b *bench) everythingRows() []perfRow {
 	spec := serverSpec{Command: b.cfg.node, Args: []string{b.cfg.everything, "stdio"}}
-	sb, base := b.measurePair("everything round trip",
-		func() (float64, error) { return b.rtSBSpec(spec, echoTool, everythingArgs, "Echo: ") },
-		func() (float64, error) { return b.rtBaseSpec(spec, echoTool, everythingArgs, "Echo: ") })
-	sbT, baseT := b.measurePair("everything throughput",
-		func() (float64, error) { return b.tputSB(spec, 8) },
-		func() (float64, error) { return b.tputBase(spec, 8) })
+	subjects := []caller{b.sbCaller(spec, everythingArgs, "Echo: "), b.bareCaller(spec, everythingArgs, "Echo: ")}
+	p50, use := b.interleavedP50("everything round trip", subjects)
+	tput := b.interleavedThroughput("everything throughput", 8, subjects)
 	return []perfRow{
-		{name: "callTool p50, server-everything (Node) echo", unit: "µs", a: sb, b: base,
+		{name: "callTool p50, server-everything (Node) echo", unit: "µs", a: p50[0], b: p50[1],
 			aWho: "switchboard", bWho: "bare mcp-go", goal: "≤ 1.5x", max: 1.5},
-		{name: "throughput, 8 concurrent callers, server-everything echo", unit: "calls/s", a: sbT, b: baseT,
+		{name: "throughput, 8 concurrent callers, server-everything echo", unit: "calls/s", a: tput[0], b: tput[1],
 			aWho: "switchboard", bWho: "bare mcp-go", goal: "≥ 0.8x", min: 0.8},
+		// Where the time goes (no goal): what the processes use per call during the p50 runs.
+		{name: "server CPU per call, server-everything echo (node process)", unit: "µs", a: use[0].serverCPU, b: use[1].serverCPU,
+			aWho: "behind switchboard", bWho: "behind bare mcp-go"},
+		{name: "switchboard host CPU per call, server-everything echo", unit: "µs", a: use[0].hostCPU,
+			aWho: "switchboard", bWho: "no host process"},
+		{name: "switchboard host context switches per call, server-everything echo", unit: "switches", a: use[0].hostSwitches,
+			aWho: "switchboard", bWho: "no host process"},
 	}
 }
 
-// rtSBSpec is the median callTool round trip through switchboard with one server.
-func (b *bench) rtSBSpec(spec serverSpec, tool string, args func(string) map[string]any, prefix string) (float64, error) {
-	c, _, err := b.startSBWith(map[string]serverSpec{serverName(0): spec}, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer b.stopSB(c)
-	return b.timeCalls(func(ctx context.Context, i int) error {
-		want := fmt.Sprintf("ping-%d", i)
-		res, err := b.sbCall(ctx, c, serverName(0), tool, args(want))
+// caller is one subject of an interleaved measurement: it starts the subject (a host with its
+// server, or a bare client with its server).
+type caller func() (*running, error)
+
+// running is a started subject: its echo call, how to stop it, and the processes to watch.
+type running struct {
+	call   func(ctx context.Context, i int) error
+	stop   func()
+	host   int // the host's pid (0: no host process, the bare client runs in sbbench)
+	server int // the MCP server's pid (0: not known)
+}
+
+// sbCaller is switchboard with spec as its one server.
+func (b *bench) sbCaller(spec serverSpec, args func(string) map[string]any, prefix string) caller {
+	return func() (*running, error) {
+		c, _, err := b.startSBWith(map[string]serverSpec{serverName(0): spec}, nil)
 		if err != nil {
-			return err
+			return nil, err
 		}
-		return checkEcho(res.Text, prefix+want)
-	})
-}
-
-// rtBaseSpec is the median call round trip of a bare mcp-go client.
-func (b *bench) rtBaseSpec(spec serverSpec, tool string, args func(string) map[string]any, prefix string) (float64, error) {
-	ctx, cancel := withTimeout(60 * time.Second)
-	defer cancel()
-	c, err := dialBare(ctx, spec, b.home("bare"))
-	if err != nil {
-		return 0, err
+		r := &running{host: c.pid(), stop: func() { b.stopSB(c) }}
+		if tree := descendants(c.pid()); len(tree) > 1 {
+			r.server = tree[1]
+		}
+		r.call = func(ctx context.Context, i int) error {
+			want := fmt.Sprintf("ping-%d", i)
+			res, err := b.sbCall(ctx, c, serverName(0), echoTool, args(want))
+			if err != nil {
+				return err
+			}
+			return checkEcho(res.Text, prefix+want)
+		}
+		return r, nil
 	}
-	defer c.close()
-	return b.timeCalls(func(ctx context.Context, i int) error {
-		want := fmt.Sprintf("ping-%d", i)
-		got, err := c.call(ctx, tool, args(want))
-		if err != nil {
-			return err
-		}
-		return checkEcho(got, prefix+want)
-	})
 }
 
-// throughput runs cfg.calls calls (after the warmup) spread over callers goroutines and returns
+// bareCaller is a bare mcp-go client of spec.
+func (b *bench) bareCaller(spec serverSpec, args func(string) map[string]any, prefix string) caller {
+	return func() (*running, error) {
+		ctx, cancel := withTimeout(60 * time.Second)
+		defer cancel()
+		c, err := dialBare(ctx, spec, b.home("bare"))
+		if err != nil {
+			return nil, err
+		}
+		r := &running{stop: c.close}
+		if c.cmd != nil && c.cmd.Process != nil {
+			r.server = c.cmd.Process.Pid
+		}
+		r.call = func(ctx context.Context, i int) error {
+			want := fmt.Sprintf("ping-%d", i)
+			got, err := c.call(ctx, echoTool, args(want))
+			if err != nil {
+				return err
+			}
+			return checkEcho(got, prefix+want)
+		}
+		return r, nil
+	}
+}
+
+// openAll starts every subject for one run; a subject that failed to start is nil (its error is
+// recorded in its tally). The returned stop ends them all.
+func openAll(subjects []caller, t []tally) (runs []*running, stop func()) {
+	runs = make([]*running, len(subjects))
+	for i, open := range subjects {
+		if t[i].giveUp(0) {
+			continue
+		}
+		r, err := open()
+		if t[i].record(err) {
+			runs[i] = r
+		}
+	}
+	return runs, func() {
+		for _, r := range runs {
+			if r != nil {
+				r.stop()
+			}
+		}
+	}
+}
+
+// usage is what interleavedP50 saw the subjects' processes use per timed call.
+type usage struct {
+	hostCPU, hostSwitches, serverCPU figure // µs, count, µs per call; each the median of runs
+}
+
+// interleaveBlock is how many back-to-back calls a subject makes before the next one takes its
+// turn: few enough that the subjects share the machine's moments of load, enough that a call
+// follows a call (as in a tight loop) rather than another subject's idle time.
+const interleaveBlock = 10
+
+// interleavedP50 measures the subjects' median call round trip. Every run starts all of them
+// (fresh processes), warms each up, then times cfg.calls calls of each, interleaved in blocks of
+// interleaveBlock calls (the order rotating), so every subject sees the same stretches of a busy
+// machine. A run's figure is the median of its calls; a subject's figure is the median of its
+// runs.
+func (b *bench) interleavedP50(what string, subjects []caller) ([]figure, []usage) {
+	n := len(subjects)
+	vals := make([][]float64, n)
+	hostCPU, hostSw, serverCPU := make([][]float64, n), make([][]float64, n), make([][]float64, n)
+	t := make([]tally, n)
+	for run := range b.cfg.runs {
+		subj, stop := openAll(subjects, t)
+		ctx, cancel := withTimeout(5 * time.Minute)
+		samples := make([][]float64, n)
+		failed := make([]bool, n)
+		do := func(s, i int) bool {
+			if subj[s] == nil || failed[s] {
+				return false
+			}
+			if err := subj[s].call(ctx, i); err != nil {
+				t[s].record(err)
+				failed[s] = true
+				return false
+			}
+			return true
+		}
+		for i := range b.cfg.warmup {
+			for s := range n {
+				do(s, -1-i)
+			}
+		}
+		// What each subject's host and server use during the timed calls (they idle while the
+		// other subjects take their turns).
+		hostAt, serverAt := make([]cpuUse, n), make([]cpuUse, n)
+		for s, r := range subj {
+			if r != nil {
+				hostAt[s], _ = processCPU(r.host)
+				serverAt[s], _ = processCPU(r.server)
+			}
+		}
+		for start := 0; start < b.cfg.calls; start += interleaveBlock {
+			end := min(start+interleaveBlock, b.cfg.calls)
+			for k := range n {
+				s := (start/interleaveBlock + run + k) % n
+				for i := start; i < end; i++ {
+					t0 := time.Now()
+					if do(s, i) {
+						samples[s] = append(samples[s], float64(time.Since(t0).Nanoseconds())/1e3)
+					}
+				}
+			}
+		}
+		for s, r := range subj {
+			if r == nil || failed[s] {
+				continue
+			}
+			calls := float64(len(samples[s]))
+			if h, ok := processCPU(r.host); ok && r.host > 0 {
+				hostCPU[s] = append(hostCPU[s], float64(h.ns-hostAt[s].ns)/1e3/calls)
+				hostSw[s] = append(hostSw[s], float64(h.switches-hostAt[s].switches)/calls)
+			}
+			if v, ok := processCPU(r.server); ok && r.server > 0 {
+				serverCPU[s] = append(serverCPU[s], float64(v.ns-serverAt[s].ns)/1e3/calls)
+			}
+		}
+		cancel()
+		stop()
+		for s := range n {
+			if subj[s] != nil && !failed[s] {
+				v := fig(samples[s]).v
+				vals[s] = append(vals[s], v)
+				b.logf("%s run %d subject %d: %.1f µs", what, run, s, v)
+			}
+		}
+	}
+	figs, use := make([]figure, n), make([]usage, n)
+	for s := range n {
+		figs[s] = figOf(vals[s], t[s])
+		use[s] = usage{hostCPU: fig(hostCPU[s]), hostSwitches: fig(hostSw[s]), serverCPU: fig(serverCPU[s])}
+	}
+	return figs, use
+}
+
+// interleavedThroughput measures the subjects' throughput with callers concurrent callers. Every
+// run starts all of them, then takes turns: each subject in turn runs a burst of cfg.calls calls
+// (after its warm-up), four bursts each, the order rotating; the subject's run figure is its
+// median burst, so a subject is measured through the same stretch of the machine's load as the
+// others.
+func (b *bench) interleavedThroughput(what string, callers int, subjects []caller) []figure {
+	const bursts = 4
+	n := len(subjects)
+	vals := make([][]float64, n)
+	t := make([]tally, n)
+	for run := range b.cfg.runs {
+		subj, stop := openAll(subjects, t)
+		rates := make([][]float64, n)
+		failed := make([]bool, n)
+		for burst := range bursts {
+			for k := range n {
+				s := (burst + run + k) % n
+				if subj[s] == nil || failed[s] {
+					continue
+				}
+				warm := b.cfg.warmup
+				if burst > 0 {
+					warm = 0
+				}
+				v, err := b.throughput(callers, warm, subj[s].call)
+				if err != nil {
+					t[s].record(err)
+					failed[s] = true
+					continue
+				}
+				rates[s] = append(rates[s], v)
+			}
+		}
+		stop()
+		for s := range n {
+			if subj[s] != nil && !failed[s] {
+				v := fig(rates[s]).v
+				vals[s] = append(vals[s], v)
+				b.logf("%s run %d subject %d: %.0f calls/s", what, run, s, v)
+			}
+		}
+	}
+	figs := make([]figure, n)
+	for s := range n {
+		figs[s] = figOf(vals[s], t[s])
+	}
+	return figs
+}
+
+// throughput runs cfg.calls calls (after warmup untimed ones) spread over callers goroutines and returns
 // calls per second.
-func (b *bench) throughput(callers int, call func(ctx context.Context, i int) error) (float64, error) {
+func (b *bench) throughput(callers, warmup int, call func(ctx context.Context, i int) error) (float64, error) {
 	ctx, cancel := withTimeout(5 * time.Minute)
 	defer cancel()
-	for i := range b.cfg.warmup {
+	for i := range warmup {
 		if err := call(ctx, -1-i); err != nil {
 			return 0, err
 		}
@@ -200,40 +376,6 @@ func (b *bench) throughput(callers int, call func(ctx context.Context, i int) er
 		return 0, firstErr
 	}
 	return float64(b.cfg.calls) / d.Seconds(), nil
-}
-
-func (b *bench) tputSB(spec serverSpec, callers int) (float64, error) {
-	c, _, err := b.startSBWith(map[string]serverSpec{serverName(0): spec}, nil)
-	if err != nil {
-		return 0, err
-	}
-	defer b.stopSB(c)
-	return b.throughput(callers, func(ctx context.Context, i int) error {
-		want := fmt.Sprintf("ping-%d", i)
-		res, err := b.sbCall(ctx, c, serverName(0), echoTool, everythingArgs(want))
-		if err != nil {
-			return err
-		}
-		return checkEcho(res.Text, "Echo: "+want)
-	})
-}
-
-func (b *bench) tputBase(spec serverSpec, callers int) (float64, error) {
-	ctx, cancel := withTimeout(60 * time.Second)
-	defer cancel()
-	c, err := dialBare(ctx, spec, b.home("bare"))
-	if err != nil {
-		return 0, err
-	}
-	defer c.close()
-	return b.throughput(callers, func(ctx context.Context, i int) error {
-		want := fmt.Sprintf("ping-%d", i)
-		got, err := c.call(ctx, echoTool, everythingArgs(want))
-		if err != nil {
-			return err
-		}
-		return checkEcho(got, "Echo: "+want)
-	})
 }
 
 // firstCallSB starts switchboard with one server and calls echo as soon as it can: right after
@@ -307,7 +449,9 @@ func printPerfTable(w io.Writer, rows []perfRow) {
 	fmt.Fprintln(w, "|---|---:|---:|---:|---|")
 	for _, r := range rows {
 		goal := r.goal
-		if r.a.ok && r.b.ok && r.b.v > 0 {
+		if goal == "" {
+			goal = "— (where the time goes)"
+		} else if r.a.ok && r.b.ok && r.b.v > 0 {
 			x := r.a.v / r.b.v
 			met := (r.max <= 0 || x <= r.max) && (r.min <= 0 || x >= r.min)
 			if met {

@@ -10,7 +10,12 @@ import (
 
 // statusKB reads one "Key:   N kB" field of /proc/PID/status, in KiB (0 when unreadable).
 func statusKB(pid int, key string) int64 {
-	f, err := os.Open(fmt.Sprintf("/proc/%d/status", pid))
+	return statusKBFile(fmt.Sprintf("/proc/%d/status", pid), key)
+}
+
+// statusKBFile reads the number of one "Key:   N [kB]" field of a status file (0 when unreadable).
+func statusKBFile(path, key string) int64 {
+	f, err := os.Open(path)
 	if err != nil {
 		return 0
 	}
@@ -71,4 +76,31 @@ func rssTree(pid int) (kb int64, procs int) {
 		procs++
 	}
 	return kb, procs
+}
+
+// cpuUse is what a process's threads have used so far: CPU time (from each thread's
+// /proc/PID/task/TID/schedstat, in nanoseconds) and context switches (voluntary and not, from
+// each thread's status). Threads that ended are not counted (Go keeps its threads).
+type cpuUse struct {
+	ns       int64
+	switches int64
+}
+
+func processCPU(pid int) (cpuUse, bool) {
+	tasks, err := os.ReadDir(fmt.Sprintf("/proc/%d/task", pid))
+	if err != nil {
+		return cpuUse{}, false
+	}
+	var u cpuUse
+	for _, t := range tasks {
+		dir := fmt.Sprintf("/proc/%d/task/%s/", pid, t.Name())
+		if b, err := os.ReadFile(dir + "schedstat"); err == nil {
+			if f := strings.Fields(string(b)); len(f) > 0 {
+				n, _ := strconv.ParseInt(f[0], 10, 64)
+				u.ns += n
+			}
+		}
+		u.switches += statusKBFile(dir+"status", "voluntary_ctxt_switches") + statusKBFile(dir+"status", "nonvoluntary_ctxt_switches")
+	}
+	return u, true
 }
