@@ -50,6 +50,11 @@ type Options struct {
 	Roots []string
 	// Now is the clock of Question.Requested (nil = time.Now).
 	Now func() time.Time
+	// Settled, when set, is called once the first servers' start has settled and the start-up
+	// memory was returned (see releaseStartMemory): the moment a front end may retune the process
+	// for a long idle life as a relay (cmd/switchboard serve drops to one P). It runs on a
+	// background goroutine, never during a tool call.
+	Settled func()
 	// Tokens keeps OAuth sign-ins of MCP servers (nil = the OS keychain, else a 0600 file under
 	// $XDG_STATE_HOME/switchboard: mcpbridge/tokenstore).
 	Tokens mcpbridge.TokenStore
@@ -269,7 +274,8 @@ func (a *App) Start(folders []string, s Settings, warns []string) {
 // MB less RSS in alternating runs). One forced collection, never in a call's path: it stops the
 // world for 0.5–1 ms (more with a large result being decoded), so it waits for the servers' start
 // to end and then for the first moment, releaseStartDelay or more later, when no tool call is in
-// flight. (It used to run at once, before the servers had even been applied.)
+// flight. (It used to run at once, before the servers had even been applied.) Then it tells the
+// front end the start is over (Options.Settled).
 func (a *App) releaseStartMemory() {
 	select { // the servers are in the registry (else it is idle at once, before they start)
 	case <-a.firstApplied:
@@ -290,6 +296,9 @@ func (a *App) releaseStartMemory() {
 		}
 		if a.registry.Calls() == 0 {
 			debug.FreeOSMemory()
+			if a.opts.Settled != nil {
+				a.opts.Settled()
+			}
 			return
 		}
 	}

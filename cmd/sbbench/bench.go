@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"time"
 )
@@ -19,8 +20,8 @@ import (
 type bench struct {
 	cfg   config
 	log   io.Writer
-	homes int
-	leaks []string // processes left behind by a host after it was shut down
+	homes atomic.Int64 // homes made so far (subjects start side by side: openAll)
+	leaks []string     // processes left behind by a host after it was shut down
 }
 
 func (b *bench) logf(format string, args ...any) {
@@ -31,8 +32,7 @@ func (b *bench) logf(format string, args ...any) {
 
 // home returns a fresh XDG home for one subject run.
 func (b *bench) home(kind string) string {
-	b.homes++
-	d := filepath.Join(b.cfg.work, fmt.Sprintf("%s-%03d", kind, b.homes))
+	d := filepath.Join(b.cfg.work, fmt.Sprintf("%s-%03d", kind, b.homes.Add(1)))
 	_ = os.MkdirAll(d, 0o755) // ignore error: best effort
 	return d
 }

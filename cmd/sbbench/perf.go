@@ -173,19 +173,30 @@ func (b *bench) bareCaller(spec serverSpec, args func(string) map[string]any, pr
 	}
 }
 
-// openAll starts every subject for one run; a subject that failed to start is nil (its error is
-// recorded in its tally). The returned stop ends them all.
+// openAll starts every subject for one run, side by side, and lets them settle (memSettle, as
+// for the memory rows: a host in an editor has long finished its start when a call comes, and
+// the host retunes itself once its start is over, host.Options.Settled). A subject that failed
+// to start is nil (its error is recorded in its tally). The returned stop ends them all.
 func openAll(subjects []caller, t []tally) (runs []*running, stop func()) {
 	runs = make([]*running, len(subjects))
+	errs := make([]error, len(subjects))
+	var wg sync.WaitGroup
 	for i, open := range subjects {
 		if t[i].giveUp(0) {
 			continue
 		}
-		r, err := open()
-		if t[i].record(err) {
-			runs[i] = r
+		wg.Go(func() { runs[i], errs[i] = open() })
+	}
+	wg.Wait()
+	for i := range subjects {
+		if runs[i] == nil && errs[i] == nil {
+			continue // given up
+		}
+		if !t[i].record(errs[i]) {
+			runs[i] = nil
 		}
 	}
+	settle()
 	return runs, func() {
 		for _, r := range runs {
 			if r != nil {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/host/lsp"
 )
 
 // forcedGCs is how many collections this process was made to run (debug.FreeOSMemory, runtime.GC).
@@ -65,4 +66,35 @@ func TestStartMemoryWaitsForCallsInFlight(t *testing.T) {
 		t.Fatalf("%d forced collection(s) while a call was in flight; want none", n)
 	}
 	awaitForcedGC(t, before) // after the call
+}
+
+// The front end is told once the start is over (host.Options.Settled, where cmd/switchboard serve
+// drops to one P): after the start-up memory was returned, never during the start and the first
+// calls.
+func TestSettledAfterStart(t *testing.T) {
+	settled := make(chan uint64, 1)
+	before := forcedGCs()
+	env := hosttest.Run(t, hosttest.Config{
+		InitOptions: initOpts(map[string]any{"slow": server("--startup-delay", "300ms")}, "mode", "always-allow"),
+		Options:     func(o *lsp.Options) { o.Settled = func() { settled <- forcedGCs() } },
+	})
+	env.AwaitServer("slow", "ready")
+	for i := range 20 {
+		if res := call(env, "mcp__slow__echo", map[string]string{"text": "first"}); res.IsError {
+			t.Fatalf("call %d = %+v", i, res)
+		}
+	}
+	select {
+	case <-settled:
+		t.Fatal("Settled was called during the server's start or the first calls")
+	default:
+	}
+	select {
+	case n := <-settled:
+		if n == before {
+			t.Error("Settled was called before the start-up memory was returned")
+		}
+	case <-time.After(30 * time.Second):
+		t.Fatal("Settled was never called (30 s)")
+	}
 }
