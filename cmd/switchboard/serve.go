@@ -16,6 +16,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/rawio"
 )
 
 // sweepDelay is how long after start the orphan sweep runs.
@@ -83,6 +84,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	defer stop()
 	in, restore := pollableStdin()
 	defer restore()
+	out, restoreOut := pollableStdout(out)
+	defer restoreOut()
 	err := serveLSP(ctx, newStdio(in, out), host.Options{
 		Logger:  slog.New(handler),
 		Settled: func() { relayProcs(os.Getenv) },
@@ -102,13 +105,29 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 // call). With read deadlines (a pollable stdin, pollableStdin) the framer reads it on the
 // goroutine that asks for the next frame and ends a read by moving the deadline; without them it
 // reads on a goroutine of its own and stops waiting for it when the connection is closed. Either
-// way the host can exit while the editor keeps stdin open.
+// way the host can exit while the editor keeps stdin open. A polled stdin or stdout is read or
+// written with raw system calls (rawio: no wake-up of the runtime's monitor thread per message).
 type stdio struct {
-	in  *os.File
-	out *os.File
+	in  reader
+	out io.Writer
 }
 
-func newStdio(in *os.File, out *os.File) *stdio { return &stdio{in: in, out: out} }
+// reader is stdin: an *os.File or a *rawio.File.
+type reader interface {
+	io.Reader
+	SetReadDeadline(time.Time) error
+}
+
+func newStdio(in *os.File, out *os.File) *stdio {
+	s := &stdio{in: in, out: out}
+	if r, ok := rawio.New(in); ok {
+		s.in = r
+	}
+	if w, ok := rawio.New(out); ok {
+		s.out = w
+	}
+	return s
+}
 
 func (s *stdio) Read(p []byte) (int, error) { return s.in.Read(p) }
 
@@ -123,14 +142,16 @@ func (s *stdio) Close() error { return nil }
 
 // relayProcs gives the host one P (runtime.GOMAXPROCS(1)) once its servers have started, unless
 // GOMAXPROCS is set in the environment. The start spawns and initializes every server at once and
-// uses every core (30 servers ready 15–25% sooner with them), but after it the host is a relay:
-// a call wakes it for the editor's request and for the server's answer, and with a second P
-// every goroutine it hands the call to (the next reader, the caller waiting on the server's
-// answer, the audit writer) wakes a second thread that finds nothing to do. With one P those
-// hand-offs stay on the thread that is awake (cmd/sbbench, server-everything echo: about 7
-// context switches per call instead of 12, a quarter less host CPU per call, p50 10–18% lower,
-// 8-caller throughput unchanged). Work that does need a core, a large result being decoded, is
-// preempted every 10 ms like any goroutine, so requests are still answered while it runs.
+// uses every core (with one P from the start, 30 servers were ready 10–20% later and the first
+// call 10–40% later), but after it the host is a relay: a call wakes it for the editor's request
+// and for the server's answer, and with a second P every goroutine it hands the call to (the next
+// reader, the caller waiting for the server's answer, the audit writer) wakes a second thread
+// that finds nothing to do. With one P those hand-offs stay on the thread that is awake
+// (cmd/sbbench, server-everything echo, six interleaved runs against two Ps: 7 context switches
+// per call instead of 12, host CPU per call 13–28% lower, p50 about 8% lower, 8-caller
+// throughput within 7%; the 50 MB result's time and peak unchanged). Work that needs a core for
+// long, a large result being decoded, is preempted every 10 ms like any goroutine, so requests
+// are still answered while it runs.
 func relayProcs(getenv func(string) string) {
 	if getenv("GOMAXPROCS") != "" {
 		return

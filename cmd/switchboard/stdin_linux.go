@@ -61,3 +61,48 @@ func nonblocking(fd int) bool {
 	flags, _, errno := syscall.Syscall(syscall.SYS_FCNTL, uintptr(fd), syscall.F_GETFL, 0)
 	return errno == 0 && flags&syscall.O_NONBLOCK != 0
 }
+
+// pollableStdout is pollableStdin for stdout, given as the file the host writes (returned as
+// it is unless it is fd 1): a pipe or socket of its own (not stdin's or stderr's open file, whose
+// other users would meet EAGAIN), blocking now, is made non-blocking and polled, so the host's
+// writes wait in the runtime's poller instead of a blocked thread (and can be raw: rawio). restore
+// puts fd 1 back in blocking mode.
+func pollableStdout(cur *os.File) (out *os.File, restore func()) {
+	keep := func() {}
+	if cur.Fd() != 1 {
+		return cur, keep
+	}
+	var st syscall.Stat_t
+	if err := syscall.Fstat(1, &st); err != nil {
+		return cur, keep
+	}
+	switch st.Mode & syscall.S_IFMT {
+	case syscall.S_IFIFO, syscall.S_IFSOCK:
+	default:
+		return cur, keep
+	}
+	for _, fd := range []int{0, 2} {
+		var o syscall.Stat_t
+		if syscall.Fstat(fd, &o) == nil && o.Dev == st.Dev && o.Ino == st.Ino {
+			return cur, keep // one open file with stdin or stderr: see above
+		}
+	}
+	if nonblocking(1) {
+		return cur, keep
+	}
+	if err := syscall.SetNonblock(1, true); err != nil {
+		return cur, keep
+	}
+	blocking := func() { _ = syscall.SetNonblock(1, false) } // ignore error: best effort
+	out = os.NewFile(1, cur.Name())
+	if out.SetWriteDeadline(time.Time{}) != nil { // the poller did not take it
+		blocking()
+		return cur, keep
+	}
+	return out, func() {
+		blocking()
+		// Both files close fd 1 when collected: neither before this point.
+		runtime.KeepAlive(out)
+		runtime.KeepAlive(cur)
+	}
+}

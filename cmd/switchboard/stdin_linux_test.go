@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -9,6 +10,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/rawio"
 )
 
 // serve's stdin is read with deadlines when it is a pipe (how editors start it); it is left alone
@@ -88,4 +91,93 @@ func TestPollableStdin(t *testing.T) {
 			}
 		})
 	}
+}
+
+// serve polls a stdout of its own and writes it with raw system calls (rawio); a stdout that is
+// a file, or one open file with stderr (whose log lines would meet EAGAIN), is left as it is.
+// Either way every byte arrives, even when the reader lags far behind (4 MiB through a 64 KiB
+// pipe), and stdout is blocking again afterwards.
+func TestPollableStdout(t *testing.T) {
+	if os.Getenv("SWITCHBOARD_TEST_POLLABLE_STDOUT") == "1" {
+		out, restore := pollableStdout(os.Stdout)
+		var w io.Writer = out
+		rf, polled := rawio.New(out)
+		if polled {
+			w = rf
+		}
+		_, werr := w.Write(make([]byte, 4<<20))
+		restore()
+		fmt.Fprintf(os.Stderr, "polled=%v nonblocking-after=%v stdout-error=%v\n", polled, nonblocking(1), werr)
+		os.Exit(0)
+	}
+	file := filepath.Join(t.TempDir(), "output")
+	for _, c := range []struct {
+		name   string
+		polled bool
+		setup  func(t *testing.T, cmd *exec.Cmd) (written func() int64)
+	}{
+		{"pipe", true, func(t *testing.T, cmd *exec.Cmd) func() int64 {
+			var w tailWriter
+			cmd.Stdout = &w // exec gives the child a pipe and copies from it
+			return func() int64 { return w.n }
+		}},
+		{"file", false, func(t *testing.T, cmd *exec.Cmd) func() int64 {
+			f, err := os.Create(file)
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { f.Close() })
+			cmd.Stdout = f
+			return func() int64 {
+				fi, err := os.Stat(file)
+				if err != nil {
+					t.Fatal(err)
+				}
+				return fi.Size()
+			}
+		}},
+		{"pipe shared with stderr", false, func(t *testing.T, cmd *exec.Cmd) func() int64 {
+			var w tailWriter
+			cmd.Stdout, cmd.Stderr = &w, &w // one pipe for both: the report ends the data
+			return func() int64 { return w.n }
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			cmd := exec.Command(os.Args[0], "-test.run", "^TestPollableStdout$", "-test.short")
+			cmd.Env = append(os.Environ(), "SWITCHBOARD_TEST_POLLABLE_STDOUT=1")
+			var stderr strings.Builder
+			cmd.Stderr = &stderr
+			written := c.setup(t, cmd)
+			if err := cmd.Run(); err != nil {
+				t.Fatalf("%v: %s", err, stderr.String())
+			}
+			report := fmt.Sprintf("polled=%v nonblocking-after=false stdout-error=<nil>", c.polled)
+			n, got := written(), stderr.String()
+			if w, shared := cmd.Stderr.(*tailWriter); shared { // the report is the end of stdout
+				n -= int64(len(report) + 1)
+				got = string(w.tail)
+			}
+			if !strings.Contains(got, report) {
+				t.Errorf("stdout to a %s: %q, want %q", c.name, got, report)
+			}
+			if n != 4<<20 {
+				t.Errorf("stdout to a %s: %d bytes arrived, want %d", c.name, n, 4<<20)
+			}
+		})
+	}
+}
+
+// tailWriter counts what is written to it and keeps the last 256 bytes.
+type tailWriter struct {
+	n    int64
+	tail []byte
+}
+
+func (w *tailWriter) Write(p []byte) (int, error) {
+	w.n += int64(len(p))
+	w.tail = append(w.tail, p...)
+	if len(w.tail) > 256 {
+		w.tail = append([]byte(nil), w.tail[len(w.tail)-256:]...)
+	}
+	return len(p), nil
 }

@@ -1,0 +1,137 @@
+//go:build linux
+
+package rawio
+
+import (
+	"bytes"
+	"errors"
+	"io"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+)
+
+func pipe(t *testing.T) (r, w *os.File) {
+	t.Helper()
+	r, w, err := os.Pipe() // non-blocking and polled, as exec's pipes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { r.Close(); w.Close() })
+	return r, w
+}
+
+func wrap(t *testing.T, f *os.File) *File {
+	t.Helper()
+	rf, ok := New(f)
+	if !ok {
+		t.Fatalf("New(%s) refused a polled pipe", f.Name())
+	}
+	return rf
+}
+
+// What goes in one end comes out of the other, in order, across many full pipes: the writer
+// waits in the poller when the pipe is full (EAGAIN) and goes on from where it stopped.
+func TestRoundTripLargerThanThePipe(t *testing.T) {
+	r, w := pipe(t)
+	rr, rw := wrap(t, r), wrap(t, w)
+	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB: 16 pipe buffers
+	errc := make(chan error, 1)
+	go func() {
+		n, err := rw.Write(want)
+		if err == nil && n != len(want) {
+			err = io.ErrShortWrite
+		}
+		w.Close()
+		errc <- err
+	}()
+	got, err := io.ReadAll(rr) // io.EOF once the writer closed
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes, want the %d written", len(got), len(want))
+	}
+}
+
+func TestReadDeadlineAndClose(t *testing.T) {
+	r, _ := pipe(t)
+	rr := wrap(t, r)
+	if err := rr.SetReadDeadline(time.Now().Add(10 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := rr.Read(make([]byte, 8)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Fatalf("read past the deadline: %v, want os.ErrDeadlineExceeded", err)
+	}
+	if err := rr.SetReadDeadline(time.Time{}); err != nil {
+		t.Fatal(err)
+	}
+	errc := make(chan error, 1)
+	go func() {
+		_, err := rr.Read(make([]byte, 8))
+		errc <- err
+	}()
+	rr.Close() // ends the read waiting in the poller
+	if err := <-errc; !errors.Is(err, os.ErrClosed) {
+		t.Fatalf("read of a closed file: %v, want os.ErrClosed", err)
+	}
+}
+
+// A write into a pipe whose reader is gone fails with EPIPE (Go ignores SIGPIPE on descriptors
+// other than 1 and 2), as os.File's does.
+func TestWriteToClosedPipe(t *testing.T) {
+	r, w := pipe(t)
+	rw := wrap(t, w)
+	r.Close()
+	if _, err := rw.Write([]byte("x")); !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("write to a pipe without reader: %v, want EPIPE", err)
+	}
+}
+
+// A descriptor a raw read(2) could block on is refused: a regular file (not polled), and a pipe
+// in blocking mode (someone else's, wrapped as it is).
+func TestNewRefusesWhatCouldBlock(t *testing.T) {
+	f, err := os.Create(filepath.Join(t.TempDir(), "f"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	if _, ok := New(f); ok {
+		t.Error("New took a regular file")
+	}
+	var p [2]int
+	if err := syscall.Pipe2(p[:], syscall.O_CLOEXEC); err != nil { // blocking
+		t.Fatal(err)
+	}
+	br, bw := os.NewFile(uintptr(p[0]), "r"), os.NewFile(uintptr(p[1]), "w")
+	defer br.Close()
+	defer bw.Close()
+	if _, ok := New(br); ok {
+		t.Error("New took a blocking pipe")
+	}
+}
+
+// Data handed from one goroutine to another through a pipe is ordered for the race detector as
+// os.File's reads and writes order it (under -race, this test fails without the annotation).
+func TestHandOverThroughAPipe(t *testing.T) {
+	r, w := pipe(t)
+	rr, rw := wrap(t, r), wrap(t, w)
+	var handed []int
+	go func() {
+		handed = append(handed, 42) // written before the byte goes out
+		if _, err := rw.Write([]byte{1}); err != nil {
+			t.Error(err)
+		}
+	}()
+	if _, err := rr.Read(make([]byte, 1)); err != nil {
+		t.Fatal(err)
+	}
+	if len(handed) != 1 || handed[0] != 42 { // read after the byte came in
+		t.Fatalf("handed = %v", handed)
+	}
+}
