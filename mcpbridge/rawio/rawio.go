@@ -31,7 +31,9 @@ var noDeadline time.Time
 
 // New wraps f. It reports false when f's descriptor is blocking or not in the runtime's poller
 // (a regular file, a terminal, a descriptor made blocking by someone else): a raw read(2) on it
-// could block the thread, and the process with it.
+// could block the thread, and the process with it. Non-blocking mode belongs to the open file,
+// so f must be one nobody else switches back: a pipe this process made (a server's), or a stdin or
+// stdout of the process's own (cmd/switchboard's pollableStdin and pollableStdout check).
 func New(f *os.File) (*File, bool) {
 	rc, err := f.SyscallConn()
 	if err != nil {
