@@ -53,7 +53,7 @@ type Options struct {
 	// Settled, when set, is called once the first servers' start has settled and the start-up
 	// memory was returned (see releaseStartMemory): the moment a front end may retune the process
 	// for a long idle life as a relay (cmd/switchboard serve drops to one P). It runs on a
-	// background goroutine, never during a tool call.
+	// background goroutine, at a moment without a tool call in flight.
 	Settled func()
 	// Tokens keeps OAuth sign-ins of MCP servers (nil = the OS keychain, else a 0600 file under
 	// $XDG_STATE_HOME/switchboard: mcpbridge/tokenstore).

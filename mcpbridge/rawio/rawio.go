@@ -1,39 +1,45 @@
 //go:build linux
 
-// Package rawio reads and writes non-blocking descriptors that the Go runtime polls (pipes and
-// sockets) without entering the scheduler's system-call path for each read(2) and write(2).
+// Package rawio reads and writes descriptors that the Go runtime polls (pipes and sockets)
+// without entering the scheduler's system-call path for each read and write.
 //
 // A Go system call (syscall.Read under os.File.Read) tells the scheduler it may block: on a
 // process that was idle, the first one also wakes the runtime's monitor thread (sysmon), which
 // then polls every 20 µs until the process is idle again. A relay like the host wakes for every
 // message, so that monitor was about 15% of its CPU and most of its context switches per tool call
-// (cmd/sbbench). On a non-blocking descriptor read(2) and write(2) never block (they return EAGAIN,
-// and this package then waits in the runtime's poller like os.File does), so they can be raw
-// system calls. Deadlines and Close work as for os.File: the waits go through its syscall.RawConn.
+// (cmd/sbbench). A call that cannot block can be a raw system call instead: rawio reads with
+// preadv2(2) and writes with pwritev2(2) and the flag RWF_NOWAIT, which makes that one call
+// non-blocking whatever the open file's mode (O_NONBLOCK belongs to the open file, which another
+// process sharing it may switch back to blocking; RWF_NOWAIT belongs to the call). When the call
+// would block it returns EAGAIN and rawio waits in the runtime's poller, as os.File does, through
+// the file's syscall.RawConn: deadlines and Close work as for os.File. On a kernel or a file that
+// does not take RWF_NOWAIT (EOPNOTSUPP), a File falls back to os.File's reads and writes for good.
 package rawio
 
 import (
 	"errors"
 	"io"
 	"os"
+	"sync/atomic"
 	"syscall"
 	"time"
 	"unsafe"
+
+	"golang.org/x/sys/unix"
 )
 
-// File reads and writes one polled, non-blocking descriptor.
+// File reads and writes one polled descriptor.
 type File struct {
-	f  *os.File
-	rc syscall.RawConn
+	f     *os.File
+	rc    syscall.RawConn
+	plain atomic.Bool // RWF_NOWAIT was refused: os.File's reads and writes
 }
 
 var noDeadline time.Time
 
-// New wraps f. It reports false when f's descriptor is blocking or not in the runtime's poller
-// (a regular file, a terminal, a descriptor made blocking by someone else): a raw read(2) on it
-// could block the thread, and the process with it. Non-blocking mode belongs to the open file,
-// so f must be one nobody else switches back: a pipe this process made (a server's), or a stdin or
-// stdout of the process's own (cmd/switchboard's pollableStdin and pollableStdout check).
+// New wraps f. It reports false when f is not in the runtime's poller (a regular file, a
+// terminal, a descriptor that was blocking when it was opened) or is blocking now: there would
+// be no poller to wait in.
 func New(f *os.File) (*File, bool) {
 	rc, err := f.SyscallConn()
 	if err != nil {
@@ -52,11 +58,29 @@ func New(f *os.File) (*File, bool) {
 	return &File{f: f, rc: rc}, true
 }
 
+// rw is one preadv2 or pwritev2 at the file's position, RWF_NOWAIT (a variable: tests refuse it).
+var rw = func(trap, fd uintptr, p []byte) (int, syscall.Errno) {
+	iov := unix.Iovec{Base: &p[0]}
+	iov.SetLen(len(p))
+	// The position -1 (both halves, for 32-bit systems) is "the current one", as read and write.
+	n, _, e := unix.RawSyscall6(trap, fd, uintptr(unsafe.Pointer(&iov)), 1, ^uintptr(0), ^uintptr(0), unix.RWF_NOWAIT)
+	return int(n), e
+}
+
+// refused reports whether errno says the kernel or the file does not take RWF_NOWAIT (or
+// preadv2 at all).
+func refused(errno syscall.Errno) bool {
+	return errno == syscall.EOPNOTSUPP || errno == syscall.ENOSYS || errno == syscall.EINVAL
+}
+
 // Read is os.File.Read: io.EOF at the end, os.ErrDeadlineExceeded past the read deadline,
 // os.ErrClosed once closed.
 func (r *File) Read(p []byte) (int, error) {
 	if len(p) == 0 {
 		return 0, nil
+	}
+	if r.plain.Load() {
+		return r.f.Read(p)
 	}
 	var (
 		n     int
@@ -65,10 +89,10 @@ func (r *File) Read(p []byte) (int, error) {
 	defer acquired()
 	err := r.rc.Read(func(fd uintptr) bool {
 		for {
-			m, _, e := syscall.RawSyscall(syscall.SYS_READ, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)))
+			m, e := rw(unix.SYS_PREADV2, fd, p)
 			switch e {
 			case 0:
-				n = int(m)
+				n = m
 				return true
 			case syscall.EINTR:
 				continue
@@ -83,6 +107,9 @@ func (r *File) Read(p []byte) (int, error) {
 	switch {
 	case err != nil:
 		return 0, r.wrap("read", err)
+	case refused(errno):
+		r.plain.Store(true)
+		return r.f.Read(p)
 	case errno != 0:
 		return 0, &os.PathError{Op: "read", Path: r.f.Name(), Err: errno}
 	case n == 0:
@@ -92,22 +119,26 @@ func (r *File) Read(p []byte) (int, error) {
 }
 
 // Write is os.File.Write: it writes all of p unless the write deadline passes, the file is
-// closed, or the other end is gone (EPIPE).
+// closed, or the other end is gone (an EPIPE error; unlike os.File on stdout or stderr, it does
+// not raise SIGPIPE: the caller decides).
 func (r *File) Write(p []byte) (int, error) {
+	if len(p) == 0 {
+		return 0, nil
+	}
+	if r.plain.Load() {
+		return r.f.Write(p)
+	}
 	var (
 		n     int
 		errno syscall.Errno
 	)
-	if len(p) == 0 {
-		return 0, nil
-	}
 	released()
 	err := r.rc.Write(func(fd uintptr) bool {
 		for n < len(p) {
-			m, _, e := syscall.RawSyscall(syscall.SYS_WRITE, fd, uintptr(unsafe.Pointer(&p[n])), uintptr(len(p)-n))
+			m, e := rw(unix.SYS_PWRITEV2, fd, p[n:])
 			switch e {
 			case 0:
-				n += int(m)
+				n += m
 			case syscall.EINTR:
 			case syscall.EAGAIN:
 				return false // the pipe is full: wait in the poller
@@ -121,19 +152,19 @@ func (r *File) Write(p []byte) (int, error) {
 	switch {
 	case err != nil:
 		return n, r.wrap("write", err)
+	case refused(errno) && n == 0:
+		r.plain.Store(true)
+		return r.f.Write(p)
 	case errno != 0:
 		return n, &os.PathError{Op: "write", Path: r.f.Name(), Err: errno}
 	}
 	return n, nil
 }
 
-// wrap gives a wait's error as os.File gives it: os.ErrDeadlineExceeded as it is (the same
-// value), a closed file as os.ErrClosed (the poller's own "use of closed file" is another value).
+// wrap gives a wait's error as os.File gives it: a *os.PathError around os.ErrDeadlineExceeded
+// or, for a closed file, os.ErrClosed (the poller's own "use of closed file" is another value).
 func (r *File) wrap(op string, err error) error {
-	if errors.Is(err, os.ErrDeadlineExceeded) {
-		return err
-	}
-	if err.Error() == "use of closed file" {
+	if !errors.Is(err, os.ErrDeadlineExceeded) && err.Error() == "use of closed file" {
 		err = os.ErrClosed
 	}
 	return &os.PathError{Op: op, Path: r.f.Name(), Err: err}

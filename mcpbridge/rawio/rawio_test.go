@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"runtime"
 	"syscall"
 	"testing"
 	"time"
@@ -133,5 +134,72 @@ func TestHandOverThroughAPipe(t *testing.T) {
 	}
 	if len(handed) != 1 || handed[0] != 42 { // read after the byte came in
 		t.Fatalf("handed = %v", handed)
+	}
+}
+
+// Another process sharing the open file may switch it back to blocking mode: a read or write
+// still never blocks the thread (RWF_NOWAIT is the call's, not the file's), so it waits in the
+// poller and its deadline ends it. A plain read(2) here would hang its thread for good, and the
+// process with it at the next collection (the test binary times out).
+func TestSwitchedToBlockingStillWaitsInThePoller(t *testing.T) {
+	// Ps to spare: were a read or write to block its thread (and hold its P), this test would
+	// still run to say so.
+	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(4))
+	r, _ := pipe(t) // nobody writes
+	_, w := pipe(t) // nobody reads
+	rr, rw := wrap(t, r), wrap(t, w)
+	for _, f := range []*os.File{r, w} {
+		if err := syscall.SetNonblock(int(f.Fd()), false); err != nil {
+			t.Fatal(err)
+		}
+	}
+	done := make(chan error, 2)
+	go func() {
+		if err := rr.SetReadDeadline(time.Now().Add(50 * time.Millisecond)); err != nil {
+			t.Error(err)
+		}
+		_, err := rr.Read(make([]byte, 8))
+		done <- err
+	}()
+	go func() {
+		if err := rw.SetWriteDeadline(time.Now().Add(50 * time.Millisecond)); err != nil {
+			t.Error(err)
+		}
+		_, err := rw.Write(make([]byte, 1<<20)) // more than the pipe holds, nobody reading
+		done <- err
+	}()
+	for range 2 {
+		select {
+		case err := <-done:
+			if !errors.Is(err, os.ErrDeadlineExceeded) {
+				t.Errorf("read or write on a pipe switched to blocking: %v, want os.ErrDeadlineExceeded", err)
+			}
+		case <-time.After(20 * time.Second):
+			t.Fatal("a read or write on a pipe switched to blocking mode never returned")
+		}
+	}
+}
+
+// Where the kernel or the file refuses RWF_NOWAIT, a File reads and writes as os.File does.
+func TestFallbackWhenNoWaitIsRefused(t *testing.T) {
+	saved := rw
+	defer func() { rw = saved }()
+	calls := 0
+	rw = func(uintptr, uintptr, []byte) (int, syscall.Errno) { calls++; return 0, syscall.EOPNOTSUPP }
+	r, w := pipe(t)
+	rr, rwf := wrap(t, r), wrap(t, w)
+	if n, err := rwf.Write([]byte("hello")); n != 5 || err != nil {
+		t.Fatalf("Write = %d, %v", n, err)
+	}
+	buf := make([]byte, 8)
+	n, err := rr.Read(buf)
+	if err != nil || string(buf[:n]) != "hello" {
+		t.Fatalf("Read = %q, %v", buf[:n], err)
+	}
+	if _, err := rwf.Write([]byte("again")); err != nil {
+		t.Fatal(err)
+	}
+	if calls != 2 {
+		t.Errorf("RWF_NOWAIT tried %d times; want once per file, then never again", calls)
 	}
 }

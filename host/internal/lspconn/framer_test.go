@@ -11,6 +11,7 @@ import (
 	"os"
 	"runtime"
 	"strings"
+	"syscall"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -478,4 +479,35 @@ func blockedIn(frames ...string) bool {
 		}
 	}
 	return false
+}
+
+// brokenPipe is an output whose reader is gone.
+type brokenPipe struct{}
+
+func (brokenPipe) Write([]byte) (int, error) {
+	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
+}
+
+// When the editor closes what the host writes to, the stream ends (the host then stops) instead
+// of reading on with nobody to answer: os.File died of SIGPIPE there, the host's raw stdout
+// (rawio) reports EPIPE.
+func TestStreamEndsWhenOutputBreaks(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	s := NewStream(readWriter{r, brokenPipe{}}, StreamOptions{})
+	defer s.Close()
+	if _, err := s.WriteFrame(context.Background(), []byte(`{"jsonrpc":"2.0","method":"x"}`)); !errors.Is(err, syscall.EPIPE) {
+		t.Fatalf("WriteFrame = %v, want EPIPE", err)
+	}
+	select {
+	case <-s.Done():
+	default:
+		t.Fatal("the stream did not end when its output broke")
+	}
+	if err := s.Err(); err != nil {
+		t.Errorf("Err = %v, want nil (the peer went away; nothing was malformed)", err)
+	}
 }

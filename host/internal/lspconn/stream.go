@@ -18,6 +18,7 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -101,10 +102,10 @@ func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 			// error); this line reaches the log file and the editor's output.
 			s.log.Warn("lsp: " + err.Error())
 			s.writeError(ctx, nil, jsonrpc2.ParseError, "Parse error: "+err.Error())
-			s.fatal = err
+			s.end(err)
 		}
 		if err != nil {
-			s.doneOnce.Do(func() { close(s.done) })
+			s.end(nil)
 			return nil, 0, err
 		}
 		if s.tap != nil {
@@ -179,12 +180,27 @@ func (s *Stream) writeError(ctx context.Context, id json.RawMessage, code jsonrp
 	}
 }
 
-// WriteFrame writes one already-encoded frame body.
+// WriteFrame writes one already-encoded frame body. When the peer is gone from the other end
+// (EPIPE, ECONNRESET: the editor closed what the host writes to), nothing the host says can
+// reach it any more: the stream ends as when its input ends (Done), instead of reading on, mute.
 func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 	if s.tap != nil {
 		s.tap(Out, data)
 	}
-	return s.fs.WriteFrame(ctx, data)
+	n, err := s.fs.WriteFrame(ctx, data)
+	if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+		s.log.Warn("lsp: the editor closed the host's output; stopping", "error", err)
+		s.end(nil)
+	}
+	return n, err
+}
+
+// end ends the stream, once: fatal (nil when the peer went away) is what Err reports.
+func (s *Stream) end(fatal error) {
+	s.doneOnce.Do(func() {
+		s.fatal = fatal
+		close(s.done)
+	})
 }
 
 // Read implements jsonrpc2.Stream (jsonrpc2 prefers ReadFrame; this is the fallback).
@@ -215,8 +231,8 @@ func (s *Stream) Close() error {
 	return s.inner.Close()
 }
 
-// Done is closed when reading ends for good (the peer closed the connection, it broke, or the
-// framing was lost).
+// Done is closed when the stream ends for good: reading ended (the peer closed the connection,
+// it broke, or the framing was lost) or the peer stopped taking what is written (WriteFrame).
 func (s *Stream) Done() <-chan struct{} { return s.done }
 
 // Err is, once Done is closed, the reason reading stopped when it was a lost framing (matching
