@@ -6,6 +6,8 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"os"
 	"os/exec"
@@ -253,6 +255,53 @@ func TestServeEndToEnd(t *testing.T) {
 		e.stdin.Close()
 		if code := e.wait(); code != 1 {
 			t.Errorf("exit code after stdin closed without shutdown = %d, want 1 (LSP)", code)
+		}
+	})
+
+	// The editor stops reading what the host writes (closes its end of stdout): the host's next
+	// write meets EPIPE and it stops as when stdin closes, exit 1, with nothing on stderr but its
+	// own line. (It once died of SIGPIPE there; then, writing the warning about it to the editor,
+	// of a stack overflow.)
+	t.Run("stdout closed", func(t *testing.T) {
+		cmd := exec.Command(bin, "serve", "--stdio")
+		cmd.Env = e2eEnv(t)
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		stdin, err := cmd.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := cmd.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		defer cmd.Process.Kill() // ignore error: usually exited already
+		frame := func(body string) {
+			fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
+		}
+		frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`)
+		if _, err := out.Read(make([]byte, 64<<10)); err != nil { // the initialize result
+			t.Fatal(err)
+		}
+		out.Close()
+		frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+		frame(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"switchboard.servers"}}`)
+		errc := make(chan error, 1)
+		go func() { errc <- cmd.Wait() }()
+		select {
+		case err := <-errc:
+			var ee *exec.ExitError
+			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+				t.Errorf("exit after stdout closed = %v, want exit status 1; stderr:\n%s", err, stderr.String())
+			}
+		case <-time.After(e2eTimeout()):
+			t.Fatalf("the host still runs %v after the editor closed its output", e2eTimeout())
+		}
+		if strings.Contains(stderr.String(), "fatal error") || strings.Contains(stderr.String(), "panic") {
+			t.Errorf("stderr:\n%s", stderr.String())
 		}
 	})
 

@@ -189,7 +189,12 @@ func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 	}
 	n, err := s.fs.WriteFrame(ctx, data)
 	if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
-		s.log.Warn("lsp: the editor closed the host's output; stopping", "error", err)
+		select {
+		case <-s.done:
+		default:
+			// Info, not Warn: warnings also go to the editor, through this very output.
+			s.log.Info("lsp: the editor closed the host's output; stopping", "error", err)
+		}
 		s.end(nil)
 	}
 	return n, err
