@@ -261,48 +261,15 @@ func TestServeEndToEnd(t *testing.T) {
 	// The editor stops reading what the host writes (closes its end of stdout): the host's next
 	// write meets EPIPE and it stops as when stdin closes, exit 1, with nothing on stderr but its
 	// own line. (It once died of SIGPIPE there; then, writing the warning about it to the editor,
-	// of a stack overflow.)
+	// of a stack overflow.) A FIFO stdout (os.File, not rawio): stdin_linux_test.go.
 	t.Run("stdout closed", func(t *testing.T) {
-		cmd := exec.Command(bin, "serve", "--stdio")
-		cmd.Env = e2eEnv(t)
-		var stderr strings.Builder
-		cmd.Stderr = &stderr
-		stdin, err := cmd.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := cmd.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		defer cmd.Process.Kill() // ignore error: usually exited already
-		frame := func(body string) {
-			fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
-		}
-		frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`)
-		if _, err := out.Read(make([]byte, 64<<10)); err != nil { // the initialize result
-			t.Fatal(err)
-		}
-		out.Close()
-		frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
-		frame(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"switchboard.servers"}}`)
-		errc := make(chan error, 1)
-		go func() { errc <- cmd.Wait() }()
-		select {
-		case err := <-errc:
-			var ee *exec.ExitError
-			if !errors.As(err, &ee) || ee.ExitCode() != 1 {
-				t.Errorf("exit after stdout closed = %v, want exit status 1; stderr:\n%s", err, stderr.String())
+		stdoutClosed(t, bin, func(cmd *exec.Cmd) io.ReadCloser {
+			out, err := cmd.StdoutPipe()
+			if err != nil {
+				t.Fatal(err)
 			}
-		case <-time.After(e2eTimeout()):
-			t.Fatalf("the host still runs %v after the editor closed its output", e2eTimeout())
-		}
-		if strings.Contains(stderr.String(), "fatal error") || strings.Contains(stderr.String(), "panic") {
-			t.Errorf("stderr:\n%s", stderr.String())
-		}
+			return out
+		})
 	})
 
 	t.Run("call", func(t *testing.T) {
@@ -370,5 +337,49 @@ func TestNamedConfigMustExist(t *testing.T) {
 				t.Errorf("reported no servers instead of the missing file: %s", stdout.String())
 			}
 		})
+	}
+}
+
+// stdoutClosed starts the host with the stdout stdout gives it, reads the initialize result,
+// closes stdout's read end and sends a request: the host must exit 1, not die of a signal, crash
+// or run on.
+func stdoutClosed(t *testing.T, bin string, stdout func(*exec.Cmd) io.ReadCloser) {
+	t.Helper()
+	cmd := exec.Command(bin, "serve", "--stdio")
+	cmd.Env = e2eEnv(t)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	stdin, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := stdout(cmd)
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill() // ignore error: usually exited already
+	frame := func(body string) {
+		fmt.Fprintf(stdin, "Content-Length: %d\r\n\r\n%s", len(body), body)
+	}
+	frame(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"capabilities":{}}}`)
+	if _, err := out.Read(make([]byte, 64<<10)); err != nil { // the initialize result
+		t.Fatal(err)
+	}
+	out.Close()
+	frame(`{"jsonrpc":"2.0","method":"initialized","params":{}}`)
+	frame(`{"jsonrpc":"2.0","id":2,"method":"workspace/executeCommand","params":{"command":"switchboard.servers"}}`)
+	errc := make(chan error, 1)
+	go func() { errc <- cmd.Wait() }()
+	select {
+	case err := <-errc:
+		var ee *exec.ExitError
+		if !errors.As(err, &ee) || ee.ExitCode() != 1 {
+			t.Errorf("exit after stdout closed = %v, want exit status 1; stderr:\n%s", err, stderr.String())
+		}
+	case <-time.After(e2eTimeout()):
+		t.Fatalf("the host still runs %v after the editor closed its output", e2eTimeout())
+	}
+	if strings.Contains(stderr.String(), "fatal error") || strings.Contains(stderr.String(), "panic") {
+		t.Errorf("stderr:\n%s", stderr.String())
 	}
 }

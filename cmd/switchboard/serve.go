@@ -82,6 +82,11 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
+	// A write to a stdout whose reader is gone fails with EPIPE, and the LSP stream ends the host
+	// cleanly (exit 1, servers ended), instead of SIGPIPE killing it where stdout is an os.File
+	// (a FIFO, one shared with stderr, a kernel that refuses RWF_NOWAIT on pipes): os/signal's
+	// rule once SIGPIPE is notified. Started servers get the default disposition back at exec.
+	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
 	in, restore := pollableStdin()
 	defer restore()
 	out, restoreOut := pollableStdout(out)

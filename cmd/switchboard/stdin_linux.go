@@ -48,6 +48,7 @@ func pollableStdin() (in *os.File, restore func()) {
 	in = os.NewFile(0, "/dev/stdin")
 	if in.SetReadDeadline(time.Time{}) != nil { // the poller did not take it
 		blocking()
+		dropped = append(dropped, in) // its finalizer would close fd 0
 		return os.Stdin, keep
 	}
 	return in, func() {
@@ -55,6 +56,10 @@ func pollableStdin() (in *os.File, restore func()) {
 		runtime.KeepAlive(in) // its finalizer closes fd 0: not before this point
 	}
 }
+
+// dropped keeps the files over fd 0 and 1 that the poller refused: collected, they would close
+// the descriptor that os.Stdin (or the host's stdout) still uses.
+var dropped []*os.File
 
 // nonblocking reports whether fd's open file is in non-blocking mode.
 func nonblocking(fd int) bool {
@@ -69,7 +74,7 @@ func nonblocking(fd int) bool {
 // puts fd 1 back in blocking mode.
 func pollableStdout(cur *os.File) (out *os.File, restore func()) {
 	keep := func() {}
-	if cur.Fd() != 1 {
+	if fdOf(cur) != 1 {
 		return cur, keep
 	}
 	var st syscall.Stat_t
@@ -97,6 +102,7 @@ func pollableStdout(cur *os.File) (out *os.File, restore func()) {
 	out = os.NewFile(1, cur.Name())
 	if out.SetWriteDeadline(time.Time{}) != nil { // the poller did not take it
 		blocking()
+		dropped = append(dropped, out) // its finalizer would close fd 1
 		return cur, keep
 	}
 	return out, func() {
@@ -105,4 +111,18 @@ func pollableStdout(cur *os.File) (out *os.File, restore func()) {
 		runtime.KeepAlive(out)
 		runtime.KeepAlive(cur)
 	}
+}
+
+// fdOf is f's descriptor, or -1. Not f.Fd(): that puts the descriptor in blocking mode, someone
+// else's mode when the host does not take it over.
+func fdOf(f *os.File) int {
+	rc, err := f.SyscallConn()
+	if err != nil {
+		return -1
+	}
+	fd := -1
+	if rc.Control(func(d uintptr) { fd = int(d) }) != nil {
+		return -1
+	}
+	return fd
 }

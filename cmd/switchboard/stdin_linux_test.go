@@ -181,3 +181,50 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// A stdout that is a FIFO stays an os.File (the kernel refuses RWF_NOWAIT there): when its reader
+// goes away, the host still exits 1 instead of dying of SIGPIPE (os.File raises it for fd 1 unless
+// SIGPIPE is notified).
+func TestServeStdoutFIFOClosed(t *testing.T) {
+	bin, _ := e2eBuild(t)
+	fifo := filepath.Join(t.TempDir(), "stdout")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	stdoutClosed(t, bin, func(cmd *exec.Cmd) io.ReadCloser {
+		r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0) // does not wait for a writer
+		if err != nil {
+			t.Fatal(err)
+		}
+		w, err := os.OpenFile(fifo, os.O_WRONLY, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stdout = w
+		t.Cleanup(func() { w.Close() })
+		return r
+	})
+}
+
+// pollableStdout asks which descriptor a file is without os.File.Fd, which would put it in
+// blocking mode: a stdout someone else made non-blocking stays so when the host leaves it alone.
+func TestFdOfKeepsTheMode(t *testing.T) {
+	r, w, err := os.Pipe() // non-blocking, polled
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	defer w.Close()
+	rc, err := w.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fd int
+	rc.Control(func(d uintptr) { fd = int(d) })
+	if got := fdOf(w); got != fd {
+		t.Fatalf("fdOf = %d, want %d", got, fd)
+	}
+	if !nonblocking(fd) {
+		t.Error("fdOf put the descriptor in blocking mode")
+	}
+}

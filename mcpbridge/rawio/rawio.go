@@ -13,7 +13,10 @@
 // process sharing it may switch back to blocking; RWF_NOWAIT belongs to the call). When the call
 // would block it returns EAGAIN and rawio waits in the runtime's poller, as os.File does, through
 // the file's syscall.RawConn: deadlines and Close work as for os.File. On a kernel or a file that
-// does not take RWF_NOWAIT (EOPNOTSUPP), a File falls back to os.File's reads and writes for good.
+// does not take RWF_NOWAIT (EOPNOTSUPP: pipes before Linux 6.4 or so, FIFOs, terminals), a File
+// falls back to os.File's reads and writes for good, as the host did before rawio. A raw call can
+// still sleep in the kernel for a moment (a pipe's lock held by a writer taking a page fault); with
+// one P nothing else runs meanwhile, as with any short system call.
 package rawio
 
 import (
@@ -45,7 +48,7 @@ func New(f *os.File) (*File, bool) {
 	if err != nil {
 		return nil, false
 	}
-	if f.SetReadDeadline(noDeadline) != nil && f.SetWriteDeadline(noDeadline) != nil {
+	if f.SetReadDeadline(noDeadline) != nil || f.SetWriteDeadline(noDeadline) != nil {
 		return nil, false // not polled
 	}
 	ok := false
@@ -67,10 +70,15 @@ var rw = func(trap, fd uintptr, p []byte) (int, syscall.Errno) {
 	return int(n), e
 }
 
-// refused reports whether errno says the kernel or the file does not take RWF_NOWAIT (or
-// preadv2 at all).
+// refused reports whether errno says the kernel or the file does not take RWF_NOWAIT (pipes
+// before Linux 6.4 or so, FIFOs, terminals: EOPNOTSUPP), preadv2 at all (ENOSYS, EINVAL), or a
+// sandbox forbids the call (seccomp: EPERM, EACCES).
 func refused(errno syscall.Errno) bool {
-	return errno == syscall.EOPNOTSUPP || errno == syscall.ENOSYS || errno == syscall.EINVAL
+	switch errno {
+	case syscall.EOPNOTSUPP, syscall.ENOSYS, syscall.EINVAL, syscall.EPERM, syscall.EACCES:
+		return true
+	}
+	return false
 }
 
 // Read is os.File.Read: io.EOF at the end, os.ErrDeadlineExceeded past the read deadline,

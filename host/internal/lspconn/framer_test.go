@@ -481,10 +481,10 @@ func blockedIn(frames ...string) bool {
 	return false
 }
 
-// brokenPipe is an output whose reader is gone.
-type brokenPipe struct{}
+// closedOutput is an output whose reader is gone.
+type closedOutput struct{}
 
-func (brokenPipe) Write([]byte) (int, error) {
+func (closedOutput) Write([]byte) (int, error) {
 	return 0, &os.PathError{Op: "write", Path: "/dev/stdout", Err: syscall.EPIPE}
 }
 
@@ -497,7 +497,7 @@ func TestStreamEndsWhenOutputBreaks(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer w.Close()
-	s := NewStream(readWriter{r, brokenPipe{}}, StreamOptions{})
+	s := NewStream(readWriter{r, closedOutput{}}, StreamOptions{})
 	defer s.Close()
 	if _, err := s.WriteFrame(context.Background(), []byte(`{"jsonrpc":"2.0","method":"x"}`)); !errors.Is(err, syscall.EPIPE) {
 		t.Fatalf("WriteFrame = %v, want EPIPE", err)

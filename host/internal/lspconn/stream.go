@@ -18,7 +18,6 @@ import (
 	"log/slog"
 	"strconv"
 	"sync"
-	"syscall"
 	"time"
 
 	"go.lsp.dev/jsonrpc2"
@@ -188,7 +187,7 @@ func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 		s.tap(Out, data)
 	}
 	n, err := s.fs.WriteFrame(ctx, data)
-	if errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET) {
+	if brokenPipe(err) {
 		select {
 		case <-s.done:
 		default:

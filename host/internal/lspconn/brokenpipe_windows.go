@@ -1,0 +1,16 @@
+package lspconn
+
+import (
+	"errors"
+	"syscall"
+)
+
+// errNoData is ERROR_NO_DATA ("the pipe is being closed"), what a write to a pipe whose reader
+// is gone returns on Windows besides ERROR_BROKEN_PIPE.
+const errNoData = syscall.Errno(232)
+
+// brokenPipe reports whether err says the peer no longer reads what is written.
+func brokenPipe(err error) bool {
+	return errors.Is(err, syscall.ERROR_BROKEN_PIPE) || errors.Is(err, errNoData) ||
+		errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)
+}
