@@ -283,13 +283,7 @@ func (b *bench) interleavedP50(what string, subjects []caller) ([]figure, []usag
 		}
 		cancel()
 		stop()
-		for s := range n {
-			if subj[s] != nil && !failed[s] {
-				v := fig(samples[s]).v
-				vals[s] = append(vals[s], v)
-				b.logf("%s run %d subject %d: %.1f µs", what, run, s, v)
-			}
-		}
+		b.keepRun(vals, subj, failed, samples, "%s run %d subject %d: %.1f µs", what, run)
 	}
 	figs, use := make([]figure, n), make([]usage, n)
 	for s := range n {
@@ -297,6 +291,18 @@ func (b *bench) interleavedP50(what string, subjects []caller) ([]figure, []usag
 		use[s] = usage{hostCPU: fig(hostCPU[s]), hostSwitches: fig(hostSw[s]), serverCPU: fig(serverCPU[s])}
 	}
 	return figs, use
+}
+
+// keepRun adds each subject's run figure (the median of its samples in this run) to vals, for the
+// subjects that started and did not fail, and logs it with format (what, run, subject, figure).
+func (b *bench) keepRun(vals [][]float64, subj []*running, failed []bool, samples [][]float64, format, what string, run int) {
+	for s := range vals {
+		if subj[s] != nil && !failed[s] {
+			v := fig(samples[s]).v
+			vals[s] = append(vals[s], v)
+			b.logf(format, what, run, s, v)
+		}
+	}
 }
 
 // interleavedThroughput measures the subjects' throughput with callers concurrent callers. Every
@@ -333,13 +339,7 @@ func (b *bench) interleavedThroughput(what string, callers int, subjects []calle
 			}
 		}
 		stop()
-		for s := range n {
-			if subj[s] != nil && !failed[s] {
-				v := fig(rates[s]).v
-				vals[s] = append(vals[s], v)
-				b.logf("%s run %d subject %d: %.0f calls/s", what, run, s, v)
-			}
-		}
+		b.keepRun(vals, subj, failed, rates, "%s run %d subject %d: %.0f calls/s", what, run)
 	}
 	figs := make([]figure, n)
 	for s := range n {

@@ -73,10 +73,7 @@ func TestPollableStdin(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run", "^TestPollableStdin$", "-test.short")
-			cmd.Env = append(os.Environ(), "SWITCHBOARD_TEST_POLLABLE_STDIN=1")
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
+			cmd, stderr := selfChild("TestPollableStdin", "SWITCHBOARD_TEST_POLLABLE_STDIN=1")
 			drain := c.setup(t, cmd)
 			if err := cmd.Start(); err != nil {
 				t.Fatal(err)
@@ -143,10 +140,7 @@ func TestPollableStdout(t *testing.T) {
 		}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			cmd := exec.Command(os.Args[0], "-test.run", "^TestPollableStdout$", "-test.short")
-			cmd.Env = append(os.Environ(), "SWITCHBOARD_TEST_POLLABLE_STDOUT=1")
-			var stderr strings.Builder
-			cmd.Stderr = &stderr
+			cmd, stderr := selfChild("TestPollableStdout", "SWITCHBOARD_TEST_POLLABLE_STDOUT=1")
 			written := c.setup(t, cmd)
 			if err := cmd.Run(); err != nil {
 				t.Fatalf("%v: %s", err, stderr.String())
@@ -227,4 +221,14 @@ func TestFdOfKeepsTheMode(t *testing.T) {
 	if !nonblocking(fd) {
 		t.Error("fdOf put the descriptor in blocking mode")
 	}
+}
+
+// selfChild is this test binary run again for test alone, with env added (the child's side of a
+// test that needs its own stdin or stdout); stderr collects what the child reports.
+func selfChild(test, env string) (cmd *exec.Cmd, stderr *strings.Builder) {
+	cmd = exec.Command(os.Args[0], "-test.run", "^"+test+"$", "-test.short")
+	cmd.Env = append(os.Environ(), env)
+	stderr = new(strings.Builder)
+	cmd.Stderr = stderr
+	return cmd, stderr
 }
