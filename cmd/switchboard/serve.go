@@ -147,9 +147,9 @@ func (s *stdio) Close() error { return nil }
 
 // relayProcs gives the host one P (runtime.GOMAXPROCS(1)) once its first servers have started,
 // on Linux, unless GOMAXPROCS is set in the environment. The start spawns and initializes every
-// server at once and
-// uses every core (with one P from the start, 30 servers were ready 10–20% later and the first
-// call 10–40% later), but after it the host is a relay: a call wakes it for the editor's request
+// server at once and uses every core (with one P from the start, 30 servers were ready 10–20%
+// later and the first call 10–40% later), but after it the host is a relay: a call wakes it for
+// the editor's request
 // and for the server's answer, and with a second P every goroutine it hands the call to (the next
 // reader, the caller waiting for the server's answer, the audit writer) wakes a second thread
 // that finds nothing to do. With one P those hand-offs stay on the thread that is awake
