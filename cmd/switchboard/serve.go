@@ -148,16 +148,17 @@ func (s *stdio) Close() error { return nil }
 // relayProcs gives the host one P (runtime.GOMAXPROCS(1)) once its first servers have started, on
 // Linux, unless GOMAXPROCS is set in the environment. The start spawns and initializes every server
 // at once and uses every core (with one P from the start, 30 servers were ready 10–20% later and
-// the first call 10–40% later), but after it the host is a relay: a call wakes it for the editor's
-// request and for the server's answer, and with a second P every goroutine it hands the call to
-// (the next reader, the caller waiting for the server's answer, the audit writer) wakes a second
-// thread that finds nothing to do. With one P those hand-offs stay on the thread that is awake
-// (cmd/sbbench, server-everything echo, six interleaved runs against two Ps: 7 context switches per
-// call instead of 12, host CPU per call 13–28% lower, p50 about 8% lower, 8-caller throughput
-// within 7%; the 50 MB result's time and peak unchanged). Work that needs a core for long, a large
-// result being decoded, is preempted every 10 ms like any goroutine, so requests are still answered
-// while it runs. Starts after the first (a changed configuration, many servers reconnecting at
-// once) run on the one P: 10–20% slower for 30 servers, a cost paid rarely.
+// the first call's ratio to a bare client rose from 1.15–1.52x to 1.65–1.78x), but after it the
+// host is a relay: a call wakes it for the editor's request and for the server's answer, and with a
+// second P every goroutine it hands the call to (the next reader, the caller waiting for the
+// server's answer, the audit writer) wakes a second thread that finds nothing to do. With one P
+// those hand-offs stay on the thread that is awake (cmd/sbbench, server-everything echo, six
+// interleaved runs against two Ps: 7 context switches per call instead of 12, host CPU per call
+// 13–28% lower, p50 about 8% lower, 8-caller throughput within 7%; the 50 MB result's time and peak
+// unchanged). Work that needs a core for long, a large result being decoded, is preempted every 10
+// ms like any goroutine, so requests are still answered while it runs. Starts after the first (a
+// changed configuration, many servers reconnecting at once) run on the one P: 10–20% slower for 30
+// servers, a cost paid rarely.
 func relayProcs(getenv func(string) string) {
 	if runtime.GOOS != "linux" || getenv("GOMAXPROCS") != "" {
 		return // measured on Linux only

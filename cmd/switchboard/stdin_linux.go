@@ -113,8 +113,8 @@ func pollableStdout(cur *os.File) (out *os.File, restore func()) {
 	}
 }
 
-// fdOf is f's descriptor, or -1. Not f.Fd(): that puts the descriptor in blocking mode, someone
-// else's mode when the host does not take it over.
+// fdOf is f's descriptor, or -1. Not f.Fd(): on a file Go made non-blocking it puts the
+// descriptor back in blocking mode (os.Stdout was never made so, but nothing here depends on it).
 func fdOf(f *os.File) int {
 	rc, err := f.SyscallConn()
 	if err != nil {

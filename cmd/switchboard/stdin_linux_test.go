@@ -176,9 +176,23 @@ func (w *tailWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
-// A stdout that is a FIFO stays an os.File (the kernel refuses RWF_NOWAIT there): when its reader
-// goes away, the host still exits 1 instead of dying of SIGPIPE (os.File raises it for fd 1 unless
-// SIGPIPE is notified).
+// A stdout that stays an os.File: when its reader goes away, the host still exits 1 instead of
+// dying of SIGPIPE (os.File raises it for fd 1 unless SIGPIPE is notified). One pipe for stdout
+// and stderr (`2>&1`) is always left an os.File (pollableStdout); a FIFO is where the kernel
+// refuses RWF_NOWAIT (this one does).
+func TestServeStdoutSharedWithStderrClosed(t *testing.T) {
+	bin, _ := e2eBuild(t)
+	stdoutClosed(t, bin, func(cmd *exec.Cmd) io.ReadCloser {
+		r, w, err := os.Pipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stdout, cmd.Stderr = w, w
+		t.Cleanup(func() { w.Close() })
+		return r
+	})
+}
+
 func TestServeStdoutFIFOClosed(t *testing.T) {
 	bin, _ := e2eBuild(t)
 	fifo := filepath.Join(t.TempDir(), "stdout")

@@ -125,17 +125,20 @@ func TestHandOverThroughAPipe(t *testing.T) {
 	r, w := pipe(t)
 	rr, rw := wrap(t, r), wrap(t, w)
 	var handed []int
+	wrote := make(chan error, 1)
 	go func() {
 		handed = append(handed, 42) // written before the byte goes out
-		if _, err := rw.Write([]byte{1}); err != nil {
-			t.Error(err)
-		}
+		_, err := rw.Write([]byte{1})
+		wrote <- err
 	}()
 	if _, err := rr.Read(make([]byte, 1)); err != nil {
 		t.Fatal(err)
 	}
 	if len(handed) != 1 || handed[0] != 42 { // read after the byte came in
 		t.Fatalf("handed = %v", handed)
+	}
+	if err := <-wrote; err != nil { // and the writer done before the next test swaps rw
+		t.Fatal(err)
 	}
 }
 
@@ -185,27 +188,32 @@ func TestSwitchedToBlockingStillWaitsInThePoller(t *testing.T) {
 	}
 }
 
-// Where the kernel or the file refuses RWF_NOWAIT, a File reads and writes as os.File does.
+// Where the kernel or the file refuses RWF_NOWAIT (or a sandbox the call), a File reads and
+// writes as os.File does.
 func TestFallbackWhenNoWaitIsRefused(t *testing.T) {
 	saved := rw
 	defer func() { rw = saved }()
-	calls := 0
-	rw = func(uintptr, uintptr, []byte) (int, syscall.Errno) { calls++; return 0, syscall.EOPNOTSUPP }
-	r, w := pipe(t)
-	rr, rwf := wrap(t, r), wrap(t, w)
-	if n, err := rwf.Write([]byte("hello")); n != 5 || err != nil {
-		t.Fatalf("Write = %d, %v", n, err)
-	}
-	buf := make([]byte, 8)
-	n, err := rr.Read(buf)
-	if err != nil || string(buf[:n]) != "hello" {
-		t.Fatalf("Read = %q, %v", buf[:n], err)
-	}
-	if _, err := rwf.Write([]byte("again")); err != nil {
-		t.Fatal(err)
-	}
-	if calls != 2 {
-		t.Errorf("RWF_NOWAIT tried %d times; want once per file, then never again", calls)
+	for _, refusal := range []syscall.Errno{syscall.EOPNOTSUPP, syscall.ENOSYS, syscall.EINVAL, syscall.EPERM, syscall.EACCES} {
+		t.Run(refusal.Error(), func(t *testing.T) {
+			calls := 0
+			rw = func(uintptr, uintptr, []byte) (int, syscall.Errno) { calls++; return 0, refusal }
+			r, w := pipe(t)
+			rr, rwf := wrap(t, r), wrap(t, w)
+			if n, err := rwf.Write([]byte("hello")); n != 5 || err != nil {
+				t.Fatalf("Write = %d, %v", n, err)
+			}
+			buf := make([]byte, 8)
+			n, err := rr.Read(buf)
+			if err != nil || string(buf[:n]) != "hello" {
+				t.Fatalf("Read = %q, %v", buf[:n], err)
+			}
+			if _, err := rwf.Write([]byte("again")); err != nil {
+				t.Fatal(err)
+			}
+			if calls != 2 {
+				t.Errorf("RWF_NOWAIT tried %d times; want once per file, then never again", calls)
+			}
+		})
 	}
 }
 

@@ -103,8 +103,12 @@ async function clearNotifications() {
 }
 
 async function palette(commandTitle) {
-  await page.keyboard.press("F1");
   const input = page.locator(".quick-input-widget .quick-input-box input");
+  // The quick input of the command run just before (clearNotifications) may still be closing:
+  // it would pass for the new one, then vanish under the fill. Let it close first (a command that
+  // leaves a quick input open on purpose is never followed by palette()).
+  await input.waitFor({ state: "hidden", timeout: 5000 }).catch(() => {});
+  await page.keyboard.press("F1");
   await input.waitFor({ state: "visible", timeout: 15000 });
   await input.fill(`>${commandTitle}`);
   const row = page.locator(".quick-input-widget .monaco-list-row").filter({ hasText: commandTitle }).first();
