@@ -10,11 +10,11 @@ import (
 
 // statusKB reads one "Key:   N kB" field of /proc/PID/status, in KiB (0 when unreadable).
 func statusKB(pid int, key string) int64 {
-	return statusKBFile(fmt.Sprintf("/proc/%d/status", pid), key)
+	return statusNumber(fmt.Sprintf("/proc/%d/status", pid), key)
 }
 
-// statusKBFile reads the number of one "Key:   N [kB]" field of a status file (0 when unreadable).
-func statusKBFile(path, key string) int64 {
+// statusNumber reads the number of one "Key:   N [kB]" field of a status file (0 when unreadable).
+func statusNumber(path, key string) int64 {
 	f, err := os.Open(path)
 	if err != nil {
 		return 0
@@ -100,7 +100,7 @@ func processCPU(pid int) (cpuUse, bool) {
 				u.ns += n
 			}
 		}
-		u.switches += statusKBFile(dir+"status", "voluntary_ctxt_switches") + statusKBFile(dir+"status", "nonvoluntary_ctxt_switches")
+		u.switches += statusNumber(dir+"status", "voluntary_ctxt_switches") + statusNumber(dir+"status", "nonvoluntary_ctxt_switches")
 	}
 	return u, true
 }

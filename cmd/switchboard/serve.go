@@ -113,25 +113,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 // way the host can exit while the editor keeps stdin open. A polled stdin or stdout is read or
 // written with raw system calls (rawio: no wake-up of the runtime's monitor thread per message).
 type stdio struct {
-	in  reader
-	out io.Writer
-}
-
-// reader is stdin: an *os.File or a *rawio.File.
-type reader interface {
-	io.Reader
-	SetReadDeadline(time.Time) error
+	in  rawio.Conn
+	out rawio.Conn
 }
 
 func newStdio(in *os.File, out *os.File) *stdio {
-	s := &stdio{in: in, out: out}
-	if r, ok := rawio.New(in); ok {
-		s.in = r
-	}
-	if w, ok := rawio.New(out); ok {
-		s.out = w
-	}
-	return s
+	return &stdio{in: rawio.Or(in), out: rawio.Or(out)}
 }
 
 func (s *stdio) Read(p []byte) (int, error) { return s.in.Read(p) }
