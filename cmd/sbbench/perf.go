@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -95,7 +96,8 @@ func everythingArgs(text string) map[string]any { return map[string]any{"message
 
 func (b *bench) everythingRows() []perfRow {
 	spec := serverSpec{Command: b.cfg.node, Args: []string{b.cfg.everything, "stdio"}}
-	subjects := []caller{b.sbCaller(spec, everythingArgs, "Echo: "), b.bareCaller(spec, everythingArgs, "Echo: ")}
+	subjects := []caller{b.sbCaller(spec, everythingArgs, "Echo: "), b.bareCaller(spec, everythingArgs, "Echo: "),
+		b.relayCaller(spec, everythingArgs, "Echo: ")}
 	p50, use := b.interleavedP50("everything round trip", subjects)
 	tput := b.interleavedThroughput("everything throughput", 8, subjects)
 	return []perfRow{
@@ -103,6 +105,12 @@ func (b *bench) everythingRows() []perfRow {
 			aWho: "switchboard", bWho: "bare mcp-go", goal: "≤ 1.5x", max: 1.5},
 		{name: "throughput, 8 concurrent callers, server-everything echo", unit: "calls/s", a: tput[0], b: tput[1],
 			aWho: "switchboard", bWho: "bare mcp-go", goal: "≥ 0.8x", min: 0.8},
+		// The floor under any host in a process of its own: the bare client through a byte relay
+		// (one more process, a pipe hop each way, no work), interleaved with the two above.
+		{name: "callTool p50, server-everything echo, through a byte relay (no host)", unit: "µs", a: p50[2], b: p50[1],
+			aWho: "bare mcp-go via relay", bWho: "bare mcp-go"},
+		{name: "throughput, 8 concurrent callers, server-everything echo, through a byte relay", unit: "calls/s", a: tput[2], b: tput[1],
+			aWho: "bare mcp-go via relay", bWho: "bare mcp-go"},
 		// Where the time goes (no goal): what the processes use per call during the p50 runs.
 		{name: "server CPU per call, server-everything echo (node process)", unit: "µs", a: use[0].serverCPU, b: use[1].serverCPU,
 			aWho: "behind switchboard", bWho: "behind bare mcp-go"},
@@ -110,6 +118,10 @@ func (b *bench) everythingRows() []perfRow {
 			aWho: "switchboard", bWho: "no host process"},
 		{name: "switchboard host context switches per call, server-everything echo", unit: "switches", a: use[0].hostSwitches,
 			aWho: "switchboard", bWho: "no host process"},
+		{name: "server CPU per call, server-everything echo, behind a byte relay (node process)", unit: "µs", a: use[2].serverCPU, b: use[1].serverCPU,
+			aWho: "behind the relay", bWho: "behind bare mcp-go"},
+		{name: "byte relay CPU per call, server-everything echo", unit: "µs", a: use[2].hostCPU,
+			aWho: "relay", bWho: "no host process"},
 	}
 }
 
@@ -168,6 +180,27 @@ func (b *bench) bareCaller(spec serverSpec, args func(string) map[string]any, pr
 				return err
 			}
 			return checkEcho(got, prefix+want)
+		}
+		return r, nil
+	}
+}
+
+// relayCaller is a bare mcp-go client of spec through `sbbench _relay` (childRelay): its host
+// figures are the relay's.
+func (b *bench) relayCaller(spec serverSpec, args func(string) map[string]any, prefix string) caller {
+	return func() (*running, error) {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		relayed := serverSpec{Command: self, Args: append([]string{"_relay", spec.Command}, spec.Args...)}
+		r, err := b.bareCaller(relayed, args, prefix)()
+		if err != nil {
+			return nil, err
+		}
+		r.host, r.server = r.server, 0
+		if tree := descendants(r.host); len(tree) > 1 {
+			r.server = tree[1]
 		}
 		return r, nil
 	}
