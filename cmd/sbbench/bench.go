@@ -148,7 +148,7 @@ func (b *bench) startSBWith(specs map[string]serverSpec, onNote0 func(string, js
 	ctx, cancel := withTimeout(60 * time.Second)
 	defer cancel()
 	t0 := time.Now()
-	c, err := startSwitchboard(b.cfg.switchboard, home, onNote)
+	c, err := startSwitchboard(b.cfg.switchboard, home, b.cfg.profiles, onNote)
 	if err != nil {
 		return nil, 0, err
 	}

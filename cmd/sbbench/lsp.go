@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"syscall"
 	"time"
 
@@ -22,8 +23,12 @@ type lspClient struct {
 
 // startSwitchboard starts `switchboard serve --stdio` with an isolated XDG environment rooted at
 // home. onNote (may be nil) sees every notification from the host, on the reader goroutine.
-func startSwitchboard(bin, home string, onNote func(string, json.RawMessage)) (*lspClient, error) {
+// profiles ("" or a dir) gets the host's CPU profile, named after home.
+func startSwitchboard(bin, home, profiles string, onNote func(string, json.RawMessage)) (*lspClient, error) {
 	cmd := exec.Command(bin, "serve", "--stdio")
+	if profiles != "" {
+		cmd.Args = append(cmd.Args, "--cpuprofile", filepath.Join(profiles, filepath.Base(home)+".pprof"))
+	}
 	cmd.Env = isolatedEnv(home)
 	cmd.Stderr = io.Discard
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}

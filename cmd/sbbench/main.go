@@ -39,6 +39,7 @@ type config struct {
 	only        map[string]bool
 	verbose     bool
 	work        string // scratch dir (XDG homes, configs)
+	profiles    string // "" or the dir each host writes its CPU profile into (serve --cpuprofile)
 }
 
 func main() {
@@ -80,6 +81,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.poll, "poll", 5*time.Millisecond, "poll interval while waiting for readiness (both hosts)")
 	fs.BoolVar(&cfg.verbose, "v", false, "log each run to stderr")
 	fs.StringVar(&cfg.work, "work", "", "scratch dir (default: a temp dir, removed at the end)")
+	fs.StringVar(&cfg.profiles, "host-profiles", "", "write each switchboard host's CPU profile into `DIR` (serve --cpuprofile; `go tool pprof DIR/*.pprof` reads them together)")
 	if err := fs.Parse(args); err != nil {
 		return 2
 	}

@@ -430,7 +430,7 @@ func (b *bench) firstCallSB() (float64, error) {
 	ctx, cancel := withTimeout(60 * time.Second)
 	defer cancel()
 	t0 := time.Now()
-	c, err := startSwitchboard(b.cfg.switchboard, home, func(method string, _ json.RawMessage) {
+	c, err := startSwitchboard(b.cfg.switchboard, home, b.cfg.profiles, func(method string, _ json.RawMessage) {
 		if method == "switchboard/serversChanged" {
 			select {
 			case changed <- struct{}{}:

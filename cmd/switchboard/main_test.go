@@ -4,6 +4,7 @@ package main
 
 import (
 	"bytes"
+	"compress/gzip"
 	"context"
 	"encoding/json"
 	"errors"
@@ -56,9 +57,9 @@ type e2eEditor struct {
 	done   <-chan struct{} // stdout closed
 }
 
-func startE2E(t *testing.T, bin string, env []string) *e2eEditor {
+func startE2E(t *testing.T, bin string, env []string, args ...string) *e2eEditor {
 	e := &e2eEditor{t: t}
-	e.cmd = exec.Command(bin, "serve", "--stdio")
+	e.cmd = exec.Command(bin, append([]string{"serve", "--stdio"}, args...)...)
 	e.cmd.Env = env
 	e.cmd.Stderr = &e.stderr
 	var err error
@@ -255,6 +256,41 @@ func TestServeEndToEnd(t *testing.T) {
 		e.stdin.Close()
 		if code := e.wait(); code != 1 {
 			t.Errorf("exit code after stdin closed without shutdown = %d, want 1 (LSP)", code)
+		}
+	})
+
+	// --cpuprofile: the whole run's CPU profile, written when the host exits (pprof's format is
+	// gzip-compressed protobuf); a file that cannot be created stops the host at once, saying so.
+	t.Run("cpu profile", func(t *testing.T) {
+		prof := filepath.Join(t.TempDir(), "host.pprof")
+		e := startE2E(t, bin, e2eEnv(t), "--cpuprofile", prof)
+		e.call("initialize", map[string]any{"capabilities": map[string]any{}})
+		e.call("shutdown", nil)
+		e.send(map[string]any{"jsonrpc": "2.0", "method": "exit"})
+		if code := e.wait(); code != 0 {
+			t.Fatalf("exit code = %d, want 0", code)
+		}
+		f, err := os.Open(prof)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer f.Close()
+		z, err := gzip.NewReader(f)
+		if err != nil {
+			t.Fatalf("profile is not gzip data (pprof): %v", err)
+		}
+		if b, err := io.ReadAll(z); err != nil || len(b) == 0 {
+			t.Errorf("profile: %d bytes, %v", len(b), err)
+		}
+	})
+	t.Run("cpu profile not writable", func(t *testing.T) {
+		e := startE2E(t, bin, e2eEnv(t), "--cpuprofile", filepath.Join(t.TempDir(), "missing", "host.pprof"))
+		if code := e.wait(); code != 1 {
+			t.Errorf("exit code = %d, want 1", code)
+		}
+		<-e.done
+		if got := e.stderr.String(); !strings.Contains(got, "--cpuprofile") || strings.Count(got, "\n") != 1 {
+			t.Errorf("stderr = %q, want one line about --cpuprofile", got)
 		}
 	})
 

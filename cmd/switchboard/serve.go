@@ -11,6 +11,7 @@ import (
 	"os/signal"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"syscall"
 	"time"
 
@@ -30,8 +31,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Bool("stdio", true, "serve on stdin/stdout (the default; accepted for vscode-languageclient)")
 	logFile := fs.String("log", "", "write the log to `FILE` (debug level) instead of stderr (errors only)")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to `FILE` when the host exits (for go tool pprof)")
 	fs.Usage = func() {
-		fmt.Fprintln(stderr, "usage: switchboard serve [--stdio] [--log FILE]\n\nRuns the language server on stdin/stdout; editors start it. Try `switchboard check` in a terminal.")
+		fmt.Fprintln(stderr, "usage: switchboard serve [--stdio] [--log FILE] [--cpuprofile FILE]\n\nRuns the language server on stdin/stdout; editors start it. Try `switchboard check` in a terminal.")
 		fs.PrintDefaults()
 	}
 	if err := fs.Parse(args); err != nil {
@@ -40,6 +42,19 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "switchboard serve: unexpected argument %q\n", fs.Arg(0))
 		return 2
+	}
+
+	if *cpuProfile != "" {
+		f, err := os.Create(*cpuProfile)
+		if err == nil {
+			err = pprof.StartCPUProfile(f)
+		}
+		if err != nil {
+			fmt.Fprintf(stderr, "switchboard serve: --cpuprofile: %v\n", err)
+			return 1
+		}
+		defer f.Close()
+		defer pprof.StopCPUProfile() // before the file closes
 	}
 
 	var handler slog.Handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})
