@@ -112,12 +112,12 @@ func (b *bench) all() ([]row, error) {
 // whichever comes first: a switchboard/serversChanged notification with all ready, or a poll of
 // switchboard.servers (every cfg.poll).
 func (b *bench) startSB(n int) (*lspClient, time.Duration, error) {
-	return b.startSBWith(b.serverMap(n), nil)
+	return b.startSBWith(b.cfg.switchboard, b.serverMap(n), nil)
 }
 
-// startSBWith is startSB with the given servers; onNote (may be nil) also sees every
-// notification.
-func (b *bench) startSBWith(specs map[string]serverSpec, onNote0 func(string, json.RawMessage)) (*lspClient, time.Duration, error) {
+// startSBWith is startSB of the binary bin with the given servers; onNote (may be nil) also sees
+// every notification.
+func (b *bench) startSBWith(bin string, specs map[string]serverSpec, onNote0 func(string, json.RawMessage)) (*lspClient, time.Duration, error) {
 	n := len(specs)
 	home := b.home("sb")
 	ready := make(chan error, 1)
@@ -148,7 +148,7 @@ func (b *bench) startSBWith(specs map[string]serverSpec, onNote0 func(string, js
 	ctx, cancel := withTimeout(60 * time.Second)
 	defer cancel()
 	t0 := time.Now()
-	c, err := startSwitchboard(b.cfg.switchboard, home, b.cfg.profiles, onNote)
+	c, err := startSwitchboard(bin, home, b.cfg.profiles, onNote)
 	if err != nil {
 		return nil, 0, err
 	}

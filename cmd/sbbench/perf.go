@@ -98,9 +98,25 @@ func (b *bench) everythingRows() []perfRow {
 	spec := serverSpec{Command: b.cfg.node, Args: []string{b.cfg.everything, "stdio"}}
 	subjects := []caller{b.sbCaller(spec, everythingArgs, "Echo: "), b.bareCaller(spec, everythingArgs, "Echo: "),
 		b.relayCaller(spec, everythingArgs, "Echo: ")}
+	if b.cfg.compare != "" {
+		subjects = append(subjects, b.sbCallerOf(b.cfg.compare, spec, everythingArgs, "Echo: "))
+	}
 	p50, use := b.interleavedP50("everything round trip", subjects)
 	tput := b.interleavedThroughput("everything throughput", 8, subjects)
-	return []perfRow{
+	var compared []perfRow
+	if b.cfg.compare != "" {
+		// A change measured against the binary before it: a fourth subject, interleaved with the
+		// others, so both binaries meet the same stretches of the machine.
+		const c, s = "--compare binary", "switchboard"
+		compared = []perfRow{
+			{name: "--compare: callTool p50, server-everything echo", unit: "µs", a: p50[3], b: p50[0], aWho: c, bWho: s},
+			{name: "--compare: throughput, 8 concurrent callers, server-everything echo", unit: "calls/s", a: tput[3], b: tput[0], aWho: c, bWho: s},
+			{name: "--compare: host CPU per call, server-everything echo", unit: "µs", a: use[3].hostCPU, b: use[0].hostCPU, aWho: c, bWho: s},
+			{name: "--compare: host context switches per call, server-everything echo", unit: "switches", a: use[3].hostSwitches, b: use[0].hostSwitches, aWho: c, bWho: s},
+			{name: "--compare: server CPU per call, server-everything echo (node process)", unit: "µs", a: use[3].serverCPU, b: use[0].serverCPU, aWho: "behind " + c, bWho: "behind " + s},
+		}
+	}
+	return append([]perfRow{
 		{name: "callTool p50, server-everything (Node) echo", unit: "µs", a: p50[0], b: p50[1],
 			aWho: "switchboard", bWho: "bare mcp-go", goal: "≤ 1.5x", max: 1.5},
 		{name: "throughput, 8 concurrent callers, server-everything echo", unit: "calls/s", a: tput[0], b: tput[1],
@@ -122,7 +138,7 @@ func (b *bench) everythingRows() []perfRow {
 			aWho: "behind the relay", bWho: "behind bare mcp-go"},
 		{name: "byte relay CPU per call, server-everything echo", unit: "µs", a: use[2].hostCPU,
 			aWho: "relay", bWho: "no host process"},
-	}
+	}, compared...)
 }
 
 // caller is one subject of an interleaved measurement: it starts the subject (a host with its
@@ -139,8 +155,13 @@ type running struct {
 
 // sbCaller is switchboard with spec as its one server.
 func (b *bench) sbCaller(spec serverSpec, args func(string) map[string]any, prefix string) caller {
+	return b.sbCallerOf(b.cfg.switchboard, spec, args, prefix)
+}
+
+// sbCallerOf is sbCaller of the switchboard binary bin.
+func (b *bench) sbCallerOf(bin string, spec serverSpec, args func(string) map[string]any, prefix string) caller {
 	return func() (*running, error) {
-		c, _, err := b.startSBWith(map[string]serverSpec{serverName(0): spec}, nil)
+		c, _, err := b.startSBWith(bin, map[string]serverSpec{serverName(0): spec}, nil)
 		if err != nil {
 			return nil, err
 		}
