@@ -20,11 +20,14 @@ const DefaultAuditMaxBytes = 10 << 20
 // auditQueue is how many decisions may wait for the writer; beyond it Record drops lines.
 // auditBatch is the most lines the writer appends in one locked write. auditLinger is how long the
 // writer waits after a line for more before it writes (Flush and Close do not wait): sequential
-// calls then share one locked write instead of paying the lock for each line.
+// calls then share one locked write instead of paying the lock for each line. 20 ms, not 2: a
+// batch's system calls (flock, fstat, stat, write, unlock) also wake the runtime's monitor thread,
+// which then polls while the host works; at 2 ms that was about half a context switch per call
+// and 8–12% of the host's CPU per call, server-everything echo (BENCHMARKS.md, sixth round).
 const (
 	auditQueue  = 1024
 	auditBatch  = 256
-	auditLinger = 2 * time.Millisecond
+	auditLinger = 20 * time.Millisecond
 )
 
 // AuditLog appends one JSON line per gate decision to audit.jsonl. It never records the arguments,
@@ -39,7 +42,7 @@ const (
 // "<path>.lock", held open for the log's life so a batch costs one lock and unlock, each batch of
 // whole lines is one O_APPEND write, and a file rotates before the line that would take it past
 // maxBytes, exactly as if the lines were written one by one. A crash loses at most the lines still
-// queued or lingering (a few milliseconds' worth), never a part of a line. When the queue is full
+// queued or lingering (at most auditLinger's worth, 20 ms), never a part of a line. When the queue is full
 // the line is dropped: Dropped counts the drops and the first one logs a warning. Flush waits for
 // the lines recorded so far; Close writes every queued line and stops the writer. Safe for
 // concurrent use.
