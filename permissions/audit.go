@@ -19,11 +19,13 @@ const DefaultAuditMaxBytes = 10 << 20
 
 // auditQueue is how many decisions may wait for the writer; beyond it Record drops lines.
 // auditBatch is the most lines the writer appends in one locked write. auditLinger is how long the
-// writer waits after a line for more before it writes (Flush and Close do not wait): sequential
-// calls then share one locked write instead of paying the lock for each line. 20 ms, not 2: a
-// batch's system calls (flock, fstat, stat, write, unlock) also wake the runtime's monitor thread,
-// which then polls while the host works; at 2 ms that was about half a context switch per call
-// and 8–12% of the host's CPU per call, server-everything echo (BENCHMARKS.md, sixth round).
+// writer waits after a line for more before it writes, when the line comes within auditLinger of
+// the last write (Flush and Close do not wait; the first line after a quiet spell is written at
+// once): calls in quick succession then share one locked write instead of paying the lock for
+// each line. 20 ms, not 2: a batch's system calls (flock, fstat, stat, write, unlock) also wake
+// the runtime's monitor thread, which then polls while the host works; at 2 ms that was about half
+// a context switch per call and 5–12% of the host's CPU per call, server-everything echo
+// (BENCHMARKS.md, sixth round).
 const (
 	auditQueue  = 1024
 	auditBatch  = 256
@@ -36,13 +38,15 @@ const (
 //
 // Record never blocks and never touches the file: it hashes the arguments, takes the time and hands
 // the entry to a single background writer through a bounded queue. The writer encodes the lines and
-// appends them in batches (what arrives within auditLinger of a line, at most auditBatch lines; the
+// appends them in batches (a line that comes within auditLinger of the last write waits that long
+// for more, at most auditBatch lines, while the first line after a quiet spell is written at once; the
 // lines of a batch wait in the queue without waking the writer, so a batch costs the writer one
 // wake-up, not one per line); appends and rotation are serialised across processes by a flock on
 // "<path>.lock", held open for the log's life so a batch costs one lock and unlock, each batch of
 // whole lines is one O_APPEND write, and a file rotates before the line that would take it past
 // maxBytes, exactly as if the lines were written one by one. A crash loses at most the lines still
-// queued or lingering (at most auditLinger's worth, 20 ms), never a part of a line. When the queue is full
+// queued or lingering (in a burst of calls, the last auditLinger's worth, 20 ms, and more while the
+// writer waits for another process's lock or a slow disk), never a part of a line. When the queue is full
 // the line is dropped: Dropped counts the drops and the first one logs a warning. Flush waits for
 // the lines recorded so far; Close writes every queued line and stops the writer. Safe for
 // concurrent use.
@@ -291,11 +295,16 @@ func (l *AuditLog) run() {
 	linger := time.NewTimer(time.Hour)
 	linger.Stop()
 	defer linger.Stop()
+	var wrote time.Time // the last append; zero: none yet
 	for m := range l.ch {
 		buf.Reset()
 		ends, waiters = ends[:0], waiters[:0]
 		add(m)
-		if len(waiters) == 0 && len(l.ch) < auditBatch-1 {
+		// Only lines that come while lines are being written wait: the first line after a quiet
+		// spell (a person's call, the first of a burst) is written at once, so a host killed
+		// outright loses a window only in the middle of a burst.
+		busy := !wrote.IsZero() && time.Since(wrote) < auditLinger
+		if busy && len(waiters) == 0 && len(l.ch) < auditBatch-1 {
 			// Wait briefly for the next lines, without being woken by each of them: they wait in
 			// ch (one wake-up per batch; the writer used to wait on ch and the timer together and
 			// was woken by every line). Flush, Close and a full batch cut the wait short.
@@ -320,6 +329,7 @@ func (l *AuditLog) run() {
 		}
 		if len(ends) > 0 {
 			l.setErr(l.append(buf.Bytes(), ends))
+			wrote = time.Now()
 		}
 		for _, w := range waiters {
 			close(w)

@@ -334,24 +334,48 @@ func TestAuditHoldsLockFileOpen(t *testing.T) {
 	}
 }
 
-// Lines recorded one after another within the linger time share one write; a line with nothing
-// after it is written once the linger time has passed, without a Flush.
+// In a burst (lines within the linger time of the last write), lines recorded one after another
+// share one write; a line with nothing after it is written once the linger time has passed,
+// without a Flush.
 func TestAuditBatchesByTime(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l, path := openAuditLog(t)
 		defer l.Close()
+		l.Record(Request{Tool: "t", Turn: "first"}, Decision{}, 0) // written at once (quiet before)
+		synctest.Wait()
 		l.Record(Request{Tool: "t", Turn: "0"}, Decision{}, 0)
 		synctest.Wait()
 		time.Sleep(auditLinger / 2) // fake clock: the writer is still lingering
 		l.Record(Request{Tool: "t", Turn: "1"}, Decision{}, 0)
 		synctest.Wait()
-		if data := readFile(t, path); data != "" {
-			t.Fatalf("written before the linger time passed:\n%s", data)
+		if got, want := turns(auditLines(t, path)), []string{"first"}; !slices.Equal(got, want) {
+			t.Fatalf("before the linger time passed: turns %q, want %q", got, want)
 		}
 		time.Sleep(auditLinger)
 		synctest.Wait()
-		if got, want := turns(auditLines(t, path)), []string{"0", "1"}; !slices.Equal(got, want) {
+		if got, want := turns(auditLines(t, path)), []string{"first", "0", "1"}; !slices.Equal(got, want) {
 			t.Fatalf("after the linger time: turns %q, want %q", got, want)
+		}
+	})
+}
+
+// The first line after a quiet spell (longer than the linger time since the last write) is
+// written at once: a host killed right after a lone call has its decision on disk.
+func TestAuditWritesAtOnceAfterQuiet(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		l, path := openAuditLog(t)
+		defer l.Close()
+		start := time.Now()
+		l.Record(Request{Tool: "t", Turn: "0"}, Decision{}, 0)
+		synctest.Wait()
+		if got, want := turns(auditLines(t, path)), []string{"0"}; !slices.Equal(got, want) || time.Since(start) != 0 {
+			t.Fatalf("first line: turns %q after %v, want %q at once", got, time.Since(start), want)
+		}
+		time.Sleep(auditLinger) // quiet for the linger time
+		l.Record(Request{Tool: "t", Turn: "1"}, Decision{}, 0)
+		synctest.Wait()
+		if got, want := turns(auditLines(t, path)), []string{"0", "1"}; !slices.Equal(got, want) {
+			t.Fatalf("after a quiet spell: turns %q, want %q at once", got, want)
 		}
 	})
 }
@@ -361,6 +385,8 @@ func TestAuditBatchesByTime(t *testing.T) {
 func TestAuditFlushAndCloseDoNotLinger(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l, path := openAuditLog(t)
+		l.Record(Request{Tool: "t", Turn: "-"}, Decision{}, 0) // written at once: a burst follows
+		synctest.Wait()
 		start := time.Now()
 		l.Record(Request{Tool: "t", Turn: "0"}, Decision{}, 0)
 		synctest.Wait() // the writer took the line and lingers
@@ -371,7 +397,7 @@ func TestAuditFlushAndCloseDoNotLinger(t *testing.T) {
 		if d := time.Since(start); d >= auditLinger {
 			t.Errorf("Flush waited %v for the linger", d)
 		}
-		if got, want := turns(auditLines(t, path)), []string{"0", "1"}; !slices.Equal(got, want) {
+		if got, want := turns(auditLines(t, path)), []string{"-", "0", "1"}; !slices.Equal(got, want) {
 			t.Fatalf("after Flush: turns %q, want %q", got, want)
 		}
 		l.Record(Request{Tool: "t", Turn: "2"}, Decision{}, 0)
@@ -382,7 +408,7 @@ func TestAuditFlushAndCloseDoNotLinger(t *testing.T) {
 		if d := time.Since(start); d >= auditLinger {
 			t.Errorf("Close waited %v for the linger", d)
 		}
-		if got, want := turns(auditLines(t, path)), []string{"0", "1", "2"}; !slices.Equal(got, want) {
+		if got, want := turns(auditLines(t, path)), []string{"-", "0", "1", "2"}; !slices.Equal(got, want) {
 			t.Fatalf("after Close: turns %q, want %q", got, want)
 		}
 	})
@@ -393,6 +419,8 @@ func TestAuditFullBatchDoesNotLinger(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		l, path := openAuditLog(t)
 		defer l.Close()
+		l.Record(Request{Tool: "t", Turn: "-"}, Decision{}, 0) // written at once: a burst follows
+		synctest.Wait()
 		start := time.Now()
 		l.Record(Request{Tool: "t", Turn: "0"}, Decision{}, 0)
 		synctest.Wait() // the writer took the first line and lingers

@@ -23,11 +23,12 @@ type lspClient struct {
 
 // startSwitchboard starts `switchboard serve --stdio` with an isolated XDG environment rooted at
 // home. onNote (may be nil) sees every notification from the host, on the reader goroutine.
-// profiles ("" or a dir) gets the host's CPU profile, named after home.
+// profiles ("" or a dir) gets the host's CPU profile, named after bin and home.
 func startSwitchboard(bin, home, profiles string, onNote func(string, json.RawMessage)) (*lspClient, error) {
 	cmd := exec.Command(bin, "serve", "--stdio")
 	if profiles != "" {
-		cmd.Args = append(cmd.Args, "--cpuprofile", filepath.Join(profiles, filepath.Base(home)+".pprof"))
+		// Named after the binary too: with --compare two binaries' profiles share the dir.
+		cmd.Args = append(cmd.Args, "--cpuprofile", filepath.Join(profiles, filepath.Base(bin)+"-"+filepath.Base(home)+".pprof"))
 	}
 	cmd.Env = isolatedEnv(home)
 	cmd.Stderr = io.Discard

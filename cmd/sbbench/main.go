@@ -115,6 +115,21 @@ func run(args []string, stdout, stderr io.Writer) int {
 		defer os.RemoveAll(d)
 		cfg.work = d
 	}
+	if cfg.compare != "" {
+		if _, err := os.Stat(cfg.compare); err != nil {
+			fmt.Fprintln(stderr, "sbbench: --compare:", err)
+			return 2
+		}
+		if !cfg.only["everything"] {
+			fmt.Fprintln(stderr, "sbbench: --compare only adds to the server-everything rows, and --only leaves them out")
+		}
+	}
+	if cfg.profiles != "" {
+		if err := os.MkdirAll(cfg.profiles, 0o755); err != nil {
+			fmt.Fprintln(stderr, "sbbench: --host-profiles:", err)
+			return 2
+		}
+	}
 	if err := cfg.resolveBinaries(stderr); err != nil {
 		fmt.Fprintln(stderr, "sbbench:", err)
 		return 1
@@ -172,7 +187,7 @@ func (c *config) resolveBinaries(log io.Writer) error {
 		}
 		*b.path = out
 	}
-	for _, p := range []*string{&c.switchboard, &c.mcptest, &c.compare} {
+	for _, p := range []*string{&c.switchboard, &c.mcptest, &c.compare, &c.profiles} {
 		if *p == "" {
 			continue
 		}

@@ -1,3 +1,5 @@
+//go:build linux
+
 package main
 
 import (
@@ -56,6 +58,11 @@ func childRelay(args []string) int {
 	dirs := [2]*direction{
 		{src: 0, dst: int(inW.Fd()), buf: make([]byte, 64<<10)},
 		{src: int(outR.Fd()), dst: 1, buf: make([]byte, 64<<10)},
+	}
+	for _, fd := range []int{0, 1} { // shared with the parent: put back as found
+		if fl, err := unix.FcntlInt(uintptr(fd), unix.F_GETFL, 0); err == nil && fl&unix.O_NONBLOCK == 0 {
+			defer unix.SetNonblock(fd, false) // ignore error: best effort, at exit
+		}
 	}
 	for _, fd := range []int{0, 1, dirs[0].dst, dirs[1].src} {
 		if err := unix.SetNonblock(fd, true); err != nil {

@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -281,6 +282,23 @@ func TestServeEndToEnd(t *testing.T) {
 		}
 		if b, err := io.ReadAll(z); err != nil || len(b) == 0 {
 			t.Errorf("profile: %d bytes, %v", len(b), err)
+		}
+	})
+	// A terminal closed under the editor sends SIGHUP: the host ends as for SIGTERM, through its
+	// teardown (the profile, like the audit log, is written), not killed by the signal.
+	t.Run("SIGHUP", func(t *testing.T) {
+		prof := filepath.Join(t.TempDir(), "host.pprof")
+		e := startE2E(t, bin, e2eEnv(t), "--cpuprofile", prof)
+		e.call("initialize", map[string]any{"capabilities": map[string]any{},
+			"initializationOptions": map[string]any{"servers": map[string]any{"t": map[string]any{"command": mcptest}}}})
+		if err := e.cmd.Process.Signal(syscall.SIGHUP); err != nil {
+			t.Fatal(err)
+		}
+		if code := e.wait(); code < 0 {
+			t.Fatalf("exit code %d: killed by the signal", code)
+		}
+		if fi, err := os.Stat(prof); err != nil || fi.Size() == 0 {
+			t.Errorf("no profile after SIGHUP: %v", err)
 		}
 	})
 	t.Run("cpu profile not writable", func(t *testing.T) {

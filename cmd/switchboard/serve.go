@@ -53,8 +53,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintf(stderr, "switchboard serve: --cpuprofile: %v\n", err)
 			return 1
 		}
-		defer f.Close()
-		defer pprof.StopCPUProfile() // before the file closes
+		defer func() {
+			pprof.StopCPUProfile() // before the file closes
+			if err := f.Close(); err != nil {
+				fmt.Fprintf(stderr, "switchboard serve: --cpuprofile: %v\n", err)
+			}
+		}()
 	}
 
 	var handler slog.Handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})
@@ -95,7 +99,10 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		debug.SetGCPercent(50)
 	}
 
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	// SIGHUP too: a terminal closed under the editor (Neovim in a terminal window) hangs up its
+	// process group; the host then ends as for SIGTERM (servers ended, the audit log's last lines
+	// written), not by the signal's default.
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
 	defer stop()
 	// A write to a stdout whose reader is gone fails with EPIPE, and the LSP stream ends the host
 	// cleanly (exit 1, servers ended), instead of SIGPIPE killing it where stdout is an os.File
