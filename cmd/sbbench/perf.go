@@ -102,7 +102,7 @@ func (b *bench) everythingRows() []perfRow {
 		subjects = append(subjects, b.sbCallerOf(b.cfg.compare, spec, everythingArgs, "Echo: "))
 	}
 	p50, use := b.interleavedP50("everything round trip", subjects)
-	tput := b.interleavedThroughput("everything throughput", 8, subjects)
+	tput, load := b.interleavedThroughput("everything throughput", 8, subjects)
 	var compared []perfRow
 	if b.cfg.compare != "" {
 		// A change measured against the binary before it: a fourth subject, interleaved with the
@@ -138,6 +138,12 @@ func (b *bench) everythingRows() []perfRow {
 			aWho: "behind the relay", bWho: "behind bare mcp-go"},
 		{name: "byte relay CPU per call, server-everything echo", unit: "µs", a: use[2].hostCPU,
 			aWho: "relay", bWho: "no host process"},
+		// The same under the 8 callers' load (the throughput bursts): what the goal's CPU budget
+		// is spent on when the 2 cores are full.
+		{name: "8 callers: switchboard host CPU per call, server-everything echo", unit: "µs", a: load[0].hostCPU,
+			aWho: "switchboard", bWho: "no host process"},
+		{name: "8 callers: server CPU per call, server-everything echo (node process)", unit: "µs", a: load[0].serverCPU, b: load[1].serverCPU,
+			aWho: "behind switchboard", bWho: "behind bare mcp-go"},
 	}, compared...)
 }
 
@@ -364,54 +370,88 @@ func (b *bench) keepRun(vals [][]float64, subj []*running, failed []bool, sample
 // (after its warm-up), four bursts each, the order rotating; the subject's run figure is its
 // median burst, so a subject is measured through the same stretch of the machine's load as the
 // others.
-func (b *bench) interleavedThroughput(what string, callers int, subjects []caller) []figure {
+//
+// The usage returned is the host's and the server's CPU per call during the timed bursts (no
+// context switches: under load they count batching, not wake-ups).
+func (b *bench) interleavedThroughput(what string, callers int, subjects []caller) ([]figure, []usage) {
 	const bursts = 4
 	n := len(subjects)
 	vals := make([][]float64, n)
+	hostCPU, serverCPU := make([][]float64, n), make([][]float64, n)
 	t := make([]tally, n)
 	for run := range b.cfg.runs {
 		subj, stop := openAll(subjects, t)
 		rates := make([][]float64, n)
 		failed := make([]bool, n)
+		hostNs, serverNs := make([]int64, n), make([]int64, n) // summed over the timed bursts
 		for burst := range bursts {
 			for k := range n {
 				s := (burst + run + k) % n
 				if subj[s] == nil || failed[s] {
 					continue
 				}
-				warm := b.cfg.warmup
-				if burst > 0 {
-					warm = 0
+				r := subj[s]
+				if burst == 0 { // warm up outside the CPU figures
+					if err := warmUp(b.cfg.warmup, r.call); err != nil {
+						t[s].record(err)
+						failed[s] = true
+						continue
+					}
 				}
-				v, err := b.throughput(callers, warm, subj[s].call)
+				h0, _ := processCPU(r.host)
+				s0, _ := processCPU(r.server)
+				v, err := b.throughput(callers, r.call)
 				if err != nil {
 					t[s].record(err)
 					failed[s] = true
 					continue
 				}
+				h1, _ := processCPU(r.host)
+				s1, _ := processCPU(r.server)
+				hostNs[s] += h1.ns - h0.ns
+				serverNs[s] += s1.ns - s0.ns
 				rates[s] = append(rates[s], v)
 			}
 		}
 		stop()
+		for s, r := range subj {
+			if r == nil || failed[s] {
+				continue
+			}
+			calls := float64(bursts * b.cfg.calls)
+			if r.host > 0 {
+				hostCPU[s] = append(hostCPU[s], float64(hostNs[s])/1e3/calls)
+			}
+			if r.server > 0 {
+				serverCPU[s] = append(serverCPU[s], float64(serverNs[s])/1e3/calls)
+			}
+		}
 		b.keepRun(vals, subj, failed, rates, "%s run %d subject %d: %.0f calls/s", what, run)
 	}
-	figs := make([]figure, n)
+	figs, use := make([]figure, n), make([]usage, n)
 	for s := range n {
 		figs[s] = figOf(vals[s], t[s])
+		use[s] = usage{hostCPU: fig(hostCPU[s]), serverCPU: fig(serverCPU[s])}
 	}
-	return figs
+	return figs, use
 }
 
-// throughput runs cfg.calls calls (after warmup untimed ones) spread over callers goroutines and returns
-// calls per second.
-func (b *bench) throughput(callers, warmup int, call func(ctx context.Context, i int) error) (float64, error) {
+// warmUp makes n untimed calls, one after another.
+func warmUp(n int, call func(ctx context.Context, i int) error) error {
 	ctx, cancel := withTimeout(5 * time.Minute)
 	defer cancel()
-	for i := range warmup {
+	for i := range n {
 		if err := call(ctx, -1-i); err != nil {
-			return 0, err
+			return err
 		}
 	}
+	return nil
+}
+
+// throughput runs cfg.calls calls spread over callers goroutines and returns calls per second.
+func (b *bench) throughput(callers int, call func(ctx context.Context, i int) error) (float64, error) {
+	ctx, cancel := withTimeout(5 * time.Minute)
+	defer cancel()
 	var next sync.Mutex
 	n := 0
 	var firstErr error
