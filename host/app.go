@@ -378,6 +378,9 @@ func (a *App) CloseEvents() { a.events.close() }
 // Record writes one line to the events file (EventsEnv), when there is one.
 func (a *App) Record(kind string, fields map[string]any) { a.events.record(kind, fields) }
 
+// Recording reports whether Record keeps anything.
+func (a *App) Recording() bool { return a.events != nil }
+
 // Folders returns the workspace folders.
 func (a *App) Folders() []string {
 	a.stateMu.Lock()

@@ -155,9 +155,13 @@ func (a *App) CallTool(ctx context.Context, r CallRequest) (mcpbridge.Result, pe
 			return progressTools{a.registry, a}.observed(ctx, r.Progress, name, args)
 		}
 	}
-	a.events.record("toolCallStart", map[string]any{"name": r.Name, "source": r.Source})
+	if a.events != nil {
+		a.events.record("toolCallStart", map[string]any{"name": r.Name, "source": r.Source})
+	}
 	res, dec := a.sessions.CallToolVia(ctx, r.Name, r.Arguments, mode, via)
-	a.events.record("toolCallEnd", map[string]any{"name": r.Name, "source": r.Source, "isError": res.IsError, "decidedBy": dec.By})
+	if a.events != nil {
+		a.events.record("toolCallEnd", map[string]any{"name": r.Name, "source": r.Source, "isError": res.IsError, "decidedBy": dec.By})
+	}
 	if res.Name == "" {
 		res.Name = r.Name
 	}

@@ -186,7 +186,38 @@ func (c *conn) handshake(ctx, run context.Context) ([]wireTool, error) {
 }
 
 func (c *conn) nextID() mcp.RequestId {
-	return mcp.NewRequestId("sb-" + strconv.FormatInt(c.seq.Add(1), 10))
+	return mcp.NewRequestId(c.nextIDString())
+}
+
+func (c *conn) nextIDString() string {
+	return "sb-" + strconv.FormatInt(c.seq.Add(1), 10)
+}
+
+// appendCallParams appends a tools/call request's params up to the arguments, without the
+// closing brace: {"name":tool,"arguments":args. args is checked and compacted in the one pass
+// (it must fit on the stdio line); false: it is not JSON.
+func appendCallParams(buf []byte, tool string, args json.RawMessage) ([]byte, bool) {
+	buf = append(buf, `{"name":`...)
+	buf = appendJSONString(buf, tool)
+	buf = append(buf, `,"arguments":`...)
+	w := bytes.NewBuffer(buf)
+	if json.Compact(w, args) != nil {
+		return nil, false
+	}
+	return w.Bytes(), true
+}
+
+// appendJSONString appends s as a JSON string, as encoding/json writes it.
+func appendJSONString(buf []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // ignore error: strings always marshal
+			return append(buf, b...)
+		}
+	}
+	buf = append(buf, '"')
+	buf = append(buf, s...)
+	return append(buf, '"')
 }
 
 // request sends one raw request; a JSON-RPC error becomes a Go error.
@@ -257,23 +288,30 @@ func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	if args[0] != '{' || !json.Valid(args) {
+	if args[0] != '{' {
 		return errorResult(name, "arguments must be a JSON object"), nil
 	}
-	type meta struct {
-		ProgressToken string `json:"progressToken"`
+	// The request is written by hand, not by reflection: it is on every call's way.
+	id := c.nextIDString()
+	buf := make([]byte, 0, 96+len(id)+len(tool)+len(args))
+	buf = append(buf, `{"jsonrpc":"2.0","id":"`...)
+	buf = append(buf, id...) // "sb-" and digits: nothing to escape
+	buf = append(buf, `","method":"tools/call","params":`...)
+	p := len(buf)
+	buf, ok := appendCallParams(buf, tool, args)
+	if !ok {
+		return errorResult(name, "arguments must be a JSON object"), nil
 	}
-	params := struct {
-		Name      string          `json:"name"`
-		Arguments json.RawMessage `json:"arguments"`
-		Meta      *meta           `json:"_meta,omitempty"`
-	}{Name: tool, Arguments: args}
 	if fn := progressFunc(ctx); fn != nil {
 		token, stop := c.startProgress(fn)
 		defer stop()
-		params.Meta = &meta{ProgressToken: token}
+		buf = append(buf, `,"_meta":{"progressToken":"`...)
+		buf = append(buf, token...) // "sb-progress-" and digits
+		buf = append(buf, `"}`...)
 	}
-	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.nextID(), Method: string(mcp.MethodToolsCall), Params: params}
+	buf = append(buf, '}')
+	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: string(mcp.MethodToolsCall),
+		Params: json.RawMessage(buf[p:])}
 	var (
 		resp *transport.JSONRPCResponse
 		fr   *frame
@@ -281,7 +319,7 @@ func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json
 	)
 	if s := c.stdio(); s != nil {
 		var sr *stdioResponse
-		if sr, err = s.roundTrip(ctx, req); sr != nil {
+		if sr, err = s.roundTripLine(ctx, req.ID, append(buf, '}')); sr != nil {
 			resp, fr = &sr.JSONRPCResponse, &sr.frame
 		}
 	} else {

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/jsonscan"
 )
 
 // aliasRaw is a json.RawMessage that aliases the decoder's input instead of copying it.
@@ -36,6 +38,70 @@ func (b *wireBlock) UnmarshalJSON(data []byte) error {
 	}
 	b.typ, b.text = head.Type, head.Text
 	return nil
+}
+
+// scanCallResult decodes the usual result (text blocks with plain names) in one pass, as
+// encoding/json decodes it into wireCallResult; false: decode it with encoding/json (see package
+// jsonscan).
+func scanCallResult(raw []byte) (wireCallResult, bool) {
+	var w wireCallResult
+	ok := jsonscan.Members(raw, func(name, v []byte) bool {
+		which, unsure := jsonscan.Which(name, "content", "structuredContent", "isError")
+		switch {
+		case unsure:
+			return false
+		case which == 0:
+			if string(v) == "null" {
+				w.Content = nil
+				return true
+			}
+			w.Content = []wireBlock{} // empty, not nil, as encoding/json leaves it
+			return jsonscan.Elements(v, func(e []byte) bool {
+				b, ok := scanBlock(e)
+				w.Content = append(w.Content, b)
+				return ok
+			})
+		case which == 1:
+			w.StructuredContent = v
+		case which == 2:
+			switch string(v) {
+			case "true":
+				w.IsError = true
+			case "false":
+				w.IsError = false
+			case "null":
+			default:
+				return false
+			}
+		}
+		return true
+	})
+	return w, ok
+}
+
+// scanBlock is wireBlock.UnmarshalJSON for a block that is an object with plain names.
+func scanBlock(data []byte) (wireBlock, bool) {
+	b := wireBlock{raw: data}
+	ok := jsonscan.Members(data, func(name, v []byte) bool {
+		which, unsure := jsonscan.Which(name, "type", "text")
+		switch {
+		case unsure:
+			return false
+		case which == 0:
+			if string(v) == "null" {
+				return true
+			}
+			s, ok := jsonscan.String(v)
+			if !ok {
+				return false
+			}
+			b.typ = s
+		case which == 1:
+			b.text = v
+		}
+		return true
+	})
+	return b, ok
 }
 
 // wireCallResult is the part of a CallToolResult the registry needs.
@@ -90,9 +156,12 @@ func parseCallResultSchema(name string, raw []byte, fr *frame, outSchema json.Ra
 	if fr == nil {
 		fr = &frame{}
 	}
-	var w wireCallResult
-	if err := json.Unmarshal(raw, &w); err != nil {
-		return errorResult(name, fmt.Sprintf("malformed tools/call result: %v", err))
+	w, ok := scanCallResult(raw)
+	if !ok {
+		w = wireCallResult{}
+		if err := json.Unmarshal(raw, &w); err != nil {
+			return errorResult(name, fmt.Sprintf("malformed tools/call result: %v", err))
+		}
 	}
 	res := Result{Name: name, IsError: w.IsError, Content: make([]json.RawMessage, 0, len(w.Content))}
 	var texts []cappedString

@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/jsonscan"
 	"github.com/switchboard-dev/switchboard/mcpbridge/rawio"
 )
 
@@ -257,12 +258,63 @@ type envelope struct {
 	Error  *mcp.JSONRPCErrorDetails `json:"error"`
 }
 
+// scanEnvelope decodes the usual envelope (a string id or none, a plain method) in one pass,
+// as encoding/json would; false: decode it with encoding/json (see package jsonscan).
+func scanEnvelope(line []byte) (envelope, bool) {
+	var env envelope
+	ok := jsonscan.Members(line, func(name, v []byte) bool {
+		which, unsure := jsonscan.Which(name, "id", "method", "result", "error")
+		switch {
+		case unsure:
+			return false
+		case which == 0: // as *mcp.RequestId decodes it: null is no id
+			if string(v) == "null" {
+				env.ID = nil
+				return true
+			}
+			s, ok := jsonscan.String(v)
+			if !ok {
+				return false // a number, an escape: rare (our own ids are plain strings)
+			}
+			id := mcp.NewRequestId(s)
+			env.ID = &id
+		case which == 1:
+			if string(v) == "null" {
+				return true // as encoding/json: a null leaves a string as it was
+			}
+			s, ok := jsonscan.String(v)
+			if !ok {
+				return false
+			}
+			env.Method = s
+		case which == 2:
+			env.Result = v
+		case which == 3:
+			if string(v) == "null" {
+				env.Error = nil
+				return true
+			}
+			if env.Error == nil {
+				env.Error = new(mcp.JSONRPCErrorDetails)
+			}
+			if json.Unmarshal(v, env.Error) != nil {
+				return false
+			}
+		}
+		return true
+	})
+	return env, ok
+}
+
 // route dispatches one frame; false means it was not JSON-RPC.
 func (t *stdioTransport) route(fr frame) bool {
 	line := fr.data
-	var env envelope
-	if err := json.Unmarshal(line, &env); err != nil {
-		return false
+	env, ok := scanEnvelope(line)
+	if !ok {
+		env = envelope{}
+		if err := json.Unmarshal(line, &env); err != nil {
+			return false
+		}
 	}
 	switch {
 	case env.Method != "" && env.ID == nil:
@@ -364,6 +416,12 @@ func (t *stdioTransport) writeJSON(ctx context.Context, v any) error {
 	if err != nil {
 		return err
 	}
+	return t.writeLine(ctx, b)
+}
+
+// writeLine writes one message and its newline; b is one line of compact JSON, with room for the
+// newline where it can (append).
+func (t *stdioTransport) writeLine(ctx context.Context, b []byte) error {
 	b = append(b, '\n')
 	t.writeMu.Lock()
 	defer t.writeMu.Unlock()
@@ -406,10 +464,20 @@ func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSON
 
 // roundTrip is SendRequest keeping the frame, for the lean tools/call path.
 func (t *stdioTransport) roundTrip(ctx context.Context, request transport.JSONRPCRequest) (*stdioResponse, error) {
+	b, err := json.Marshal(request)
+	if err != nil {
+		return nil, err
+	}
+	return t.roundTripLine(ctx, request.ID, b)
+}
+
+// roundTripLine sends one request already encoded (without its newline) and waits for its
+// response.
+func (t *stdioTransport) roundTripLine(ctx context.Context, id mcp.RequestId, line []byte) (*stdioResponse, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	key := request.ID.String()
+	key := id.String()
 	ch := make(chan *stdioResponse, 1)
 	t.pendingMu.Lock()
 	t.pending[key] = ch
@@ -419,7 +487,7 @@ func (t *stdioTransport) roundTrip(ctx context.Context, request transport.JSONRP
 		delete(t.pending, key)
 		t.pendingMu.Unlock()
 	}
-	if err := t.writeJSON(ctx, request); err != nil {
+	if err := t.writeLine(ctx, line); err != nil {
 		forget()
 		return nil, err
 	}

@@ -1,6 +1,7 @@
 package lsp
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"errors"
@@ -11,6 +12,7 @@ import (
 	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
 	"github.com/switchboard-dev/switchboard/host/wire"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/jsonscan"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
@@ -53,13 +55,12 @@ func (s *server) commands() map[string]commandFunc {
 
 // executeCommand dispatches workspace/executeCommand. It runs async: callTool waits at the gate.
 func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
-	var p struct {
-		Command       string            `json:"command"`
-		Arguments     []json.RawMessage `json:"arguments"`
-		WorkDoneToken json.RawMessage   `json:"workDoneToken"`
-	}
-	if err := lspconn.Decode(wire.MethodExecuteCommand, raw, &p); err != nil {
-		return nil, err
+	p, ok := scanExecuteCommand(raw)
+	if !ok {
+		p = executeCommandParams{}
+		if err := lspconn.Decode(wire.MethodExecuteCommand, raw, &p); err != nil {
+			return nil, err
+		}
 	}
 	if p.Command == "" {
 		return nil, lspconn.InvalidParams("%s: command is required", wire.MethodExecuteCommand)
@@ -74,11 +75,13 @@ func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	}
 	res, err := fn(ctx, arg, p.WorkDoneToken)
 	err = requestError(p.Command, err)
-	fields := map[string]any{"command": p.Command}
-	if err != nil {
-		fields["error"] = err.Error()
+	if s.recording() {
+		fields := map[string]any{"command": p.Command}
+		if err != nil {
+			fields["error"] = err.Error()
+		}
+		s.record("command", fields)
 	}
-	s.record("command", fields)
 	if err != nil {
 		return nil, err
 	}
@@ -87,6 +90,81 @@ func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 		return nil, fmt.Errorf("lsp: %s: marshal result: %w", p.Command, merr)
 	}
 	return json.RawMessage(b), nil
+}
+
+type executeCommandParams struct {
+	Command       string            `json:"command"`
+	Arguments     []json.RawMessage `json:"arguments"`
+	WorkDoneToken json.RawMessage   `json:"workDoneToken"`
+}
+
+// scanExecuteCommand decodes the usual params in one pass, as encoding/json decodes them into
+// executeCommandParams (of the arguments, only the first is kept); false: decode them with
+// encoding/json, which also says what is wrong (see package jsonscan).
+func scanExecuteCommand(raw json.RawMessage) (executeCommandParams, bool) {
+	var p executeCommandParams
+	ok := jsonscan.Members(raw, func(name, v []byte) bool {
+		which, unsure := jsonscan.Which(name, "command", "arguments", "workDoneToken")
+		switch {
+		case unsure:
+			return false
+		case which == 0:
+			if string(v) == "null" {
+				return true
+			}
+			c, ok := jsonscan.String(v)
+			p.Command = c
+			return ok
+		case which == 1:
+			if string(v) == "null" {
+				p.Arguments = nil
+				return true
+			}
+			p.Arguments = []json.RawMessage{}
+			return jsonscan.Elements(v, func(e []byte) bool {
+				if len(p.Arguments) == 0 {
+					p.Arguments = append(p.Arguments, json.RawMessage(bytes.Clone(e)))
+				}
+				return true
+			})
+		case which == 2:
+			p.WorkDoneToken = bytes.Clone(v)
+		}
+		return true
+	})
+	return p, ok
+}
+
+// scanCallToolParams decodes the usual callTool argument in one pass, as decodeArg does; false:
+// decode it with decodeArg (see package jsonscan).
+func scanCallToolParams(arg json.RawMessage) (wire.CallToolParams, bool) {
+	var p wire.CallToolParams
+	ok := jsonscan.Members(arg, func(name, v []byte) bool {
+		which, unsure := jsonscan.Which(name, "name", "arguments", "mode")
+		switch {
+		case unsure:
+			return false
+		case which == 0:
+			if string(v) == "null" {
+				return true
+			}
+			n, ok := jsonscan.String(v)
+			p.Name = n
+			return ok
+		case which == 1:
+			p.Arguments = bytes.Clone(v)
+		case which == 2:
+			if string(v) == "null" {
+				p.Mode = nil
+				return true
+			}
+			m, ok := jsonscan.String(v)
+			p.Mode = &m
+			return ok
+		}
+		return true
+	})
+	return p, ok
 }
 
 // requestError answers the application's *host.RequestError as InvalidParams, prefixed with the
@@ -293,9 +371,12 @@ func parseMode(cmd string, m *string) (*permissions.Mode, error) {
 }
 
 func (s *server) cmdCallTool(ctx context.Context, arg, token json.RawMessage) (any, error) {
-	var p wire.CallToolParams
-	if err := decodeArg(wire.CmdCallTool, arg, &p); err != nil {
-		return nil, err
+	p, ok := scanCallToolParams(arg)
+	if !ok {
+		p = wire.CallToolParams{}
+		if err := decodeArg(wire.CmdCallTool, arg, &p); err != nil {
+			return nil, err
+		}
 	}
 	if p.Name == "" {
 		return nil, lspconn.InvalidParams("%s: name is required", wire.CmdCallTool)

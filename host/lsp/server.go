@@ -84,6 +84,10 @@ func (s *server) wasShutdown() bool {
 }
 
 // record writes to the events file (host.EventsEnv).
+// recording reports whether record keeps anything (a test's events file): callers on a tool
+// call's way build their fields only then.
+func (s *server) recording() bool { return s.app != nil && s.app.Recording() }
+
 func (s *server) record(kind string, fields map[string]any) {
 	if s.app != nil {
 		s.app.Record(kind, fields)

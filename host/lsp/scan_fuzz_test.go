@@ -1,0 +1,84 @@
+package lsp
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
+	"github.com/switchboard-dev/switchboard/host/wire"
+)
+
+// The one-pass decoders of a callTool request must decode exactly what encoding/json decodes (the
+// name the gate judges, the arguments it shows and the server gets), or leave it to encoding/json.
+
+var commandSeeds = []string{
+	`{"command":"switchboard.callTool","arguments":[{"name":"mcp__t__echo","arguments":{"text":"x"},"mode":"always-allow"}]}`,
+	`{"command":"switchboard.callTool","arguments":[{"name":"a"},{"name":"b"}],"workDoneToken":"tok"}`,
+	`{"command":"x","arguments":null,"workDoneToken":null}`,
+	`{"command":null,"arguments":[],"workDoneToken":7}`,
+	`{"Command":"x"}`,
+	`{"command":"a","command":"b","arguments":[1],"arguments":[2]}`,
+	`{"command":"\u0061"}`,
+	`{"name":"mcp__t__echo","arguments":null,"mode":null}`,
+	`{"name":"a","NAME":"b"}`,
+	`{"name":"a","mode":"single-confirm","mode":null}`,
+	`{"name":1}`,
+	`{"name":"a","arguments":[1,2]}`,
+	"{\"name\":\"\xff\"}",
+	`[]`, `null`, ``, `"x"`,
+}
+
+func FuzzScanExecuteCommand(f *testing.F) {
+	for _, s := range commandSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, ok := scanExecuteCommand(json.RawMessage(in))
+		if !ok {
+			return
+		}
+		var want executeCommandParams
+		if err := lspconn.Decode(wire.MethodExecuteCommand, json.RawMessage(in), &want); err != nil {
+			t.Fatalf("scanExecuteCommand took %q, which encoding/json refuses: %v", in, err)
+		}
+		if len(want.Arguments) > 1 {
+			want.Arguments = want.Arguments[:1] // only the first is used, and kept
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("scanExecuteCommand(%q) differs from encoding/json (-want +got):\n%s", in, diff)
+		}
+	})
+}
+
+func FuzzScanCallToolParams(f *testing.F) {
+	for _, s := range commandSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, ok := scanCallToolParams(json.RawMessage(in))
+		if !ok {
+			return
+		}
+		var want wire.CallToolParams
+		if err := decodeArg(wire.CmdCallTool, json.RawMessage(in), &want); err != nil {
+			t.Fatalf("scanCallToolParams took %q, which decodeArg refuses: %v", in, err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("scanCallToolParams(%q) differs from decodeArg (-want +got):\n%s", in, diff)
+		}
+	})
+}
+
+// TestScanTakesTheUsualCall: the fast path is taken for an editor's usual callTool.
+func TestScanTakesTheUsualCall(t *testing.T) {
+	p, ok := scanExecuteCommand(json.RawMessage(commandSeeds[0]))
+	if !ok || p.Command != wire.CmdCallTool || len(p.Arguments) != 1 {
+		t.Fatalf("scanExecuteCommand = %+v, %v", p, ok)
+	}
+	c, ok := scanCallToolParams(p.Arguments[0])
+	if !ok || c.Name != "mcp__t__echo" || string(c.Arguments) != `{"text":"x"}` || c.Mode == nil || *c.Mode != "always-allow" {
+		t.Fatalf("scanCallToolParams = %+v, %v", c, ok)
+	}
+}

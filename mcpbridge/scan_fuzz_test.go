@@ -1,0 +1,174 @@
+package mcpbridge
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/google/go-cmp/cmp"
+	"github.com/mark3labs/mcp-go/mcp"
+)
+
+// The one-pass decoders of a tool call's answer must decode exactly what encoding/json decodes,
+// or leave the frame to it: a server that could make the two disagree could show the gate and the
+// editor one thing and hand the model another.
+
+var scanSeeds = []string{
+	`{"result":{"content":[{"type":"text","text":"Echo: hi"}]},"jsonrpc":"2.0","id":"sb-12"}`,
+	`{"jsonrpc":"2.0","id":"sb-3","error":{"code":-32602,"message":"bad","data":{"x":1}}}`,
+	`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"t","progress":1}}`,
+	`{"jsonrpc":"2.0","id":7,"method":"roots/list"}`,
+	`{"id":null,"ID":"x","result":1}`,
+	`{"id":"a\u0062","result":{}}`,
+	`{"i\u0064":"x"}`,
+	`{"id":"sb-1","error":{"code":1,"message":"a"},"error":{"message":"b"}}`,
+	`{"id":"sb-1","method":null,"result":null}`,
+	`{"content":[{"type":"text","text":"a"},{"type":"image","data":"AAAA","mimeType":"image/png"}],"isError":false}`,
+	`{"content":[],"structuredContent":{"a":[1,2]},"isError":true}`,
+	`{"content":null,"isError":null}`,
+	`{"content":[null]}`,
+	`{"content":["x"]}`,
+	`{"content":[{"type":"text","text":"a","TEXT":"b"}]}`,
+	`{"content":[{"type":"t\u0065xt","text":"a"}]}`,
+	`{"CONTENT":[],"content":[{"type":"text"}]}`,
+	`{"content":[{"type":"text","text":"x"}],"content":[]}`,
+	`{"isError":1}`,
+	"{\"content\":[{\"type\":\"te\xffxt\",\"text\":\"a\"}]}",
+}
+
+func FuzzScanEnvelope(f *testing.F) {
+	for _, s := range scanSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, ok := scanEnvelope([]byte(in))
+		if !ok {
+			return
+		}
+		var want envelope
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatalf("scanEnvelope took %q, which encoding/json refuses: %v", in, err)
+		}
+		if diff := cmp.Diff(envelopeView(want), envelopeView(got)); diff != "" {
+			t.Fatalf("scanEnvelope(%q) differs from encoding/json (-want +got):\n%s", in, diff)
+		}
+	})
+}
+
+func FuzzScanCallResult(f *testing.F) {
+	for _, s := range scanSeeds {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, in string) {
+		got, ok := scanCallResult([]byte(in))
+		if !ok {
+			return
+		}
+		var want wireCallResult
+		if err := json.Unmarshal([]byte(in), &want); err != nil {
+			t.Fatalf("scanCallResult took %q, which encoding/json refuses: %v", in, err)
+		}
+		if diff := cmp.Diff(callResultView(want), callResultView(got)); diff != "" {
+			t.Fatalf("scanCallResult(%q) differs from encoding/json (-want +got):\n%s", in, diff)
+		}
+	})
+}
+
+// TestScanTakesTheUsualAnswer: the fast path is taken for what servers send on every call (a
+// regression there would cost every call a second pass, silently).
+func TestScanTakesTheUsualAnswer(t *testing.T) {
+	line := []byte(`{"result":{"content":[{"type":"text","text":"Echo: hi"}]},"jsonrpc":"2.0","id":"sb-12"}`)
+	env, ok := scanEnvelope(line)
+	if !ok || env.ID == nil || env.ID.String() != "string:sb-12" {
+		t.Fatalf("scanEnvelope = %+v, %v", env, ok)
+	}
+	w, ok := scanCallResult(env.Result)
+	if !ok || len(w.Content) != 1 || w.Content[0].typ != "text" || string(w.Content[0].text) != `"Echo: hi"` {
+		t.Fatalf("scanCallResult = %+v, %v", w, ok)
+	}
+	// Both alias the frame, as encoding/json does through aliasRaw (the elision of long strings
+	// finds a string by its place in the frame).
+	if cap(w.Content[0].text) > cap(line) || cap(line)-cap(w.Content[0].text) != len(`{"result":{"content":[{"type":"text","text":`) {
+		t.Error("the text block does not alias the frame")
+	}
+}
+
+type envView struct {
+	ID, Method, Result string
+	Error              *mcp.JSONRPCErrorDetails
+}
+
+func envelopeView(e envelope) envView {
+	v := envView{Method: e.Method, Result: string(e.Result), Error: e.Error}
+	if e.ID != nil {
+		v.ID = e.ID.String()
+	}
+	return v
+}
+
+type blockView struct{ Raw, Type, Text string }
+
+type resultView struct {
+	Content           []blockView
+	NilContent        bool
+	StructuredContent string
+	IsError           bool
+}
+
+func callResultView(w wireCallResult) resultView {
+	v := resultView{NilContent: w.Content == nil, StructuredContent: string(w.StructuredContent), IsError: w.IsError}
+	for _, b := range w.Content {
+		v.Content = append(v.Content, blockView{string(b.raw), b.typ, string(b.text)})
+	}
+	return v
+}
+
+// FuzzCallParams: the hand-written tools/call params say what encoding/json would (the tool's name
+// and the arguments, whatever they hold), on one line, and refuse what is not JSON.
+func FuzzCallParams(f *testing.F) {
+	f.Add("echo", `{"text": "a\nb <&>" ,"n":[1, 2]}`)
+	f.Add("t\u2028\"<x>\\", "{\n}")
+	f.Add("bad\xff", `{"a":1}`)
+	f.Add("x", `{"a":}`)
+	f.Fuzz(func(t *testing.T, tool, args string) {
+		b, ok := appendCallParams([]byte("prefix"), tool, json.RawMessage(args))
+		if ok != json.Valid([]byte(args)) {
+			t.Fatalf("appendCallParams(%q) ok = %v, json.Valid = %v", args, ok, !ok)
+		}
+		if !ok {
+			return
+		}
+		if string(b[:6]) != "prefix" {
+			t.Fatalf("the prefix is gone: %q", b)
+		}
+		line := append(b[6:], '}')
+		if bytesContainLineBreak(line) {
+			t.Fatalf("params %q are not one line", line)
+		}
+		var got, want struct {
+			Name      string
+			Arguments any
+		}
+		if err := json.Unmarshal(line, &got); err != nil {
+			t.Fatalf("params %q: %v", line, err)
+		}
+		old, _ := json.Marshal(struct {
+			Name      string          `json:"name"`
+			Arguments json.RawMessage `json:"arguments"`
+		}{tool, json.RawMessage(args)})
+		if err := json.Unmarshal(old, &want); err != nil {
+			t.Fatal(err)
+		}
+		if diff := cmp.Diff(want, got); diff != "" {
+			t.Fatalf("params for %q, %q differ from encoding/json's (-want +got):\n%s", tool, args, diff)
+		}
+	})
+}
+
+func bytesContainLineBreak(b []byte) bool {
+	for _, c := range b {
+		if c == '\n' || c == '\r' {
+			return true
+		}
+	}
+	return false
+}
