@@ -82,6 +82,10 @@ func NewStream(rwc io.ReadWriteCloser, opts StreamOptions) *Stream {
 
 // ReadFrame returns the next frame that jsonrpc2 can decode, answering the bad ones itself.
 func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
+	// The goroutine that reads a frame is the one that runs the request in it (jsonrpc2 hands the
+	// reading on to a new goroutine when the request goes async), so its stack is grown here,
+	// while it waits for the frame, rather than on the request's way to the server.
+	growStack()
 	resynced := true
 	for {
 		body, n, err := s.fr.next()
