@@ -17,6 +17,8 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/jsonscan"
 )
 
 // protocolVersion is pinned to the last revision with the initialize handshake. mcp-go's default
@@ -198,26 +200,13 @@ func (c *conn) nextIDString() string {
 // (it must fit on the stdio line); false: it is not JSON.
 func appendCallParams(buf []byte, tool string, args json.RawMessage) ([]byte, bool) {
 	buf = append(buf, `{"name":`...)
-	buf = appendJSONString(buf, tool)
+	buf = jsonscan.AppendString(buf, tool)
 	buf = append(buf, `,"arguments":`...)
 	w := bytes.NewBuffer(buf)
 	if json.Compact(w, args) != nil {
 		return nil, false
 	}
 	return w.Bytes(), true
-}
-
-// appendJSONString appends s as a JSON string, as encoding/json writes it.
-func appendJSONString(buf []byte, s string) []byte {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
-			b, _ := json.Marshal(s) // ignore error: strings always marshal
-			return append(buf, b...)
-		}
-	}
-	buf = append(buf, '"')
-	buf = append(buf, s...)
-	return append(buf, '"')
 }
 
 // request sends one raw request; a JSON-RPC error becomes a Go error.

@@ -85,7 +85,13 @@ func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
-	b, merr := json.Marshal(res)
+	var b []byte
+	var merr error
+	if r, ok := res.(wire.ToolResult); ok {
+		b, merr = marshalToolResult(r)
+	} else {
+		b, merr = json.Marshal(res)
+	}
 	if merr != nil {
 		return nil, fmt.Errorf("lsp: %s: marshal result: %w", p.Command, merr)
 	}

@@ -1,12 +1,15 @@
 package lsp
 
 import (
+	"bytes"
 	"encoding/json"
+	"strconv"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/host/wire"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/jsonscan"
 	"github.com/switchboard-dev/switchboard/session"
 )
 
@@ -52,6 +55,52 @@ func wireResult(r mcpbridge.Result, textOnce bool) wire.ToolResult {
 		out.Content = append(out.Content, b)
 	}
 	return out
+}
+
+// marshalToolResult is json.Marshal(r) written by hand (it is on every call's way back). The
+// content blocks go as they are, once each is checked to be JSON (encoding/json compacts them
+// too, and escapes <, > and &: the same values); a block that is not JSON is left to
+// encoding/json, which gives the error.
+func marshalToolResult(r wire.ToolResult) ([]byte, error) {
+	size := 128 + len(r.Name) + len(r.Text) + len(r.Summary)
+	for _, c := range r.Content {
+		if !jsonscan.Valid(c) {
+			return json.Marshal(r)
+		}
+		size += len(c) + 1
+	}
+	b := make([]byte, 0, size)
+	b = append(b, `{"name":`...)
+	b = jsonscan.AppendString(b, r.Name)
+	b = append(b, `,"isError":`...)
+	b = strconv.AppendBool(b, r.IsError)
+	b = append(b, `,"text":`...)
+	b = jsonscan.AppendString(b, r.Text)
+	b = append(b, `,"content":`...)
+	if r.Content == nil {
+		b = append(b, "null"...)
+	} else {
+		b = append(b, '[')
+		for i, c := range r.Content {
+			if i > 0 {
+				b = append(b, ',')
+			}
+			b = append(b, bytes.TrimSpace(c)...)
+		}
+		b = append(b, ']')
+	}
+	b = append(b, `,"truncated":`...)
+	b = strconv.AppendBool(b, r.Truncated)
+	b = append(b, `,"bytes":`...)
+	b = strconv.AppendInt(b, int64(r.Bytes), 10)
+	if r.Summary != "" {
+		b = append(b, `,"summary":`...)
+		b = jsonscan.AppendString(b, r.Summary)
+	}
+	if r.TextOmitted {
+		b = append(b, `,"textOmitted":true`...)
+	}
+	return append(b, '}'), nil
 }
 
 func wireTime(t time.Time) string { return t.UTC().Format(time.RFC3339) }

@@ -82,3 +82,37 @@ func TestScanTakesTheUsualCall(t *testing.T) {
 		t.Fatalf("scanCallToolParams = %+v, %v", c, ok)
 	}
 }
+
+// FuzzMarshalToolResult: the hand-written callTool result is the JSON encoding/json writes (the
+// same values; encoding/json also compacts the blocks and escapes <, > and &).
+func FuzzMarshalToolResult(f *testing.F) {
+	f.Add("mcp__t__echo", "Echo: hi", `{"type":"text","text":"Echo: hi"}`, "", false, 8)
+	f.Add("n\u2028<&>", "line\nbreak \xff", "{ \"type\" : \"image\",\n\"data\":\"AA==\" }", "Server 'x' is not running.", true, -1)
+	f.Add("x", "", `not json`, "", false, 0)
+	f.Add("x", "", ``, "", true, 0)
+	f.Fuzz(func(t *testing.T, name, text, block, summary string, flag bool, n int) {
+		r := wire.ToolResult{Name: name, IsError: flag, Text: text, Content: []json.RawMessage{json.RawMessage(block)},
+			Truncated: !flag, Bytes: n, Summary: summary, TextOmitted: flag}
+		for _, content := range [][]json.RawMessage{r.Content, nil, {}} {
+			r.Content = content
+			got, gerr := marshalToolResult(r)
+			want, werr := json.Marshal(r)
+			if (gerr == nil) != (werr == nil) {
+				t.Fatalf("marshalToolResult(%+v): error %v, encoding/json: %v", r, gerr, werr)
+			}
+			if werr != nil {
+				return
+			}
+			var g, w any
+			if err := json.Unmarshal(got, &g); err != nil {
+				t.Fatalf("marshalToolResult(%+v) = %q: not JSON: %v", r, got, err)
+			}
+			if err := json.Unmarshal(want, &w); err != nil {
+				t.Fatal(err)
+			}
+			if diff := cmp.Diff(w, g); diff != "" {
+				t.Fatalf("marshalToolResult(%+v) differs from encoding/json (-want +got):\n%s", r, diff)
+			}
+		}
+	})
+}

@@ -14,6 +14,7 @@ package jsonscan
 
 import (
 	"bytes"
+	"encoding/json"
 	"unicode/utf8"
 )
 
@@ -96,6 +97,28 @@ func Elements(data []byte, fn func(value []byte) bool) bool {
 		}
 		return false
 	}
+}
+
+// Valid reports whether data is one valid JSON value (white space around it allowed), as
+// json.Valid does, but for a nesting deeper than maxDepth, which it refuses.
+func Valid(data []byte) bool {
+	s := scanner{data: data}
+	return s.value() && s.end()
+}
+
+// AppendString appends s as a JSON string. Printable ASCII without '"', '\\', '<', '>' and '&'
+// is appended as it is; anything else is written by encoding/json (its escapes, invalid UTF-8 as
+// U+FFFD).
+func AppendString(dst []byte, s string) []byte {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c < 0x20 || c > 0x7e || c == '"' || c == '\\' || c == '<' || c == '>' || c == '&' {
+			b, _ := json.Marshal(s) // ignore error: strings always marshal
+			return append(dst, b...)
+		}
+	}
+	dst = append(dst, '"')
+	dst = append(dst, s...)
+	return append(dst, '"')
 }
 
 // String returns the text of the JSON string value (with its quotes, as Members reports it) when

@@ -141,6 +141,17 @@ func FuzzAgreesWithEncodingJSON(f *testing.F) {
 			return true
 		})
 		valid := json.Valid([]byte(in))
+		if v := Valid([]byte(in)); v != valid && (v || depth(in) <= maxDepth) {
+			t.Fatalf("Valid(%q) = %v, json.Valid = %v", in, v, valid)
+		}
+		var back, want string
+		if err := json.Unmarshal(AppendString(nil, in), &back); err != nil {
+			t.Fatalf("AppendString(%q) is not a JSON string: %v", in, err)
+		}
+		old, _ := json.Marshal(in)
+		if err := json.Unmarshal(old, &want); err != nil || back != want {
+			t.Fatalf("AppendString(%q) decodes to %q; encoding/json's to %q", in, back, want)
+		}
 		isObject := strings.HasPrefix(strings.TrimLeft(in, " \t\r\n"), "{")
 		if ok && !(valid && isObject) {
 			t.Fatalf("Members accepted %q, which encoding/json refuses as an object", in)
