@@ -32,6 +32,9 @@ type config struct {
 	runs        int    // runs per figure
 	calls       int    // timed calls per round-trip run
 	warmup      int    // untimed calls before each round-trip run
+	warmServer  int    // more untimed calls for the server-everything rows (node's JIT settles)
+	serverCalls int    // timed calls per round-trip run of the server-everything rows
+	burst       int    // calls per throughput burst
 	bigRuns     int    // runs per big-result figure
 	counts      []int  // server counts for the ready-time rows
 	bigSizes    []int  // result sizes for the big-result rows
@@ -74,6 +77,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.runs, "runs", 7, "runs per figure (each figure is the median of the runs)")
 	fs.IntVar(&cfg.calls, "calls", 200, "timed tool calls per round-trip run (a run's figure is the median call)")
 	fs.IntVar(&cfg.warmup, "warmup", 20, "untimed calls before each round-trip run")
+	fs.IntVar(&cfg.warmServer, "server-warmup", 3000, "more untimed calls per subject before the server-everything rows, so node's JIT has settled (0: measure node cold, as before 2026-12-02)")
+	fs.IntVar(&cfg.serverCalls, "server-calls", 2000, "timed calls per round-trip run of the server-everything rows")
+	fs.IntVar(&cfg.burst, "burst", 2000, "calls per burst of the 8-caller throughput rows")
 	fs.IntVar(&cfg.bigRuns, "big-runs", 3, "runs per big-result figure")
 	fs.StringVar(&counts, "servers", "1,10,30", "server counts for the ready-time rows; the largest is also used for memory")
 	fs.StringVar(&sizes, "sizes", "5,50", "big-result sizes in MB (10^6 bytes)")
@@ -88,7 +94,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if *quick {
-		cfg.runs, cfg.calls, cfg.warmup, cfg.bigRuns = 3, 30, 5, 1
+		cfg.runs, cfg.calls, cfg.warmup, cfg.bigRuns, cfg.warmServer, cfg.serverCalls, cfg.burst = 3, 30, 5, 1, 100, 30, 100
 	}
 	var err error
 	if cfg.counts, err = parseInts(counts); err != nil {
@@ -293,7 +299,9 @@ func failed(err error) figure { return figure{err: err.Error()} }
 
 func printTable(w io.Writer, cfg config, rows []row) {
 	fmt.Fprintf(w, "machine: %s, %d CPUs (nproc), %s %s/%s; %s\n", cpuModel(), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, time.Now().UTC().Format("2006-01-02 15:04 MST"))
-	fmt.Fprintf(w, "runs per figure: %d (big results: %d); timed calls per round-trip run: %d; figures are medians\n\n", cfg.runs, cfg.bigRuns, cfg.calls)
+	fmt.Fprintf(w, "runs per figure: %d (big results: %d); timed calls per round-trip run: %d, after %d untimed "+
+		"(server-everything: %d after %d more); calls per 8-caller burst: %d; figures are medians\n\n",
+		cfg.runs, cfg.bigRuns, cfg.calls, cfg.warmup, cfg.serverCalls, cfg.warmServer, cfg.burst)
 	if len(rows) == 0 {
 		return
 	}
