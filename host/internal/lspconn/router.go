@@ -243,8 +243,11 @@ func kind(k string) string {
 
 // handlerStack is the stack a request handler grows to (tool calls: decoding, the gate, the
 // registry, encoding). An async request runs on the goroutine jsonrpc2 started as a reader when
-// the previous request went async, so its stack starts small.
-const handlerStack = 32 << 10
+// the previous request went async, so its stack starts small. A tool call fits in 16 KiB since
+// its JSON no longer goes through encoding/json's reflection (8 KiB does not: the stack grows
+// again in session's callOne), and 16 KiB is the largest stack the runtime keeps in its per-P
+// cache: a 32 KiB one came from the heap and went back to it with every call.
+const handlerStack = 16 << 10
 
 // stackIndex is read at run time so that growStack's array is not optimised away.
 var stackIndex = 0
