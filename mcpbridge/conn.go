@@ -272,7 +272,9 @@ func (c *conn) listTools(ctx context.Context) ([]wireTool, error) {
 }
 
 // call runs tools/call and shapes the result; err only when ctx ended.
-func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json.RawMessage) (Result, error) {
+// call runs tools/call. A call that gets no answer within timeout fails with errCallTimeout
+// (the server is told it was cancelled); one whose ctx ends, with ctx's error.
+func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json.RawMessage, timeout time.Duration) (Result, error) {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
@@ -307,12 +309,20 @@ func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json
 		err  error
 	)
 	if s := c.stdio(); s != nil {
+		// The stdio transport keeps the deadline with the pending call (one timer for them all).
 		var sr *stdioResponse
-		if sr, err = s.roundTripLine(ctx, req.ID, append(buf, '}')); sr != nil {
+		if sr, err = s.roundTripLine(ctx, req.ID, append(buf, '}'), timeout); sr != nil {
 			resp, fr = &sr.JSONRPCResponse, &sr.frame
 		}
 	} else {
-		resp, err = c.tr.SendRequest(ctx, req)
+		tctx, cancel := context.WithTimeout(ctx, timeout)
+		resp, err = c.tr.SendRequest(tctx, req)
+		if tctx.Err() != nil && ctx.Err() == nil {
+			// Also when a response arrived: it is the server's reaction to the end of tctx
+			// (in-process transports pass it through).
+			err = errCallTimeout
+		}
+		cancel()
 	}
 	if ctx.Err() != nil {
 		// Also when a response arrived: it is the server's reaction to the end of ctx (in-process
@@ -321,6 +331,10 @@ func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json
 			c.cancelled(req.ID, ctx.Err())
 		}
 		return Result{}, ctx.Err()
+	}
+	if errors.Is(err, errCallTimeout) {
+		c.cancelled(req.ID, context.DeadlineExceeded)
+		return Result{}, err
 	}
 	if err != nil {
 		return Result{}, err

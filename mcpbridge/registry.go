@@ -647,15 +647,13 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	if timeout <= 0 {
 		timeout = DefaultCallTimeout
 	}
-	callCtx, cancel := context.WithTimeout(ctx, timeout)
-	defer cancel()
-	res, err := c.call(callCtx, name, tool.Tool, tool.OutputSchema, args)
+	res, err := c.call(ctx, name, tool.Tool, tool.OutputSchema, args, timeout)
 	switch {
 	case err == nil:
 		return res, nil
 	case ctx.Err() != nil:
 		return errorResult(name, "call cancelled: "+ctx.Err().Error()), ctx.Err()
-	case callCtx.Err() != nil:
+	case errors.Is(err, errCallTimeout):
 		return errorResult(name, fmt.Sprintf("tool call timed out after %s", timeout)), nil
 	case errors.Is(err, transport.ErrTransportClosed):
 		return errorResult(name, c.written.Redact(fmt.Sprintf("server %q failed during the call: %v", c.cfg.Name, c.deathReason(err)), r.opts.Getenv)), nil

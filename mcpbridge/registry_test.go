@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -427,5 +428,45 @@ func TestSnapshotPublishedOnChange(t *testing.T) {
 	r.Apply(context.Background(), nil)
 	if r.Snapshot().Len() != 0 {
 		t.Fatalf("tools after removing the server: %v", toolNames(r))
+	}
+}
+
+// TestStdioCallTimeout: over stdio, calls share one deadline timer (stdioTransport.expire). A call
+// that outlives its timeout fails with the timeout's text, the server's pipe stays usable, the
+// timer arms again for later calls, and calls in flight together each time out.
+func TestStdioCallTimeout(t *testing.T) {
+	r := newTestRegistry(t, Options{})
+	cfg := stdioCfg("s")
+	cfg.CallTimeout = 300 * time.Millisecond
+	if st := applyAndWait(t, r, cfg); st["s"].State != StateReady {
+		t.Fatalf("server: %+v", st["s"])
+	}
+	slow := json.RawMessage(`{"seconds":30}`)
+	const want = `{"error":"tool call timed out after 300ms"}`
+	for round := range 2 { // the second round finds the timer fired and disarmed
+		res, err := r.Call(context.Background(), "mcp__s__slow", slow)
+		if err != nil || !res.IsError || res.Text != want {
+			t.Fatalf("round %d: slow call = %+v, %v; want %s", round, res, err, want)
+		}
+		res, err = r.Call(context.Background(), "mcp__s__echo", json.RawMessage(`{"text":"after"}`))
+		if err != nil || res.IsError || !strings.Contains(res.Text, "after") {
+			t.Fatalf("round %d: echo after a timeout = %+v, %v", round, res, err)
+		}
+	}
+	var wg sync.WaitGroup
+	for i := range 3 {
+		wg.Go(func() {
+			res, err := r.Call(context.Background(), "mcp__s__slow", slow)
+			if err != nil || !res.IsError || res.Text != want {
+				t.Errorf("concurrent slow call %d = %+v, %v; want %s", i, res, err, want)
+			}
+		})
+	}
+	wg.Wait()
+	// A call cancelled by its caller is cancelled, not timed out.
+	ctx, cancel := context.WithTimeout(context.Background(), 50*time.Millisecond)
+	defer cancel()
+	if res, err := r.Call(ctx, "mcp__s__slow", slow); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(res.Text, "cancelled") {
+		t.Errorf("call whose ctx ends first = %+v, %v", res, err)
 	}
 }

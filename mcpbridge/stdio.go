@@ -63,7 +63,13 @@ type stdioTransport struct {
 	writeMu sync.Mutex
 
 	pendingMu sync.Mutex
-	pending   map[string]chan *stdioResponse
+	pending   map[string]pendingCall
+	// One timer watches the deadlines of all pending calls (expire): armed for the earliest when
+	// none is armed, it re-arms itself when it fires. Calls one after another arm it about once
+	// per call timeout, instead of a timer (and a context) of their own each.
+	watch      *time.Timer
+	watchArmed bool
+	watchAt    time.Time // when the armed timer fires
 
 	handlerMu sync.RWMutex
 	onNotify  func(mcp.JSONRPCNotification)
@@ -93,7 +99,7 @@ func newStdioTransport(command string, args, env []string, dir string, limit int
 	return &stdioTransport{
 		command: command, args: args, env: env, dir: dir, log: log, limit: limit,
 		stderr:   newRing(64 << 10),
-		pending:  map[string]chan *stdioResponse{},
+		pending:  map[string]pendingCall{},
 		done:     make(chan struct{}),
 		exited:   make(chan struct{}),
 		readDone: make(chan struct{}),
@@ -192,7 +198,65 @@ func (t *stdioTransport) fail(err error) {
 	t.failOnce.Do(func() {
 		t.failErr = err
 		close(t.done)
+		t.pendingMu.Lock()
+		if t.watch != nil {
+			t.watch.Stop()
+		}
+		t.pendingMu.Unlock()
 	})
+}
+
+// pendingCall is a request sent and not answered yet.
+type pendingCall struct {
+	ch       chan *stdioResponse // takes the response, or timedOut
+	deadline time.Time           // zero: none (the caller's context decides)
+}
+
+// timedOut is sent on a pending call's channel when its deadline passes.
+var timedOut = &stdioResponse{}
+
+// errCallTimeout is a call that got no answer before its timeout.
+var errCallTimeout = errors.New("mcpbridge: call timed out")
+
+// watchLocked arms the deadline timer for at, unless it is armed for at or earlier.
+func (t *stdioTransport) watchLocked(at time.Time) {
+	if t.watchArmed && !at.Before(t.watchAt) {
+		return
+	}
+	t.watchArmed, t.watchAt = true, at
+	if t.watch == nil {
+		t.watch = time.AfterFunc(time.Until(at), t.expire)
+	} else {
+		t.watch.Reset(time.Until(at))
+	}
+}
+
+// expire ends the pending calls whose deadline has passed and re-arms the timer for the earliest
+// of the others.
+func (t *stdioTransport) expire() {
+	now := time.Now()
+	t.pendingMu.Lock()
+	defer t.pendingMu.Unlock()
+	t.watchArmed = false
+	var next time.Time
+	for key, p := range t.pending {
+		switch {
+		case p.deadline.IsZero():
+		case !p.deadline.After(now):
+			delete(t.pending, key)
+			p.ch <- timedOut // capacity 1, and the one who deletes the call is the one who sends
+		case next.IsZero() || p.deadline.Before(next):
+			next = p.deadline
+		}
+	}
+	select {
+	case <-t.done:
+		return
+	default:
+	}
+	if !next.IsZero() {
+		t.watchLocked(next)
+	}
 }
 
 func (t *stdioTransport) wait() {
@@ -359,7 +423,7 @@ func (t *stdioTransport) route(fr frame) bool {
 	case env.ID != nil:
 		key := env.ID.String()
 		t.pendingMu.Lock()
-		ch := t.pending[key]
+		ch := t.pending[key].ch
 		delete(t.pending, key)
 		t.pendingMu.Unlock()
 		if ch != nil {
@@ -416,12 +480,14 @@ func (t *stdioTransport) writeJSON(ctx context.Context, v any) error {
 	if err != nil {
 		return err
 	}
-	return t.writeLine(ctx, b)
+	deadline, _ := ctx.Deadline() // zero: no deadline
+	return t.writeLine(deadline, b)
 }
 
 // writeLine writes one message and its newline; b is one line of compact JSON, with room for the
-// newline where it can (append).
-func (t *stdioTransport) writeLine(ctx context.Context, b []byte) error {
+// newline where it can (append). A server that does not take it by deadline (zero: none) is
+// stopped.
+func (t *stdioTransport) writeLine(deadline time.Time, b []byte) error {
 	b = append(b, '\n')
 	t.writeMu.Lock()
 	defer t.writeMu.Unlock()
@@ -430,7 +496,6 @@ func (t *stdioTransport) writeLine(ctx context.Context, b []byte) error {
 		return t.closedErr()
 	default:
 	}
-	deadline, _ := ctx.Deadline()          // zero: no deadline
 	_ = t.stdin.SetWriteDeadline(deadline) // ignore error: pipes support deadlines where it matters
 	if _, err := t.in.Write(b); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
@@ -468,35 +533,52 @@ func (t *stdioTransport) roundTrip(ctx context.Context, request transport.JSONRP
 	if err != nil {
 		return nil, err
 	}
-	return t.roundTripLine(ctx, request.ID, b)
+	return t.roundTripLine(ctx, request.ID, b, 0)
 }
 
 // roundTripLine sends one request already encoded (without its newline) and waits for its
-// response.
-func (t *stdioTransport) roundTripLine(ctx context.Context, id mcp.RequestId, line []byte) (*stdioResponse, error) {
+// response, for at most timeout (0: as long as ctx lets it; after the timeout: errCallTimeout).
+func (t *stdioTransport) roundTripLine(ctx context.Context, id mcp.RequestId, line []byte, timeout time.Duration) (*stdioResponse, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	key := id.String()
-	ch := make(chan *stdioResponse, 1)
+	p := pendingCall{ch: make(chan *stdioResponse, 1)}
+	if timeout > 0 {
+		p.deadline = time.Now().Add(timeout)
+	}
+	ch := p.ch
 	t.pendingMu.Lock()
-	t.pending[key] = ch
+	t.pending[key] = p
+	if timeout > 0 {
+		t.watchLocked(p.deadline)
+	}
 	t.pendingMu.Unlock()
 	forget := func() {
 		t.pendingMu.Lock()
 		delete(t.pending, key)
 		t.pendingMu.Unlock()
 	}
-	if err := t.writeLine(ctx, line); err != nil {
+	deadline, ok := ctx.Deadline()
+	if timeout > 0 && (!ok || p.deadline.Before(deadline)) {
+		deadline = p.deadline
+	}
+	if err := t.writeLine(deadline, line); err != nil {
 		forget()
 		return nil, err
 	}
 	select {
 	case resp := <-ch:
+		if resp == timedOut {
+			return nil, errCallTimeout
+		}
 		return resp, nil
 	case <-t.done:
 		select {
 		case resp := <-ch:
+			if resp == timedOut {
+				return nil, errCallTimeout
+			}
 			return resp, nil
 		default:
 		}
