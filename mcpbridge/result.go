@@ -88,7 +88,11 @@ func scanBlock(data []byte) (wireBlock, bool) {
 		case unsure:
 			return false
 		case which == 0:
-			if string(v) == "null" {
+			switch string(v) {
+			case "null":
+				return true
+			case `"text"`:
+				b.typ = "text" // the usual block, without a copy
 				return true
 			}
 			s, ok := jsonscan.String(v)

@@ -63,7 +63,7 @@ type stdioTransport struct {
 	writeMu sync.Mutex
 
 	pendingMu sync.Mutex
-	pending   map[string]pendingCall
+	pending   map[any]pendingCall // by mcp.RequestId's value (a string, an int64 or a float64)
 	// One timer watches the deadlines of all pending calls (expire): armed for the earliest when
 	// none is armed, it re-arms itself when it fires. Calls one after another arm it about once
 	// per call timeout, instead of a timer (and a context) of their own each.
@@ -99,7 +99,7 @@ func newStdioTransport(command string, args, env []string, dir string, limit int
 	return &stdioTransport{
 		command: command, args: args, env: env, dir: dir, log: log, limit: limit,
 		stderr:   newRing(64 << 10),
-		pending:  map[string]pendingCall{},
+		pending:  map[any]pendingCall{},
 		done:     make(chan struct{}),
 		exited:   make(chan struct{}),
 		readDone: make(chan struct{}),
@@ -210,6 +210,16 @@ func (t *stdioTransport) fail(err error) {
 type pendingCall struct {
 	ch       chan *stdioResponse // takes the response, or timedOut
 	deadline time.Time           // zero: none (the caller's context decides)
+}
+
+// pendingKey is id as a key of the pending calls: its value (no string built per call), or its
+// String for a value a map cannot take.
+func pendingKey(id mcp.RequestId) any {
+	switch v := id.Value().(type) {
+	case string, int64, float64, nil:
+		return v
+	}
+	return id.String()
 }
 
 // timedOut is sent on a pending call's channel when its deadline passes.
@@ -421,7 +431,7 @@ func (t *stdioTransport) route(fr frame) bool {
 			t.serveRequest(ctx, req)
 		}()
 	case env.ID != nil:
-		key := env.ID.String()
+		key := pendingKey(*env.ID)
 		t.pendingMu.Lock()
 		ch := t.pending[key].ch
 		delete(t.pending, key)
@@ -542,7 +552,7 @@ func (t *stdioTransport) roundTripLine(ctx context.Context, id mcp.RequestId, li
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	key := id.String()
+	key := pendingKey(id)
 	p := pendingCall{ch: make(chan *stdioResponse, 1)}
 	if timeout > 0 {
 		p.deadline = time.Now().Add(timeout)

@@ -158,7 +158,7 @@ func scanCallToolParams(arg json.RawMessage) (wire.CallToolParams, bool) {
 			p.Name = n
 			return ok
 		case which == 1:
-			p.Arguments = bytes.Clone(v)
+			p.Arguments = v // arg is executeCommand's own copy
 		case which == 2:
 			if string(v) == "null" {
 				p.Mode = nil
@@ -176,6 +176,9 @@ func scanCallToolParams(arg json.RawMessage) (wire.CallToolParams, bool) {
 // requestError answers the application's *host.RequestError as InvalidParams, prefixed with the
 // command.
 func requestError(cmd string, err error) error {
+	if err == nil {
+		return nil
+	}
 	var re *host.RequestError
 	if errors.As(err, &re) {
 		return lspconn.InvalidParams("%s: %s", cmd, re.Msg)
@@ -387,7 +390,7 @@ func (s *server) cmdCallTool(ctx context.Context, arg, token json.RawMessage) (a
 	if p.Name == "" {
 		return nil, lspconn.InvalidParams("%s: name is required", wire.CmdCallTool)
 	}
-	args := json.RawMessage(strings.TrimSpace(string(p.Arguments)))
+	args := json.RawMessage(bytes.TrimSpace(p.Arguments))
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	} else if args[0] != '{' {

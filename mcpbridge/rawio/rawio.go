@@ -23,6 +23,7 @@ import (
 	"errors"
 	"io"
 	"os"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -36,6 +37,21 @@ type File struct {
 	f     *os.File
 	rc    syscall.RawConn
 	plain atomic.Bool // RWF_NOWAIT was refused: os.File's reads and writes
+
+	// One read and one write at a time (as the descriptor takes them anyway) hand their buffer to
+	// the raw call through these, so that a call allocates nothing: a closure over the call's
+	// variables would escape to the heap, twice per message.
+	rmu, wmu sync.Mutex
+	r, w     op
+	readFn   func(fd uintptr) bool // (*File).readOnce
+	writeFn  func(fd uintptr) bool // (*File).writeOnce
+}
+
+// op is one read or write in progress.
+type op struct {
+	p     []byte
+	n     int
+	errno syscall.Errno
 }
 
 var noDeadline time.Time
@@ -58,7 +74,9 @@ func New(f *os.File) (*File, bool) {
 	}) != nil || !ok {
 		return nil, false
 	}
-	return &File{f: f, rc: rc}, true
+	r := &File{f: f, rc: rc}
+	r.readFn, r.writeFn = r.readOnce, r.writeOnce
+	return r, true
 }
 
 // rw is one preadv2 or pwritev2 at the file's position, RWF_NOWAIT (a variable: tests refuse it).
@@ -90,28 +108,13 @@ func (r *File) Read(p []byte) (int, error) {
 	if r.plain.Load() {
 		return r.f.Read(p)
 	}
-	var (
-		n     int
-		errno syscall.Errno
-	)
 	defer acquired()
-	err := r.rc.Read(func(fd uintptr) bool {
-		for {
-			m, e := rw(unix.SYS_PREADV2, fd, p)
-			switch e {
-			case 0:
-				n = m
-				return true
-			case syscall.EINTR:
-				continue
-			case syscall.EAGAIN:
-				return false // wait in the poller
-			default:
-				errno = e
-				return true
-			}
-		}
-	})
+	r.rmu.Lock()
+	r.r = op{p: p}
+	err := r.rc.Read(r.readFn)
+	n, errno := r.r.n, r.r.errno
+	r.r = op{}
+	r.rmu.Unlock()
 	switch {
 	case err != nil:
 		return 0, r.wrap("read", err)
@@ -136,27 +139,13 @@ func (r *File) Write(p []byte) (int, error) {
 	if r.plain.Load() {
 		return r.f.Write(p)
 	}
-	var (
-		n     int
-		errno syscall.Errno
-	)
 	released()
-	err := r.rc.Write(func(fd uintptr) bool {
-		for n < len(p) {
-			m, e := rw(unix.SYS_PWRITEV2, fd, p[n:])
-			switch e {
-			case 0:
-				n += m
-			case syscall.EINTR:
-			case syscall.EAGAIN:
-				return false // the pipe is full: wait in the poller
-			default:
-				errno = e
-				return true
-			}
-		}
-		return true
-	})
+	r.wmu.Lock()
+	r.w = op{p: p}
+	err := r.rc.Write(r.writeFn)
+	n, errno := r.w.n, r.w.errno
+	r.w = op{}
+	r.wmu.Unlock()
 	switch {
 	case err != nil:
 		return n, r.wrap("write", err)
@@ -167,6 +156,43 @@ func (r *File) Write(p []byte) (int, error) {
 		return n, &os.PathError{Op: "write", Path: r.f.Name(), Err: errno}
 	}
 	return n, nil
+}
+
+// readOnce is one raw read into r.r.p: false to wait in the poller.
+func (r *File) readOnce(fd uintptr) bool {
+	for {
+		m, e := rw(unix.SYS_PREADV2, fd, r.r.p)
+		switch e {
+		case 0:
+			r.r.n = m
+			return true
+		case syscall.EINTR:
+			continue
+		case syscall.EAGAIN:
+			return false // wait in the poller
+		default:
+			r.r.errno = e
+			return true
+		}
+	}
+}
+
+// writeOnce writes what is left of r.w.p: false to wait in the poller (the pipe is full).
+func (r *File) writeOnce(fd uintptr) bool {
+	for r.w.n < len(r.w.p) {
+		m, e := rw(unix.SYS_PWRITEV2, fd, r.w.p[r.w.n:])
+		switch e {
+		case 0:
+			r.w.n += m
+		case syscall.EINTR:
+		case syscall.EAGAIN:
+			return false // the pipe is full: wait in the poller
+		default:
+			r.w.errno = e
+			return true
+		}
+	}
+	return true
 }
 
 // wrap gives a wait's error as os.File gives it: a *os.PathError around os.ErrDeadlineExceeded
