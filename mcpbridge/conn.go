@@ -271,8 +271,7 @@ func (c *conn) listTools(ctx context.Context) ([]wireTool, error) {
 	}
 }
 
-// call runs tools/call and shapes the result; err only when ctx ended.
-// call runs tools/call. A call that gets no answer within timeout fails with errCallTimeout
+// call runs tools/call and shapes the result. A call that gets no answer within timeout fails with errCallTimeout
 // (the server is told it was cancelled); one whose ctx ends, with ctx's error.
 func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json.RawMessage, timeout time.Duration) (Result, error) {
 	args = bytes.TrimSpace(args)
