@@ -88,18 +88,11 @@ func scanBlock(data []byte) (wireBlock, bool) {
 		case unsure:
 			return false
 		case which == 0:
-			switch string(v) {
-			case "null":
-				return true
-			case `"text"`:
+			if string(v) == `"text"` {
 				b.typ = "text" // the usual block, without a copy
 				return true
 			}
-			s, ok := jsonscan.String(v)
-			if !ok {
-				return false
-			}
-			b.typ = s
+			return jsonscan.SetString(&b.typ, v)
 		case which == 1:
 			b.text = v
 		}

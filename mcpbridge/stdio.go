@@ -353,14 +353,7 @@ func scanEnvelope(line []byte) (envelope, bool) {
 			id := mcp.NewRequestId(s)
 			env.ID = &id
 		case which == 1:
-			if string(v) == "null" {
-				return true // as encoding/json: a null leaves a string as it was
-			}
-			s, ok := jsonscan.String(v)
-			if !ok {
-				return false
-			}
-			env.Method = s
+			return jsonscan.SetString(&env.Method, v)
 		case which == 2:
 			env.Result = v
 		case which == 3:

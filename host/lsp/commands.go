@@ -115,12 +115,7 @@ func scanExecuteCommand(raw json.RawMessage) (executeCommandParams, bool) {
 		case unsure:
 			return false
 		case which == 0:
-			if string(v) == "null" {
-				return true
-			}
-			c, ok := jsonscan.String(v)
-			p.Command = c
-			return ok
+			return jsonscan.SetString(&p.Command, v)
 		case which == 1:
 			if string(v) == "null" {
 				p.Arguments = nil
@@ -151,12 +146,7 @@ func scanCallToolParams(arg json.RawMessage) (wire.CallToolParams, bool) {
 		case unsure:
 			return false
 		case which == 0:
-			if string(v) == "null" {
-				return true
-			}
-			n, ok := jsonscan.String(v)
-			p.Name = n
-			return ok
+			return jsonscan.SetString(&p.Name, v)
 		case which == 1:
 			p.Arguments = v // arg is executeCommand's own copy
 		case which == 2:

@@ -135,6 +135,19 @@ func String(value []byte) (string, bool) {
 	return string(body), true
 }
 
+// SetString decodes value into *dst as encoding/json decodes it into a string field when String
+// can: null leaves *dst as it was. False: leave the message to encoding/json.
+func SetString(dst *string, value []byte) bool {
+	if string(value) == "null" {
+		return true
+	}
+	s, ok := String(value)
+	if ok {
+		*dst = s
+	}
+	return ok
+}
+
 // Name reports whether a member's name (as Members gives it) is want, and whether it is unsure:
 // a name with an escape, or one that equals want only when case is ignored (encoding/json also
 // matches those to want's field), is for encoding/json to decode.

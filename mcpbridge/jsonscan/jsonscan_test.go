@@ -207,3 +207,19 @@ func depth(s string) int {
 	}
 	return deepest
 }
+
+func TestSetString(t *testing.T) {
+	s := "before"
+	if !SetString(&s, []byte("null")) || s != "before" {
+		t.Errorf("null: %v, %q; want true and the value unchanged, as encoding/json", true, s)
+	}
+	if !SetString(&s, []byte(`"x"`)) || s != "x" {
+		t.Errorf(`"x": got %q`, s)
+	}
+	for _, in := range []string{`"a\u0062"`, `1`, `true`, "\"\xff\""} {
+		s = "kept"
+		if SetString(&s, []byte(in)) || s != "kept" {
+			t.Errorf("SetString(%q) = true or changed the value (%q): it is encoding/json's to decode", in, s)
+		}
+	}
+}
