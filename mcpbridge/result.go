@@ -164,6 +164,11 @@ func parseCallResultSchema(name string, raw []byte, fr *frame, outSchema json.Ra
 	var texts []cappedString
 	size, usedElisions := 0, 0
 	for _, blk := range w.Content {
+		if jsonscan.AmbiguousNames(blk.raw) {
+			// The editor reads the block as it is and would show one value; the model would get
+			// the other (encoding/json matches names without regard to case).
+			return errorResult(name, "malformed content block: two of its member names differ only in case")
+		}
 		if blk.typ == "text" {
 			cs, err := decodeCappedString(blk.text, MaxResultText+utf8Slack)
 			if err != nil {

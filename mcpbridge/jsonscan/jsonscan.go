@@ -15,6 +15,8 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -175,6 +177,95 @@ func Which(name []byte, names ...string) (which int, unsure bool) {
 		}
 	}
 	return -1, false
+}
+
+// AmbiguousNames reports whether an object anywhere in the JSON value data has two member names
+// that are equal without regard to case but not equal (after their escapes), or whether data
+// cannot be walked (not JSON, nested deeper than maxDepth). encoding/json takes either of two such
+// names for a struct field, and the last one wins; a JavaScript reader (an editor) takes only the
+// one spelled exactly. A server's content block with both ("text" and "TEXT") would show the editor
+// one text and give the model the other.
+func AmbiguousNames(data []byte) bool {
+	return ambiguous(data, 0)
+}
+
+func ambiguous(v []byte, depth int) bool {
+	v = bytes.TrimSpace(v)
+	if len(v) == 0 {
+		return true
+	}
+	if depth > maxDepth {
+		return true
+	}
+	switch v[0] {
+	case '[':
+		bad := false
+		if !Elements(v, func(e []byte) bool {
+			bad = ambiguous(e, depth+1)
+			return !bad
+		}) {
+			return true
+		}
+		return bad
+	case '{':
+	default:
+		return !Valid(v)
+	}
+	var small [16][]byte
+	names := small[:0]
+	var folded map[string][]byte // by fold key, past len(small) names
+	bad := false
+	if !Members(v, func(name, value []byte) bool {
+		if bytes.IndexByte(name, '\\') >= 0 {
+			var s string
+			if json.Unmarshal(append(append([]byte{'"'}, name...), '"'), &s) != nil {
+				bad = true
+				return false
+			}
+			name = []byte(s)
+		}
+		if folded == nil && len(names) < len(small) {
+			for _, n := range names {
+				if !bytes.Equal(n, name) && bytes.EqualFold(n, name) {
+					bad = true
+					return false
+				}
+			}
+			names = append(names, name)
+		} else {
+			if folded == nil {
+				folded = make(map[string][]byte, 2*len(names))
+				for _, n := range names {
+					folded[foldKey(n)] = n
+				}
+			}
+			k := foldKey(name)
+			if n, ok := folded[k]; ok && !bytes.Equal(n, name) {
+				bad = true
+				return false
+			}
+			folded[k] = name
+		}
+		bad = ambiguous(value, depth+1)
+		return !bad
+	}) {
+		return true
+	}
+	return bad
+}
+
+// foldKey maps every rune of name to the smallest rune it folds to (unicode.SimpleFold), so two
+// names have the same key exactly when bytes.EqualFold says they are equal.
+func foldKey(name []byte) string {
+	var b strings.Builder
+	for _, r := range string(name) {
+		m := r
+		for f := unicode.SimpleFold(r); f != r; f = unicode.SimpleFold(f) {
+			m = min(m, f)
+		}
+		b.WriteRune(m)
+	}
+	return b.String()
 }
 
 type scanner struct {

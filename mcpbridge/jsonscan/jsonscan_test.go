@@ -3,6 +3,7 @@ package jsonscan
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -220,6 +221,34 @@ func TestSetString(t *testing.T) {
 		s = "kept"
 		if SetString(&s, []byte(in)) || s != "kept" {
 			t.Errorf("SetString(%q) = true or changed the value (%q): it is encoding/json's to decode", in, s)
+		}
+	}
+}
+
+func TestAmbiguousNames(t *testing.T) {
+	many := func(extra string) string { // 20 members: past the pairwise check, into the map
+		var b strings.Builder
+		b.WriteString(`{`)
+		for i := range 20 {
+			fmt.Fprintf(&b, `"m%d":%d,`, i, i)
+		}
+		return b.String() + extra + `}`
+	}
+	for in, want := range map[string]bool{
+		`{"text":"a","TEXT":"b"}`:              true,
+		`{"a":{"b":[{"Key":1,"\u212Aey":2}]}}`: true, // the Kelvin sign folds to k
+		`{"text":"a","te\u0078T":"b"}`:         true, // escapes count as what they say
+		`{"text":"a","text":"b"}`:              false,
+		`{"text":"a","texts":"b","t":{"u":1}}`: false,
+		`[1,"x",{"a":1},[{"b":2,"c":3}]]`:      false,
+		`"TEXT"`:                               false,
+		many(`"z":1`):                          false,
+		many(`"M3":1`):                         true,
+		`{"a":1`:                               true, // not JSON: not walked, so not trusted
+		``:                                     true,
+	} {
+		if got := AmbiguousNames([]byte(in)); got != want {
+			t.Errorf("AmbiguousNames(%s) = %v, want %v", in, got, want)
 		}
 	}
 }
