@@ -235,7 +235,17 @@ func (c *conn) cancelled(id mcp.RequestId, reason error) {
 		Method: string(mcp.MethodNotificationCancelled),
 		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": reason.Error()}},
 	}}
-	go func() { _ = c.tr.SendNotification(context.Background(), n) }() // ignore error: best effort
+	// Bounded like the call: a server that no longer reads its stdin must not hold the write lock
+	// (and every later call) forever with a notification; past the deadline it is stopped.
+	timeout := c.cfg.CallTimeout
+	if timeout <= 0 {
+		timeout = DefaultCallTimeout
+	}
+	go func() {
+		ctx, cancel := context.WithTimeout(context.Background(), timeout)
+		defer cancel()
+		_ = c.tr.SendNotification(ctx, n) // ignore error: best effort
+	}()
 }
 
 // listTools runs tools/list, following cursors.

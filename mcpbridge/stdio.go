@@ -219,8 +219,11 @@ func pendingKey(id mcp.RequestId) any {
 	case string, int64, float64, nil:
 		return v
 	}
-	return id.String()
+	return otherID(id.String())
 }
+
+// otherID keys an id of any other type apart from the string ids.
+type otherID string
 
 // timedOut is sent on a pending call's channel when its deadline passes.
 var timedOut = &stdioResponse{}
