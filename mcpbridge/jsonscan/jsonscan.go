@@ -186,14 +186,15 @@ func Which(name []byte, names ...string) (which int, unsure bool) {
 // one spelled exactly. A server's content block with both ("text" and "TEXT") would show the editor
 // one text and give the model the other.
 func AmbiguousNames(data []byte) bool {
-	return ambiguous(data, 0)
+	v := bytes.TrimSpace(data)
+	if len(v) == 0 || (v[0] != '{' && v[0] != '[') {
+		return !Valid(v)
+	}
+	return ambiguous(v, 0)
 }
 
+// ambiguous is AmbiguousNames for a container, or a value that Members or Elements has checked.
 func ambiguous(v []byte, depth int) bool {
-	v = bytes.TrimSpace(v)
-	if len(v) == 0 {
-		return true
-	}
 	if depth > maxDepth {
 		return true
 	}
@@ -209,7 +210,7 @@ func ambiguous(v []byte, depth int) bool {
 		return bad
 	case '{':
 	default:
-		return !Valid(v)
+		return false // a scalar the walk above has checked
 	}
 	var small [16][]byte
 	names := small[:0]
