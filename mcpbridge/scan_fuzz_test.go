@@ -1,6 +1,7 @@
 package mcpbridge
 
 import (
+	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -149,14 +150,14 @@ func FuzzCallParams(f *testing.F) {
 			Name      string
 			Arguments any
 		}
-		if err := json.Unmarshal(line, &got); err != nil {
+		if err := decodeNumbers(line, &got); err != nil {
 			t.Fatalf("params %q: %v", line, err)
 		}
 		old, _ := json.Marshal(struct {
 			Name      string          `json:"name"`
 			Arguments json.RawMessage `json:"arguments"`
 		}{tool, json.RawMessage(args)})
-		if err := json.Unmarshal(old, &want); err != nil {
+		if err := decodeNumbers(old, &want); err != nil {
 			t.Fatal(err)
 		}
 		if diff := cmp.Diff(want, got); diff != "" {
@@ -201,4 +202,12 @@ func TestCaseVariantNamesAreRefused(t *testing.T) {
 			t.Errorf("result %s: %+v; want it taken", in, res)
 		}
 	}
+}
+
+// decodeNumbers decodes b into v keeping numbers as written (arguments may hold one past
+// float64's range).
+func decodeNumbers(b []byte, v any) error {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	return dec.Decode(v)
 }

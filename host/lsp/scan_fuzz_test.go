@@ -1,7 +1,9 @@
 package lsp
 
 import (
+	"bytes"
 	"encoding/json"
+	"fmt"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
@@ -103,11 +105,12 @@ func FuzzMarshalToolResult(f *testing.F) {
 			if werr != nil {
 				return
 			}
-			var g, w any
-			if err := json.Unmarshal(got, &g); err != nil {
+			g, err := decodeNumbers(got)
+			if err != nil {
 				t.Fatalf("marshalToolResult(%+v) = %q: not JSON: %v", r, got, err)
 			}
-			if err := json.Unmarshal(want, &w); err != nil {
+			w, err := decodeNumbers(want)
+			if err != nil {
 				t.Fatal(err)
 			}
 			if diff := cmp.Diff(w, g); diff != "" {
@@ -115,4 +118,18 @@ func FuzzMarshalToolResult(f *testing.F) {
 			}
 		}
 	})
+}
+
+// decodeNumbers decodes b keeping numbers as written (a block may hold one past float64's range).
+func decodeNumbers(b []byte) (any, error) {
+	dec := json.NewDecoder(bytes.NewReader(b))
+	dec.UseNumber()
+	var v any
+	if err := dec.Decode(&v); err != nil {
+		return nil, err
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("data after the value")
+	}
+	return v, nil
 }
