@@ -283,7 +283,7 @@ const interleaveBlock = 10
 
 // interleavedP50 measures the subjects' median call round trip. Every run starts all of them
 // (fresh processes), warms each up with warm calls, then times calls calls of each, interleaved in blocks of
-// interleaveBlock calls (the order rotating), so every subject sees the same stretches of a busy
+// interleaveBlock calls (in a fresh order each round), so every subject sees the same stretches of a busy
 // machine. A run's figure is the median of its calls; a subject's figure is the median of its
 // runs.
 func (b *bench) interleavedP50(what string, warm, calls int, subjects []caller) ([]figure, []usage) {
@@ -378,7 +378,7 @@ func (b *bench) keepRun(vals [][]float64, subj []*running, failed []bool, sample
 
 // interleavedThroughput measures the subjects' throughput with callers concurrent callers. Every
 // run starts all of them, then takes turns: each subject in turn runs a burst of cfg.burst calls
-// (after its warm-up), four bursts each, the order rotating; the subject's run figure is its
+// (after its warm-up), four bursts each, in a fresh order each time; the subject's run figure is its
 // median burst, so a subject is measured through the same stretch of the machine's load as the
 // others.
 //
