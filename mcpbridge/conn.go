@@ -44,7 +44,12 @@ func dialer(maxFrame int) dialFunc {
 func dial(cfg ServerConfig, env []string, maxFrame int, auth *bearer, log *slog.Logger) (transport.Interface, error) {
 	switch cfg.Transport {
 	case TransportStdio:
-		return newStdioTransport(cfg.Command, cfg.Args, env, cfg.Cwd, maxFrame, log), nil
+		t := newStdioTransport(cfg.Command, cfg.Args, env, cfg.Cwd, maxFrame, log)
+		t.stall = cfg.CallTimeout
+		if t.stall <= 0 {
+			t.stall = DefaultCallTimeout
+		}
+		return t, nil
 	case TransportHTTP:
 		hc, err := httpClient(cfg.URL, cfg.Headers)
 		if err != nil {
@@ -235,17 +240,9 @@ func (c *conn) cancelled(id mcp.RequestId, reason error) {
 		Method: string(mcp.MethodNotificationCancelled),
 		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": reason.Error()}},
 	}}
-	// Bounded like the call: a server that no longer reads its stdin must not hold the write lock
-	// (and every later call) forever with a notification; past the deadline it is stopped.
-	timeout := c.cfg.CallTimeout
-	if timeout <= 0 {
-		timeout = DefaultCallTimeout
-	}
-	go func() {
-		ctx, cancel := context.WithTimeout(context.Background(), timeout)
-		defer cancel()
-		_ = c.tr.SendNotification(ctx, n) // ignore error: best effort
-	}()
+	// The stdio transport bounds the write (stdioTransport.stall): a server that no longer reads
+	// its stdin cannot hold the write lock, and every later call, with it.
+	go func() { _ = c.tr.SendNotification(context.Background(), n) }() // ignore error: best effort
 }
 
 // listTools runs tools/list, following cursors.

@@ -61,6 +61,10 @@ type stdioTransport struct {
 	stderr  *ring
 
 	writeMu sync.Mutex
+	// stall bounds a write that has no deadline of its own (a notification, an answer to the
+	// server's request): a child that takes none of it for this long stopped reading its stdin,
+	// and is stopped (0: unbounded). The registry sets the server's call timeout.
+	stall time.Duration
 
 	pendingMu sync.Mutex
 	pending   map[any]pendingCall // by mcp.RequestId's value (a string, an int64 or a float64)
@@ -494,6 +498,9 @@ func (t *stdioTransport) writeJSON(ctx context.Context, v any) error {
 // newline where it can (append). A server that does not take it by deadline (zero: none) is
 // stopped.
 func (t *stdioTransport) writeLine(deadline time.Time, b []byte) error {
+	if deadline.IsZero() && t.stall > 0 {
+		deadline = time.Now().Add(t.stall)
+	}
 	b = append(b, '\n')
 	t.writeMu.Lock()
 	defer t.writeMu.Unlock()

@@ -3,10 +3,13 @@ package mcpbridge
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"log/slog"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
@@ -57,5 +60,32 @@ func TestServerCancelsItsRequest(t *testing.T) {
 	}
 	if len(b) != 0 {
 		t.Errorf("the server got %q after cancelling its request; want nothing", b)
+	}
+}
+
+// TestStalledServerDoesNotHoldWrites: a server that stops reading its stdin cannot hang the
+// writes that have no deadline of their own (a notification, an answer to its request) and,
+// through the write lock, every later call: past the stall bound it is stopped, and later writes
+// fail at once. Without the bound the first write never returns.
+func TestStalledServerDoesNotHoldWrites(t *testing.T) {
+	tr := newStdioTransport("sh", []string{"-c", "exec sleep 3600"}, os.Environ(), "", defaultMaxFrame, slog.New(slog.DiscardHandler))
+	tr.stall = 200 * time.Millisecond
+	if err := tr.Start(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	defer tr.Close()
+	big := mcp.JSONRPCNotification{JSONRPC: mcp.JSONRPC_VERSION, Notification: mcp.Notification{Method: "x",
+		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"pad": strings.Repeat("p", 256<<10)}}}} // past a pipe's buffer
+	for i := range 2 {
+		done := make(chan error, 1)
+		go func() { done <- tr.SendNotification(context.Background(), big) }()
+		select {
+		case err := <-done:
+			if !errors.Is(err, transport.ErrTransportClosed) || !strings.Contains(err.Error(), "stopped reading its stdin") {
+				t.Errorf("write %d to a stalled server: %v; want the transport closed, saying why", i, err)
+			}
+		case <-time.After(30 * time.Second): // a failsafe, not a timing assertion: the write hangs
+			t.Fatalf("write %d to a stalled server still blocked", i)
+		}
 	}
 }
