@@ -126,3 +126,61 @@ func BenchmarkMatch10k(b *testing.B) {
 		}
 	}
 }
+
+// trustStoreOf writes a trust file with n workspace server definitions, each trusted with its
+// definition stored (as the host stores it, about 400 bytes) and one grant, and opens it.
+func trustStoreOf(tb testing.TB, n int) (*TrustStore, string) {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "trust.json")
+	ts, err := OpenTrustStore(path)
+	if err != nil {
+		tb.Fatal(err)
+	}
+	for i := range n {
+		fp := fmt.Sprintf("%064x", i)
+		def := fmt.Sprintf(`{"command":"npx","args":["-y","@example/server-%d@1.2.3","--root","/home/user/src/project"],"env":{"API_URL":"https://example.com/api/v%d","LOG_LEVEL":"info"},"cwd":"/home/user/src/project","source":"/home/user/src/project/.vscode/mcp.json"}`, i, i)
+		if err := ts.SetDefinition(fmt.Sprintf("ws%d", i), fp, true, []byte(def)); err != nil {
+			tb.Fatal(err)
+		}
+		if err := ts.AddGrant(fmt.Sprintf("ws%d", i), fp, fmt.Sprintf("mcp__ws%d__query", i)); err != nil {
+			tb.Fatal(err)
+		}
+	}
+	return ts, fmt.Sprintf("%064x", n-1)
+}
+
+// BenchmarkGateWorkspaceGrant measures one gate decision on a workspace-defined server's
+// allowlisted tool (single-confirm mode, so the allowlist decides), with 1, 10 and 100 workspace
+// definitions in the trust file. The grant is looked up in the trust store on every call: its
+// cost should not grow with the file.
+func BenchmarkGateWorkspaceGrant(b *testing.B) {
+	ctx := context.Background()
+	for _, n := range []int{1, 10, 100} {
+		b.Run(fmt.Sprintf("definitions=%d", n), func(b *testing.B) {
+			ts, fp := trustStoreOf(b, n)
+			server := fmt.Sprintf("ws%d", n-1)
+			al := allowlistWith(b, "mcp__"+server+"__query")
+			g := NewGate(GateOptions{Allowlist: al, Trust: ts})
+			req := Request{Tool: "mcp__" + server + "__query", Server: server, Definition: fp, Mode: SingleConfirm}
+			b.ReportAllocs()
+			for b.Loop() {
+				d, _ := g.Check(ctx, req)
+				if !d.Allowed {
+					b.Fatalf("decision %+v", d)
+				}
+			}
+		})
+	}
+}
+
+// allowlistWith opens an allowlist file holding entries.
+func allowlistWith(tb testing.TB, entries ...string) *Allowlist {
+	tb.Helper()
+	path := filepath.Join(tb.TempDir(), "allow_tool")
+	writeFile(tb, path, strings.Join(entries, "\n")+"\n")
+	a, err := OpenAllowlist(path)
+	if err != nil || a.Err() != nil {
+		tb.Fatalf("setup: %v %v", err, a.Err())
+	}
+	return a
+}
