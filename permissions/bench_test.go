@@ -4,9 +4,11 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 )
 
 // allowlist10k writes a 10,000-entry file: 9,000 exact tool names and 1,000 prefix grants of
@@ -145,6 +147,12 @@ func trustStoreOf(tb testing.TB, n int) (*TrustStore, string) {
 		if err := ts.AddGrant(fmt.Sprintf("ws%d", i), fp, fmt.Sprintf("mcp__ws%d__query", i)); err != nil {
 			tb.Fatal(err)
 		}
+	}
+	// Written a while ago, as a trust file usually is (one just written is parsed on every look
+	// for racyWindow, see TrustStore.current).
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(path, old, old); err != nil {
+		tb.Fatal(err)
 	}
 	return ts, fmt.Sprintf("%064x", n-1)
 }

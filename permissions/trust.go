@@ -37,8 +37,9 @@ func (t Trust) String() string {
 //
 //	{"fingerprints": {"<sha256 hex>": {"server": "x", "trusted": true, "at": "2026-11-30T09:00:00Z"}}}
 //
-// Get re-reads the file, so decisions made by another process are seen. Set writes atomically
-// under a flock on "<path>.lock" after re-reading. A malformed file is never overwritten: Get
+// Get, Granted and LastTrusted see the file as it is now, so decisions made by another process
+// are seen; they parse it again only when it changed (see current). Set writes atomically under a
+// flock on "<path>.lock" after re-reading. A malformed file is never overwritten: Get
 // answers TrustUnknown (the server stays untrusted) and Set returns an error naming the file and
 // line. Safe for concurrent use.
 type TrustStore struct {
@@ -46,7 +47,28 @@ type TrustStore struct {
 	mu   sync.Mutex
 	err  error
 	now  func() time.Time
+
+	// The file as last parsed (or its error), and what it was on disk then (see current).
+	parsed    trustFile
+	parsedErr error
+	parsedAs  fileStamp
+	parsedOK  bool
+	parses    int // how many times the file was read and parsed (tests)
 }
+
+// fileStamp is what the file system says of a file without reading it: enough to tell that it
+// changed (see current).
+type fileStamp struct {
+	size  int64
+	mtime time.Time
+	id    fileID // device and inode where the system has them
+}
+
+// racyWindow is how old a file's modification time must be, when the file is read, for the
+// parsed contents to be kept: a change within the file system's timestamp granularity (up to 2 s
+// on some) of that read could leave the size and time as they were. Git's index has the same rule
+// ("racy git").
+const racyWindow = 2 * time.Second
 
 type trustFile struct {
 	Fingerprints map[string]trustRecord `json:"fingerprints"`
@@ -94,6 +116,7 @@ func (t *TrustStore) Err() error {
 }
 
 func (t *TrustStore) read() (trustFile, error) {
+	t.parses++
 	var f trustFile
 	data, err := os.ReadFile(t.path)
 	if errors.Is(err, fs.ErrNotExist) {
@@ -132,8 +155,7 @@ func (t *TrustStore) Get(server, fingerprint string) Trust {
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	f, err := t.read()
-	t.err = err
+	f, err := t.current()
 	if err != nil {
 		return TrustUnknown
 	}
@@ -158,8 +180,7 @@ func (t *TrustStore) Set(server, fingerprint string, trusted bool) error {
 func (t *TrustStore) LastTrusted(server string) json.RawMessage {
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	f, err := t.read()
-	t.err = err
+	f, _ := t.current() // a malformed file has no last trusted definition
 	var last trustRecord
 	for _, r := range f.Fingerprints {
 		if r.Server == server && r.Trusted && r.Definition != nil && (last.Definition == nil || r.At.After(last.At)) {
@@ -184,15 +205,16 @@ func (t *TrustStore) SetDefinition(server, fingerprint string, trusted bool, def
 }
 
 // Granted reports whether the allowlist entry was granted for the server definition with this
-// fingerprint (recorded by AddGrant). It re-reads the file; a malformed file grants nothing.
+// fingerprint (recorded by AddGrant). It sees the file as it is now (current); a malformed file
+// grants nothing. It runs on every call of a workspace-defined server whose tool an allowlist
+// entry matches: an unchanged file costs one stat, not a parse.
 func (t *TrustStore) Granted(fingerprint, entry string) bool {
 	if t == nil || fingerprint == "" {
 		return false
 	}
 	t.mu.Lock()
 	defer t.mu.Unlock()
-	f, err := t.read()
-	t.err = err
+	f, err := t.current()
 	if err != nil {
 		return false
 	}
@@ -240,8 +262,44 @@ func (t *TrustStore) modify(edit func(*trustFile) (changed bool)) error {
 	if err != nil {
 		return err
 	}
+	t.parsedOK = false // the next look reads what was written
 	if err := writeAtomic(t.path, append(data, '\n')); err != nil {
 		return fmt.Errorf("write trust store: %w", err)
 	}
 	return nil
+}
+
+// current is the file as it is now, parsed; t.mu is held. The parse of the last read is kept while
+// the file's size, modification time and identity (device and inode) stay as they were, and only
+// when the file was at least racyWindow old when it was read: a write after that read, even one
+// in place that keeps the size, gives the file a later modification time. The result is shared:
+// callers must not change it. It sets t.err.
+func (t *TrustStore) current() (trustFile, error) {
+	fi, statErr := os.Stat(t.path)
+	if statErr == nil && t.parsedOK && t.parsedAs.same(stampOf(fi)) {
+		t.err = t.parsedErr
+		return t.parsed, t.parsedErr
+	}
+	readAt := t.clock()
+	f, err := t.read()
+	t.err = err
+	t.parsedOK = false
+	// Kept only when nothing can have changed unseen: the stat came before the read, so a write
+	// between the two leaves a newer stamp than the one kept (and is read next time).
+	if statErr == nil && readAt.Sub(fi.ModTime()) >= racyWindow {
+		t.parsed, t.parsedErr, t.parsedAs, t.parsedOK = f, err, stampOf(fi), true
+	}
+	return f, err
+}
+
+// clock is the wall clock, for the racy-window rule (never the injected now: that one dates
+// decisions, and a test clock would make every file look old).
+func (t *TrustStore) clock() time.Time { return time.Now() }
+
+func stampOf(fi os.FileInfo) fileStamp {
+	return fileStamp{size: fi.Size(), mtime: fi.ModTime(), id: fileIDOf(fi)}
+}
+
+func (s fileStamp) same(o fileStamp) bool {
+	return s.size == o.size && s.mtime.Equal(o.mtime) && s.id == o.id
 }
