@@ -149,6 +149,10 @@ func (b *bench) everythingRows() []perfRow {
 			aWho: "switchboard", bWho: "no host process"},
 		{name: "8 callers: server CPU per call, server-everything echo (node process)", unit: "µs", a: load[0].serverCPU, b: load[1].serverCPU,
 			aWho: "behind switchboard", bWho: "behind bare mcp-go"},
+		{name: "8 callers: client CPU per call, server-everything echo (sbbench's process)", unit: "µs", a: load[0].clientCPU, b: load[1].clientCPU,
+			aWho: "LSP driver", bWho: "bare mcp-go client"},
+		{name: "8 callers: client CPU per call, through a byte relay (sbbench's process)", unit: "µs", a: load[2].clientCPU, b: load[1].clientCPU,
+			aWho: "bare mcp-go via relay", bWho: "bare mcp-go client"},
 	}, compared...)
 }
 
@@ -274,6 +278,9 @@ func openAll(subjects []caller, t []tally) (runs []*running, stop func()) {
 // usage is what interleavedP50 saw the subjects' processes use per timed call.
 type usage struct {
 	hostCPU, hostSwitches, serverCPU figure // µs, count, µs per call; each the median of runs
+	// clientCPU is this process's own CPU per call during the 8 callers' bursts: the LSP driver
+	// (an editor's stand-in) or the bare client, whichever is the subject (bursts run one at a time).
+	clientCPU figure
 }
 
 // interleaveBlock is how many back-to-back calls a subject makes before the next one takes its
@@ -388,13 +395,14 @@ func (b *bench) interleavedThroughput(what string, callers, warm int, subjects [
 	const bursts = 4
 	n := len(subjects)
 	vals := make([][]float64, n)
-	hostCPU, serverCPU := make([][]float64, n), make([][]float64, n)
+	hostCPU, serverCPU, clientCPU := make([][]float64, n), make([][]float64, n), make([][]float64, n)
 	t := make([]tally, n)
+	self := os.Getpid()
 	for run := range b.cfg.runs {
 		subj, stop := openAll(subjects, t)
 		rates := make([][]float64, n)
 		failed := make([]bool, n)
-		hostNs, serverNs := make([]int64, n), make([]int64, n) // summed over the timed bursts
+		hostNs, serverNs, clientNs := make([]int64, n), make([]int64, n), make([]int64, n) // summed over the timed bursts
 		order := rand.New(rand.NewPCG(uint64(run), 0x7c))
 		for burst := range bursts {
 			perm := order.Perm(n)
@@ -413,14 +421,17 @@ func (b *bench) interleavedThroughput(what string, callers, warm int, subjects [
 				}
 				h0, _ := processCPU(r.host)
 				s0, _ := processCPU(r.server)
+				c0, _ := processCPU(self)
 				v, err := b.throughput(callers, r.call)
 				if err != nil {
 					t[s].record(err)
 					failed[s] = true
 					continue
 				}
+				c1, _ := processCPU(self)
 				h1, _ := processCPU(r.host)
 				s1, _ := processCPU(r.server)
+				clientNs[s] += c1.ns - c0.ns
 				hostNs[s] += h1.ns - h0.ns
 				serverNs[s] += s1.ns - s0.ns
 				rates[s] = append(rates[s], v)
@@ -438,13 +449,14 @@ func (b *bench) interleavedThroughput(what string, callers, warm int, subjects [
 			if r.server > 0 {
 				serverCPU[s] = append(serverCPU[s], float64(serverNs[s])/1e3/calls)
 			}
+			clientCPU[s] = append(clientCPU[s], float64(clientNs[s])/1e3/calls)
 		}
 		b.keepRun(vals, subj, failed, rates, "%s run %d subject %d: %.0f calls/s", what, run)
 	}
 	figs, use := make([]figure, n), make([]usage, n)
 	for s := range n {
 		figs[s] = figOf(vals[s], t[s])
-		use[s] = usage{hostCPU: fig(hostCPU[s]), serverCPU: fig(serverCPU[s])}
+		use[s] = usage{hostCPU: fig(hostCPU[s]), serverCPU: fig(serverCPU[s]), clientCPU: fig(clientCPU[s])}
 	}
 	return figs, use
 }
