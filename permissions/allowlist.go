@@ -293,6 +293,16 @@ func (a *Allowlist) Path() string { return a.path }
 // Entries returns the entries in file order (nil while the file is malformed).
 func (a *Allowlist) Entries() []string { return slices.Clone(a.state().entries) }
 
+// hasExact reports whether tool is an exact entry (O(1): it runs on a call's way).
+func (a *Allowlist) hasExact(tool string) bool {
+	s := a.state()
+	if s.err != nil {
+		return false
+	}
+	_, ok := s.exact[tool]
+	return ok
+}
+
 // Err is the current problem with the file (a *ParseError naming file:line, or a read error), nil
 // when the file is fine or missing.
 func (a *Allowlist) Err() error { return a.state().err }

@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"slices"
 	"sync/atomic"
 	"time"
 )
@@ -131,7 +130,7 @@ func (g *Gate) decideMode(ctx context.Context, req Request, pv PinVerdict) (Deci
 	if ok && pv.Ask {
 		if pe, err := parseEntry(e); err != nil || pe.Prefix {
 			// A grant made before this tool existed does not cover it; an exact one does.
-			if slices.Contains(g.al.Entries(), req.Tool) && (req.Definition == "" || g.trust.Granted(req.Definition, req.Tool)) {
+			if g.al.hasExact(req.Tool) && (req.Definition == "" || g.trust.Granted(req.Definition, req.Tool)) {
 				e, desc = req.Tool, ""
 			} else {
 				ok = false
