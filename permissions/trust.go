@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"slices"
@@ -116,20 +117,46 @@ func (t *TrustStore) Err() error {
 }
 
 func (t *TrustStore) read() (trustFile, error) {
-	t.parses++
-	var f trustFile
-	data, err := os.ReadFile(t.path)
+	f, _, err := t.readStamped(nil)
+	return f, err
+}
+
+// readStamped opens the file and, unless keep says the file is the one already parsed (by its
+// stamp, taken on the open file), reads and parses it. kept reports that keep said so (f is then
+// empty). A missing file is an empty one.
+func (t *TrustStore) readStamped(keep func(fileStamp) bool) (f trustFile, st fileStamp, err error) {
+	file, err := os.Open(t.path)
 	if errors.Is(err, fs.ErrNotExist) {
-		return f, nil
+		t.parses++
+		return f, st, nil
 	}
 	if err != nil {
-		return f, fmt.Errorf("read trust store: %w", err)
+		return f, st, fmt.Errorf("read trust store: %w", err)
+	}
+	defer file.Close()
+	// The stamp comes from the open file (fstat), not from the path: on NFS the open is what
+	// revalidates a file's attributes (close-to-open), and the bytes read below are this file's.
+	fi, err := file.Stat()
+	if err != nil {
+		return f, st, fmt.Errorf("read trust store: %w", err)
+	}
+	st = stampOf(fi)
+	if keep != nil && keep(st) {
+		return f, st, errKept
+	}
+	t.parses++
+	data, err := io.ReadAll(file)
+	if err != nil {
+		return f, st, fmt.Errorf("read trust store: %w", err)
 	}
 	if err := json.Unmarshal(data, &f); err != nil {
-		return trustFile{}, fmt.Errorf("%s:%d: %v", t.path, jsonErrLine(data, err), err)
+		return trustFile{}, st, fmt.Errorf("%s:%d: %v", t.path, jsonErrLine(data, err), err)
 	}
-	return f, nil
+	return f, st, nil
 }
+
+// errKept is readStamped's answer when the file is the one already parsed.
+var errKept = errors.New("unchanged")
 
 func jsonErrLine(data []byte, err error) int {
 	var off int64
@@ -275,19 +302,19 @@ func (t *TrustStore) modify(edit func(*trustFile) (changed bool)) error {
 // in place that keeps the size, gives the file a later modification time. The result is shared:
 // callers must not change it. It sets t.err.
 func (t *TrustStore) current() (trustFile, error) {
-	fi, statErr := os.Stat(t.path)
-	if statErr == nil && t.parsedOK && t.parsedAs.same(stampOf(fi)) {
+	readAt := t.clock()
+	f, st, err := t.readStamped(func(st fileStamp) bool { return t.parsedOK && t.parsedAs.same(st) })
+	if err == errKept {
 		t.err = t.parsedErr
 		return t.parsed, t.parsedErr
 	}
-	readAt := t.clock()
-	f, err := t.read()
 	t.err = err
 	t.parsedOK = false
-	// Kept only when nothing can have changed unseen: the stat came before the read, so a write
-	// between the two leaves a newer stamp than the one kept (and is read next time).
-	if statErr == nil && readAt.Sub(fi.ModTime()) >= racyWindow {
-		t.parsed, t.parsedErr, t.parsedAs, t.parsedOK = f, err, stampOf(fi), true
+	// Kept only when nothing can have changed unseen: a write to the file after the stamp was
+	// taken gives it a later modification time, unless it came within the timestamp's
+	// granularity of the stamp, which the racy window rules out.
+	if !st.mtime.IsZero() && readAt.Sub(st.mtime) >= racyWindow {
+		t.parsed, t.parsedErr, t.parsedAs, t.parsedOK = f, err, st, true
 	}
 	return f, err
 }
