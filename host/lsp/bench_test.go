@@ -28,12 +28,67 @@ import (
 
 	"github.com/switchboard-dev/switchboard/host/hosttest"
 	"github.com/switchboard-dev/switchboard/host/lsptest"
+	"github.com/switchboard-dev/switchboard/host/wire"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 )
 
 func BenchmarkCallTool(b *testing.B) {
 	b.Run("host", benchCallToolHost)
 	b.Run("direct", benchCallToolDirect)
+}
+
+// BenchmarkCallToolWorkspace is BenchmarkCallTool's host round trip for a workspace-defined
+// server whose tool the user allowed ("Allow server", single-confirm mode): every call looks the
+// grant up in the trust store. The trust file holds the server's definition and definitions-1
+// others (a user's history of workspaces), and was written a while ago.
+func BenchmarkCallToolWorkspace(b *testing.B) {
+	for _, n := range []int{1, 30} {
+		b.Run(fmt.Sprintf("definitions=%d", n), func(b *testing.B) { benchCallToolWorkspace(b, n) })
+	}
+}
+
+func benchCallToolWorkspace(b *testing.B, definitions int) {
+	others := map[string]any{}
+	for i := range definitions - 1 {
+		others[fmt.Sprintf("%064x", i)] = map[string]any{"server": fmt.Sprintf("ws%d", i), "trusted": true, "at": "2026-11-01T09:00:00Z",
+			"definition": map[string]any{"command": "npx", "args": []string{"-y", fmt.Sprintf("@example/server-%d@1.2.3", i)},
+				"env": map[string]string{"API_URL": fmt.Sprintf("https://example.com/api/v%d", i)}, "cwd": "/home/user/src/project"}}
+	}
+	trust, _ := json.Marshal(map[string]any{"fingerprints": others})
+	env := hosttest.Run(b, hosttest.Config{
+		Files:     map[string]string{".mcp.json": workspaceServer()},
+		UserFiles: map[string]string{"trust.json": string(trust)},
+	})
+	env.AwaitServer("w", "untrusted")
+	env.MustCommand(wire.CmdTrust, map[string]string{"server": "w", "decision": "trust"}, nil)
+	env.AwaitServer("w", "ready")
+	env.Editor.SetResponder(hosttest.Answer(wire.TitleAllowServer))
+	params := json.RawMessage(`{"command":"switchboard.callTool","arguments":[{"name":"mcp__w__echo","arguments":{"text":"bench"}}]}`)
+	call := func() {
+		var res json.RawMessage
+		if err := env.TryCall("workspace/executeCommand", params, &res); err != nil || !bytes.Contains(res, []byte(`"isError":false`)) {
+			b.Fatalf("callTool = %s, %v", res, err)
+		}
+	}
+	call() // asks, and records the grant for this definition
+	env.Editor.SetResponder(hosttest.Answer(wire.TitleDeny))
+	old := time.Now().Add(-time.Hour)
+	if err := os.Chtimes(filepath.Join(env.ConfigDir, "trust.json"), old, old); err != nil {
+		b.Fatal(err)
+	}
+	asked := len(env.State().RequestParams("window/showMessageRequest"))
+	var med medianTimer
+	b.ResetTimer()
+	for b.Loop() {
+		med.start()
+		call()
+		med.stop()
+	}
+	b.StopTimer()
+	if n := len(env.State().RequestParams("window/showMessageRequest")); n != asked {
+		b.Fatalf("%d prompts during the timed calls: the grant did not hold", n-asked)
+	}
+	med.report(b)
 }
 
 func benchCallToolHost(b *testing.B) {
