@@ -264,8 +264,7 @@ func (f *framer) next() ([]byte, int64, error) {
 	}
 	checkLength := func(value []byte) ([]byte, int64, error) {
 		err := setLength(value)
-		var m *malformedError
-		if errors.As(err, &m) {
+		if _, ok := err.(*malformedError); ok { // setLength's own, never wrapped (errors.As would allocate per frame)
 			f.resync = true
 		}
 		return nil, 0, err
