@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -148,12 +147,9 @@ func trustStoreOf(tb testing.TB, n int) (*TrustStore, string) {
 			tb.Fatal(err)
 		}
 	}
-	// Written a while ago, as a trust file usually is (one just written is parsed on every look
-	// for racyWindow, see TrustStore.current).
-	old := time.Now().Add(-time.Hour)
-	if err := os.Chtimes(path, old, old); err != nil {
-		tb.Fatal(err)
-	}
+	// Read an hour after it was written, as a trust file usually is (one just written is parsed on
+	// every look for racyWindow, see TrustStore.current).
+	ts.wall = func() time.Time { return time.Now().Add(time.Hour) }
 	return ts, fmt.Sprintf("%064x", n-1)
 }
 

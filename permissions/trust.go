@@ -54,20 +54,30 @@ type TrustStore struct {
 	parsedErr error
 	parsedAs  fileStamp
 	parsedOK  bool
-	parses    int // how many times the file was read and parsed (tests)
+	parses    int              // how many times the file was read and parsed (tests)
+	wall      func() time.Time // the clock of the racy-window rule (tests: a later read)
 }
 
 // fileStamp is what the file system says of a file without reading it: enough to tell that it
-// changed (see current).
+// changed (see current). The change time (ctime) is what makes it so: a program can set a file's
+// modification time back (cp -p, tar, rsync -t, touch -r) and the size can stay the same, but
+// every write, rename or time change sets the change time to the clock's now, and nothing can set
+// it back. Device and inode tell a file renamed over another apart as well.
 type fileStamp struct {
 	size  int64
 	mtime time.Time
-	id    fileID // device and inode where the system has them
+	id    fileID
 }
 
-// racyWindow is how old a file's modification time must be, when the file is read, for the
-// parsed contents to be kept: a change within the file system's timestamp granularity (up to 2 s
-// on some) of that read could leave the size and time as they were. Git's index has the same rule
+// fileID is a file's device, inode and change time, where the system gives them (statIdentity).
+type fileID struct {
+	dev, ino uint64
+	ctime    time.Time
+}
+
+// racyWindow is how old a file's modification and change times must be, when the file is read,
+// for the parsed contents to be kept: a change within the file system's timestamp granularity (up
+// to 2 s on some) of that read could leave the times as they were. Git's index has the same rule
 // ("racy git").
 const racyWindow = 2 * time.Second
 
@@ -117,46 +127,57 @@ func (t *TrustStore) Err() error {
 }
 
 func (t *TrustStore) read() (trustFile, error) {
-	f, _, err := t.readStamped(nil)
-	return f, err
+	r := t.readStamped(nil)
+	return r.f, r.err
 }
 
-// readStamped opens the file and, unless keep says the file is the one already parsed (by its
-// stamp, taken on the open file), reads and parses it. kept reports that keep said so (f is then
-// empty). A missing file is an empty one.
-func (t *TrustStore) readStamped(keep func(fileStamp) bool) (f trustFile, st fileStamp, err error) {
+// stamped is one look at the file: what it holds (f, err), its stamp, and whether the parse may
+// be kept for the next look (keepable: the system gave a change time and the outcome is the file's
+// own, contents or a JSON error, not a failed read that could pass).
+type stamped struct {
+	f        trustFile
+	err      error
+	st       fileStamp
+	keepable bool
+	same     bool // keep said the file is the one already parsed: f and err are unset
+}
+
+// readStamped opens the file and, unless keep says it is the one already parsed (by its stamp,
+// taken on the open file), reads and parses it. A missing file is an empty one.
+func (t *TrustStore) readStamped(keep func(fileStamp) bool) (r stamped) {
 	file, err := os.Open(t.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		t.parses++
-		return f, st, nil
+		return r
 	}
 	if err != nil {
-		return f, st, fmt.Errorf("read trust store: %w", err)
+		r.err = fmt.Errorf("read trust store: %w", err)
+		return r
 	}
 	defer file.Close()
 	// The stamp comes from the open file (fstat), not from the path: on NFS the open is what
 	// revalidates a file's attributes (close-to-open), and the bytes read below are this file's.
 	fi, err := file.Stat()
 	if err != nil {
-		return f, st, fmt.Errorf("read trust store: %w", err)
+		r.err = fmt.Errorf("read trust store: %w", err)
+		return r
 	}
-	st = stampOf(fi)
-	if keep != nil && keep(st) {
-		return f, st, errKept
+	r.st, r.keepable = stampOf(fi)
+	if r.keepable && keep != nil && keep(r.st) {
+		r.same = true
+		return r
 	}
 	t.parses++
 	data, err := io.ReadAll(file)
 	if err != nil {
-		return f, st, fmt.Errorf("read trust store: %w", err)
+		r.err, r.keepable = fmt.Errorf("read trust store: %w", err), false
+		return r
 	}
-	if err := json.Unmarshal(data, &f); err != nil {
-		return trustFile{}, st, fmt.Errorf("%s:%d: %v", t.path, jsonErrLine(data, err), err)
+	if err := json.Unmarshal(data, &r.f); err != nil {
+		r.f, r.err = trustFile{}, fmt.Errorf("%s:%d: %v", t.path, jsonErrLine(data, err), err)
 	}
-	return f, st, nil
+	return r
 }
-
-// errKept is readStamped's answer when the file is the one already parsed.
-var errKept = errors.New("unchanged")
 
 func jsonErrLine(data []byte, err error) int {
 	var off int64
@@ -214,7 +235,7 @@ func (t *TrustStore) LastTrusted(server string) json.RawMessage {
 			last = r
 		}
 	}
-	return last.Definition
+	return bytes.Clone(last.Definition) // not the kept parse's own bytes
 }
 
 // SetDefinition is Set that also stores the definition the user decided on (see LastTrusted).
@@ -297,36 +318,48 @@ func (t *TrustStore) modify(edit func(*trustFile) (changed bool)) error {
 }
 
 // current is the file as it is now, parsed; t.mu is held. The parse of the last read is kept while
-// the file's size, modification time and identity (device and inode) stay as they were, and only
-// when the file was at least racyWindow old when it was read: a write after that read, even one
-// in place that keeps the size, gives the file a later modification time. The result is shared:
-// callers must not change it. It sets t.err.
+// the file's stamp (size, modification and change times, device and inode) stays as it was, and
+// only when both times were at least racyWindow old when the file was read: any write after that
+// read, even one in place that keeps the size and sets the modification time back, gives the file
+// a later change time. Where the system gives no change time nothing is kept. The result is
+// shared: callers must not change it (LastTrusted returns a copy). It sets t.err.
 func (t *TrustStore) current() (trustFile, error) {
 	readAt := t.clock()
-	f, st, err := t.readStamped(func(st fileStamp) bool { return t.parsedOK && t.parsedAs.same(st) })
-	if err == errKept {
+	r := t.readStamped(func(st fileStamp) bool { return t.parsedOK && t.parsedAs.same(st) })
+	if r.same {
 		t.err = t.parsedErr
 		return t.parsed, t.parsedErr
 	}
-	t.err = err
+	t.err = r.err
 	t.parsedOK = false
 	// Kept only when nothing can have changed unseen: a write to the file after the stamp was
-	// taken gives it a later modification time, unless it came within the timestamp's
-	// granularity of the stamp, which the racy window rules out.
-	if !st.mtime.IsZero() && readAt.Sub(st.mtime) >= racyWindow {
-		t.parsed, t.parsedErr, t.parsedAs, t.parsedOK = f, err, st, true
+	// taken gives it a later change time, unless it came within the timestamp's granularity of
+	// the stamp, which the racy window rules out.
+	if r.keepable && r.st.settled(readAt) {
+		t.parsed, t.parsedErr, t.parsedAs, t.parsedOK = r.f, r.err, r.st, true
 	}
-	return f, err
+	return r.f, r.err
 }
 
-// clock is the wall clock, for the racy-window rule (never the injected now: that one dates
-// decisions, and a test clock would make every file look old).
-func (t *TrustStore) clock() time.Time { return time.Now() }
+// clock is the wall clock of the racy-window rule (not now, which dates decisions).
+func (t *TrustStore) clock() time.Time {
+	if t.wall != nil {
+		return t.wall()
+	}
+	return time.Now()
+}
 
-func stampOf(fi os.FileInfo) fileStamp {
-	return fileStamp{size: fi.Size(), mtime: fi.ModTime(), id: fileIDOf(fi)}
+// stampOf is fi's stamp; false where the system gives no change time (nothing is kept there).
+func stampOf(fi os.FileInfo) (fileStamp, bool) {
+	id, ok := statIdentity(fi)
+	return fileStamp{size: fi.Size(), mtime: fi.ModTime(), id: id}, ok
 }
 
 func (s fileStamp) same(o fileStamp) bool {
-	return s.size == o.size && s.mtime.Equal(o.mtime) && s.id == o.id
+	return s.size == o.size && s.mtime.Equal(o.mtime) && s.id.dev == o.id.dev && s.id.ino == o.id.ino && s.id.ctime.Equal(o.id.ctime)
+}
+
+// settled reports whether both of the file's times were at least racyWindow before at.
+func (s fileStamp) settled(at time.Time) bool {
+	return at.Sub(s.mtime) >= racyWindow && at.Sub(s.id.ctime) >= racyWindow
 }

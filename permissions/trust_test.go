@@ -3,7 +3,6 @@ package permissions
 import (
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -87,151 +86,154 @@ func TestTrustStoreMalformed(t *testing.T) {
 	}
 }
 
-// age sets path's modification time to d ago (a file written a while before it is read).
-func age(t *testing.T, path string, d time.Duration) time.Time {
-	t.Helper()
-	at := time.Now().Add(-d)
-	if err := os.Chtimes(path, at, at); err != nil {
-		t.Fatal(err)
-	}
-	return at
+// later makes ts read as if an hour had passed since the file's last change (a change time
+// cannot be set back, so the file cannot be made old).
+func later(ts *TrustStore) {
+	ts.wall = func() time.Time { return time.Now().Add(time.Hour) }
 }
 
 // A grant is looked up on every call of a workspace-defined server: an unchanged trust file is
-// parsed once, not per call.
+// parsed once, not per call; one changed within the racy window is parsed on every look.
 func TestTrustStoreParsesOnlyChanges(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "trust.json")
 	ts, _ := OpenTrustStore(path)
 	if err := ts.AddGrant("ws", "fp1", "mcp__ws__query"); err != nil {
 		t.Fatal(err)
 	}
-	age(t, path, time.Hour)
-	before := ts.parses
-	for range 100 {
-		if !ts.Granted("fp1", "mcp__ws__query") || ts.Get("ws", "fp1") != TrustUnknown {
-			t.Fatal("lost the grant")
+	looks := func() int {
+		t.Helper()
+		before := ts.parses
+		for range 100 {
+			if !ts.Granted("fp1", "mcp__ws__query") || ts.Get("ws", "fp1") != TrustUnknown {
+				t.Fatal("lost the grant")
+			}
 		}
+		return ts.parses - before
 	}
-	if n := ts.parses - before; n != 1 {
+	if n := looks(); n != 200 {
+		t.Errorf("200 looks at a file just written parsed it %d times, want 200 (racy window)", n)
+	}
+	later(ts)
+	if n := looks(); n != 1 {
 		t.Errorf("200 looks at an unchanged file parsed it %d times, want 1", n)
 	}
 }
 
-// What a revocation by another process (a second editor window, the user editing the file) must
-// never do: leave a grant standing because the store kept an old parse.
+// What a revocation by another process (a second editor window, the user editing or restoring
+// the file) must never do: leave a grant standing because the store kept an old parse.
 func TestTrustStoreSeesEveryChange(t *testing.T) {
 	const entry = "mcp__ws__query"
-	setup := func(t *testing.T) (string, *TrustStore) {
-		path := filepath.Join(t.TempDir(), "trust.json")
-		ts, _ := OpenTrustStore(path)
+	// setup gives a store that has parsed and kept a file granting entry; at is the file's
+	// modification time.
+	setup := func(t *testing.T) (path string, ts *TrustStore, at time.Time) {
+		path = filepath.Join(t.TempDir(), "trust.json")
+		ts, _ = OpenTrustStore(path)
 		if err := ts.AddGrant("ws", "fp1", entry); err != nil {
 			t.Fatal(err)
 		}
-		return path, ts
+		later(ts)
+		fi, err := os.Stat(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if _, ok := stampOf(fi); !ok {
+			t.Skip("no change time on this system: nothing is kept, every look reads the file")
+		}
+		if !ts.Granted("fp1", entry) {
+			t.Fatal("grant not seen")
+		}
+		before := ts.parses
+		if !ts.Granted("fp1", entry) || ts.parses != before {
+			t.Fatal("test setup: the parse was not kept")
+		}
+		return path, ts, fi.ModTime()
 	}
-	// revoked rewrites the file in place (no rename: same inode) with the grant gone and the size
-	// kept, the way an editor that overwrites files would.
-	revoked := func(t *testing.T, path string) {
+	// revokedBytes is the file with the grant replaced by one of the same length.
+	revokedBytes := func(t *testing.T, path string) []byte {
 		t.Helper()
 		data := readFile(t, path)
 		gone := strings.Replace(data, entry, strings.Repeat("x", len(entry)), 1)
 		if len(gone) != len(data) || gone == data {
 			t.Fatal("test setup: the rewrite must keep the size and change the grant")
 		}
-		f, err := os.OpenFile(path, os.O_WRONLY, 0)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if _, err := f.WriteAt([]byte(gone), 0); err != nil {
-			t.Fatal(err)
-		}
-		f.Close()
+		return []byte(gone)
 	}
+	chtimes := func(t *testing.T, path string, at time.Time) {
+		t.Helper()
+		if err := os.Chtimes(path, at, at); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for _, tc := range []struct {
+		name   string
+		revoke func(t *testing.T, path string, at time.Time)
+	}{
+		{"another store revokes (atomic rename), old time", func(t *testing.T, path string, at time.Time) {
+			other, _ := OpenTrustStore(path)
+			if err := other.modify(func(f *trustFile) bool {
+				f.Grants["fp1"] = grantRecord{Server: "ws", Entries: []string{strings.Repeat("x", len(entry))}}
+				return true
+			}); err != nil {
+				t.Fatal(err)
+			}
+			chtimes(t, path, at)
+		}},
+		{"rewritten in place, same size", func(t *testing.T, path string, at time.Time) {
+			writeFile(t, path, string(revokedBytes(t, path)))
+		}},
+		{"rewritten in place, same size, old time (cp -p, rsync -t, touch -r)", func(t *testing.T, path string, at time.Time) {
+			writeFile(t, path, string(revokedBytes(t, path)))
+			chtimes(t, path, at)
+		}},
+		{"deleted and written again, same size, old time (tar x: the inode can come back)", func(t *testing.T, path string, at time.Time) {
+			data := revokedBytes(t, path)
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+			writeFile(t, path, string(data))
+			chtimes(t, path, at)
+		}},
+		{"broken", func(t *testing.T, path string, at time.Time) {
+			writeFile(t, path, "{not json")
+		}},
+		{"deleted", func(t *testing.T, path string, at time.Time) {
+			if err := os.Remove(path); err != nil {
+				t.Fatal(err)
+			}
+		}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			path, ts, at := setup(t)
+			tc.revoke(t, path, at)
+			if ts.Granted("fp1", entry) {
+				t.Error("a revoked grant still counts")
+			}
+		})
+	}
+	// A broken file is reported, and left as it is.
+	path, ts, _ := setup(t)
+	writeFile(t, path, "{not json")
+	if ts.Granted("fp1", entry) || ts.Err() == nil || !strings.HasPrefix(ts.Err().Error(), path+":") {
+		t.Errorf("broken file: Err() = %v, want the file and line", ts.Err())
+	}
+	if got := readFile(t, path); got != "{not json" {
+		t.Errorf("malformed file overwritten: %q", got)
+	}
+}
 
-	t.Run("another store revokes (atomic rename)", func(t *testing.T) {
-		if runtime.GOOS == "windows" {
-			t.Skip("no inode in Windows' FileInfo: size and time decide there")
-		}
-		path, ts := setup(t)
-		at := age(t, path, time.Hour)
-		if !ts.Granted("fp1", entry) {
-			t.Fatal("grant not seen")
-		}
-		other, _ := OpenTrustStore(path)
-		size := len(readFile(t, path))
-		if err := other.modify(func(f *trustFile) bool {
-			f.Grants["fp1"] = grantRecord{Server: "ws", Entries: []string{strings.Repeat("x", len(entry))}}
-			return true
-		}); err != nil {
-			t.Fatal(err)
-		}
-		// The same size and time as the file read: only the inode tells the new file apart.
-		if len(readFile(t, path)) != size {
-			t.Fatal("test setup: the rewrite must keep the size")
-		}
-		if err := os.Chtimes(path, at, at); err != nil {
-			t.Fatal(err)
-		}
-		if ts.Granted("fp1", entry) {
-			t.Error("a grant revoked by another store still counts")
-		}
-	})
-	t.Run("rewritten in place, same size", func(t *testing.T) {
-		path, ts := setup(t)
-		age(t, path, time.Hour)
-		if !ts.Granted("fp1", entry) {
-			t.Fatal("grant not seen")
-		}
-		revoked(t, path) // a fresh modification time
-		if ts.Granted("fp1", entry) {
-			t.Error("a grant removed in place still counts")
-		}
-	})
-	t.Run("rewritten in place within the timestamp's granularity", func(t *testing.T) {
-		// A file system with coarse timestamps can give the rewrite the time the file had when it
-		// was read: size, time and inode all as before. The store must not have kept that read.
-		path, ts := setup(t)
-		at := age(t, path, racyWindow/4)
-		if !ts.Granted("fp1", entry) {
-			t.Fatal("grant not seen")
-		}
-		revoked(t, path)
-		if err := os.Chtimes(path, at, at); err != nil {
-			t.Fatal(err)
-		}
-		if ts.Granted("fp1", entry) {
-			t.Error("a grant removed within the racy window still counts")
-		}
-	})
-	t.Run("broken after a good read", func(t *testing.T) {
-		path, ts := setup(t)
-		age(t, path, time.Hour)
-		if !ts.Granted("fp1", entry) {
-			t.Fatal("grant not seen")
-		}
-		writeFile(t, path, "{not json")
-		age(t, path, time.Hour)
-		if ts.Granted("fp1", entry) {
-			t.Error("a malformed file still grants")
-		}
-		if ts.Err() == nil || !strings.HasPrefix(ts.Err().Error(), path+":") {
-			t.Errorf("Err() = %v, want the file and line", ts.Err())
-		}
-		if got := readFile(t, path); got != "{not json" {
-			t.Errorf("malformed file overwritten: %q", got)
-		}
-	})
-	t.Run("deleted", func(t *testing.T) {
-		path, ts := setup(t)
-		age(t, path, time.Hour)
-		if !ts.Granted("fp1", entry) {
-			t.Fatal("grant not seen")
-		}
-		if err := os.Remove(path); err != nil {
-			t.Fatal(err)
-		}
-		if ts.Granted("fp1", entry) {
-			t.Error("a deleted file still grants")
-		}
-	})
+// LastTrusted's bytes are the caller's: changing them changes nothing the store keeps.
+func TestTrustStoreLastTrustedIsACopy(t *testing.T) {
+	ts, _ := OpenTrustStore(filepath.Join(t.TempDir(), "trust.json"))
+	if err := ts.SetDefinition("ws", "fp1", true, []byte(`{"command":"a"}`)); err != nil {
+		t.Fatal(err)
+	}
+	later(ts)
+	want := string(ts.LastTrusted("ws"))
+	if !strings.Contains(want, `"a"`) {
+		t.Fatalf("LastTrusted = %s", want)
+	}
+	copy(ts.LastTrusted("ws"), "XXXXXXXX")
+	if got := string(ts.LastTrusted("ws")); got != want {
+		t.Errorf("LastTrusted after a caller wrote into its result = %s, want %s", got, want)
+	}
 }
