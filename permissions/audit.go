@@ -285,10 +285,14 @@ func (l *AuditLog) run() {
 			waiters = append(waiters, m.flushed)
 			return
 		}
-		m.e.ArgsSha256 = hex.EncodeToString(m.sum[:])
-		if err := enc.Encode(&m.e); err != nil { // writes nothing on error
-			l.setErr(fmt.Errorf("audit log: %w", err))
-			return
+		if line, ok := appendAuditLine(buf.AvailableBuffer(), &m.e, &m.sum); ok {
+			buf.Write(line)
+		} else {
+			m.e.ArgsSha256 = hex.EncodeToString(m.sum[:])
+			if err := enc.Encode(&m.e); err != nil { // writes nothing on error
+				l.setErr(fmt.Errorf("audit log: %w", err))
+				return
+			}
 		}
 		ends = append(ends, buf.Len())
 	}
