@@ -3,17 +3,8 @@
 package permissions
 
 import (
-	"os"
 	"syscall"
 	"time"
 )
 
-// statIdentity is a file's device, inode and change time (ctime), and whether the system gave
-// them (see fileStamp).
-func statIdentity(fi os.FileInfo) (fileID, bool) {
-	st, ok := fi.Sys().(*syscall.Stat_t)
-	if !ok {
-		return fileID{}, false
-	}
-	return fileID{dev: uint64(st.Dev), ino: uint64(st.Ino), ctime: time.Unix(st.Ctimespec.Unix())}, true //nolint:unconvert // Dev's type differs by system
-}
+func changeTime(st *syscall.Stat_t) time.Time { return time.Unix(st.Ctimespec.Unix()) }
