@@ -255,7 +255,7 @@ func (t *TrustStore) SetDefinition(server, fingerprint string, trusted bool, def
 // Granted reports whether the allowlist entry was granted for the server definition with this
 // fingerprint (recorded by AddGrant). It sees the file as it is now (current); a malformed file
 // grants nothing. It runs on every call of a workspace-defined server whose tool an allowlist
-// entry matches: an unchanged file costs one stat, not a parse.
+// entry matches: an unchanged file costs an open and an fstat, not a parse.
 func (t *TrustStore) Granted(fingerprint, entry string) bool {
 	if t == nil || fingerprint == "" {
 		return false
