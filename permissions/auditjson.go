@@ -11,9 +11,9 @@ import (
 // appendAuditLine appends e as one line of the audit log, with the arguments' hash sum as its
 // argsSha256, byte for byte what json.Encoder (HTML escaping on) writes for it, newline included.
 // The writer encodes every decision: by hand it takes less than half of encoding/json's time and
-// allocates nothing (BenchmarkAuditLine). false: e has what only encoding/json can say (a time outside UTC or past
-// year 9999, a latency that is not a number); b is then unchanged. FuzzAuditLine holds it to
-// encoding/json.
+// allocates nothing (BenchmarkAuditLine). false: e has what only encoding/json can say (a time
+// outside UTC or past year 9999, a latency that is not a number); b is then unchanged.
+// FuzzAuditLine holds it to encoding/json.
 func appendAuditLine(b []byte, e *AuditEntry, sum *[32]byte) ([]byte, bool) {
 	if e.Time.Location() != time.UTC || e.Time.Year() < 0 || e.Time.Year() > 9999 ||
 		math.IsNaN(e.LatencyMs) || math.IsInf(e.LatencyMs, 0) {

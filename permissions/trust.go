@@ -49,13 +49,9 @@ type TrustStore struct {
 	err  error
 	now  func() time.Time
 
-	// The file as last parsed (or its error), and what it was on disk then (see current).
-	parsed    trustFile
-	parsedErr error
-	parsedAs  fileStamp
-	parsedOK  bool
-	parses    int              // how many times the file was read and parsed (tests)
-	wall      func() time.Time // the clock of the racy-window rule (tests: a later read)
+	kept   stamped          // the last look at the file, while it may stand for the next (see current; zero: none)
+	parses int              // how many times the file was read and parsed (tests)
+	wall   func() time.Time // the clock of the racy-window rule (tests: a later read)
 }
 
 // fileStamp is what the file system says of a file without reading it: enough to tell that it
@@ -131,20 +127,19 @@ func (t *TrustStore) read() (trustFile, error) {
 	return r.f, r.err
 }
 
-// stamped is one look at the file: what it holds (f, err), its stamp, and whether the parse may
-// be kept for the next look (keepable: the system gave a change time and the outcome is the file's
+// stamped is one look at the file: what it holds (f, err), its stamp, and whether the look may
+// stand for a later one (keepable: the system gave a change time and the outcome is the file's
 // own, contents or a JSON error, not a failed read that could pass).
 type stamped struct {
 	f        trustFile
 	err      error
 	st       fileStamp
 	keepable bool
-	same     bool // keep said the file is the one already parsed: f and err are unset
 }
 
-// readStamped opens the file and, unless keep says it is the one already parsed (by its stamp,
-// taken on the open file), reads and parses it. A missing file is an empty one.
-func (t *TrustStore) readStamped(keep func(fileStamp) bool) (r stamped) {
+// readStamped opens the file and returns kept when kept is keepable and the open file's stamp is
+// kept's; otherwise it reads and parses the file. A missing file is an empty one.
+func (t *TrustStore) readStamped(kept *stamped) (r stamped) {
 	file, err := os.Open(t.path)
 	if errors.Is(err, fs.ErrNotExist) {
 		t.parses++
@@ -163,9 +158,8 @@ func (t *TrustStore) readStamped(keep func(fileStamp) bool) (r stamped) {
 		return r
 	}
 	r.st, r.keepable = stampOf(fi)
-	if r.keepable && keep != nil && keep(r.st) {
-		r.same = true
-		return r
+	if r.keepable && kept != nil && kept.keepable && kept.st.same(r.st) {
+		return *kept
 	}
 	t.parses++
 	data, err := io.ReadAll(file)
@@ -310,7 +304,7 @@ func (t *TrustStore) modify(edit func(*trustFile) (changed bool)) error {
 	if err != nil {
 		return err
 	}
-	t.parsedOK = false // the next look reads what was written
+	t.kept = stamped{} // the next look reads what was written
 	if err := writeAtomic(t.path, append(data, '\n')); err != nil {
 		return fmt.Errorf("write trust store: %w", err)
 	}
@@ -325,18 +319,14 @@ func (t *TrustStore) modify(edit func(*trustFile) (changed bool)) error {
 // shared: callers must not change it (LastTrusted returns a copy). It sets t.err.
 func (t *TrustStore) current() (trustFile, error) {
 	readAt := t.clock()
-	r := t.readStamped(func(st fileStamp) bool { return t.parsedOK && t.parsedAs.same(st) })
-	if r.same {
-		t.err = t.parsedErr
-		return t.parsed, t.parsedErr
-	}
+	r := t.readStamped(&t.kept)
 	t.err = r.err
-	t.parsedOK = false
 	// Kept only when nothing can have changed unseen: a write to the file after the stamp was
 	// taken gives it a later change time, unless it came within the timestamp's granularity of
 	// the stamp, which the racy window rules out.
+	t.kept = stamped{}
 	if r.keepable && r.st.settled(readAt) {
-		t.parsed, t.parsedErr, t.parsedAs, t.parsedOK = r.f, r.err, r.st, true
+		t.kept = r
 	}
 	return r.f, r.err
 }
