@@ -30,7 +30,13 @@ func startSwitchboard(bin, home, profiles string, onNote func(string, json.RawMe
 		// Named after the binary too: with --compare two binaries' profiles share the dir.
 		cmd.Args = append(cmd.Args, "--cpuprofile", filepath.Join(profiles, filepath.Base(bin)+"-"+filepath.Base(home)+".pprof"))
 	}
-	cmd.Env = isolatedEnv(home)
+	return startLSP(cmd, home, onNote)
+}
+
+// startLSP starts cmd, a language server over stdio, in an isolated XDG environment rooted at
+// home (with cmd.Env added to it), as startSwitchboard does.
+func startLSP(cmd *exec.Cmd, home string, onNote func(string, json.RawMessage)) (*lspClient, error) {
+	cmd.Env = append(isolatedEnv(home), cmd.Env...)
 	cmd.Stderr = io.Discard
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	in, err := cmd.StdinPipe()

@@ -55,6 +55,8 @@ func main() {
 			os.Exit(childBig(os.Args[2:]))
 		case "_relay":
 			os.Exit(childRelay(os.Args[2:]))
+		case "_translate":
+			os.Exit(childTranslator(os.Args[2:]))
 		case "agent": // the scripted-model benchmark of tool search, in process
 			os.Exit(runAgent(os.Args[2:], os.Stdout, os.Stderr))
 		}

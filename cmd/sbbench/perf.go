@@ -7,6 +7,7 @@ import (
 	"io"
 	"math/rand/v2"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
 	"time"
@@ -98,7 +99,7 @@ func everythingArgs(text string) map[string]any { return map[string]any{"message
 func (b *bench) everythingRows() []perfRow {
 	spec := serverSpec{Command: b.cfg.node, Args: []string{b.cfg.everything, "stdio"}}
 	subjects := []caller{b.sbCaller(spec, everythingArgs, "Echo: "), b.bareCaller(spec, everythingArgs, "Echo: "),
-		b.relayCaller(spec, everythingArgs, "Echo: ")}
+		b.relayCaller(spec, everythingArgs, "Echo: "), b.translatorCaller(spec, everythingArgs, "Echo: ")}
 	if b.cfg.compare != "" {
 		subjects = append(subjects, b.sbCallerOf(b.cfg.compare, spec, everythingArgs, "Echo: "))
 	}
@@ -114,11 +115,11 @@ func (b *bench) everythingRows() []perfRow {
 		// others, so both binaries meet the same stretches of the machine.
 		const c, s = "--compare binary", "switchboard"
 		compared = []perfRow{
-			{name: "--compare: callTool p50, server-everything echo", unit: "µs", a: p50[3], b: p50[0], aWho: c, bWho: s},
-			{name: "--compare: throughput, 8 concurrent callers, server-everything echo", unit: "calls/s", a: tput[3], b: tput[0], aWho: c, bWho: s},
-			{name: "--compare: host CPU per call, server-everything echo", unit: "µs", a: use[3].hostCPU, b: use[0].hostCPU, aWho: c, bWho: s},
-			{name: "--compare: host context switches per call, server-everything echo", unit: "switches", a: use[3].hostSwitches, b: use[0].hostSwitches, aWho: c, bWho: s},
-			{name: "--compare: server CPU per call, server-everything echo (node process)", unit: "µs", a: use[3].serverCPU, b: use[0].serverCPU, aWho: "behind " + c, bWho: "behind " + s},
+			{name: "--compare: callTool p50, server-everything echo", unit: "µs", a: p50[4], b: p50[0], aWho: c, bWho: s},
+			{name: "--compare: throughput, 8 concurrent callers, server-everything echo", unit: "calls/s", a: tput[4], b: tput[0], aWho: c, bWho: s},
+			{name: "--compare: host CPU per call, server-everything echo", unit: "µs", a: use[4].hostCPU, b: use[0].hostCPU, aWho: c, bWho: s},
+			{name: "--compare: host context switches per call, server-everything echo", unit: "switches", a: use[4].hostSwitches, b: use[0].hostSwitches, aWho: c, bWho: s},
+			{name: "--compare: server CPU per call, server-everything echo (node process)", unit: "µs", a: use[4].serverCPU, b: use[0].serverCPU, aWho: "behind " + c, bWho: "behind " + s},
 		}
 	}
 	return append([]perfRow{
@@ -132,6 +133,12 @@ func (b *bench) everythingRows() []perfRow {
 			aWho: "bare mcp-go via relay", bWho: "bare mcp-go"},
 		{name: "throughput, 8 concurrent callers, server-everything echo, through a byte relay", unit: "calls/s", a: tput[2], b: tput[1],
 			aWho: "bare mcp-go via relay", bWho: "bare mcp-go"},
+		// The floor under any LSP host in a process of its own: the LSP driver through the least
+		// translation switchboard.callTool needs (no gate, no audit, no checks).
+		{name: "callTool p50, server-everything echo, through a minimal LSP translator (no host)", unit: "µs", a: p50[3], b: p50[1],
+			aWho: "LSP driver via translator", bWho: "bare mcp-go"},
+		{name: "throughput, 8 concurrent callers, server-everything echo, through a minimal LSP translator", unit: "calls/s", a: tput[3], b: tput[1],
+			aWho: "LSP driver via translator", bWho: "bare mcp-go"},
 		// Where the time goes (no goal): what the processes use per call during the p50 runs.
 		{name: "server CPU per call, server-everything echo (node process)", unit: "µs", a: use[0].serverCPU, b: use[1].serverCPU,
 			aWho: "behind switchboard", bWho: "behind bare mcp-go"},
@@ -153,6 +160,14 @@ func (b *bench) everythingRows() []perfRow {
 			aWho: "LSP driver", bWho: "bare mcp-go client"},
 		{name: "8 callers: client CPU per call, through a byte relay (sbbench's process)", unit: "µs", a: load[2].clientCPU, b: load[1].clientCPU,
 			aWho: "bare mcp-go via relay", bWho: "bare mcp-go client"},
+		{name: "minimal LSP translator CPU per call, server-everything echo", unit: "µs", a: use[3].hostCPU,
+			aWho: "translator", bWho: "no host process"},
+		{name: "8 callers: minimal LSP translator CPU per call, server-everything echo", unit: "µs", a: load[3].hostCPU,
+			aWho: "translator", bWho: "no host process"},
+		{name: "8 callers: server CPU per call, behind the minimal LSP translator (node process)", unit: "µs", a: load[3].serverCPU, b: load[1].serverCPU,
+			aWho: "behind the translator", bWho: "behind bare mcp-go"},
+		{name: "8 callers: client CPU per call, through the minimal LSP translator (sbbench's process)", unit: "µs", a: load[3].clientCPU, b: load[1].clientCPU,
+			aWho: "LSP driver via translator", bWho: "bare mcp-go client"},
 	}, compared...)
 }
 
@@ -184,15 +199,20 @@ func (b *bench) sbCallerOf(bin string, spec serverSpec, args func(string) map[st
 		if tree := descendants(c.pid()); len(tree) > 1 {
 			r.server = tree[1]
 		}
-		r.call = func(ctx context.Context, i int) error {
-			want := fmt.Sprintf("ping-%d", i)
-			res, err := b.sbCall(ctx, c, serverName(0), echoTool, args(want))
-			if err != nil {
-				return err
-			}
-			return checkEcho(res.Text, prefix+want)
-		}
+		r.call = b.lspEcho(c, args, prefix)
 		return r, nil
+	}
+}
+
+// lspEcho is the echo call through the language server c (switchboard.callTool).
+func (b *bench) lspEcho(c *lspClient, args func(string) map[string]any, prefix string) func(ctx context.Context, i int) error {
+	return func(ctx context.Context, i int) error {
+		want := fmt.Sprintf("ping-%d", i)
+		res, err := b.sbCall(ctx, c, serverName(0), echoTool, args(want))
+		if err != nil {
+			return err
+		}
+		return checkEcho(res.Text, prefix+want)
 	}
 }
 
@@ -238,6 +258,33 @@ func (b *bench) relayCaller(spec serverSpec, args func(string) map[string]any, p
 		if tree := descendants(r.host); len(tree) > 1 {
 			r.server = tree[1]
 		}
+		return r, nil
+	}
+}
+
+// translatorCaller is the LSP driver of switchboard's callers through `sbbench _translate`
+// (childTranslator) with spec as its server: its host figures are the translator's.
+func (b *bench) translatorCaller(spec serverSpec, args func(string) map[string]any, prefix string) caller {
+	return func() (*running, error) {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		c, err := startLSP(exec.Command(self, append([]string{"_translate", spec.Command}, spec.Args...)...), b.home("translate"), nil)
+		if err != nil {
+			return nil, err
+		}
+		ctx, cancel := withTimeout(60 * time.Second)
+		defer cancel()
+		if err := c.initialize(ctx, nil); err != nil {
+			b.stopSB(c)
+			return nil, fmt.Errorf("translator: initialize: %w", err)
+		}
+		r := &running{host: c.pid(), stop: func() { b.stopSB(c) }}
+		if tree := descendants(c.pid()); len(tree) > 1 {
+			r.server = tree[1]
+		}
+		r.call = b.lspEcho(c, args, prefix)
 		return r, nil
 	}
 }

@@ -12,3 +12,9 @@ func childRelay([]string) int {
 	fmt.Fprintln(os.Stderr, "sbbench _relay: Linux only")
 	return 2
 }
+
+// childTranslator (translator.go) is built as the relay is: Linux only.
+func childTranslator([]string) int {
+	fmt.Fprintln(os.Stderr, "sbbench _translate: Linux only")
+	return 2
+}

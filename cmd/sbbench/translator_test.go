@@ -1,0 +1,101 @@
+//go:build linux
+
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/host/lsptest"
+)
+
+// TestMain runs this test binary as `sbbench _translate` when a test starts it so.
+func TestMain(m *testing.M) {
+	if os.Getenv("SBBENCH_TEST_TRANSLATE") == "1" {
+		os.Exit(childTranslator(os.Args[1:]))
+	}
+	os.Exit(m.Run())
+}
+
+// TestTranslator drives the minimal LSP translator as sbbench does (the LSP driver, a real MCP
+// server over stdio): every call must come back to its own caller with the server's text, calls
+// in flight together included, and a tool's error must come back as one.
+func TestTranslator(t *testing.T) {
+	dir := t.TempDir()
+	mcptest := filepath.Join(dir, "mcptest")
+	if out, err := exec.Command("go", "build", "-o", mcptest, "github.com/switchboard-dev/switchboard/cmd/mcptest").CombinedOutput(); err != nil {
+		t.Fatalf("go build mcptest: %v\n%s", err, out)
+	}
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command(self, mcptest)
+	cmd.Env = []string{"SBBENCH_TEST_TRANSLATE=1"}
+	c, err := startLSP(cmd, dir, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if err := c.initialize(ctx, nil); err != nil {
+		t.Fatalf("initialize: %v", err)
+	}
+	var st []serverStatus
+	if err := c.executeCommand(ctx, "switchboard.servers", nil, &st); err != nil {
+		t.Fatal(err)
+	}
+	if done, err := allReady(st, 1); !done || err != nil {
+		t.Fatalf("switchboard.servers = %+v (%v), want one ready server", st, err)
+	}
+
+	b := &bench{}
+	echo := b.lspEcho(c, echoArgs, "")
+	var wg sync.WaitGroup
+	errs := make([]error, 64)
+	for i := range errs { // 8 at a time, as the throughput rows call
+		if i%8 == 0 {
+			wg.Wait()
+		}
+		wg.Go(func() { errs[i] = echo(ctx, i) })
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		t.Fatal(err)
+	}
+	// Text that JSON must escape comes back as the server wrote it.
+	want := "quote \" backslash \\ newline \n tab \t é ☃"
+	res, err := b.sbCall(ctx, c, serverName(0), echoTool, echoArgs(want))
+	if err != nil || !strings.Contains(res.Text, want) {
+		t.Fatalf("echo %q = %+v, %v", want, res, err)
+	}
+	// A tool's error result comes back as one, with its text.
+	res, err = b.sbCall(ctx, c, serverName(0), "fail", map[string]any{"message": "no such luck"})
+	if err == nil || !strings.Contains(err.Error(), "no such luck") {
+		t.Fatalf("fail = %+v, %v; want a tool error saying %q", res, err, "no such luck")
+	}
+	// A command it does not know is an error, not silence.
+	if err := c.executeCommand(ctx, "switchboard.reconnect", nil, nil); err == nil {
+		t.Fatal("switchboard.reconnect succeeded; the translator knows only servers and callTool")
+	} else if !errors.As(err, new(*lsptest.Error)) {
+		t.Fatalf("switchboard.reconnect: %v, want a JSON-RPC error", err)
+	}
+	done := make(chan error, 1)
+	go func() { c.shutdown(); done <- nil }()
+	select {
+	case <-done:
+	case <-ctx.Done():
+		t.Fatal("the translator did not end after exit")
+	}
+	if code := cmd.ProcessState.ExitCode(); code != 0 {
+		t.Fatalf("the translator exited with %d, want 0 (%s)", code, fmt.Sprint(cmd.ProcessState))
+	}
+}
