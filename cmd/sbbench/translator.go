@@ -107,11 +107,11 @@ func childTranslator(args []string) int {
 // which editor request each tools/call answers.
 type translator struct {
 	toServer, fromServer, toEditor int
-	editor, server     []byte // read, not yet used
-	out                []byte // the message being written
-	next               uint64 // the next tools/call id
-	pending            [256][]byte // by tools/call id mod 256: the editor request's id (8 callers in flight)
-	exit               bool
+	editor, server                 []byte      // read, not yet used
+	out                            []byte      // the message being written
+	next                           uint64      // the next tools/call id
+	pending                        [256][]byte // by tools/call id mod 256: the editor request's id (8 callers in flight)
+	exit                           bool
 }
 
 // run reads from both sides until the editor says exit or either side ends. It reports whether it
