@@ -43,7 +43,7 @@ type config struct {
 	verbose     bool
 	work        string // scratch dir (XDG homes, configs)
 	profiles    string // "" or the dir each host writes its CPU profile into (serve --cpuprofile)
-	compare     string // "" or a second switchboard binary, a fourth server-everything subject
+	compare     string // "" or a second switchboard binary, a fifth server-everything subject
 }
 
 func main() {
@@ -90,7 +90,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.poll, "poll", 5*time.Millisecond, "poll interval while waiting for readiness (both hosts)")
 	fs.BoolVar(&cfg.verbose, "v", false, "log each run to stderr")
 	fs.StringVar(&cfg.work, "work", "", "scratch dir (default: a temp dir, removed at the end)")
-	fs.StringVar(&cfg.compare, "compare", "", "a second switchboard `BINARY` (say, the build before a change): the server-everything rows run it as a fourth interleaved subject and compare it with --switchboard")
+	fs.StringVar(&cfg.compare, "compare", "", "a second switchboard `BINARY` (say, the build before a change): the server-everything rows run it as a fifth interleaved subject and compare it with --switchboard")
 	fs.StringVar(&cfg.profiles, "host-profiles", "", "write each switchboard host's CPU profile into `DIR` (serve --cpuprofile; `go tool pprof DIR/*.pprof` reads them together)")
 	if err := fs.Parse(args); err != nil {
 		return 2

@@ -111,7 +111,7 @@ func (b *bench) everythingRows() []perfRow {
 	tput, load := b.interleavedThroughput("everything throughput", 8, warm, subjects)
 	var compared []perfRow
 	if b.cfg.compare != "" {
-		// A change measured against the binary before it: a fourth subject, interleaved with the
+		// A change measured against the binary before it: a fifth subject, interleaved with the
 		// others, so both binaries meet the same stretches of the machine.
 		const c, s = "--compare binary", "switchboard"
 		compared = []perfRow{

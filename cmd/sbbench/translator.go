@@ -24,14 +24,16 @@ import (
 // own can do for switchboard.callTool, measured beside the host. It starts CMD as an MCP server
 // over stdio, initializes it, and then, as the editor's language server, answers initialize,
 // shutdown, switchboard.servers (its one server, ready) and switchboard.callTool: each call is
-// sent to the server as tools/call with the editor's arguments as they came, and the first text
-// block of the server's answer goes back as the result's text, as it came. Nothing else: no gate,
-// no audit, no tool list, no escaping, no checks beyond the JSON being well formed. It is not a
-// host anyone could ship; it is the floor under one, so that the host's figures can be read as
-// what the translation must cost (a process, four pipes, two framings) and what the host adds.
+// sent to the server as tools/call with the editor's arguments as they came (not checked, not
+// compacted), and the first text block of the server's answer goes back as the result's text, as
+// it came. Nothing else: no gate, no audit, no escaping, no validation. It is not a host anyone
+// could ship; it is the floor under one, so that the host's figures can be read as what the
+// translation must cost (a process, four pipes, two framings) and what the host adds.
 //
-// It runs as the byte relay does (childRelay): one thread, raw system calls, ppoll, no collector;
-// nothing in its loop allocates once its buffers have grown.
+// It runs as the byte relay does (childRelay), a C-style floor rather than a Go one: one thread,
+// raw system calls, ppoll, no collector; nothing in its loop allocates once its buffers have
+// grown. Unlike the relay it writes a whole message before it reads on (waiting in ppoll while
+// the pipe is full): its peers read all the time, so that cannot deadlock here.
 func childTranslator(args []string) int {
 	if len(args) == 0 {
 		return 2
@@ -61,9 +63,9 @@ func childTranslator(args []string) int {
 		return code
 	}
 	// The MCP handshake, before the loop (blocking: nothing else is going on).
-	// The host's own initialize (its protocol version and capabilities), so that the server
+	// The host's own initialize (its name, protocol version and capabilities), so that the server
 	// behaves as it does behind the host.
-	if _, err := inW.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","clientInfo":{"name":"sbbench-translator","version":"0"},"capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}}}` + "\n"); err != nil {
+	if _, err := inW.WriteString(`{"jsonrpc":"2.0","id":0,"method":"initialize","params":{"protocolVersion":"2025-11-25","clientInfo":{"name":"switchboard","version":"0.1.0"},"capabilities":{"roots":{"listChanged":true},"sampling":{},"elicitation":{"form":{},"url":{}}}}}` + "\n"); err != nil {
 		return stop(1)
 	}
 	lines := bufio.NewReader(outR)
@@ -73,11 +75,13 @@ func childTranslator(args []string) int {
 			fmt.Fprintln(os.Stderr, "sbbench _translate: the server ended before it answered initialize")
 			return stop(1)
 		}
-		if id, _, _ := responseOf(line); string(id) == "0" {
+		if id, _, _, _ := responseOf(line); string(id) == "0" {
 			break
 		}
 	}
-	if _, err := inW.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n"); err != nil {
+	// The host lists the tools once; the answer is not used (its id is not a number).
+	if _, err := inW.WriteString(`{"jsonrpc":"2.0","method":"notifications/initialized"}` + "\n" +
+		`{"jsonrpc":"2.0","id":"list","method":"tools/list","params":{}}` + "\n"); err != nil {
 		return stop(1)
 	}
 	for _, fd := range []int{0, 1} { // shared with the parent: put back as found
@@ -111,19 +115,24 @@ type translator struct {
 	out                            []byte      // the message being written
 	next                           uint64      // the next tools/call id
 	pending                        [256][]byte // by tools/call id mod 256: the editor request's id (8 callers in flight)
-	exit                           bool
+	exit                           bool        // the editor said exit
+	broken                         error
 }
 
 // run reads from both sides until the editor says exit or either side ends. It reports whether it
-// ended cleanly.
+// ended cleanly (exit, or the editor gone).
 func (t *translator) run() bool {
 	rbuf := make([]byte, 64<<10)
 	fds := [2]unix.PollFd{{Fd: 0, Events: unix.POLLIN}, {Fd: int32(t.fromServer), Events: unix.POLLIN}}
-	for !t.exit {
+	for {
 		t.editorMessages()
 		t.serverMessages()
+		if t.broken != nil {
+			fmt.Fprintln(os.Stderr, "sbbench _translate:", t.broken)
+			return false
+		}
 		if t.exit {
-			break
+			return true
 		}
 		fds[0].Revents, fds[1].Revents = 0, 0
 		_, _, e := unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&fds[0])), 2, 0, 0, 0, 0)
@@ -139,6 +148,9 @@ func (t *translator) run() bool {
 			case e == syscall.EAGAIN || e == syscall.EINTR:
 				continue
 			case e != 0 || n == 0:
+				if i == 1 {
+					fmt.Fprintln(os.Stderr, "sbbench _translate: the server's output ended")
+				}
 				return i == 0 // the editor went away (fine) or the server did (not)
 			}
 			if i == 0 {
@@ -148,12 +160,11 @@ func (t *translator) run() bool {
 			}
 		}
 	}
-	return true
 }
 
-// editorMessages handles every whole LSP frame read from the editor.
+// editorMessages handles every whole LSP frame read from the editor, up to exit.
 func (t *translator) editorMessages() {
-	for {
+	for !t.exit && t.broken == nil {
 		end := bytes.Index(t.editor, []byte("\r\n\r\n"))
 		if end < 0 {
 			return
@@ -166,7 +177,11 @@ func (t *translator) editorMessages() {
 				n, _ = strconv.Atoi(string(v))
 			}
 		}
-		if n < 0 || len(t.editor) < end+4+n {
+		if n < 0 {
+			t.broken = errors.New("an LSP header without Content-Length")
+			return
+		}
+		if len(t.editor) < end+4+n {
 			return
 		}
 		t.editorMessage(t.editor[end+4 : end+4+n])
@@ -190,6 +205,7 @@ func (t *translator) editorMessage(body []byte) {
 	switch {
 	case id == nil:
 		t.exit = string(method) == `"exit"`
+		// Other notifications (initialized, $/cancelRequest, ...) need nothing here.
 	case string(method) == `"initialize"`:
 		t.reply(id, `{"capabilities":{}}`)
 	case string(method) == `"shutdown"`:
@@ -244,12 +260,12 @@ func (t *translator) callTool(id, arg []byte) {
 	t.out = append(t.out, `,"arguments":`...)
 	t.out = append(t.out, args...)
 	t.out = append(t.out, "}}\n"...)
-	writeAll(t.toServer, t.out)
+	t.write(t.toServer)
 }
 
 // serverMessages handles every whole line read from the server.
 func (t *translator) serverMessages() {
-	for {
+	for t.broken == nil {
 		nl := bytes.IndexByte(t.server, '\n')
 		if nl < 0 {
 			return
@@ -260,17 +276,26 @@ func (t *translator) serverMessages() {
 }
 
 func (t *translator) serverMessage(line []byte) {
-	id, result, failed := responseOf(line)
-	if id != nil && result == nil && !failed { // a request of the server's: roots/list, as the host answers it
+	id, method, result, failed := responseOf(line)
+	switch {
+	case id == nil:
+		return // a notification
+	case method != nil: // a request of the server's: roots/list answered as the host does (no folders)
 		t.out = append(t.out[:0], `{"jsonrpc":"2.0","id":`...)
 		t.out = append(t.out, id...)
-		t.out = append(t.out, `,"result":{"roots":[]}}`+"\n"...)
-		writeAll(t.toServer, t.out)
+		if string(method) == `"roots/list"` {
+			t.out = append(t.out, `,"result":{"roots":[]}}`+"\n"...)
+		} else {
+			t.out = append(t.out, `,"error":{"code":-32601,"message":"not supported"}}`+"\n"...)
+		}
+		t.write(t.toServer)
 		return
+	case id[0] < '0' || id[0] > '9':
+		return // not a tools/call of ours (tools/list)
 	}
 	k, err := strconv.ParseUint(string(id), 10, 64)
 	if err != nil || (result == nil && !failed) {
-		return // a notification, or not ours
+		return
 	}
 	editorID := t.pending[k%uint64(len(t.pending))]
 	if failed {
@@ -311,12 +336,15 @@ func (t *translator) serverMessage(line []byte) {
 
 var noText = []byte(`""`)
 
-// responseOf returns a JSON-RPC response's id and result, or whether it is an error.
-func responseOf(line []byte) (id, result []byte, failed bool) {
+// responseOf returns a JSON-RPC message's id, method (requests) and result, or whether it is an
+// error response.
+func responseOf(line []byte) (id, method, result []byte, failed bool) {
 	jsonscan.Members(line, func(k, v []byte) bool {
 		switch string(k) {
 		case "id":
 			id = v
+		case "method":
+			method = v
 		case "result":
 			result = v
 		case "error":
@@ -324,7 +352,7 @@ func responseOf(line []byte) (id, result []byte, failed bool) {
 		}
 		return true
 	})
-	return id, result, failed
+	return id, method, result, failed
 }
 
 func (t *translator) reply(id []byte, result string) {
@@ -356,12 +384,13 @@ func (t *translator) frame() {
 	t.out = append(t.out, h...) // grow by n
 	copy(t.out[n:], t.out[:len(t.out)-n])
 	copy(t.out, h)
-	writeAll(t.toEditor, t.out)
+	t.write(t.toEditor)
 }
 
-// writeAll writes b, waiting in ppoll while the pipe is full.
-func writeAll(fd int, b []byte) {
-	for len(b) > 0 {
+// write writes t.out to fd, waiting in ppoll while the pipe is full; a failure (EPIPE: the reader
+// is gone) ends the loop.
+func (t *translator) write(fd int) {
+	for b := t.out; len(b) > 0 && t.broken == nil; {
 		n, e := rawIO(unix.SYS_WRITE, fd, b)
 		switch e {
 		case 0:
@@ -371,7 +400,7 @@ func writeAll(fd int, b []byte) {
 			p := [1]unix.PollFd{{Fd: int32(fd), Events: unix.POLLOUT}}
 			_, _, _ = unix.RawSyscall6(unix.SYS_PPOLL, uintptr(unsafe.Pointer(&p[0])), 1, 0, 0, 0, 0)
 		default:
-			panic(errors.New("sbbench _translate: write: " + e.Error()))
+			t.broken = fmt.Errorf("write: %w", e)
 		}
 	}
 }

@@ -5,7 +5,6 @@ package main
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -38,7 +37,7 @@ func TestTranslator(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cmd := exec.Command(self, mcptest)
+	cmd := exec.Command(self, mcptest, "--roots")
 	cmd.Env = []string{"SBBENCH_TEST_TRANSLATE=1"}
 	c, err := startLSP(cmd, dir, nil)
 	if err != nil {
@@ -60,8 +59,8 @@ func TestTranslator(t *testing.T) {
 	b := &bench{}
 	echo := b.lspEcho(c, echoArgs, "")
 	var wg sync.WaitGroup
-	errs := make([]error, 64)
-	for i := range errs { // 8 at a time, as the throughput rows call
+	errs := make([]error, 600) // more than the translator's 256 slots of calls in flight
+	for i := range errs {      // 8 at a time, as the throughput rows call
 		if i%8 == 0 {
 			wg.Wait()
 		}
@@ -82,20 +81,34 @@ func TestTranslator(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), "no such luck") {
 		t.Fatalf("fail = %+v, %v; want a tool error saying %q", res, err, "no such luck")
 	}
+	// The server's own request (roots/list) is answered as the host answers it with no folders.
+	res, err = b.sbCall(ctx, c, serverName(0), "roots", map[string]any{})
+	if err != nil || !strings.Contains(res.Text, `"roots":[]`) {
+		t.Fatalf("roots = %+v, %v; want the translator's empty roots/list answer", res, err)
+	}
 	// A command it does not know is an error, not silence.
 	if err := c.executeCommand(ctx, "switchboard.reconnect", nil, nil); err == nil {
 		t.Fatal("switchboard.reconnect succeeded; the translator knows only servers and callTool")
 	} else if !errors.As(err, new(*lsptest.Error)) {
 		t.Fatalf("switchboard.reconnect: %v, want a JSON-RPC error", err)
 	}
+	// shutdown, then exit with its stdin still open: exit alone must end it, cleanly.
+	if err := c.call(ctx, "shutdown", nil, nil); err != nil {
+		t.Fatalf("shutdown: %v", err)
+	}
+	if err := c.notify("exit", nil); err != nil {
+		t.Fatal(err)
+	}
 	done := make(chan error, 1)
-	go func() { c.shutdown(); done <- nil }()
+	go func() { done <- cmd.Wait() }()
 	select {
-	case <-done:
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("the translator ended with %v after exit, want status 0", err)
+		}
 	case <-ctx.Done():
+		_ = cmd.Process.Kill()
 		t.Fatal("the translator did not end after exit")
 	}
-	if code := cmd.ProcessState.ExitCode(); code != 0 {
-		t.Fatalf("the translator exited with %d, want 0 (%s)", code, fmt.Sprint(cmd.ProcessState))
-	}
+	_ = c.stdin.Close()
 }
