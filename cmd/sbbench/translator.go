@@ -25,8 +25,8 @@ import (
 // over stdio, initializes it, and then, as the editor's language server, answers initialize,
 // shutdown, switchboard.servers (its one server, ready) and switchboard.callTool: each call is
 // sent to the server as tools/call with the editor's arguments as they came (not checked, not
-// compacted), and the first text block of the server's answer goes back as the result's text, as
-// it came. Nothing else: no gate, no audit, no escaping, no validation. It is not a host anyone
+// compacted), and the answer goes back in the contract's ToolResult shape, its first text block
+// as the text and its content blocks as they came. Nothing else: no gate, no audit, no escaping, no validation. It is not a host anyone
 // could ship; it is the floor under one, so that the host's figures can be read as what the
 // translation must cost (a process, four pipes, two framings) and what the host adds.
 //
@@ -111,13 +111,16 @@ func childTranslator(args []string) int {
 // which editor request each tools/call answers.
 type translator struct {
 	toServer, fromServer, toEditor int
-	editor, server                 []byte      // read, not yet used
-	out                            []byte      // the message being written
-	next                           uint64      // the next tools/call id
-	pending                        [256][]byte // by tools/call id mod 256: the editor request's id (8 callers in flight)
-	exit                           bool        // the editor said exit
+	editor, server                 []byte    // read, not yet used
+	out                            []byte    // the message being written
+	next                           uint64    // the next tools/call id
+	pending                        [256]call // by tools/call id mod 256 (8 callers in flight)
+	exit                           bool      // the editor said exit
 	broken                         error
 }
+
+// call is a tools/call in flight: the editor's request id and tool name, as they came.
+type call struct{ id, name []byte }
 
 // run reads from both sides until the editor says exit or either side ends. It reports whether it
 // ended cleanly (exit, or the editor gone).
@@ -252,7 +255,8 @@ func (t *translator) callTool(id, arg []byte) {
 	}
 	k := t.next
 	t.next++
-	t.pending[k%uint64(len(t.pending))] = append(t.pending[k%uint64(len(t.pending))][:0], id...)
+	p := &t.pending[k%uint64(len(t.pending))]
+	p.id, p.name = append(p.id[:0], id...), append(p.name[:0], name...)
 	t.out = append(t.out[:0], `{"jsonrpc":"2.0","id":`...)
 	t.out = strconv.AppendUint(t.out, k, 10)
 	t.out = append(t.out, `,"method":"tools/call","params":{"name":"`...)
@@ -297,18 +301,19 @@ func (t *translator) serverMessage(line []byte) {
 	if err != nil || (result == nil && !failed) {
 		return
 	}
-	editorID := t.pending[k%uint64(len(t.pending))]
+	p := &t.pending[k%uint64(len(t.pending))]
 	if failed {
-		t.fail(editorID, "the server answered with an error")
+		t.fail(p.id, "the server answered with an error")
 		return
 	}
-	var text []byte
+	var text, content []byte
 	isError := false
 	jsonscan.Members(result, func(k, v []byte) bool {
 		switch string(k) {
 		case "isError":
 			isError = string(v) == "true"
 		case "content":
+			content = v
 			jsonscan.Elements(v, func(block []byte) bool {
 				jsonscan.Members(block, func(k, v []byte) bool {
 					if string(k) == "text" {
@@ -324,17 +329,28 @@ func (t *translator) serverMessage(line []byte) {
 	if text == nil {
 		text = noText
 	}
+	if content == nil {
+		content = noContent
+	}
+	// The contract's ToolResult (host/wire/PROTOCOL.md), in the host's order; bytes counts the
+	// text as written (escapes and all), which is the same for the echo's text.
 	t.out = append(t.out[:0], `{"jsonrpc":"2.0","id":`...)
-	t.out = append(t.out, editorID...)
-	t.out = append(t.out, `,"result":{"isError":`...)
+	t.out = append(t.out, p.id...)
+	t.out = append(t.out, `,"result":{"name":`...)
+	t.out = append(t.out, p.name...)
+	t.out = append(t.out, `,"isError":`...)
 	t.out = strconv.AppendBool(t.out, isError)
 	t.out = append(t.out, `,"text":`...)
 	t.out = append(t.out, text...)
+	t.out = append(t.out, `,"content":`...)
+	t.out = append(t.out, content...)
+	t.out = append(t.out, `,"truncated":false,"bytes":`...)
+	t.out = strconv.AppendInt(t.out, int64(len(text)-2), 10)
 	t.out = append(t.out, "}}"...)
 	t.frame()
 }
 
-var noText = []byte(`""`)
+var noText, noContent = []byte(`""`), []byte(`[]`)
 
 // responseOf returns a JSON-RPC message's id, method (requests) and result, or whether it is an
 // error response.

@@ -76,6 +76,10 @@ func TestTranslator(t *testing.T) {
 	if err != nil || !strings.Contains(res.Text, want) {
 		t.Fatalf("echo %q = %+v, %v", want, res, err)
 	}
+	// In the contract's shape, as the host answers.
+	if res.Name != "mcp__"+serverName(0)+"__"+echoTool || res.Truncated || res.Bytes == 0 {
+		t.Fatalf("echo = %+v, want the name as called, not truncated, its size in bytes", res)
+	}
 	// A tool's error result comes back as one, with its text.
 	res, err = b.sbCall(ctx, c, serverName(0), "fail", map[string]any{"message": "no such luck"})
 	if err == nil || !strings.Contains(err.Error(), "no such luck") {
