@@ -9,6 +9,8 @@ import (
 	"strings"
 	"sync"
 	"syscall"
+
+	"golang.org/x/sys/unix"
 )
 
 // groupAlive reports whether group pgid has a member that is not a zombie. Killed orphans stay
@@ -79,27 +81,48 @@ func startChild(cmd *exec.Cmd) error {
 // thread in a blocking wait4 (30 servers were 30 threads and their stacks); where pidfds cannot be
 // polled (Linux before 5.10) it returns at once and Wait blocks as before.
 func awaitExit(p *os.Process) {
-	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(p.Pid), pidfdNonblock, 0)
-	if errno != 0 {
+	f := openPidfd(p)
+	if f == nil {
 		return
 	}
-	f := os.NewFile(fd, "pidfd")
 	defer f.Close() // ignore error: our own pidfd
+	waitPidfd(f)
+}
+
+// openPidfd opens p's pidfd in the runtime's poller (nil: no pidfd).
+func openPidfd(p *os.Process) *os.File {
+	fd, _, errno := syscall.Syscall(sysPidfdOpen, uintptr(p.Pid), pidfdNonblock, 0)
+	if errno != 0 {
+		return nil
+	}
+	return os.NewFile(fd, "pidfd")
+}
+
+// waitPidfd returns once the pidfd f is readable: its process has exited.
+//
+// The callback asks the pidfd itself each time rather than assuming "not yet" the first time:
+// Read begins by clearing what the poller has recorded for the file, so an exit the poller saw
+// before the wait began (a server that ended while its wait was being set up, as when a host is
+// shut down right after it started its servers) would otherwise never wake it, and Close, which
+// waits for the exit, hung for good. A pidfd that the poller cannot take makes Read return after
+// one look: Wait then blocks as it always did.
+func waitPidfd(f *os.File) {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return
 	}
-	first := true
-	// Read's callback returning false means "not yet": the runtime waits until the pidfd is
-	// readable (the process exited) and calls it again. A pidfd that the poller cannot take makes
-	// Read call it once and return: Wait then blocks as it always did.
-	_ = rc.Read(func(uintptr) bool { // ignore error: Wait reports the exit either way
-		if first {
-			first = false
-			return false
-		}
-		return true
-	})
+	_ = rc.Read(pidfdReadable) // ignore error: Wait reports the exit either way
+}
+
+// pidfdReadable reports whether the pidfd fd is readable now (its process has exited), or cannot
+// be asked (then there is nothing to wait for here either).
+func pidfdReadable(fd uintptr) bool {
+	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	n, err := unix.Poll(pfd, 0)
+	if err == syscall.EINTR {
+		return false // the poller will say
+	}
+	return err != nil || n > 0
 }
 
 // pidfdNonblock is PIDFD_NONBLOCK (O_NONBLOCK), which makes the pidfd pollable by the runtime.
