@@ -120,7 +120,9 @@ func pidfdReadable(fd uintptr) bool {
 	pfd := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
 	n, err := unix.Poll(pfd, 0)
 	if err == syscall.EINTR {
-		return false // the poller will say
+		// poll reports EINTR only when nothing was ready, and the poller's record was cleared
+		// before this look: an exit still to come is recorded and wakes the wait.
+		return false
 	}
 	return err != nil || n > 0
 }

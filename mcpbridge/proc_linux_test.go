@@ -73,8 +73,9 @@ func TestAwaitExitSeesAnExitThePollerTookFirst(t *testing.T) {
 	// Make the poller take f's readiness in before f's wait begins: a second pidfd of the same
 	// process, registered after f, is reported no earlier than f (epoll's ready list keeps its
 	// order), so once the poller has reported it, it has reported f. Its own wait ends either
-	// when the poller reports it or, should that report come before the wait began (the very
-	// loss under test), at its deadline: both after the poller took f in.
+	// when the poller reports it or, when that report came before the wait began (the very loss
+	// under test, and often the case here: g is ready when registered), at its deadline: both
+	// after the poller took f in.
 	g := openPidfd(cmd.Process)
 	defer g.Close()
 	if err := g.SetReadDeadline(time.Now().Add(time.Second)); err != nil {
