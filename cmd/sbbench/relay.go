@@ -32,21 +32,10 @@ func childRelay(args []string) int {
 	}
 	runtime.LockOSThread()
 	debug.SetGCPercent(-1)
-	inR, inW, err := os.Pipe()
+	cmd, inW, outR, err := startPiped(args)
 	if err != nil {
 		return 1
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return 1
-	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
-	if err := cmd.Start(); err != nil {
-		return 1
-	}
-	inR.Close()
-	outW.Close()
 	defer runtime.KeepAlive(inW) // their descriptors are used raw below: no finalizer may close them
 	defer runtime.KeepAlive(outR)
 	type direction struct {
@@ -130,6 +119,32 @@ func childRelay(args []string) int {
 		return exit.ExitCode()
 	}
 	return 0
+}
+
+// startPiped starts args as a child with pipes on its stdin and stdout (its stderr is ours), and
+// returns them: in, what the child reads, and out, what it writes.
+func startPiped(args []string) (cmd *exec.Cmd, in, out *os.File, err error) {
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, nil, nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		inR.Close()
+		inW.Close()
+		return nil, nil, nil, err
+	}
+	cmd = exec.Command(args[0], args[1:]...)
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
+	err = cmd.Start()
+	inR.Close() // the child's ends: its own copies stay open
+	outW.Close()
+	if err != nil {
+		inW.Close()
+		outR.Close()
+		return nil, nil, nil, err
+	}
+	return cmd, inW, outR, nil
 }
 
 // rawIO is one read(2) or write(2) of b on a non-blocking descriptor, not announced to the

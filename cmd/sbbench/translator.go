@@ -8,7 +8,6 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"os/exec"
 	"runtime"
 	"runtime/debug"
 	"strconv"
@@ -39,22 +38,11 @@ func childTranslator(args []string) int {
 		return 2
 	}
 	runtime.LockOSThread()
-	inR, inW, err := os.Pipe()
+	cmd, inW, outR, err := startPiped(args)
 	if err != nil {
-		return 1
-	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
-		return 1
-	}
-	cmd := exec.Command(args[0], args[1:]...)
-	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, os.Stderr
-	if err := cmd.Start(); err != nil {
 		fmt.Fprintln(os.Stderr, "sbbench _translate:", err)
 		return 1
 	}
-	inR.Close()
-	outW.Close()
 	defer runtime.KeepAlive(inW) // their descriptors are used raw below: no finalizer may close them
 	defer runtime.KeepAlive(outR)
 	stop := func(code int) int {
