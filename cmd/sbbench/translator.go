@@ -25,9 +25,10 @@ import (
 // shutdown, switchboard.servers (its one server, ready) and switchboard.callTool: each call is
 // sent to the server as tools/call with the editor's arguments as they came (not checked, not
 // compacted), and the answer goes back in the contract's ToolResult shape, its first text block
-// as the text and its content blocks as they came. Nothing else: no gate, no audit, no escaping, no validation. It is not a host anyone
-// could ship; it is the floor under one, so that the host's figures can be read as what the
-// translation must cost (a process, four pipes, two framings) and what the host adds.
+// as the text and its content blocks as they came. Nothing else: no gate, no audit, no escaping,
+// no validation. It is not a host anyone could ship; it is the floor under one, so that the
+// host's figures can be read as what the translation must cost (a process, four pipes, two
+// framings) and what the host adds.
 //
 // It runs as the byte relay does (childRelay), a C-style floor rather than a Go one: one thread,
 // raw system calls, ppoll, no collector; nothing in its loop allocates once its buffers have
