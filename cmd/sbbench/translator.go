@@ -105,7 +105,7 @@ type translator struct {
 	next                           uint64    // the next tools/call id
 	pending                        [256]call // by tools/call id mod 256 (8 callers in flight)
 	exit                           bool      // the editor said exit
-	broken                         error
+	broken                         error     // what ends the loop: a bad frame, a failed write
 }
 
 // call is a tools/call in flight: the editor's request id and tool name, as they came.
