@@ -110,10 +110,35 @@ func (a *App) SetAllowlist(prefix string, entries []string) ([]string, error) {
 		}
 		return nil, fmt.Errorf("host: allowlist: %w", err)
 	}
+	if err := a.bindGrants(prefix, out); err != nil {
+		return nil, err
+	}
 	if out == nil {
 		out = []string{}
 	}
 	return out, nil
+}
+
+// bindGrants records the entries under prefix for the current definition of a trusted
+// workspace-only server, as the gate does for an "always" answer (permissions.TrustStore.SetGrants):
+// without it the gate ignores them for that server. A server that is not trusted gets nothing
+// recorded (the entries stay in the file, for another definition once granted there too).
+func (a *App) bindGrants(prefix string, entries []string) error {
+	server := strings.TrimSuffix(strings.TrimPrefix(prefix, "mcp__"), "__")
+	cfg, ok := a.configFor(server)
+	if !ok || !cfg.WorkspaceOnly {
+		return nil
+	}
+	fp := cfg.Fingerprint()
+	if a.trust.Get(server, fp) != permissions.Trusted {
+		a.log.Warn(fmt.Sprintf("host: allowlist: server %s comes only from workspace file %s and is not trusted, so its entries do not count for it; trust it, then set them again",
+			safetext.Line(server), safetext.Line(cfg.Source)))
+		return nil
+	}
+	if err := a.trust.SetGrants(server, fp, entries); err != nil {
+		return fmt.Errorf("host: allowlist: the entries were written to %s but could not be recorded for the workspace definition of server %s, so they do not count for it: %w", a.allow.Path(), server, err)
+	}
+	return nil
 }
 
 // CallRequest is one direct tool call.

@@ -2,6 +2,7 @@ package permissions
 
 import (
 	"context"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -151,6 +152,47 @@ func TestAllowlistReasonDescribesEntry(t *testing.T) {
 		s, _, _ := strings.Cut(strings.TrimPrefix(tool, "mcp__"), "__")
 		if d, _ := g.Check(context.Background(), Request{Tool: tool, Server: s}); !d.Allowed || !strings.Contains(d.Reason, want) {
 			t.Errorf("%s: %+v; want reason containing %q", tool, d, want)
+		}
+	}
+}
+
+// SetGrants makes one server's entries of a list exactly the grants of one definition: entries of
+// other servers are skipped, what the list no longer has is no longer granted, an empty list
+// removes the record, and another definition's grants stay.
+func TestSetGrants(t *testing.T) {
+	ts, err := OpenTrustStore(filepath.Join(t.TempDir(), "trust.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.AddGrant("w", "other", "mcp__w__a"); err != nil {
+		t.Fatal(err)
+	}
+	if err := ts.SetGrants("w", "fp", []string{"edit_file", "mcp__w__a", "mcp__w-x__b", "mcp__w__b*", "mcp__w__a"}); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		fp, entry string
+		want      bool
+	}{
+		{"fp", "mcp__w__a", true}, {"fp", "mcp__w__b*", true}, {"fp", "edit_file", false}, {"fp", "mcp__w-x__b", false},
+		{"other", "mcp__w__a", true}, {"other", "mcp__w__b*", false},
+	} {
+		if got := ts.Granted(tc.fp, tc.entry); got != tc.want {
+			t.Errorf("after SetGrants: Granted(%q, %q) = %v, want %v", tc.fp, tc.entry, got, tc.want)
+		}
+	}
+	if err := ts.SetGrants("w", "fp", []string{"mcp__w__b*"}); err != nil || ts.Granted("fp", "mcp__w__a") || !ts.Granted("fp", "mcp__w__b*") {
+		t.Errorf("replacing: %v; mcp__w__a granted %v, mcp__w__b* granted %v", err, ts.Granted("fp", "mcp__w__a"), ts.Granted("fp", "mcp__w__b*"))
+	}
+	if err := ts.SetGrants("w", "fp", nil); err != nil || ts.Granted("fp", "mcp__w__b*") || !ts.Granted("other", "mcp__w__a") {
+		t.Errorf("revoking: %v; fp granted %v, other granted %v", err, ts.Granted("fp", "mcp__w__b*"), ts.Granted("other", "mcp__w__a"))
+	}
+	if data, _ := os.ReadFile(ts.Path()); strings.Contains(string(data), `"fp"`) {
+		t.Errorf("an empty grant list left its record: %s", data)
+	}
+	for _, bad := range [][2]string{{"w", ""}, {"w__x", "fp"}} {
+		if err := ts.SetGrants(bad[0], bad[1], []string{"mcp__w__a"}); err == nil {
+			t.Errorf("SetGrants(%q, %q) = nil, want an error", bad[0], bad[1])
 		}
 	}
 }

@@ -282,6 +282,38 @@ func (t *TrustStore) AddGrant(server, fingerprint, entry string) error {
 	})
 }
 
+// SetGrants makes the entries of server among entries (the whole allowlist after a change; other
+// servers' entries are skipped) exactly the grants recorded for the server definition with this
+// fingerprint: an explicit grant through Switchboard's own commands (switchboard.allowlist.set,
+// switchboard allow set) binds to the definition as the gate's "always" does, and what the command
+// removed is no longer recorded. No entry removes the record. Grants of other definitions stay.
+func (t *TrustStore) SetGrants(server, fingerprint string, entries []string) error {
+	if fingerprint == "" || ValidServerName(server) != nil {
+		return &InputError{"empty fingerprint or invalid server name"}
+	}
+	var keep []string
+	for _, e := range entries {
+		if entryServer(e) == server && !slices.Contains(keep, e) {
+			keep = append(keep, e)
+		}
+	}
+	return t.modify(func(f *trustFile) bool {
+		if g, ok := f.Grants[fingerprint]; ok && g.Server == server && slices.Equal(g.Entries, keep) {
+			return false
+		}
+		if len(keep) == 0 {
+			_, had := f.Grants[fingerprint]
+			delete(f.Grants, fingerprint)
+			return had
+		}
+		if f.Grants == nil {
+			f.Grants = make(map[string]grantRecord)
+		}
+		f.Grants[fingerprint] = grantRecord{Server: server, Entries: keep}
+		return true
+	})
+}
+
 // modify runs edit on the file's current contents under both locks, after re-reading it, and
 // writes the result atomically when edit reports a change. A malformed file is never written.
 func (t *TrustStore) modify(edit func(*trustFile) (changed bool)) error {

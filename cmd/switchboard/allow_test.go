@@ -2,12 +2,16 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/permissions"
 )
 
 func TestAllow(t *testing.T) {
@@ -117,5 +121,89 @@ func TestCallAmbiguousServerName(t *testing.T) {
 	}
 	if _, err := os.Stat(marker); !os.IsNotExist(err) {
 		t.Errorf("server github_ was started (%v)", err)
+	}
+}
+
+// `switchboard allow set` for a trusted workspace-only server binds the entries to its current
+// definition (the workspace named by --workspace), as the editor's "always" answer does, so the
+// gate honours them; the same grant does not survive the workspace file changing the command,
+// even once the changed definition is trusted. For an untrusted server it says that the entries do
+// not count for it.
+func TestAllowSetTrustedWorkspaceServer(t *testing.T) {
+	cfgDir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfgDir)
+	ws := t.TempDir()
+	writeWS := func(command string) string {
+		t.Helper()
+		def := `{"mcpServers": {"wsonly": {"command": "` + command + `", "args": ["serve"]}}}`
+		if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(def), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfgs, _ := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: []string{ws}})
+		for _, c := range cfgs {
+			if c.Name == "wsonly" && c.WorkspaceOnly {
+				return c.Fingerprint()
+			}
+		}
+		t.Fatalf("no workspace-only server wsonly in %s", def)
+		return ""
+	}
+	trustPath := permissions.DefaultTrustPath()
+	trust := func(fp string) {
+		t.Helper()
+		ts, err := permissions.OpenTrustStore(trustPath)
+		if err == nil {
+			err = ts.Set("wsonly", fp, true)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	// runs reports whether the gate runs mcp__wsonly__echo of the definition fp without asking
+	// (there is no prompter: anything that would ask is denied).
+	runs := func(fp string) bool {
+		t.Helper()
+		al, _ := permissions.OpenAllowlist(permissions.DefaultAllowlistPath())
+		ts, _ := permissions.OpenTrustStore(trustPath)
+		g := permissions.NewGate(permissions.GateOptions{Allowlist: al, Trust: ts})
+		d, _ := g.Check(context.Background(), permissions.Request{Tool: "mcp__wsonly__echo", Server: "wsonly", Definition: fp, Mode: permissions.SingleConfirm})
+		return d.Allowed
+	}
+	allowSet := func(entries ...string) (int, string) {
+		var stdout, stderr bytes.Buffer
+		code := run(append([]string{"allow", "set", "mcp__wsonly__", "--workspace", ws}, entries...), &stdout, &stderr)
+		return code, stderr.String()
+	}
+	t.Chdir(ws) // without --workspace, the workspace is the current directory (as for check and pins)
+
+	fp := writeWS("wsonly-server")
+	// Not trusted yet: written, but the person is told it does not count for the server.
+	if code, stderr := allowSet("mcp__wsonly__echo"); code != 0 || !strings.Contains(stderr, "not trusted") {
+		t.Errorf("untrusted: exit %d, stderr %q; want 0 and a note that it is not trusted", code, stderr)
+	}
+	if runs(fp) {
+		t.Errorf("an untrusted definition's grant counts")
+	}
+	trust(fp)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"allow", "set", "mcp__wsonly__", "mcp__wsonly__echo"}, &stdout, &stderr); code != 0 || stderr.Len() != 0 {
+		t.Fatalf("trusted: exit %d, stderr %q", code, stderr.String())
+	}
+	if !runs(fp) {
+		t.Fatalf("after allow set for the trusted definition, the call still asks")
+	}
+	if code, _ := allowSet(); code != 0 || runs(fp) {
+		t.Errorf("after revoking (exit %d), the call runs without asking", code)
+	}
+	allowSet("mcp__wsonly__*")
+	if !runs(fp) {
+		t.Fatalf("after allow set mcp__wsonly__*, the call still asks")
+	}
+
+	// The repository changes the command; the person trusts the new definition.
+	changed := writeWS("/tmp/evil-wsonly-server")
+	trust(changed)
+	if runs(changed) {
+		t.Errorf("the grant for wsonly survived the workspace file changing its command")
 	}
 }
