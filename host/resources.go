@@ -238,7 +238,7 @@ func (a *App) chatContext(ctx context.Context, r ChatRequest) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "<attached-resource server=%q uri=%q>\n", res.Server, safetext.Line(res.URI))
+		fmt.Fprintf(&b, "<%s server=%q uri=%q>\n", session.FenceResource, res.Server, safetext.Line(session.Unfence(res.URI)))
 		for _, c := range res.Contents {
 			if c.Blob != "" || c.Text == "" && c.Bytes > 0 {
 				fmt.Fprintf(&b, "> [binary content %s, %d bytes of base64: not shown]\n", safetext.Line(c.MIMEType), c.Bytes)
@@ -246,21 +246,22 @@ func (a *App) chatContext(ctx context.Context, r ChatRequest) (string, error) {
 			}
 			b.WriteString(quoteBudget(c.Text, c.Bytes))
 		}
-		b.WriteString("</attached-resource>\n")
+		b.WriteString("</" + session.FenceResource + ">\n")
 	}
 	if p := r.Invoke; p != nil {
 		res, err := a.GetPrompt(ctx, p.Server, p.Name, p.Arguments)
 		if err != nil {
 			return "", err
 		}
-		fmt.Fprintf(&b, "The user ran the prompt %q of MCP server %q; its messages follow, quoted:\n<server-prompt server=%q name=%q>\n",
-			safetext.Line(p.Name), p.Server, p.Server, safetext.Line(p.Name))
+		name := safetext.Line(session.Unfence(p.Name))
+		fmt.Fprintf(&b, "The user ran the prompt %q of MCP server %q; its messages follow, quoted:\n<%s server=%q name=%q>\n",
+			name, p.Server, session.FencePrompt, p.Server, name)
 		var msgs strings.Builder
 		for _, m := range res.Messages {
 			fmt.Fprintf(&msgs, "%s: %s\n", m.Role, m.Text)
 		}
 		b.WriteString(quoteBudget(msgs.String(), msgs.Len()))
-		b.WriteString("</server-prompt>\n")
+		b.WriteString("</" + session.FencePrompt + ">\n")
 		if strings.TrimSpace(r.Prompt) == "" {
 			b.WriteString("Respond to the prompt above.\n")
 		}
@@ -272,11 +273,12 @@ func (a *App) chatContext(ctx context.Context, r ChatRequest) (string, error) {
 	return b.String(), nil
 }
 
-// quoteBudget quotes text (escaped, every line prefixed with "> ", so nothing in it can close the
-// block) cut to attachmentBudget with a note; total is its size before any cap.
+// quoteBudget quotes text (escaped, every line prefixed with "> " and every fence marker
+// neutralised, so nothing in it can close the block or open another) cut to attachmentBudget with
+// a note; total is its size before any cap.
 func quoteBudget(text string, total int) string {
 	shown := mcpbridge.Cut(text, attachmentBudget)
-	lines := strings.Split(strings.TrimSuffix(safetext.Block(shown), "\n"), "\n")
+	lines := strings.Split(strings.TrimSuffix(safetext.Block(session.Unfence(shown)), "\n"), "\n")
 	var b strings.Builder
 	for _, l := range lines {
 		b.WriteString("> ")
