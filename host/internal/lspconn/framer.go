@@ -11,8 +11,9 @@ import (
 )
 
 // Bounds on what the editor can make the host hold. A frame is refused from its header alone when
-// it declares more than MaxFrame bytes; a header line longer than maxHeaderLine or a header block
-// of more than maxHeaderLines lines is malformed (and skipped like any malformed header).
+// it declares more than MaxFrame bytes (a malformed header, skipped like any other, its body with
+// it); a header line longer than maxHeaderLine or a header block of more than maxHeaderLines lines
+// is malformed too.
 const (
 	MaxFrame       = 64 << 20
 	maxHeaderLine  = 4 << 10
@@ -215,12 +216,13 @@ func (s *source) close() {
 // framer reads LSP frames (Content-Length header framing) from a source:
 //
 //   - a header block that is malformed (a line without a colon, a Content-Length that is not a
-//     positive number, no Content-Length at all, a line or block over its bound) is skipped: the
-//     framer reports it once and then looks for the next "Content-Length:" in the input, wherever
-//     it is (the body of a header-less frame has no known end, so resync cannot be by length);
-//   - a frame declaring more than MaxFrame bytes, a body that turns out to hold the next frame's
-//     header, or a frame that stops arriving half-way for the stall timeout is fatal: the bytes
-//     already taken may belong to later frames, so no boundary found after that is trustworthy.
+//     positive number, declares more than MaxFrame bytes or overflows any integer, no
+//     Content-Length at all, a line or block over its bound) is skipped: the framer reports it
+//     once and then looks for the next "Content-Length:" in the input, wherever it is (the body of
+//     such a frame has no length to trust, so resync cannot be by length; scanning holds none of it);
+//   - a body that turns out to hold the next frame's header, or a frame that stops arriving
+//     half-way for the stall timeout, is fatal: the bytes already taken may belong to later
+//     frames, so no boundary found after that is trustworthy.
 //
 // The body buffer grows with the bytes that arrive, never past the declared length; it is valid
 // until the next call.
@@ -253,7 +255,7 @@ func (f *framer) next() ([]byte, int64, error) {
 		n, ok, tooBig := parseLength(value)
 		switch {
 		case tooBig:
-			return &framingError{fmt.Sprintf("the editor sent a frame of %s bytes, over the %d MiB limit; closing the connection", bytes.TrimSpace(value), MaxFrame>>20)}
+			return &malformedError{fmt.Sprintf("Content-Length %q is over the %d MiB limit", clip(bytes.TrimSpace(value)), MaxFrame>>20)}
 		case !ok:
 			return &malformedError{fmt.Sprintf("Content-Length %q is not a positive number", clip(value))}
 		case have && n != length:
