@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"io"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -11,22 +12,69 @@ import (
 	"github.com/switchboard-dev/switchboard/permissions"
 )
 
-// TestHelpExitsZero: asking a command for its help is not a usage error (exit 0, the usage shown).
+// TestHelpExitsZero: every command and subcommand answers -h, -help and --help (also after an
+// argument, and as switchboard help COMMAND) with its usage on stdout, exit 0, nothing on stderr,
+// and does nothing else: no file is written. The table comes from the dispatch table
+// (subcommands() and each command's subs), so a new command is in it by construction.
 func TestHelpExitsZero(t *testing.T) {
-	for _, args := range [][]string{{"--help"}, {"check", "--help"}, {"check", "-h"}, {"serve", "--help"},
-		{"serve", "-h"}, {"call", "--help"}, {"allow", "--help"}, {"mcp", "--help"}} {
-		var stdout, stderr bytes.Buffer
-		if code := run(args, &stdout, &stderr); code != 0 {
-			t.Errorf("switchboard %s: exit %d, want 0\n%s", strings.Join(args, " "), code, stderr.String())
-		}
-		if !strings.Contains(stdout.String()+stderr.String(), "usage") {
-			t.Errorf("switchboard %s shows no usage:\n%s%s", strings.Join(args, " "), stdout.String(), stderr.String())
+	cases := [][]string{{}, {"help"}}
+	for _, c := range subcommands() {
+		cases = append(cases, []string{c.name}, []string{"help", c.name})
+		for _, sub := range c.subs {
+			words := strings.Fields(sub)
+			cases = append(cases, append([]string{c.name}, words...), append([]string{c.name}, append(words, "x")...))
 		}
 	}
-	// A real usage error still exits 2.
-	if code := run([]string{"check", "--nope"}, io.Discard, io.Discard); code != 2 {
-		t.Errorf("check --nope: exit %d, want 2", code)
+	cases = append(cases, []string{"--stdio"}, []string{"mcp", "add", "x", "--url", "http://127.0.0.1:1"})
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	t.Setenv("XDG_STATE_HOME", home)
+	t.Setenv("HOME", home)
+	t.Chdir(home)
+	for _, base := range cases {
+		for _, flag := range []string{"-h", "-help", "--help"} {
+			args := append(append([]string{}, base...), flag)
+			if len(base) > 0 && base[0] == "help" {
+				args = base // switchboard help [COMMAND]
+			}
+			var stdout, stderr bytes.Buffer
+			code := run(args, &stdout, &stderr)
+			line := "switchboard " + strings.Join(args, " ")
+			if code != 0 || stderr.Len() != 0 {
+				t.Errorf("%s: exit %d, stderr %q; want 0 and nothing on stderr", line, code, stderr.String())
+			}
+			want := "usage"
+			if name := helpName(base); name != "" {
+				want = "switchboard " + name
+			}
+			if out := stdout.String(); !strings.HasPrefix(out, "usage") || !strings.Contains(out, want) {
+				t.Errorf("%s: stdout %q; want the usage, naming %q", line, out, want)
+			}
+		}
 	}
+	if ents, _ := os.ReadDir(home); len(ents) != 0 {
+		t.Errorf("asking for help wrote %v", ents)
+	}
+	// A real usage error still exits 2, and an unknown command is one.
+	for _, args := range [][]string{{"check", "--nope"}, {"help", "nope"}, {"mcp", "add", "--nope"}} {
+		if code := run(args, io.Discard, io.Discard); code != 2 {
+			t.Errorf("%q: exit %d, want 2", args, code)
+		}
+	}
+}
+
+// helpName is the command the usage must name for a help case (its name; "" for the top level).
+func helpName(base []string) string {
+	if len(base) > 0 && base[0] == "help" {
+		base = base[1:]
+	}
+	if len(base) == 0 {
+		return ""
+	}
+	if base[0] == "--stdio" {
+		return "serve"
+	}
+	return base[0]
 }
 
 // TestCheckOneServerAndTrustStore: "1 MCP server" (not "1 MCP servers"), and a workspace server the

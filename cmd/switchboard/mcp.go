@@ -111,6 +111,15 @@ func (f mcpFlags) target() (file, workspace string) {
 	return mcpbridge.DefaultUserFile(nil), ""
 }
 
+// mcpHelp prints the usage of switchboard mcp, or of switchboard mcp input.
+func mcpHelp(w io.Writer, args []string) {
+	if len(args) > 0 && args[0] == "input" {
+		fmt.Fprint(w, mcpInputUsage)
+		return
+	}
+	fmt.Fprint(w, mcpUsage)
+}
+
 // runMCP implements `switchboard mcp`.
 func runMCP(args []string, stdout, stderr io.Writer) int {
 	fail := func(code int, format string, a ...any) int {

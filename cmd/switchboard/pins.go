@@ -39,7 +39,10 @@ func runPins(args []string, stdout, stderr io.Writer) int {
 	pinsPath := fs.String("pins", permissions.DefaultPinsPath(), "the pin `FILE`")
 	trustPath := fs.String("trust", permissions.DefaultTrustPath(), "the workspace trust `FILE`")
 	timeout := fs.Duration("timeout", 2*time.Minute, "give up waiting for servers after `D`")
-	fs.Usage = usage
+	fs.Usage = func() {
+		usage()
+		fs.PrintDefaults()
+	}
 	var rest []string // positional arguments; flags may come before, between or after them
 	for left := args[1:]; ; {
 		if err := fs.Parse(left); err != nil {
