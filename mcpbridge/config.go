@@ -81,7 +81,7 @@ func DefaultUserFile(getenv func(string) (string, bool)) string {
 // *ConfigError and skipped (for an entry: that one server; an earlier valid definition of the
 // same server is kept); everything else is still returned.
 func LoadConfig(src ConfigSources) ([]ServerConfig, []error) {
-	l := loader{getenv: src.Getenv, merged: map[string]ServerConfig{}, userDefined: map[string]string{}}
+	l := loader{getenv: src.Getenv, merged: map[string]ServerConfig{}, userDefined: map[string]string{}, folders: src.WorkspaceFolders}
 	if l.getenv == nil {
 		l.getenv = os.LookupEnv
 	}
@@ -124,6 +124,7 @@ type loader struct {
 	userDefined map[string]string
 	errs        []error
 	inputs      map[string]Input // the "inputs" of the file being read (inputs.go)
+	folders     []string         // the open workspace folders (vars.go: ${workspaceFolder})
 }
 
 func (l *loader) fail(file, server, key, format string, args ...any) {
@@ -282,7 +283,7 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	exp := expander{getenv: l.getenv, workspace: workspace, declared: l.inputs}
+	exp := expander{getenv: l.getenv, workspace: workspace, folders: l.folders, declared: l.inputs}
 	str := func(key string, dst *string) {
 		if v, ok := fields[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
@@ -473,10 +474,11 @@ func validURL(s string) bool {
 	return err == nil && (u.Scheme == "http" || u.Scheme == "https") && u.Host != ""
 }
 
-// expander expands ${VAR}, ${env:VAR}, ${VAR:-default} and, in workspace files, ${workspaceFolder}.
+// expander expands ${VAR}, ${env:VAR}, ${VAR:-default} and ${workspaceFolder}.
 type expander struct {
 	getenv    func(string) (string, bool)
-	workspace string
+	workspace string   // the folder of the workspace file being read ("" for a user-level source)
+	folders   []string // the open workspace folders (${workspaceFolder} of a user-level source)
 	// declared are the file's inputs while it is read: their ${input:ID} stay as written.
 	declared map[string]Input
 	// input reads an input's value when a definition is resolved (nil while a file is read).

@@ -8,8 +8,9 @@
 // workspace folder's .vscode/mcp.json, .mcp.json and .switchboard/mcp.json, the extra files, then
 // the servers handed in by the editor; a later definition replaces an earlier one server by
 // server. Both "mcpServers" and "servers" top-level keys are read. ${VAR}, ${env:VAR} and
-// ${VAR:-default} expand in command, args, env, cwd, url and headers (${workspaceFolder} in
-// workspace files); an unset variable without a default is an error. An unknown key or a bad
+// ${VAR:-default} expand in command, args, env, cwd, url and headers (${workspaceFolder}: a
+// workspace file's folder, elsewhere the one open folder; vars.go); an unset variable without a
+// default is an error. An unknown key or a bad
 // entry is a *ConfigError naming file, server and key, and only that entry is skipped (an
 // earlier valid definition of the same server stays). A server whose winning definition comes
 // from a workspace file is WorkspaceOnly (it needs the user's trust) unless a trusted source

@@ -36,10 +36,7 @@ func (e expander) builtin(m string) (string, error) {
 	ref := m[2 : len(m)-1]
 	switch ref {
 	case varWorkspaceFolder:
-		if e.workspace != "" {
-			return e.workspace, nil
-		}
-		return "", fmt.Errorf("%s is only defined in a workspace file", m)
+		return e.workspaceFolder(m)
 	case varUserHome:
 		if home, ok := e.getenv("HOME"); ok && filepath.IsAbs(home) {
 			return home, nil
@@ -68,6 +65,24 @@ func (e expander) builtin(m string) (string, error) {
 	return "", fmt.Errorf("unsupported variable %s", m)
 }
 
+// workspaceFolder resolves ${workspaceFolder} (m): a workspace file's own folder; in a user-level
+// file (the user's, a --config file, editor settings) the open folder when exactly one is known,
+// as VS Code does. With several, VS Code's resolver refuses it for a definition that belongs to
+// no folder ("can not be resolved in a multi folder workspace"), and so does this: which folder a
+// server runs in is not left to the order of the folders.
+func (e expander) workspaceFolder(m string) (string, error) {
+	switch {
+	case e.workspace != "":
+		return e.workspace, nil
+	case len(e.folders) == 1:
+		return e.folders[0], nil
+	case len(e.folders) == 0:
+		return "", fmt.Errorf("%s is the open folder, and no folder is open: open a folder in the editor (or pass --workspace DIR on the command line)", m)
+	}
+	return "", fmt.Errorf("%s names no one folder: %d folders are open (%s); in a file that belongs to no folder it is resolved only when one is open, as in VS Code: write the folder's path, or define the server in that folder's .vscode/mcp.json",
+		m, len(e.folders), strings.Join(e.folders, ", "))
+}
+
 // envFileEntry reads the entry's "envFile" key (VS Code, Cursor): a file of KEY=VALUE lines
 // whose values are added to the server's environment when it starts ("env" wins over it). Only
 // the path is kept: the values are the user's secrets, read again by [ServerConfig.Resolve], and
@@ -87,7 +102,7 @@ func (l *loader) envFileEntry(file, workspace string, fields map[string]json.Raw
 		bad("envFile", "only used by a stdio server")
 		return
 	}
-	exp := expander{getenv: l.getenv, workspace: workspace}
+	exp := expander{getenv: l.getenv, workspace: workspace, folders: l.folders}
 	out := varRE.ReplaceAllStringFunc(p, func(m string) string {
 		if name, _, _ := envRef(m); name != "" {
 			bad("envFile", "must not use the environment (%s)", m)

@@ -1,6 +1,8 @@
 package mcpbridge
 
 import (
+	"encoding/json"
+	"errors"
 	"os"
 	"path/filepath"
 	"slices"
@@ -165,4 +167,74 @@ func TestUndeclaredInputFailsOnlyThatServer(t *testing.T) {
 
 func quoteJSON(s string) string {
 	return `"` + strings.NewReplacer(`\`, `\\`, `"`, `\"`).Replace(s) + `"`
+}
+
+// ${workspaceFolder} in a user-level file (the user's mcp.json, a --config file, the editor's
+// settings) is the open folder when exactly one is known, as in VS Code. With none the entry is
+// refused, and the error names the file, the server and the key and says to open a folder; with
+// several, as VS Code's variable resolver does for a definition that belongs to no folder, it is
+// refused naming the folders. A workspace file keeps its own folder.
+func TestWorkspaceFolderInUserFile(t *testing.T) {
+	dir := t.TempDir()
+	user := filepath.Join(dir, "mcp.json")
+	extra := filepath.Join(dir, "extra.json")
+	def := `{"mcpServers": {"%s": {"command": "node", "args": ["${workspaceFolder}/tool.js"], "cwd": "${workspaceFolder}"}}}`
+	for f, name := range map[string]string{user: "u", extra: "x"} {
+		if err := os.WriteFile(f, []byte(strings.Replace(def, "%s", name, 1)), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ws, ws2 := filepath.Join(dir, "proj"), filepath.Join(dir, "other")
+	editor := map[string]json.RawMessage{"e": json.RawMessage(`{"command": "node", "args": ["${workspaceFolder}/e.js"]}`)}
+	load := func(folders ...string) ([]ServerConfig, []error) {
+		return LoadConfig(ConfigSources{UserFile: user, ExtraFiles: []string{extra}, EditorServers: editor, WorkspaceFolders: folders, Getenv: env(nil)})
+	}
+
+	cfgs, errs := load(ws)
+	if len(errs) != 0 || len(cfgs) != 3 {
+		t.Fatalf("one folder: %d servers, errors %v; want 3 and none", len(cfgs), errs)
+	}
+	for _, c := range cfgs {
+		ok := c.Args[0] == ws+"/tool.js" && c.Cwd == ws
+		if c.Name == "e" {
+			ok = c.Args[0] == ws+"/e.js"
+		}
+		if !ok {
+			t.Errorf("one folder: %s args %q cwd %q; want them under %s", c.Name, c.Args, c.Cwd, ws)
+		}
+	}
+
+	for _, tc := range []struct {
+		folders []string
+		want    string
+	}{
+		{nil, "open a folder"},
+		{[]string{ws, ws2}, ws2},
+	} {
+		cfgs, errs := load(tc.folders...)
+		if len(cfgs) != 0 || len(errs) != 5 { // args and cwd of u and x, args of e
+			t.Fatalf("%d folders: %d servers, errors %v; want each entry refused", len(tc.folders), len(cfgs), errs)
+		}
+		for _, err := range errs {
+			var ce *ConfigError
+			if !errors.As(err, &ce) || ce.Server == "" || ce.Key == "" || ce.File == "" || !strings.Contains(ce.Msg, "${workspaceFolder}") || !strings.Contains(ce.Msg, tc.want) {
+				t.Errorf("%d folders: %v; want a config error naming file, server, key, ${workspaceFolder} and %q", len(tc.folders), err, tc.want)
+			}
+			if strings.Contains(err.Error(), "only defined in a workspace file") {
+				t.Errorf("%d folders: the old refusal: %v", len(tc.folders), err)
+			}
+		}
+	}
+
+	// A workspace file's own folder wins, even with several folders open.
+	if err := os.MkdirAll(ws2, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(ws2, ".mcp.json"), []byte(strings.Replace(def, "%s", "w", 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfgs, _ = LoadConfig(ConfigSources{UserFile: filepath.Join(dir, "none.json"), WorkspaceFolders: []string{ws, ws2}, Getenv: env(nil)})
+	if len(cfgs) != 1 || cfgs[0].Cwd != ws2 {
+		t.Errorf("workspace file in the second folder: %+v; want its cwd %s", cfgs, ws2)
+	}
 }

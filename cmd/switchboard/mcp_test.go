@@ -86,3 +86,22 @@ func TestMCPAddRemoveImport(t *testing.T) {
 		t.Errorf("list after import:\n%s", out)
 	}
 }
+
+// ${workspaceFolder} in the user's mcp.json is the folder --workspace names (default: the current
+// directory), as in the editor with that folder open.
+func TestMCPGetWorkspaceFolderInUserFile(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	user := filepath.Join(cfg, "switchboard", "mcp.json")
+	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, []byte(`{"mcpServers": {"u": {"command": "node", "cwd": "${workspaceFolder}"}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"mcp", "get", "u", "--workspace", ws}, &stdout, &stderr); code != 0 || !strings.Contains(stdout.String(), "  cwd: "+ws+"\n") {
+		t.Errorf("mcp get u --workspace %s: exit %d, stdout %q, stderr %q; want cwd %s", ws, code, stdout.String(), stderr.String(), ws)
+	}
+}

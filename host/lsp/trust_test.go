@@ -271,3 +271,23 @@ func TestWorkspaceCannotTakeOverUserServer(t *testing.T) {
 		})
 	}
 }
+
+// A server in the user's mcp.json whose cwd is ${workspaceFolder} runs in the editor's folder.
+// With no folder open it is listed as failed, the error saying to open one; once a folder is
+// added it starts.
+func TestWorkspaceFolderInUserFile(t *testing.T) {
+	def := map[string]any{"command": mcptestBin, "args": []string{}, "cwd": "${workspaceFolder}"}
+	user := `{"mcpServers":{"u":` + mustJSON(def) + `}}`
+	env := hosttest.Run(t, hosttest.Config{UserFiles: map[string]string{"mcp.json": user}})
+	env.AwaitServer("u", "ready")
+
+	env = hosttest.Run(t, hosttest.Config{NoWorkspace: true, UserFiles: map[string]string{"mcp.json": user}})
+	if st := env.AwaitServer("u", "failed"); !strings.Contains(st.Error, "cwd: ${workspaceFolder}") || !strings.Contains(st.Error, "open a folder") {
+		t.Errorf("u without a folder: error %q; want it to name the key and say to open a folder", st.Error)
+	}
+	folder := t.TempDir()
+	env.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
+		"added": []map[string]string{{"uri": hosttest.FileURI(folder), "name": "f"}}, "removed": []any{},
+	}})
+	env.AwaitServer("u", "ready")
+}
