@@ -723,16 +723,16 @@ func TestConformanceEarlyWarningLogged(t *testing.T) {
 	})
 }
 
-// An editor that declares experimental.switchboard.textOnce gets a big result's text once, in
+// An editor that declares experimental.switchboard.textOnce gets every result's text once, in
 // text: content leaves out the text blocks and textOmitted says so (the 1 MiB capped result is then
-// a ~1 MiB frame, not 2.1 MB). Small results are unchanged; an editor that does not declare it gets
-// every block (TestConformanceResultCap).
+// a ~1 MiB frame, not 2.1 MB), small results too; an editor that does not declare it gets every
+// block (TestConformanceResultCap).
 func TestResultTextOnce(t *testing.T) {
 	env := runWith(t, hosttest.Config{TextOnce: true, InitOptions: initOpts(map[string]any{"t": server()}, "mode", "always-allow")})
 	for _, tc := range []struct {
 		n       int
 		omitted bool
-	}{{10, false}, {wire.ContentTextLimit - 100, false}, {wire.ContentTextLimit + 1, true}, {5 << 20, true}} {
+	}{{10, true}, {64<<10 - 100, true}, {64<<10 + 1, true}, {5 << 20, true}} {
 		var res wire.ToolResult
 		env.MustCommand(wire.CmdCallTool, map[string]any{"name": "mcp__t__big", "arguments": map[string]any{"n": tc.n}}, &res)
 		if res.IsError || res.Bytes != tc.n || !strings.HasPrefix(res.Text, strings.Repeat("x", min(tc.n, 1<<20))) {

@@ -29,32 +29,48 @@ func wireStatuses(in []mcpbridge.ServerStatus) []wire.ServerStatus {
 }
 
 // wireResult is a tool result as the editor gets it. For an editor that declared
-// experimental.switchboard.textOnce, a big result's text goes once, in text: its text blocks are
-// left out of content (a capped 1 MiB result was a 2.1 MB frame). Others get every block.
+// experimental.switchboard.textOnce, the text goes once, in text: the text blocks are left out of
+// content, whatever the result's size (a capped 1 MiB result was a 2.1 MB frame, and a small one
+// paid for its text twice on every call). Others get every block.
 func wireResult(r mcpbridge.Result, textOnce bool) wire.ToolResult {
 	out := wire.ToolResult{Name: r.Name, IsError: r.IsError, Text: r.Text, Content: r.Content, Truncated: r.Truncated, Bytes: r.Bytes}
-	if !textOnce {
-		return out
-	}
-	size := 0
-	for _, b := range r.Content {
-		size += len(b)
-	}
-	if !r.Truncated && size <= wire.ContentTextLimit {
+	if !textOnce || len(r.Content) == 0 {
 		return out
 	}
 	out.Content = make([]json.RawMessage, 0, len(r.Content))
 	for _, b := range r.Content {
-		var head struct {
-			Type string `json:"type"`
-		}
-		if json.Unmarshal(b, &head) == nil && head.Type == "text" {
+		if isTextBlock(b) {
 			out.TextOmitted = true
 			continue
 		}
 		out.Content = append(out.Content, b)
 	}
 	return out
+}
+
+// isTextBlock reports whether an MCP content block is {"type":"text",...}. It is on every call's
+// way back, so the block is scanned, not decoded; a name or value it is unsure of (an escape, a
+// name that differs only in case) is left to encoding/json, which decides as it always has.
+func isTextBlock(b json.RawMessage) bool {
+	text, unsure := false, false
+	valid := jsonscan.Members(b, func(name, value []byte) bool {
+		is, u := jsonscan.Name(name, "type")
+		if u || (is && bytes.IndexByte(value, '\\') >= 0) {
+			unsure = true
+			return false
+		}
+		if is {
+			text = string(value) == `"text"` // encoding/json keeps the last of repeated names: so does this
+		}
+		return true
+	})
+	if unsure || !valid {
+		var head struct {
+			Type string `json:"type"`
+		}
+		return json.Unmarshal(b, &head) == nil && head.Type == "text"
+	}
+	return text
 }
 
 // marshalToolResult is json.Marshal(r) written by hand (it is on every call's way back). The

@@ -162,15 +162,10 @@ type ToolResult struct {
 	// Summary is, for a call that was denied, not run or failed, one plain sentence for the person
 	// ("Server 'everything' is not running (...); reconnect it."); Text stays what the model sees.
 	Summary string `json:"summary,omitempty"`
-	// TextOmitted is true when the text blocks were left out of Content because the result is
-	// big (truncated, or over ContentTextLimit bytes of content) and the editor declared
+	// TextOmitted is true when text blocks were left out of Content because the editor declared
 	// experimental.switchboard.textOnce: the text is sent once, in Text.
 	TextOmitted bool `json:"textOmitted,omitempty"`
 }
-
-// ContentTextLimit is the size of a result's content blocks above which their text blocks are
-// sent only in ToolResult.Text (TextOmitted).
-const ContentTextLimit = 64 << 10
 
 // ChatParams is arguments[0] of switchboard.chat.
 type ChatParams struct {
