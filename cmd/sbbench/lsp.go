@@ -99,9 +99,10 @@ func (c *lspClient) executeCommand(ctx context.Context, command string, arg any,
 // initialize runs initialize + initialized with the given servers in initializationOptions.
 func (c *lspClient) initialize(ctx context.Context, initOpts map[string]any) error {
 	params := map[string]any{
-		"processId":             os.Getpid(),
-		"rootUri":               nil,
-		"capabilities":          map[string]any{},
+		"processId": os.Getpid(),
+		"rootUri":   nil,
+		// As both shipped editors declare (host/wire/PROTOCOL.md section 7): the result's text once.
+		"capabilities":          map[string]any{"experimental": map[string]any{"switchboard": map[string]any{"textOnce": true}}},
 		"initializationOptions": initOpts,
 		"clientInfo":            map[string]any{"name": "sbbench"},
 	}
@@ -142,4 +143,7 @@ type toolResult struct {
 	Text      string `json:"text"`
 	Truncated bool   `json:"truncated"`
 	Bytes     int    `json:"bytes"`
+	// The driver declares textOnce, so the text blocks are left out of content.
+	Content     []json.RawMessage `json:"content"`
+	TextOmitted bool              `json:"textOmitted"`
 }

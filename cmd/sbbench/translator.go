@@ -105,6 +105,8 @@ type translator struct {
 	next                           uint64    // the next tools/call id
 	pending                        [256]call // by tools/call id mod 256 (8 callers in flight)
 	exit                           bool      // the editor said exit
+	textOnce                       bool      // the editor declared experimental.switchboard.textOnce
+	content                        []byte    // the content blocks kept for a textOnce editor
 	broken                         error     // what ends the loop: a bad frame, a failed write
 }
 
@@ -199,6 +201,8 @@ func (t *translator) editorMessage(body []byte) {
 		t.exit = string(method) == `"exit"`
 		// Other notifications (initialized, $/cancelRequest, ...) need nothing here.
 	case string(method) == `"initialize"`:
+		// Both shipped editors declare it, and so does sbbench's driver (lsp.go).
+		t.textOnce = bytes.Contains(params, []byte(`"textOnce":true`))
 		t.reply(id, `{"capabilities":{}}`)
 	case string(method) == `"shutdown"`:
 		t.reply(id, `null`)
@@ -321,6 +325,28 @@ func (t *translator) serverMessage(line []byte) {
 	if content == nil {
 		content = noContent
 	}
+	omitted := false
+	if t.textOnce {
+		// As the host does for such an editor: the text once, in text; other blocks stay.
+		t.content = append(t.content[:0], '[')
+		jsonscan.Elements(content, func(block []byte) bool {
+			text := false
+			jsonscan.Members(block, func(k, v []byte) bool {
+				text = text || (string(k) == "type" && string(v) == `"text"`)
+				return true
+			})
+			if text {
+				omitted = true
+				return true
+			}
+			if len(t.content) > 1 {
+				t.content = append(t.content, ',')
+			}
+			t.content = append(t.content, block...)
+			return true
+		})
+		content = append(t.content, ']')
+	}
 	// The contract's ToolResult (host/wire/PROTOCOL.md), in the host's order; bytes counts the
 	// text as written (escapes and all), which is the same for the echo's text.
 	t.out = append(t.out[:0], `{"jsonrpc":"2.0","id":`...)
@@ -335,6 +361,9 @@ func (t *translator) serverMessage(line []byte) {
 	t.out = append(t.out, content...)
 	t.out = append(t.out, `,"truncated":false,"bytes":`...)
 	t.out = strconv.AppendInt(t.out, int64(len(text)-2), 10)
+	if omitted {
+		t.out = append(t.out, `,"textOmitted":true`...)
+	}
 	t.out = append(t.out, "}}"...)
 	t.frame()
 }

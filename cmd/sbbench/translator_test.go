@@ -80,6 +80,10 @@ func TestTranslator(t *testing.T) {
 	if res.Name != "mcp__"+serverName(0)+"__"+echoTool || res.Truncated || res.Bytes == 0 {
 		t.Fatalf("echo = %+v, want the name as called, not truncated, its size in bytes", res)
 	}
+	// The driver declares textOnce, as both shipped editors do: the text comes once.
+	if !res.TextOmitted || len(res.Content) != 0 {
+		t.Fatalf("echo = %+v, want textOmitted and no text block left in content", res)
+	}
 	// A tool's error result comes back as one, with its text.
 	res, err = b.sbCall(ctx, c, serverName(0), "fail", map[string]any{"message": "no such luck"})
 	if err == nil || !strings.Contains(err.Error(), "no such luck") {
