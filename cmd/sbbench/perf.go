@@ -36,12 +36,12 @@ type perfRow struct {
 // perfSubject is one side of a perfRow: it measures one run.
 type perfSubject func() (float64, error)
 
-// measurePair runs both subjects cfg.runs times, alternating who goes first.
-func (b *bench) measurePair(what string, sa, sb perfSubject) (figure, figure) {
+// measurePair runs both subjects runs times, alternating who goes first.
+func (b *bench) measurePair(what string, runs int, sa, sb perfSubject) (figure, figure) {
 	var vals [2][]float64
 	var t [2]tally
 	subj := [2]perfSubject{sa, sb}
-	for run := range b.cfg.runs {
+	for run := range runs {
 		for k := range 2 {
 			i := (run + k) % 2
 			if t[i].giveUp(len(vals[i])) {
@@ -66,12 +66,16 @@ func (b *bench) perfRows() []perfRow {
 		rows = append(rows, b.everythingRows()...)
 	}
 	if b.cfg.only["first"] {
-		sb, base := b.measurePair("first call", b.firstCallSB, b.firstCallBase)
+		// Issue 35: the median of at least 11 runs (a start is ~20 ms, and its spread is wide).
+		sb, base := b.measurePair("first call", max(b.cfg.runs, firstCallRuns), b.firstCallSB, b.firstCallBase)
 		rows = append(rows, perfRow{name: "first call answered after process start, 1 server (mcptest)", unit: "ms",
 			a: sb, b: base, aWho: "switchboard", bWho: "bare mcp-go", goal: "≤ 1.5x", max: 1.5})
 	}
 	return rows
 }
+
+// firstCallRuns is the fewest runs of the first-call row (issue 35: its goal is on the median of 11).
+const firstCallRuns = 11
 
 func (b *bench) mcptestSpec(args ...string) serverSpec {
 	return serverSpec{Command: b.cfg.mcptest, Args: args}
@@ -123,10 +127,18 @@ func (b *bench) everythingRows() []perfRow {
 		}
 	}
 	return append([]perfRow{
+		// The goals (issue 35) are set against the floor under any LSP host, measured in the same
+		// runs: the minimal translator below.
+		{name: "callTool p50, server-everything echo, against the minimal LSP translator", unit: "µs", a: p50[0], b: p50[3],
+			aWho: "switchboard", bWho: "translator", goal: "≤ 1.2x", max: 1.2},
+		{name: "throughput, 8 concurrent callers, server-everything echo, against the minimal LSP translator", unit: "calls/s", a: tput[0], b: tput[3],
+			aWho: "switchboard", bWho: "translator", goal: "≥ 0.85x", min: 0.85},
+		{name: "8 callers: host CPU per call, server-everything echo, against the minimal LSP translator", unit: "µs", a: load[0].hostCPU, b: load[3].hostCPU,
+			aWho: "switchboard", bWho: "translator", goal: "≤ 2x", max: 2},
 		{name: "callTool p50, server-everything (Node) echo", unit: "µs", a: p50[0], b: p50[1],
-			aWho: "switchboard", bWho: "bare mcp-go", goal: "≤ 1.5x", max: 1.5},
+			aWho: "switchboard", bWho: "bare mcp-go"},
 		{name: "throughput, 8 concurrent callers, server-everything echo", unit: "calls/s", a: tput[0], b: tput[1],
-			aWho: "switchboard", bWho: "bare mcp-go", goal: "≥ 0.8x", min: 0.8},
+			aWho: "switchboard", bWho: "bare mcp-go"},
 		// The floor under any host in a process of its own: the bare client through a byte relay
 		// (one more process, a pipe hop each way, no work), interleaved with the two above.
 		{name: "callTool p50, server-everything echo, through a byte relay (no host)", unit: "µs", a: p50[2], b: p50[1],
