@@ -216,6 +216,56 @@ T.case('approval through vim.lsp.buf.code_action (picker left open)', function()
   end)
 end)
 
+-- The host sends the prompt from its own goroutine: it can reach the editor after
+-- approvalResolved (seen as a flake of the case above: the picker was never released).
+T.case('a prompt that arrives after its approval was answered elsewhere opens no picker', function()
+  local sb = require('switchboard')
+  sb.setup(T.opts()) -- as in init.lua: before any file is open
+  T.wait('client initialized', function()
+    local c = sb.client()
+    return c and c.initialized
+  end)
+  T.wait_servers(function(l)
+    local d = T.server(l, 'demo')
+    return d and d.state == 'ready'
+  end, 'demo ready')
+  local c = sb.client()
+  local approvals, confirm = require('switchboard.approvals'), require('switchboard.confirm')
+  T.answer('switchboard_approval', function()
+    return 'async' -- the user ignores the prompt
+  end)
+  local wait = call_echo('answered before its prompt')
+  T.wait('the prompt', function()
+    return #T.selects_of('switchboard_approval') == 1 and approvals.count() == 1
+  end)
+  T.exec(protocol().cmd.approve, { id = approvals.list()[1].id, decision = 'once' })
+  T.has(wait().text, 'answered before its prompt')
+  T.wait('prompt released', function()
+    return confirm.waiting() == 0
+  end)
+  -- The same prompt again, now that its approval is resolved: what the host sends when its prompt
+  -- loses the race with the answer.
+  local shown = T.selects_of('switchboard_approval')[1]
+  local params = { type = 2, message = shown.opts.switchboard.message, actions = shown.items }
+  local ctx = { method = 'window/showMessageRequest', client_id = c.id }
+  local handler = sb.handlers()['window/showMessageRequest']
+  local reply
+  if has('0.10') then
+    -- As Neovim runs server requests: in a coroutine the handler may yield until a picker answers.
+    local co = coroutine.create(function()
+      reply = handler(nil, params, ctx)
+    end)
+    local ok, err = coroutine.resume(co)
+    T.ok(ok, tostring(err))
+    T.eq(coroutine.status(co), 'dead', 'the handler still waits for a picker')
+  else
+    reply = handler(nil, params, ctx)
+  end
+  T.eq(reply, vim.NIL, 'reply to a prompt already answered')
+  T.eq(#T.selects_of('switchboard_approval'), 1, 'pickers opened')
+  T.eq(confirm.waiting(), 0, 'prompts waiting')
+end)
+
 T.case('approval through a textDocument/codeAction request + executeCommand', function()
   local _, c = T.start()
   T.answer('switchboard_approval', function()

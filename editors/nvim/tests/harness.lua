@@ -155,7 +155,7 @@ local function stub_select(items, opts, on_choice)
   for i, it in ipairs(items) do
     labels[i] = fmt(it)
   end
-  local rec = { kind = opts.kind, prompt = opts.prompt, labels = labels, items = items, on_choice = on_choice }
+  local rec = { kind = opts.kind, prompt = opts.prompt, labels = labels, items = items, opts = opts, on_choice = on_choice }
   table.insert(T.selects, rec)
   local r = T.responders[opts.kind or '']
   if not r then

@@ -51,6 +51,17 @@ local function kind_of(actions)
   return M.kind_other
 end
 
+-- The confirm gate's own prompt: every button an approval answer (another question that happens to
+-- offer a "Deny" also has buttons of its own, e.g. an elicitation's "Decline").
+local function only_approval_titles(actions)
+  for _, a in ipairs(actions) do
+    if not approvals.decision_for_title(a.title) then
+      return false
+    end
+  end
+  return true
+end
+
 local function one_line(s)
   return (tostring(s or ''):gsub('%s*\n%s*', ' '))
 end
@@ -121,6 +132,14 @@ function M.show_message_request(_, params, ctx)
     return vim.NIL
   end
   local kind = kind_of(actions)
+  -- The host sends approvalRequested before the prompt, but the prompt goes out on its own and
+  -- can reach us after approvalResolved (answered first by a code action, :Switchboard approve, a
+  -- timeout or a cancelled turn). Its approval is then no longer pending here, and no
+  -- approvalResolved will follow to release a picker: open none, and reply null (the host ignores
+  -- it). A prompt whose tool still has a pending approval is always shown.
+  if only_approval_titles(actions) and not approvals.find_by_message(params.message) then
+    return vim.NIL
+  end
   local opts = select_opts(params, kind)
 
   if compat.in_yieldable_coroutine() then
