@@ -21,6 +21,8 @@ T.case('pending queue: keyed by client and id, oldest first, resolved once, dism
   T.eq(Q:resolve('a1', 1, { by = 'user' }).item.n, 1, 'resolve returns the pending entry')
   T.eq(Q:resolve('a1', 1, { by = 'timeout' }), nil, 'resolved once: nothing pending the second time')
   T.eq(Q:add('a1', { n = 4 }, 1), nil, 'a late request after the resolution is ignored')
+  T.eq(Q:resolutions(1), { { by = 'timeout' } }, 'the resolutions of client 1')
+  T.eq(Q:resolutions(2), {}, 'client 2 resolved nothing')
   T.eq(#Q:dismissed(), 0, 'the dismissed mark ends with the question')
   T.ok(not Q:dismiss(a1, true), 'an ended question cannot be dismissed')
 

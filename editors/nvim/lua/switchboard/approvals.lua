@@ -128,6 +128,18 @@ function M.find_by_message(message)
   end
 end
 
+--- Whether an approval whose tool the prompt message names was resolved here (approvalResolved of
+--- client `client_id`, or of any client without it).
+function M.resolved_for_message(message, client_id)
+  for _, how in ipairs(queue:resolutions(client_id)) do
+    local a = type(how) == 'table' and how.approval or nil
+    if a and a.tool and message and message:find(a.tool, 1, true) then
+      return true
+    end
+  end
+  return false
+end
+
 --- Forgets everything about one client (it stopped) or all clients.
 function M.clear(client_id)
   queue:clear(client_id)

@@ -134,10 +134,15 @@ function M.show_message_request(_, params, ctx)
   local kind = kind_of(actions)
   -- The host sends approvalRequested before the prompt, but the prompt goes out on its own and
   -- can reach us after approvalResolved (answered first by a code action, :Switchboard approve, a
-  -- timeout or a cancelled turn). Its approval is then no longer pending here, and no
-  -- approvalResolved will follow to release a picker: open none, and reply null (the host ignores
-  -- it). A prompt whose tool still has a pending approval is always shown.
-  if only_approval_titles(actions) and not approvals.find_by_message(params.message) then
+  -- timeout or a cancelled turn). Nothing would then release its picker: when no approval of its
+  -- tool is pending here and one was resolved, open none and reply null (the host ignores it). A
+  -- prompt whose tool has a pending approval is always shown.
+  local client_id = ctx and ctx.client_id
+  if
+    only_approval_titles(actions)
+    and not approvals.find_by_message(params.message)
+    and approvals.resolved_for_message(params.message, client_id)
+  then
     return vim.NIL
   end
   local opts = select_opts(params, kind)
@@ -145,7 +150,6 @@ function M.show_message_request(_, params, ctx)
   if compat.in_yieldable_coroutine() then
     local co = coroutine.running()
     local state = 'waiting' -- then 'answered', or 'released' (answered elsewhere)
-    local client_id = ctx and ctx.client_id
     local function reply(v)
       waiting[co] = nil
       -- Resume from the main loop: a synchronous picker calls back before we yield.
@@ -185,7 +189,6 @@ function M.show_message_request(_, params, ctx)
 
   -- 0.7: answer now.
   local state, choice = 'waiting', nil
-  local client_id = ctx and ctx.client_id
   local ok, err = pcall(vim.ui.select, actions, opts, function(c)
     if state == 'waiting' then
       state, choice = 'answered', c

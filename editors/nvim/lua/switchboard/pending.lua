@@ -62,6 +62,18 @@ function Queue:resolution(id, client_id)
   end
 end
 
+--- Every recorded resolution (what resolve was given), of one client when `client_id` is given.
+function Queue:resolutions(client_id)
+  local prefix = tostring(client_id) .. ':'
+  local out = {}
+  for k, how in pairs(self.ended) do
+    if client_id == nil or k:sub(1, #prefix) == prefix then
+      table.insert(out, how)
+    end
+  end
+  return out
+end
+
 --- The entry of pending question `id`; without `client_id`, the oldest with that id.
 function Queue:entry(id, client_id)
   if client_id ~= nil then
