@@ -10,7 +10,7 @@ FUZZMINIMIZETIME ?= 2000x
 PKGS = $$($(GO) list ./... | grep -v /node_modules/)
 
 .PHONY: test-keyring-deps
-.PHONY: build demo test test-go test-bench-smoke test-fuzz test-nvim test-vscode test-vscode-e2e package-vscode package-vscode-all bench clean
+.PHONY: build demo test test-go test-bench-smoke test-fuzz test-conformance test-nvim test-vscode test-vscode-e2e package-vscode package-vscode-all bench clean
 
 # The binary as it ships (static, and without mcp-go's in-process transport: see build.sh).
 build:
@@ -47,7 +47,7 @@ demo: build
 	  echo "  SWITCHBOARD_DEMO_BIN=$(BIN) ./bin/switchboard call mcp__demo__echo '{\"text\":\"hi\"}' --config cmd/mcptest/demo.json"
 
 # Everything CI runs. Each editor tier installs what it needs itself (apt, npm).
-test: test-go test-bench-smoke test-fuzz test-nvim test-vscode test-vscode-e2e
+test: test-go test-bench-smoke test-fuzz test-conformance test-nvim test-vscode test-vscode-e2e
 
 test-go: test-keyring-deps
 	$(GO) vet $(PKGS)
@@ -68,6 +68,13 @@ test-fuzz:
 	    $(GO) test -run '^$$' -fuzz "^$$f$$" -fuzztime $(FUZZTIME) -fuzzminimizetime $(FUZZMINIMIZETIME) $$pkg; \
 	  done; \
 	done
+
+# The official MCP conformance suite (npm @modelcontextprotocol/conformance, pinned in
+# cmd/sbconformance/package-lock.json) runs cmd/sbconformance, a client on the real registry, gate
+# and sign-in, through every client scenario of both eras; expected failures, each with its
+# reason, are in cmd/sbconformance/expected-failures.txt. One era: bash cmd/sbconformance/run.sh --era 2026-07-28
+test-conformance:
+	bash cmd/sbconformance/run.sh
 
 test-nvim:
 	bash editors/nvim/tests/run-all.sh
