@@ -13,6 +13,9 @@ import (
 	"time"
 )
 
+// errInsufficientScope ends a request the server refused with 403 insufficient_scope.
+var errInsufficientScope = errors.New("the server needs a wider permission: sign in again")
+
 // refreshMargin: an access token this close to its expiry is refreshed before it is sent.
 const refreshMargin = 60 * time.Second
 
@@ -114,6 +117,11 @@ func (b *bearer) wrap(next http.RoundTripper) http.RoundTripper {
 					b.wider(sc)
 				}
 				b.setNeed("the server needs a wider permission (scope " + challengeParam(challenge, "scope") + "): sign in again")
+				// The request cannot succeed before a new sign-in: it fails at the transport, so
+				// the call ends as "needs sign-in" instead of as the server's error body.
+				_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // ignore error: replaced
+				resp.Body.Close()
+				return nil, errInsufficientScope
 			}
 			return resp, nil
 		}

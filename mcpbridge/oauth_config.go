@@ -2,14 +2,16 @@ package mcpbridge
 
 import (
 	"encoding/json"
+	"net/url"
 	"sort"
 )
 
-// parseOAuth reads an entry's "oauth" object: {clientId, clientSecret?, scopes?, callbackPort?}.
+// parseOAuth reads an entry's "oauth" object: {clientId?, clientSecret?, clientMetadataUrl?,
+// issuer?, scopes?, callbackPort?}.
 func parseOAuth(raw json.RawMessage, bad func(key, format string, args ...any)) *OAuthSettings {
 	var fields map[string]json.RawMessage
 	if err := json.Unmarshal(raw, &fields); err != nil || fields == nil {
-		bad("oauth", "must be an object: {\"clientId\": ..., \"clientSecret\": ..., \"scopes\": [...], \"callbackPort\": ...}")
+		bad("oauth", "must be an object: {\"clientId\": ..., \"clientSecret\": ..., \"clientMetadataUrl\": ..., \"issuer\": ..., \"scopes\": [...], \"callbackPort\": ...}")
 		return nil
 	}
 	keys := make([]string, 0, len(fields))
@@ -26,6 +28,16 @@ func parseOAuth(raw json.RawMessage, bad func(key, format string, args ...any)) 
 			err = json.Unmarshal(v, &o.ClientID)
 		case "clientSecret":
 			err = json.Unmarshal(v, &o.ClientSecret)
+		case "clientMetadataUrl":
+			err = json.Unmarshal(v, &o.ClientMetadataURL)
+			if err == nil && !httpsURLWithPath(o.ClientMetadataURL) {
+				bad("oauth.clientMetadataUrl", "must be an https URL with a path (where the client metadata document is hosted), got %q", o.ClientMetadataURL)
+			}
+		case "issuer":
+			err = json.Unmarshal(v, &o.Issuer)
+			if err == nil && !validURL(o.Issuer) {
+				bad("oauth.issuer", "must be the authorization server's issuer URL, got %q", o.Issuer)
+			}
 		case "scopes":
 			err = json.Unmarshal(v, &o.Scopes)
 		case "callbackPort":
@@ -45,4 +57,11 @@ func parseOAuth(raw json.RawMessage, bad func(key, format string, args ...any)) 
 		bad("oauth.clientSecret", "needs oauth.clientId")
 	}
 	return &o
+}
+
+// httpsURLWithPath: a client ID metadata document URL (draft-ietf-oauth-client-id-metadata-document:
+// https, with a path component).
+func httpsURLWithPath(s string) bool {
+	u, err := url.Parse(s)
+	return err == nil && u.Scheme == "https" && u.Host != "" && u.Path != "" && u.Path != "/" && u.Fragment == "" && u.User == nil
 }

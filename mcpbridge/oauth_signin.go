@@ -1,7 +1,6 @@
 package mcpbridge
 
 import (
-	"bytes"
 	"context"
 	"crypto/subtle"
 	"errors"
@@ -70,7 +69,11 @@ func (r *Registry) SignIn(ctx context.Context, name string, o SignInOptions) (Se
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultSignInTimeout
 	}
-	cred, err := signIn(ctx, resolved.URL, settings, wider, o, r.log)
+	var prev *Credential
+	if c, err := r.opts.Tokens.Load(ctx, name); err == nil {
+		prev = &c
+	}
+	cred, err := signIn(ctx, resolved.URL, settings, wider, prev, o, r.log)
 	if err != nil {
 		return ServerStatus{}, fmt.Errorf("mcpbridge: sign in to %s: %w", name, err)
 	}
@@ -124,32 +127,66 @@ func revoke(ctx context.Context, c Credential) {
 	}
 }
 
-// probe sends an unauthenticated initialize and returns the server's 401 (or 403).
-func probe(ctx context.Context, serverURL string) (*http.Response, error) {
+// probe asks the server, unauthenticated, for its challenge (the WWW-Authenticate of a 401 or
+// 403): an initialize, and when the server lets that through (it guards only some methods), a
+// tools/list in the session it opened. "" when neither is refused.
+func probe(ctx context.Context, serverURL string) (string, error) {
 	hc, err := httpClient(serverURL, nil)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	body := `{"jsonrpc":"2.0","id":"sb-probe","method":"initialize","params":{"protocolVersion":"` + protocolVersion + `","capabilities":{},"clientInfo":{"name":"switchboard","version":"` + clientVersion + `"}}}`
-	req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, bytes.NewReader([]byte(body)))
+	post := func(body, session string) (*http.Response, error) {
+		req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, strings.NewReader(body))
+		if err != nil {
+			return nil, err
+		}
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		if session != "" {
+			req.Header.Set("Mcp-Session-Id", session)
+			req.Header.Set("Mcp-Protocol-Version", protocolVersion)
+		}
+		resp, err := hc.Do(req)
+		if err != nil {
+			return nil, err
+		}
+		_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // ignore error: only the headers count
+		resp.Body.Close()
+		return resp, nil
+	}
+	refused := func(r *http.Response) bool {
+		return r.StatusCode == http.StatusUnauthorized || r.StatusCode == http.StatusForbidden
+	}
+	resp, err := post(`{"jsonrpc":"2.0","id":"sb-probe","method":"initialize","params":{"protocolVersion":"`+protocolVersion+`","capabilities":{},"clientInfo":{"name":"switchboard","version":"`+clientVersion+`"}}}`, "")
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set("Accept", "application/json, text/event-stream")
-	resp, err := hc.Do(req)
+	if refused(resp) {
+		return strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), nil
+	}
+	if resp.StatusCode/100 != 2 {
+		return "", nil
+	}
+	session := resp.Header.Get("Mcp-Session-Id")
+	if _, err := post(`{"jsonrpc":"2.0","method":"notifications/initialized"}`, session); err != nil {
+		return "", err
+	}
+	resp, err = post(`{"jsonrpc":"2.0","id":"sb-probe-2","method":"tools/list","params":{}}`, session)
 	if err != nil {
-		return nil, err
+		return "", err
 	}
-	_, _ = io.Copy(io.Discard, io.LimitReader(resp.Body, 64<<10)) // ignore error: only the headers count
-	resp.Body.Close()
-	return resp, nil
+	if refused(resp) {
+		return strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), nil
+	}
+	return "", nil
 }
 
 // signIn runs the flow against serverURL and returns the credential.
 // wider are the scopes a 403 insufficient_scope asked for: requested on top of the configured or
-// challenged ones (step-up authorization).
-func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []string, o SignInOptions, log interface {
+// challenged ones (step-up authorization). prev is the server's stored credential, if any: its
+// scopes are kept when the issuer is the same, and it binds a pre-registered client's secret to
+// the issuer it was first used with.
+func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []string, prev *Credential, o SignInOptions, log interface {
 	Debug(string, ...any)
 }) (Credential, error) {
 	// The loopback listener first: its port is part of the redirect URI we register.
@@ -160,31 +197,31 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []stri
 	defer l.Close()
 	redirect := "http://" + l.Addr().String() + "/callback"
 
-	scopes := slices.Clone(s.Scopes)
-	resp, err := probe(ctx, serverURL)
+	challenge, err := probe(ctx, serverURL)
 	if err != nil {
 		return Credential{}, fmt.Errorf("reach the server: %w", plainHTTPError(err))
 	}
-	if resp.StatusCode == http.StatusSwitchingProtocols || resp.StatusCode/100 == 2 {
+	if challenge == "" {
 		return Credential{}, errors.New("the server did not ask for a sign-in")
 	}
-	challenge := strings.Join(resp.Header.Values("WWW-Authenticate"), ", ")
-	if len(scopes) == 0 {
-		scopes = strings.Fields(challengeParam(challenge, "scope"))
+	tap := &metadataTap{next: http.DefaultTransport}
+	hc := &http.Client{Timeout: 30 * time.Second, Transport: tap}
+	prmURL, prmBody, prm, err := findResourceMetadata(ctx, hc, serverURL, challenge)
+	if err != nil {
+		return Credential{}, fmt.Errorf("discovery: %w", err)
 	}
-	for _, sc := range wider {
-		if !slices.Contains(scopes, sc) {
-			scopes = append(scopes, sc)
+	tap.prmURL, tap.prmBody = prmURL, prmBody
+	// One handler per client choice; each discovers from the same resource metadata.
+	handler := func(cfg transport.OAuthConfig) *transport.OAuthHandler {
+		cfg.RedirectURI, cfg.PKCEEnabled, cfg.HTTPClient = redirect, true, hc
+		if cfg.TokenStore == nil {
+			cfg.TokenStore = transport.NewMemoryTokenStore()
 		}
+		h := transport.NewOAuthHandler(cfg)
+		h.SetBaseURL(serverURL)
+		return h
 	}
-	tokens := transport.NewMemoryTokenStore()
-	h := transport.NewOAuthHandler(transport.OAuthConfig{
-		ClientID: s.ClientID, ClientSecret: s.ClientSecret, RedirectURI: redirect, Scopes: scopes,
-		PKCEEnabled: true, HTTPClient: &http.Client{Timeout: 30 * time.Second}, TokenStore: tokens,
-	})
-	h.SetBaseURL(serverURL)
-	h.HandleUnauthorizedResponse(resp) // resource_metadata, when on the server's origin
-	meta, err := h.GetServerMetadata(ctx)
+	meta, err := handler(transport.OAuthConfig{}).GetServerMetadata(ctx)
 	if err != nil {
 		return Credential{}, fmt.Errorf("discovery: %w", err)
 	}
@@ -193,10 +230,52 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []stri
 	if !slices.Contains(meta.CodeChallengeMethodsSupported, "S256") {
 		return Credential{}, fmt.Errorf("the authorization server %s does not advertise PKCE S256; refusing to sign in", meta.Issuer)
 	}
-	if s.ClientID == "" {
-		if meta.RegistrationEndpoint == "" {
-			return Credential{}, errors.New(`the authorization server offers no dynamic client registration: register a client there and set "oauth": {"clientId": ...} in the server's entry`)
+	issuer := meta.Issuer
+	if s.Issuer != "" && issuer != s.Issuer {
+		return Credential{}, fmt.Errorf("the server sends you to authorization server %q, but its oauth.issuer is %q: refusing to sign in", issuer, s.Issuer)
+	}
+	features, err := tap.features(issuer)
+	if err != nil {
+		return Credential{}, fmt.Errorf("discovery: %w", err)
+	}
+
+	scopes := slices.Clone(s.Scopes)
+	if len(scopes) == 0 {
+		scopes = strings.Fields(challengeParam(challenge, "scope"))
+	}
+	if len(scopes) == 0 {
+		scopes = slices.Clone(prm.ScopesSupported)
+	}
+	more := slices.Clone(wider)
+	if prev != nil && prev.Issuer == issuer {
+		more = append(more, strings.Fields(prev.Scope)...) // a step-up keeps what was granted
+	}
+	for _, sc := range more {
+		if !slices.Contains(scopes, sc) {
+			scopes = append(scopes, sc)
 		}
+	}
+
+	cfg := transport.OAuthConfig{Scopes: scopes, TokenStore: transport.NewMemoryTokenStore()}
+	register := false
+	switch {
+	case s.ClientID != "":
+		if err := secretBoundTo(s, prev, issuer); err != nil {
+			return Credential{}, err
+		}
+		cfg.ClientID, cfg.ClientSecret = s.ClientID, s.ClientSecret
+	case s.ClientMetadataURL != "" && features.CIMD:
+		cfg.ClientID = s.ClientMetadataURL // the document at this URL is the registration
+	case meta.RegistrationEndpoint == "":
+		return Credential{}, errors.New(`the authorization server offers no dynamic client registration: register a client there and set "oauth": {"clientId": ...} in the server's entry`)
+	default:
+		register = true // with this issuer, every time: no client of another issuer is reused
+	}
+	h := handler(cfg)
+	if m, err := h.GetServerMetadata(ctx); err != nil || m.Issuer != issuer {
+		return Credential{}, fmt.Errorf("discovery: the authorization server changed during the sign-in (%v)", err)
+	}
+	if register {
 		if err := h.RegisterClient(ctx, "Switchboard"); err != nil {
 			return Credential{}, fmt.Errorf("client registration: %w", err)
 		}
@@ -220,7 +299,7 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []stri
 	resource := au.Query().Get("resource")
 
 	cb := make(chan callbackResult, 1)
-	srv := &http.Server{Handler: callbackHandler(state, meta.Issuer, cb), ReadHeaderTimeout: 10 * time.Second}
+	srv := &http.Server{Handler: callbackHandler(state, issuer, features.IssParameter, cb), ReadHeaderTimeout: 10 * time.Second}
 	go srv.Serve(l) // ignore error: ends with Close
 	defer srv.Close()
 
@@ -245,7 +324,7 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []stri
 	if err := h.ProcessAuthorizationResponse(ctx, res.code, state, verifier); err != nil {
 		return Credential{}, fmt.Errorf("token exchange: %w", err)
 	}
-	tok, err := tokens.GetToken(ctx)
+	tok, err := cfg.TokenStore.GetToken(ctx)
 	if err != nil || tok.AccessToken == "" {
 		return Credential{}, errors.New("token exchange: no access token")
 	}
@@ -257,11 +336,29 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []stri
 		}
 	}
 	return Credential{
-		URL: serverURL, Resource: resource, Issuer: meta.Issuer,
+		URL: serverURL, Resource: resource, Issuer: issuer,
 		TokenEndpoint: meta.TokenEndpoint, RevocationEndpoint: meta.RevocationEndpoint,
 		ClientID: h.GetClientID(), ClientSecret: h.GetClientSecret(), AuthMethod: method,
 		AccessToken: tok.AccessToken, TokenType: "Bearer", RefreshToken: tok.RefreshToken, Scope: tok.Scope, ExpiresAt: tok.ExpiresAt,
 	}, nil
+}
+
+// secretBoundTo refuses to hand a pre-registered client's secret to an authorization server
+// other than the one it was registered with: oauth.issuer when set, else the issuer of the
+// sign-in that first used this client (trust on first use). A server that starts naming another
+// authorization server would otherwise collect the secret at that server's token endpoint.
+func secretBoundTo(s OAuthSettings, prev *Credential, issuer string) error {
+	if s.ClientSecret == "" {
+		return nil
+	}
+	bound := s.Issuer
+	if bound == "" && prev != nil && prev.ClientID == s.ClientID {
+		bound = prev.Issuer
+	}
+	if bound == "" || bound == issuer {
+		return nil
+	}
+	return fmt.Errorf("the server now sends you to authorization server %q, but oauth.clientId %q was used with %q: its secret is not sent there (if the server really moved, set \"oauth\": {\"issuer\": %q} in its entry, or sign out first)", issuer, s.ClientID, bound, issuer)
 }
 
 func isLoopbackHost(h string) bool {
@@ -275,9 +372,11 @@ type callbackResult struct {
 }
 
 // callbackHandler takes exactly one request on /callback: the first one decides. A state that
-// is not ours, an iss that is not the issuer (RFC 9207 mix-up defence) or an error ends the
-// sign-in with nothing stored; later requests get 404.
-func callbackHandler(state, issuer string, out chan<- callbackResult) http.Handler {
+// is not ours, an iss that is not the issuer (RFC 9207 mix-up defence: compared as a plain
+// string, with no URL normalization, whether or not the server advertised iss), a missing iss
+// when the server advertised authorization_response_iss_parameter_supported, or an error ends
+// the sign-in with nothing stored; later requests get 404.
+func callbackHandler(state, issuer string, issRequired bool, out chan<- callbackResult) http.Handler {
 	var once sync.Once
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if r.URL.Path != "/callback" {
@@ -292,8 +391,10 @@ func callbackHandler(state, issuer string, out chan<- callbackResult) http.Handl
 			switch {
 			case subtle.ConstantTimeCompare([]byte(q.Get("state")), []byte(state)) != 1:
 				res.err = errors.New("the browser's answer does not belong to this sign-in (state differs): nothing was stored")
-			case q.Get("iss") != "" && strings.TrimSuffix(q.Get("iss"), "/") != strings.TrimSuffix(issuer, "/"):
+			case q.Has("iss") && q.Get("iss") != issuer:
 				res.err = fmt.Errorf("the answer came from issuer %q, not %q (mix-up): nothing was stored", q.Get("iss"), issuer)
+			case !q.Has("iss") && issRequired:
+				res.err = fmt.Errorf("the answer names no issuer, though %q says its answers do (mix-up defence, RFC 9207): nothing was stored", issuer)
 			case q.Get("error") != "":
 				res.err = &oauthError{q.Get("error"), q.Get("error_description")}
 			case q.Get("code") == "":
