@@ -129,6 +129,12 @@ func (b *bearer) wrap(next http.RoundTripper) http.RoundTripper {
 			b.setNeed("sign-in required")
 			return resp, nil
 		}
+		// A credential belongs to its issuer: when the server now names other authorization
+		// servers, neither the token nor the refresh token (nor the client) is used again.
+		if moved := b.issuerMoved(req.Context(), challenge, c); moved != "" {
+			b.setNeed(moved)
+			return resp, nil
+		}
 		// One refresh after a 401, then the request once more if its body can be replayed.
 		nc, ok2 := b.current(req.Context(), c.AccessToken)
 		if !ok2 || nc.AccessToken == c.AccessToken || (req.Body != nil && req.GetBody == nil) {
@@ -151,6 +157,22 @@ func (b *bearer) wrap(next http.RoundTripper) http.RoundTripper {
 		}
 		return resp, err
 	})
+}
+
+// issuerMoved says why the credential's issuer is no longer the server's authorization server
+// (its protected resource metadata names others: SEP-2352 migration), or "". A server whose
+// metadata cannot be read keeps its credential: the refresh decides then.
+func (b *bearer) issuerMoved(ctx context.Context, challenge string, c Credential) string {
+	_, _, prm, err := findResourceMetadata(ctx, b.hc, b.url, challenge)
+	if err != nil || len(prm.AuthorizationServers) == 0 {
+		return ""
+	}
+	for _, as := range prm.AuthorizationServers {
+		if strings.TrimSuffix(as, "/") == strings.TrimSuffix(c.Issuer, "/") {
+			return ""
+		}
+	}
+	return "the server moved to another authorization server (" + prm.AuthorizationServers[0] + "): sign in again"
 }
 
 type roundTripFunc func(*http.Request) (*http.Response, error)

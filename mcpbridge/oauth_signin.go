@@ -257,7 +257,6 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []stri
 	}
 
 	cfg := transport.OAuthConfig{Scopes: scopes, TokenStore: transport.NewMemoryTokenStore()}
-	register := false
 	switch {
 	case s.ClientID != "":
 		if err := secretBoundTo(s, prev, issuer); err != nil {
@@ -269,16 +268,16 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []stri
 	case meta.RegistrationEndpoint == "":
 		return Credential{}, errors.New(`the authorization server offers no dynamic client registration: register a client there and set "oauth": {"clientId": ...} in the server's entry`)
 	default:
-		register = true // with this issuer, every time: no client of another issuer is reused
+		// With this issuer, every time: no client of another issuer is reused.
+		rc, err := registerClient(ctx, hc, meta.RegistrationEndpoint, redirect, scopes)
+		if err != nil {
+			return Credential{}, fmt.Errorf("client registration: %w", err)
+		}
+		cfg.ClientID, cfg.ClientSecret, cfg.TokenEndpointAuthMethod = rc.ID, rc.Secret, rc.AuthMethod
 	}
 	h := handler(cfg)
 	if m, err := h.GetServerMetadata(ctx); err != nil || m.Issuer != issuer {
 		return Credential{}, fmt.Errorf("discovery: the authorization server changed during the sign-in (%v)", err)
-	}
-	if register {
-		if err := h.RegisterClient(ctx, "Switchboard"); err != nil {
-			return Credential{}, fmt.Errorf("client registration: %w", err)
-		}
 	}
 	verifier, err := transport.GenerateCodeVerifier()
 	if err != nil {
