@@ -1,0 +1,66 @@
+package mcpbridge
+
+import (
+	"encoding/json"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// The client metadata document shipped for CIMD says what dynamic registration sends.
+func TestClientMetadataDocument(t *testing.T) {
+	raw, err := os.ReadFile("../docs/oauth-client-metadata.json")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		ClientID     string   `json:"client_id"`
+		AppType      string   `json:"application_type"`
+		Redirects    []string `json:"redirect_uris"`
+		Grants       []string `json:"grant_types"`
+		AuthMethod   string   `json:"token_endpoint_auth_method"`
+		ResponseType []string `json:"response_types"`
+	}
+	if err := json.Unmarshal(raw, &doc); err != nil {
+		t.Fatal(err)
+	}
+	if !httpsURLWithPath(doc.ClientID) {
+		t.Errorf("client_id %q is not a URL oauth.clientMetadataUrl accepts", doc.ClientID)
+	}
+	if doc.AppType != "native" || doc.AuthMethod != "none" || !slices.Equal(doc.Grants, []string{"authorization_code", "refresh_token"}) || !slices.Equal(doc.ResponseType, []string{"code"}) {
+		t.Errorf("document %+v differs from what registerClient sends", doc)
+	}
+	if len(doc.Redirects) != 1 {
+		t.Fatalf("redirect_uris = %v, want the loopback callback", doc.Redirects)
+	}
+	u, err := url.Parse(doc.Redirects[0])
+	if err != nil || u.Scheme != "http" || u.Hostname() != "127.0.0.1" || u.Path != "/callback" {
+		t.Errorf("redirect %q is not the sign-in's loopback callback", doc.Redirects[0])
+	}
+}
+
+// Bad oauth values name the key and say what is wanted.
+func TestParseOAuthURLs(t *testing.T) {
+	for _, tc := range []struct{ entry, key, want string }{
+		{`{"clientMetadataUrl": "http://example.com/c.json"}`, "oauth.clientMetadataUrl", "https URL with a path"},
+		{`{"clientMetadataUrl": "https://example.com"}`, "oauth.clientMetadataUrl", "https URL with a path"},
+		{`{"issuer": "not a url"}`, "oauth.issuer", "issuer URL"},
+		{`{"issuer": 3}`, "oauth.issuer", "wrong type"},
+	} {
+		var got []string
+		parseOAuth(json.RawMessage(tc.entry), func(key, format string, args ...any) {
+			got = append(got, key+": "+format)
+		})
+		if len(got) != 1 || !strings.HasPrefix(got[0], tc.key+": ") || !strings.Contains(got[0], tc.want) {
+			t.Errorf("%s: errors %q, want one for %s saying %q", tc.entry, got, tc.key, tc.want)
+		}
+	}
+	var got []string
+	o := parseOAuth(json.RawMessage(`{"clientMetadataUrl": "https://example.com/switchboard/c.json", "issuer": "https://auth.example.com"}`),
+		func(key, format string, args ...any) { got = append(got, key) })
+	if len(got) != 0 || o.ClientMetadataURL != "https://example.com/switchboard/c.json" || o.Issuer != "https://auth.example.com" {
+		t.Errorf("good entry: errors %v, settings %+v", got, o)
+	}
+}
