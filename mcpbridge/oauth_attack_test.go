@@ -118,6 +118,8 @@ type testResource struct {
 	mu       sync.Mutex
 	as       string
 	resource string // "" = its own /mcp URL
+	// noInit: initialize is not guarded but unknown (a server of 2026-07-28): 404 -32601.
+	noInit bool
 }
 
 func newTestResource(t *testing.T, as string) *testResource {
@@ -135,6 +137,11 @@ func newTestResource(t *testing.T, as string) *testResource {
 		case "/.well-known/oauth-protected-resource/mcp":
 			json.NewEncoder(w).Encode(map[string]any{"resource": res, "authorization_servers": []string{as}})
 		case "/mcp":
+			if body, _ := io.ReadAll(r.Body); tr.noInit && bytes.Contains(body, []byte(`"initialize"`)) {
+				w.WriteHeader(http.StatusNotFound)
+				io.WriteString(w, `{"jsonrpc":"2.0","id":"sb-probe","error":{"code":-32601,"message":"Method not found"}}`)
+				return
+			}
 			w.Header().Set("WWW-Authenticate", `Bearer resource_metadata="`+tr.srv.URL+`/.well-known/oauth-protected-resource/mcp"`)
 			http.Error(w, "sign in", http.StatusUnauthorized)
 		default:
@@ -369,5 +376,19 @@ func TestSignInClientMetadataDocument(t *testing.T) {
 		if cimd && (cred.ClientID != doc || regs != 0) || !cimd && (cred.ClientID == doc || regs != 1) {
 			t.Errorf("cimd supported %v: client_id %q, %d registrations", cimd, cred.ClientID, regs)
 		}
+	}
+}
+
+// A server of 2026-07-28 guards tools/list but has no initialize at all: the sign-in still finds
+// its challenge.
+func TestSignInStatelessServer(t *testing.T) {
+	as := newTestAS(t, "correct", true)
+	res := newTestResource(t, as.srv.URL)
+	res.noInit = true
+	if _, err := runSignIn(t, res.url(), OAuthSettings{}, nil); err != nil {
+		t.Fatal(err)
+	}
+	if n := res.wire.count("Mcp-Method: tools/list"); n != 1 {
+		t.Errorf("%d stateless tools/list probes, want 1", n)
 	}
 }

@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // DefaultSignInTimeout bounds the wait for the browser's answer.
@@ -129,13 +130,15 @@ func revoke(ctx context.Context, c Credential) {
 
 // probe asks the server, unauthenticated, for its challenge (the WWW-Authenticate of a 401 or
 // 403): an initialize, and when the server lets that through (it guards only some methods), a
-// tools/list in the session it opened. "" when neither is refused.
+// tools/list in the session it opened, or, when it refuses initialize otherwise (a server of
+// 2026-07-28 has none), a tools/list of that revision. "" when nothing is refused for want of a
+// sign-in.
 func probe(ctx context.Context, serverURL string) (string, error) {
 	hc, err := httpClient(serverURL, nil)
 	if err != nil {
 		return "", err
 	}
-	post := func(body, session string) (*http.Response, error) {
+	post := func(body, session string, header ...string) (*http.Response, error) {
 		req, err := http.NewRequestWithContext(ctx, http.MethodPost, serverURL, strings.NewReader(body))
 		if err != nil {
 			return nil, err
@@ -145,6 +148,9 @@ func probe(ctx context.Context, serverURL string) (string, error) {
 		if session != "" {
 			req.Header.Set("Mcp-Session-Id", session)
 			req.Header.Set("Mcp-Protocol-Version", protocolVersion)
+		}
+		for i := 0; i+1 < len(header); i += 2 {
+			req.Header.Set(header[i], header[i+1])
 		}
 		resp, err := hc.Do(req)
 		if err != nil {
@@ -165,6 +171,15 @@ func probe(ctx context.Context, serverURL string) (string, error) {
 		return strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), nil
 	}
 	if resp.StatusCode/100 != 2 {
+		// A server of 2026-07-28 has no initialize: a stateless tools/list of that revision.
+		resp, err = post(`{"jsonrpc":"2.0","id":"sb-probe-2","method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"`+mcp.ProtocolVersion20260728+`","io.modelcontextprotocol/clientInfo":{"name":"switchboard","version":"`+clientVersion+`"},"io.modelcontextprotocol/clientCapabilities":{}}}}`, "",
+			"Mcp-Protocol-Version", mcp.ProtocolVersion20260728, "Mcp-Method", "tools/list")
+		if err != nil {
+			return "", err
+		}
+		if refused(resp) {
+			return strings.Join(resp.Header.Values("WWW-Authenticate"), ", "), nil
+		}
 		return "", nil
 	}
 	session := resp.Header.Get("Mcp-Session-Id")
