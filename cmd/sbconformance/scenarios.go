@@ -108,15 +108,25 @@ func echoSchema(ctx context.Context, e *env) error {
 }
 
 // exerciseAll uses everything the server offers: every tool (arguments from the schema's
-// defaults and examples), every resource read, every prompt got.
+// defaults and examples, or the calls the scenario's context names, as a model would make them),
+// every resource read, every prompt got.
 func exerciseAll(ctx context.Context, e *env) error {
 	if err := e.connect(ctx); err != nil {
 		return err
 	}
 	var errs []error
-	for _, n := range toolNames(e) {
-		if err := resultErr(e.call(ctx, n, sampleArgs(e.tools()[n].InputSchema))); err != nil {
-			errs = append(errs, fmt.Errorf("tool %s: %w", n, err))
+	calls, err := e.toolCalls()
+	if err != nil {
+		return err
+	}
+	if calls == nil {
+		for _, n := range toolNames(e) {
+			calls = append(calls, toolCall{n, sampleArgs(e.tools()[n].InputSchema)})
+		}
+	}
+	for _, c := range calls {
+		if err := resultErr(e.call(ctx, c.Name, c.Arguments)); err != nil {
+			errs = append(errs, fmt.Errorf("tool %s: %w", c.Name, err))
 		}
 	}
 	rs, _, err := e.reg.Resources(ctx, server)
@@ -196,4 +206,23 @@ func resultErr(res mcpbridge.Result, err error) error {
 		return fmt.Errorf("error result: %s", strings.TrimSpace(res.Text))
 	}
 	return nil
+}
+
+// toolCall is one call a scenario's context asks for ("toolCalls": [{name, arguments}]).
+type toolCall struct {
+	Name      string         `json:"name"`
+	Arguments map[string]any `json:"arguments"`
+}
+
+// toolCalls are the context's toolCalls, nil when it names none.
+func (e *env) toolCalls() ([]toolCall, error) {
+	raw, ok := e.context["toolCalls"]
+	if !ok {
+		return nil, nil
+	}
+	var calls []toolCall
+	if err := json.Unmarshal(raw, &calls); err != nil {
+		return nil, fmt.Errorf("MCP_CONFORMANCE_CONTEXT toolCalls: %w", err)
+	}
+	return calls, nil
 }
