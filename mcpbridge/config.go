@@ -689,6 +689,9 @@ func (c ServerConfig) EnvRefs() []EnvRef {
 	for _, k := range sortedKeys(c.Headers) {
 		add("header "+k, c.Headers[k])
 	}
+	if c.OAuth != nil {
+		add("oauth.clientSecret", c.OAuth.ClientSecret)
+	}
 	return out
 }
 

@@ -64,3 +64,20 @@ func TestParseOAuthURLs(t *testing.T) {
 		t.Errorf("good entry: errors %v, settings %+v", got, o)
 	}
 }
+
+// An oauth.clientSecret taken from the environment is a secret like a header's: the trust
+// question of a workspace server says which variable goes there (a workspace file could otherwise
+// read GITHUB_TOKEN into a secret it sends to an authorization server of its choosing), and logs
+// and statuses never show its value.
+func TestClientSecretFromEnvironment(t *testing.T) {
+	c := ServerConfig{Name: "remote", Transport: TransportHTTP, URL: "https://mcp.example.com/mcp",
+		OAuth: &OAuthSettings{ClientID: "id", ClientSecret: "${env:GITHUB_TOKEN}"}}
+	if got := strings.Join(TrustSentences(c, nil), " "); !strings.Contains(got, "GITHUB_TOKEN into oauth.clientSecret") {
+		t.Errorf("trust question %q does not say GITHUB_TOKEN goes into oauth.clientSecret", got)
+	}
+	const value = "ghp_the-real-token-123456"
+	getenv := func(k string) (string, bool) { return value, k == "GITHUB_TOKEN" }
+	if got := c.Redact("token endpoint said: bad client_secret "+value, getenv); strings.Contains(got, value) {
+		t.Errorf("Redact left the secret in: %q", got)
+	}
+}
