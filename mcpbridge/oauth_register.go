@@ -20,7 +20,7 @@ type registeredClient struct {
 // registerClient registers Switchboard with the authorization server at endpoint: a native
 // application (SEP-837: it runs on the person's machine and takes the answer on a loopback
 // redirect), public (no secret asked for), for the authorization code and refresh token grants.
-// The same fields are in docs/oauth-client-metadata.json, the CIMD document.
+// The same fields are in mcpbridge/oauth-client-metadata.json, the CIMD document.
 func registerClient(ctx context.Context, hc *http.Client, endpoint, redirect string, scopes []string) (registeredClient, error) {
 	body := map[string]any{
 		"client_name":                "Switchboard",

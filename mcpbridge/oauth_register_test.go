@@ -11,7 +11,7 @@ import (
 
 // The client metadata document shipped for CIMD says what dynamic registration sends.
 func TestClientMetadataDocument(t *testing.T) {
-	raw, err := os.ReadFile("../docs/oauth-client-metadata.json")
+	raw, err := os.ReadFile("oauth-client-metadata.json")
 	if err != nil {
 		t.Fatal(err)
 	}
