@@ -177,6 +177,7 @@ func New(opts Options, ui UI) (*App, error) {
 	if path = opts.PinsPath; path == "" {
 		path = permissions.DefaultPinsPath()
 	}
+	eras := mcpbridge.OpenEraStore(filepath.Join(filepath.Dir(path), mcpbridge.DefaultErasFile)) // beside the pins
 	if a.pinStore, err = permissions.OpenPinStore(path); err != nil {
 		return nil, fmt.Errorf("host: pin file: %w", err)
 	}
@@ -214,6 +215,7 @@ func New(opts Options, ui UI) (*App, error) {
 		Elicit:  a.elicit,
 		Sample:  a.sample,
 		Tokens:  tokens,
+		Eras:    eras,
 
 		OnResource: a.resourceEvent, // resources.go
 	})

@@ -228,7 +228,7 @@ func jsonErrorAt(data []byte, err error) string {
 var entryKeys = map[string]bool{
 	"type": true, "command": true, "args": true, "env": true, "cwd": true, "url": true, "headers": true,
 	"disabled": true, "startupTimeoutSeconds": true, "callTimeoutSeconds": true,
-	"enabledTools": true, "disabledTools": true, "envFile": true, "oauth": true,
+	"enabledTools": true, "disabledTools": true, "envFile": true, "oauth": true, "protocol": true,
 	"dev": true, // VS Code's watch/debug settings for server authors: no meaning here
 }
 
@@ -342,6 +342,10 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 	seconds("callTimeoutSeconds", &cfg.CallTimeout)
 	strs("enabledTools", &cfg.EnabledTools)
 	strs("disabledTools", &cfg.DisabledTools)
+	str("protocol", &cfg.Protocol)
+	if err := checkProtocol(cfg.Protocol, typ); err != nil { // era.go
+		bad("protocol", "%v", err)
+	}
 	// A key the child or the HTTP request would read differently from how a prompt shows it
 	// ("NODE_OPTIONS=--require" sets NODE_OPTIONS) is refused, never shown.
 	for _, k := range sortedKeys(cfg.Env) {

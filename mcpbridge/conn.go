@@ -21,9 +21,9 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpbridge/jsonscan"
 )
 
-// protocolVersion is pinned to the last revision with the initialize handshake. mcp-go's default
-// first probes server/discover (protocol 2026-07-28), which costs a legacy stdio server that
-// ignores unknown methods the whole 5 s probe timeout; every server still speaks the handshake.
+// protocolVersion is what mcp-go's client is pinned to: its Initialize is only the legacy
+// handshake (no server/discover probe, which costs a legacy stdio server that ignores unknown
+// methods the whole 5 s probe timeout). The era of each server is decided in era.go.
 const protocolVersion = mcp.ProtocolVersion20251125
 
 // clientVersion is sent as clientInfo.version.
@@ -88,6 +88,16 @@ type conn struct {
 	lists        lists                  // resources, templates, prompts (resources.go)
 	onResource   func(ResourceEvent)    // Options.OnResource; nil = none
 	seq          atomic.Int64
+	log          *slog.Logger
+
+	// The protocol era (era.go), set by the handshake before the conn is published.
+	era      string          // ProtocolLegacy or ProtocolModern
+	relearnt bool            // the remembered era failed and the other one answered
+	meta     json.RawMessage // modern: the _meta object of every request
+	input    inputHandlers   // modern: who answers the server's input requests (mrtr.go)
+
+	headerToolsMu sync.RWMutex
+	headerTools   map[string]*mcp.Tool // modern HTTP: tools with x-mcp-header parameters
 
 	progress sync.Map // progress token -> *progressSink of a running call
 
@@ -117,13 +127,13 @@ type wireTool struct {
 // dialConn connects, initializes and lists tools, all bounded by ctx (the startup timeout).
 // run is the connection's lifetime context (HTTP listeners live on it).
 // opts are the MCP client's options (protocol version, capabilities).
-func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []string, opts []client.ClientOption, onResource func(ResourceEvent), log *slog.Logger) (*conn, []wireTool, error) {
+func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []string, opts []client.ClientOption, plan eraPlan, setup func(*conn), onResource func(ResourceEvent), log *slog.Logger) (*conn, []wireTool, error) {
 	tr, err := dial(cfg, env, log)
 	if err != nil {
 		return nil, nil, err
 	}
 	c := &conn{
-		cfg: cfg, tr: tr, onResource: onResource,
+		cfg: cfg, tr: tr, onResource: onResource, log: log,
 		client:  client.NewClient(tr, opts...),
 		changed: make(chan struct{}, 1),
 		lost:    make(chan struct{}),
@@ -155,9 +165,12 @@ func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []s
 		tools []wireTool
 		err   error
 	}
+	if setup != nil {
+		setup(c)
+	}
 	ch := make(chan outcome, 1)
 	go func() {
-		tools, err := c.handshake(ctx, run)
+		tools, err := c.handshake(ctx, run, plan)
 		ch <- outcome{tools, err}
 	}()
 	select {
@@ -172,19 +185,13 @@ func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []s
 	}
 }
 
-func (c *conn) handshake(ctx, run context.Context) ([]wireTool, error) {
+func (c *conn) handshake(ctx, run context.Context, plan eraPlan) ([]wireTool, error) {
 	if err := c.client.Start(run); err != nil {
 		return nil, fmt.Errorf("connect: %w", err)
 	}
-	var req mcp.InitializeRequest
-	req.Params.ProtocolVersion = protocolVersion
-	req.Params.ClientInfo = mcp.Implementation{Name: "switchboard", Version: clientVersion}
-	res, err := c.client.Initialize(ctx, req)
-	if err != nil {
-		return nil, fmt.Errorf("initialize: %w", plainHTTPError(err))
+	if err := c.negotiate(ctx, plan); err != nil { // era.go
+		return nil, err
 	}
-	c.instructions = res.Instructions
-	c.caps = res.Capabilities
 	tools, err := c.listTools(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("list tools: %w", err)
@@ -217,6 +224,9 @@ func appendCallParams(buf []byte, tool string, args json.RawMessage) ([]byte, bo
 // request sends one raw request; a JSON-RPC error becomes a Go error.
 func (c *conn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.nextID(), Method: method, Params: params}
+	if err := c.decorate(&req); err != nil { // era.go: a modern request's _meta and headers
+		return nil, err
+	}
 	resp, err := c.tr.SendRequest(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
@@ -268,7 +278,7 @@ func (c *conn) listTools(ctx context.Context) ([]wireTool, error) {
 		}
 		all = append(all, page.Tools...)
 		if page.NextCursor == "" {
-			return all, nil
+			return c.paramHeaderTools(all), nil
 		}
 		if seen[page.NextCursor] {
 			return nil, errors.New("tools/list repeats a cursor")
@@ -290,7 +300,7 @@ func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json
 	}
 	// The request is written by hand, not by reflection: it is on every call's way.
 	id := c.nextIDString()
-	buf := make([]byte, 0, 96+len(id)+len(tool)+len(args))
+	buf := make([]byte, 0, 96+len(id)+len(tool)+len(args)+len(c.meta))
 	buf = append(buf, `{"jsonrpc":"2.0","id":"`...)
 	buf = append(buf, id...) // "sb-" and digits: nothing to escape
 	buf = append(buf, `","method":"tools/call","params":`...)
@@ -299,16 +309,47 @@ func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json
 	if !ok {
 		return errorResult(name, "arguments must be a JSON object"), nil
 	}
+	var token string
 	if fn := progressFunc(ctx); fn != nil {
-		token, stop := c.startProgress(fn)
+		var stop func()
+		token, stop = c.startProgress(fn)
 		defer stop()
-		buf = append(buf, `,"_meta":{"progressToken":"`...)
-		buf = append(buf, token...) // "sb-progress-" and digits
-		buf = append(buf, `"}`...)
 	}
-	buf = append(buf, '}')
+	if token != "" || c.isModern() {
+		buf = append(buf, `,"_meta":{`...)
+		buf = c.appendMetaKeys(buf) // era.go: modern requests carry version, client info, capabilities
+		if token != "" {
+			if c.isModern() {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, `"progressToken":"`...)
+			buf = append(buf, token...) // "sb-progress-" and digits
+			buf = append(buf, '"')
+		}
+		buf = append(buf, '}')
+	}
+	params := buf[p:]           // without its closing brace: a retry with input appends to it (mrtr.go)
+	buf = append(buf, '}', '}') // the params, the request
+	resp, fr, err := c.callRound(ctx, tool, id, buf, timeout)
+	if err != nil {
+		return Result{}, err
+	}
+	if resp.Error != nil {
+		return errorResult(name, resp.Error.Message), nil
+	}
+	if c.isModern() && inputRequired(resp.Result) { // mrtr.go; a legacy server asks by requests of its own
+		return c.callWithInput(ctx, name, tool, outSchema, params, resp.Result, timeout)
+	}
+	return parseCallResultSchema(name, resp.Result, fr, outSchema), nil
+}
+
+// callRound sends one tools/call request (line, with id; without its newline) and waits
+// for its answer at most timeout. A call that gets no answer within timeout fails with
+// errCallTimeout (the server is told it was cancelled); one whose ctx ends, with ctx's error.
+func (c *conn) callRound(ctx context.Context, tool, id string, line []byte, timeout time.Duration) (*transport.JSONRPCResponse, *frame, error) {
+	params := line[bytes.Index(line, []byte(`"params":`))+len(`"params":`) : len(line)-1]
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: string(mcp.MethodToolsCall),
-		Params: json.RawMessage(buf[p:])}
+		Params: json.RawMessage(params), Header: c.callHeaders(tool, params)}
 	var (
 		resp *transport.JSONRPCResponse
 		fr   *frame
@@ -317,7 +358,7 @@ func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json
 	if s := c.stdio(); s != nil {
 		// The stdio transport keeps the deadline with the pending call (one timer for them all).
 		var sr *stdioResponse
-		if sr, err = s.roundTripLine(ctx, req.ID, append(buf, '}'), timeout); sr != nil {
+		if sr, err = s.roundTripLine(ctx, req.ID, line, timeout); sr != nil {
 			resp, fr = &sr.JSONRPCResponse, &sr.frame
 		}
 	} else {
@@ -336,19 +377,16 @@ func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json
 		if err != nil {
 			c.cancelled(req.ID, ctx.Err())
 		}
-		return Result{}, ctx.Err()
+		return nil, nil, ctx.Err()
 	}
 	if errors.Is(err, errCallTimeout) {
 		c.cancelled(req.ID, context.DeadlineExceeded)
-		return Result{}, err
+		return nil, nil, err
 	}
 	if err != nil {
-		return Result{}, err
+		return nil, nil, err
 	}
-	if resp.Error != nil {
-		return errorResult(name, resp.Error.Message), nil
-	}
-	return parseCallResultSchema(name, resp.Result, fr, outSchema), nil
+	return resp, fr, nil
 }
 
 // stdio returns the stdio transport, or nil.
@@ -406,6 +444,9 @@ func (c *conn) lose(err error) {
 // ping sends an MCP ping. Only the transport failing is an error: a server that answers, even
 // with a JSON-RPC error (say, ping not implemented), is alive.
 func (c *conn) ping(ctx context.Context) error {
+	if c.isModern() {
+		return nil // 2026-07-28 has no ping: liveness is the transport's business
+	}
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.nextID(), Method: string(mcp.MethodPing)}
 	_, err := c.tr.SendRequest(ctx, req)
 	return err

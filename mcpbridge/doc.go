@@ -52,8 +52,12 @@
 // Options.Trusted) and stopped. OnChange is called, coalesced and never concurrently, after any
 // state or tool-list change.
 //
-// The handshake is pinned to protocol 2025-11-25 (initialize), skipping mcp-go's server/discover
-// probe, which costs 5 s against a legacy stdio server that ignores unknown methods.
+// Each server speaks one protocol era (era.go): 2025-11-25 (the initialize handshake) or
+// 2026-07-28 (per-request _meta, server/discover, multi round-trip input in mrtr.go). An entry's
+// "protocol" fixes it; in auto, a stdio server is sent initialize first (a legacy server never
+// waits for a probe) and server/discover only when it answers initialize with an error; an HTTP
+// server is sent server/discover first. The era found is remembered per definition
+// (Options.Eras) and tried first at the next start.
 //
 // Stdio servers run under the registry's own transport (stdio.go), not mcp-go's: the child gets
 // an explicit environment (DefaultBaseEnv plus the server's env, never the host's API keys), its

@@ -31,6 +31,7 @@ type Entry struct {
 	CallTimeoutSeconds    float64           `json:"callTimeoutSeconds,omitempty"`
 	EnabledTools          []string          `json:"enabledTools,omitempty"`
 	DisabledTools         []string          `json:"disabledTools,omitempty"`
+	Protocol              string            `json:"protocol,omitempty"` // era.go
 }
 
 // ErrServerExists and ErrServerNotFound are returned (wrapped) by AddServer and RemoveServer.

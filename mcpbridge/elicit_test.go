@@ -108,7 +108,7 @@ func TestElicitation(t *testing.T) {
 	}{
 		{"stdio", func(t *testing.T) ServerConfig { return stdioCfg("e", "--elicit") }},
 		{"streamable-http", func(t *testing.T) ServerConfig {
-			return ServerConfig{Name: "e", Transport: TransportHTTP, URL: startMCPTestHTTP(t, "--http", "--elicit"),
+			return ServerConfig{Name: "e", Transport: TransportHTTP, Protocol: ProtocolLegacy, URL: startMCPTestHTTP(t, "--http", "--elicit"),
 				StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
 		}},
 	} {

@@ -301,7 +301,7 @@ func TestHTTPTransports(t *testing.T) {
 	w := newChangeWatcher()
 	r := newTestRegistry(t, Options{OnChange: w.onChange})
 	st := applyAndWait(t, r,
-		ServerConfig{Name: "h", Transport: TransportHTTP, URL: httpURL, Headers: map[string]string{"X-Test": "1"},
+		ServerConfig{Name: "h", Transport: TransportHTTP, Protocol: ProtocolLegacy, URL: httpURL, Headers: map[string]string{"X-Test": "1"},
 			StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second},
 		ServerConfig{Name: "s", Transport: TransportSSE, URL: sseURL, StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second},
 		ServerConfig{Name: "down", Transport: TransportHTTP, URL: "http://127.0.0.1:1/mcp", StartupTimeout: 5 * time.Second},

@@ -83,7 +83,7 @@ func TestCallErrorRedactsURLSecret(t *testing.T) {
 	logs := &logCapture{rec: make(chan struct{}, 1)}
 	r := newTestRegistry(t, Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Getenv: env(map[string]string{"ZAP_KEY": secret})})
-	st := applyAndWait(t, r, ServerConfig{Name: "zap", Transport: TransportHTTP, URL: ts.URL + "/api/${ZAP_KEY}/mcp?k=${ZAP_KEY}",
+	st := applyAndWait(t, r, ServerConfig{Name: "zap", Transport: TransportHTTP, Protocol: ProtocolLegacy, URL: ts.URL + "/api/${ZAP_KEY}/mcp?k=${ZAP_KEY}",
 		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
 	if st["zap"].State != StateReady {
 		t.Fatalf("status = %+v", st["zap"])

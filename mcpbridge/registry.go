@@ -46,6 +46,9 @@ type Options struct {
 	PingInterval time.Duration
 	// PingTimeout bounds each ping (0 = DefaultPingTimeout).
 	PingTimeout time.Duration
+	// Eras remembers the protocol era each server definition answered in, so that the next start
+	// goes straight to it (era.go); nil = found again at every start.
+	Eras *EraStore
 	// Tokens keeps the OAuth sign-ins (SignIn). With it, an http or sse server without an
 	// Authorization header in its config sends its signed-in token, and one that answers 401
 	// is StateNeedsAuth instead of failed. nil = no sign-in: a 401 fails the server.
@@ -261,6 +264,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	var c *conn
 	var tools []wireTool
 	var auth *bearer
+	plan, meta := r.planFor(cfg), r.clientMeta() // era.go
 	resolved, err := cfg.Resolve(r.opts.Getenv)
 	if err == nil {
 		env := childEnv(r.baseEnv, resolved.Env)
@@ -271,7 +275,12 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 				return dial(cfg, env, defaultMaxFrame, auth, log)
 			}
 		}
-		c, tools, err = dialConn(ctx, run, d, resolved, env, r.clientOptions(cfg), r.opts.OnResource, log)
+		c, tools, err = dialConn(ctx, run, d, resolved, env, r.clientOptions(cfg), plan, func(c *conn) {
+			c.meta, c.input = meta, r.inputHandlers(cfg.Name) // era.go, mrtr.go
+		}, r.opts.OnResource, log)
+		if err == nil {
+			r.learnt(cfg, plan, c.era)
+		}
 		if c != nil {
 			c.written, c.auth = cfg, auth
 		}
@@ -329,10 +338,11 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	r.finishLocked(e)
 	r.rebuildLocked()
 	r.mu.Unlock()
-	log.Info("mcp server ready", "tools", len(tools))
+	log.Info("mcp server ready", "tools", len(tools), "protocol", c.era, "relearnt", c.relearnt)
 	r.changed()
 	r.wg.Go(func() { r.watch(run, e, gen, c) }) // its death and its tool-list changes (watch.go)
-	if c.stdio() == nil {
+	// 2026-07-28 has no ping: a modern HTTP server's loss is seen by the calls.
+	if c.stdio() == nil && !c.isModern() {
 		r.wg.Go(func() { r.watchHealth(run, c) })
 	}
 }
@@ -598,6 +608,9 @@ func (r *Registry) statusLocked(e *entry) ServerStatus {
 		Error: e.cfg.Redact(e.err, r.opts.Getenv), StderrTail: e.cfg.Redact(e.stderrTail, r.opts.Getenv), Command: e.cfg.Summary(),
 	}
 	if e.state == StateReady {
+		if e.conn != nil {
+			s.ProtocolVersion = e.conn.era
+		}
 		s.Tools = e.registered
 		s.Instructions = e.conn != nil && e.conn.instructions != ""
 		s.Error = e.cfg.Redact(e.collision, r.opts.Getenv)

@@ -350,6 +350,9 @@ func (c *conn) promptList(ctx context.Context, name string) ([]Prompt, error) {
 // a string the reader shortened is known (frame.go).
 func (c *conn) rawRequest(ctx context.Context, method string, params any) ([]byte, *frame, error) {
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.nextID(), Method: method, Params: params}
+	if err := c.decorate(&req); err != nil { // era.go
+		return nil, nil, err
+	}
 	var (
 		resp *transport.JSONRPCResponse
 		fr   *frame
@@ -390,7 +393,7 @@ func (r *Registry) ReadResource(ctx context.Context, server, uri string) (ReadRe
 	}
 	ctx, cancel := requestTimeout(ctx, c)
 	defer cancel()
-	raw, fr, err := c.rawRequest(ctx, string(mcp.MethodResourcesRead), map[string]any{"uri": uri})
+	raw, fr, err := c.requestWithInput(ctx, string(mcp.MethodResourcesRead), map[string]any{"uri": uri}) // mrtr.go
 	if err != nil {
 		return ReadResult{}, fmt.Errorf("mcpbridge: read %s: %w", server, r.redactErr(c, err))
 	}
@@ -472,7 +475,7 @@ func (r *Registry) GetPrompt(ctx context.Context, server, name string, args map[
 	}
 	ctx, cancel := requestTimeout(ctx, c)
 	defer cancel()
-	raw, fr, err := c.rawRequest(ctx, string(mcp.MethodPromptsGet), map[string]any{"name": name, "arguments": args})
+	raw, fr, err := c.requestWithInput(ctx, string(mcp.MethodPromptsGet), map[string]any{"name": name, "arguments": args}) // mrtr.go
 	if err != nil {
 		return PromptResult{}, fmt.Errorf("mcpbridge: prompt %s: %w", server, r.redactErr(c, err))
 	}

@@ -42,7 +42,7 @@ func (r *Registry) RootsChanged() {
 	}
 	var conns []*conn
 	for _, e := range r.servers {
-		if e.conn != nil && e.state == StateReady {
+		if e.conn != nil && e.state == StateReady && !e.conn.isModern() { // 2026-07-28 removed the notification
 			conns = append(conns, e.conn)
 		}
 	}

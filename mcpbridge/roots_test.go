@@ -41,7 +41,7 @@ func TestRoots(t *testing.T) {
 	}{
 		{"stdio", func(t *testing.T) ServerConfig { return stdioCfg("r", "--roots") }},
 		{"streamable-http", func(t *testing.T) ServerConfig {
-			return ServerConfig{Name: "r", Transport: TransportHTTP, URL: startMCPTestHTTP(t, "--http", "--roots"),
+			return ServerConfig{Name: "r", Transport: TransportHTTP, Protocol: ProtocolLegacy, URL: startMCPTestHTTP(t, "--http", "--roots"),
 				StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
 		}},
 	} {

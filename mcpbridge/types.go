@@ -50,6 +50,9 @@ type ServerConfig struct {
 	// values are read by Resolve through its getenv under InputVar(Key) (inputs.go).
 	Inputs   []Input `json:"-"`
 	Disabled bool    `json:"disabled,omitempty"`
+	// Protocol is the entry's "protocol": ProtocolAuto ("" too), ProtocolLegacy or ProtocolModern
+	// (era.go).
+	Protocol string `json:"protocol,omitempty"`
 	// StartupTimeout bounds connect + initialize + list tools (default 30 s).
 	StartupTimeout time.Duration `json:"-"`
 	// CallTimeout bounds one tools/call (default 60 s).
@@ -79,6 +82,9 @@ type ServerStatus struct {
 	// TrustPrompt is, for an untrusted workspace server, the full text of the trust question
 	// (what runs, what it reads from the environment, what changed); set by the host.
 	TrustPrompt string `json:"trustPrompt,omitempty"`
+	// ProtocolVersion is the protocol revision a ready server speaks: "2025-11-25" (the
+	// initialize handshake) or "2026-07-28" (era.go).
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
 }
 
 // Tool is one registered tool.

@@ -32,27 +32,6 @@ func hugeFrame(stdout io.Writer, mb int) error {
 	return w.Flush()
 }
 
-// dropMethod filters stdin, dropping every request line for method (a legacy server that
-// ignores what it does not know, without even an error reply).
-func dropMethod(stdin io.Reader, method string) io.Reader {
-	pr, pw := io.Pipe()
-	needle := `"method":"` + method + `"`
-	go func() {
-		sc := bufio.NewScanner(stdin)
-		sc.Buffer(make([]byte, 64<<10), 64<<20)
-		for sc.Scan() {
-			if strings.Contains(sc.Text(), needle) {
-				continue
-			}
-			if _, err := pw.Write(append(sc.Bytes(), '\n')); err != nil {
-				return
-			}
-		}
-		pw.CloseWithError(sc.Err())
-	}()
-	return pr
-}
-
 // spawnGrandchild starts a long sleep and reports its pid on stderr: "grandchild pid N" for one
 // that inherits the process group (like npx's node child), "setsid grandchild pid N" for one that
 // starts its own session and so leaves the group (like a daemonising helper).

@@ -1,6 +1,7 @@
 // Command mcptest is a small MCP server for tests, demos and benchmarks of Switchboard.
 //
-// It speaks stdio by default, streamable HTTP with --http ADDR and SSE with --sse ADDR. Its tools
+// It speaks stdio by default, streamable HTTP with --http ADDR and SSE with --sse ADDR; both
+// protocol eras, or only 2026-07-28 with --protocol 2026-07-28 (modern.go). Its tools
 // are echo, big, slow, image, fail, add_tool and remove_tool (see tools.go), plus --tools N dummy
 // tools. With --oauth it also serves a test authorization server and demands a Bearer (oauth.go). Fault flags make it misbehave in the ways a host must survive (see faults.go).
 package main
@@ -17,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
 )
 
@@ -44,6 +46,10 @@ type options struct {
 	startupDelay   time.Duration
 	hostile        bool
 	oauth          oauthOptions
+	protocol       string // modern.go
+	record         string
+	ttlMs          int64
+	mrtr           bool
 	withResources  bool
 	resources      int
 	page           int
@@ -85,6 +91,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.spawnChild, "spawn-child", false, "start a grandchild (sleep) in the same process group and print its pid to stderr")
 	fs.BoolVar(&o.linger, "linger", false, "fault: keep running after stdin ends (a server that does not notice its client is gone)")
 	fs.BoolVar(&o.spawnSetsid, "spawn-setsid-child", false, "start a grandchild (sleep) in a new session (setsid: out of the process group) and print its pid to stderr")
+	fs.StringVar(&o.protocol, "protocol", "", "serve only `REVISION` (2026-07-28: initialize is refused with -32022; see modern.go)")
+	fs.StringVar(&o.record, "record", "", "append every message read (and, over stdio, written) to `FILE`")
+	fs.Int64Var(&o.ttlMs, "ttl-ms", 0, "ttlMs of list results to modern clients (a cache hint)")
+	fs.BoolVar(&o.mrtr, "mrtr", false, "add the tools mrtr_ask, mrtr_both, mrtr_loop and mrtr_unknown (on with --protocol 2026-07-28)")
 	o.oauth.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -125,10 +135,25 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		fmt.Fprintln(stdout, "\x00\x01\x02 binary junk")
 	}
 
+	if o.protocol != "" && !o.modernOnly() {
+		logf("--protocol: only %s can be served alone", mcp.ProtocolVersion20260728)
+		return 2
+	}
+	rec, err := openRecorder(o.record)
+	if err != nil {
+		logf("%v", err)
+		return 1
+	}
 	s := newServer(o, logf)
 	switch {
 	case o.httpAddr != "":
-		return serveHTTP(o.httpAddr, "/mcp", o.oauth.guard("/mcp", func(base string) http.Handler { return server.NewStreamableHTTPServer(s.mcp) }), logf)
+		var hopts []server.StreamableHTTPOption
+		if o.modernOnly() {
+			hopts = append(hopts, server.WithStreamableHTTPProtocolVersions(mcp.ProtocolVersion20260728))
+		}
+		return serveHTTP(o.httpAddr, "/mcp", o.oauth.guard("/mcp", func(base string) http.Handler {
+			return modernHTTP(o, rec, server.NewStreamableHTTPServer(s.mcp, hopts...))
+		}), logf)
 	case o.sseAddr != "":
 		return serveHTTP(o.sseAddr, "/sse", o.oauth.guard("/sse", func(base string) http.Handler {
 			return server.NewSSEServer(s.mcp, server.WithBaseURL(base))
@@ -136,11 +161,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
-	in := stdin
-	if o.ignoreDiscover {
-		in = dropMethod(stdin, "server/discover")
-	}
-	err := server.NewStdioServer(s.mcp).Listen(ctx, in, stdout)
+	out := &lockedWriter{w: stdout, rec: rec}
+	in := stdioFilter(o, stdin, out, rec) // modern.go (and --ignore-discover)
+	err = server.NewStdioServer(s.mcp).Listen(ctx, in, out)
 	if o.linger {
 		// Nothing written here: a write to the dead client's stderr pipe would end the process
 		// with SIGPIPE, which is exactly what a lingering server does not get.

@@ -43,11 +43,17 @@ func newServer(o options, logf func(string, ...any)) *testServer {
 	if o.instructions != "" {
 		opts = append(opts, server.WithInstructions(o.instructions))
 	}
+	if o.ttlMs > 0 {
+		opts = append(opts, server.WithCacheHints(o.ttlMs, mcp.CacheScopePrivate))
+	}
 	if o.withResources {
 		opts = append(opts, ts.resourceOptions(hooks)...)
 	}
 	ts.mcp = server.NewMCPServer(o.name, "0.1.0", opts...)
 	ts.addTools()
+	if o.mrtr || o.modernOnly() {
+		ts.addMRTRTools() // modern.go
+	}
 	if o.withResources {
 		ts.addResources()
 	}
@@ -236,7 +242,15 @@ func (ts *testServer) addRootsTool() {
 	})
 	ts.mcp.AddTool(mcp.NewTool("roots", mcp.WithDescription("Ask the client for its roots (roots/list).")),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			res, err := ts.mcp.RequestRoots(ctx, mcp.ListRootsRequest{})
+			var res *mcp.ListRootsResult
+			var err error
+			if server.IsModernRequest(ctx) { // modern.go: a multi round-trip result
+				if res = server.RootsResponse(req.Params.InputResponses, "roots"); res == nil {
+					return server.NewInputRequestBuilder("").Roots("roots").ToolResult(), nil
+				}
+			} else {
+				res, err = ts.mcp.RequestRoots(ctx, mcp.ListRootsRequest{})
+			}
 			if err != nil {
 				return mcp.NewToolResultError("roots/list: " + err.Error()), nil
 			}
@@ -277,13 +291,25 @@ func (ts *testServer) addElicitTools() {
 			if s := req.GetString("schema", ""); s != "" {
 				schema = json.RawMessage(s)
 			}
-			return answer(ts.mcp.RequestElicitation(ctx, mcp.ElicitationRequest{Params: mcp.ElicitationParams{
-				Message: req.GetString("message", "Tell me about yourself."), RequestedSchema: schema,
-			}}))
+			params := mcp.ElicitationParams{Message: req.GetString("message", "Tell me about yourself."), RequestedSchema: schema}
+			if server.IsModernRequest(ctx) { // modern.go: a multi round-trip result
+				if res := server.ElicitationResponse(req.Params.InputResponses, "ask"); res != nil {
+					return answer(res, nil)
+				}
+				return server.NewInputRequestBuilder("").Elicit("ask", params).ToolResult(), nil
+			}
+			return answer(ts.mcp.RequestElicitation(ctx, mcp.ElicitationRequest{Params: params}))
 		})
 	ts.mcp.AddTool(mcp.NewTool("open_url", mcp.WithDescription("Ask the user to open a page (elicitation, url mode)."),
 		mcp.WithString("url", mcp.Required())),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			if server.IsModernRequest(ctx) { // modern.go: a multi round-trip result
+				if res := server.ElicitationResponse(req.Params.InputResponses, "url"); res != nil {
+					return answer(res, nil)
+				}
+				return server.NewInputRequestBuilder("").Elicit("url", mcp.ElicitationParams{Mode: mcp.ElicitationModeURL,
+					URL: req.GetString("url", ""), Message: "Sign in to continue."}).ToolResult(), nil
+			}
 			return answer(ts.mcp.RequestURLElicitation(ctx, server.ClientSessionFromContext(ctx), "e-1",
 				req.GetString("url", ""), "Sign in to continue."))
 		})
@@ -296,20 +322,31 @@ func (ts *testServer) addSampleTool() {
 	ts.mcp.AddTool(mcp.NewTool("summarize", mcp.WithDescription("Ask the client's model to summarize a text (sampling)."),
 		mcp.WithString("text", mcp.Required())),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
-			res, err := ts.mcp.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: mcp.CreateMessageParams{
+			params := mcp.CreateMessageParams{
 				Messages: []mcp.SamplingMessage{
 					{Role: mcp.RoleUser, Content: mcp.NewTextContent("Summarize in one line: " + req.GetString("text", ""))},
 				},
 				SystemPrompt:     "You summarize.",
 				MaxTokens:        100,
 				ModelPreferences: &mcp.ModelPreferences{Hints: []mcp.ModelHint{{Name: "claude"}}},
-			}})
+			}
+			var res *mcp.CreateMessageResult
+			var err error
+			if server.IsModernRequest(ctx) { // modern.go: a multi round-trip result
+				if res = server.SamplingResponse(req.Params.InputResponses, "sample"); res == nil {
+					return server.NewInputRequestBuilder("").Sample("sample", params).ToolResult(), nil
+				}
+			} else {
+				res, err = ts.mcp.RequestSampling(ctx, mcp.CreateMessageRequest{CreateMessageParams: params})
+			}
 			if err != nil {
 				return mcp.NewToolResultError("sampling/createMessage: " + err.Error()), nil
 			}
 			text := ""
 			if tc, ok := res.Content.(mcp.TextContent); ok {
 				text = tc.Text
+			} else if m, ok := res.Content.(map[string]any); ok { // an input response, decoded generically
+				text, _ = m["text"].(string)
 			}
 			b, err := json.Marshal(map[string]any{"model": res.Model, "text": text, "stopReason": res.StopReason})
 			if err != nil {

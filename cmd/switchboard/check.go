@@ -101,6 +101,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		Trusted: trusted,
 		Roots:   func() []string { return absPaths(workspaces) },
 		Getenv:  inputLookup(), // mcp_input.go: ${input:ID} values from the store
+		Eras:    mcpbridge.OpenEraStore(filepath.Join(filepath.Dir(*pinsPath), mcpbridge.DefaultErasFile)),
 	})
 	defer reg.Close()
 
@@ -194,6 +195,9 @@ func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, em
 		fmt.Fprintf(w, "  source:  %s\n", safetext.Line(s.Source))
 		if s.Command != "" {
 			fmt.Fprintf(w, "  runs:    %s\n", safetext.Line(s.Command))
+		}
+		if s.ProtocolVersion != "" {
+			fmt.Fprintf(w, "  speaks:  MCP %s\n", s.ProtocolVersion)
 		}
 		for i, line := range defs[s.Name] {
 			label := "         "

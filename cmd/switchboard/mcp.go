@@ -14,8 +14,8 @@ import (
 )
 
 const mcpUsage = `usage:
-  switchboard mcp add NAME [--scope user|workspace] [--env K=V]... [--header K:V]... -- COMMAND [ARGS...]
-  switchboard mcp add NAME --url URL [--transport http|sse] [--header K:V]... [--scope user|workspace]
+  switchboard mcp add NAME [--scope user|workspace] [--env K=V]... [--protocol P] -- COMMAND [ARGS...]
+  switchboard mcp add NAME --url URL [--transport http|sse] [--header K:V]... [--protocol P] [--scope user|workspace]
   switchboard mcp remove NAME [--scope user|workspace]
   switchboard mcp list
   switchboard mcp get NAME
@@ -27,11 +27,13 @@ const mcpUsage = `usage:
 the current directory). --file F edits F instead. Values may reference the environment with
 ${env:NAME}: prefer that to writing a secret into the file. Edits keep the file's comments,
 order and formatting. import never overwrites: a server already defined is skipped.
+--protocol auto (default: found per server), 2025-11-25 or 2026-07-28 fixes the MCP revision.
 Exit status: 0 ok, 1 a file cannot be read or written, 2 invalid input.
 `
 
 type mcpFlags struct {
 	scope, workspace, file, url, transport, from string
+	protocol                                     string
 	dryRun                                       bool
 	env, headers                                 []string
 	pos, command                                 []string
@@ -55,7 +57,7 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 			continue
 		}
 		dst := map[string]*string{"scope": &f.scope, "workspace": &f.workspace, "file": &f.file,
-			"url": &f.url, "transport": &f.transport, "from": &f.from}[name]
+			"url": &f.url, "transport": &f.transport, "from": &f.from, "protocol": &f.protocol}[name]
 		var list *[]string
 		switch name {
 		case "env", "e":
@@ -238,6 +240,9 @@ func mcpAdd(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, string
 			e.Headers = map[string]string{}
 		}
 		e.Headers[strings.TrimSpace(k)] = strings.TrimSpace(v)
+	}
+	if f.protocol != mcpbridge.ProtocolAuto {
+		e.Protocol = f.protocol // auto is the default: not written
 	}
 	if err := mcpbridge.CheckEntry(file, ws, name, e); err != nil {
 		return fail(2, "%v", err)

@@ -59,6 +59,9 @@ type ServerStatus struct {
 	// TrustPrompt is, for an untrusted workspace server, the trust question's full text (what runs,
 	// what it reads from the environment, what changed since last trusted), without "Start it?".
 	TrustPrompt string `json:"trustPrompt,omitempty"`
+	// ProtocolVersion is the MCP revision a ready server speaks: "2025-11-25" (the initialize
+	// handshake) or "2026-07-28" (per-request metadata); absent while it is not ready.
+	ProtocolVersion string `json:"protocolVersion,omitempty"`
 }
 
 // ServersChangedParams is the params of switchboard/serversChanged.
