@@ -94,6 +94,7 @@ export function serverReport(s: ServerStatus, tools: readonly ToolInfo[]): strin
     out.push(`# MCP server \`${s.name}\``, "");
     out.push(`- State: **${s.state}**`);
     out.push(`- Transport: ${s.transport}`);
+    if (s.protocolVersion) out.push(`- Protocol: MCP ${s.protocolVersion}`);
     out.push(`- Source: ${s.source}`);
     if (s.command) out.push(`- Command: \`${s.command}\``);
     out.push(`- Tools: ${s.tools}`);

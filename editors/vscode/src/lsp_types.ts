@@ -27,6 +27,8 @@ export interface ServerStatus {
     command?: string;
     /** An untrusted workspace server: the trust question's full text. */
     trustPrompt?: string;
+    /** The MCP revision a ready server speaks ("2025-11-25" or "2026-07-28"). */
+    protocolVersion?: string;
 }
 
 export interface ToolInfo {

@@ -166,6 +166,9 @@ function M.format_server(s)
   if s.transport and s.transport ~= 'stdio' then
     table.insert(parts, s.transport)
   end
+  if s.protocolVersion == '2026-07-28' then -- the older revision is the usual case: not shown
+    table.insert(parts, 'MCP 2026-07-28')
+  end
   if s.source and s.source ~= '' then
     table.insert(parts, '(' .. s.source .. ')')
   end
