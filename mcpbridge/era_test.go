@@ -318,3 +318,40 @@ func TestProtocolConfig(t *testing.T) {
 		}
 	}
 }
+
+// TestModernListChanged: a modern server's tools/list_changed arrives on subscriptions/listen and
+// the tools are listed again (through the pins: the new tool has its hash).
+func TestModernListChanged(t *testing.T) {
+	changed := make(chan struct{}, 100)
+	r := newTestRegistry(t, Options{OnChange: func([]ServerStatus) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}})
+	cfg, rec := modernCfg(t, "c", "--ttl-ms", "600000")
+	applyAndWait(t, r, cfg)
+	res, err := r.Call(context.Background(), "mcp__c__add_tool", json.RawMessage(`{"name":"fresh"}`))
+	if err != nil || res.IsError {
+		t.Fatalf("add_tool = %+v, %v", res, err)
+	}
+	deadline := time.After(20 * time.Second)
+	for {
+		if tool, ok := r.Lookup("mcp__c__fresh"); ok {
+			if tool.Hash == "" {
+				t.Errorf("the new tool has no pin hash")
+			}
+			break
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			in, _ := recorded(t, rec)
+			t.Fatalf("the tool list was not refreshed; sent %v", methodsOf(in))
+		}
+	}
+	in, _ := recorded(t, rec)
+	if countMethod(in, "subscriptions/listen") == 0 {
+		t.Errorf("no subscriptions/listen sent: %v", methodsOf(in))
+	}
+}

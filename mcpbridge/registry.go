@@ -341,6 +341,9 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	log.Info("mcp server ready", "tools", len(tools), "protocol", c.era, "relearnt", c.relearnt)
 	r.changed()
 	r.wg.Go(func() { r.watch(run, e, gen, c) }) // its death and its tool-list changes (watch.go)
+	if c.isModern() {
+		r.wg.Go(func() { c.listen(run) }) // listen.go: its list changes
+	}
 	// 2026-07-28 has no ping: a modern HTTP server's loss is seen by the calls.
 	if c.stdio() == nil && !c.isModern() {
 		r.wg.Go(func() { r.watchHealth(run, c) })
