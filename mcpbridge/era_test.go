@@ -355,3 +355,20 @@ func TestModernListChanged(t *testing.T) {
 		t.Errorf("no subscriptions/listen sent: %v", methodsOf(in))
 	}
 }
+
+// TestEraRelearnt: a server remembered modern that no longer answers server/discover (a legacy
+// server that ignores it) is started in the legacy era after the probe, and the new era is
+// remembered.
+func TestEraRelearnt(t *testing.T) {
+	eras := OpenEraStore(filepath.Join(t.TempDir(), "eras.json"))
+	cfg := stdioCfg("x", "--ignore-discover")
+	eras.Set(cfg.Fingerprint(), "x", ProtocolModern)
+	r := newTestRegistry(t, Options{Eras: eras})
+	st := applyAndWait(t, r, cfg)
+	if st["x"].State != StateReady || st["x"].ProtocolVersion != ProtocolLegacy {
+		t.Fatalf("status = %+v", st["x"])
+	}
+	if got := OpenEraStore(eras.path).Get(cfg.Fingerprint()); got != ProtocolLegacy {
+		t.Errorf("remembered era = %q after re-learning, want %s", got, ProtocolLegacy)
+	}
+}
