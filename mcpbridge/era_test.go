@@ -319,7 +319,7 @@ func TestProtocolConfig(t *testing.T) {
 	}
 }
 
-// TestModernListChanged: a modern server's tools/list_changed arrives on subscriptions/listen and
+// TestModernListChanged: a modern server's tools/list_changed (stdio and HTTP) arrives on subscriptions/listen and
 // the tools are listed again (through the pins: the new tool has its hash).
 func TestModernListChanged(t *testing.T) {
 	changed := make(chan struct{}, 100)
@@ -330,14 +330,24 @@ func TestModernListChanged(t *testing.T) {
 		}
 	}})
 	cfg, rec := modernCfg(t, "c", "--ttl-ms", "600000")
-	applyAndWait(t, r, cfg)
-	res, err := r.Call(context.Background(), "mcp__c__add_tool", json.RawMessage(`{"name":"fresh"}`))
+	h := ServerConfig{Name: "ch", Transport: TransportHTTP, StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second,
+		URL: startMCPTestHTTP(t, "--http", "--protocol", "2026-07-28")}
+	st := applyAndWait(t, r, cfg, h)
+	if st["ch"].ProtocolVersion != ProtocolModern {
+		t.Fatalf("http status = %+v", st["ch"])
+	}
+	res, err := r.Call(context.Background(), "mcp__ch__add_tool", json.RawMessage(`{"name":"fresh"}`))
+	if err != nil || res.IsError {
+		t.Fatalf("add_tool over http = %+v, %v", res, err)
+	}
+	res, err = r.Call(context.Background(), "mcp__c__add_tool", json.RawMessage(`{"name":"fresh"}`))
 	if err != nil || res.IsError {
 		t.Fatalf("add_tool = %+v, %v", res, err)
 	}
 	deadline := time.After(20 * time.Second)
 	for {
-		if tool, ok := r.Lookup("mcp__c__fresh"); ok {
+		_, okHTTP := r.Lookup("mcp__ch__fresh")
+		if tool, ok := r.Lookup("mcp__c__fresh"); ok && okHTTP {
 			if tool.Hash == "" {
 				t.Errorf("the new tool has no pin hash")
 			}
