@@ -38,3 +38,23 @@ func TestCheckEras(t *testing.T) {
 		t.Errorf("eras.json = %s, %v", b, err)
 	}
 }
+
+// TestMCPAddProtocol: mcp add --protocol writes the entry's protocol (auto, the default, is not
+// written), and refuses an unknown revision naming the key.
+func TestMCPAddProtocol(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "mcp.json")
+	if out, errs, code := runMCPTest(t, "add", "m", "--file", file, "--protocol", "2026-07-28", "--", "srv"); code != 0 {
+		t.Fatalf("add: %d %s %s", code, out, errs)
+	}
+	if out, errs, code := runMCPTest(t, "add", "a", "--file", file, "--protocol", "auto", "--", "srv"); code != 0 {
+		t.Fatalf("add auto: %d %s %s", code, out, errs)
+	}
+	b, _ := os.ReadFile(file)
+	if strings.Count(string(b), `"protocol"`) != 1 || !strings.Contains(string(b), `"2026-07-28"`) {
+		t.Errorf("file = %s", b)
+	}
+	_, errs, code := runMCPTest(t, "add", "x", "--file", file, "--protocol", "2030", "--", "srv")
+	if code != 2 || !strings.Contains(errs, `server "x": protocol: must be "auto"`) {
+		t.Errorf("bad protocol: %d %s", code, errs)
+	}
+}
