@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"os"
 	"path/filepath"
+	"slices"
 	"sync"
 	"time"
 
@@ -144,6 +145,13 @@ func (c *conn) discover(ctx context.Context) error {
 		h.SetProtocolVersion(ProtocolModern) // Mcp-Protocol-Version on every request
 	}
 	raw, err := c.request(ctx, string(mcp.MethodServerDiscover), nil)
+	var unsupported mcp.UnsupportedProtocolVersionError
+	if errors.As(err, &unsupported) && slices.Contains(unsupported.Supported, ProtocolModern) {
+		// A refusal that names our version among the supported ones (a server that wants the
+		// version chosen again, or one behind a balancer that answered for another replica):
+		// ask once more, with a new id; a second refusal stands.
+		raw, err = c.request(ctx, string(mcp.MethodServerDiscover), nil)
+	}
 	if err == nil {
 		var res mcp.DiscoverResult
 		if err = json.Unmarshal(raw, &res); err == nil {
