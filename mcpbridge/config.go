@@ -125,6 +125,7 @@ type loader struct {
 	errs        []error
 	inputs      map[string]Input // the "inputs" of the file being read (inputs.go)
 	folders     []string         // the open workspace folders (vars.go: ${workspaceFolder})
+	folderUsed  bool             // the entry being parsed took ${workspaceFolder} from folders
 }
 
 func (l *loader) fail(file, server, key, format string, args ...any) {
@@ -253,7 +254,8 @@ func (l *loader) addEntry(file, workspace, name string, raw json.RawMessage, isW
 		return
 	}
 	cfg.Source = file
-	cfg.WorkspaceOnly = isWorkspace
+	// A user-level definition that takes ${workspaceFolder} runs what the opened repository holds.
+	cfg.WorkspaceOnly = isWorkspace || cfg.FromFolder != ""
 	l.merged[name] = cfg
 }
 
@@ -283,7 +285,8 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 		keys = append(keys, k)
 	}
 	sort.Strings(keys)
-	exp := expander{getenv: l.getenv, workspace: workspace, folders: l.folders, declared: l.inputs}
+	l.folderUsed = false
+	exp := expander{getenv: l.getenv, workspace: workspace, folders: l.folders, folderUsed: &l.folderUsed, declared: l.inputs}
 	str := func(key string, dst *string) {
 		if v, ok := fields[key]; ok {
 			if err := json.Unmarshal(v, dst); err != nil {
@@ -443,6 +446,9 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 			cfg.Cwd = filepath.Join(filepath.Dir(file), cfg.Cwd)
 		}
 	}
+	if l.folderUsed {
+		cfg.FromFolder = l.folders[0]
+	}
 	return cfg, errs
 }
 
@@ -480,9 +486,10 @@ func validURL(s string) bool {
 
 // expander expands ${VAR}, ${env:VAR}, ${VAR:-default} and ${workspaceFolder}.
 type expander struct {
-	getenv    func(string) (string, bool)
-	workspace string   // the folder of the workspace file being read ("" for a user-level source)
-	folders   []string // the open workspace folders (${workspaceFolder} of a user-level source)
+	getenv     func(string) (string, bool)
+	workspace  string   // the folder of the workspace file being read ("" for a user-level source)
+	folders    []string // the open workspace folders (${workspaceFolder} of a user-level source)
+	folderUsed *bool    // set when ${workspaceFolder} of a user-level source was taken from folders
 	// declared are the file's inputs while it is read: their ${input:ID} stay as written.
 	declared map[string]Input
 	// input reads an input's value when a definition is resolved (nil while a file is read).

@@ -60,7 +60,12 @@ const (
 // text is raw: callers escape it for where it goes.
 func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 	var out []string
-	out = append(out, fmt.Sprintf("Workspace file %s defines MCP server '%s'.", c.Source, c.Name))
+	if c.FromFolder != "" {
+		out = append(out, fmt.Sprintf("Your configuration (%s) defines MCP server '%s' with ${workspaceFolder}, which is the open folder %s: what it runs comes from that folder.",
+			c.Source, c.Name, c.FromFolder))
+	} else {
+		out = append(out, fmt.Sprintf("Workspace file %s defines MCP server '%s'.", c.Source, c.Name))
+	}
 	if prev != nil {
 		if ch := DefinitionChanges(*prev, c); len(ch) > 0 {
 			out = append(out, "Changed since you trusted it: "+strings.Join(ch, "; ")+".")

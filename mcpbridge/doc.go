@@ -14,7 +14,8 @@
 // entry is a *ConfigError naming file, server and key, and only that entry is skipped (an
 // earlier valid definition of the same server stays). A server whose winning definition comes
 // from a workspace file is WorkspaceOnly (it needs the user's trust) unless a trusted source
-// defined exactly the same thing.
+// defined exactly the same thing; so is a user-level one that took ${workspaceFolder} from the
+// open folder (FromFolder): what it runs comes from the repository.
 //
 // # Naming
 //

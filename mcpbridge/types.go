@@ -62,8 +62,14 @@ type ServerConfig struct {
 	DisabledTools []string `json:"disabledTools,omitempty"`
 	// Source is the file the entry came from, or "editor settings".
 	Source string `json:"-"`
-	// WorkspaceOnly is true when the server comes only from workspace files: it needs the user's trust.
+	// WorkspaceOnly is true when the server comes only from workspace files, or takes what it runs
+	// from the open folder (FromFolder): it needs the user's trust.
 	WorkspaceOnly bool `json:"-"`
+	// FromFolder is the open folder that a user-level definition (the user's file, a --config file,
+	// editor settings) took ${workspaceFolder} from. What runs then comes from the repository the
+	// user opened, which the user's own file cannot vouch for: it needs the user's trust, per
+	// folder (the resolved path is part of the definition's fingerprint).
+	FromFolder string `json:"-"`
 }
 
 // ServerStatus is the wire ServerStatus of PROTOCOL.md section 3.

@@ -75,6 +75,9 @@ func (e expander) workspaceFolder(m string) (string, error) {
 	case e.workspace != "":
 		return e.workspace, nil
 	case len(e.folders) == 1:
+		if e.folderUsed != nil {
+			*e.folderUsed = true
+		}
 		return e.folders[0], nil
 	case len(e.folders) == 0:
 		return "", fmt.Errorf("%s is the open folder, and no folder is open: open a folder in the editor (or pass --workspace DIR on the command line)", m)
@@ -102,7 +105,7 @@ func (l *loader) envFileEntry(file, workspace string, fields map[string]json.Raw
 		bad("envFile", "only used by a stdio server")
 		return
 	}
-	exp := expander{getenv: l.getenv, workspace: workspace, folders: l.folders}
+	exp := expander{getenv: l.getenv, workspace: workspace, folders: l.folders, folderUsed: &l.folderUsed}
 	out := varRE.ReplaceAllStringFunc(p, func(m string) string {
 		if name, _, _ := envRef(m); name != "" {
 			bad("envFile", "must not use the environment (%s)", m)

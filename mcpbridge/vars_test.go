@@ -202,6 +202,19 @@ func TestWorkspaceFolderInUserFile(t *testing.T) {
 		if !ok {
 			t.Errorf("one folder: %s args %q cwd %q; want them under %s", c.Name, c.Args, c.Cwd, ws)
 		}
+		// What runs comes from the opened repository: the user's own file cannot vouch for it.
+		if !c.WorkspaceOnly || c.FromFolder != ws {
+			t.Errorf("one folder: %s WorkspaceOnly %v FromFolder %q; want it to need trust for %s", c.Name, c.WorkspaceOnly, c.FromFolder, ws)
+		}
+		if s := TrustSentences(c, nil)[0]; !strings.Contains(s, ws) || !strings.Contains(s, "${workspaceFolder}") || strings.Contains(s, "Workspace file") {
+			t.Errorf("one folder: %s trust prompt opens %q; want it to say the server takes the open folder %s", c.Name, s, ws)
+		}
+	}
+	// A user-level definition that does not use the folder is the user's own, as before.
+	plain := map[string]json.RawMessage{"p": json.RawMessage(`{"command": "node", "args": ["/opt/p.js"]}`)}
+	cfgs, _ = LoadConfig(ConfigSources{UserFile: filepath.Join(dir, "none.json"), EditorServers: plain, WorkspaceFolders: []string{ws}, Getenv: env(nil)})
+	if len(cfgs) != 1 || cfgs[0].WorkspaceOnly || cfgs[0].FromFolder != "" {
+		t.Errorf("a user-level server without ${workspaceFolder}: %+v; want it trusted as the user's own", cfgs)
 	}
 
 	for _, tc := range []struct {

@@ -279,7 +279,14 @@ func TestWorkspaceFolderInUserFile(t *testing.T) {
 	def := map[string]any{"command": mcptestBin, "args": []string{}, "cwd": "${workspaceFolder}"}
 	user := `{"mcpServers":{"u":` + mustJSON(def) + `}}`
 	env := hosttest.Run(t, hosttest.Config{UserFiles: map[string]string{"mcp.json": user}})
-	env.AwaitServer("u", "ready")
+	// What it runs comes from the opened folder: the user's own file cannot vouch for a
+	// repository, so it asks first, as a workspace file's server does (for this folder only).
+	env.AwaitServer("u", "untrusted")
+	var servers []hosttest.ServerStatus
+	env.MustCommand(wire.CmdTrust, map[string]string{"server": "u", "decision": "trust"}, &servers)
+	if len(servers) != 1 || servers[0].State != "ready" {
+		t.Fatalf("u after trust = %+v; want ready", servers)
+	}
 
 	env = hosttest.Run(t, hosttest.Config{NoWorkspace: true, UserFiles: map[string]string{"mcp.json": user}})
 	if st := env.AwaitServer("u", "failed"); !strings.Contains(st.Error, "cwd: ${workspaceFolder}") || !strings.Contains(st.Error, "open a folder") {
@@ -289,5 +296,9 @@ func TestWorkspaceFolderInUserFile(t *testing.T) {
 	env.Notify("workspace/didChangeWorkspaceFolders", map[string]any{"event": map[string]any{
 		"added": []map[string]string{{"uri": hosttest.FileURI(folder), "name": "f"}}, "removed": []any{},
 	}})
-	env.AwaitServer("u", "ready")
+	env.AwaitServer("u", "untrusted") // a folder of its own: a definition of its own to trust
+	env.MustCommand(wire.CmdTrust, map[string]string{"server": "u", "decision": "trust"}, &servers)
+	if len(servers) != 1 || servers[0].State != "ready" {
+		t.Fatalf("u after trust in the added folder = %+v; want ready", servers)
+	}
 }
