@@ -94,6 +94,24 @@ func TestUnfence(t *testing.T) {
 		"\uFE64server-prompt":      "&lt;server-prompt",
 		"<\u2066/server-prompt>":   "&lt;\u2066/server-prompt>",
 		"<\n/\nserver-prompt":      "&lt;\n/\nserver-prompt",
+		"a < b, x<y and <code>":    "a < b, x<y and <code>",
+		"</server.instructions>":   "&lt;/server.instructions>",
+		"</server_1_prompt>":       "&lt;/server_1_prompt>",
+		// A look-alike, a mark or a control character in or before the name: neutralised,
+		// whatever it spells (found by a fresh-eyes review).
+		"<\u0301/server-instructions>":                         "&lt;\u0301/server-instructions>",
+		"</serv\u0301er-instructions>":                         "&lt;/serv\u0301er-instructions>",
+		"</\u0455erver-instructions>":                          "&lt;/\u0455erver-instructions>",
+		"</s\u0435rver-instructions>":                          "&lt;/s\u0435rver-instructions>",
+		"\u2039/server-instructions>":                          "&lt;/server-instructions>",
+		"\u27e8/server-instructions>":                          "&lt;/server-instructions>",
+		"\u3008/server-instructions>":                          "&lt;/server-instructions>",
+		"\u2329/server-instructions>":                          "&lt;/server-instructions>",
+		"\u02c2/server-instructions>":                          "&lt;/server-instructions>",
+		"<\x00/server-instructions>":                           "&lt;\x00/server-instructions>",
+		"</server\u00b7instructions>":                          "&lt;/server\u00b7instructions>",
+		"</\uff53\uff45\uff52\uff56\uff45\uff52-instructions>": "&lt;/\uff53\uff45\uff52\uff56\uff45\uff52-instructions>",
+		"<\u2215server-prompt>":                                "&lt;\u2215server-prompt>",
 	} {
 		if got := Unfence(in); got != want {
 			t.Errorf("Unfence(%q) = %q, want %q", in, got, want)

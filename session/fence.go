@@ -21,18 +21,26 @@ var fences = []string{FenceInstructions, FenceResource, FencePrompt}
 const fenceEscape = "&lt;"
 
 // Unfence neutralises every fence marker in server text, so that the text can neither open nor
-// close a fence: each "<" (or a look-alike: U+FF1C, U+FE64) that is followed by a fence name,
-// optionally after a "/" and white space or invisible characters, in any case, with any dash,
-// underscore or white space (or none) between the name's words, is written "&lt;". It changes
-// nothing else, and errs on the side of neutralising ("<server_instructions_x" is changed too).
-// Call it before safetext's escaping, which turns the invisible characters a reader skips into
-// visible text.
+// close a fence: a "<" that starts what reads as a fence marker is written "&lt;". What reads as
+// one:
+//   - an ASCII "<", then (after any white space or invisible characters, an optional "/" or a
+//     look-alike of it, and those again) a name whose letters, with every separator between them
+//     dropped (dashes, underscores, dots, white space, digits, invisible characters), begin with a
+//     fence name in any case ("</Attached Resource>", "<server_instructions_x", "</server.prompt");
+//     or a name that holds anything but ASCII (a look-alike letter, a fullwidth letter, a
+//     combining mark, a control character): such a name is not text a person reads past, and a
+//     model may read it as a marker, so it is neutralised whatever it spells;
+//   - a look-alike of "<" (U+FF1C, U+FE64, U+2039, U+27E8, U+3008, U+2329, U+02C2, U+1438, U+276E,
+//     U+29FC) followed, in the same way, by any letter.
+//
+// Plain ASCII markup that names no fence ("<b>") is left as it is. Call it before safetext's
+// escaping, which turns the invisible characters a reader skips into visible text.
 func Unfence(s string) string {
 	var b strings.Builder
 	last := 0
 	for i := 0; i < len(s); {
 		r, n := utf8.DecodeRuneInString(s[i:])
-		if (r == '<' || r == '\uFF1C' || r == '\uFE64') && opensFence(s[i+n:]) {
+		if (r == '<' && opensFence(s[i+n:])) || (isLessLike(r) && opensTag(s[i+n:])) {
 			if last == 0 {
 				b.Grow(len(s) + 8)
 			}
@@ -49,50 +57,91 @@ func Unfence(s string) string {
 	return b.String()
 }
 
-// opensFence reports whether s (what follows a "<") starts with a fence name, after optional
-// skippable characters, a "/" (or U+FF0F) and skippable characters again.
-func opensFence(s string) bool {
+// isLessLike: r is a look-alike of "<" (not "<" itself).
+func isLessLike(r rune) bool {
+	switch r {
+	case '\uFF1C', '\uFE64', '\u2039', '\u27E8', '\u3008', '\u2329', '\u02C2', '\u1438', '\u276E', '\u29FC':
+		return true
+	}
+	return false
+}
+
+// isSlashLike: r is "/" or a look-alike.
+func isSlashLike(r rune) bool {
+	switch r {
+	case '/', '\uFF0F', '\u2215', '\u2044', '\u29F8', '\u2571', '\u0338':
+		return true
+	}
+	return false
+}
+
+// tagName returns what follows a "<" once the skippable characters and an optional slash are
+// passed over.
+func tagName(s string) string {
 	s = strings.TrimLeftFunc(s, fenceSkippable)
-	if r, n := utf8.DecodeRuneInString(s); r == '/' || r == '\uFF0F' {
+	if r, n := utf8.DecodeRuneInString(s); isSlashLike(r) {
 		s = strings.TrimLeftFunc(s[n:], fenceSkippable)
 	}
-	for _, f := range fences {
-		if hasFenceName(s, f) {
+	return s
+}
+
+// opensTag: after a look-alike "<", a letter.
+func opensTag(s string) bool {
+	r, _ := utf8.DecodeRuneInString(tagName(s))
+	return unicode.IsLetter(r)
+}
+
+// opensFence: after an ASCII "<", a name that begins with a fence name once its separators are
+// dropped, or one that holds anything but ASCII (see Unfence).
+func opensFence(s string) bool {
+	s = tagName(s)
+	if r, _ := utf8.DecodeRuneInString(s); !unicode.IsLetter(r) {
+		return false
+	}
+	var letters []byte
+	for _, r := range s {
+		if len(letters) >= maxFenceName {
+			break
+		}
+		switch {
+		case r >= utf8.RuneSelf || (r < ' ' && r != '\t' && r != '\n' && r != '\r') || r == 0x7f:
+			return true // not plain ASCII: a look-alike, a mark, a control character
+		case 'a' <= r && r <= 'z':
+			letters = append(letters, byte(r))
+		case 'A' <= r && r <= 'Z':
+			letters = append(letters, byte(r-'A'+'a'))
+		case r == '-' || r == '_' || r == '.' || r == ' ' || r == '\t' || r == '\n' || r == '\r' || ('0' <= r && r <= '9'):
+			// a separator: dropped
+		default:
+			// the name ends (">", "=", a quote, ...)
+			return hasFencePrefix(letters)
+		}
+	}
+	return hasFencePrefix(letters)
+}
+
+// maxFenceName bounds how many letters of a name are looked at (the longest fence name has 18).
+const maxFenceName = 32
+
+var fenceLetters = func() []string {
+	out := make([]string, len(fences))
+	for i, f := range fences {
+		out[i] = strings.ReplaceAll(f, "-", "")
+	}
+	return out
+}()
+
+func hasFencePrefix(letters []byte) bool {
+	for _, f := range fenceLetters {
+		if strings.HasPrefix(string(letters), f) {
 			return true
 		}
 	}
 	return false
 }
 
-// hasFenceName reports whether s starts with name (lower-case ASCII words joined by "-"), the
-// letters compared under Unicode case folding ("ſ" is "s", "K" is "k") and each "-" matching any
-// run, possibly empty, of dashes (and the minus sign), underscores, white space and invisible
-// characters.
-func hasFenceName(s, name string) bool {
-	for _, want := range name {
-		if want == '-' {
-			s = strings.TrimLeftFunc(s, func(r rune) bool { return r == '_' || r == '\u2212' || unicode.Is(unicode.Pd, r) || fenceSkippable(r) })
-			continue
-		}
-		r, n := utf8.DecodeRuneInString(s)
-		if n == 0 || !equalFold(r, want) {
-			return false
-		}
-		s = s[n:]
-	}
-	return true
+// fenceSkippable is white space, invisible (format) characters, combining marks and control
+// characters, which a reader skips or does not see.
+func fenceSkippable(r rune) bool {
+	return unicode.IsSpace(r) || unicode.In(r, unicode.Cf, unicode.Mn, unicode.Me, unicode.Cc)
 }
-
-func equalFold(r, want rune) bool {
-	for f := r; ; {
-		if f == want {
-			return true
-		}
-		if f = unicode.SimpleFold(f); f == r {
-			return false
-		}
-	}
-}
-
-// fenceSkippable is white space and invisible (format) characters, which a reader skips.
-func fenceSkippable(r rune) bool { return unicode.IsSpace(r) || unicode.Is(unicode.Cf, r) }
