@@ -55,7 +55,8 @@ func isTextBlock(b json.RawMessage) bool {
 	text, unsure := false, false
 	valid := jsonscan.Members(b, func(name, value []byte) bool {
 		is, u := jsonscan.Name(name, "type")
-		if u || (is && bytes.IndexByte(value, '\\') >= 0) {
+		// null leaves a decoded field as it was: encoding/json decides that too.
+		if u || (is && (bytes.IndexByte(value, '\\') >= 0 || string(value) == "null")) {
 			unsure = true
 			return false
 		}

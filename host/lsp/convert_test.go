@@ -24,6 +24,7 @@ func TestWireResultTextOnce(t *testing.T) {
 		`{"type":"image","type":"text","text":"last wins"}`,
 		`{"type":"resource","resource":{"uri":"x:/y","type":"text"}}`,
 		`{"type":"audio","data":"AAAA","mimeType":"audio/wav"}`,
+		`{"type":"text","type":null,"text":"a null does not undo it"}`,
 	}
 	r := mcpbridge.Result{Name: "mcp__s__t", Text: "a\nb", Bytes: 3}
 	for _, b := range blocks {
