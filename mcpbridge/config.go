@@ -256,6 +256,12 @@ func (l *loader) addEntry(file, workspace, name string, raw json.RawMessage, isW
 	cfg.Source = file
 	// A user-level definition that takes ${workspaceFolder} runs what the opened repository holds.
 	cfg.WorkspaceOnly = isWorkspace || cfg.FromFolder != ""
+	if cfg.WorkspaceOnly && cfg.OAuth != nil && cfg.OAuth.ClientSecret != "" && cfg.OAuth.Issuer == "" {
+		// Without it, the first sign-in would send the secret to whatever authorization server the
+		// server's metadata names, which the trust question could not show.
+		l.fail(file, name, "oauth.issuer", "is needed with oauth.clientSecret in a workspace file: it names the only authorization server the secret may be sent to")
+		return
+	}
 	l.merged[name] = cfg
 }
 

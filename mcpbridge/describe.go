@@ -119,6 +119,10 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 			}
 		}
 	}
+	if o := c.OAuth; o != nil && o.ClientSecret != "" {
+		out = append(out, fmt.Sprintf("It signs in as client %s with a client secret, sent only to the authorization server %s.",
+			safetext.Bounded(o.ClientID, trustKeyLimit), safetext.Bounded(o.Issuer, trustKeyLimit)))
+	}
 	if len(c.Headers) > 0 {
 		hs := make([]string, 0, len(c.Headers))
 		for _, k := range sortedKeys(c.Headers) {
