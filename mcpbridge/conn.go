@@ -95,6 +95,7 @@ type conn struct {
 	relearnt bool            // the remembered era failed and the other one answered
 	meta     json.RawMessage // modern: the _meta object of every request
 	input    inputHandlers   // modern: who answers the server's input requests (mrtr.go)
+	listenS  *listenState    // modern: resource subscriptions and the listen request (listen.go)
 
 	headerToolsMu sync.RWMutex
 	headerTools   map[string]*mcp.Tool // modern HTTP: tools with x-mcp-header parameters
@@ -136,6 +137,7 @@ func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []s
 		cfg: cfg, tr: tr, onResource: onResource, log: log,
 		client:  client.NewClient(tr, opts...),
 		changed: make(chan struct{}, 1),
+		listenS: newListenState(),
 		lost:    make(chan struct{}),
 		check:   make(chan struct{}, 1),
 		closed:  make(chan struct{}),
@@ -150,6 +152,8 @@ func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []s
 			}
 		case string(mcp.MethodNotificationProgress):
 			c.onProgress(n)
+		case mcp.MethodNotificationSubscriptionsAcknowledged:
+			c.listenS.onAck(n)
 		default:
 			c.onResourceNotification(n, c.onResource)
 		}
@@ -223,7 +227,12 @@ func appendCallParams(buf []byte, tool string, args json.RawMessage) ([]byte, bo
 
 // request sends one raw request; a JSON-RPC error becomes a Go error.
 func (c *conn) request(ctx context.Context, method string, params any) (json.RawMessage, error) {
-	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.nextID(), Method: method, Params: params}
+	return c.requestID(ctx, c.nextID(), method, params)
+}
+
+// requestID is request with the id chosen by the caller.
+func (c *conn) requestID(ctx context.Context, id mcp.RequestId, method string, params any) (json.RawMessage, error) {
+	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: id, Method: method, Params: params}
 	if err := c.decorate(&req); err != nil { // era.go: a modern request's _meta and headers
 		return nil, err
 	}

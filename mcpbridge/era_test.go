@@ -382,3 +382,52 @@ func TestEraRelearnt(t *testing.T) {
 		t.Errorf("remembered era = %q after re-learning, want %s", got, ProtocolLegacy)
 	}
 }
+
+// TestModernResourceSubscription: a modern server's resource updates are asked for in the
+// subscriptions/listen request (resourceSubscriptions), never by resources/subscribe; Subscribe
+// returns once the server acknowledged the new listen, so the next change is heard, and after
+// Unsubscribe the server no longer holds the subscription.
+func TestModernResourceSubscription(t *testing.T) {
+	events := make(chan ResourceEvent, 10)
+	r := newTestRegistry(t, Options{OnResource: func(ev ResourceEvent) { events <- ev }})
+	cfg, rec := modernCfg(t, "m", "--resources")
+	if st := applyAndWait(t, r, cfg); st["m"].ProtocolVersion != ProtocolModern {
+		t.Fatalf("status = %+v", st["m"])
+	}
+	ctx := context.Background()
+	if err := r.Subscribe(ctx, "m", "mcptest://counter"); err != nil {
+		t.Fatalf("Subscribe: %v", err)
+	}
+	res, err := r.Call(ctx, "mcp__m__bump", json.RawMessage(`{}`))
+	if err != nil || res.IsError || !strings.Contains(res.Text, "(subscribed: true)") {
+		t.Fatalf("bump after Subscribe = %+v, %v", res, err)
+	}
+	for ev := range events {
+		if ev.Kind == EventResourceUpdated {
+			if ev.URI != "mcptest://counter" || ev.Server != "m" {
+				t.Errorf("update = %+v", ev)
+			}
+			break
+		}
+	}
+	if err := r.Unsubscribe(ctx, "m", "mcptest://counter"); err != nil {
+		t.Fatalf("Unsubscribe: %v", err)
+	}
+	res, err = r.Call(ctx, "mcp__m__bump", json.RawMessage(`{}`))
+	if err != nil || res.IsError || !strings.Contains(res.Text, "(subscribed: false)") {
+		t.Errorf("bump after Unsubscribe = %+v, %v", res, err)
+	}
+	in, _ := recorded(t, rec)
+	if n := countMethod(in, "resources/subscribe") + countMethod(in, "resources/unsubscribe"); n != 0 {
+		t.Errorf("a modern server got %d resources/(un)subscribe requests: %v", n, methodsOf(in))
+	}
+	var withURI int
+	for _, l := range in {
+		if strings.Contains(l, `"subscriptions/listen"`) && strings.Contains(l, `"resourceSubscriptions":["mcptest://counter"]`) {
+			withURI++
+		}
+	}
+	if withURI != 1 {
+		t.Errorf("%d listen requests named the resource, want 1: %v", withURI, methodsOf(in))
+	}
+}

@@ -611,6 +611,14 @@ func (r *Registry) subscription(ctx context.Context, server, uri string, on bool
 	if c.caps.Resources == nil || !c.caps.Resources.Subscribe {
 		return fmt.Errorf("mcpbridge: subscribe %s: resource updates %w", server, ErrNotSupported)
 	}
+	if c.isModern() { // 2026-07-28: resourceSubscriptions of subscriptions/listen (listen.go)
+		ctx, cancel := requestTimeout(ctx, c)
+		defer cancel()
+		if err := c.subscribeModern(ctx, uri, on); err != nil {
+			return fmt.Errorf("mcpbridge: subscribe %s: %w", server, r.redactErr(c, err))
+		}
+		return nil
+	}
 	method := mcp.MethodResourcesSubscribe
 	if !on {
 		method = mcp.MethodResourcesUnsubscribe

@@ -26,6 +26,7 @@ type resourceState struct {
 	// subMu guards subscribed: URIs the client subscribed to.
 	subMu      sync.Mutex
 	subscribed map[string]bool
+	listenID   string // 2026-07-28: the subscriptions/listen that set subscribed
 }
 
 // resourceOptions are the server options --resources needs.
@@ -39,6 +40,35 @@ func (ts *testServer) resourceOptions(hooks *server.Hooks) []server.ServerOption
 	hooks.AddAfterUnsubscribe(func(ctx context.Context, id any, req *mcp.UnsubscribeRequest, _ *mcp.EmptyResult) {
 		ts.res.subMu.Lock()
 		delete(ts.res.subscribed, req.Params.URI)
+		ts.res.subMu.Unlock()
+	})
+	// 2026-07-28: a client subscribes in its subscriptions/listen request (resourceSubscriptions),
+	// and each new listen replaces what the previous one asked for.
+	hooks.AddBeforeAny(func(ctx context.Context, id any, method mcp.MCPMethod, message any) {
+		if method != mcp.MethodSubscriptionsListen {
+			return
+		}
+		req, ok := message.(*mcp.SubscriptionsListenRequest)
+		if !ok {
+			return
+		}
+		ts.res.subMu.Lock()
+		ts.res.subscribed = map[string]bool{}
+		for _, uri := range req.Params.Notifications.ResourceSubscriptions {
+			ts.res.subscribed[uri] = true
+		}
+		ts.res.listenID = fmt.Sprint(id)
+		ts.res.subMu.Unlock()
+	})
+	// A listen that ends takes its subscriptions with it, unless a newer one replaced them.
+	hooks.AddOnSuccess(func(ctx context.Context, id any, method mcp.MCPMethod, message any, result any) {
+		if method != mcp.MethodSubscriptionsListen {
+			return
+		}
+		ts.res.subMu.Lock()
+		if ts.res.listenID == fmt.Sprint(id) {
+			ts.res.subscribed = map[string]bool{}
+		}
 		ts.res.subMu.Unlock()
 	})
 	opts := []server.ServerOption{
@@ -130,7 +160,11 @@ func (ts *testServer) addResources() {
 			ts.res.subMu.Lock()
 			sub := ts.res.subscribed["mcptest://counter"]
 			ts.res.subMu.Unlock()
-			if sub {
+			if sub && ts.o.modernOnly() {
+				// A listen session gets only what it opted in to, and mcp-go's broadcast filter
+				// knows no resourceSubscriptions: send it to this client directly.
+				_ = s.SendNotificationToClient(ctx, string(mcp.MethodNotificationResourceUpdated), map[string]any{"uri": "mcptest://counter"}) // ignore error: the test sees a missing update
+			} else if sub {
 				s.SendNotificationToAllClients(string(mcp.MethodNotificationResourceUpdated), map[string]any{"uri": "mcptest://counter"})
 			}
 			return mcp.NewToolResultText(fmt.Sprintf("counter %d (subscribed: %v)", n, sub)), nil
