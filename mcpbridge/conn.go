@@ -452,13 +452,23 @@ func (c *conn) lose(err error) {
 
 // ping sends an MCP ping. Only the transport failing is an error: a server that answers, even
 // with a JSON-RPC error (say, ping not implemented), is alive.
+// 2026-07-28 has no ping: a modern server is asked server/discover instead, which every modern
+// server answers, statelessly and cheaply. Any answer, a JSON-RPC error included, means alive.
 func (c *conn) ping(ctx context.Context) error {
-	if c.isModern() {
-		return nil // 2026-07-28 has no ping: liveness is the transport's business
+	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.nextID(), Method: c.pingMethod()}
+	if err := c.decorate(&req); err != nil {
+		return err
 	}
-	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.nextID(), Method: string(mcp.MethodPing)}
 	_, err := c.tr.SendRequest(ctx, req)
 	return err
+}
+
+// pingMethod is what ping sends in the connection's era.
+func (c *conn) pingMethod() string {
+	if c.isModern() {
+		return string(mcp.MethodServerDiscover)
+	}
+	return string(mcp.MethodPing)
 }
 
 // close ends the connection (for stdio: the child's whole process group). Idempotent.

@@ -336,6 +336,18 @@ func TestModernListChanged(t *testing.T) {
 	if st["ch"].ProtocolVersion != ProtocolModern {
 		t.Fatalf("http status = %+v", st["ch"])
 	}
+	// A change is heard once the server acknowledged the listen request; one made before then
+	// is not (the test would race the listen otherwise).
+	for _, name := range []string{"c", "ch"} {
+		r.mu.Lock()
+		c := r.servers[name].conn
+		r.mu.Unlock()
+		select {
+		case <-c.listenS.heard:
+		case <-time.After(20 * time.Second):
+			t.Fatalf("%s: subscriptions/listen was never acknowledged", name)
+		}
+	}
 	res, err := r.Call(context.Background(), "mcp__ch__add_tool", json.RawMessage(`{"name":"fresh"}`))
 	if err != nil || res.IsError {
 		t.Fatalf("add_tool over http = %+v, %v", res, err)

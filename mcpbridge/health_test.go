@@ -73,6 +73,24 @@ func TestHTTPServerHung(t *testing.T) {
 	}
 }
 
+// TestModernHTTPServerHung: 2026-07-28 has no ping; a modern HTTP server that stops answering is
+// marked failed when server/discover, asked in its place, times out.
+func TestModernHTTPServerHung(t *testing.T) {
+	url, hang := hangingHTTPServer(t)
+	w := newChangeWatcher()
+	r := newTestRegistry(t, Options{OnChange: w.onChange, PingInterval: 20 * time.Millisecond, PingTimeout: 50 * time.Millisecond})
+	st := applyAndWait(t, r, ServerConfig{Name: "h", Transport: TransportHTTP, Protocol: ProtocolModern, URL: url,
+		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
+	if st["h"].State != StateReady || st["h"].ProtocolVersion != ProtocolModern {
+		t.Fatalf("status = %+v", st["h"])
+	}
+	hang.Store(true)
+	w.waitFor(t, "h failed", func() bool { return statusMap(r)["h"].State == StateFailed })
+	if e := statusMap(r)["h"].Error; !strings.Contains(e, "no answer to server/discover within 50ms") {
+		t.Errorf("status error = %q", e)
+	}
+}
+
 // TestPingAnsweredWithAnError: a server that answers ping with a JSON-RPC error is alive.
 func TestPingAnsweredWithAnError(t *testing.T) {
 	var pings atomic.Int64

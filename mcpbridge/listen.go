@@ -37,16 +37,20 @@ type listenState struct {
 	sentID  string
 	sentGen int64
 	failed  error // why the newest listen ended without an acknowledgement (nil: none did)
+	// heard is closed at the first acknowledgement: from then on the server's changes are heard.
+	heard     chan struct{}
+	heardOnce sync.Once
 }
 
 func newListenState() *listenState {
-	return &listenState{kick: make(chan struct{}, 1), ackedCh: make(chan struct{})}
+	return &listenState{kick: make(chan struct{}, 1), ackedCh: make(chan struct{}), heard: make(chan struct{})}
 }
 
 // onAck takes notifications/subscriptions/acknowledged on the read goroutine: the listen whose
 // id it names holds the subscriptions of sentGen from now on.
 func (s *listenState) onAck(n mcp.JSONRPCNotification) {
 	id := fmt.Sprint(n.Params.Meta[mcp.MetaKeySubscriptionID])
+	s.heardOnce.Do(func() { close(s.heard) })
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if id == "" || id != s.sentID || s.sentGen <= s.acked {

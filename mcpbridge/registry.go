@@ -344,8 +344,8 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 	if c.isModern() {
 		r.wg.Go(func() { c.listen(run) }) // listen.go: its list changes
 	}
-	// 2026-07-28 has no ping: a modern HTTP server's loss is seen by the calls.
-	if c.stdio() == nil && !c.isModern() {
+	// A stdio server's death is its process's (watch); an HTTP one's is seen by the pings.
+	if c.stdio() == nil {
 		r.wg.Go(func() { r.watchHealth(run, c) })
 	}
 }
@@ -426,7 +426,7 @@ func (r *Registry) watchHealth(run context.Context, c *conn) {
 		switch {
 		case err == nil || run.Err() != nil:
 		case timedOut:
-			c.lose(fmt.Errorf("server stopped answering: no answer to ping within %s", timeout))
+			c.lose(fmt.Errorf("server stopped answering: no answer to %s within %s", c.pingMethod(), timeout))
 		default:
 			c.lose(fmt.Errorf("server unreachable: %w", plainHTTPError(err)))
 		}
