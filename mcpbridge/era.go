@@ -13,6 +13,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 )
@@ -435,14 +436,21 @@ func (s *EraStore) Set(fingerprint, server, era string) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
+		return
+	}
+	// Every window's host writes this file: under the lock, what another one wrote since this
+	// one read it is read again and kept (the last writer would otherwise drop it).
+	lock := flock.New(s.path + ".lock")
+	if err := lock.Lock(); err == nil {
+		defer lock.Unlock() // ignore error: closing the descriptor releases it anyway
+		s.loaded = false
+	}
 	s.loadLocked()
 	s.m[fingerprint] = eraRecord{Server: server, Era: era}
 	b, _ := json.MarshalIndent(struct { // ignore error: plain values
 		Servers map[string]eraRecord `json:"servers"`
 	}{s.m}, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
-		return
-	}
 	tmp, err := os.CreateTemp(filepath.Dir(s.path), ".eras-*")
 	if err != nil {
 		return

@@ -443,3 +443,19 @@ func TestModernResourceSubscription(t *testing.T) {
 		t.Errorf("%d listen requests named the resource, want 1: %v", withURI, methodsOf(in))
 	}
 }
+
+// TestEraStoreKeepsOtherWindows: two hosts (windows) share eras.json; what one remembered is not
+// dropped when the other, which read the file before, remembers another server.
+func TestEraStoreKeepsOtherWindows(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state", DefaultErasFile)
+	a, b := OpenEraStore(path), OpenEraStore(path)
+	if got := a.Get("fp-a"); got != "" { // a has read the (missing) file
+		t.Fatalf("Get before any Set = %q", got)
+	}
+	b.Set("fp-b", "b", ProtocolModern)
+	a.Set("fp-a", "a", ProtocolLegacy)
+	fresh := OpenEraStore(path)
+	if got, want := [2]string{fresh.Get("fp-a"), fresh.Get("fp-b")}, [2]string{ProtocolLegacy, ProtocolModern}; got != want {
+		t.Errorf("eras.json holds %q, want %q", got, want)
+	}
+}
