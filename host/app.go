@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -57,7 +58,7 @@ type Options struct {
 	Settled func()
 	// Tokens keeps OAuth sign-ins of MCP servers (nil = the OS keychain, else a 0600 file under
 	// $XDG_STATE_HOME/switchboard: mcpbridge/tokenstore).
-	Tokens mcpbridge.TokenStore
+	Tokens tokenstore.Store
 	// SignInTimeout bounds the wait for the browser during a sign-in (0 = 5 minutes).
 	SignInTimeout time.Duration
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"slices"
 	"sync"
 	"time"
@@ -18,7 +19,7 @@ import (
 // restart without asking. The registry's getenv answers mcpbridge.InputVar names from here, so
 // ServerConfig.Resolve and Redact see the values and nothing else does.
 type inputs struct {
-	store mcpbridge.TokenStore
+	store tokenstore.Store
 
 	mu      sync.Mutex        // guards vals, missing, asking
 	vals    map[string]string // by key: values known this session
@@ -30,7 +31,7 @@ type inputs struct {
 const storeTimeout = 10 * time.Second
 
 // wrap returns lookup answering mcpbridge.InputVar names from the inputs.
-func (in *inputs) wrap(store mcpbridge.TokenStore, lookup func(string) (string, bool)) func(string) (string, bool) {
+func (in *inputs) wrap(store tokenstore.Store, lookup func(string) (string, bool)) func(string) (string, bool) {
 	in.store = store
 	return func(name string) (string, bool) {
 		if key, ok := mcpbridge.InputKeyOfVar(name); ok {

@@ -28,11 +28,11 @@ type signIns struct {
 
 // tokenStore is the registry's TokenStore: the given one, or the keychain/file store found on
 // first use (the keychain probe may take seconds: not at startup).
-func (a *App) tokenStore(given mcpbridge.TokenStore) mcpbridge.TokenStore {
+func (a *App) tokenStore(given tokenstore.Store) tokenstore.Store {
 	if given != nil {
 		return given
 	}
-	return &lazyStore{open: func() mcpbridge.TokenStore {
+	return &lazyStore{open: func() tokenstore.Store {
 		s, where := tokenstore.Default(a.lookupEnv)
 		a.log.Info("host: OAuth sign-ins are kept in " + where)
 		return s
@@ -41,18 +41,18 @@ func (a *App) tokenStore(given mcpbridge.TokenStore) mcpbridge.TokenStore {
 
 type lazyStore struct {
 	once  sync.Once
-	open  func() mcpbridge.TokenStore
-	store mcpbridge.TokenStore
+	open  func() tokenstore.Store
+	store tokenstore.Store
 }
 
-func (l *lazyStore) get() mcpbridge.TokenStore {
+func (l *lazyStore) get() tokenstore.Store {
 	l.once.Do(func() { l.store = l.open() })
 	return l.store
 }
-func (l *lazyStore) Load(ctx context.Context, s string) (mcpbridge.Credential, error) {
+func (l *lazyStore) Load(ctx context.Context, s string) (tokenstore.Credential, error) {
 	return l.get().Load(ctx, s)
 }
-func (l *lazyStore) Save(ctx context.Context, s string, c mcpbridge.Credential) error {
+func (l *lazyStore) Save(ctx context.Context, s string, c tokenstore.Credential) error {
 	return l.get().Save(ctx, s, c)
 }
 func (l *lazyStore) Delete(ctx context.Context, s string) error { return l.get().Delete(ctx, s) }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"os"
 	"path/filepath"
 	"slices"
@@ -52,28 +53,28 @@ func InputVar(key string) string { return inputVarPrefix + key }
 // InputKeyOfVar returns the key of an InputVar name; false for any other name.
 func InputKeyOfVar(name string) (string, bool) { return strings.CutPrefix(name, inputVarPrefix) }
 
-// inputAccountPrefix marks an input's entry in a TokenStore; server names never hold ':'.
+// inputAccountPrefix marks an input's entry in a tokenstore.Store; server names never hold ':'.
 const inputAccountPrefix = "input:"
 
-// LoadInput reads the value kept for key from store; ErrNoCredential when there is none.
-func LoadInput(ctx context.Context, store TokenStore, key string) (string, error) {
+// LoadInput reads the value kept for key from store; tokenstore.ErrNoCredential when there is none.
+func LoadInput(ctx context.Context, store tokenstore.Store, key string) (string, error) {
 	c, err := store.Load(ctx, inputAccountPrefix+key)
 	if err != nil {
 		return "", err
 	}
 	if c.TokenType != "input" {
-		return "", ErrNoCredential
+		return "", tokenstore.ErrNoCredential
 	}
 	return c.AccessToken, nil
 }
 
 // SaveInput keeps value for key in store (the same keychain entry or 0600 file as OAuth tokens).
-func SaveInput(ctx context.Context, store TokenStore, key, value string) error {
-	return store.Save(ctx, inputAccountPrefix+key, Credential{AccessToken: value, TokenType: "input"})
+func SaveInput(ctx context.Context, store tokenstore.Store, key, value string) error {
+	return store.Save(ctx, inputAccountPrefix+key, tokenstore.Credential{AccessToken: value, TokenType: "input"})
 }
 
 // DeleteInput forgets the value kept for key.
-func DeleteInput(ctx context.Context, store TokenStore, key string) error {
+func DeleteInput(ctx context.Context, store tokenstore.Store, key string) error {
 	return store.Delete(ctx, inputAccountPrefix+key)
 }
 

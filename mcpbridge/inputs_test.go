@@ -2,6 +2,7 @@ package mcpbridge
 
 import (
 	"context"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -84,8 +85,8 @@ func TestInputKeyedByFile(t *testing.T) {
 
 func TestInputStoreRoundTrip(t *testing.T) {
 	ctx := context.Background()
-	s := NewMemoryTokenStore()
-	if _, err := LoadInput(ctx, s, "k"); err != ErrNoCredential {
+	s := tokenstore.NewMemory()
+	if _, err := LoadInput(ctx, s, "k"); err != tokenstore.ErrNoCredential {
 		t.Errorf("LoadInput of nothing = %v", err)
 	}
 	if err := SaveInput(ctx, s, "/a/mcp.json#tok", "v"); err != nil {
@@ -95,7 +96,7 @@ func TestInputStoreRoundTrip(t *testing.T) {
 		t.Errorf("LoadInput = %q, %v", v, err)
 	}
 	// A server named like the key has its own entry (accounts of inputs are prefixed).
-	if _, err := s.Load(ctx, "/a/mcp.json#tok"); err != ErrNoCredential {
+	if _, err := s.Load(ctx, "/a/mcp.json#tok"); err != tokenstore.ErrNoCredential {
 		t.Errorf("input stored under the bare key")
 	}
 }

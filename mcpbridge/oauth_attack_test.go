@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"io"
 	"log/slog"
 	"net/http"
@@ -204,7 +205,7 @@ func (l *testLog) String() string {
 	return l.buf.String()
 }
 
-func runSignIn(t *testing.T, serverURL string, s OAuthSettings, prev *Credential) (Credential, error) {
+func runSignIn(t *testing.T, serverURL string, s OAuthSettings, prev *tokenstore.Credential) (tokenstore.Credential, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -276,7 +277,7 @@ func TestAuthorizationServerMigration(t *testing.T) {
 	as1 := newTestAS(t, "correct", true)
 	as2 := newTestAS(t, "correct", true)
 	res := newTestResource(t, as1.srv.URL)
-	store := NewMemoryTokenStore()
+	store := tokenstore.NewMemory()
 	old, err := runSignIn(t, res.url(), OAuthSettings{}, nil)
 	if err != nil {
 		t.Fatal(err)

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"io"
 	"net/http"
 	"net/url"
@@ -24,7 +25,7 @@ const refreshMargin = 60 * time.Second
 // the person to sign in (again) when neither helps. One per connection attempt; safe for
 // concurrent use.
 type bearer struct {
-	store  TokenStore
+	store  tokenstore.Store
 	server string
 	url    string // the resolved server URL the credential must have been issued for
 	origin string
@@ -39,7 +40,7 @@ type bearer struct {
 	need string // why the server needs a sign-in; "" = it does not (yet)
 }
 
-func newBearer(store TokenStore, server, serverURL string) *bearer {
+func newBearer(store tokenstore.Store, server, serverURL string) *bearer {
 	u, _ := url.Parse(serverURL) // ignore error: validated by config
 	return &bearer{store: store, server: server, url: serverURL, origin: originOf(u),
 		hc: &http.Client{Timeout: 30 * time.Second}, now: time.Now}
@@ -65,12 +66,12 @@ func (b *bearer) setNeed(why string) {
 
 // current returns the credential to send, refreshed first when it is about to expire (or when
 // force is set and the token is still the one that was refused).
-func (b *bearer) current(ctx context.Context, refused string) (Credential, bool) {
+func (b *bearer) current(ctx context.Context, refused string) (tokenstore.Credential, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c, err := b.store.Load(ctx, b.server)
 	if err != nil || c.URL != b.url || c.AccessToken == "" {
-		return Credential{}, false
+		return tokenstore.Credential{}, false
 	}
 	stale := !c.ExpiresAt.IsZero() && b.now().Add(refreshMargin).After(c.ExpiresAt)
 	if !stale && (refused == "" || refused != c.AccessToken) {
@@ -83,11 +84,11 @@ func (b *bearer) current(ctx context.Context, refused string) (Credential, bool)
 	if err != nil {
 		// The refresh token is spent or revoked: only a new sign-in helps.
 		b.need = "sign-in expired: " + plainOAuthError(err)
-		return Credential{}, false
+		return tokenstore.Credential{}, false
 	}
 	if err := b.store.Save(ctx, b.server, nc); err != nil {
 		b.need = "could not keep the refreshed sign-in: " + err.Error()
-		return Credential{}, false
+		return tokenstore.Credential{}, false
 	}
 	return nc, true
 }
@@ -99,7 +100,7 @@ func (b *bearer) wrap(next http.RoundTripper) http.RoundTripper {
 			return next.RoundTrip(req)
 		}
 		c, ok := b.current(req.Context(), "")
-		send := func(c Credential, ok bool) (*http.Response, error) {
+		send := func(c tokenstore.Credential, ok bool) (*http.Response, error) {
 			r := req.Clone(req.Context())
 			if ok {
 				r.Header.Set("Authorization", "Bearer "+c.AccessToken)
@@ -162,7 +163,7 @@ func (b *bearer) wrap(next http.RoundTripper) http.RoundTripper {
 // issuerMoved says why the credential's issuer is no longer the server's authorization server
 // (its protected resource metadata names others: SEP-2352 migration), or "". A server whose
 // metadata cannot be read keeps its credential: the refresh decides then.
-func (b *bearer) issuerMoved(ctx context.Context, challenge string, c Credential) string {
+func (b *bearer) issuerMoved(ctx context.Context, challenge string, c tokenstore.Credential) string {
 	_, _, prm, err := findResourceMetadata(ctx, b.hc, b.url, challenge)
 	if err != nil || len(prm.AuthorizationServers) == 0 {
 		return ""
@@ -218,14 +219,14 @@ func splitChallenge(h string) []string {
 
 // refreshCredential runs the refresh_token grant (with the RFC 8707 resource) at the endpoint
 // the sign-in found, and returns the credential with the new tokens.
-func refreshCredential(ctx context.Context, hc *http.Client, c Credential) (Credential, error) {
+func refreshCredential(ctx context.Context, hc *http.Client, c tokenstore.Credential) (tokenstore.Credential, error) {
 	form := url.Values{"grant_type": {"refresh_token"}, "refresh_token": {c.RefreshToken}}
 	if c.Resource != "" {
 		form.Set("resource", c.Resource)
 	}
 	tok, err := tokenRequest(ctx, hc, c, form)
 	if err != nil {
-		return Credential{}, err
+		return tokenstore.Credential{}, err
 	}
 	nc := c
 	nc.AccessToken, nc.TokenType, nc.ExpiresAt = tok.AccessToken, tok.TokenType, tok.expiresAt(time.Now())
@@ -265,7 +266,7 @@ func (e *oauthError) Error() string {
 	return e.Code + ": " + e.Description
 }
 
-func tokenRequest(ctx context.Context, hc *http.Client, c Credential, form url.Values) (tokenResponse, error) {
+func tokenRequest(ctx context.Context, hc *http.Client, c tokenstore.Credential, form url.Values) (tokenResponse, error) {
 	basic := c.AuthMethod == "client_secret_basic" && c.ClientSecret != ""
 	if !basic {
 		form.Set("client_id", c.ClientID)

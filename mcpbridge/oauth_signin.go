@@ -5,6 +5,7 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"io"
 	"net"
 	"net/http"
@@ -39,7 +40,7 @@ type SignInOptions struct {
 // metadata (RFC 8414 or OpenID discovery, issuer checked), the client (the configured oauth.clientId,
 // else dynamic registration, RFC 7591), authorization code with PKCE S256, state and the RFC 9207
 // iss checked, the resource (RFC 8707) on every request, a loopback listener on 127.0.0.1 that
-// takes one callback. The tokens go to the registry's TokenStore, and the server reconnects.
+// takes one callback. The tokens go to the registry's tokenstore.Store, and the server reconnects.
 // mcp-go's OAuthHandler does the discovery, registration and code exchange (see oauthFlow).
 func (r *Registry) SignIn(ctx context.Context, name string, o SignInOptions) (ServerStatus, error) {
 	if r.opts.Tokens == nil {
@@ -70,7 +71,7 @@ func (r *Registry) SignIn(ctx context.Context, name string, o SignInOptions) (Se
 	if o.Timeout <= 0 {
 		o.Timeout = DefaultSignInTimeout
 	}
-	var prev *Credential
+	var prev *tokenstore.Credential
 	if c, err := r.opts.Tokens.Load(ctx, name); err == nil {
 		prev = &c
 	}
@@ -99,7 +100,7 @@ func (r *Registry) SignOut(ctx context.Context, name string) (ServerStatus, erro
 
 // Forget deletes a server's credential from store, revoking its refresh token first at the
 // authorization server when the sign-in found a revocation endpoint (best effort).
-func Forget(ctx context.Context, store TokenStore, name string) error {
+func Forget(ctx context.Context, store tokenstore.Store, name string) error {
 	if c, err := store.Load(ctx, name); err == nil && c.RevocationEndpoint != "" {
 		revoke(ctx, c)
 	}
@@ -110,7 +111,7 @@ func Forget(ctx context.Context, store TokenStore, name string) error {
 }
 
 // revoke asks the authorization server to revoke the refresh token (RFC 7009); best effort.
-func revoke(ctx context.Context, c Credential) {
+func revoke(ctx context.Context, c tokenstore.Credential) {
 	ctx, cancel := context.WithTimeout(ctx, 10*time.Second)
 	defer cancel()
 	tok := c.RefreshToken
@@ -201,29 +202,29 @@ func probe(ctx context.Context, serverURL string) (string, error) {
 // challenged ones (step-up authorization). prev is the server's stored credential, if any: its
 // scopes are kept when the issuer is the same, and it binds a pre-registered client's secret to
 // the issuer it was first used with.
-func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []string, prev *Credential, o SignInOptions, log interface {
+func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []string, prev *tokenstore.Credential, o SignInOptions, log interface {
 	Debug(string, ...any)
-}) (Credential, error) {
+}) (tokenstore.Credential, error) {
 	// The loopback listener first: its port is part of the redirect URI we register.
 	l, err := net.Listen("tcp", net.JoinHostPort("127.0.0.1", strconv.Itoa(s.CallbackPort)))
 	if err != nil {
-		return Credential{}, fmt.Errorf("loopback listener: %w", err)
+		return tokenstore.Credential{}, fmt.Errorf("loopback listener: %w", err)
 	}
 	defer l.Close()
 	redirect := "http://" + l.Addr().String() + "/callback"
 
 	challenge, err := probe(ctx, serverURL)
 	if err != nil {
-		return Credential{}, fmt.Errorf("reach the server: %w", plainHTTPError(err))
+		return tokenstore.Credential{}, fmt.Errorf("reach the server: %w", plainHTTPError(err))
 	}
 	if challenge == "" {
-		return Credential{}, errors.New("the server did not ask for a sign-in")
+		return tokenstore.Credential{}, errors.New("the server did not ask for a sign-in")
 	}
 	tap := &metadataTap{next: http.DefaultTransport}
 	hc := &http.Client{Timeout: 30 * time.Second, Transport: tap}
 	prmURL, prmBody, prm, err := findResourceMetadata(ctx, hc, serverURL, challenge)
 	if err != nil {
-		return Credential{}, fmt.Errorf("discovery: %w", err)
+		return tokenstore.Credential{}, fmt.Errorf("discovery: %w", err)
 	}
 	tap.prmURL, tap.prmBody = prmURL, prmBody
 	// One handler per client choice; each discovers from the same resource metadata.
@@ -238,20 +239,20 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []stri
 	}
 	meta, err := handler(transport.OAuthConfig{}).GetServerMetadata(ctx)
 	if err != nil {
-		return Credential{}, fmt.Errorf("discovery: %w", err)
+		return tokenstore.Credential{}, fmt.Errorf("discovery: %w", err)
 	}
 	// mcp-go falls back to made-up /authorize and /token endpoints when there is no metadata;
 	// the 2025-11-25 spec has no such fallback, and PKCE support must be advertised.
 	if !slices.Contains(meta.CodeChallengeMethodsSupported, "S256") {
-		return Credential{}, fmt.Errorf("the authorization server %s does not advertise PKCE S256; refusing to sign in", meta.Issuer)
+		return tokenstore.Credential{}, fmt.Errorf("the authorization server %s does not advertise PKCE S256; refusing to sign in", meta.Issuer)
 	}
 	issuer := meta.Issuer
 	if s.Issuer != "" && issuer != s.Issuer {
-		return Credential{}, fmt.Errorf("the server sends you to authorization server %q, but its oauth.issuer is %q: refusing to sign in", issuer, s.Issuer)
+		return tokenstore.Credential{}, fmt.Errorf("the server sends you to authorization server %q, but its oauth.issuer is %q: refusing to sign in", issuer, s.Issuer)
 	}
 	features, err := tap.features(issuer)
 	if err != nil {
-		return Credential{}, fmt.Errorf("discovery: %w", err)
+		return tokenstore.Credential{}, fmt.Errorf("discovery: %w", err)
 	}
 
 	scopes := slices.Clone(s.Scopes)
@@ -275,40 +276,40 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []stri
 	switch {
 	case s.ClientID != "":
 		if err := secretBoundTo(s, prev, issuer); err != nil {
-			return Credential{}, err
+			return tokenstore.Credential{}, err
 		}
 		cfg.ClientID, cfg.ClientSecret = s.ClientID, s.ClientSecret
 	case s.ClientMetadataURL != "" && features.CIMD:
 		cfg.ClientID = s.ClientMetadataURL // the document at this URL is the registration
 	case meta.RegistrationEndpoint == "":
-		return Credential{}, errors.New(`the authorization server offers no dynamic client registration: register a client there and set "oauth": {"clientId": ...} in the server's entry`)
+		return tokenstore.Credential{}, errors.New(`the authorization server offers no dynamic client registration: register a client there and set "oauth": {"clientId": ...} in the server's entry`)
 	default:
 		// With this issuer, every time: no client of another issuer is reused.
 		rc, err := registerClient(ctx, hc, meta.RegistrationEndpoint, redirect, scopes)
 		if err != nil {
-			return Credential{}, fmt.Errorf("client registration: %w", err)
+			return tokenstore.Credential{}, fmt.Errorf("client registration: %w", err)
 		}
 		cfg.ClientID, cfg.ClientSecret, cfg.TokenEndpointAuthMethod = rc.ID, rc.Secret, rc.AuthMethod
 	}
 	h := handler(cfg)
 	if m, err := h.GetServerMetadata(ctx); err != nil || m.Issuer != issuer {
-		return Credential{}, fmt.Errorf("discovery: the authorization server changed during the sign-in (%v)", err)
+		return tokenstore.Credential{}, fmt.Errorf("discovery: the authorization server changed during the sign-in (%v)", err)
 	}
 	verifier, err := transport.GenerateCodeVerifier()
 	if err != nil {
-		return Credential{}, err
+		return tokenstore.Credential{}, err
 	}
 	state, err := transport.GenerateState()
 	if err != nil {
-		return Credential{}, err
+		return tokenstore.Credential{}, err
 	}
 	authURL, err := h.GetAuthorizationURL(ctx, state, transport.GenerateCodeChallenge(verifier))
 	if err != nil {
-		return Credential{}, err
+		return tokenstore.Credential{}, err
 	}
 	au, err := url.Parse(authURL)
 	if err != nil || (au.Scheme != "https" && !(au.Scheme == "http" && isLoopbackHost(au.Hostname()))) {
-		return Credential{}, fmt.Errorf("the authorization endpoint %q is not an https URL", meta.AuthorizationEndpoint)
+		return tokenstore.Credential{}, fmt.Errorf("the authorization endpoint %q is not an https URL", meta.AuthorizationEndpoint)
 	}
 	resource := au.Query().Get("resource")
 
@@ -320,27 +321,27 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []stri
 	wait, cancel := context.WithTimeout(ctx, o.Timeout)
 	defer cancel()
 	if err := o.Open(wait, authURL); err != nil {
-		return Credential{}, fmt.Errorf("open the sign-in page: %w", err)
+		return tokenstore.Credential{}, fmt.Errorf("open the sign-in page: %w", err)
 	}
 	var res callbackResult
 	select {
 	case res = <-cb:
 	case <-wait.Done():
 		if ctx.Err() != nil {
-			return Credential{}, ctx.Err()
+			return tokenstore.Credential{}, ctx.Err()
 		}
-		return Credential{}, fmt.Errorf("%w within %s: nothing was stored", ErrSignInTimeout, o.Timeout)
+		return tokenstore.Credential{}, fmt.Errorf("%w within %s: nothing was stored", ErrSignInTimeout, o.Timeout)
 	}
 	if res.err != nil {
-		return Credential{}, res.err
+		return tokenstore.Credential{}, res.err
 	}
 	// The code exchange checks state again and sends the verifier, redirect URI and resource.
 	if err := h.ProcessAuthorizationResponse(ctx, res.code, state, verifier); err != nil {
-		return Credential{}, fmt.Errorf("token exchange: %w", err)
+		return tokenstore.Credential{}, fmt.Errorf("token exchange: %w", err)
 	}
 	tok, err := cfg.TokenStore.GetToken(ctx)
 	if err != nil || tok.AccessToken == "" {
-		return Credential{}, errors.New("token exchange: no access token")
+		return tokenstore.Credential{}, errors.New("token exchange: no access token")
 	}
 	method := h.GetTokenEndpointAuthMethod()
 	if method == "" {
@@ -349,7 +350,7 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []stri
 			method = "none"
 		}
 	}
-	return Credential{
+	return tokenstore.Credential{
 		URL: serverURL, Resource: resource, Issuer: issuer,
 		TokenEndpoint: meta.TokenEndpoint, RevocationEndpoint: meta.RevocationEndpoint,
 		ClientID: h.GetClientID(), ClientSecret: h.GetClientSecret(), AuthMethod: method,
@@ -361,7 +362,7 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []stri
 // other than the one it was registered with: oauth.issuer when set, else the issuer of the
 // sign-in that first used this client (trust on first use). A server that starts naming another
 // authorization server would otherwise collect the secret at that server's token endpoint.
-func secretBoundTo(s OAuthSettings, prev *Credential, issuer string) error {
+func secretBoundTo(s OAuthSettings, prev *tokenstore.Credential, issuer string) error {
 	if s.ClientSecret == "" {
 		return nil
 	}

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"io"
 	"log/slog"
 	"net/http"
@@ -33,7 +34,7 @@ func browser(ctx context.Context, authURL string) error {
 type oauthEnv struct {
 	url    string
 	r      *Registry
-	tokens *MemoryTokenStore
+	tokens *tokenstore.Memory
 	cfg    ServerConfig
 	logMu  sync.Mutex
 	logBuf bytes.Buffer
@@ -53,7 +54,7 @@ func (e *oauthEnv) logs() string {
 
 func newOAuthEnv(t *testing.T, flag string, args ...string) *oauthEnv {
 	t.Helper()
-	e := &oauthEnv{tokens: NewMemoryTokenStore()}
+	e := &oauthEnv{tokens: tokenstore.NewMemory()}
 	e.url = startMCPTestHTTP(t, flag, append([]string{"--oauth"}, args...)...)
 	e.r = newTestRegistry(t, Options{Tokens: e.tokens, PingInterval: -1,
 		Logger: slog.New(slog.NewTextHandler(e, &slog.HandlerOptions{Level: slog.LevelDebug})),
@@ -332,8 +333,8 @@ func TestOAuthTokensStayOnOrigin(t *testing.T) {
 		mu.Unlock()
 		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
 	})
-	store := NewMemoryTokenStore()
-	store.Save(context.Background(), "s", Credential{URL: "https://mcp.example/mcp", AccessToken: "T"})
+	store := tokenstore.NewMemory()
+	store.Save(context.Background(), "s", tokenstore.Credential{URL: "https://mcp.example/mcp", AccessToken: "T"})
 	b := newBearer(store, "s", "https://mcp.example/mcp")
 	rt := b.wrap(rec)
 	for _, u := range []string{"https://mcp.example/mcp", "https://other.example/x", "http://mcp.example/mcp"} {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"log/slog"
 	"os"
 	"slices"
@@ -52,7 +53,7 @@ type Options struct {
 	// Tokens keeps the OAuth sign-ins (SignIn). With it, an http or sse server without an
 	// Authorization header in its config sends its signed-in token, and one that answers 401
 	// is StateNeedsAuth instead of failed. nil = no sign-in: a 401 fails the server.
-	Tokens TokenStore
+	Tokens tokenstore.Store
 }
 
 // Defaults of Options.PingInterval and PingTimeout.

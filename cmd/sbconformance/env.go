@@ -34,7 +34,7 @@ type env struct {
 	reg   *mcpbridge.Registry
 	gate  *permissions.Gate
 	cfgs  []mcpbridge.ServerConfig
-	store mcpbridge.TokenStore
+	store tokenstore.Store
 
 	signIns int
 	changed chan struct{} // Options.OnChange: something changed (capacity 1: coalesces)

@@ -20,7 +20,7 @@ import (
 
 // authEnv is the seam of `switchboard auth` tests: the token store and the browser.
 type authEnv struct {
-	store   mcpbridge.TokenStore
+	store   tokenstore.Store
 	where   string
 	browser func(url string) error // nil = find one (xdg-open, open, $BROWSER)
 }
@@ -116,7 +116,7 @@ func authStatus(ctx context.Context, env *authEnv, remote []mcpbridge.ServerConf
 		cred, err := env.store.Load(ctx, c.Name)
 		var line string
 		switch {
-		case errors.Is(err, mcpbridge.ErrNoCredential):
+		case errors.Is(err, tokenstore.ErrNoCredential):
 			line = "not signed in"
 		case err != nil:
 			line = "unknown: " + err.Error()

@@ -5,14 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
-
-	"github.com/switchboard-dev/switchboard/mcpbridge"
 )
 
 // TestAuthLoginStatusLogout drives `switchboard auth` against mcptest --oauth, the test playing
@@ -47,7 +46,7 @@ func TestAuthLoginStatusLogout(t *testing.T) {
 	os.WriteFile(cfgFile, b, 0o600)
 	t.Setenv("XDG_CONFIG_HOME", dir)
 
-	store := mcpbridge.NewMemoryTokenStore()
+	store := tokenstore.NewMemory()
 	var opened string
 	testAuthEnv = &authEnv{store: store, where: "memory", browser: func(u string) error {
 		opened = u

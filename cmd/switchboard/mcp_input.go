@@ -33,7 +33,7 @@ A running Switchboard uses it when the server is reconnected.
 `
 
 // openInputStore is the store of input values (tests replace it).
-var openInputStore = func() (mcpbridge.TokenStore, string) { return tokenstore.Default(nil) }
+var openInputStore = func() (tokenstore.Store, string) { return tokenstore.Default(nil) }
 
 // runMCPInput implements `switchboard mcp input`.
 func runMCPInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
@@ -190,7 +190,7 @@ func setEcho(tty *os.File, on bool) bool {
 // server with the input values kept by the editor or `switchboard mcp input set`.
 func inputLookup() func(string) (string, bool) {
 	var once sync.Once
-	var store mcpbridge.TokenStore
+	var store tokenstore.Store
 	return func(name string) (string, bool) {
 		key, ok := mcpbridge.InputKeyOfVar(name)
 		if !ok {

@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,9 +13,9 @@ import (
 )
 
 func TestMCPInputSetFromStdin(t *testing.T) {
-	store := mcpbridge.NewMemoryTokenStore()
+	store := tokenstore.NewMemory()
 	old := openInputStore
-	openInputStore = func() (mcpbridge.TokenStore, string) { return store, "a test store" }
+	openInputStore = func() (tokenstore.Store, string) { return store, "a test store" }
 	t.Cleanup(func() { openInputStore = old })
 
 	ws := t.TempDir()
@@ -66,9 +67,9 @@ func TestMCPInputSetFromStdin(t *testing.T) {
 }
 
 func TestInputLookupReadsTheStore(t *testing.T) {
-	store := mcpbridge.NewMemoryTokenStore()
+	store := tokenstore.NewMemory()
 	old := openInputStore
-	openInputStore = func() (mcpbridge.TokenStore, string) { return store, "a test store" }
+	openInputStore = func() (tokenstore.Store, string) { return store, "a test store" }
 	t.Cleanup(func() { openInputStore = old })
 	mcpbridge.SaveInput(context.Background(), store, "/f#tok", "v1")
 	look := inputLookup()

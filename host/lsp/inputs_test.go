@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"os"
 	"path/filepath"
 	"strings"
@@ -74,7 +75,7 @@ func grepTree(t *testing.T, root, s string) {
 // kept in the token store (the keychain; here its in-memory stand-in) and in no file, and reach
 // no frame to the editor.
 func TestInputAskedOnceStoredReusedAfterRestart(t *testing.T) {
-	tokens := mcpbridge.NewMemoryTokenStore()
+	tokens := tokenstore.NewMemory()
 	dir := t.TempDir()
 	userFile := filepath.Join(dir, "mcp.json")
 	if err := os.WriteFile(userFile, []byte(inputsConfig()), 0o600); err != nil {
@@ -140,7 +141,7 @@ func TestInputAskedOnceStoredReusedAfterRestart(t *testing.T) {
 func TestInputWithoutInputBoxes(t *testing.T) {
 	env := hosttest.Run(t, hosttest.Config{
 		UserFiles: map[string]string{"mcp.json": inputsConfig()},
-		Options:   func(o *lsp.Options) { o.Tokens = mcpbridge.NewMemoryTokenStore() },
+		Options:   func(o *lsp.Options) { o.Tokens = tokenstore.NewMemory() },
 	})
 	raw := env.Await("the how-to prompt", func(s *hosttest.State) bool {
 		return len(s.RequestParams("window/showMessageRequest")) == 1

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"context"
 	"encoding/json"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"net/http"
 	"os/exec"
 	"strings"
@@ -47,7 +48,7 @@ func startOAuthServer(t *testing.T, args ...string) string {
 // the server connects with no restart. No token ever reaches a frame to the editor.
 func TestSignInFromEditor(t *testing.T) {
 	u := startOAuthServer(t)
-	tokens := mcpbridge.NewMemoryTokenStore()
+	tokens := tokenstore.NewMemory()
 	mcpJSON, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"remote": map[string]any{"type": "http", "url": u}}})
 	env := hosttest.Run(t, hosttest.Config{
 		UserFiles: map[string]string{"mcp.json": string(mcpJSON)},
@@ -115,7 +116,7 @@ func TestSignInFromEditor(t *testing.T) {
 func TestSignInCommandErrors(t *testing.T) {
 	env := hosttest.Run(t, hosttest.Config{
 		UserFiles: map[string]string{"mcp.json": `{"mcpServers":{"a":{"command":"` + jsonEsc(mcptestBin) + `"}}}`},
-		Options:   func(o *lsp.Options) { o.Tokens = mcpbridge.NewMemoryTokenStore() },
+		Options:   func(o *lsp.Options) { o.Tokens = tokenstore.NewMemory() },
 	})
 	env.AwaitServer("a", "ready")
 	for _, tc := range []struct {

@@ -1,8 +1,3 @@
-// Package tokenstore keeps the OAuth sign-ins of MCP servers ([mcpbridge.Credential]): in the OS
-// keychain where one answers (Secret Service on Linux, Keychain on macOS, Credential Manager on
-// Windows, through github.com/zalando/go-keyring), else in a file only the user can read,
-// $XDG_STATE_HOME/switchboard/oauth-tokens.json (0600, in a 0700 directory). Nothing else in
-// Switchboard writes a token anywhere.
 package tokenstore
 
 import (
@@ -18,8 +13,6 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2/maybe"
 	"github.com/zalando/go-keyring"
-
-	"github.com/switchboard-dev/switchboard/mcpbridge"
 )
 
 // Service is the keychain service name of every entry; the account is the server name.
@@ -31,7 +24,7 @@ const probeTimeout = 3 * time.Second
 
 // Default returns the keychain store when the keychain answers within probeTimeout, else the
 // file store at DefaultPath. where says which, for `switchboard auth status` and the README.
-func Default(getenv func(string) (string, bool)) (store mcpbridge.TokenStore, where string) {
+func Default(getenv func(string) (string, bool)) (store Store, where string) {
 	if err := ProbeKeychain(); err == nil {
 		return Keychain{}, "the system keychain (service " + Service + ")"
 	}
@@ -76,22 +69,22 @@ func DefaultPath(getenv func(string) (string, bool)) string {
 // server name, secret its JSON).
 type Keychain struct{}
 
-func (Keychain) Load(_ context.Context, server string) (mcpbridge.Credential, error) {
+func (Keychain) Load(_ context.Context, server string) (Credential, error) {
 	s, err := keyring.Get(Service, server)
 	if errors.Is(err, keyring.ErrNotFound) {
-		return mcpbridge.Credential{}, mcpbridge.ErrNoCredential
+		return Credential{}, ErrNoCredential
 	}
 	if err != nil {
-		return mcpbridge.Credential{}, fmt.Errorf("tokenstore: keychain: %w", err)
+		return Credential{}, fmt.Errorf("tokenstore: keychain: %w", err)
 	}
-	var c mcpbridge.Credential
+	var c Credential
 	if err := json.Unmarshal([]byte(s), &c); err != nil {
-		return mcpbridge.Credential{}, fmt.Errorf("tokenstore: keychain entry for %s is not readable", server)
+		return Credential{}, fmt.Errorf("tokenstore: keychain entry for %s is not readable", server)
 	}
 	return c, nil
 }
 
-func (Keychain) Save(_ context.Context, server string, c mcpbridge.Credential) error {
+func (Keychain) Save(_ context.Context, server string, c Credential) error {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return err
@@ -122,15 +115,15 @@ func NewFile(path string) *File { return &File{path: path} }
 // Path is the file's path.
 func (f *File) Path() string { return f.path }
 
-func (f *File) read() (map[string]mcpbridge.Credential, error) {
+func (f *File) read() (map[string]Credential, error) {
 	b, err := os.ReadFile(f.path)
 	if errors.Is(err, os.ErrNotExist) {
-		return map[string]mcpbridge.Credential{}, nil
+		return map[string]Credential{}, nil
 	}
 	if err != nil {
 		return nil, fmt.Errorf("tokenstore: %w", err)
 	}
-	m := map[string]mcpbridge.Credential{}
+	m := map[string]Credential{}
 	if err := json.Unmarshal(b, &m); err != nil {
 		return nil, fmt.Errorf("tokenstore: %s is not valid JSON", f.path)
 	}
@@ -138,7 +131,7 @@ func (f *File) read() (map[string]mcpbridge.Credential, error) {
 }
 
 // update runs fn on the file's content under both locks and writes the result.
-func (f *File) update(fn func(map[string]mcpbridge.Credential)) error {
+func (f *File) update(fn func(map[string]Credential)) error {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(f.path), 0o700); err != nil {
@@ -164,24 +157,24 @@ func (f *File) update(fn func(map[string]mcpbridge.Credential)) error {
 	return os.Chmod(f.path, 0o600) // whatever the umask
 }
 
-func (f *File) Load(_ context.Context, server string) (mcpbridge.Credential, error) {
+func (f *File) Load(_ context.Context, server string) (Credential, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	m, err := f.read()
 	if err != nil {
-		return mcpbridge.Credential{}, err
+		return Credential{}, err
 	}
 	c, ok := m[server]
 	if !ok {
-		return mcpbridge.Credential{}, mcpbridge.ErrNoCredential
+		return Credential{}, ErrNoCredential
 	}
 	return c, nil
 }
 
-func (f *File) Save(_ context.Context, server string, c mcpbridge.Credential) error {
-	return f.update(func(m map[string]mcpbridge.Credential) { m[server] = c })
+func (f *File) Save(_ context.Context, server string, c Credential) error {
+	return f.update(func(m map[string]Credential) { m[server] = c })
 }
 
 func (f *File) Delete(_ context.Context, server string) error {
-	return f.update(func(m map[string]mcpbridge.Credential) { delete(m, server) })
+	return f.update(func(m map[string]Credential) { delete(m, server) })
 }

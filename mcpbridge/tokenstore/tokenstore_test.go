@@ -9,18 +9,16 @@ import (
 	"strings"
 	"testing"
 	"time"
-
-	"github.com/switchboard-dev/switchboard/mcpbridge"
 )
 
-var cred = mcpbridge.Credential{URL: "https://mcp.example/mcp", ClientID: "c1", AccessToken: "at-secret", RefreshToken: "rt-secret",
+var cred = Credential{URL: "https://mcp.example/mcp", ClientID: "c1", AccessToken: "at-secret", RefreshToken: "rt-secret",
 	ExpiresAt: time.Date(2030, 1, 2, 3, 4, 5, 0, time.UTC)}
 
 // roundTrip checks Save, Load, Delete on any store.
-func roundTrip(t *testing.T, s mcpbridge.TokenStore) {
+func roundTrip(t *testing.T, s Store) {
 	t.Helper()
 	ctx := context.Background()
-	if _, err := s.Load(ctx, "srv"); !errors.Is(err, mcpbridge.ErrNoCredential) {
+	if _, err := s.Load(ctx, "srv"); !errors.Is(err, ErrNoCredential) {
 		t.Fatalf("Load before Save: %v, want ErrNoCredential", err)
 	}
 	if err := s.Save(ctx, "srv", cred); err != nil {
@@ -33,7 +31,7 @@ func roundTrip(t *testing.T, s mcpbridge.TokenStore) {
 	if err := s.Delete(ctx, "srv"); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := s.Load(ctx, "srv"); !errors.Is(err, mcpbridge.ErrNoCredential) {
+	if _, err := s.Load(ctx, "srv"); !errors.Is(err, ErrNoCredential) {
 		t.Fatalf("Load after Delete: %v", err)
 	}
 	if err := s.Delete(ctx, "srv"); err != nil {
@@ -128,3 +126,5 @@ func TestDefaultFallsBackToFile(t *testing.T) {
 		t.Errorf("Default without a bus = %T at %q, want the file store", store, where)
 	}
 }
+
+func TestMemory(t *testing.T) { roundTrip(t, NewMemory()) }
