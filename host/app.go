@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"io/fs"
 	"log/slog"
 	"os"
@@ -17,6 +16,8 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"github.com/switchboard-dev/switchboard/permissions"
 	"github.com/switchboard-dev/switchboard/session"
 )
@@ -45,7 +46,7 @@ type Options struct {
 	BaseEnv []string
 	// Servers, when set, picks which configured servers run (`switchboard call` starts only the
 	// tool's own server); nil = all.
-	Servers func([]mcpbridge.ServerConfig) []mcpbridge.ServerConfig
+	Servers func([]config.ServerConfig) []config.ServerConfig
 	// Roots are the MCP roots while there is no workspace folder (`switchboard call` gives the
 	// directory it runs in); nil = none.
 	Roots []string
@@ -206,7 +207,7 @@ func New(opts Options, ui UI) (*App, error) {
 		Logger:   a.log,
 		OnChange: func(s []mcpbridge.ServerStatus) { a.serversChanged(s); a.pinsChanged() },
 		Trusted:  a.trusted,
-		Load: func() ([]mcpbridge.ServerConfig, []error) {
+		Load: func() ([]config.ServerConfig, []error) {
 			cfgs, _ := a.loadConfig() // loadConfig reports the errors itself
 			return cfgs, nil
 		},
@@ -510,7 +511,7 @@ func (a *App) reapply() {
 		return // connectServers sees dirty and calls us again
 	}
 	a.cfgs.takeDirty()
-	old := map[string]mcpbridge.ServerConfig{}
+	old := map[string]config.ServerConfig{}
 	for _, c := range a.cfgs.all() {
 		old[c.Name] = c
 	}

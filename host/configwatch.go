@@ -8,7 +8,7 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 
-	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // configSettle is how long the configuration watch waits after a change before re-reading: an
@@ -20,7 +20,7 @@ const configSettle = 150 * time.Millisecond
 func (a *App) configFiles() []string {
 	user := a.opts.UserConfigFile
 	if user == "" {
-		user = mcpbridge.DefaultUserFile(a.lookupEnv)
+		user = config.DefaultUserFile(a.lookupEnv)
 	}
 	files := []string{user}
 	for _, f := range a.Folders() {

@@ -4,19 +4,19 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"slices"
 	"sync"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
 
 // inputs are the values of config files' ${input:ID} (VS Code's "inputs"): asked once through
 // the UI (a KindInput question), kept in the token store (the OS keychain or the 0600 file of
 // OAuth sign-ins, mcpbridge/tokenstore) under the defining file + id, and read back after a
-// restart without asking. The registry's getenv answers mcpbridge.InputVar names from here, so
+// restart without asking. The registry's getenv answers config.InputVar names from here, so
 // ServerConfig.Resolve and Redact see the values and nothing else does.
 type inputs struct {
 	store tokenstore.Store
@@ -30,11 +30,11 @@ type inputs struct {
 // storeTimeout bounds one read or write of the store (a keychain that shows an unlock prompt).
 const storeTimeout = 10 * time.Second
 
-// wrap returns lookup answering mcpbridge.InputVar names from the inputs.
+// wrap returns lookup answering config.InputVar names from the inputs.
 func (in *inputs) wrap(store tokenstore.Store, lookup func(string) (string, bool)) func(string) (string, bool) {
 	in.store = store
 	return func(name string) (string, bool) {
-		if key, ok := mcpbridge.InputKeyOfVar(name); ok {
+		if key, ok := config.InputKeyOfVar(name); ok {
 			return in.value(key)
 		}
 		return lookup(name)
@@ -55,7 +55,7 @@ func (in *inputs) value(key string) (string, bool) {
 	in.mu.Unlock()
 	ctx, cancel := context.WithTimeout(context.Background(), storeTimeout)
 	defer cancel()
-	v, err := mcpbridge.LoadInput(ctx, in.store, key)
+	v, err := config.LoadInput(ctx, in.store, key)
 	in.mu.Lock()
 	defer in.mu.Unlock()
 	if err != nil {
@@ -91,7 +91,7 @@ func (a *App) maybeAskInputs(name string) bool {
 	if !ok || len(cfg.Inputs) == 0 {
 		return false
 	}
-	var lack []mcpbridge.Input
+	var lack []config.Input
 	for _, in := range cfg.Inputs {
 		if _, ok := a.inputs.value(in.Key); !ok {
 			lack = append(lack, in)
@@ -104,7 +104,7 @@ func (a *App) maybeAskInputs(name string) bool {
 	if a.inputs.asking == nil {
 		a.inputs.asking = map[string]bool{}
 	}
-	var ask []mcpbridge.Input
+	var ask []config.Input
 	for _, in := range lack {
 		if !a.inputs.asking[in.Key] {
 			a.inputs.asking[in.Key] = true
@@ -120,7 +120,7 @@ func (a *App) maybeAskInputs(name string) bool {
 
 // askInputs asks for each input in turn (stopping at the first not answered), keeps each value
 // in the store, then restarts the servers that use them.
-func (a *App) askInputs(cfg mcpbridge.ServerConfig, ask []mcpbridge.Input) {
+func (a *App) askInputs(cfg config.ServerConfig, ask []config.Input) {
 	defer func() {
 		a.inputs.mu.Lock()
 		for _, in := range ask {
@@ -143,7 +143,7 @@ func (a *App) askInputs(cfg mcpbridge.ServerConfig, ask []mcpbridge.Input) {
 		a.inputs.mu.Unlock()
 		got = append(got, in.Key)
 		ctx, cancel := context.WithTimeout(a.baseCtx, storeTimeout)
-		err := mcpbridge.SaveInput(ctx, a.inputs.store, in.Key, v)
+		err := config.SaveInput(ctx, a.inputs.store, in.Key, v)
 		cancel()
 		if err != nil {
 			a.log.Warn(fmt.Sprintf("host: keeping input %q: %v", in.ID, errors.Unwrap(err)))
@@ -154,7 +154,7 @@ func (a *App) askInputs(cfg mcpbridge.ServerConfig, ask []mcpbridge.Input) {
 		return
 	}
 	for _, c := range a.cfgs.all() {
-		uses := slices.ContainsFunc(c.Inputs, func(in mcpbridge.Input) bool { return slices.Contains(got, in.Key) })
+		uses := slices.ContainsFunc(c.Inputs, func(in config.Input) bool { return slices.Contains(got, in.Key) })
 		if !uses {
 			continue
 		}
@@ -166,7 +166,7 @@ func (a *App) askInputs(cfg mcpbridge.ServerConfig, ask []mcpbridge.Input) {
 }
 
 // askInput puts one KindInput question and returns the person's value.
-func (a *App) askInput(cfg mcpbridge.ServerConfig, in mcpbridge.Input) (string, bool) {
+func (a *App) askInput(cfg config.ServerConfig, in config.Input) (string, bool) {
 	shown := in
 	shown.ID = safetext.Bounded(in.ID, 64)
 	shown.Description = safetext.Bounded(in.Description, 300)
@@ -182,7 +182,7 @@ func (a *App) askInput(cfg mcpbridge.ServerConfig, in mcpbridge.Input) (string, 
 			q.Text += ": " + shown.Description
 		}
 		q.Text += "."
-		if in.Type == mcpbridge.InputPickString {
+		if in.Type == config.InputPickString {
 			q.check = func(r Reply) error {
 				if !slices.Contains(shown.Options, r.Value) {
 					return badRequest("input %q: pick one of its options", shown.ID)
@@ -199,7 +199,7 @@ func (a *App) askInput(cfg mcpbridge.ServerConfig, in mcpbridge.Input) (string, 
 		return "", false
 	}
 	v := o.Reply.Value
-	if in.Type == mcpbridge.InputPickString {
+	if in.Type == config.InputPickString {
 		v = in.Options[slices.Index(shown.Options, v)] // the option as written, not as shown
 	}
 	return v, true

@@ -10,6 +10,7 @@ import (
 	"sync/atomic"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
@@ -597,7 +598,7 @@ func (a *App) showPinChanges(sc ServerPinChanges, pinning string) {
 
 // forgetPinsOnTrust drops a workspace server's pins when the person trusts a definition that runs
 // something else than the pinned one: its tools are pinned at the first connection after trust.
-func (a *App) forgetPinsOnTrust(cfg mcpbridge.ServerConfig) {
+func (a *App) forgetPinsOnTrust(cfg config.ServerConfig) {
 	pins, err := a.pinStore.Load()
 	if err != nil {
 		return

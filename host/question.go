@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
 
@@ -69,9 +70,9 @@ type Question struct {
 	Arguments   json.RawMessage         // KindApproval: the arguments as a JSON object (approvalArguments)
 	Elicitation mcpbridge.Elicitation   // KindElicitation (Fields as shown: labels escaped)
 	Sample      mcpbridge.SampleRequest // KindSampling
-	Server      mcpbridge.ServerConfig  // KindTrust, KindSignIn, KindInput
+	Server      config.ServerConfig     // KindTrust, KindSignIn, KindInput
 	Pins        ServerPinChanges        // KindPin: the changes shown (accepting accepts exactly these)
-	Input       mcpbridge.Input         // KindInput: the input asked for (ID and Description escaped)
+	Input       config.Input            // KindInput: the input asked for (ID and Description escaped)
 
 	qs      *Questions
 	check   func(Reply) error // validates a person's reply (elicitation forms); nil = any

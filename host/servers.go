@@ -8,24 +8,24 @@ import (
 	"strings"
 	"sync"
 
-	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
-
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
 
 // loadConfig reads every configuration source (PROTOCOL.md section 2) with the current settings and
 // workspace folders. It is also the registry's Load (switchboard.reconnect re-reads the files).
 // Problems are logged (window/logMessage) and shown once per distinct set.
-func (a *App) loadConfig() ([]mcpbridge.ServerConfig, []error) {
+func (a *App) loadConfig() ([]config.ServerConfig, []error) {
 	o := a.currentSettings()
 	a.inputs.forgetMissing() // inputs.go: a value set meanwhile (switchboard mcp input set) is found
 	// Files the user named must exist; the default locations need not.
-	named := mcpbridge.CheckNamedConfigFiles(o.ConfigFiles)
+	named := config.CheckNamedConfigFiles(o.ConfigFiles)
 	for _, err := range named {
 		a.log.Error("MCP configuration: " + err.Error())
 	}
-	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{
+	cfgs, errs := config.LoadConfig(config.ConfigSources{
 		UserFile:         a.opts.UserConfigFile,
 		WorkspaceFolders: a.Folders(),
 		ExtraFiles:       o.ConfigFiles,
@@ -55,18 +55,18 @@ func (a *App) loadConfig() ([]mcpbridge.ServerConfig, []error) {
 	return cfgs, errs
 }
 
-func (a *App) configFor(name string) (mcpbridge.ServerConfig, bool) {
+func (a *App) configFor(name string) (config.ServerConfig, bool) {
 	for _, c := range a.cfgs.all() {
 		if c.Name == name {
 			return c, true
 		}
 	}
-	return mcpbridge.ServerConfig{}, false
+	return config.ServerConfig{}, false
 }
 
 // trusted is the registry's Trusted: a workspace-only server runs once the user trusted exactly
 // this configuration (by fingerprint).
-func (a *App) trusted(cfg mcpbridge.ServerConfig) bool {
+func (a *App) trusted(cfg config.ServerConfig) bool {
 	return a.trust.Get(cfg.Name, cfg.Fingerprint()) == permissions.Trusted
 }
 
@@ -130,7 +130,7 @@ func (a *App) withConfigProblems(servers []mcpbridge.ServerStatus) []mcpbridge.S
 		have[st.Name] = true
 	}
 	for _, err := range a.cfgs.problems() {
-		var ce *mcpbridge.ConfigError
+		var ce *config.ConfigError
 		if !errors.As(err, &ce) || ce.Server == "" || have[safetext.Line(ce.Server)] {
 			continue
 		}
@@ -186,7 +186,7 @@ func (a *App) maybeAskTrust(name string) {
 
 // askTrust puts the trust question to the person. A dismissed question decides nothing: the
 // server stays untrusted and Trust (switchboard.trust) can still decide.
-func (a *App) askTrust(cfg mcpbridge.ServerConfig, fp string) {
+func (a *App) askTrust(cfg config.ServerConfig, fp string) {
 	q := a.questions.open(KindTrust, 0, func(q *Question) {
 		q.Server = cfg
 		q.Text = a.trustText(cfg) + " Start it?"
@@ -254,17 +254,17 @@ func (a *App) serverNames() []string {
 const maxTrustText = 4000
 
 // trustText is the trust question about a workspace server without its final "Start it?": one
-// paragraph, essentials first (mcpbridge.TrustSentences), naming what changed since the user last
+// paragraph, essentials first (config.TrustSentences), naming what changed since the user last
 // trusted a definition of that name. Values a file controls are escaped; values from the user's
 // environment are never in it.
-func (a *App) trustText(cfg mcpbridge.ServerConfig) string {
-	var prev *mcpbridge.ServerConfig
+func (a *App) trustText(cfg config.ServerConfig) string {
+	var prev *config.ServerConfig
 	if raw := a.trust.LastTrusted(cfg.Name); raw != nil {
-		if p, err := mcpbridge.ParseDefinition(raw); err == nil && p.Fingerprint() != cfg.Fingerprint() {
+		if p, err := config.ParseDefinition(raw); err == nil && p.Fingerprint() != cfg.Fingerprint() {
 			prev = &p
 		}
 	}
-	return safetext.Bounded(strings.Join(mcpbridge.TrustSentences(cfg, prev), " "), maxTrustText)
+	return safetext.Bounded(strings.Join(config.TrustSentences(cfg, prev), " "), maxTrustText)
 }
 
 // statuses is what the editor gets for servers (never nil): an untrusted workspace server carries
@@ -312,7 +312,7 @@ func (a *App) Servers() []mcpbridge.ServerStatus {
 // configState is the last loaded configuration and the bookkeeping of its loads.
 type configState struct {
 	mu      sync.Mutex // guards cfgs, errs, lastErrs, dirty
-	cfgs    []mcpbridge.ServerConfig
+	cfgs    []config.ServerConfig
 	errs    []error // the last load's problems
 	lastErr string
 	dirty   bool // settings changed before the first load finished
@@ -322,7 +322,7 @@ type configState struct {
 }
 
 // set stores cfgs and reports whether the set of problems (sig) differs from the last one.
-func (c *configState) set(cfgs []mcpbridge.ServerConfig, sig string, errs []error) bool {
+func (c *configState) set(cfgs []config.ServerConfig, sig string, errs []error) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	c.cfgs = cfgs
@@ -338,7 +338,7 @@ func (c *configState) problems() []error {
 	return c.errs
 }
 
-func (c *configState) all() []mcpbridge.ServerConfig {
+func (c *configState) all() []config.ServerConfig {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.cfgs

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
@@ -58,7 +59,7 @@ func (l *lazyStore) Save(ctx context.Context, s string, c tokenstore.Credential)
 func (l *lazyStore) Delete(ctx context.Context, s string) error { return l.get().Delete(ctx, s) }
 
 // signInSite is what the person is shown of a server's URL: scheme and host, as written.
-func signInSite(cfg mcpbridge.ServerConfig) string {
+func signInSite(cfg config.ServerConfig) string {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || u.Host == "" {
 		return safetext.Bounded(cfg.URL, 200)
@@ -86,7 +87,7 @@ func (a *App) maybeAskSignIn(st mcpbridge.ServerStatus) {
 }
 
 // askSignIn puts "MCP server 'x' needs you to sign in (https://host)" with Sign in / Not now.
-func (a *App) askSignIn(cfg mcpbridge.ServerConfig) {
+func (a *App) askSignIn(cfg config.ServerConfig) {
 	q := a.questions.open(KindSignIn, 0, func(q *Question) {
 		q.Server = cfg
 		q.Text = fmt.Sprintf("MCP server '%s' needs you to sign in (%s).", safetext.Bounded(cfg.Name, 64), signInSite(cfg))
@@ -109,7 +110,7 @@ func (a *App) SignIn(ctx context.Context, name string) ([]mcpbridge.ServerStatus
 	if !ok {
 		return nil, badRequest("unknown server %q (known: %s)", name, strings.Join(a.serverNames(), ", "))
 	}
-	if cfg.Transport == mcpbridge.TransportStdio {
+	if cfg.Transport == config.TransportStdio {
 		return nil, badRequest("server %q runs as a program (stdio): only http and sse servers sign in", name)
 	}
 	a.signIns.mu.Lock()
@@ -153,7 +154,7 @@ func (a *App) SignOut(ctx context.Context, name string) ([]mcpbridge.ServerStatu
 	if !ok {
 		return nil, badRequest("unknown server %q (known: %s)", name, strings.Join(a.serverNames(), ", "))
 	}
-	if cfg.Transport == mcpbridge.TransportStdio {
+	if cfg.Transport == config.TransportStdio {
 		return nil, badRequest("server %q runs as a program (stdio): it has no sign-in", name)
 	}
 	a.signIns.mu.Lock()

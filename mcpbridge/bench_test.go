@@ -14,6 +14,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // The benchmarks measure each ratio in one run, interleaving the two sides so that noise from
@@ -101,7 +103,7 @@ func median(d []time.Duration) time.Duration {
 func startupTime(b *testing.B, n int, args ...string) time.Duration {
 	r := NewRegistry(Options{})
 	defer r.Close()
-	cfgs := make([]ServerConfig, n)
+	cfgs := make([]config.ServerConfig, n)
 	for i := range cfgs {
 		cfgs[i] = stdioCfg(fmt.Sprintf("s%d", i), args...)
 	}

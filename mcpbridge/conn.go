@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/jsonscan"
 )
 
@@ -31,26 +32,26 @@ var clientVersion = "0.1.0"
 
 // dialFunc makes the transport for one server; env is the child's full environment (stdio).
 // Tests replace it with in-process transports.
-type dialFunc func(cfg ServerConfig, env []string, log *slog.Logger) (transport.Interface, error)
+type dialFunc func(cfg config.ServerConfig, env []string, log *slog.Logger) (transport.Interface, error)
 
 // dialer returns the real dialFunc; stdio frames are bounded by maxFrame bytes.
 func dialer(maxFrame int) dialFunc {
-	return func(cfg ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
+	return func(cfg config.ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
 		return dial(cfg, env, maxFrame, nil, log)
 	}
 }
 
 // dial makes the transport; auth, when set, authorizes an http or sse server's requests.
-func dial(cfg ServerConfig, env []string, maxFrame int, auth *bearer, log *slog.Logger) (transport.Interface, error) {
+func dial(cfg config.ServerConfig, env []string, maxFrame int, auth *bearer, log *slog.Logger) (transport.Interface, error) {
 	switch cfg.Transport {
-	case TransportStdio:
+	case config.TransportStdio:
 		t := newStdioTransport(cfg.Command, cfg.Args, env, cfg.Cwd, maxFrame, log)
 		t.stall = cfg.CallTimeout
 		if t.stall <= 0 {
-			t.stall = DefaultCallTimeout
+			t.stall = config.DefaultCallTimeout
 		}
 		return t, nil
-	case TransportHTTP:
+	case config.TransportHTTP:
 		hc, err := httpClient(cfg.URL, cfg.Headers)
 		if err != nil {
 			return nil, err
@@ -63,7 +64,7 @@ func dial(cfg ServerConfig, env []string, maxFrame int, auth *bearer, log *slog.
 			transport.WithHTTPHeaders(cfg.Headers),
 			transport.WithContinuousListening(), // list_changed arrives on the GET stream
 			transport.WithHTTPLogger(log))
-	case TransportSSE:
+	case config.TransportSSE:
 		hc, err := httpClient(cfg.URL, cfg.Headers)
 		if err != nil {
 			return nil, err
@@ -78,8 +79,8 @@ func dial(cfg ServerConfig, env []string, maxFrame int, auth *bearer, log *slog.
 
 // conn is one live connection to a server.
 type conn struct {
-	cfg          ServerConfig // resolved: what runs
-	written      ServerConfig // as written (templates): what Redact hides in errors; set before the conn is published
+	cfg          config.ServerConfig // resolved: what runs
+	written      config.ServerConfig // as written (templates): what Redact hides in errors; set before the conn is published
 	tr           transport.Interface
 	auth         *bearer // signed-in http/sse server: why it needs a sign-in again (nil: no sign-in)
 	client       *client.Client
@@ -128,7 +129,7 @@ type wireTool struct {
 // dialConn connects, initializes and lists tools, all bounded by ctx (the startup timeout).
 // run is the connection's lifetime context (HTTP listeners live on it).
 // opts are the MCP client's options (protocol version, capabilities).
-func dialConn(ctx, run context.Context, dial dialFunc, cfg ServerConfig, env []string, opts []client.ClientOption, plan eraPlan, setup func(*conn), onResource func(ResourceEvent), log *slog.Logger) (*conn, []wireTool, error) {
+func dialConn(ctx, run context.Context, dial dialFunc, cfg config.ServerConfig, env []string, opts []client.ClientOption, plan eraPlan, setup func(*conn), onResource func(ResourceEvent), log *slog.Logger) (*conn, []wireTool, error) {
 	tr, err := dial(cfg, env, log)
 	if err != nil {
 		return nil, nil, err

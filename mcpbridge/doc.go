@@ -1,21 +1,18 @@
 // Package mcpbridge connects to every configured MCP server and turns their tools into one
-// registry: configuration (LoadConfig), connections (Registry), tool naming, the result cap.
+// registry: connections (Registry), tool naming, the result cap; configuration is mcpbridge/config.
 // It imports mcp-go and nothing of host, session or go.lsp.dev (deps_test.go).
 //
-// # Configuration
+// # Rooms
 //
-// [LoadConfig] reads, in order, the user file ($XDG_CONFIG_HOME/switchboard/mcp.json), each
-// workspace folder's .vscode/mcp.json, .mcp.json and .switchboard/mcp.json, the extra files, then
-// the servers handed in by the editor; a later definition replaces an earlier one server by
-// server. Both "mcpServers" and "servers" top-level keys are read. ${VAR}, ${env:VAR} and
-// ${VAR:-default} expand in command, args, env, cwd, url and headers (${workspaceFolder}: a
-// workspace file's folder, elsewhere the one open folder; vars.go); an unset variable without a
-// default is an error. An unknown key or a bad
-// entry is a *ConfigError naming file, server and key, and only that entry is skipped (an
-// earlier valid definition of the same server stays). A server whose winning definition comes
-// from a workspace file is WorkspaceOnly (it needs the user's trust) unless a trusted source
-// defined exactly the same thing; so is a user-level one that took ${workspaceFolder} from the
-// open folder (FromFolder): what it runs comes from the repository.
+// The vocabularies around the registry have their own packages, and every arrow runs down:
+// mcpbridge → oauth → config → tokenstore, and mcpbridge → stdio.
+//   - config: the configuration files (JSON/JSONC, Codex TOML imports), ${VAR} variables,
+//     "inputs", "envFile", `mcp add`/`mcp remove` edits, the trust sentences; [config.LoadConfig]
+//     gives the [config.ServerConfig] list the registry runs.
+//   - oauth: signing in to an http or sse server (discovery, registration, the browser flow, the
+//     bearer that refreshes tokens); [Registry.SignIn] and [Registry.SignOut] drive it.
+//   - stdio: the stdio transport (frames, process group ownership, the child's environment).
+//   - tokenstore: where sign-ins and input values are kept.
 //
 // # Naming
 //

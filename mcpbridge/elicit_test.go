@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"github.com/google/go-cmp/cmp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 func ptr[T any](v T) *T { return &v }
@@ -104,11 +106,11 @@ func TestValidateElicitation(t *testing.T) {
 func TestElicitation(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		cfg  func(t *testing.T) ServerConfig
+		cfg  func(t *testing.T) config.ServerConfig
 	}{
-		{"stdio", func(t *testing.T) ServerConfig { return stdioCfg("e", "--elicit") }},
-		{"streamable-http", func(t *testing.T) ServerConfig {
-			return ServerConfig{Name: "e", Transport: TransportHTTP, Protocol: ProtocolLegacy, URL: startMCPTestHTTP(t, "--http", "--elicit"),
+		{"stdio", func(t *testing.T) config.ServerConfig { return stdioCfg("e", "--elicit") }},
+		{"streamable-http", func(t *testing.T) config.ServerConfig {
+			return config.ServerConfig{Name: "e", Transport: config.TransportHTTP, Protocol: ProtocolLegacy, URL: startMCPTestHTTP(t, "--http", "--elicit"),
 				StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
 		}},
 	} {

@@ -16,6 +16,8 @@ import (
 	"github.com/gofrs/flock"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // Protocol eras (issue 29). A server entry's "protocol" is ProtocolAuto (the default),
@@ -41,24 +43,10 @@ import (
 // at the next start; when the server no longer answers in it, auto runs again. An era written in
 // the entry is used alone, never remembered nor re-learnt.
 const (
-	ProtocolAuto   = "auto"
-	ProtocolLegacy = mcp.ProtocolVersion20251125
-	ProtocolModern = mcp.ProtocolVersion20260728
+	ProtocolAuto   = config.ProtocolAuto
+	ProtocolLegacy = config.ProtocolLegacy
+	ProtocolModern = config.ProtocolModern
 )
-
-// checkProtocol validates an entry's "protocol" for the transport typ; "" is auto.
-func checkProtocol(p, typ string) error {
-	switch p {
-	case "", ProtocolAuto, ProtocolLegacy:
-		return nil
-	case ProtocolModern:
-		if typ == TransportSSE {
-			return fmt.Errorf("%s has no SSE transport: use \"type\": \"http\"", ProtocolModern)
-		}
-		return nil
-	}
-	return fmt.Errorf("must be %q, %q or %q, not %q", ProtocolAuto, ProtocolLegacy, ProtocolModern, p)
-}
 
 // discoverProbe bounds a server/discover sent to a stdio server that was modern at its last start
 // and may be a legacy one now that ignores the method (then auto runs).
@@ -70,7 +58,7 @@ func (c *conn) isModern() bool { return c.era == ProtocolModern }
 // negotiate runs the handshake in the era plan says and learns the era (c.era, c.learnt).
 func (c *conn) negotiate(ctx context.Context, plan eraPlan) error {
 	_, isHTTP := c.tr.(transport.HTTPConnection)
-	isSSE := c.cfg.Transport == TransportSSE
+	isSSE := c.cfg.Transport == config.TransportSSE
 	switch {
 	case plan.fixed == ProtocolLegacy || isSSE:
 		return c.initLegacy(ctx)
@@ -179,7 +167,7 @@ type eraPlan struct {
 }
 
 // planFor is the handshake plan of cfg.
-func (r *Registry) planFor(cfg ServerConfig) eraPlan {
+func (r *Registry) planFor(cfg config.ServerConfig) eraPlan {
 	if cfg.Protocol != "" && cfg.Protocol != ProtocolAuto {
 		return eraPlan{fixed: cfg.Protocol}
 	}
@@ -187,7 +175,7 @@ func (r *Registry) planFor(cfg ServerConfig) eraPlan {
 }
 
 // learnt records the era a server answered in (auto only).
-func (r *Registry) learnt(cfg ServerConfig, plan eraPlan, era string) {
+func (r *Registry) learnt(cfg config.ServerConfig, plan eraPlan, era string) {
 	if plan.fixed != "" || era == "" || era == plan.remembered {
 		return
 	}
@@ -372,7 +360,7 @@ func (c *conn) appendMetaKeys(buf []byte) []byte {
 	return append(buf, c.meta[1:len(c.meta)-1]...)
 }
 
-// EraStore remembers the era each server definition answered in (by ServerConfig.Fingerprint),
+// EraStore remembers the era each server definition answered in (by config.ServerConfig.Fingerprint),
 // in a JSON file beside the pins. It is safe for concurrent use; a nil *EraStore remembers
 // nothing. A lost write (two hosts writing at once) costs only an auto handshake at the next start.
 type EraStore struct {

@@ -11,6 +11,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // recorded is what an mcptest --record FILE read ("> ") and wrote ("< "), by direction.
@@ -58,7 +62,7 @@ func countMethod(lines []string, method string) int {
 }
 
 // modernCfg is an mcptest that serves only 2026-07-28 over stdio, recording its messages.
-func modernCfg(t *testing.T, name string, args ...string) (ServerConfig, string) {
+func modernCfg(t *testing.T, name string, args ...string) (config.ServerConfig, string) {
 	rec := filepath.Join(t.TempDir(), "rec")
 	return stdioCfg(name, append([]string{"--protocol", "2026-07-28", "--record", rec}, args...)...), rec
 }
@@ -147,12 +151,12 @@ func TestProtocolFixed(t *testing.T) {
 func TestMRTRForm(t *testing.T) {
 	for _, tc := range []struct {
 		name string
-		cfg  func(t *testing.T) (ServerConfig, string)
+		cfg  func(t *testing.T) (config.ServerConfig, string)
 	}{
-		{"stdio", func(t *testing.T) (ServerConfig, string) { return modernCfg(t, "e") }},
-		{"streamable-http", func(t *testing.T) (ServerConfig, string) {
+		{"stdio", func(t *testing.T) (config.ServerConfig, string) { return modernCfg(t, "e") }},
+		{"streamable-http", func(t *testing.T) (config.ServerConfig, string) {
 			rec := filepath.Join(t.TempDir(), "rec")
-			return ServerConfig{Name: "e", Transport: TransportHTTP, StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second,
+			return config.ServerConfig{Name: "e", Transport: config.TransportHTTP, StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second,
 				URL: startMCPTestHTTP(t, "--http", "--protocol", "2026-07-28", "--record", rec)}, rec
 		}},
 	} {
@@ -295,27 +299,10 @@ func TestSchemaVerbatimModern(t *testing.T) {
 	}
 }
 
-// TestProtocolConfig: "protocol" is validated with a *ConfigError naming file, server and key.
-func TestProtocolConfig(t *testing.T) {
-	for _, tc := range []struct{ entry, want string }{
-		{`{"command":"x","protocol":"2026-07-28"}`, ""},
-		{`{"command":"x","protocol":"auto"}`, ""},
-		{`{"url":"http://h/mcp","protocol":"2025-11-25"}`, ""},
-		{`{"command":"x","protocol":"2027-01-01"}`, `f.json: server "s": protocol: must be "auto", "2025-11-25" or "2026-07-28", not "2027-01-01"`},
-		{`{"type":"sse","url":"http://h/sse","protocol":"2026-07-28"}`, `f.json: server "s": protocol: 2026-07-28 has no SSE transport`},
-		{`{"command":"x","protocol":7}`, `f.json: server "s": protocol: must be a string`},
-	} {
-		l := loader{getenv: func(string) (string, bool) { return "", true }}
-		_, errs := l.parseEntry("f.json", "", "s", json.RawMessage(tc.entry))
-		var got string
-		for _, e := range errs {
-			if _, ok := e.(*ConfigError); ok && strings.Contains(e.Error(), "protocol") {
-				got = e.Error()
-			}
-		}
-		if tc.want == "" && len(errs) > 0 || tc.want != "" && !strings.HasPrefix(got, tc.want) {
-			t.Errorf("%s: errors %v, want %q", tc.entry, errs, tc.want)
-		}
+// TestProtocolSpelling: config spells the eras without importing mcp-go; they must be mcp-go's.
+func TestProtocolSpelling(t *testing.T) {
+	if ProtocolLegacy != mcp.ProtocolVersion20251125 || ProtocolModern != mcp.ProtocolVersion20260728 {
+		t.Errorf("config spells the eras %q and %q; mcp-go %q and %q", ProtocolLegacy, ProtocolModern, mcp.ProtocolVersion20251125, mcp.ProtocolVersion20260728)
 	}
 }
 
@@ -330,7 +317,7 @@ func TestModernListChanged(t *testing.T) {
 		}
 	}})
 	cfg, rec := modernCfg(t, "c", "--ttl-ms", "600000")
-	h := ServerConfig{Name: "ch", Transport: TransportHTTP, StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second,
+	h := config.ServerConfig{Name: "ch", Transport: config.TransportHTTP, StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second,
 		URL: startMCPTestHTTP(t, "--http", "--protocol", "2026-07-28")}
 	st := applyAndWait(t, r, cfg, h)
 	if st["ch"].ProtocolVersion != ProtocolModern {

@@ -9,6 +9,8 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // A registry over one in-process server (through the tests' dial seam): its tools get
@@ -22,11 +24,11 @@ func Example() {
 
 	r := NewRegistry(Options{})
 	defer r.Close()
-	r.dial = func(ServerConfig, []string, *slog.Logger) (transport.Interface, error) {
+	r.dial = func(config.ServerConfig, []string, *slog.Logger) (transport.Interface, error) {
 		return transport.NewInProcessTransport(srv), nil
 	}
-	r.Apply(context.Background(), []ServerConfig{{Name: "demo", Transport: TransportStdio, Command: "demo",
-		StartupTimeout: DefaultStartupTimeout, CallTimeout: DefaultCallTimeout}})
+	r.Apply(context.Background(), []config.ServerConfig{{Name: "demo", Transport: config.TransportStdio, Command: "demo",
+		StartupTimeout: config.DefaultStartupTimeout, CallTimeout: config.DefaultCallTimeout}})
 	r.WaitIdle(context.Background())
 
 	for _, t := range r.Tools() {

@@ -17,6 +17,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // changeWatcher records OnChange calls so tests can wait for a condition without sleeping.
@@ -65,7 +67,7 @@ func TestStdioStartupFaults(t *testing.T) {
 		hang,
 		stdioCfg("garbage", "--garbage-stdout"),
 		stdioCfg("legacy", "--ignore-discover"),
-		ServerConfig{Name: "missing", Transport: TransportStdio, Command: "/nonexistent/mcp-server", StartupTimeout: time.Second},
+		config.ServerConfig{Name: "missing", Transport: config.TransportStdio, Command: "/nonexistent/mcp-server", StartupTimeout: time.Second},
 	)
 	for name, want := range map[string]struct{ state, err, stderr string }{
 		"ok":      {StateReady, "", ""},
@@ -301,10 +303,10 @@ func TestHTTPTransports(t *testing.T) {
 	w := newChangeWatcher()
 	r := newTestRegistry(t, Options{OnChange: w.onChange})
 	st := applyAndWait(t, r,
-		ServerConfig{Name: "h", Transport: TransportHTTP, Protocol: ProtocolLegacy, URL: httpURL, Headers: map[string]string{"X-Test": "1"},
+		config.ServerConfig{Name: "h", Transport: config.TransportHTTP, Protocol: ProtocolLegacy, URL: httpURL, Headers: map[string]string{"X-Test": "1"},
 			StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second},
-		ServerConfig{Name: "s", Transport: TransportSSE, URL: sseURL, StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second},
-		ServerConfig{Name: "down", Transport: TransportHTTP, URL: "http://127.0.0.1:1/mcp", StartupTimeout: 5 * time.Second},
+		config.ServerConfig{Name: "s", Transport: config.TransportSSE, URL: sseURL, StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second},
+		config.ServerConfig{Name: "down", Transport: config.TransportHTTP, URL: "http://127.0.0.1:1/mcp", StartupTimeout: 5 * time.Second},
 	)
 	for _, name := range []string{"h", "s"} {
 		if s := st[name]; s.State != StateReady || s.Tools != 8 || !s.Instructions {
@@ -358,8 +360,8 @@ func TestHTTPRedirectKeepsHeadersHome(t *testing.T) {
 	t.Cleanup(home.Close)
 
 	r := newTestRegistry(t, Options{})
-	st := applyAndWait(t, r, ServerConfig{
-		Name: "moved", Transport: TransportHTTP, URL: home.URL + "/mcp",
+	st := applyAndWait(t, r, config.ServerConfig{
+		Name: "moved", Transport: config.TransportHTTP, URL: home.URL + "/mcp",
 		Headers:        map[string]string{"X-Api-Key": "secret-key", "Authorization": "Bearer secret-token"},
 		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second,
 	})

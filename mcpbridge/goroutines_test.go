@@ -5,6 +5,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // serverGoroutines counts the goroutines running code of this package, leaving out the
@@ -36,7 +38,7 @@ func serverGoroutines() (int, string) {
 func TestServerGoroutines(t *testing.T) {
 	r := newTestRegistry(t, Options{})
 	const n = 10
-	var cfgs []ServerConfig
+	var cfgs []config.ServerConfig
 	for i := range n {
 		cfgs = append(cfgs, stdioCfg(fmt.Sprintf("s%02d", i)))
 	}

@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // TestHTTPServerGone: an HTTP server that goes away is marked failed with the reason, whether a
@@ -31,7 +33,7 @@ func TestHTTPServerGone(t *testing.T) {
 			ts := httptest.NewServer(server.NewStreamableHTTPServer(newInProcServer("h", "echo")))
 			w := newChangeWatcher()
 			r := newTestRegistry(t, Options{OnChange: w.onChange, PingInterval: tc.every})
-			st := applyAndWait(t, r, ServerConfig{Name: "h", Transport: TransportHTTP, Protocol: ProtocolLegacy, URL: ts.URL + "/mcp",
+			st := applyAndWait(t, r, config.ServerConfig{Name: "h", Transport: config.TransportHTTP, Protocol: ProtocolLegacy, URL: ts.URL + "/mcp",
 				StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
 			if st["h"].State != StateReady {
 				t.Fatalf("status = %+v", st["h"])
@@ -61,7 +63,7 @@ func TestHTTPServerHung(t *testing.T) {
 	url, hang := hangingHTTPServer(t)
 	w := newChangeWatcher()
 	r := newTestRegistry(t, Options{OnChange: w.onChange, PingInterval: 20 * time.Millisecond, PingTimeout: 50 * time.Millisecond})
-	st := applyAndWait(t, r, ServerConfig{Name: "h", Transport: TransportHTTP, Protocol: ProtocolLegacy, URL: url,
+	st := applyAndWait(t, r, config.ServerConfig{Name: "h", Transport: config.TransportHTTP, Protocol: ProtocolLegacy, URL: url,
 		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
 	if st["h"].State != StateReady {
 		t.Fatalf("status = %+v", st["h"])
@@ -79,7 +81,7 @@ func TestModernHTTPServerHung(t *testing.T) {
 	url, hang := hangingHTTPServer(t)
 	w := newChangeWatcher()
 	r := newTestRegistry(t, Options{OnChange: w.onChange, PingInterval: 20 * time.Millisecond, PingTimeout: 50 * time.Millisecond})
-	st := applyAndWait(t, r, ServerConfig{Name: "h", Transport: TransportHTTP, Protocol: ProtocolModern, URL: url,
+	st := applyAndWait(t, r, config.ServerConfig{Name: "h", Transport: config.TransportHTTP, Protocol: ProtocolModern, URL: url,
 		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
 	if st["h"].State != StateReady || st["h"].ProtocolVersion != ProtocolModern {
 		t.Fatalf("status = %+v", st["h"])
@@ -119,7 +121,7 @@ func TestPingAnsweredWithAnError(t *testing.T) {
 	t.Cleanup(ts.Close)
 	w := newChangeWatcher()
 	r := newTestRegistry(t, Options{OnChange: w.onChange, PingInterval: 5 * time.Millisecond})
-	applyAndWait(t, r, ServerConfig{Name: "h", Transport: TransportHTTP, Protocol: ProtocolLegacy, URL: ts.URL + "/mcp",
+	applyAndWait(t, r, config.ServerConfig{Name: "h", Transport: config.TransportHTTP, Protocol: ProtocolLegacy, URL: ts.URL + "/mcp",
 		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
 	// Wait for a few pings by calling (each call is a round trip; pings go on meanwhile).
 	for i := 0; pings.Load() < 3; i++ {
@@ -144,7 +146,7 @@ func TestHTTPServerHungDuringRelist(t *testing.T) {
 	w := newChangeWatcher()
 	r := newTestRegistry(t, Options{OnChange: w.onChange, PingInterval: 20 * time.Millisecond, PingTimeout: 50 * time.Millisecond})
 	r.debounce = time.Millisecond
-	applyAndWait(t, r, ServerConfig{Name: "h", Transport: TransportHTTP, Protocol: ProtocolLegacy, URL: url,
+	applyAndWait(t, r, config.ServerConfig{Name: "h", Transport: config.TransportHTTP, Protocol: ProtocolLegacy, URL: url,
 		StartupTimeout: time.Minute, CallTimeout: time.Minute})
 	r.mu.Lock()
 	c := r.servers["h"].conn

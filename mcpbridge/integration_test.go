@@ -10,12 +10,14 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 func TestStdioServer(t *testing.T) {
 	r := newTestRegistry(t, Options{})
 	st := applyAndWait(t, r, stdioCfg("demo", "--instructions", "Call echo first."))
-	if s := st["demo"]; s.State != StateReady || s.Tools != 8 || !s.Instructions || s.Transport != TransportStdio {
+	if s := st["demo"]; s.State != StateReady || s.Tools != 8 || !s.Instructions || s.Transport != config.TransportStdio {
 		t.Fatalf("status = %+v", s)
 	}
 	res, err := r.Call(context.Background(), "mcp__demo__echo", json.RawMessage(`{"text":"héllo"}`))
@@ -39,7 +41,7 @@ func TestHTTPHeadersSent(t *testing.T) {
 	}))
 	t.Cleanup(ts.Close) // after the registry's Close (cleanups run last-in first-out)
 	r := newTestRegistry(t, Options{})
-	st := applyAndWait(t, r, ServerConfig{Name: "h", Transport: TransportHTTP, URL: ts.URL + "/mcp",
+	st := applyAndWait(t, r, config.ServerConfig{Name: "h", Transport: config.TransportHTTP, URL: ts.URL + "/mcp",
 		Headers: map[string]string{"Authorization": "Bearer t0ken"}, StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
 	if st["h"].State != StateReady {
 		t.Fatalf("status = %+v", st["h"])

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // mcptestBin is cmd/mcptest built once by TestMain for the subprocess tests.
@@ -37,9 +39,9 @@ func TestMain(m *testing.M) {
 }
 
 // stdioCfg is a stdio config running mcptest with args.
-func stdioCfg(name string, args ...string) ServerConfig {
-	return ServerConfig{
-		Name: name, Transport: TransportStdio, Command: mcptestBin, Args: args,
+func stdioCfg(name string, args ...string) config.ServerConfig {
+	return config.ServerConfig{
+		Name: name, Transport: config.TransportStdio, Command: mcptestBin, Args: args,
 		StartupTimeout: 20 * time.Second, CallTimeout: 30 * time.Second, Source: "test",
 	}
 }
@@ -53,7 +55,7 @@ func newTestRegistry(t testing.TB, opts Options) *Registry {
 }
 
 // applyAndWait applies cfgs and waits until no server is starting.
-func applyAndWait(t testing.TB, r *Registry, cfgs ...ServerConfig) map[string]ServerStatus {
+func applyAndWait(t testing.TB, r *Registry, cfgs ...config.ServerConfig) map[string]ServerStatus {
 	t.Helper()
 	r.Apply(context.Background(), cfgs)
 	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
@@ -78,4 +80,9 @@ func toolNames(r *Registry) []string {
 		names = append(names, t.Name)
 	}
 	return names
+}
+
+// env is a getenv over m (a copy of config's test helper).
+func env(m map[string]string) func(string) (string, bool) {
+	return func(k string) (string, bool) { v, ok := m[k]; return v, ok }
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"io"
 	"log/slog"
 	"net/http"
@@ -16,6 +15,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
 
 // The attacks of this file run against real HTTP servers on loopback: an authorization server
@@ -205,7 +207,7 @@ func (l *testLog) String() string {
 	return l.buf.String()
 }
 
-func runSignIn(t *testing.T, serverURL string, s OAuthSettings, prev *tokenstore.Credential) (tokenstore.Credential, error) {
+func runSignIn(t *testing.T, serverURL string, s config.OAuthSettings, prev *tokenstore.Credential) (tokenstore.Credential, error) {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
@@ -232,7 +234,7 @@ func TestSignInMixUp(t *testing.T) {
 		t.Run(fmt.Sprintf("%s/advertised=%v", tc.iss, tc.advertise), func(t *testing.T) {
 			as := newTestAS(t, tc.iss, tc.advertise)
 			res := newTestResource(t, as.srv.URL)
-			cred, err := runSignIn(t, res.url(), OAuthSettings{}, nil)
+			cred, err := runSignIn(t, res.url(), config.OAuthSettings{}, nil)
 			if tc.want == "" {
 				if err != nil || cred.AccessToken == "" || cred.Issuer != as.srv.URL {
 					t.Fatalf("signIn = %+v, %v; want a credential of %s", cred, err, as.srv.URL)
@@ -258,7 +260,7 @@ func TestSignInResourceMismatch(t *testing.T) {
 	opened := false
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := signIn(ctx, res.url(), OAuthSettings{}, nil, nil, SignInOptions{Open: func(ctx context.Context, u string) error {
+	_, err := signIn(ctx, res.url(), config.OAuthSettings{}, nil, nil, SignInOptions{Open: func(ctx context.Context, u string) error {
 		opened = true
 		return follow(ctx, u)
 	}, Timeout: 5 * time.Second}, slog.New(slog.DiscardHandler))
@@ -278,7 +280,7 @@ func TestAuthorizationServerMigration(t *testing.T) {
 	as2 := newTestAS(t, "correct", true)
 	res := newTestResource(t, as1.srv.URL)
 	store := tokenstore.NewMemory()
-	old, err := runSignIn(t, res.url(), OAuthSettings{}, nil)
+	old, err := runSignIn(t, res.url(), config.OAuthSettings{}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -303,7 +305,7 @@ func TestAuthorizationServerMigration(t *testing.T) {
 		t.Errorf("the old refresh token went to the old issuer after the move (%d token requests)", n-tokensAtAS1)
 	}
 
-	cred, err := runSignIn(t, res.url(), OAuthSettings{}, &old)
+	cred, err := runSignIn(t, res.url(), config.OAuthSettings{}, &old)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -327,7 +329,7 @@ func TestClientSecretStaysWithItsIssuer(t *testing.T) {
 	var logs testLog
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	s := OAuthSettings{ClientID: "pre-registered", ClientSecret: secret}
+	s := config.OAuthSettings{ClientID: "pre-registered", ClientSecret: secret}
 	cred, err := signIn(ctx, res.url(), s, nil, nil, SignInOptions{Open: follow, Timeout: 5 * time.Second},
 		slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
@@ -369,7 +371,7 @@ func TestSignInClientMetadataDocument(t *testing.T) {
 		as := newTestAS(t, "correct", true)
 		as.cimd = cimd
 		res := newTestResource(t, as.srv.URL)
-		cred, err := runSignIn(t, res.url(), OAuthSettings{ClientMetadataURL: doc}, nil)
+		cred, err := runSignIn(t, res.url(), config.OAuthSettings{ClientMetadataURL: doc}, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -386,7 +388,7 @@ func TestSignInStatelessServer(t *testing.T) {
 	as := newTestAS(t, "correct", true)
 	res := newTestResource(t, as.srv.URL)
 	res.noInit = true
-	if _, err := runSignIn(t, res.url(), OAuthSettings{}, nil); err != nil {
+	if _, err := runSignIn(t, res.url(), config.OAuthSettings{}, nil); err != nil {
 		t.Fatal(err)
 	}
 	if n := res.wire.count("Mcp-Method: tools/list"); n != 1 {

@@ -5,7 +5,6 @@ import (
 	"crypto/subtle"
 	"errors"
 	"fmt"
-	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"io"
 	"net"
 	"net/http"
@@ -18,6 +17,9 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
 
 // DefaultSignInTimeout bounds the wait for the browser's answer.
@@ -48,7 +50,7 @@ func (r *Registry) SignIn(ctx context.Context, name string, o SignInOptions) (Se
 	}
 	r.mu.Lock()
 	e := r.servers[name]
-	var cfg ServerConfig
+	var cfg config.ServerConfig
 	var wider []string
 	if e != nil {
 		cfg, wider = e.cfg, strings.Fields(e.wantScope)
@@ -57,14 +59,14 @@ func (r *Registry) SignIn(ctx context.Context, name string, o SignInOptions) (Se
 	if e == nil {
 		return ServerStatus{}, fmt.Errorf("mcpbridge: unknown server %q", name)
 	}
-	if cfg.Transport == TransportStdio {
+	if cfg.Transport == config.TransportStdio {
 		return ServerStatus{}, fmt.Errorf("mcpbridge: server %q runs as a program; only http and sse servers sign in", name)
 	}
 	resolved, err := cfg.Resolve(r.opts.Getenv)
 	if err != nil {
 		return ServerStatus{}, err
 	}
-	var settings OAuthSettings
+	var settings config.OAuthSettings
 	if resolved.OAuth != nil {
 		settings = *resolved.OAuth
 	}
@@ -202,7 +204,7 @@ func probe(ctx context.Context, serverURL string) (string, error) {
 // challenged ones (step-up authorization). prev is the server's stored credential, if any: its
 // scopes are kept when the issuer is the same, and it binds a pre-registered client's secret to
 // the issuer it was first used with.
-func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []string, prev *tokenstore.Credential, o SignInOptions, log interface {
+func signIn(ctx context.Context, serverURL string, s config.OAuthSettings, wider []string, prev *tokenstore.Credential, o SignInOptions, log interface {
 	Debug(string, ...any)
 }) (tokenstore.Credential, error) {
 	// The loopback listener first: its port is part of the redirect URI we register.
@@ -362,7 +364,7 @@ func signIn(ctx context.Context, serverURL string, s OAuthSettings, wider []stri
 // other than the one it was registered with: oauth.issuer when set, else the issuer of the
 // sign-in that first used this client (trust on first use). A server that starts naming another
 // authorization server would otherwise collect the secret at that server's token endpoint.
-func secretBoundTo(s OAuthSettings, prev *tokenstore.Credential, issuer string) error {
+func secretBoundTo(s config.OAuthSettings, prev *tokenstore.Credential, issuer string) error {
 	if s.ClientSecret == "" {
 		return nil
 	}

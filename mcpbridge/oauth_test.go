@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"io"
 	"log/slog"
 	"net/http"
@@ -15,6 +14,9 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
 
 // browser plays the person's browser: it opens the authorization URL, and the test authorization
@@ -35,7 +37,7 @@ type oauthEnv struct {
 	url    string
 	r      *Registry
 	tokens *tokenstore.Memory
-	cfg    ServerConfig
+	cfg    config.ServerConfig
 	logMu  sync.Mutex
 	logBuf bytes.Buffer
 }
@@ -64,11 +66,11 @@ func newOAuthEnv(t *testing.T, flag string, args ...string) *oauthEnv {
 			}
 			return "", false
 		}})
-	tr := TransportHTTP
+	tr := config.TransportHTTP
 	if flag == "--sse" {
-		tr = TransportSSE
+		tr = config.TransportSSE
 	}
-	e.cfg = ServerConfig{Name: "remote", Transport: tr, URL: e.url, StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second, Source: "test"}
+	e.cfg = config.ServerConfig{Name: "remote", Transport: tr, URL: e.url, StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second, Source: "test"}
 	return e
 }
 
@@ -170,7 +172,7 @@ func TestOAuthPreRegisteredClient(t *testing.T) {
 	if _, err := e.signIn(t, browser, 5*time.Second); err == nil || !strings.Contains(err.Error(), "clientId") {
 		t.Fatalf("SignIn without DCR or clientId = %v, want an error naming clientId", err)
 	}
-	e.cfg.OAuth = &OAuthSettings{ClientID: "pre-1", ClientSecret: "${env:PRE_SECRET}"}
+	e.cfg.OAuth = &config.OAuthSettings{ClientID: "pre-1", ClientSecret: "${env:PRE_SECRET}"}
 	applyAndWait(t, e.r, e.cfg)
 	st, err := e.signIn(t, browser, 20*time.Second)
 	if err != nil || st.State != StateReady {
@@ -359,7 +361,7 @@ func TestOAuthInsufficientScopeAsksWider(t *testing.T) {
 		t.Run(map[bool]string{false: "challenge scope", true: "configured scopes"}[configured], func(t *testing.T) {
 			e := newOAuthEnv(t, "--http")
 			if configured {
-				e.cfg.OAuth = &OAuthSettings{Scopes: []string{"mcp"}}
+				e.cfg.OAuth = &config.OAuthSettings{Scopes: []string{"mcp"}}
 			}
 			applyAndWait(t, e.r, e.cfg)
 			if _, err := e.signIn(t, browser, 20*time.Second); err != nil {

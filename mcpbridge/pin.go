@@ -7,6 +7,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // Tool pinning (issue 13): a tool is pinned by a hash over a canonical form of everything the
@@ -20,14 +22,14 @@ import (
 var pinFields = []string{"server", "name", "title", "description", "inputSchema", "outputSchema", "annotations"}
 
 // ServerIdentity is the server part of every tool's canonical form.
-func ServerIdentity(cfg ServerConfig) json.RawMessage {
+func ServerIdentity(cfg config.ServerConfig) json.RawMessage {
 	v := struct {
 		Transport string   `json:"transport"`
 		Command   string   `json:"command,omitempty"`
 		Args      []string `json:"args,omitempty"`
 		URL       string   `json:"url,omitempty"`
 	}{Transport: cfg.Transport}
-	if cfg.Transport == TransportStdio || (cfg.Transport == "" && cfg.URL == "") {
+	if cfg.Transport == config.TransportStdio || (cfg.Transport == "" && cfg.URL == "") {
 		v.Command, v.Args = cfg.Command, cfg.Args
 	} else {
 		v.URL = cfg.URL
@@ -79,7 +81,7 @@ func canonicalValue(raw json.RawMessage) any {
 }
 
 // pinTools fills the canonical form and hash of each tool of a server.
-func pinTools(cfg ServerConfig, tools []wireTool) []wireTool {
+func pinTools(cfg config.ServerConfig, tools []wireTool) []wireTool {
 	id := ServerIdentity(cfg)
 	for i := range tools {
 		t := &tools[i]

@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // osThreads is this process's thread count (/proc/self/status).
@@ -38,7 +40,7 @@ func TestServersHoldNoWaitThreads(t *testing.T) {
 	r := newTestRegistry(t, Options{})
 	before := osThreads(t)
 	const n = 16
-	var cfgs []ServerConfig
+	var cfgs []config.ServerConfig
 	for i := range n {
 		cfgs = append(cfgs, stdioCfg(fmt.Sprintf("s%02d", i)))
 	}

@@ -12,6 +12,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // stepsServer has a tool "steps" that reports n progress notifications and then waits to be
@@ -55,7 +57,7 @@ func TestCallProgress(t *testing.T) {
 			ts := httptest.NewServer(server.NewStreamableHTTPServer(stepsServer()))
 			t.Cleanup(ts.Close)
 			r := newTestRegistry(t, Options{})
-			applyAndWait(t, r, ServerConfig{Name: "p", Transport: TransportHTTP, URL: ts.URL + "/mcp",
+			applyAndWait(t, r, config.ServerConfig{Name: "p", Transport: config.TransportHTTP, URL: ts.URL + "/mcp",
 				StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
 			return r
 		}},

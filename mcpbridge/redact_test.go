@@ -14,6 +14,8 @@ import (
 	"time"
 
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // logCapture is a slog handler target that records text output and signals each record.
@@ -83,7 +85,7 @@ func TestCallErrorRedactsURLSecret(t *testing.T) {
 	logs := &logCapture{rec: make(chan struct{}, 1)}
 	r := newTestRegistry(t, Options{Logger: slog.New(slog.NewTextHandler(logs, &slog.HandlerOptions{Level: slog.LevelDebug})),
 		Getenv: env(map[string]string{"ZAP_KEY": secret})})
-	st := applyAndWait(t, r, ServerConfig{Name: "zap", Transport: TransportHTTP, Protocol: ProtocolLegacy, URL: ts.URL + "/api/${ZAP_KEY}/mcp?k=${ZAP_KEY}",
+	st := applyAndWait(t, r, config.ServerConfig{Name: "zap", Transport: config.TransportHTTP, Protocol: ProtocolLegacy, URL: ts.URL + "/api/${ZAP_KEY}/mcp?k=${ZAP_KEY}",
 		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second})
 	if st["zap"].State != StateReady {
 		t.Fatalf("status = %+v", st["zap"])
@@ -105,7 +107,7 @@ func TestCallErrorRedactsURLSecret(t *testing.T) {
 // path or query, JSON-escaped, %-encoded in lower case.
 func TestRedactEncodedForms(t *testing.T) {
 	const secret = `s3cr et&/"x`
-	c := ServerConfig{Name: "e", Transport: TransportHTTP, URL: "https://h.example/${TOK}"}
+	c := config.ServerConfig{Name: "e", Transport: config.TransportHTTP, URL: "https://h.example/${TOK}"}
 	get := env(map[string]string{"TOK": secret})
 	for _, s := range []string{
 		secret,
@@ -124,7 +126,7 @@ func TestRedactEncodedForms(t *testing.T) {
 		}
 	}
 	// Short values are kept: hiding "abc" would shred ordinary text (documented floor).
-	short := ServerConfig{Name: "s", Transport: TransportHTTP, URL: "https://h.example/${S}"}
+	short := config.ServerConfig{Name: "s", Transport: config.TransportHTTP, URL: "https://h.example/${S}"}
 	if got := short.Redact("abc def", env(map[string]string{"S": "abc"})); got != "abc def" {
 		t.Errorf("short value redacted: %q", got)
 	}

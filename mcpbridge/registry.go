@@ -5,7 +5,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"log/slog"
 	"os"
 	"slices"
@@ -18,17 +17,20 @@ import (
 	"github.com/mark3labs/mcp-go/client"
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
 
 // Options configure a Registry. The zero value works.
 type Options struct {
 	Logger   *slog.Logger
-	OnChange func(servers []ServerStatus)     // any state or tool-list change; called off internal locks, never concurrently
-	Trusted  func(cfg ServerConfig) bool      // consulted for cfg.WorkspaceOnly servers; nil = untrusted
-	Load     func() ([]ServerConfig, []error) // used by Reconnect to re-read config; nil = keep current
-	BaseEnv  []string                         // explicit child env base; nil = DefaultBaseEnv(os.Environ())
+	OnChange func(servers []ServerStatus)            // any state or tool-list change; called off internal locks, never concurrently
+	Trusted  func(cfg config.ServerConfig) bool      // consulted for cfg.WorkspaceOnly servers; nil = untrusted
+	Load     func() ([]config.ServerConfig, []error) // used by Reconnect to re-read config; nil = keep current
+	BaseEnv  []string                                // explicit child env base; nil = DefaultBaseEnv(os.Environ())
 	// Getenv resolves a config's ${env:X} references when its server starts (nil = os.LookupEnv);
-	// what it returns is also hidden from statuses and logs (ServerConfig.Redact).
+	// what it returns is also hidden from statuses and logs (config.ServerConfig.Redact).
 	Getenv func(string) (string, bool)
 	// Roots returns the folders servers may work in (MCP roots: the editor's workspace folders),
 	// as absolute paths; nil = no roots capability. Call RootsChanged when they change.
@@ -92,7 +94,7 @@ type Registry struct {
 
 // entry is one configured server and its current connection attempt.
 type entry struct {
-	cfg      ServerConfig
+	cfg      config.ServerConfig
 	identity string
 
 	gen        uint64 // bumped by every stop/start; stale goroutines compare it
@@ -153,18 +155,18 @@ func (r *Registry) changed() {
 	}
 }
 
-func (r *Registry) trusted(cfg ServerConfig) bool {
+func (r *Registry) trusted(cfg config.ServerConfig) bool {
 	return !cfg.WorkspaceOnly || (r.opts.Trusted != nil && r.opts.Trusted(cfg))
 }
 
 // Apply makes cfgs the configured servers without waiting for any of them: new servers start,
 // removed ones stop, changed ones restart, and a workspace server whose trust changed starts or
 // stops. ctx only bounds the call itself; children live until Close.
-func (r *Registry) Apply(ctx context.Context, cfgs []ServerConfig) {
+func (r *Registry) Apply(ctx context.Context, cfgs []config.ServerConfig) {
 	r.apply(cfgs, false)
 }
 
-func (r *Registry) apply(cfgs []ServerConfig, restartAll bool) {
+func (r *Registry) apply(cfgs []config.ServerConfig, restartAll bool) {
 	trust := make(map[string]bool, len(cfgs))
 	for _, c := range cfgs {
 		trust[c.Name] = r.trusted(c) // off the lock: the callback may do I/O
@@ -186,7 +188,7 @@ func (r *Registry) apply(cfgs []ServerConfig, restartAll bool) {
 	}
 	for _, c := range cfgs {
 		e := r.servers[c.Name]
-		id := c.identity()
+		id := c.Identity()
 		switch {
 		case e == nil:
 			e = &entry{cfg: c, identity: id}
@@ -244,7 +246,7 @@ func (r *Registry) restartLocked(e *entry, trusted bool) {
 		r.finishLocked(e)
 		return
 	}
-	if err := ValidServerName(e.cfg.Name); err != nil { // configs not from LoadConfig: names must still decode to one server
+	if err := config.ValidServerName(e.cfg.Name); err != nil { // configs not from config.LoadConfig: names must still decode to one server
 		e.state, e.err = StateFailed, err.Error()
 		r.finishLocked(e)
 		return
@@ -257,7 +259,7 @@ func (r *Registry) restartLocked(e *entry, trusted bool) {
 }
 
 // connect runs one startup attempt, bounded by the server's startup timeout.
-func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg ServerConfig) {
+func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config.ServerConfig) {
 	// Every line about this server, mcp-go's own included, is redacted with its values.
 	log := slog.New(newRedactHandler(r.log.Handler(), func(s string) string { return cfg.Redact(s, r.opts.Getenv) })).With("server", cfg.Name)
 	ctx, cancel := context.WithTimeout(run, cfg.StartupTimeout)
@@ -272,7 +274,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 		auth = r.bearerFor(resolved)
 		d := r.dial
 		if auth != nil {
-			d = func(cfg ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
+			d = func(cfg config.ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
 				return dial(cfg, env, defaultMaxFrame, auth, log)
 			}
 		}
@@ -353,8 +355,8 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg Server
 
 // bearerFor is the token source of an http or sse server, unless sign-in is off or the config
 // sets its own Authorization header.
-func (r *Registry) bearerFor(resolved ServerConfig) *bearer {
-	if r.opts.Tokens == nil || resolved.Transport == TransportStdio {
+func (r *Registry) bearerFor(resolved config.ServerConfig) *bearer {
+	if r.opts.Tokens == nil || resolved.Transport == config.TransportStdio {
 		return nil
 	}
 	for k := range resolved.Headers {
@@ -374,7 +376,7 @@ func (r *Registry) bearerFor(resolved ServerConfig) *bearer {
 }
 
 // clientOptions are the MCP client's capabilities: roots and elicitation when asked for.
-func (r *Registry) clientOptions(cfg ServerConfig) []client.ClientOption {
+func (r *Registry) clientOptions(cfg config.ServerConfig) []client.ClientOption {
 	opts := []client.ClientOption{client.WithProtocolVersion(protocolVersion)}
 	if r.opts.Roots != nil {
 		opts = append(opts, client.WithRootsHandler(rootsHandler(r.opts.Roots)))
@@ -468,7 +470,7 @@ func (r *Registry) died(e *entry, gen uint64, c *conn) {
 }
 
 // filterTools applies enabledTools/disabledTools.
-func filterTools(cfg ServerConfig, tools []wireTool) []wireTool {
+func filterTools(cfg config.ServerConfig, tools []wireTool) []wireTool {
 	if len(cfg.EnabledTools) == 0 && len(cfg.DisabledTools) == 0 {
 		return tools
 	}
@@ -662,7 +664,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	}
 	timeout := c.cfg.CallTimeout
 	if timeout <= 0 {
-		timeout = DefaultCallTimeout
+		timeout = config.DefaultCallTimeout
 	}
 	res, err := c.call(ctx, name, tool.Tool, tool.OutputSchema, args, timeout)
 	switch {
@@ -724,7 +726,7 @@ func (r *Registry) ReconnectServer(ctx context.Context, name string) (ServerStat
 // Reconnect re-reads the configuration (Options.Load), applies it restarting every server, and
 // waits until every attempt has ended or ctx does.
 func (r *Registry) Reconnect(ctx context.Context) []ServerStatus {
-	var cfgs []ServerConfig
+	var cfgs []config.ServerConfig
 	if r.opts.Load != nil {
 		var errs []error
 		cfgs, errs = r.opts.Load()

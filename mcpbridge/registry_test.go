@@ -16,12 +16,14 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 	"github.com/mark3labs/mcp-go/server"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // inProc is a set of in-process mcp-go servers the registry dials by config name.
 type inProc map[string]*server.MCPServer
 
-func (p inProc) dial(cfg ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
+func (p inProc) dial(cfg config.ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
 	s := p[cfg.Name]
 	if s == nil {
 		return nil, fmt.Errorf("no in-process server %q", cfg.Name)
@@ -29,8 +31,8 @@ func (p inProc) dial(cfg ServerConfig, env []string, log *slog.Logger) (transpor
 	return transport.NewInProcessTransport(s), nil
 }
 
-func inProcCfg(name string) ServerConfig {
-	return ServerConfig{Name: name, Transport: TransportStdio, Command: "in-process",
+func inProcCfg(name string) config.ServerConfig {
+	return config.ServerConfig{Name: name, Transport: config.TransportStdio, Command: "in-process",
 		StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second, Source: "test"}
 }
 
@@ -214,7 +216,7 @@ func TestListChangedStormBounded(t *testing.T) {
 func TestDisabledAndUntrusted(t *testing.T) {
 	servers := inProc{"d": newInProcServer("d", "t"), "w": newInProcServer("w", "t")}
 	trust := false
-	r := newInProcRegistry(t, servers, Options{Trusted: func(ServerConfig) bool { return trust }})
+	r := newInProcRegistry(t, servers, Options{Trusted: func(config.ServerConfig) bool { return trust }})
 	d, w := inProcCfg("d"), inProcCfg("w")
 	d.Disabled, w.WorkspaceOnly = true, true
 	st := applyAndWait(t, r, d, w)
@@ -261,7 +263,7 @@ func TestNameCollisionBothReported(t *testing.T) {
 	}
 }
 
-// A config that did not come through LoadConfig (a test, an embedder) with a server name ending
+// A config that did not come through config.LoadConfig (a test, an embedder) with a server name ending
 // in '_' fails with the rule instead of registering tools that read as another server's.
 func TestRegistryRefusesAmbiguousServerName(t *testing.T) {
 	servers := inProc{"github_": newInProcServer("github_", "delete_repo")}
@@ -278,7 +280,7 @@ func TestRegistryRefusesAmbiguousServerName(t *testing.T) {
 // Tools of a workspace-only server carry their definition's fingerprint; others carry none.
 func TestToolDefinition(t *testing.T) {
 	servers := inProc{"w": newInProcServer("w", "t"), "u": newInProcServer("u", "t")}
-	r := newInProcRegistry(t, servers, Options{Trusted: func(ServerConfig) bool { return true }})
+	r := newInProcRegistry(t, servers, Options{Trusted: func(config.ServerConfig) bool { return true }})
 	w := inProcCfg("w")
 	w.WorkspaceOnly = true
 	applyAndWait(t, r, w, inProcCfg("u"))
@@ -326,8 +328,8 @@ func TestToolFilters(t *testing.T) {
 
 func TestReconnect(t *testing.T) {
 	a := newInProcServer("a", "one")
-	r := newInProcRegistry(t, inProc{"a": a}, Options{Load: func() ([]ServerConfig, []error) {
-		return []ServerConfig{inProcCfg("a")}, nil
+	r := newInProcRegistry(t, inProc{"a": a}, Options{Load: func() ([]config.ServerConfig, []error) {
+		return []config.ServerConfig{inProcCfg("a")}, nil
 	}})
 	applyAndWait(t, r, inProcCfg("a"))
 	if _, err := r.ReconnectServer(context.Background(), "nope"); err == nil {
@@ -349,7 +351,7 @@ func TestApplyDoesNotBlock(t *testing.T) {
 		r := newInProcRegistry(t, inProc{"slow": s, "a": newInProcServer("a", "t")}, Options{})
 		slow := inProcCfg("slow")
 		slow.StartupTimeout = 3 * time.Second
-		r.Apply(context.Background(), []ServerConfig{slow, inProcCfg("a")})
+		r.Apply(context.Background(), []config.ServerConfig{slow, inProcCfg("a")})
 		st := statusMap(r) // right after Apply, nothing has been waited for
 		if st["slow"].State != StateStarting {
 			t.Fatalf("slow = %+v", st["slow"])

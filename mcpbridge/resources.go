@@ -10,6 +10,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // MCP resources, resource templates, prompts and completion (issue 15). Lists are fetched on
@@ -212,7 +214,7 @@ func (r *Registry) readyConns(server string) (map[string]*conn, error) {
 func requestTimeout(ctx context.Context, c *conn) (context.Context, context.CancelFunc) {
 	t := c.cfg.CallTimeout
 	if t <= 0 {
-		t = DefaultCallTimeout
+		t = config.DefaultCallTimeout
 	}
 	return context.WithTimeout(ctx, t)
 }

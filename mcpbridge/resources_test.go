@@ -8,6 +8,8 @@ import (
 	"testing/synctest"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 func notification(method string, fields map[string]any) mcp.JSONRPCNotification {
@@ -28,7 +30,7 @@ func TestResourceUpdatedOnlyWhenSubscribed(t *testing.T) {
 			got = append(got, ev)
 			mu.Unlock()
 		}
-		c := &conn{cfg: ServerConfig{Name: "s"}}
+		c := &conn{cfg: config.ServerConfig{Name: "s"}}
 		c.lists.subscribed = map[string]bool{"x://open": true}
 		c.lists.resources, c.lists.templates, c.lists.prompts = []Resource{{URI: "x://old"}}, []ResourceTemplate{}, []Prompt{{Name: "p"}}
 		c.onResourceNotification(notification(string(mcp.MethodNotificationResourceUpdated), map[string]any{"uri": "x://never-opened"}), fire)

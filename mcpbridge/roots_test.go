@@ -11,6 +11,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 type rootsAnswer struct {
@@ -37,11 +39,11 @@ func TestRoots(t *testing.T) {
 	a, b := t.TempDir(), filepath.Join(t.TempDir(), "with space")
 	for _, tc := range []struct {
 		name string
-		cfg  func(t *testing.T) ServerConfig
+		cfg  func(t *testing.T) config.ServerConfig
 	}{
-		{"stdio", func(t *testing.T) ServerConfig { return stdioCfg("r", "--roots") }},
-		{"streamable-http", func(t *testing.T) ServerConfig {
-			return ServerConfig{Name: "r", Transport: TransportHTTP, Protocol: ProtocolLegacy, URL: startMCPTestHTTP(t, "--http", "--roots"),
+		{"stdio", func(t *testing.T) config.ServerConfig { return stdioCfg("r", "--roots") }},
+		{"streamable-http", func(t *testing.T) config.ServerConfig {
+			return config.ServerConfig{Name: "r", Transport: config.TransportHTTP, Protocol: ProtocolLegacy, URL: startMCPTestHTTP(t, "--http", "--roots"),
 				StartupTimeout: 20 * time.Second, CallTimeout: 20 * time.Second}
 		}},
 	} {

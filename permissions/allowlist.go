@@ -29,13 +29,13 @@ type ParseError struct {
 
 func (e *ParseError) Error() string { return fmt.Sprintf("%s:%d: %s", e.File, e.Line, e.Msg) }
 
-// MaxServerNameLen is the longest MCP server name (mirrors mcpbridge.MaxServerNameLen).
+// MaxServerNameLen is the longest MCP server name (mirrors mcpbridge/config.MaxServerNameLen).
 const MaxServerNameLen = 32
 
 // ValidServerName reports whether name is a valid MCP server name (PROTOCOL.md section 2):
 // ^[A-Za-z0-9][A-Za-z0-9_-]*$, at most 32 characters, no "__" and no trailing '_', so that the
 // first "__" after "mcp__" in a tool name is always the separator. It mirrors
-// mcpbridge.ValidServerName, which this leaf package may not import.
+// mcpbridge/config.ValidServerName, which this leaf package may not import.
 func ValidServerName(name string) error {
 	if name == "" {
 		return errors.New("empty server name")

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
 
@@ -50,11 +51,11 @@ func FuzzEntryIdentity(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, s1, t1, s2, t2 string) {
 		for _, s := range []string{s1, s2} {
-			if (mcpbridge.ValidServerName(s) == nil) != (permissions.ValidServerName(s) == nil) {
-				t.Fatalf("ValidServerName(%q): mcpbridge %v, permissions %v", s, mcpbridge.ValidServerName(s), permissions.ValidServerName(s))
+			if (config.ValidServerName(s) == nil) != (permissions.ValidServerName(s) == nil) {
+				t.Fatalf("ValidServerName(%q): mcpbridge %v, permissions %v", s, config.ValidServerName(s), permissions.ValidServerName(s))
 			}
 		}
-		if mcpbridge.ValidServerName(s1) != nil || mcpbridge.ValidServerName(s2) != nil {
+		if config.ValidServerName(s1) != nil || config.ValidServerName(s2) != nil {
 			return
 		}
 		n1, n2 := mcpbridge.RegisteredName(s1, t1), mcpbridge.RegisteredName(s2, t2)

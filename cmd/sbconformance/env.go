@@ -11,6 +11,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
@@ -33,7 +34,7 @@ type env struct {
 
 	reg   *mcpbridge.Registry
 	gate  *permissions.Gate
-	cfgs  []mcpbridge.ServerConfig
+	cfgs  []config.ServerConfig
 	store tokenstore.Store
 
 	signIns int
@@ -67,12 +68,12 @@ func newEnv(ctx context.Context, log *slog.Logger, scenario, serverURL string) (
 		e.close()
 		return nil, err
 	}
-	user := mcpbridge.DefaultUserFile(nil)
+	user := config.DefaultUserFile(nil)
 	if err := writeConfig(user, map[string]any{"servers": map[string]any{server: entry}}); err != nil {
 		e.close()
 		return nil, err
 	}
-	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{})
+	cfgs, errs := config.LoadConfig(config.ConfigSources{})
 	if len(errs) > 0 {
 		e.close()
 		return nil, fmt.Errorf("config %s: %w", user, errors.Join(errs...))

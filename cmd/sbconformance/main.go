@@ -5,7 +5,7 @@
 // MCP_CONFORMANCE_PROTOCOL_VERSION and, for some, MCP_CONFORMANCE_CONTEXT in the environment.
 //
 // It drives Switchboard's own code the way a user's setup does: it writes an mcp.json in a
-// private $XDG_CONFIG_HOME, loads it with mcpbridge.LoadConfig, opens an mcpbridge.Registry with
+// private $XDG_CONFIG_HOME, loads it with config.LoadConfig, opens an mcpbridge.Registry with
 // the file token store in a private $XDG_STATE_HOME, signs in with Registry.SignIn when a server
 // needs it (the browser step replaced by following the authorization server's redirect to the
 // loopback callback), and sends every tool call through a permissions.Gate in always-allow mode.

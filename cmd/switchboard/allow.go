@@ -10,7 +10,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
@@ -145,8 +145,8 @@ func bindWorkspaceGrants(prefix string, entries, folders []string, stderr io.Wri
 		}
 	}
 	server := strings.TrimSuffix(strings.TrimPrefix(prefix, "mcp__"), "__")
-	cfgs, _ := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: folders}) // problems are check's to report
-	i := slices.IndexFunc(cfgs, func(c mcpbridge.ServerConfig) bool { return c.Name == server && c.WorkspaceOnly })
+	cfgs, _ := config.LoadConfig(config.ConfigSources{WorkspaceFolders: folders}) // problems are check's to report
+	i := slices.IndexFunc(cfgs, func(c config.ServerConfig) bool { return c.Name == server && c.WorkspaceOnly })
 	if i < 0 {
 		return nil
 	}

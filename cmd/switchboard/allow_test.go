@@ -10,7 +10,7 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 
-	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
 
@@ -139,7 +139,7 @@ func TestAllowSetTrustedWorkspaceServer(t *testing.T) {
 		if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(def), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cfgs, _ := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: []string{ws}})
+		cfgs, _ := config.LoadConfig(config.ConfigSources{WorkspaceFolders: []string{ws}})
 		for _, c := range cfgs {
 			if c.Name == "wsonly" && c.WorkspaceOnly {
 				return c.Fingerprint()

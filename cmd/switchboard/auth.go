@@ -14,6 +14,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
@@ -72,13 +73,13 @@ func runAuth(args []string, stdout, stderr io.Writer) int {
 	if !namedConfigsExist("auth", configs, stderr) {
 		return 2
 	}
-	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: workspaces, ExtraFiles: configs})
+	cfgs, errs := config.LoadConfig(config.ConfigSources{WorkspaceFolders: workspaces, ExtraFiles: configs})
 	for _, err := range errs {
 		fmt.Fprintf(stderr, "switchboard auth: config: %s\n", safetext.Line(err.Error()))
 	}
-	var remote []mcpbridge.ServerConfig
+	var remote []config.ServerConfig
 	for _, c := range cfgs {
-		if c.Transport != mcpbridge.TransportStdio && (name == "" || c.Name == name) {
+		if c.Transport != config.TransportStdio && (name == "" || c.Name == name) {
 			remote = append(remote, c)
 		}
 	}
@@ -107,7 +108,7 @@ func runAuth(args []string, stdout, stderr io.Writer) int {
 	return authLogin(ctx, env, remote[0], *noBrowser, *timeout, stdout, stderr)
 }
 
-func authStatus(ctx context.Context, env *authEnv, remote []mcpbridge.ServerConfig, stdout io.Writer) int {
+func authStatus(ctx context.Context, env *authEnv, remote []config.ServerConfig, stdout io.Writer) int {
 	fmt.Fprintf(stdout, "sign-ins are kept in %s\n", safetext.Line(env.where))
 	if len(remote) == 0 {
 		fmt.Fprintln(stdout, "no http or sse MCP servers configured")
@@ -141,11 +142,11 @@ func authStatus(ctx context.Context, env *authEnv, remote []mcpbridge.ServerConf
 	return 0
 }
 
-func authLogin(ctx context.Context, env *authEnv, cfg mcpbridge.ServerConfig, noBrowser bool, timeout time.Duration, stdout, stderr io.Writer) int {
+func authLogin(ctx context.Context, env *authEnv, cfg config.ServerConfig, noBrowser bool, timeout time.Duration, stdout, stderr io.Writer) int {
 	cfg.WorkspaceOnly = false // naming it on the command line is the person's decision
 	r := mcpbridge.NewRegistry(mcpbridge.Options{Tokens: env.store, PingInterval: -1})
 	defer r.Close()
-	r.Apply(ctx, []mcpbridge.ServerConfig{cfg})
+	r.Apply(ctx, []config.ServerConfig{cfg})
 	if err := r.WaitIdle(ctx); err != nil {
 		return 1
 	}

@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
@@ -129,9 +130,9 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Roots:  roots,
 		// Only the tool's own server is started (built-in tools need none).
-		Servers: func(cfgs []mcpbridge.ServerConfig) []mcpbridge.ServerConfig {
+		Servers: func(cfgs []config.ServerConfig) []config.ServerConfig {
 			server, _, ok := mcpbridge.ParseToolName(o.name)
-			var keep []mcpbridge.ServerConfig
+			var keep []config.ServerConfig
 			for _, c := range cfgs {
 				if ok && c.Name == server {
 					keep = append(keep, c)

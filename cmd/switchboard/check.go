@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
@@ -77,7 +78,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	if !namedConfigsExist("check", configs, stderr) {
 		return 2
 	}
-	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: workspaces, ExtraFiles: configs})
+	cfgs, errs := config.LoadConfig(config.ConfigSources{WorkspaceFolders: workspaces, ExtraFiles: configs})
 	for _, err := range errs {
 		fmt.Fprintf(stderr, "switchboard check: config: %s\n", safetext.Line(err.Error())) // it quotes key and file names
 	}
@@ -93,7 +94,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	} else {
 		store = ts
 	}
-	trusted := func(c mcpbridge.ServerConfig) bool {
+	trusted := func(c config.ServerConfig) bool {
 		return *trust || store != nil && store.Get(c.Name, c.Fingerprint()) == permissions.Trusted
 	}
 	reg := mcpbridge.NewRegistry(mcpbridge.Options{
@@ -122,7 +123,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		listed[st.Name] = true
 	}
 	for _, err := range errs {
-		var ce *mcpbridge.ConfigError
+		var ce *config.ConfigError
 		if errors.As(err, &ce) && ce.Server != "" && !listed[ce.Server] {
 			msg := ce.Msg
 			if ce.Key != "" {
@@ -137,7 +138,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	defs := map[string][]string{}
 	for _, c := range cfgs {
 		if c.WorkspaceOnly {
-			defs[c.Name] = mcpbridge.TrustSentences(c, nil)
+			defs[c.Name] = config.TrustSentences(c, nil)
 		}
 	}
 	for i, st := range rep.Servers {
@@ -175,7 +176,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, empty bool) {
 	if empty {
 		fmt.Fprintf(w, "No MCP servers configured. Looked in %s, the workspace files and --config files.\n",
-			mcpbridge.DefaultUserFile(nil))
+			config.DefaultUserFile(nil))
 		return
 	}
 	states := map[string]int{}
@@ -275,7 +276,7 @@ func absPaths(paths []string) []string {
 
 // pinMarks compares the tools with the pin file (read only): registered name -> "changed" or
 // "new". A broken pin file marks every tool changed (it pins nothing).
-func pinMarks(stderr io.Writer, path string, reg *mcpbridge.Registry, cfgs []mcpbridge.ServerConfig) map[string]string {
+func pinMarks(stderr io.Writer, path string, reg *mcpbridge.Registry, cfgs []config.ServerConfig) map[string]string {
 	marks := map[string]string{}
 	store, err := permissions.OpenPinStore(path)
 	if err != nil {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
 
@@ -93,7 +93,7 @@ func TestCheckOneServerAndTrustStore(t *testing.T) {
 	if !strings.Contains(stdout.String(), "1 MCP server: 1 untrusted; 0 tools") {
 		t.Errorf("untrusted report:\n%s", stdout.String())
 	}
-	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: []string{ws}})
+	cfgs, errs := config.LoadConfig(config.ConfigSources{WorkspaceFolders: []string{ws}})
 	if len(errs) > 0 || len(cfgs) != 1 {
 		t.Fatalf("config = %v, %v", cfgs, errs)
 	}

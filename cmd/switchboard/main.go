@@ -7,7 +7,7 @@ import (
 	"io"
 	"os"
 
-	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // version is set at build time with -ldflags "-X main.version=...".
@@ -109,7 +109,7 @@ func usage(w io.Writer) {
 // namedConfigsExist reports, one stderr line each, the --config files that do not exist or cannot
 // be read; false when there is any (the caller exits 2: a usage error, nothing was run).
 func namedConfigsExist(cmd string, files []string, stderr io.Writer) bool {
-	errs := mcpbridge.CheckNamedConfigFiles(files)
+	errs := config.CheckNamedConfigFiles(files)
 	for _, err := range errs {
 		fmt.Fprintf(stderr, "switchboard %s: --config: %v\n", cmd, err)
 	}

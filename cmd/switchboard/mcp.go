@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 )
 
@@ -110,7 +111,7 @@ func (f mcpFlags) target() (file, workspace string) {
 	case f.scope == "workspace":
 		return filepath.Join(f.workspace, ".switchboard", "mcp.json"), workspace
 	}
-	return mcpbridge.DefaultUserFile(nil), ""
+	return config.DefaultUserFile(nil), ""
 }
 
 // mcpHelp prints the usage of switchboard mcp, or of switchboard mcp input.
@@ -152,8 +153,8 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		if len(f.pos) != 1 {
 			return fail(2, "remove takes one NAME")
 		}
-		if err := mcpbridge.RemoveServer(file, f.pos[0]); err != nil {
-			if errors.Is(err, mcpbridge.ErrServerNotFound) {
+		if err := config.RemoveServer(file, f.pos[0]); err != nil {
+			if errors.Is(err, config.ErrServerNotFound) {
 				return fail(1, "%s is not defined in %s", f.pos[0], file)
 			}
 			return fail(1, "%v", err)
@@ -161,7 +162,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "Removed %s from %s.\n", safetext.Line(f.pos[0]), safetext.Line(file))
 		return 0
 	case "list", "get":
-		cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: []string{f.workspace}})
+		cfgs, errs := config.LoadConfig(config.ConfigSources{WorkspaceFolders: []string{f.workspace}})
 		for _, e := range errs {
 			fmt.Fprintf(stderr, "switchboard mcp: config: %s\n", safetext.Line(e.Error()))
 		}
@@ -195,7 +196,7 @@ func mcpAdd(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, string
 		return fail(2, "add takes one NAME, then -- COMMAND [ARGS...] or --url URL")
 	}
 	name := f.pos[0]
-	var e mcpbridge.Entry
+	var e config.Entry
 	switch {
 	case f.url != "" && len(f.command) > 0:
 		return fail(2, "give either --url or -- COMMAND, not both")
@@ -244,11 +245,11 @@ func mcpAdd(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, string
 	if f.protocol != mcpbridge.ProtocolAuto {
 		e.Protocol = f.protocol // auto is the default: not written
 	}
-	if err := mcpbridge.CheckEntry(file, ws, name, e); err != nil {
+	if err := config.CheckEntry(file, ws, name, e); err != nil {
 		return fail(2, "%v", err)
 	}
-	if err := mcpbridge.AddServer(file, name, e); err != nil {
-		if errors.Is(err, mcpbridge.ErrServerExists) {
+	if err := config.AddServer(file, name, e); err != nil {
+		if errors.Is(err, config.ErrServerExists) {
 			return fail(1, "%s is already defined in %s: remove it first (switchboard mcp remove %s)", name, file, name)
 		}
 		return fail(1, "%v", err)
@@ -259,23 +260,23 @@ func mcpAdd(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, string
 
 func mcpImport(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, string, ...any) int) int {
 	if f.from == "" {
-		return fail(2, "import needs --from (%s)", strings.Join(mcpbridge.ImportHosts, ", "))
+		return fail(2, "import needs --from (%s)", strings.Join(config.ImportHosts, ", "))
 	}
 	home, err := os.UserHomeDir()
 	if err != nil {
 		return fail(1, "%v", err)
 	}
-	paths, err := mcpbridge.ImportPaths(f.from, home, f.workspace)
+	paths, err := config.ImportPaths(f.from, home, f.workspace)
 	if err != nil {
 		return fail(2, "%v", err)
 	}
 	// Names already defined: in the target file, or by any source Switchboard reads here.
 	defined := map[string]string{}
-	cfgs, _ := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: []string{f.workspace}})
+	cfgs, _ := config.LoadConfig(config.ConfigSources{WorkspaceFolders: []string{f.workspace}})
 	for _, c := range cfgs {
 		defined[c.Name] = c.Source
 	}
-	names, err := mcpbridge.FileServers(file)
+	names, err := config.FileServers(file)
 	if err != nil {
 		return fail(1, "%v", err)
 	}
@@ -287,7 +288,7 @@ func mcpImport(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, str
 		verb = "Would add"
 	}
 	for _, p := range paths {
-		ims, err := mcpbridge.ImportServers(f.from, p, f.workspace)
+		ims, err := config.ImportServers(f.from, p, f.workspace)
 		if err != nil {
 			return fail(1, "%v", err)
 		}
@@ -297,7 +298,7 @@ func mcpImport(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, str
 			if im.Skip == "" {
 				if src, ok := defined[im.Name]; ok {
 					im.Skip = "already defined in " + src
-				} else if err := mcpbridge.CheckEntry(file, ws, im.Name, im.Entry); err != nil {
+				} else if err := config.CheckEntry(file, ws, im.Name, im.Entry); err != nil {
 					im.Skip = err.Error()
 				}
 			}
@@ -306,7 +307,7 @@ func mcpImport(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, str
 				continue
 			}
 			if !f.dryRun {
-				if err := mcpbridge.AddServer(file, im.Name, im.Entry); err != nil {
+				if err := config.AddServer(file, im.Name, im.Entry); err != nil {
 					return fail(1, "%v", err)
 				}
 			}
@@ -331,10 +332,10 @@ func mcpImport(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, str
 }
 
 // entrySummary is what an entry runs, with env and header names but never their values.
-func entrySummary(e mcpbridge.Entry) string {
+func entrySummary(e config.Entry) string {
 	s := e.URL
 	if e.Command != "" {
-		s = mcpbridge.ServerConfig{Transport: mcpbridge.TransportStdio, Command: e.Command, Args: e.Args}.Summary()
+		s = config.ServerConfig{Transport: config.TransportStdio, Command: e.Command, Args: e.Args}.Summary()
 	}
 	if len(e.Env) > 0 {
 		s += "; env " + strings.Join(keys(e.Env), ", ")
@@ -359,7 +360,7 @@ func keys(m map[string]string) []string {
 
 // printServer prints one server's definition as written. Env and header values are shown only
 // when they are references (${env:X}); values written in the file are secrets and are hidden.
-func printServer(w io.Writer, c mcpbridge.ServerConfig) {
+func printServer(w io.Writer, c config.ServerConfig) {
 	shown := func(v string) string {
 		if strings.Contains(v, "${") {
 			return safetext.Line(v)
@@ -367,7 +368,7 @@ func printServer(w io.Writer, c mcpbridge.ServerConfig) {
 		return "(value hidden)"
 	}
 	fmt.Fprintf(w, "%s\n  type: %s\n  source: %s\n", safetext.Line(c.Name), c.Transport, safetext.Line(c.Source))
-	if c.Transport == mcpbridge.TransportStdio {
+	if c.Transport == config.TransportStdio {
 		fmt.Fprintf(w, "  command: %s\n", safetext.Line(c.Summary()))
 		if c.Cwd != "" {
 			fmt.Fprintf(w, "  cwd: %s\n", safetext.Line(c.Cwd))

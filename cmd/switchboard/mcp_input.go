@@ -15,7 +15,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
@@ -79,7 +79,7 @@ func runMCPInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
 	if sub == "delete" {
-		if err := mcpbridge.DeleteInput(ctx, store, in.Key); err != nil {
+		if err := config.DeleteInput(ctx, store, in.Key); err != nil {
 			return fail(1, "%v", err)
 		}
 		fmt.Fprintf(stdout, "Forgot input %s of %s.\n", safetext.Line(id), safetext.Line(in.File))
@@ -93,10 +93,10 @@ func runMCPInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	if err != nil {
 		return fail(1, "%v", err)
 	}
-	if in.Type == mcpbridge.InputPickString && !slices.Contains(in.Options, v) {
+	if in.Type == config.InputPickString && !slices.Contains(in.Options, v) {
 		return fail(2, "input %s is a pickString: the value must be one of %s", id, strings.Join(in.Options, ", "))
 	}
-	if err := mcpbridge.SaveInput(ctx, store, in.Key, v); err != nil {
+	if err := config.SaveInput(ctx, store, in.Key, v); err != nil {
 		return fail(1, "%v", err)
 	}
 	fmt.Fprintf(stdout, "Kept input %s of %s in %s. Reconnect the server to use it.\n", safetext.Line(id), safetext.Line(in.File), safetext.Line(where))
@@ -104,7 +104,7 @@ func runMCPInput(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 }
 
 // findInput is the declaration of id: in file, else in the one config file that declares it.
-func findInput(id, file, ws string) (mcpbridge.Input, error) {
+func findInput(id, file, ws string) (config.Input, error) {
 	var files []string
 	if file != "" {
 		files = []string{file}
@@ -116,16 +116,16 @@ func findInput(id, file, ws string) (mcpbridge.Input, error) {
 		if ws != "" {
 			folders = []string{ws}
 		}
-		files = mcpbridge.ConfigFiles("", folders, nil)
+		files = config.ConfigFiles("", folders, nil)
 	}
-	var found []mcpbridge.Input
+	var found []config.Input
 	for _, f := range files {
-		ins, err := mcpbridge.FileInputs(f)
+		ins, err := config.FileInputs(f)
 		if errors.Is(err, fs.ErrNotExist) && file == "" {
 			continue
 		}
 		if err != nil {
-			return mcpbridge.Input{}, err
+			return config.Input{}, err
 		}
 		if in, ok := ins[id]; ok {
 			found = append(found, in)
@@ -133,7 +133,7 @@ func findInput(id, file, ws string) (mcpbridge.Input, error) {
 	}
 	switch len(found) {
 	case 0:
-		return mcpbridge.Input{}, fmt.Errorf("no input %q declared in %s", id, strings.Join(files, ", "))
+		return config.Input{}, fmt.Errorf("no input %q declared in %s", id, strings.Join(files, ", "))
 	case 1:
 		return found[0], nil
 	}
@@ -141,7 +141,7 @@ func findInput(id, file, ws string) (mcpbridge.Input, error) {
 	for i, in := range found {
 		names[i] = in.File
 	}
-	return mcpbridge.Input{}, fmt.Errorf("input %q is declared in %s: say which with --file", id, strings.Join(names, " and "))
+	return config.Input{}, fmt.Errorf("input %q is declared in %s: say which with --file", id, strings.Join(names, " and "))
 }
 
 // readSecret reads one value: from the terminal without echo when stdin is one, else all of
@@ -186,20 +186,20 @@ func setEcho(tty *os.File, on bool) bool {
 }
 
 // inputLookup is os.LookupEnv that also answers the values of config files' inputs
-// (mcpbridge.InputVar names) from the store, opened on first use: `switchboard check` starts a
+// (config.InputVar names) from the store, opened on first use: `switchboard check` starts a
 // server with the input values kept by the editor or `switchboard mcp input set`.
 func inputLookup() func(string) (string, bool) {
 	var once sync.Once
 	var store tokenstore.Store
 	return func(name string) (string, bool) {
-		key, ok := mcpbridge.InputKeyOfVar(name)
+		key, ok := config.InputKeyOfVar(name)
 		if !ok {
 			return os.LookupEnv(name)
 		}
 		once.Do(func() { store, _ = openInputStore() })
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
-		v, err := mcpbridge.LoadInput(ctx, store, key)
+		v, err := config.LoadInput(ctx, store, key)
 		return v, err == nil
 	}
 }

@@ -3,13 +3,13 @@ package main
 import (
 	"bytes"
 	"context"
-	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
-	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
 
 func TestMCPInputSetFromStdin(t *testing.T) {
@@ -34,7 +34,7 @@ func TestMCPInputSetFromStdin(t *testing.T) {
 	if code := runMCPInput([]string{"set", "tok", "--workspace", ws}, strings.NewReader("s3cret-from-stdin\n"), &out, &errb); code != 0 {
 		t.Fatalf("exit %d: %s", code, errb.String())
 	}
-	if v, err := mcpbridge.LoadInput(context.Background(), store, mcpbridge.InputKey(file, "tok")); err != nil || v != "s3cret-from-stdin" {
+	if v, err := config.LoadInput(context.Background(), store, config.InputKey(file, "tok")); err != nil || v != "s3cret-from-stdin" {
 		t.Errorf("stored %q, %v", v, err)
 	}
 	if b, _ := os.ReadFile(file); string(b) != content {
@@ -61,7 +61,7 @@ func TestMCPInputSetFromStdin(t *testing.T) {
 	if code := runMCPInput([]string{"delete", "tok", "--file", file}, nil, &out, &errb); code != 0 {
 		t.Fatalf("delete: exit %d: %s", code, errb.String())
 	}
-	if _, err := mcpbridge.LoadInput(context.Background(), store, mcpbridge.InputKey(file, "tok")); err == nil {
+	if _, err := config.LoadInput(context.Background(), store, config.InputKey(file, "tok")); err == nil {
 		t.Errorf("delete kept the value")
 	}
 }
@@ -71,12 +71,12 @@ func TestInputLookupReadsTheStore(t *testing.T) {
 	old := openInputStore
 	openInputStore = func() (tokenstore.Store, string) { return store, "a test store" }
 	t.Cleanup(func() { openInputStore = old })
-	mcpbridge.SaveInput(context.Background(), store, "/f#tok", "v1")
+	config.SaveInput(context.Background(), store, "/f#tok", "v1")
 	look := inputLookup()
-	if v, ok := look(mcpbridge.InputVar("/f#tok")); !ok || v != "v1" {
+	if v, ok := look(config.InputVar("/f#tok")); !ok || v != "v1" {
 		t.Errorf("input = %q, %v", v, ok)
 	}
-	if _, ok := look(mcpbridge.InputVar("/g#tok")); ok {
+	if _, ok := look(config.InputVar("/g#tok")); ok {
 		t.Errorf("another file's input was found")
 	}
 	t.Setenv("SB_TEST_X", "x")

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // TestNPMEverythingResources: the npm reference server's resources (static, templates with
@@ -28,13 +29,13 @@ func TestNPMEverythingResources(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
 	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
-	cfg := mcpbridge.ServerConfig{Name: "everything", Transport: mcpbridge.TransportStdio, Command: "npx",
+	cfg := config.ServerConfig{Name: "everything", Transport: config.TransportStdio, Command: "npx",
 		Args: []string{"-y", npmEverything}, StartupTimeout: 4 * time.Minute}
 	r := mcpbridge.NewRegistry(mcpbridge.Options{})
 	defer r.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
-	r.Apply(ctx, []mcpbridge.ServerConfig{cfg})
+	r.Apply(ctx, []config.ServerConfig{cfg})
 	if err := r.WaitIdle(ctx); err != nil {
 		t.Fatal(err)
 	}

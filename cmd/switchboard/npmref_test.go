@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // The MCP reference servers from npm, as users run them (npx), through `switchboard check` and
@@ -108,7 +109,7 @@ func testNPMRoots(t *testing.T, root string) {
 	defer r.Close()
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
 	defer cancel()
-	r.Apply(ctx, []mcpbridge.ServerConfig{{Name: "fsroots", Transport: mcpbridge.TransportStdio, Command: "npx",
+	r.Apply(ctx, []config.ServerConfig{{Name: "fsroots", Transport: config.TransportStdio, Command: "npx",
 		Args: []string{"-y", npmFilesystem}, StartupTimeout: 4 * time.Minute, CallTimeout: time.Minute}})
 	if err := r.WaitIdle(ctx); err != nil {
 		t.Fatal(err)

@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
@@ -89,11 +90,11 @@ func runPins(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "switchboard pins: %s: fix or remove the file (it pins nothing while broken)\n", safetext.Line(err.Error()))
 		return 1
 	}
-	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{WorkspaceFolders: workspaces, ExtraFiles: configs})
+	cfgs, errs := config.LoadConfig(config.ConfigSources{WorkspaceFolders: workspaces, ExtraFiles: configs})
 	for _, err := range errs {
 		fmt.Fprintf(stderr, "switchboard pins: config: %s\n", safetext.Line(err.Error()))
 	}
-	if server != "" && !slices.ContainsFunc(cfgs, func(c mcpbridge.ServerConfig) bool { return c.Name == server }) {
+	if server != "" && !slices.ContainsFunc(cfgs, func(c config.ServerConfig) bool { return c.Name == server }) {
 		fmt.Fprintf(stderr, "switchboard pins: unknown server %q\n", server)
 		return 2
 	}
@@ -102,7 +103,7 @@ func runPins(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "switchboard pins: %v\n", err)
 		return 1
 	}
-	var only []mcpbridge.ServerConfig
+	var only []config.ServerConfig
 	for _, c := range cfgs {
 		if server == "" || c.Name == server {
 			only = append(only, c)
@@ -110,7 +111,7 @@ func runPins(args []string, stdout, stderr io.Writer) int {
 	}
 	reg := mcpbridge.NewRegistry(mcpbridge.Options{
 		Logger:  slog.New(slog.DiscardHandler),
-		Trusted: func(c mcpbridge.ServerConfig) bool { return trust.Get(c.Name, c.Fingerprint()) == permissions.Trusted },
+		Trusted: func(c config.ServerConfig) bool { return trust.Get(c.Name, c.Fingerprint()) == permissions.Trusted },
 		Roots:   func() []string { return absPaths(workspaces) },
 	})
 	defer reg.Close()

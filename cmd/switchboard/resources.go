@@ -14,7 +14,7 @@ import (
 	"syscall"
 
 	"github.com/switchboard-dev/switchboard/host"
-	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 )
 
@@ -135,11 +135,11 @@ func resourceCommand(cmd string, lo, hi int, args []string, stdout, stderr io.Wr
 	app, err := host.New(host.Options{
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Roots:  roots,
-		Servers: func(cfgs []mcpbridge.ServerConfig) []mcpbridge.ServerConfig {
+		Servers: func(cfgs []config.ServerConfig) []config.ServerConfig {
 			if only == "" {
 				return cfgs
 			}
-			var keep []mcpbridge.ServerConfig
+			var keep []config.ServerConfig
 			for _, c := range cfgs {
 				if c.Name == only {
 					keep = append(keep, c)

@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
 
@@ -50,7 +51,7 @@ func TestTerminalElicitation(t *testing.T) {
 			defer r.Close()
 			ctx, cancel := context.WithTimeout(context.Background(), faultBound())
 			defer cancel()
-			r.Apply(ctx, []mcpbridge.ServerConfig{{Name: "e", Transport: mcpbridge.TransportStdio, Command: fBins.mcptest,
+			r.Apply(ctx, []config.ServerConfig{{Name: "e", Transport: config.TransportStdio, Command: fBins.mcptest,
 				Args: []string{"--elicit"}, StartupTimeout: time.Minute, CallTimeout: time.Minute}})
 			if err := r.WaitIdle(ctx); err != nil {
 				t.Fatal(err)

@@ -15,8 +15,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-dev/switchboard/host"
-	"github.com/switchboard-dev/switchboard/host/lsp"
 	"net"
 	"os"
 	"path/filepath"
@@ -26,10 +24,13 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/host/lsp"
 	"github.com/switchboard-dev/switchboard/host/lsptest"
 	"github.com/switchboard-dev/switchboard/host/wire"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 func BenchmarkCallTool(b *testing.B) {
@@ -263,7 +264,7 @@ func directRegistry(t testing.TB) *mcpbridge.Registry {
 	reg := mcpbridge.NewRegistry(mcpbridge.Options{BaseEnv: []string{"PATH=" + os.Getenv("PATH")}})
 	t.Cleanup(func() { reg.Close() })
 	entry, _ := json.Marshal(server())
-	cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{
+	cfgs, errs := config.LoadConfig(config.ConfigSources{
 		UserFile:      filepath.Join(t.TempDir(), "none.json"),
 		EditorServers: map[string]json.RawMessage{"t": entry},
 		Getenv:        func(string) (string, bool) { return "", false },

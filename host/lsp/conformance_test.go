@@ -9,8 +9,6 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-dev/switchboard/host/lsp"
-	"github.com/switchboard-dev/switchboard/host/wire"
 	"os"
 	"path/filepath"
 	"slices"
@@ -19,8 +17,10 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/host/lsp"
 	"github.com/switchboard-dev/switchboard/host/lsptest"
-	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/host/wire"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
 
@@ -577,7 +577,7 @@ func TestConformanceTrustRemembered(t *testing.T) {
 			if len(servers) != 1 || servers[0].State != want {
 				t.Fatalf("after %s: %+v", decision, servers)
 			}
-			cfgs, errs := mcpbridge.LoadConfig(mcpbridge.ConfigSources{
+			cfgs, errs := config.LoadConfig(config.ConfigSources{
 				UserFile: filepath.Join(env.ConfigDir, "mcp.json"), WorkspaceFolders: []string{env.Workspace},
 			})
 			if len(errs) != 0 || len(cfgs) != 1 || !cfgs[0].WorkspaceOnly {

@@ -3,7 +3,6 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
-	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,6 +12,8 @@ import (
 	"github.com/switchboard-dev/switchboard/host/lsp"
 	"github.com/switchboard-dev/switchboard/host/wire"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
 
 const inputSecret = "ghp-s3cr3t-VALUE-4242"
@@ -104,7 +105,7 @@ func TestInputAskedOnceStoredReusedAfterRestart(t *testing.T) {
 	if err := env.Command(wire.CmdInput, wire.InputParams{ID: second.ID, Value: "again"}, nil); err == nil || !strings.Contains(err.Error(), "no pending input") {
 		t.Errorf("answering twice = %v", err)
 	}
-	if v, err := mcpbridge.LoadInput(context.Background(), tokens, mcpbridge.InputKey(userFile, "tok")); err != nil || v != inputSecret {
+	if v, err := config.LoadInput(context.Background(), tokens, config.InputKey(userFile, "tok")); err != nil || v != inputSecret {
 		t.Errorf("store holds %q, %v", v, err)
 	}
 	if frames := env.FramesFromHost(); strings.Contains(frames, inputSecret) {

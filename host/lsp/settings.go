@@ -2,7 +2,7 @@ package lsp
 
 import (
 	"github.com/switchboard-dev/switchboard/host"
-	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/permissions"
 	"github.com/switchboard-dev/switchboard/session"
 )
@@ -53,7 +53,7 @@ var settingDocs = []settingDoc{
 			"Servers given here are trusted; they override servers of the same name from config files. " +
 			"Read from user settings only: a workspace cannot add servers here.",
 		Shape: map[string]editorServer(nil),
-		Enums: []propEnum{{"type", []string{mcpbridge.TransportStdio, mcpbridge.TransportHTTP, mcpbridge.TransportSSE}}},
+		Enums: []propEnum{{"type", []string{config.TransportStdio, config.TransportHTTP, config.TransportSSE}}},
 	},
 	{
 		Key:     "configFiles",
@@ -130,7 +130,7 @@ var settingDocs = []settingDoc{
 }
 
 // editorServer is the shape of one initializationOptions.servers entry (an mcp.json entry, which
-// the host passes on raw to mcpbridge.LoadConfig), for the settings schema only.
+// the host passes on raw to config.LoadConfig), for the settings schema only.
 type editorServer struct {
 	Command               string            `json:"command"`
 	Args                  []string          `json:"args"`

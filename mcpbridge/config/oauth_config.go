@@ -1,4 +1,4 @@
-package mcpbridge
+package config
 
 import (
 	"encoding/json"
@@ -30,7 +30,7 @@ func parseOAuth(raw json.RawMessage, bad func(key, format string, args ...any)) 
 			err = json.Unmarshal(v, &o.ClientSecret)
 		case "clientMetadataUrl":
 			err = json.Unmarshal(v, &o.ClientMetadataURL)
-			if err == nil && !httpsURLWithPath(o.ClientMetadataURL) {
+			if err == nil && !ValidClientMetadataURL(o.ClientMetadataURL) {
 				bad("oauth.clientMetadataUrl", "must be an https URL with a path (where the client metadata document is hosted), got %q", o.ClientMetadataURL)
 			}
 		case "issuer":
@@ -59,9 +59,9 @@ func parseOAuth(raw json.RawMessage, bad func(key, format string, args ...any)) 
 	return &o
 }
 
-// httpsURLWithPath: a client ID metadata document URL (draft-ietf-oauth-client-id-metadata-document:
+// ValidClientMetadataURL: s may be a client ID metadata document URL (draft-ietf-oauth-client-id-metadata-document:
 // https, with a path component).
-func httpsURLWithPath(s string) bool {
+func ValidClientMetadataURL(s string) bool {
 	u, err := url.Parse(s)
 	return err == nil && u.Scheme == "https" && u.Host != "" && u.Path != "" && u.Path != "/" && u.Fragment == "" && u.User == nil
 }

@@ -1,11 +1,12 @@
-package mcpbridge
+package config
 
 import (
 	"context"
-	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
 
 const inputsFile = `{
@@ -48,7 +49,7 @@ func TestInputsStayTemplatesUntilResolved(t *testing.T) {
 	if r.Env["TOKEN"] != secret || r.Args[1] != "eu" {
 		t.Errorf("resolved = %+v", r)
 	}
-	for _, s := range append(TrustSentences(c, nil), c.Summary(), string(c.Definition()), c.identity(), c.Env["TOKEN"]) {
+	for _, s := range append(TrustSentences(c, nil), c.Summary(), string(c.Definition()), c.Identity(), c.Env["TOKEN"]) {
 		if strings.Contains(s, secret) {
 			t.Errorf("definition text holds the input's value: %s", s)
 		}

@@ -1,4 +1,4 @@
-package mcpbridge
+package config
 
 import (
 	"bytes"
@@ -352,7 +352,7 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 	strs("enabledTools", &cfg.EnabledTools)
 	strs("disabledTools", &cfg.DisabledTools)
 	str("protocol", &cfg.Protocol)
-	if err := checkProtocol(cfg.Protocol, typ); err != nil { // era.go
+	if err := CheckProtocol(cfg.Protocol, typ); err != nil { // protocol.go
 		bad("protocol", "%v", err)
 	}
 	// A key the child or the HTTP request would read differently from how a prompt shows it
@@ -757,8 +757,8 @@ func (c ServerConfig) Fingerprint() string {
 	return hex.EncodeToString(sum[:])
 }
 
-// identity covers every field: a change restarts the server.
-func (c ServerConfig) identity() string {
+// Identity covers every field: a change restarts the server.
+func (c ServerConfig) Identity() string {
 	b, _ := json.Marshal(struct { // ignore error: plain types
 		C  ServerConfig
 		S  time.Duration

@@ -1,4 +1,4 @@
-package mcpbridge
+package config
 
 // OAuthSettings is a server entry's "oauth" object: a client registered by hand with the
 // authorization server, for servers that offer no dynamic client registration, or the URL of

@@ -1,4 +1,4 @@
-package mcpbridge
+package config
 
 import (
 	"bytes"
@@ -31,7 +31,7 @@ type Entry struct {
 	CallTimeoutSeconds    float64           `json:"callTimeoutSeconds,omitempty"`
 	EnabledTools          []string          `json:"enabledTools,omitempty"`
 	DisabledTools         []string          `json:"disabledTools,omitempty"`
-	Protocol              string            `json:"protocol,omitempty"` // era.go
+	Protocol              string            `json:"protocol,omitempty"` // protocol.go
 }
 
 // ErrServerExists and ErrServerNotFound are returned (wrapped) by AddServer and RemoveServer.

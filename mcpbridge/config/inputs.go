@@ -1,21 +1,22 @@
-package mcpbridge
+package config
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
 
 // Input is one entry of a config file's "inputs" array (VS Code's format): a value the person is
 // asked for the first time a server whose definition uses ${input:ID} starts. Its value is a
 // secret like a ${env:X} value: definitions, statuses, prompts and logs keep the template; only
-// [ServerConfig.Resolve] reads it, and only the token store ([TokenStore], the OS keychain or a
+// [ServerConfig.Resolve] reads it, and only the token store ([tokenstore.Store], the OS keychain or a
 // 0600 file) keeps it.
 type Input struct {
 	ID          string   `json:"id"`

@@ -1,4 +1,4 @@
-package mcpbridge
+package config
 
 import (
 	"encoding/json"
@@ -57,7 +57,7 @@ func TestLoadVSCodeWorkspaceFile(t *testing.T) {
 		t.Errorf("envFile = %q keys %q", c.EnvFile, c.EnvFileKeys)
 	}
 	// The values are secrets: nothing built from the definition holds them.
-	for _, s := range append(TrustSentences(c, nil), c.Summary(), string(c.Definition()), c.identity()) {
+	for _, s := range append(TrustSentences(c, nil), c.Summary(), string(c.Definition()), c.Identity()) {
 		if strings.Contains(s, "sk-live") {
 			t.Errorf("definition text holds the envFile value: %s", s)
 		}

@@ -1,6 +1,7 @@
-package mcpbridge
+package config
 
 import (
+	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,9 @@ import (
 
 // TestTrustSentencesGolden pins the trust prompt's text for the report's exploit shapes, and the
 // changes line for an env-only change against the previously trusted definition.
+// update rewrites the golden files in testdata (go test -update).
+var update = flag.Bool("update", false, "rewrite golden files in testdata")
+
 func TestTrustSentencesGolden(t *testing.T) {
 	hdr := ServerConfig{Name: "hdr", Transport: TransportHTTP, Source: "/ws/.mcp.json",
 		URL: "https://h.example/mcp?k=${OPENAI_API_KEY}", Headers: map[string]string{"Authorization": "Bearer ${env:GITHUB_TOKEN}", "X-Team": "core"}}
@@ -153,16 +157,5 @@ func TestFingerprintCoversToolFilters(t *testing.T) {
 	text := strings.Join(TrustSentences(base, nil), "\n")
 	if !strings.Contains(text, "read") {
 		t.Errorf("prompt does not show the tool filter:\n%s", text)
-	}
-}
-
-// TestChildEnvFoldsCaseOnWindows: on Windows a server's PATH replaces the inherited Path.
-func TestChildEnvFoldsCaseOnWindows(t *testing.T) {
-	old := foldEnvCase
-	t.Cleanup(func() { foldEnvCase = old })
-	foldEnvCase = true
-	got := childEnv([]string{"Path=C:\\Windows", "TEMP=x"}, map[string]string{"PATH": "C:\\repo\\bin"})
-	if strings.Join(got, ";") != "PATH=C:\\repo\\bin;TEMP=x" {
-		t.Errorf("childEnv = %q", got)
 	}
 }

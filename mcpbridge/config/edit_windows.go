@@ -1,6 +1,6 @@
 //go:build windows
 
-package mcpbridge
+package config
 
 import (
 	"io/fs"
