@@ -6,6 +6,8 @@ import (
 	"strings"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // MaxResultText caps the text of one tool result (PROTOCOL.md section 5).
@@ -14,6 +16,11 @@ const MaxResultText = 1 << 20
 // MaxResultTotal bounds a whole result after the text cap (capped text plus non-text blocks such
 // as images). A larger result becomes an error result.
 const MaxResultTotal = 10 << 20
+
+// stdio.ElideAt must stay MaxResultTotal + 1 MiB (stdio/frame.go says why); stdio cannot import
+// this package, so the build checks it here: either array index is out of range otherwise.
+var _ = [1]struct{}{}[stdio.ElideAt-(MaxResultTotal+1<<20)]
+var _ = [1]struct{}{}[(MaxResultTotal+1<<20)-stdio.ElideAt]
 
 // truncationMarker is appended to text cut by the cap: total bytes before the cap, bytes kept.
 // It is the only definition of the marker.

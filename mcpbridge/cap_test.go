@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"unicode/utf8"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files in testdata")
@@ -130,16 +132,16 @@ func TestParseCallResult(t *testing.T) {
 	}
 }
 
-// TestDecodeAliasesInput guards the assumption behind aliasRaw: encoding/json passes
+// TestDecodeAliasesInput guards the assumption behind stdio.AliasRaw: encoding/json passes
 // UnmarshalJSON a sub-slice of the input, so a large result is not copied.
 func TestDecodeAliasesInput(t *testing.T) {
 	in := []byte(`{"result":{"content":[{"type":"text","text":"abc"}]}}`)
-	var env envelope
+	var env stdio.Envelope
 	if err := json.Unmarshal(in, &env); err != nil {
 		t.Fatal(err)
 	}
 	in[len(in)-8] = 'X' // the "a" of "abc", inside the result
 	if !strings.Contains(string(env.Result), "X") {
-		t.Fatal("aliasRaw copied its input: the lean read path lost its point (see result.go)")
+		t.Fatal("stdio.AliasRaw copied its input: the lean read path lost its point (see result.go)")
 	}
 }

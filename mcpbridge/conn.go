@@ -20,6 +20,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/jsonscan"
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // protocolVersion is what mcp-go's client is pinned to: its Initialize is only the legacy
@@ -45,10 +46,10 @@ func dialer(maxFrame int) dialFunc {
 func dial(cfg config.ServerConfig, env []string, maxFrame int, auth *bearer, log *slog.Logger) (transport.Interface, error) {
 	switch cfg.Transport {
 	case config.TransportStdio:
-		t := newStdioTransport(cfg.Command, cfg.Args, env, cfg.Cwd, maxFrame, log)
-		t.stall = cfg.CallTimeout
-		if t.stall <= 0 {
-			t.stall = config.DefaultCallTimeout
+		t := stdio.NewTransport(cfg.Command, cfg.Args, env, cfg.Cwd, maxFrame, log)
+		t.Stall = cfg.CallTimeout
+		if t.Stall <= 0 {
+			t.Stall = config.DefaultCallTimeout
 		}
 		return t, nil
 	case config.TransportHTTP:
@@ -260,7 +261,7 @@ func (c *conn) cancelled(id mcp.RequestId, reason error) {
 		Method: string(mcp.MethodNotificationCancelled),
 		Params: mcp.NotificationParams{AdditionalFields: map[string]any{"requestId": id, "reason": reason.Error()}},
 	}}
-	// The stdio transport bounds the write (stdioTransport.stall): a server that no longer reads
+	// The stdio transport bounds the write (stdio.Transport.stall): a server that no longer reads
 	// its stdin cannot hold the write lock, and every later call, with it.
 	go func() { _ = c.tr.SendNotification(context.Background(), n) }() // ignore error: best effort
 }
@@ -298,7 +299,7 @@ func (c *conn) listTools(ctx context.Context) ([]wireTool, error) {
 	}
 }
 
-// call runs tools/call and shapes the result. A call that gets no answer within timeout fails with errCallTimeout
+// call runs tools/call and shapes the result. A call that gets no answer within timeout fails with stdio.ErrCallTimeout
 // (the server is told it was cancelled); one whose ctx ends, with ctx's error.
 func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json.RawMessage, timeout time.Duration) (Result, error) {
 	args = bytes.TrimSpace(args)
@@ -355,21 +356,21 @@ func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json
 
 // callRound sends one tools/call request (line, with id; without its newline) and waits
 // for its answer at most timeout. A call that gets no answer within timeout fails with
-// errCallTimeout (the server is told it was cancelled); one whose ctx ends, with ctx's error.
-func (c *conn) callRound(ctx context.Context, tool, id string, line []byte, timeout time.Duration) (*transport.JSONRPCResponse, *frame, error) {
+// stdio.ErrCallTimeout (the server is told it was cancelled); one whose ctx ends, with ctx's error.
+func (c *conn) callRound(ctx context.Context, tool, id string, line []byte, timeout time.Duration) (*transport.JSONRPCResponse, *stdio.Frame, error) {
 	params := line[bytes.Index(line, []byte(`"params":`))+len(`"params":`) : len(line)-1]
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: string(mcp.MethodToolsCall),
 		Params: json.RawMessage(params), Header: c.callHeaders(tool, params)}
 	var (
 		resp *transport.JSONRPCResponse
-		fr   *frame
+		fr   *stdio.Frame
 		err  error
 	)
 	if s := c.stdio(); s != nil {
 		// The stdio transport keeps the deadline with the pending call (one timer for them all).
-		var sr *stdioResponse
-		if sr, err = s.roundTripLine(ctx, req.ID, line, timeout); sr != nil {
-			resp, fr = &sr.JSONRPCResponse, &sr.frame
+		var sr *stdio.Response
+		if sr, err = s.RoundTripLine(ctx, req.ID, line, timeout); sr != nil {
+			resp, fr = &sr.JSONRPCResponse, &sr.Frame
 		}
 	} else {
 		tctx, cancel := context.WithTimeout(ctx, timeout)
@@ -377,7 +378,7 @@ func (c *conn) callRound(ctx context.Context, tool, id string, line []byte, time
 		if tctx.Err() != nil && ctx.Err() == nil {
 			// Also when a response arrived: it is the server's reaction to the end of tctx
 			// (in-process transports pass it through).
-			err = errCallTimeout
+			err = stdio.ErrCallTimeout
 		}
 		cancel()
 	}
@@ -389,7 +390,7 @@ func (c *conn) callRound(ctx context.Context, tool, id string, line []byte, time
 		}
 		return nil, nil, ctx.Err()
 	}
-	if errors.Is(err, errCallTimeout) {
+	if errors.Is(err, stdio.ErrCallTimeout) {
 		c.cancelled(req.ID, context.DeadlineExceeded)
 		return nil, nil, err
 	}
@@ -400,8 +401,8 @@ func (c *conn) callRound(ctx context.Context, tool, id string, line []byte, time
 }
 
 // stdio returns the stdio transport, or nil.
-func (c *conn) stdio() *stdioTransport {
-	s, _ := c.tr.(*stdioTransport)
+func (c *conn) stdio() *stdio.Transport {
+	s, _ := c.tr.(*stdio.Transport)
 	return s
 }
 

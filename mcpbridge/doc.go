@@ -57,13 +57,13 @@
 // server is sent server/discover first. The era found is remembered per definition
 // (Options.Eras) and tried first at the next start.
 //
-// Stdio servers run under the registry's own transport (stdio.go), not mcp-go's: the child gets
-// an explicit environment (DefaultBaseEnv plus the server's env, never the host's API keys), its
+// Stdio servers run under the registry's own transport (mcpbridge/stdio), not mcp-go's: the child gets
+// an explicit environment (stdio.DefaultBaseEnv plus the server's env, never the host's API keys), its
 // own process group, and a watched process, so a server that dies is failed at once (its tools
 // unregistered, a pending call ended with an error result). Each stdout line is bounded
 // (64 MiB): an endless line or a larger frame fails the connection instead of the host's memory.
 // While a line is read, any JSON string longer than 11 MiB keeps only its first 11 MiB plus its
-// decoded length (frame.go): a text block that long is capped anyway, and anything else that
+// decoded length (stdio/frame.go): a text block that long is capped anyway, and anything else that
 // long exceeds MaxResultTotal. Responses are decoded in place and text is capped while it is
 // decoded, so a 50 MB text result costs about 11 MiB of host memory, not several copies of it.
 //

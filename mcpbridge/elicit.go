@@ -6,6 +6,8 @@ import (
 	"fmt"
 
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // Elicitation is a server's request for input from the user (MCP elicitation/create), made while
@@ -51,7 +53,7 @@ func (h elicitHandler) Elicit(ctx context.Context, req mcp.ElicitationRequest) (
 	var sent struct {
 		RequestedSchema json.RawMessage `json:"requestedSchema"`
 	}
-	if raw := rawParams(ctx); raw != nil && json.Unmarshal(raw, &sent) == nil && len(sent.RequestedSchema) > 0 {
+	if raw := stdio.RawParams(ctx); raw != nil && json.Unmarshal(raw, &sent) == nil && len(sent.RequestedSchema) > 0 {
 		e.Schema = sent.RequestedSchema // as sent: the form keeps the server's field order
 	} else if p.RequestedSchema != nil {
 		// Over HTTP mcp-go hands the schema decoded into a map: fields come in name order.

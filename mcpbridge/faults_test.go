@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // changeWatcher records OnChange calls so tests can wait for a condition without sleeping.
@@ -46,7 +47,7 @@ func (w changeWatcher) waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-func stdioOf(t *testing.T, r *Registry, name string) *stdioTransport {
+func stdioOf(t *testing.T, r *Registry, name string) *stdio.Transport {
 	t.Helper()
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -122,7 +123,7 @@ func TestStdioDeathDetectedWithoutCall(t *testing.T) {
 	w := newChangeWatcher()
 	r := newTestRegistry(t, Options{OnChange: w.onChange})
 	applyAndWait(t, r, stdioCfg("victim"))
-	pid := stdioOf(t, r, "victim").cmd.Process.Pid
+	pid := stdioOf(t, r, "victim").Pid()
 	if err := syscall.Kill(pid, syscall.SIGKILL); err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +248,7 @@ func TestCloseKillsProcessGroup(t *testing.T) {
 	defer r.Close()
 	applyAndWait(t, r, stdioCfg("parent", "--spawn-child"))
 	tr := stdioOf(t, r, "parent")
-	leader := tr.cmd.Process.Pid
+	leader := tr.Pid()
 	var grandchild int
 	for i := 0; grandchild == 0; i++ {
 		sc := bufio.NewScanner(strings.NewReader(tr.StderrTail()))
@@ -475,7 +476,7 @@ func TestCloseKillsSetsidGrandchild(t *testing.T) {
 	r := NewRegistry(Options{})
 	defer r.Close()
 	applyAndWait(t, r, stdioCfg("parent", "--spawn-child", "--spawn-setsid-child"))
-	leader := stdioOf(t, r, "parent").cmd.Process.Pid
+	leader := stdioOf(t, r, "parent").Pid()
 	pids := stderrPids(t, r, "parent", "grandchild", "setsid grandchild")
 	t.Cleanup(func() {
 		for _, p := range pids {
@@ -486,39 +487,4 @@ func TestCloseKillsSetsidGrandchild(t *testing.T) {
 	})
 	r.Close()
 	waitGone(t, "after Close", append(pids, leader)...)
-}
-
-// SweepOrphans ends processes marked by a host that is gone (or whose pid now belongs to another
-// process), and never those of a running host.
-func TestSweepOrphans(t *testing.T) {
-	dead := exec.Command("true")
-	if err := dead.Start(); err != nil {
-		t.Fatal(err)
-	}
-	deadPid, deadStart := dead.Process.Pid, procStartTime(dead.Process.Pid)
-	dead.Wait()
-	live := os.Getppid() // the go command: a running "host"
-	liveStart := procStartTime(live)
-	start := func(tag string) int {
-		cmd := exec.Command("sleep", "300")
-		cmd.Env = []string{ownerVar + "=" + tag}
-		if err := cmd.Start(); err != nil {
-			t.Fatal(err)
-		}
-		reaped := make(chan struct{})
-		go func() { cmd.Wait(); close(reaped) }() // reap once killed, so procGone sees it gone
-		t.Cleanup(func() { cmd.Process.Kill(); <-reaped })
-		return cmd.Process.Pid
-	}
-	orphan := start(fmt.Sprintf("%d.%d.1", deadPid, deadStart))
-	reused := start(fmt.Sprintf("%d.%d.1", live, liveStart+1))
-	kept := start(fmt.Sprintf("%d.%d.1", live, liveStart))
-	unknown := start(fmt.Sprintf("%d.0.1", deadPid))
-	if n := SweepOrphans(); n < 2 {
-		t.Errorf("SweepOrphans killed %d processes, want at least 2", n)
-	}
-	waitGone(t, "orphans of a dead host", orphan, reused)
-	if procGone(kept) || procGone(unknown) {
-		t.Errorf("a running host's server (gone %v) or an unverifiable one (gone %v) was killed", procGone(kept), procGone(unknown))
-	}
 }

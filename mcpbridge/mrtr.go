@@ -13,6 +13,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/jsonscan"
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // Multi round-trip requests (2026-07-28, SEP-2322). A modern server that needs something while
@@ -155,7 +156,7 @@ func (c *conn) answerOne(ctx context.Context, raw json.RawMessage) (json.RawMess
 			}
 		}
 		// The raw params keep the form's field order (elicit.go reads them like a stdio request's).
-		ectx := context.WithValue(ctx, rawParamsKey{}, req.Params)
+		ectx := context.WithValue(ctx, stdio.RawParamsKey{}, req.Params)
 		res, err = h.elicit.Elicit(ectx, mcp.ElicitationRequest{Request: mcp.Request{Method: req.Method}, Params: p})
 	case string(mcp.MethodSamplingCreateMessage):
 		if h.sample == nil {
@@ -229,7 +230,7 @@ func (c *conn) callWithInput(ctx context.Context, name, tool string, outSchema j
 
 // requestWithInput is rawRequest for prompts/get and resources/read: on a modern server a result
 // asking for input is answered and the request sent again (as callWithInput).
-func (c *conn) requestWithInput(ctx context.Context, method string, params any) ([]byte, *frame, error) {
+func (c *conn) requestWithInput(ctx context.Context, method string, params any) ([]byte, *stdio.Frame, error) {
 	raw, fr, err := c.rawRequest(ctx, method, params)
 	if err != nil || !c.isModern() || !inputRequired(raw) {
 		return raw, fr, err

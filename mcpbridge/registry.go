@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
 
@@ -28,7 +29,7 @@ type Options struct {
 	OnChange func(servers []ServerStatus)            // any state or tool-list change; called off internal locks, never concurrently
 	Trusted  func(cfg config.ServerConfig) bool      // consulted for cfg.WorkspaceOnly servers; nil = untrusted
 	Load     func() ([]config.ServerConfig, []error) // used by Reconnect to re-read config; nil = keep current
-	BaseEnv  []string                                // explicit child env base; nil = DefaultBaseEnv(os.Environ())
+	BaseEnv  []string                                // explicit child env base; nil = stdio.DefaultBaseEnv(os.Environ())
 	// Getenv resolves a config's ${env:X} references when its server starts (nil = os.LookupEnv);
 	// what it returns is also hidden from statuses and logs (config.ServerConfig.Redact).
 	Getenv func(string) (string, bool)
@@ -120,11 +121,11 @@ func NewRegistry(opts Options) *Registry {
 	}
 	base := opts.BaseEnv
 	if base == nil {
-		base = DefaultBaseEnv(os.Environ())
+		base = stdio.DefaultBaseEnv(os.Environ())
 	}
 	life, cancel := context.WithCancel(context.Background())
 	r := &Registry{
-		log: log, opts: opts, baseEnv: base, dial: dialer(defaultMaxFrame), debounce: 100 * time.Millisecond,
+		log: log, opts: opts, baseEnv: base, dial: dialer(stdio.DefaultMaxFrame), debounce: 100 * time.Millisecond,
 		life: life, cancel: cancel,
 		notify: make(chan struct{}, 1), notifierDone: make(chan struct{}),
 		servers: map[string]*entry{},
@@ -270,12 +271,12 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 	plan, meta := r.planFor(cfg), r.clientMeta() // era.go
 	resolved, err := cfg.Resolve(r.opts.Getenv)
 	if err == nil {
-		env := childEnv(r.baseEnv, resolved.Env)
+		env := stdio.ChildEnv(r.baseEnv, resolved.Env)
 		auth = r.bearerFor(resolved)
 		d := r.dial
 		if auth != nil {
 			d = func(cfg config.ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
-				return dial(cfg, env, defaultMaxFrame, auth, log)
+				return dial(cfg, env, stdio.DefaultMaxFrame, auth, log)
 			}
 		}
 		c, tools, err = dialConn(ctx, run, d, resolved, env, r.clientOptions(cfg), plan, func(c *conn) {
@@ -672,7 +673,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 		return res, nil
 	case ctx.Err() != nil:
 		return errorResult(name, "call cancelled: "+ctx.Err().Error()), ctx.Err()
-	case errors.Is(err, errCallTimeout):
+	case errors.Is(err, stdio.ErrCallTimeout):
 		return errorResult(name, fmt.Sprintf("tool call timed out after %s", timeout)), nil
 	case errors.Is(err, transport.ErrTransportClosed):
 		return errorResult(name, c.written.Redact(fmt.Sprintf("server %q failed during the call: %v", c.cfg.Name, c.deathReason(err)), r.opts.Getenv)), nil

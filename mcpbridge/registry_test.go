@@ -433,7 +433,7 @@ func TestSnapshotPublishedOnChange(t *testing.T) {
 	}
 }
 
-// TestStdioCallTimeout: over stdio, calls share one deadline timer (stdioTransport.expire). A call
+// TestStdioCallTimeout: over stdio, calls share one deadline timer (stdio.Transport.expire). A call
 // that outlives its timeout fails with the timeout's text, the server's pipe stays usable, the
 // timer arms again for later calls, and calls in flight together each time out.
 func TestStdioCallTimeout(t *testing.T) {

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // MCP resources, resource templates, prompts and completion (issue 15). Lists are fetched on
@@ -350,20 +351,20 @@ func (c *conn) promptList(ctx context.Context, name string) ([]Prompt, error) {
 
 // rawRequest sends one request and returns its raw result; over stdio it keeps the frame so that
 // a string the reader shortened is known (frame.go).
-func (c *conn) rawRequest(ctx context.Context, method string, params any) ([]byte, *frame, error) {
+func (c *conn) rawRequest(ctx context.Context, method string, params any) ([]byte, *stdio.Frame, error) {
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.nextID(), Method: method, Params: params}
 	if err := c.decorate(&req); err != nil { // era.go
 		return nil, nil, err
 	}
 	var (
 		resp *transport.JSONRPCResponse
-		fr   *frame
+		fr   *stdio.Frame
 		err  error
 	)
 	if s := c.stdio(); s != nil {
-		var sr *stdioResponse
-		if sr, err = s.roundTrip(ctx, req); sr != nil {
-			resp, fr = &sr.JSONRPCResponse, &sr.frame
+		var sr *stdio.Response
+		if sr, err = s.RoundTrip(ctx, req); sr != nil {
+			resp, fr = &sr.JSONRPCResponse, &sr.Frame
 		}
 	} else {
 		resp, err = c.tr.SendRequest(ctx, req)
@@ -378,7 +379,7 @@ func (c *conn) rawRequest(ctx context.Context, method string, params any) ([]byt
 		return nil, nil, resp.Error.AsError()
 	}
 	if fr == nil {
-		fr = &frame{}
+		fr = &stdio.Frame{}
 	}
 	return resp.Result, fr, nil
 }
@@ -408,14 +409,14 @@ func (r *Registry) ReadResource(ctx context.Context, server, uri string) (ReadRe
 }
 
 type wireContents struct {
-	URI      string   `json:"uri"`
-	MIMEType string   `json:"mimeType"`
-	Text     aliasRaw `json:"text"`
-	Blob     aliasRaw `json:"blob"`
+	URI      string         `json:"uri"`
+	MIMEType string         `json:"mimeType"`
+	Text     stdio.AliasRaw `json:"text"`
+	Blob     stdio.AliasRaw `json:"blob"`
 }
 
 // parseReadResult caps a resources/read result (see ReadResource).
-func parseReadResult(raw []byte, fr *frame) (ReadResult, error) {
+func parseReadResult(raw []byte, fr *stdio.Frame) (ReadResult, error) {
 	var w struct {
 		Contents []wireContents `json:"contents"`
 	}
@@ -432,7 +433,7 @@ func parseReadResult(raw []byte, fr *frame) (ReadResult, error) {
 			if err != nil {
 				return ReadResult{}, errors.New("malformed text contents")
 			}
-			if n, ok := fr.elidedLen(wc.Text); ok {
+			if n, ok := fr.ElidedLen(wc.Text); ok {
 				cs.total = n
 				usedElisions++
 			}
@@ -441,8 +442,8 @@ func parseReadResult(raw []byte, fr *frame) (ReadResult, error) {
 			room -= min(cs.total, room)
 			size += len(rc.Text)
 		case len(wc.Blob) > 0 && string(wc.Blob) != "null":
-			if _, ok := fr.elidedLen(wc.Blob); ok {
-				return ReadResult{}, fmt.Errorf("resource too large: a binary content is over %d bytes (limit %d in all)", elideAt, MaxResultTotal)
+			if _, ok := fr.ElidedLen(wc.Blob); ok {
+				return ReadResult{}, fmt.Errorf("resource too large: a binary content is over %d bytes (limit %d in all)", stdio.ElideAt, MaxResultTotal)
 			}
 			var b string
 			if err := json.Unmarshal(wc.Blob, &b); err != nil {
@@ -456,8 +457,8 @@ func parseReadResult(raw []byte, fr *frame) (ReadResult, error) {
 		}
 		out.Contents = append(out.Contents, rc)
 	}
-	if len(fr.elided) > usedElisions {
-		return ReadResult{}, fmt.Errorf("resource too large: a value besides text is over %d bytes (limit %d in all)", elideAt, MaxResultTotal)
+	if len(fr.Elided) > usedElisions {
+		return ReadResult{}, fmt.Errorf("resource too large: a value besides text is over %d bytes (limit %d in all)", stdio.ElideAt, MaxResultTotal)
 	}
 	return out, nil
 }
@@ -489,7 +490,7 @@ func (r *Registry) GetPrompt(ctx context.Context, server, name string, args map[
 	return res, nil
 }
 
-func parsePromptResult(raw []byte, fr *frame) (PromptResult, error) {
+func parsePromptResult(raw []byte, fr *stdio.Frame) (PromptResult, error) {
 	var w struct {
 		Description string `json:"description"`
 		Messages    []struct {
@@ -511,7 +512,7 @@ func parsePromptResult(raw []byte, fr *frame) (PromptResult, error) {
 			if err != nil {
 				return PromptResult{}, errors.New("malformed text content block")
 			}
-			if n, ok := fr.elidedLen(blk.text); ok {
+			if n, ok := fr.ElidedLen(blk.text); ok {
 				cs.total = n
 				usedElisions++
 			}
@@ -530,8 +531,8 @@ func parsePromptResult(raw []byte, fr *frame) (PromptResult, error) {
 		}
 		out.Messages = append(out.Messages, pm)
 	}
-	if len(fr.elided) > usedElisions {
-		return PromptResult{}, fmt.Errorf("prompt too large: a value besides text is over %d bytes (limit %d in all)", elideAt, MaxResultTotal)
+	if len(fr.Elided) > usedElisions {
+		return PromptResult{}, fmt.Errorf("prompt too large: a value besides text is over %d bytes (limit %d in all)", stdio.ElideAt, MaxResultTotal)
 	}
 	return out, nil
 }

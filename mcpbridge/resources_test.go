@@ -10,6 +10,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 func notification(method string, fields map[string]any) mcp.JSONRPCNotification {
@@ -72,7 +73,7 @@ func TestReadResultCaps(t *testing.T) {
 		map[string]any{"uri": "x://1", "text": big},
 		map[string]any{"uri": "x://2", "text": strings.Repeat("b", 1000)},
 		map[string]any{"uri": "x://3", "blob": "AAAA", "mimeType": "image/png"},
-	), &frame{})
+	), &stdio.Frame{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,10 +87,10 @@ func TestReadResultCaps(t *testing.T) {
 	if c := res.Contents[2]; c.Blob != "AAAA" || c.Bytes != 4 || c.MIMEType != "image/png" {
 		t.Errorf("blob = %+v", c)
 	}
-	if _, err := parseReadResult(readRaw(t, map[string]any{"uri": "x://b", "blob": strings.Repeat("A", MaxResultTotal+4)}), &frame{}); err == nil || !strings.Contains(err.Error(), "too large") {
+	if _, err := parseReadResult(readRaw(t, map[string]any{"uri": "x://b", "blob": strings.Repeat("A", MaxResultTotal+4)}), &stdio.Frame{}); err == nil || !strings.Contains(err.Error(), "too large") {
 		t.Errorf("a blob over the limit: %v", err)
 	}
-	if _, err := parseReadResult([]byte(`{"contents":"nope"}`), &frame{}); err == nil {
+	if _, err := parseReadResult([]byte(`{"contents":"nope"}`), &stdio.Frame{}); err == nil {
 		t.Errorf("malformed result accepted")
 	}
 }
@@ -101,7 +102,7 @@ func TestPromptResultCaps(t *testing.T) {
 		map[string]any{"role": "assistant", "content": map[string]any{"type": "text", "text": "more"}},
 		map[string]any{"role": "user", "content": map[string]any{"type": "image", "data": "AAAA", "mimeType": "image/png"}},
 	}})
-	res, err := parsePromptResult(raw, &frame{})
+	res, err := parsePromptResult(raw, &stdio.Frame{})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,31 +7,21 @@ import (
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/jsonscan"
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
-
-// aliasRaw is a json.RawMessage that aliases the decoder's input instead of copying it.
-// encoding/json hands UnmarshalJSON a sub-slice of the input; the registry owns every input it
-// decodes this way (a frame read for this purpose only) and never reuses it, so aliasing is safe
-// and saves one copy of a large result. TestDecodeAliasesInput guards the assumption.
-type aliasRaw []byte
-
-func (a *aliasRaw) UnmarshalJSON(b []byte) error {
-	*a = b
-	return nil
-}
 
 // wireBlock is one content block of a tools/call result, decoded lazily.
 type wireBlock struct {
-	raw  aliasRaw
+	raw  stdio.AliasRaw
 	typ  string
-	text aliasRaw // the quoted JSON string of a text block
+	text stdio.AliasRaw // the quoted JSON string of a text block
 }
 
 func (b *wireBlock) UnmarshalJSON(data []byte) error {
 	b.raw = data
 	var head struct {
-		Type string   `json:"type"`
-		Text aliasRaw `json:"text"`
+		Type string         `json:"type"`
+		Text stdio.AliasRaw `json:"text"`
 	}
 	if err := json.Unmarshal(data, &head); err != nil {
 		return err
@@ -103,9 +93,9 @@ func scanBlock(data []byte) (wireBlock, bool) {
 
 // wireCallResult is the part of a CallToolResult the registry needs.
 type wireCallResult struct {
-	Content           []wireBlock `json:"content"`
-	StructuredContent aliasRaw    `json:"structuredContent"`
-	IsError           bool        `json:"isError"`
+	Content           []wireBlock    `json:"content"`
+	StructuredContent stdio.AliasRaw `json:"structuredContent"`
+	IsError           bool           `json:"isError"`
 }
 
 // textBlock builds a text content block.
@@ -140,7 +130,7 @@ func unknownToolResult(name string) Result {
 // raw may alias a frame buffer: nothing in the Result aliases it. fr (nil for transports other
 // than stdio) is the frame raw aliases: a string the stdio reader shortened (frame.go) gives a
 // text block's total length, and a shortened string anywhere else makes the result too large.
-func parseCallResult(name string, raw []byte, fr *frame) Result {
+func parseCallResult(name string, raw []byte, fr *stdio.Frame) Result {
 	return parseCallResultSchema(name, raw, fr, nil)
 }
 
@@ -149,9 +139,9 @@ func parseCallResult(name string, raw []byte, fr *frame) Result {
 // Non-text blocks the model cannot take as they are (resource links, embedded resources, audio)
 // are described in Text, an embedded text resource with its text, so they count against the cap.
 // Images are left to the session, which knows whether its model takes them.
-func parseCallResultSchema(name string, raw []byte, fr *frame, outSchema json.RawMessage) Result {
+func parseCallResultSchema(name string, raw []byte, fr *stdio.Frame, outSchema json.RawMessage) Result {
 	if fr == nil {
-		fr = &frame{}
+		fr = &stdio.Frame{}
 	}
 	w, ok := scanCallResult(raw)
 	if !ok {
@@ -174,7 +164,7 @@ func parseCallResultSchema(name string, raw []byte, fr *frame, outSchema json.Ra
 			if err != nil {
 				return errorResult(name, "malformed text content block")
 			}
-			if n, ok := fr.elidedLen(blk.text); ok {
+			if n, ok := fr.ElidedLen(blk.text); ok {
 				cs.total = n
 				usedElisions++
 			}
@@ -207,8 +197,8 @@ func parseCallResultSchema(name string, raw []byte, fr *frame, outSchema json.Ra
 	if size > MaxResultTotal {
 		return errorResult(name, fmt.Sprintf("tool result too large: %d bytes after the text cap (limit %d)", size, MaxResultTotal))
 	}
-	if len(fr.elided) > usedElisions {
-		return errorResult(name, fmt.Sprintf("tool result too large: a value besides text is over %d bytes (limit %d in all)", elideAt, MaxResultTotal))
+	if len(fr.Elided) > usedElisions {
+		return errorResult(name, fmt.Sprintf("tool result too large: a value besides text is over %d bytes (limit %d in all)", stdio.ElideAt, MaxResultTotal))
 	}
 	hasStructure := len(w.StructuredContent) > 0 && string(w.StructuredContent) != "null"
 	if len(outSchema) > 0 && !w.IsError {

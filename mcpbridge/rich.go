@@ -10,6 +10,8 @@ import (
 	"sync"
 
 	"github.com/google/jsonschema-go/jsonschema"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // Rich tool results (issue 15): what of a result's non-text blocks and structured content the
@@ -26,7 +28,7 @@ type describedText struct {
 // describeBlock returns the model's text for a non-text block: a resource link is listed with its
 // URI, an embedded resource is given with its text (or described when binary), audio is
 // described. ok is false for blocks the session handles (images) and for unknown types.
-func describeBlock(blk wireBlock, fr *frame) (d describedText, ok bool, err error) {
+func describeBlock(blk wireBlock, fr *stdio.Frame) (d describedText, ok bool, err error) {
 	switch blk.typ {
 	case "resource_link":
 		var l struct {
@@ -48,10 +50,10 @@ func describeBlock(blk wireBlock, fr *frame) (d describedText, ok bool, err erro
 	case "resource":
 		var r struct {
 			Resource struct {
-				URI      string   `json:"uri"`
-				MIMEType string   `json:"mimeType"`
-				Text     aliasRaw `json:"text"`
-				Blob     aliasRaw `json:"blob"`
+				URI      string         `json:"uri"`
+				MIMEType string         `json:"mimeType"`
+				Text     stdio.AliasRaw `json:"text"`
+				Blob     stdio.AliasRaw `json:"blob"`
 			} `json:"resource"`
 		}
 		if err := json.Unmarshal(blk.raw, &r); err != nil {
@@ -67,7 +69,7 @@ func describeBlock(blk wireBlock, fr *frame) (d describedText, ok bool, err erro
 			if err != nil {
 				return d, false, err
 			}
-			if n, ok := fr.elidedLen(rs.Text); ok {
+			if n, ok := fr.ElidedLen(rs.Text); ok {
 				cs.total, d.elided = n, true
 			}
 			head += "]\n"

@@ -8,6 +8,8 @@ import (
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // The one-pass decoders of a tool call's answer must decode exactly what encoding/json decodes,
@@ -42,16 +44,16 @@ func FuzzScanEnvelope(f *testing.F) {
 		f.Add(s)
 	}
 	f.Fuzz(func(t *testing.T, in string) {
-		got, ok := scanEnvelope([]byte(in))
+		got, ok := stdio.ScanEnvelope([]byte(in))
 		if !ok {
 			return
 		}
-		var want envelope
+		var want stdio.Envelope
 		if err := json.Unmarshal([]byte(in), &want); err != nil {
 			t.Fatalf("scanEnvelope took %q, which encoding/json refuses: %v", in, err)
 		}
 		if diff := cmp.Diff(envelopeView(want), envelopeView(got)); diff != "" {
-			t.Fatalf("scanEnvelope(%q) differs from encoding/json (-want +got):\n%s", in, diff)
+			t.Fatalf("stdio.ScanEnvelope(%q) differs from encoding/json (-want +got):\n%s", in, diff)
 		}
 	})
 }
@@ -79,7 +81,7 @@ func FuzzScanCallResult(f *testing.F) {
 // regression there would cost every call a second pass, silently).
 func TestScanTakesTheUsualAnswer(t *testing.T) {
 	line := []byte(`{"result":{"content":[{"type":"text","text":"Echo: hi"}]},"jsonrpc":"2.0","id":"sb-12"}`)
-	env, ok := scanEnvelope(line)
+	env, ok := stdio.ScanEnvelope(line)
 	if !ok || env.ID == nil || env.ID.String() != "string:sb-12" {
 		t.Fatalf("scanEnvelope = %+v, %v", env, ok)
 	}
@@ -87,7 +89,7 @@ func TestScanTakesTheUsualAnswer(t *testing.T) {
 	if !ok || len(w.Content) != 1 || w.Content[0].typ != "text" || string(w.Content[0].text) != `"Echo: hi"` {
 		t.Fatalf("scanCallResult = %+v, %v", w, ok)
 	}
-	// Both alias the frame, as encoding/json does through aliasRaw (the elision of long strings
+	// Both alias the frame, as encoding/json does through stdio.AliasRaw (the elision of long strings
 	// finds a string by its place in the frame).
 	if cap(w.Content[0].text) > cap(line) || cap(line)-cap(w.Content[0].text) != len(`{"result":{"content":[{"type":"text","text":`) {
 		t.Error("the text block does not alias the frame")
@@ -99,7 +101,7 @@ type envView struct {
 	Error              *mcp.JSONRPCErrorDetails
 }
 
-func envelopeView(e envelope) envView {
+func envelopeView(e stdio.Envelope) envView {
 	v := envView{Method: e.Method, Result: string(e.Result), Error: e.Error}
 	if e.ID != nil {
 		v.ID = e.ID.String()

@@ -13,6 +13,8 @@ import (
 
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // TestServerCancelsItsRequest: a server request we are answering (say, an elicitation) that the
@@ -24,11 +26,11 @@ func TestServerCancelsItsRequest(t *testing.T) {
 	script := `printf '%s\n' "$REQ"; read -r go; printf '%s\n' "$CANCEL"; cat > "$OUT"`
 	env := append(os.Environ(), "REQ="+req, "OUT="+out,
 		`CANCEL={"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"s1","reason":"user gave up"}}`)
-	tr := newStdioTransport("sh", []string{"-c", script}, env, "", defaultMaxFrame, slog.New(slog.DiscardHandler))
+	tr := stdio.NewTransport("sh", []string{"-c", script}, env, "", stdio.DefaultMaxFrame, slog.New(slog.DiscardHandler))
 	started := make(chan json.RawMessage, 1)
 	ended := make(chan error, 1)
 	tr.SetRequestHandler(func(ctx context.Context, r transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-		started <- rawParams(ctx)
+		started <- stdio.RawParams(ctx)
 		<-ctx.Done()
 		ended <- ctx.Err()
 		return transport.NewJSONRPCResultResponse(r.ID, json.RawMessage(`{"action":"cancel"}`)), nil
@@ -68,8 +70,8 @@ func TestServerCancelsItsRequest(t *testing.T) {
 // through the write lock, every later call: past the stall bound it is stopped, and later writes
 // fail at once. Without the bound the first write never returns.
 func TestStalledServerDoesNotHoldWrites(t *testing.T) {
-	tr := newStdioTransport("sh", []string{"-c", "exec sleep 3600"}, os.Environ(), "", defaultMaxFrame, slog.New(slog.DiscardHandler))
-	tr.stall = 200 * time.Millisecond
+	tr := stdio.NewTransport("sh", []string{"-c", "exec sleep 3600"}, os.Environ(), "", stdio.DefaultMaxFrame, slog.New(slog.DiscardHandler))
+	tr.Stall = 200 * time.Millisecond
 	if err := tr.Start(context.Background()); err != nil {
 		t.Fatal(err)
 	}

@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/host"
-	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/rawio"
+	mcpstdio "github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // sweepDelay is how long after start the orphan sweep runs.
@@ -79,7 +79,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	// it waits until initialize and the first servers' start are done instead of taking a core
 	// from them (cmd/sbbench "first call answered after process start").
 	time.AfterFunc(sweepDelay, func() {
-		if n := mcpbridge.SweepOrphans(); n > 0 {
+		if n := mcpstdio.SweepOrphans(); n > 0 {
 			slog.New(handler).Warn("ended processes left behind by an MCP server of a Switchboard host that did not exit cleanly", "count", n)
 		}
 	})

@@ -1,4 +1,4 @@
-package mcpbridge
+package stdio
 
 import (
 	"os"
@@ -53,8 +53,8 @@ func DefaultBaseEnv(environ []string) []string {
 // replace the inherited "Path" rather than sit beside it with either one taking effect.
 var foldEnvCase = runtime.GOOS == "windows"
 
-// childEnv is base with the server's env applied on top (server values win), sorted.
-func childEnv(base []string, env map[string]string) []string {
+// ChildEnv is base with the server's env applied on top (server values win), sorted.
+func ChildEnv(base []string, env map[string]string) []string {
 	if base == nil {
 		base = DefaultBaseEnv(os.Environ())
 	}

@@ -1,4 +1,4 @@
-package mcpbridge
+package stdio
 
 import (
 	"bufio"
@@ -22,10 +22,10 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpbridge/rawio"
 )
 
-// defaultMaxFrame bounds one line (one JSON-RPC message) from a stdio server. A 50 MB result
+// DefaultMaxFrame bounds one line (one JSON-RPC message) from a stdio server. A 50 MB result
 // fits; a server that writes an endless line or a larger frame fails with errFrameTooLarge after
 // at most this much memory. Registry.maxFrame overrides it (tests).
-const defaultMaxFrame = 64 << 20
+const DefaultMaxFrame = 64 << 20
 
 // Timeouts of the stdio shutdown sequence: close stdin, wait, SIGTERM the group, wait, SIGKILL.
 var (
@@ -34,13 +34,13 @@ var (
 	exitGrace  = 200 * time.Millisecond // after the process exits, for the last output to be read
 )
 
-// stdioTransport is the transport.Interface for a stdio server. It replaces mcp-go's
+// Transport is the transport.Interface for a stdio server. It replaces mcp-go's
 // transport.Stdio, which reads unbounded lines, copies each frame several times, inherits the
 // host's whole environment, does not own a process group and notices a dead child only when its
 // stdout closes. Here the host builds the exec.Cmd (explicit env, own process group), reads
 // bounded frames (frame.go) into one buffer that the response aliases, and watches the process
 // itself.
-type stdioTransport struct {
+type Transport struct {
 	command string
 	args    []string
 	env     []string
@@ -57,14 +57,14 @@ type stdioTransport struct {
 	stdout  *os.File   // read end of the child's stdout
 	in      rawio.Conn // stdin as written: raw system calls where rawio takes it
 	errR    *os.File   // read end of the child's stderr
-	frames  *frameReader
+	frames  *FrameReader
 	stderr  *ring
 
 	writeMu sync.Mutex
-	// stall bounds a write that has no deadline of its own (a notification, an answer to the
+	// Stall bounds a write that has no deadline of its own (a notification, an answer to the
 	// server's request): a child that takes none of it for this long stopped reading its stdin,
 	// and is stopped (0: unbounded). The registry sets the server's call timeout.
-	stall time.Duration
+	Stall time.Duration
 
 	pendingMu sync.Mutex
 	pending   map[any]pendingCall // by mcp.RequestId's value (a string, an int64 or a float64)
@@ -95,12 +95,12 @@ type stdioTransport struct {
 }
 
 var (
-	_ transport.Interface              = (*stdioTransport)(nil)
-	_ transport.BidirectionalInterface = (*stdioTransport)(nil)
+	_ transport.Interface              = (*Transport)(nil)
+	_ transport.BidirectionalInterface = (*Transport)(nil)
 )
 
-func newStdioTransport(command string, args, env []string, dir string, limit int, log *slog.Logger) *stdioTransport {
-	return &stdioTransport{
+func NewTransport(command string, args, env []string, dir string, limit int, log *slog.Logger) *Transport {
+	return &Transport{
 		command: command, args: args, env: env, dir: dir, log: log, limit: limit,
 		stderr:   newRing(64 << 10),
 		pending:  map[any]pendingCall{},
@@ -113,7 +113,7 @@ func newStdioTransport(command string, args, env []string, dir string, limit int
 }
 
 // Start spawns the child. The child lives until Close or its own death, not until ctx ends.
-func (t *stdioTransport) Start(ctx context.Context) error {
+func (t *Transport) Start(ctx context.Context) error {
 	t.startMu.Lock()
 	defer t.startMu.Unlock()
 	select {
@@ -163,7 +163,7 @@ func (t *stdioTransport) Start(ctx context.Context) error {
 	// 8 KiB, not 64: one buffer per server for the host's life, and a tool result of any size
 	// streams through it. With the stderr buffer below: 30 servers, 1.4 MB less host RSS; the 50 MB
 	// result's time stayed about 0.33x a bare client's.
-	t.frames = &frameReader{r: bufio.NewReaderSize(rawio.Or(outR), 8<<10), limit: t.limit}
+	t.frames = &FrameReader{r: bufio.NewReaderSize(rawio.Or(outR), 8<<10), limit: t.limit}
 	go t.drainStderr()
 	go t.readLoop()
 	go t.wait()
@@ -171,10 +171,10 @@ func (t *stdioTransport) Start(ctx context.Context) error {
 }
 
 // Done is closed when the connection is over; Err says why.
-func (t *stdioTransport) Done() <-chan struct{} { return t.done }
+func (t *Transport) Done() <-chan struct{} { return t.done }
 
 // Err is the reason the connection ended (nil while it runs).
-func (t *stdioTransport) Err() error {
+func (t *Transport) Err() error {
 	select {
 	case <-t.done:
 		return t.failErr
@@ -183,9 +183,18 @@ func (t *stdioTransport) Err() error {
 	}
 }
 
+// Pid is the started child's process ID (the leader of its process group), 0 before Start.
+// The fault tests kill it for real.
+func (t *Transport) Pid() int {
+	if t.cmd == nil || t.cmd.Process == nil {
+		return 0
+	}
+	return t.cmd.Process.Pid
+}
+
 // StderrTail is the end of what the child wrote to stderr. Once the connection is over it
 // first lets the last lines arrive (briefly: a grandchild may hold the pipe open).
-func (t *stdioTransport) StderrTail() string {
+func (t *Transport) StderrTail() string {
 	select {
 	case <-t.done:
 		select {
@@ -198,7 +207,7 @@ func (t *stdioTransport) StderrTail() string {
 }
 
 // fail ends the connection with err (the first reason wins).
-func (t *stdioTransport) fail(err error) {
+func (t *Transport) fail(err error) {
 	t.failOnce.Do(func() {
 		t.failErr = err
 		close(t.done)
@@ -212,8 +221,8 @@ func (t *stdioTransport) fail(err error) {
 
 // pendingCall is a request sent and not answered yet.
 type pendingCall struct {
-	ch       chan *stdioResponse // takes the response, or timedOut
-	deadline time.Time           // zero: none (the caller's context decides)
+	ch       chan *Response // takes the response, or timedOut
+	deadline time.Time      // zero: none (the caller's context decides)
 }
 
 // pendingKey is id as a key of the pending calls: its value (no string built per call), or its
@@ -230,13 +239,13 @@ func pendingKey(id mcp.RequestId) any {
 type otherID string
 
 // timedOut is sent on a pending call's channel when its deadline passes.
-var timedOut = &stdioResponse{}
+var timedOut = &Response{}
 
-// errCallTimeout is a call that got no answer before its timeout.
-var errCallTimeout = errors.New("mcpbridge: call timed out")
+// ErrCallTimeout is a call that got no answer before its timeout.
+var ErrCallTimeout = errors.New("mcpbridge: call timed out")
 
 // watchLocked arms the deadline timer for at, unless it is armed for at or earlier.
-func (t *stdioTransport) watchLocked(at time.Time) {
+func (t *Transport) watchLocked(at time.Time) {
 	if t.watchArmed && !at.Before(t.watchAt) {
 		return
 	}
@@ -250,7 +259,7 @@ func (t *stdioTransport) watchLocked(at time.Time) {
 
 // expire ends the pending calls whose deadline has passed and re-arms the timer for the earliest
 // of the others.
-func (t *stdioTransport) expire() {
+func (t *Transport) expire() {
 	now := time.Now()
 	t.pendingMu.Lock()
 	defer t.pendingMu.Unlock()
@@ -276,7 +285,7 @@ func (t *stdioTransport) expire() {
 	}
 }
 
-func (t *stdioTransport) wait() {
+func (t *Transport) wait() {
 	awaitExit(t.cmd.Process) // in the poller, not in a thread blocked in wait4 (proc_linux.go)
 	err := t.cmd.Wait()
 	close(t.exited)
@@ -298,11 +307,11 @@ func (t *stdioTransport) wait() {
 	t.stdout.Close()
 }
 
-func (t *stdioTransport) readLoop() {
+func (t *Transport) readLoop() {
 	defer close(t.readDone)
 	garbage := 0
 	for {
-		fr, err := t.frames.next()
+		fr, err := t.frames.Next()
 		if err != nil {
 			switch {
 			case errors.Is(err, errFrameTooLarge):
@@ -325,24 +334,24 @@ func (t *stdioTransport) readLoop() {
 		if !t.route(fr) {
 			garbage++
 			if garbage <= 3 {
-				t.log.Warn("mcp server wrote a line that is not JSON-RPC on stdout; ignored", "line", preview(fr.data))
+				t.log.Warn("mcp server wrote a line that is not JSON-RPC on stdout; ignored", "line", preview(fr.Data))
 			}
 		}
 	}
 }
 
-// envelope is decoded from every frame; Result aliases the frame.
-type envelope struct {
+// Envelope is decoded from every frame; Result aliases the frame.
+type Envelope struct {
 	ID     *mcp.RequestId           `json:"id"`
 	Method string                   `json:"method"`
-	Result aliasRaw                 `json:"result"`
+	Result AliasRaw                 `json:"result"`
 	Error  *mcp.JSONRPCErrorDetails `json:"error"`
 }
 
-// scanEnvelope decodes the usual envelope (a string id or none, a plain method) in one pass,
+// ScanEnvelope decodes the usual Envelope (a string id or none, a plain method) in one pass,
 // as encoding/json would; false: decode it with encoding/json (see package jsonscan).
-func scanEnvelope(line []byte) (envelope, bool) {
-	var env envelope
+func ScanEnvelope(line []byte) (Envelope, bool) {
+	var env Envelope
 	ok := jsonscan.Members(line, func(name, v []byte) bool {
 		which, unsure := jsonscan.Which(name, "id", "method", "result", "error")
 		switch {
@@ -381,11 +390,11 @@ func scanEnvelope(line []byte) (envelope, bool) {
 }
 
 // route dispatches one frame; false means it was not JSON-RPC.
-func (t *stdioTransport) route(fr frame) bool {
-	line := fr.data
-	env, ok := scanEnvelope(line)
+func (t *Transport) route(fr Frame) bool {
+	line := fr.Data
+	env, ok := ScanEnvelope(line)
 	if !ok {
-		env = envelope{}
+		env = Envelope{}
 		if err := json.Unmarshal(line, &env); err != nil {
 			return false
 		}
@@ -413,7 +422,7 @@ func (t *stdioTransport) route(fr frame) bool {
 		if err := json.Unmarshal(line, &req); err != nil || json.Unmarshal(line, &raw) != nil {
 			return false
 		}
-		ctx, cancel := context.WithCancel(context.WithValue(context.Background(), rawParamsKey{}, raw.Params))
+		ctx, cancel := context.WithCancel(context.WithValue(context.Background(), RawParamsKey{}, raw.Params))
 		key := req.ID.String()
 		t.servingMu.Lock()
 		if t.serving == nil {
@@ -437,9 +446,9 @@ func (t *stdioTransport) route(fr frame) bool {
 		delete(t.pending, key)
 		t.pendingMu.Unlock()
 		if ch != nil {
-			ch <- &stdioResponse{
+			ch <- &Response{
 				JSONRPCResponse: transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: *env.ID, Result: json.RawMessage(env.Result), Error: env.Error},
-				frame:           fr,
+				Frame:           fr,
 			}
 		}
 	default:
@@ -450,7 +459,7 @@ func (t *stdioTransport) route(fr frame) bool {
 
 // serveRequest answers a server-to-client request (ping, roots/list ...).
 // ctx ends when the server cancels the request (notifications/cancelled) or the connection ends.
-func (t *stdioTransport) serveRequest(ctx context.Context, req transport.JSONRPCRequest) {
+func (t *Transport) serveRequest(ctx context.Context, req transport.JSONRPCRequest) {
 	t.handlerMu.RLock()
 	h := t.onRequest
 	t.handlerMu.RUnlock()
@@ -485,7 +494,7 @@ func (t *stdioTransport) serveRequest(ctx context.Context, req transport.JSONRPC
 
 // writeJSON writes one frame. A write that cannot finish by ctx's deadline (a child that stopped
 // reading its stdin) breaks the framing, so it fails the connection.
-func (t *stdioTransport) writeJSON(ctx context.Context, v any) error {
+func (t *Transport) writeJSON(ctx context.Context, v any) error {
 	b, err := json.Marshal(v)
 	if err != nil {
 		return err
@@ -497,9 +506,9 @@ func (t *stdioTransport) writeJSON(ctx context.Context, v any) error {
 // writeLine writes one message and its newline; b is one line of compact JSON, with room for the
 // newline where it can (append). A server that does not take it by deadline (zero: none) is
 // stopped.
-func (t *stdioTransport) writeLine(deadline time.Time, b []byte) error {
-	if deadline.IsZero() && t.stall > 0 {
-		deadline = time.Now().Add(t.stall)
+func (t *Transport) writeLine(deadline time.Time, b []byte) error {
+	if deadline.IsZero() && t.Stall > 0 {
+		deadline = time.Now().Add(t.Stall)
 	}
 	b = append(b, '\n')
 	t.writeMu.Lock()
@@ -521,42 +530,42 @@ func (t *stdioTransport) writeLine(deadline time.Time, b []byte) error {
 	return nil
 }
 
-func (t *stdioTransport) closedErr() error {
+func (t *Transport) closedErr() error {
 	return fmt.Errorf("%w: %v", transport.ErrTransportClosed, t.failErr)
 }
 
-// stdioResponse is a response with the frame it came in (Result aliases frame.data).
-type stdioResponse struct {
+// Response is a response with the frame it came in (Result aliases frame.data).
+type Response struct {
 	transport.JSONRPCResponse
-	frame frame
+	Frame Frame
 }
 
 // SendRequest sends request and waits for its response, the connection's end or ctx.
-func (t *stdioTransport) SendRequest(ctx context.Context, request transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
-	resp, err := t.roundTrip(ctx, request)
+func (t *Transport) SendRequest(ctx context.Context, request transport.JSONRPCRequest) (*transport.JSONRPCResponse, error) {
+	resp, err := t.RoundTrip(ctx, request)
 	if err != nil {
 		return nil, err
 	}
 	return &resp.JSONRPCResponse, nil
 }
 
-// roundTrip is SendRequest keeping the frame, for the lean tools/call path.
-func (t *stdioTransport) roundTrip(ctx context.Context, request transport.JSONRPCRequest) (*stdioResponse, error) {
+// RoundTrip is SendRequest keeping the frame, for the lean tools/call path.
+func (t *Transport) RoundTrip(ctx context.Context, request transport.JSONRPCRequest) (*Response, error) {
 	b, err := json.Marshal(request)
 	if err != nil {
 		return nil, err
 	}
-	return t.roundTripLine(ctx, request.ID, b, 0)
+	return t.RoundTripLine(ctx, request.ID, b, 0)
 }
 
-// roundTripLine sends one request already encoded (without its newline) and waits for its
-// response, for at most timeout (0: as long as ctx lets it; after the timeout: errCallTimeout).
-func (t *stdioTransport) roundTripLine(ctx context.Context, id mcp.RequestId, line []byte, timeout time.Duration) (*stdioResponse, error) {
+// RoundTripLine sends one request already encoded (without its newline) and waits for its
+// response, for at most timeout (0: as long as ctx lets it; after the timeout: ErrCallTimeout).
+func (t *Transport) RoundTripLine(ctx context.Context, id mcp.RequestId, line []byte, timeout time.Duration) (*Response, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
 	key := pendingKey(id)
-	p := pendingCall{ch: make(chan *stdioResponse, 1)}
+	p := pendingCall{ch: make(chan *Response, 1)}
 	if timeout > 0 {
 		p.deadline = time.Now().Add(timeout)
 	}
@@ -583,14 +592,14 @@ func (t *stdioTransport) roundTripLine(ctx context.Context, id mcp.RequestId, li
 	select {
 	case resp := <-ch:
 		if resp == timedOut {
-			return nil, errCallTimeout
+			return nil, ErrCallTimeout
 		}
 		return resp, nil
 	case <-t.done:
 		select {
 		case resp := <-ch:
 			if resp == timedOut {
-				return nil, errCallTimeout
+				return nil, ErrCallTimeout
 			}
 			return resp, nil
 		default:
@@ -603,27 +612,27 @@ func (t *stdioTransport) roundTripLine(ctx context.Context, id mcp.RequestId, li
 	}
 }
 
-func (t *stdioTransport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
+func (t *Transport) SendNotification(ctx context.Context, n mcp.JSONRPCNotification) error {
 	return t.writeJSON(ctx, n)
 }
 
-func (t *stdioTransport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
+func (t *Transport) SetNotificationHandler(h func(mcp.JSONRPCNotification)) {
 	t.handlerMu.Lock()
 	t.onNotify = h
 	t.handlerMu.Unlock()
 }
 
-func (t *stdioTransport) SetRequestHandler(h transport.RequestHandler) {
+func (t *Transport) SetRequestHandler(h transport.RequestHandler) {
 	t.handlerMu.Lock()
 	t.onRequest = h
 	t.handlerMu.Unlock()
 }
 
-func (t *stdioTransport) GetSessionId() string { return "" }
+func (t *Transport) GetSessionId() string { return "" }
 
 // Close ends the connection and the child's whole process group: stdin closed, a short grace,
 // SIGTERM to the group, then SIGKILL to the group. It returns once the child has been reaped.
-func (t *stdioTransport) Close() error {
+func (t *Transport) Close() error {
 	t.closeOnce.Do(func() {
 		t.startMu.Lock()
 		close(t.closing)
@@ -654,7 +663,7 @@ func (t *stdioTransport) Close() error {
 	return nil
 }
 
-func (t *stdioTransport) drainStderr() {
+func (t *Transport) drainStderr() {
 	defer close(t.errDone)
 	// A 2 KiB buffer instead of io.Copy's 32 KiB (os.File's WriteTo would bring its own): it is
 	// held for the server's life, while the goroutine waits in Read.
@@ -707,17 +716,17 @@ func (r *ring) Tail(n int) string {
 	return strings.TrimRight(string(b), "\n")
 }
 
-// rawParamsKey carries a server request's params as sent (key order kept) to the client's handlers.
-type rawParamsKey struct{}
+// RawParamsKey carries a server request's params as sent (key order kept) to the client's handlers.
+type RawParamsKey struct{}
 
-// rawParams returns the params of the server request that ctx serves, as sent (stdio only).
-func rawParams(ctx context.Context) json.RawMessage {
-	p, _ := ctx.Value(rawParamsKey{}).(json.RawMessage)
+// RawParams returns the params of the server request that ctx serves, as sent (stdio only).
+func RawParams(ctx context.Context) json.RawMessage {
+	p, _ := ctx.Value(RawParamsKey{}).(json.RawMessage)
 	return p
 }
 
 // cancelServing ends the handling of a server request the server cancelled.
-func (t *stdioTransport) cancelServing(id any) {
+func (t *Transport) cancelServing(id any) {
 	var key string
 	switch v := id.(type) {
 	case string:
@@ -735,7 +744,7 @@ func (t *stdioTransport) cancelServing(id any) {
 	}
 }
 
-func (t *stdioTransport) isDone() bool {
+func (t *Transport) isDone() bool {
 	select {
 	case <-t.done:
 		return true

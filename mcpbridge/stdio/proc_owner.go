@@ -1,4 +1,4 @@
-package mcpbridge
+package stdio
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package mcpbridge
+package stdio
 
 import (
 	"bufio"
@@ -7,11 +7,12 @@ import (
 	"unicode/utf8"
 )
 
-// elideAt is the raw length past which the rest of one JSON string in a stdio frame is not kept.
-// Every non-text content block that may legally arrive (MaxResultTotal in all) fits under it,
-// and its first bytes decode to more than the text cap even when every character is a 6-byte
-// \u escape (6 * MaxResultText < elideAt).
-const elideAt = MaxResultTotal + 1<<20
+// ElideAt is the raw length past which the rest of one JSON string in a stdio frame is not kept.
+// Every non-text content block that may legally arrive (mcpbridge.MaxResultTotal, 10 MiB, in all)
+// fits under it, and its first bytes decode to more than the text cap even when every character
+// is a 6-byte \u escape (6 * mcpbridge.MaxResultText < ElideAt). It is MaxResultTotal + 1 MiB;
+// mcpbridge checks that at compile time (cap.go), as this package cannot import it.
+const ElideAt = 10<<20 + 1<<20
 
 // structureLimit bounds the bytes of one frame that lie outside JSON strings (braces, keys'
 // punctuation, numbers, whitespace). Real messages carry their bulk inside strings, so a frame
@@ -24,33 +25,39 @@ var (
 	errFrameStructure = errors.New("frame has too many bytes outside JSON strings")
 )
 
-// frame is one line read from a stdio server. A JSON string longer than elideAt raw bytes is
-// kept as its first elideAt bytes (cut between characters) and closed: elided maps the offset
-// of that string's opening quote in data to the decoded length of the whole original string.
-// The frame stays valid JSON; a 50 MB text result costs elideAt bytes, not 50 MB or several
+// Frame is one line read from a stdio server. A JSON string longer than ElideAt raw bytes is
+// kept as its first ElideAt bytes (cut between characters) and closed: Elided maps the offset
+// of that string's opening quote in Data to the decoded length of the whole original string.
+// The frame stays valid JSON; a 50 MB text result costs ElideAt bytes, not 50 MB or several
 // copies of it. A text block decoded from it is capped anyway, and any other elided string
-// makes the result too large (see parseCallResult).
-type frame struct {
-	data   []byte
-	elided map[int]int
+// makes the result too large (see mcpbridge's parseCallResult).
+type Frame struct {
+	Data   []byte
+	Elided map[int]int
 }
 
-// elidedLen returns the decoded length of the original string whose compacted form quoted is.
-// quoted must alias f.data (decoded with aliasRaw).
-func (f frame) elidedLen(quoted []byte) (int, bool) {
-	if len(f.elided) == 0 || len(quoted) == 0 || cap(quoted) > cap(f.data) {
+// ElidedLen returns the decoded length of the original string whose compacted form quoted is.
+// quoted must alias f.Data (decoded with AliasRaw).
+func (f Frame) ElidedLen(quoted []byte) (int, bool) {
+	if len(f.Elided) == 0 || len(quoted) == 0 || cap(quoted) > cap(f.Data) {
 		return 0, false
 	}
-	n, ok := f.elided[cap(f.data)-cap(quoted)]
+	n, ok := f.Elided[cap(f.Data)-cap(quoted)]
 	return n, ok
 }
 
-// frameReader reads newline-delimited frames of at most limit raw bytes, eliding long strings
-// while it reads, so memory stays bounded by about elideAt per string whatever the frame size.
-type frameReader struct {
+// NewFrameReader reads frames of at most limit raw bytes from r; elide is the length past which
+// a string is cut (0: ElideAt).
+func NewFrameReader(r *bufio.Reader, limit, elide int) *FrameReader {
+	return &FrameReader{r: r, limit: limit, elide: elide}
+}
+
+// FrameReader reads newline-delimited frames of at most limit raw bytes, eliding long strings
+// while it reads, so memory stays bounded by about ElideAt per string whatever the frame size.
+type FrameReader struct {
 	r     *bufio.Reader
 	limit int
-	elide int // 0 = elideAt (tests use less)
+	elide int // 0 = ElideAt (tests use less)
 }
 
 // strState tracks one JSON string while its bytes stream past.
@@ -58,7 +65,7 @@ type strState struct {
 	start    int  // offset of the opening quote in the output
 	raw      int  // raw content bytes seen
 	decoded  int  // decoded length so far
-	dropping bool // past elideAt: bytes are counted, not kept
+	dropping bool // past ElideAt: bytes are counted, not kept
 	esc      int  // 0 plain, 1 after '\', 2..5 reading the hex digits of \u
 	hex      rune
 	high     bool // a high surrogate waits for its low half
@@ -72,7 +79,7 @@ func (s *strState) flushHigh() {
 	}
 }
 
-func (f *frameReader) next() (frame, error) {
+func (f *FrameReader) Next() (Frame, error) {
 	var (
 		out    []byte
 		elided map[int]int
@@ -83,7 +90,7 @@ func (f *frameReader) next() (frame, error) {
 	)
 	elide := f.elide
 	if elide == 0 {
-		elide = elideAt
+		elide = ElideAt
 	}
 	keep := func(b []byte) {
 		if s.dropping {
@@ -109,7 +116,7 @@ func (f *frameReader) next() (frame, error) {
 		chunk, err := f.r.ReadSlice('\n')
 		total += len(chunk)
 		if total > f.limit {
-			return frame{}, errFrameTooLarge
+			return Frame{}, errFrameTooLarge
 		}
 		for i := 0; i < len(chunk); {
 			if !inStr {
@@ -119,7 +126,7 @@ func (f *frameReader) next() (frame, error) {
 					n = len(chunk) - i
 				}
 				if outer += n; outer > structureLimit {
-					return frame{}, errFrameStructure
+					return Frame{}, errFrameStructure
 				}
 				out = append(out, chunk[i:i+n]...)
 				if j < 0 {
@@ -207,10 +214,10 @@ func (f *frameReader) next() (frame, error) {
 		}
 		switch {
 		case err == nil:
-			return frame{data: out, elided: elided}, nil
+			return Frame{Data: out, Elided: elided}, nil
 		case errors.Is(err, bufio.ErrBufferFull):
 		default:
-			return frame{}, err
+			return Frame{}, err
 		}
 	}
 }

@@ -1,4 +1,4 @@
-package mcpbridge
+package stdio
 
 import (
 	"strings"
@@ -10,8 +10,8 @@ func TestChildEnvFoldsCaseOnWindows(t *testing.T) {
 	old := foldEnvCase
 	t.Cleanup(func() { foldEnvCase = old })
 	foldEnvCase = true
-	got := childEnv([]string{"Path=C:\\Windows", "TEMP=x"}, map[string]string{"PATH": "C:\\repo\\bin"})
+	got := ChildEnv([]string{"Path=C:\\Windows", "TEMP=x"}, map[string]string{"PATH": "C:\\repo\\bin"})
 	if strings.Join(got, ";") != "PATH=C:\\repo\\bin;TEMP=x" {
-		t.Errorf("childEnv = %q", got)
+		t.Errorf("ChildEnv = %q", got)
 	}
 }

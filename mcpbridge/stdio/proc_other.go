@@ -1,6 +1,6 @@
 //go:build !unix
 
-package mcpbridge
+package stdio
 
 import (
 	"os"

@@ -1,6 +1,6 @@
 //go:build unix && !linux
 
-package mcpbridge
+package stdio
 
 import (
 	"os"
