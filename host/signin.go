@@ -10,6 +10,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/oauth"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
@@ -131,7 +132,7 @@ func (a *App) SignIn(ctx context.Context, name string) ([]mcpbridge.ServerStatus
 	}()
 	a.events.record("signIn", map[string]any{"server": name, "phase": "start"})
 	a.expectRestart(name)
-	st, err := a.registry.SignIn(ctx, name, mcpbridge.SignInOptions{Open: a.openURL, Timeout: a.opts.SignInTimeout})
+	st, err := a.registry.SignIn(ctx, name, oauth.SignInOptions{Open: a.openURL, Timeout: a.opts.SignInTimeout})
 	if err != nil {
 		a.events.record("signIn", map[string]any{"server": name, "phase": "failed"})
 		msg := safetext.Bounded(strings.TrimPrefix(err.Error(), "mcpbridge: "), 300)

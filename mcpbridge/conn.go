@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"net/url"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -20,6 +19,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/jsonscan"
+	"github.com/switchboard-dev/switchboard/mcpbridge/oauth"
 	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
@@ -43,7 +43,7 @@ func dialer(maxFrame int) dialFunc {
 }
 
 // dial makes the transport; auth, when set, authorizes an http or sse server's requests.
-func dial(cfg config.ServerConfig, env []string, maxFrame int, auth *bearer, log *slog.Logger) (transport.Interface, error) {
+func dial(cfg config.ServerConfig, env []string, maxFrame int, auth *oauth.Bearer, log *slog.Logger) (transport.Interface, error) {
 	switch cfg.Transport {
 	case config.TransportStdio:
 		t := stdio.NewTransport(cfg.Command, cfg.Args, env, cfg.Cwd, maxFrame, log)
@@ -53,25 +53,25 @@ func dial(cfg config.ServerConfig, env []string, maxFrame int, auth *bearer, log
 		}
 		return t, nil
 	case config.TransportHTTP:
-		hc, err := httpClient(cfg.URL, cfg.Headers)
+		hc, err := oauth.HTTPClient(cfg.URL, cfg.Headers)
 		if err != nil {
 			return nil, err
 		}
 		if auth != nil {
-			hc.Transport = auth.wrap(hc.Transport) // the token only on cfg.URL's origin
+			hc.Transport = auth.Wrap(hc.Transport) // the token only on cfg.URL's origin
 		}
 		return transport.NewStreamableHTTP(cfg.URL,
-			transport.WithHTTPBasicClient(hc), // headers stay on cfg.URL's origin (origin.go)
+			transport.WithHTTPBasicClient(hc), // headers stay on cfg.URL's origin (oauth/origin.go)
 			transport.WithHTTPHeaders(cfg.Headers),
 			transport.WithContinuousListening(), // list_changed arrives on the GET stream
 			transport.WithHTTPLogger(log))
 	case config.TransportSSE:
-		hc, err := httpClient(cfg.URL, cfg.Headers)
+		hc, err := oauth.HTTPClient(cfg.URL, cfg.Headers)
 		if err != nil {
 			return nil, err
 		}
 		if auth != nil {
-			hc.Transport = auth.wrap(hc.Transport)
+			hc.Transport = auth.Wrap(hc.Transport)
 		}
 		return transport.NewSSE(cfg.URL, transport.WithHTTPClient(hc), transport.WithHeaders(cfg.Headers), transport.WithSSELogger(log))
 	}
@@ -83,7 +83,7 @@ type conn struct {
 	cfg          config.ServerConfig // resolved: what runs
 	written      config.ServerConfig // as written (templates): what Redact hides in errors; set before the conn is published
 	tr           transport.Interface
-	auth         *bearer // signed-in http/sse server: why it needs a sign-in again (nil: no sign-in)
+	auth         *oauth.Bearer // signed-in http/sse server: why it needs a sign-in again (nil: no sign-in)
 	client       *client.Client
 	instructions string
 	caps         mcp.ServerCapabilities // from initialize
@@ -479,21 +479,4 @@ func (c *conn) close() {
 		close(c.closed)
 		_ = c.client.Close() // ignore error: exit status of a child we are ending
 	})
-}
-
-// plainHTTPError keeps what a person needs from mcp-go's layered HTTP errors ("transport error:
-// failed to send request: failed to send request: Post ...: dial tcp ...: connection refused"):
-// the network error itself. Other errors pass through.
-func plainHTTPError(err error) error {
-	var ue *url.Error
-	if errors.As(err, &ue) {
-		// The query and any user:password can hold values from the user's environment.
-		shown := ue.URL
-		if u, err := url.Parse(ue.URL); err == nil {
-			u.User, u.RawQuery, u.Fragment = nil, "", ""
-			shown = u.String()
-		}
-		return fmt.Errorf("%s %s: %w", ue.Op, shown, ue.Err)
-	}
-	return err
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/oauth"
 )
 
 // Protocol eras (issue 29). A server entry's "protocol" is ProtocolAuto (the default),
@@ -119,7 +120,7 @@ func (c *conn) initLegacy(ctx context.Context) error {
 	req.Params.ClientInfo = mcp.Implementation{Name: "switchboard", Version: clientVersion}
 	res, err := c.client.Initialize(ctx, req)
 	if err != nil {
-		return fmt.Errorf("initialize: %w", plainHTTPError(err))
+		return fmt.Errorf("initialize: %w", oauth.PlainHTTPError(err))
 	}
 	c.era = ProtocolLegacy
 	c.instructions = res.Instructions
@@ -157,7 +158,7 @@ func (c *conn) discover(ctx context.Context) error {
 		}
 	}
 	c.era = ""
-	return fmt.Errorf("server/discover: %w", plainHTTPError(err))
+	return fmt.Errorf("server/discover: %w", oauth.PlainHTTPError(err))
 }
 
 // eraPlan is what the handshake tries: fixed, the entry's era ("" = auto); remembered, the era

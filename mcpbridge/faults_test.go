@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/oauth"
 	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
@@ -383,7 +384,7 @@ func TestOriginTransportStripsHeaders(t *testing.T) {
 	seen := http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { got = r.Header.Clone() })
 	other := httptest.NewServer(seen)
 	defer other.Close()
-	c, err := httpClient("https://mcp.example:8443/mcp", map[string]string{"X-Api-Key": "k"})
+	c, err := oauth.HTTPClient("https://mcp.example:8443/mcp", map[string]string{"X-Api-Key": "k"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -411,8 +412,8 @@ func TestOriginTransportStripsHeaders(t *testing.T) {
 		"https://mcp.example.evil.test/": "https://mcp.example.evil.test:443",
 	} {
 		u, _ := url.Parse(in)
-		if got := originOf(u); got != want {
-			t.Errorf("originOf(%s) = %s, want %s", in, got, want)
+		if got := oauth.OriginOf(u); got != want {
+			t.Errorf("oauth.OriginOf(%s) = %s, want %s", in, got, want)
 		}
 	}
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
-	"io"
 	"log/slog"
 	"net/http"
 	"net/url"
@@ -16,6 +15,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/oauth"
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
 
@@ -106,7 +106,7 @@ func (e *oauthEnv) signIn(t *testing.T, open func(context.Context, string) error
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	return e.r.SignIn(ctx, "remote", SignInOptions{Open: open, Timeout: timeout})
+	return e.r.SignIn(ctx, "remote", oauth.SignInOptions{Open: open, Timeout: timeout})
 }
 
 func (e *oauthEnv) echo(t *testing.T) Result {
@@ -193,10 +193,10 @@ func TestOAuthRefreshBeforeExpiry(t *testing.T) {
 		t.Fatal(err)
 	}
 	before, _ := e.stats(t)
-	// The token is now about to expire (within refreshMargin): it is refreshed before it is sent.
+	// The token is now about to expire (within oauth.RefreshMargin): it is refreshed before it is sent.
 	c, _ := e.tokens.Load(context.Background(), "remote")
 	old := c.AccessToken
-	c.ExpiresAt = time.Now().Add(refreshMargin / 2)
+	c.ExpiresAt = time.Now().Add(oauth.RefreshMargin / 2)
 	e.tokens.Save(context.Background(), "remote", c)
 	if res := e.echo(t); res.IsError {
 		t.Fatalf("echo = %+v", res)
@@ -320,37 +320,10 @@ func TestOAuthNoCallback(t *testing.T) {
 	applyAndWait(t, e.r, e.cfg)
 	ignore := func(context.Context, string) error { return nil } // the person never finishes
 	_, err := e.signIn(t, ignore, 300*time.Millisecond)
-	if !errors.Is(err, ErrSignInTimeout) {
-		t.Fatalf("SignIn = %v, want ErrSignInTimeout", err)
+	if !errors.Is(err, oauth.ErrSignInTimeout) {
+		t.Fatalf("SignIn = %v, want oauth.ErrSignInTimeout", err)
 	}
 	e.assertNeedsAuth(t, false)
-}
-
-func TestOAuthTokensStayOnOrigin(t *testing.T) {
-	var got []string
-	var mu sync.Mutex
-	rec := roundTripFunc(func(r *http.Request) (*http.Response, error) {
-		mu.Lock()
-		got = append(got, r.URL.Host+" "+r.Header.Get("Authorization"))
-		mu.Unlock()
-		return &http.Response{StatusCode: 200, Body: io.NopCloser(strings.NewReader("")), Request: r}, nil
-	})
-	store := tokenstore.NewMemory()
-	store.Save(context.Background(), "s", tokenstore.Credential{URL: "https://mcp.example/mcp", AccessToken: "T"})
-	b := newBearer(store, "s", "https://mcp.example/mcp")
-	rt := b.wrap(rec)
-	for _, u := range []string{"https://mcp.example/mcp", "https://other.example/x", "http://mcp.example/mcp"} {
-		req, _ := http.NewRequest("GET", u, nil)
-		rt.RoundTrip(req)
-	}
-	// A credential issued for another URL is not sent either.
-	b2 := newBearer(store, "s", "https://mcp.example/other")
-	req, _ := http.NewRequest("GET", "https://mcp.example/other", nil)
-	b2.wrap(rec).RoundTrip(req)
-	want := []string{"mcp.example Bearer T", "other.example ", "mcp.example ", "mcp.example "}
-	if strings.Join(got, "|") != strings.Join(want, "|") {
-		t.Errorf("requests = %q, want %q", got, want)
-	}
 }
 
 // insufficient_scope (step-up): a signed-in server starts demanding a wider scope; its 403 puts the

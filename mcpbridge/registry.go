@@ -19,6 +19,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/oauth"
 	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
@@ -267,7 +268,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 	defer cancel()
 	var c *conn
 	var tools []wireTool
-	var auth *bearer
+	var auth *oauth.Bearer
 	plan, meta := r.planFor(cfg), r.clientMeta() // era.go
 	resolved, err := cfg.Resolve(r.opts.Getenv)
 	if err == nil {
@@ -316,7 +317,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 			return
 		}
 		e.state, e.err, e.stderrTail = StateFailed, err.Error(), tail
-		why := auth.needsAuth()
+		why := auth.NeedsAuth()
 		if why != "" {
 			e.state, e.err = StateNeedsAuth, why
 		}
@@ -356,7 +357,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 
 // bearerFor is the token source of an http or sse server, unless sign-in is off or the config
 // sets its own Authorization header.
-func (r *Registry) bearerFor(resolved config.ServerConfig) *bearer {
+func (r *Registry) bearerFor(resolved config.ServerConfig) *oauth.Bearer {
 	if r.opts.Tokens == nil || resolved.Transport == config.TransportStdio {
 		return nil
 	}
@@ -365,8 +366,8 @@ func (r *Registry) bearerFor(resolved config.ServerConfig) *bearer {
 			return nil
 		}
 	}
-	b := newBearer(r.opts.Tokens, resolved.Name, resolved.URL)
-	b.wider = func(scope string) {
+	b := oauth.NewBearer(r.opts.Tokens, resolved.Name, resolved.URL)
+	b.Wider = func(scope string) {
 		r.mu.Lock()
 		if e := r.servers[resolved.Name]; e != nil {
 			e.wantScope = scope
@@ -432,7 +433,7 @@ func (r *Registry) watchHealth(run context.Context, c *conn) {
 		case timedOut:
 			c.lose(fmt.Errorf("server stopped answering: no answer to %s within %s", c.pingMethod(), timeout))
 		default:
-			c.lose(fmt.Errorf("server unreachable: %w", plainHTTPError(err)))
+			c.lose(fmt.Errorf("server unreachable: %w", oauth.PlainHTTPError(err)))
 		}
 	}
 }
@@ -449,7 +450,7 @@ func (r *Registry) died(e *entry, gen uint64, c *conn) {
 	e.gen++ // stale watchers and results stop here
 	gen = e.gen
 	e.state, e.err, e.conn, e.tools, e.collision = StateFailed, reason.Error(), nil, nil, ""
-	if why := c.auth.needsAuth(); why != "" {
+	if why := c.auth.NeedsAuth(); why != "" {
 		e.state, e.err = StateNeedsAuth, why
 	}
 	e.stderrTail = tail
@@ -678,7 +679,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	case errors.Is(err, transport.ErrTransportClosed):
 		return errorResult(name, c.written.Redact(fmt.Sprintf("server %q failed during the call: %v", c.cfg.Name, c.deathReason(err)), r.opts.Getenv)), nil
 	default:
-		if why := c.auth.needsAuth(); why != "" {
+		if why := c.auth.NeedsAuth(); why != "" {
 			c.lose(errors.New(why)) // watch marks it: needs-auth
 			return errorResult(name, fmt.Sprintf("server %q needs you to sign in again (%s)", c.cfg.Name, why)), nil
 		}
@@ -689,7 +690,7 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 			}
 		}
 		// The error may quote the resolved URL (a key in its path or query): redacted.
-		return errorResult(name, c.written.Redact(fmt.Sprintf("server %q: %v", c.cfg.Name, plainHTTPError(err)), r.opts.Getenv)), nil
+		return errorResult(name, c.written.Redact(fmt.Sprintf("server %q: %v", c.cfg.Name, oauth.PlainHTTPError(err)), r.opts.Getenv)), nil
 	}
 }
 

@@ -12,6 +12,7 @@ import (
 	"github.com/mark3labs/mcp-go/mcp"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/oauth"
 	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
@@ -251,7 +252,7 @@ func (r *Registry) Resources(ctx context.Context, server string) ([]Resource, []
 }
 
 func (r *Registry) redactErr(c *conn, err error) error {
-	return errors.New(c.written.Redact(plainHTTPError(err).Error(), r.opts.Getenv))
+	return errors.New(c.written.Redact(oauth.PlainHTTPError(err).Error(), r.opts.Getenv))
 }
 
 func (c *conn) resourceLists(ctx context.Context, name string) ([]Resource, []ResourceTemplate, error) {
@@ -350,7 +351,7 @@ func (c *conn) promptList(ctx context.Context, name string) ([]Prompt, error) {
 }
 
 // rawRequest sends one request and returns its raw result; over stdio it keeps the frame so that
-// a string the reader shortened is known (frame.go).
+// a string the reader shortened is known (stdio/frame.go).
 func (c *conn) rawRequest(ctx context.Context, method string, params any) ([]byte, *stdio.Frame, error) {
 	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: c.nextID(), Method: method, Params: params}
 	if err := c.decorate(&req); err != nil { // era.go

@@ -128,7 +128,7 @@ func unknownToolResult(name string) Result {
 // capped at MaxResultText and so is their joined text (blocks joined with "\n"); non-text blocks
 // are kept as they are; a result over MaxResultTotal after capping becomes an error result.
 // raw may alias a frame buffer: nothing in the Result aliases it. fr (nil for transports other
-// than stdio) is the frame raw aliases: a string the stdio reader shortened (frame.go) gives a
+// than stdio) is the frame raw aliases: a string the stdio reader shortened (stdio/frame.go) gives a
 // text block's total length, and a shortened string anywhere else makes the result too large.
 func parseCallResult(name string, raw []byte, fr *stdio.Frame) Result {
 	return parseCallResultSchema(name, raw, fr, nil)

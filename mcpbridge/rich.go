@@ -19,7 +19,7 @@ import (
 // JSON-quoted, so it cannot end the description's line or forge one.
 
 // describedText is a block's text for the model; elided is set when it used one of the frame's
-// shortened strings (frame.go).
+// shortened strings (stdio/frame.go).
 type describedText struct {
 	cappedString
 	elided bool

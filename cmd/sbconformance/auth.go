@@ -9,7 +9,7 @@ import (
 
 // clientMetadataURL is the client ID metadata document URL the suite's authorization servers
 // accept without fetching it (auth/basic-cimd). A user configures where they host
-// mcpbridge/oauth-client-metadata.json instead.
+// mcpbridge/oauth/oauth-client-metadata.json instead.
 const clientMetadataURL = "https://conformance-test.local/client-metadata.json"
 
 // secretVar is the environment variable the pre-registered client's secret is read from: the

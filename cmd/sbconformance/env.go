@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/oauth"
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"github.com/switchboard-dev/switchboard/permissions"
 )
@@ -159,7 +160,7 @@ func (e *env) ready(ctx context.Context) error {
 			}
 			e.signIns++
 			e.log.Info("signing in", "attempt", e.signIns, "why", st.Error)
-			if _, err := e.reg.SignIn(ctx, server, mcpbridge.SignInOptions{Open: followRedirect(e.log)}); err != nil {
+			if _, err := e.reg.SignIn(ctx, server, oauth.SignInOptions{Open: followRedirect(e.log)}); err != nil {
 				return err
 			}
 		default:

@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/oauth"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
@@ -36,7 +37,7 @@ func runAuth(args []string, stdout, stderr io.Writer) int {
 	fs.Var(&configs, "config", "read MCP servers from `FILE` too (repeatable)")
 	fs.Var(&workspaces, "workspace", "workspace folder `DIR` whose MCP files are read too (default: the current directory)")
 	noBrowser := fs.Bool("no-browser", false, "login: only print the sign-in URL")
-	timeout := fs.Duration("timeout", mcpbridge.DefaultSignInTimeout, "login: wait at most `D` for the browser")
+	timeout := fs.Duration("timeout", oauth.DefaultSignInTimeout, "login: wait at most `D` for the browser")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: switchboard auth login SERVER | logout SERVER | status [SERVER]  [--config FILE]... [--workspace DIR] [--no-browser] [--timeout D]")
 		fs.PrintDefaults()
@@ -98,7 +99,7 @@ func runAuth(args []string, stdout, stderr io.Writer) int {
 	case "status":
 		return authStatus(ctx, env, remote, stdout)
 	case "logout":
-		if err := mcpbridge.Forget(ctx, env.store, name); err != nil {
+		if err := oauth.Forget(ctx, env.store, name); err != nil {
 			fmt.Fprintf(stderr, "switchboard auth: %s\n", safetext.Line(err.Error()))
 			return 1
 		}
@@ -164,7 +165,7 @@ func authLogin(ctx context.Context, env *authEnv, cfg config.ServerConfig, noBro
 		}
 		return nil
 	}
-	st, err := r.SignIn(ctx, cfg.Name, mcpbridge.SignInOptions{Open: open, Timeout: timeout})
+	st, err := r.SignIn(ctx, cfg.Name, oauth.SignInOptions{Open: open, Timeout: timeout})
 	if err != nil {
 		fmt.Fprintf(stderr, "switchboard auth: %s\n", safetext.Line(strings.TrimPrefix(err.Error(), "mcpbridge: ")))
 		return 1

@@ -104,7 +104,7 @@ func TestResourceReadIsCapped(t *testing.T) {
 	if !c.Truncated || c.Bytes != 3000000 || len(c.Text) > 1<<20+100 || !strings.HasSuffix(c.Text, marker) {
 		t.Errorf("big read: truncated %v, bytes %d, len %d, tail %q", c.Truncated, c.Bytes, len(c.Text), c.Text[max(0, len(c.Text)-80):])
 	}
-	// Past what the stdio reader keeps of one string (frame.go): still the text's true size.
+	// Past what the stdio reader keeps of one string (mcpbridge/stdio/frame.go): still the text's true size.
 	read = wire.ReadResourceResult{}
 	env.MustCommand(wire.CmdReadResource, map[string]string{"server": "r", "uri": "mcptest://big/12000000"}, &read)
 	if c := read.Contents[0]; !c.Truncated || c.Bytes != 12000000 || !strings.HasSuffix(c.Text, fmt.Sprintf("[mcp output truncated: %d bytes total, %d kept]", 12000000, 1<<20)) {

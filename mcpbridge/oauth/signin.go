@@ -1,4 +1,4 @@
-package mcpbridge
+package oauth
 
 import (
 	"context"
@@ -22,6 +22,10 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
 
+// protocolVersion is the revision of the probe's initialize: the one mcp-go's client is pinned to
+// in mcpbridge (conn.go).
+const protocolVersion = mcp.ProtocolVersion20251125
+
 // DefaultSignInTimeout bounds the wait for the browser's answer.
 const DefaultSignInTimeout = 5 * time.Minute
 
@@ -35,69 +39,8 @@ type SignInOptions struct {
 	Open func(ctx context.Context, authURL string) error
 	// Timeout bounds the wait for the callback (0 = DefaultSignInTimeout).
 	Timeout time.Duration
-}
-
-// SignIn runs the MCP authorization flow (revision 2025-11-25) for one HTTP or SSE server: the
-// 401's WWW-Authenticate -> protected resource metadata (RFC 9728) -> authorization server
-// metadata (RFC 8414 or OpenID discovery, issuer checked), the client (the configured oauth.clientId,
-// else dynamic registration, RFC 7591), authorization code with PKCE S256, state and the RFC 9207
-// iss checked, the resource (RFC 8707) on every request, a loopback listener on 127.0.0.1 that
-// takes one callback. The tokens go to the registry's tokenstore.Store, and the server reconnects.
-// mcp-go's OAuthHandler does the discovery, registration and code exchange (see oauthFlow).
-func (r *Registry) SignIn(ctx context.Context, name string, o SignInOptions) (ServerStatus, error) {
-	if r.opts.Tokens == nil {
-		return ServerStatus{}, errors.New("mcpbridge: sign-in is not available here (no token store)")
-	}
-	r.mu.Lock()
-	e := r.servers[name]
-	var cfg config.ServerConfig
-	var wider []string
-	if e != nil {
-		cfg, wider = e.cfg, strings.Fields(e.wantScope)
-	}
-	r.mu.Unlock()
-	if e == nil {
-		return ServerStatus{}, fmt.Errorf("mcpbridge: unknown server %q", name)
-	}
-	if cfg.Transport == config.TransportStdio {
-		return ServerStatus{}, fmt.Errorf("mcpbridge: server %q runs as a program; only http and sse servers sign in", name)
-	}
-	resolved, err := cfg.Resolve(r.opts.Getenv)
-	if err != nil {
-		return ServerStatus{}, err
-	}
-	var settings config.OAuthSettings
-	if resolved.OAuth != nil {
-		settings = *resolved.OAuth
-	}
-	if o.Timeout <= 0 {
-		o.Timeout = DefaultSignInTimeout
-	}
-	var prev *tokenstore.Credential
-	if c, err := r.opts.Tokens.Load(ctx, name); err == nil {
-		prev = &c
-	}
-	cred, err := signIn(ctx, resolved.URL, settings, wider, prev, o, r.log)
-	if err != nil {
-		return ServerStatus{}, fmt.Errorf("mcpbridge: sign in to %s: %w", name, err)
-	}
-	if err := r.opts.Tokens.Save(ctx, name, cred); err != nil {
-		return ServerStatus{}, fmt.Errorf("mcpbridge: sign in to %s: keeping the tokens: %w", name, err)
-	}
-	r.log.Info("mcp server signed in", "server", name, "issuer", cred.Issuer)
-	return r.ReconnectServer(ctx, name)
-}
-
-// SignOut forgets a server's tokens (revoking them at the authorization server when it says how)
-// and restarts the server, which then needs a sign-in again.
-func (r *Registry) SignOut(ctx context.Context, name string) (ServerStatus, error) {
-	if r.opts.Tokens == nil {
-		return ServerStatus{}, errors.New("mcpbridge: sign-in is not available here (no token store)")
-	}
-	if err := Forget(ctx, r.opts.Tokens, name); err != nil {
-		return ServerStatus{}, err
-	}
-	return r.ReconnectServer(ctx, name)
+	// ClientVersion is the clientInfo.version of the unauthenticated probe; the registry sets it.
+	ClientVersion string
 }
 
 // Forget deletes a server's credential from store, revoking its refresh token first at the
@@ -136,8 +79,8 @@ func revoke(ctx context.Context, c tokenstore.Credential) {
 // tools/list in the session it opened, or, when it refuses initialize otherwise (a server of
 // 2026-07-28 has none), a tools/list of that revision. "" when nothing is refused for want of a
 // sign-in.
-func probe(ctx context.Context, serverURL string) (string, error) {
-	hc, err := httpClient(serverURL, nil)
+func probe(ctx context.Context, serverURL, clientVersion string) (string, error) {
+	hc, err := HTTPClient(serverURL, nil)
 	if err != nil {
 		return "", err
 	}
@@ -199,12 +142,12 @@ func probe(ctx context.Context, serverURL string) (string, error) {
 	return "", nil
 }
 
-// signIn runs the flow against serverURL and returns the credential.
+// SignIn runs the flow against serverURL and returns the credential.
 // wider are the scopes a 403 insufficient_scope asked for: requested on top of the configured or
 // challenged ones (step-up authorization). prev is the server's stored credential, if any: its
 // scopes are kept when the issuer is the same, and it binds a pre-registered client's secret to
 // the issuer it was first used with.
-func signIn(ctx context.Context, serverURL string, s config.OAuthSettings, wider []string, prev *tokenstore.Credential, o SignInOptions, log interface {
+func SignIn(ctx context.Context, serverURL string, s config.OAuthSettings, wider []string, prev *tokenstore.Credential, o SignInOptions, log interface {
 	Debug(string, ...any)
 }) (tokenstore.Credential, error) {
 	// The loopback listener first: its port is part of the redirect URI we register.
@@ -215,9 +158,9 @@ func signIn(ctx context.Context, serverURL string, s config.OAuthSettings, wider
 	defer l.Close()
 	redirect := "http://" + l.Addr().String() + "/callback"
 
-	challenge, err := probe(ctx, serverURL)
+	challenge, err := probe(ctx, serverURL, o.ClientVersion)
 	if err != nil {
-		return tokenstore.Credential{}, fmt.Errorf("reach the server: %w", plainHTTPError(err))
+		return tokenstore.Credential{}, fmt.Errorf("reach the server: %w", PlainHTTPError(err))
 	}
 	if challenge == "" {
 		return tokenstore.Credential{}, errors.New("the server did not ask for a sign-in")

@@ -1,4 +1,4 @@
-package mcpbridge
+package oauth
 
 import (
 	"bytes"
@@ -37,7 +37,7 @@ func findResourceMetadata(ctx context.Context, hc *http.Client, serverURL, chall
 	}
 	var candidates []string
 	if rm := challengeParam(challenge, "resource_metadata"); rm != "" {
-		if u, err := url.Parse(rm); err == nil && u.IsAbs() && originOf(u) == originOf(su) {
+		if u, err := url.Parse(rm); err == nil && u.IsAbs() && OriginOf(u) == OriginOf(su) {
 			candidates = append(candidates, rm)
 		}
 	}
@@ -74,7 +74,7 @@ func findResourceMetadata(ctx context.Context, hc *http.Client, serverURL, chall
 // boundary (https://host for https://host/mcp), on the same origin.
 func resourceBinds(resource string, server *url.URL) bool {
 	r, err := url.Parse(resource)
-	if err != nil || !r.IsAbs() || originOf(r) != originOf(server) || r.RawQuery != server.RawQuery || r.Fragment != "" {
+	if err != nil || !r.IsAbs() || OriginOf(r) != OriginOf(server) || r.RawQuery != server.RawQuery || r.Fragment != "" {
 		return false
 	}
 	rp, sp := strings.TrimSuffix(r.EscapedPath(), "/"), strings.TrimSuffix(server.EscapedPath(), "/")
@@ -91,7 +91,7 @@ func getJSON(ctx context.Context, hc *http.Client, u string, v any) ([]byte, err
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return nil, plainHTTPError(err)
+		return nil, PlainHTTPError(err)
 	}
 	defer resp.Body.Close()
 	if resp.StatusCode != http.StatusOK {

@@ -1,4 +1,4 @@
-package mcpbridge
+package oauth
 
 import (
 	"bytes"
@@ -212,7 +212,7 @@ func runSignIn(t *testing.T, serverURL string, s config.OAuthSettings, prev *tok
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	log := slog.New(slog.DiscardHandler)
-	return signIn(ctx, serverURL, s, nil, prev, SignInOptions{Open: follow, Timeout: 5 * time.Second}, log)
+	return SignIn(ctx, serverURL, s, nil, prev, SignInOptions{Open: follow, Timeout: 5 * time.Second}, log)
 }
 
 // A mix-up attack (RFC 9207): the authorization response claims another issuer, or, from a
@@ -260,7 +260,7 @@ func TestSignInResourceMismatch(t *testing.T) {
 	opened := false
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	_, err := signIn(ctx, res.url(), config.OAuthSettings{}, nil, nil, SignInOptions{Open: func(ctx context.Context, u string) error {
+	_, err := SignIn(ctx, res.url(), config.OAuthSettings{}, nil, nil, SignInOptions{Open: func(ctx context.Context, u string) error {
 		opened = true
 		return follow(ctx, u)
 	}, Timeout: 5 * time.Second}, slog.New(slog.DiscardHandler))
@@ -290,15 +290,15 @@ func TestAuthorizationServerMigration(t *testing.T) {
 	tokensAtAS1 := as1.tokenRequests()
 
 	res.moveTo(as2.srv.URL)
-	b := newBearer(store, "remote", res.url())
+	b := NewBearer(store, "remote", res.url())
 	req, _ := http.NewRequest(http.MethodPost, res.url(), strings.NewReader(`{}`))
 	req.GetBody = func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(`{}`)), nil }
-	resp, err := b.wrap(http.DefaultTransport).RoundTrip(req)
+	resp, err := b.Wrap(http.DefaultTransport).RoundTrip(req)
 	if err != nil {
 		t.Fatal(err)
 	}
 	resp.Body.Close()
-	if why := b.needsAuth(); !strings.Contains(why, "another authorization server") {
+	if why := b.NeedsAuth(); !strings.Contains(why, "another authorization server") {
 		t.Fatalf("needsAuth = %q, want the move named", why)
 	}
 	if n := as1.tokenRequests(); n != tokensAtAS1 {
@@ -330,7 +330,7 @@ func TestClientSecretStaysWithItsIssuer(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
 	s := config.OAuthSettings{ClientID: "pre-registered", ClientSecret: secret}
-	cred, err := signIn(ctx, res.url(), s, nil, nil, SignInOptions{Open: follow, Timeout: 5 * time.Second},
+	cred, err := SignIn(ctx, res.url(), s, nil, nil, SignInOptions{Open: follow, Timeout: 5 * time.Second},
 		slog.New(slog.NewTextHandler(&logs, &slog.HandlerOptions{Level: slog.LevelDebug})))
 	if err != nil {
 		t.Fatal(err)

@@ -1,4 +1,4 @@
-package mcpbridge
+package oauth
 
 import (
 	"bytes"
@@ -45,7 +45,7 @@ func registerClient(ctx context.Context, hc *http.Client, endpoint, redirect str
 	req.Header.Set("Accept", "application/json")
 	resp, err := hc.Do(req)
 	if err != nil {
-		return registeredClient{}, plainHTTPError(err)
+		return registeredClient{}, PlainHTTPError(err)
 	}
 	defer resp.Body.Close()
 	raw, err := io.ReadAll(io.LimitReader(resp.Body, maxMetadata))

@@ -1,4 +1,4 @@
-package mcpbridge
+package oauth
 
 import (
 	"encoding/json"

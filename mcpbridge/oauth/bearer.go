@@ -1,30 +1,31 @@
-package mcpbridge
+package oauth
 
 import (
 	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"io"
 	"net/http"
 	"net/url"
 	"strings"
 	"sync"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 )
 
 // errInsufficientScope ends a request the server refused with 403 insufficient_scope.
 var errInsufficientScope = errors.New("the server needs a wider permission: sign in again")
 
-// refreshMargin: an access token this close to its expiry is refreshed before it is sent.
-const refreshMargin = 60 * time.Second
+// RefreshMargin: an access token this close to its expiry is refreshed before it is sent.
+const RefreshMargin = 60 * time.Second
 
-// bearer puts a signed-in server's access token on the requests to that server's origin,
+// Bearer puts a signed-in server's access token on the requests to that server's origin,
 // refreshes it shortly before it expires and once after a 401, and remembers why the server needs
 // the person to sign in (again) when neither helps. One per connection attempt; safe for
 // concurrent use.
-type bearer struct {
+type Bearer struct {
 	store  tokenstore.Store
 	server string
 	url    string // the resolved server URL the credential must have been issued for
@@ -32,22 +33,22 @@ type bearer struct {
 	hc     *http.Client // for the token endpoint
 	now    func() time.Time
 
-	// wider, when set, hears the scopes a 403 insufficient_scope named, for the next sign-in.
-	wider func(scope string)
+	// Wider, when set, hears the scopes a 403 insufficient_scope named, for the next sign-in.
+	Wider func(scope string)
 
 	// mu serialises refreshes (a refresh token may be good for one use) and guards need.
 	mu   sync.Mutex
 	need string // why the server needs a sign-in; "" = it does not (yet)
 }
 
-func newBearer(store tokenstore.Store, server, serverURL string) *bearer {
+func NewBearer(store tokenstore.Store, server, serverURL string) *Bearer {
 	u, _ := url.Parse(serverURL) // ignore error: validated by config
-	return &bearer{store: store, server: server, url: serverURL, origin: originOf(u),
+	return &Bearer{store: store, server: server, url: serverURL, origin: OriginOf(u),
 		hc: &http.Client{Timeout: 30 * time.Second}, now: time.Now}
 }
 
-// needsAuth says why the server needs a sign-in, or "".
-func (b *bearer) needsAuth() string {
+// NeedsAuth says why the server needs a sign-in, or "".
+func (b *Bearer) NeedsAuth() string {
 	if b == nil {
 		return ""
 	}
@@ -56,7 +57,7 @@ func (b *bearer) needsAuth() string {
 	return b.need
 }
 
-func (b *bearer) setNeed(why string) {
+func (b *Bearer) setNeed(why string) {
 	b.mu.Lock()
 	if b.need == "" {
 		b.need = why
@@ -66,14 +67,14 @@ func (b *bearer) setNeed(why string) {
 
 // current returns the credential to send, refreshed first when it is about to expire (or when
 // force is set and the token is still the one that was refused).
-func (b *bearer) current(ctx context.Context, refused string) (tokenstore.Credential, bool) {
+func (b *Bearer) current(ctx context.Context, refused string) (tokenstore.Credential, bool) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	c, err := b.store.Load(ctx, b.server)
 	if err != nil || c.URL != b.url || c.AccessToken == "" {
 		return tokenstore.Credential{}, false
 	}
-	stale := !c.ExpiresAt.IsZero() && b.now().Add(refreshMargin).After(c.ExpiresAt)
+	stale := !c.ExpiresAt.IsZero() && b.now().Add(RefreshMargin).After(c.ExpiresAt)
 	if !stale && (refused == "" || refused != c.AccessToken) {
 		return c, true
 	}
@@ -93,10 +94,10 @@ func (b *bearer) current(ctx context.Context, refused string) (tokenstore.Creden
 	return nc, true
 }
 
-// wrap returns a RoundTripper that authorizes next's requests to the server's origin.
-func (b *bearer) wrap(next http.RoundTripper) http.RoundTripper {
+// Wrap returns a RoundTripper that authorizes next's requests to the server's origin.
+func (b *Bearer) Wrap(next http.RoundTripper) http.RoundTripper {
 	return roundTripFunc(func(req *http.Request) (*http.Response, error) {
-		if originOf(req.URL) != b.origin {
+		if OriginOf(req.URL) != b.origin {
 			return next.RoundTrip(req)
 		}
 		c, ok := b.current(req.Context(), "")
@@ -114,8 +115,8 @@ func (b *bearer) wrap(next http.RoundTripper) http.RoundTripper {
 		challenge := resp.Header.Get("WWW-Authenticate")
 		if resp.StatusCode == http.StatusForbidden {
 			if strings.Contains(challenge, "insufficient_scope") {
-				if sc := challengeParam(challenge, "scope"); sc != "" && b.wider != nil {
-					b.wider(sc)
+				if sc := challengeParam(challenge, "scope"); sc != "" && b.Wider != nil {
+					b.Wider(sc)
 				}
 				b.setNeed("the server needs a wider permission (scope " + challengeParam(challenge, "scope") + "): sign in again")
 				// The request cannot succeed before a new sign-in: it fails at the transport, so
@@ -163,7 +164,7 @@ func (b *bearer) wrap(next http.RoundTripper) http.RoundTripper {
 // issuerMoved says why the credential's issuer is no longer the server's authorization server
 // (its protected resource metadata names others: SEP-2352 migration), or "". A server whose
 // metadata cannot be read keeps its credential: the refresh decides then.
-func (b *bearer) issuerMoved(ctx context.Context, challenge string, c tokenstore.Credential) string {
+func (b *Bearer) issuerMoved(ctx context.Context, challenge string, c tokenstore.Credential) string {
 	_, _, prm, err := findResourceMetadata(ctx, b.hc, b.url, challenge)
 	if err != nil || len(prm.AuthorizationServers) == 0 {
 		return ""

@@ -1,0 +1,78 @@
+package mcpbridge
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/oauth"
+	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
+)
+
+// SignIn runs the MCP authorization flow (revision 2025-11-25) for one HTTP or SSE server: the
+// 401's WWW-Authenticate -> protected resource metadata (RFC 9728) -> authorization server
+// metadata (RFC 8414 or OpenID discovery, issuer checked), the client (the configured oauth.clientId,
+// else dynamic registration, RFC 7591), authorization code with PKCE S256, state and the RFC 9207
+// iss checked, the resource (RFC 8707) on every request, a loopback listener on 127.0.0.1 that
+// takes one callback. The tokens go to the registry's tokenstore.Store, and the server reconnects.
+// The flow itself is package oauth's (oauth.SignIn).
+func (r *Registry) SignIn(ctx context.Context, name string, o oauth.SignInOptions) (ServerStatus, error) {
+	if r.opts.Tokens == nil {
+		return ServerStatus{}, errors.New("mcpbridge: sign-in is not available here (no token store)")
+	}
+	r.mu.Lock()
+	e := r.servers[name]
+	var cfg config.ServerConfig
+	var wider []string
+	if e != nil {
+		cfg, wider = e.cfg, strings.Fields(e.wantScope)
+	}
+	r.mu.Unlock()
+	if e == nil {
+		return ServerStatus{}, fmt.Errorf("mcpbridge: unknown server %q", name)
+	}
+	if cfg.Transport == config.TransportStdio {
+		return ServerStatus{}, fmt.Errorf("mcpbridge: server %q runs as a program; only http and sse servers sign in", name)
+	}
+	resolved, err := cfg.Resolve(r.opts.Getenv)
+	if err != nil {
+		return ServerStatus{}, err
+	}
+	var settings config.OAuthSettings
+	if resolved.OAuth != nil {
+		settings = *resolved.OAuth
+	}
+	if o.Timeout <= 0 {
+		o.Timeout = oauth.DefaultSignInTimeout
+	}
+	var prev *tokenstore.Credential
+	if c, err := r.opts.Tokens.Load(ctx, name); err == nil {
+		prev = &c
+	}
+	if o.ClientVersion == "" {
+		o.ClientVersion = clientVersion
+	}
+	cred, err := oauth.SignIn(ctx, resolved.URL, settings, wider, prev, o, r.log)
+	if err != nil {
+		return ServerStatus{}, fmt.Errorf("mcpbridge: sign in to %s: %w", name, err)
+	}
+	if err := r.opts.Tokens.Save(ctx, name, cred); err != nil {
+		return ServerStatus{}, fmt.Errorf("mcpbridge: sign in to %s: keeping the tokens: %w", name, err)
+	}
+	r.log.Info("mcp server signed in", "server", name, "issuer", cred.Issuer)
+	return r.ReconnectServer(ctx, name)
+}
+
+// SignOut forgets a server's tokens (revoking them at the authorization server when it says how)
+// and restarts the server, which then needs a sign-in again.
+func (r *Registry) SignOut(ctx context.Context, name string) (ServerStatus, error) {
+	if r.opts.Tokens == nil {
+		return ServerStatus{}, errors.New("mcpbridge: sign-in is not available here (no token store)")
+	}
+	if err := oauth.Forget(ctx, r.opts.Tokens, name); err != nil {
+		return ServerStatus{}, err
+	}
+	return r.ReconnectServer(ctx, name)
+}
