@@ -64,7 +64,10 @@ func TestMCPAddRemoveImport(t *testing.T) {
 	// name that exists.
 	codex := filepath.Join(home, ".codex", "config.toml")
 	os.MkdirAll(filepath.Dir(codex), 0o700)
-	data, _ := os.ReadFile("../../mcpbridge/testdata/configs/codex-config.toml")
+	data, err := os.ReadFile("../../mcpbridge/config/testdata/configs/codex-config.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
 	os.WriteFile(codex, append(data, "\n[mcp_servers.keep]\ncommand = \"other\"\n"...), 0o600)
 	out, errs, code := runMCPTest(t, "import", "--from", "codex", "--dry-run", "--workspace", ws)
 	if code != 0 || !strings.Contains(out, "Would add context7") || !strings.Contains(out, "Skipped bad__name") || !strings.Contains(out, "Skipped keep") || !strings.Contains(out, "already defined") {
