@@ -1,0 +1,52 @@
+// Package sandbox confines a local (stdio) MCP server to what its profile allows, so "what can
+// this server touch" has an answer the user saw.
+//
+// A [Profile] is the config entry's "sandbox" field (`true`, or {"read", "write", "network"});
+// [Profile.Canonical] is its form in the trust fingerprint and [Profile.Describe] the sentence a
+// person sees ("sandboxed: no network, writes only ./build and its own folder"). [Resolve] turns
+// it into a [Plan] of concrete roots: the system folders, the command's own package, the package
+// managers' caches and the workspace read-only; the server's own state folder (with a private
+// temp) writable; whatever the entry lists. Never granted, whatever the entry says: the user's
+// secrets (~/.ssh, ~/.gnupg, ~/.aws, ~/.netrc, keyrings, ...), Switchboard's own state (tokens,
+// allowlist, pins, audit) and other servers' state folders. Landlock allows by root, so no
+// granted root may contain one of them: a default root that does (a workspace that is the home
+// folder) is granted child by child without it; a path the user listed that does is refused with
+// an error naming the secret.
+//
+// # Linux
+//
+// [Wrap] turns the server's exec.Cmd into a start of the host's own executable, whose first act
+// ([Main], called at the top of cmd/switchboard's main and of test binaries' TestMain) is to
+// confine itself and then exec the server. Landlock (ABI 6 or later, required, never best effort)
+// restricts files, TCP connect/bind and signals/abstract sockets to outside the sandbox; the
+// launcher also sets no_new_privs. Unless the network is "true", the launcher starts in new user
+// and network namespaces: "no network" is a namespace with only its own loopback. A domain list
+// is served by a proxy in the host: the launcher listens on loopback inside the namespace, hands
+// that socket to the host over its status socket (SCM_RIGHTS), allows itself TCP connect to that
+// one port only, and execs the server with HTTP(S)_PROXY pointing there. The proxy allows CONNECT
+// and plain HTTP to listed names only. Landlock and namespaces are inherited by every descendant
+// and cannot be left, so setsid, double forks and exec change nothing.
+//
+// Where the kernel lacks what a sandbox needs, the launcher refuses to start the server and says
+// why ([Sandbox.Started] returns it); it never runs a server unconfined.
+//
+// # What a person sees when the sandbox bites
+//
+// A refused connection through the proxy is reported through [Options.Report] as one sentence
+// ("blocked: connection to evil.example.com:443 (not on the server's network list)"). Landlock
+// refuses file access with EACCES and tells the process nothing more; the kernel can log each
+// refusal to the audit subsystem (ABI 7, which the launcher enables for the server), but reading
+// it needs CAP_AUDIT_READ, so the host does not: the server's own error ("EACCES: permission
+// denied, open '~/.ssh/id_rsa'") in its stderr tail is what names the path.
+//
+// # macOS
+//
+// The darwin build runs the server under sandbox-exec with a generated profile (profile_darwin.go).
+//
+// # Limits
+//
+// Before Landlock ABI 9 (Linux 6.14+ ... not this machine's 7) connect(2) to a pathname Unix
+// socket is not restricted: a sandboxed server could talk to a socket whose path it knows and
+// whose permissions let its user in (an ssh-agent, a docker socket). TODO(sandbox): a mount
+// namespace hiding /run and $XDG_RUNTIME_DIR, or require ABI 9.
+package sandbox

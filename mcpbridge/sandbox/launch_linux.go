@@ -1,0 +1,245 @@
+package sandbox
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"syscall"
+
+	"github.com/landlock-lsm/go-landlock/landlock"
+	llsys "github.com/landlock-lsm/go-landlock/landlock/syscall"
+	"golang.org/x/sys/unix"
+)
+
+// minABI is the Landlock ABI every sandbox needs: files with truncate and refer (3), TCP rules
+// (4), device ioctls (5), and the scopes (6) that stop a server from signalling processes
+// outside its sandbox (the host, other servers) and from reaching abstract Unix sockets.
+const minABI = 6
+
+// prepare points cmd at the launcher: new user and network namespaces unless the network is
+// the user's, and a SOCK_SEQPACKET status socket on which the launcher reports a refusal (or,
+// for a domain list, passes the proxy listener it made inside the namespace).
+func (s *Sandbox) prepare(cmd *exec.Cmd, launcher string) error {
+	fds, err := unix.Socketpair(unix.AF_UNIX, unix.SOCK_SEQPACKET|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return fmt.Errorf("sandbox: status socket: %w", err)
+	}
+	s.host = os.NewFile(uintptr(fds[0]), "sandbox-status")
+	s.child = os.NewFile(uintptr(fds[1]), "sandbox-status-child")
+	cmd.ExtraFiles = append(cmd.ExtraFiles, s.child)
+	lp := launchPlan{Plan: *s.plan, StatusFD: 2 + len(cmd.ExtraFiles)}
+	cmd.Path = launcher
+	if len(cmd.Args) == 0 {
+		cmd.Args = []string{s.plan.Command}
+	}
+	cmd.Env = append(serverEnv(cmd.Env, s.plan), envPlan+"="+encodePlan(lp))
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	if s.plan.Network.Mode != NetAll {
+		uid, gid := os.Getuid(), os.Getgid()
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
+		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+		cmd.SysProcAttr.GidMappingsEnableSetgroups = false
+	}
+	return nil
+}
+
+// started reads the launcher's messages until the socket closes (the launcher executed the
+// server: the socket is close-on-exec) or a refusal arrives.
+func (s *Sandbox) started() error {
+	buf := make([]byte, 4096)
+	oob := make([]byte, unix.CmsgSpace(4))
+	for {
+		n, oobn, _, _, err := unix.Recvmsg(int(s.host.Fd()), buf, oob, 0)
+		if err != nil {
+			if errors.Is(err, unix.EINTR) {
+				continue
+			}
+			return fmt.Errorf("sandbox: launcher status: %w", err)
+		}
+		if n == 0 && oobn == 0 {
+			return nil // EOF: the server runs
+		}
+		msg := string(buf[:n])
+		switch {
+		case len(msg) > 0 && msg[0] == 'E':
+			return errors.New(msg[1:])
+		case msg == "L":
+			cmsgs, err := unix.ParseSocketControlMessage(oob[:oobn])
+			if err != nil || len(cmsgs) != 1 {
+				return errors.New("sandbox: launcher sent no proxy listener")
+			}
+			fds, err := unix.ParseUnixRights(&cmsgs[0])
+			if err != nil || len(fds) != 1 {
+				return errors.New("sandbox: launcher sent no proxy listener")
+			}
+			f := os.NewFile(uintptr(fds[0]), "sandbox-proxy")
+			ln, err := net.FileListener(f)
+			f.Close()
+			if err != nil {
+				return fmt.Errorf("sandbox: proxy listener: %w", err)
+			}
+			s.proxy = newProxy(s.plan.Network.Domains, s.opts.Dial, s.report)
+			go s.proxy.serve(ln)
+		}
+	}
+}
+
+// Main is the launcher. cmd/switchboard's main and test binaries' TestMain call it before
+// anything else; it returns at once unless this process was started by [Wrap], and otherwise
+// never returns: it confines itself and executes the server, or reports why not and exits 126.
+func Main() {
+	raw, ok := os.LookupEnv(envPlan)
+	if !ok {
+		return
+	}
+	os.Unsetenv(envPlan)
+	var lp launchPlan
+	if err := json.Unmarshal([]byte(raw), &lp); err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: launcher: bad plan: %v\n", err)
+		os.Exit(exitLaunch)
+	}
+	status := os.NewFile(uintptr(lp.StatusFD), "sandbox-status")
+	err := launch(&lp.Plan, status)
+	// launch returns only on failure.
+	msg := err.Error()
+	fmt.Fprintf(os.Stderr, "%s\n", msg)
+	unix.Sendmsg(int(status.Fd()), []byte("E"+msg), nil, nil, 0) // ignore error: stderr has it too
+	os.Exit(exitLaunch)
+}
+
+func launch(plan *Plan, status *os.File) error {
+	if err := Available(); err != nil {
+		return fmt.Errorf("%w, so it was not started", err)
+	}
+	env := os.Environ()
+	var netRules []landlock.Rule
+	if plan.Network.Mode != NetAll {
+		// In a fresh network namespace loopback is down; up, it reaches only this namespace.
+		if err := loopbackUp(); err != nil {
+			return fmt.Errorf("sandbox: network namespace: %w", err)
+		}
+	}
+	if plan.Network.Mode == NetDomains {
+		port, err := proxyListener(status)
+		if err != nil {
+			return fmt.Errorf("sandbox: proxy: %w", err)
+		}
+		netRules = append(netRules, landlock.ConnectTCP(uint16(port)))
+		url := "http://127.0.0.1:" + strconv.Itoa(port)
+		env = proxyEnv(env, url)
+	}
+	if err := confine(plan, netRules); err != nil {
+		return err
+	}
+	// The status socket came through ExtraFiles without close-on-exec; with it, the host sees
+	// EOF exactly when the server has replaced this process.
+	unix.CloseOnExec(int(status.Fd()))
+	err := syscall.Exec(plan.Command, os.Args, env)
+	return fmt.Errorf("sandbox: start %s: %w", plan.Command, err)
+}
+
+// confine applies the Landlock ruleset to this process (every thread), with no_new_privs.
+func confine(plan *Plan, netRules []landlock.Rule) error {
+	cfg := landlock.V6
+	if plan.Network.Mode == NetAll {
+		cfg.HandledAccessNet = 0
+	}
+	// Log denials after exec too (ABI 7), so the audit log can name what the server was refused.
+	if v, _ := llsys.LandlockGetABIVersion(); v >= 7 {
+		cfg = cfg.EnableLoggingForSubprocesses()
+	}
+	var rules []landlock.Rule
+	for _, p := range plan.Read {
+		rules = append(rules, fsRule(p, false))
+	}
+	for _, p := range plan.Write {
+		rules = append(rules, fsRule(p, true))
+	}
+	rules = append(rules,
+		landlock.RWFiles("/dev/null", "/dev/zero", "/dev/full", "/dev/random", "/dev/urandom").WithIoctlDev().IgnoreIfMissing(),
+	)
+	rules = append(rules, netRules...)
+	if err := cfg.Restrict(rules...); err != nil {
+		return fmt.Errorf("sandbox: landlock: %w; the server was not started", err)
+	}
+	return nil
+}
+
+func fsRule(p string, write bool) landlock.Rule {
+	dir := true
+	if fi, err := os.Stat(p); err == nil && !fi.IsDir() {
+		dir = false
+	}
+	switch {
+	case write && dir:
+		return landlock.RWDirs(p).WithRefer().IgnoreIfMissing()
+	case write:
+		return landlock.RWFiles(p).IgnoreIfMissing()
+	case dir:
+		return landlock.RODirs(p).IgnoreIfMissing()
+	default:
+		return landlock.ROFiles(p).IgnoreIfMissing()
+	}
+}
+
+func loopbackUp() error {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_DGRAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return err
+	}
+	defer unix.Close(fd)
+	ifr, err := unix.NewIfreq("lo")
+	if err != nil {
+		return err
+	}
+	if err := unix.IoctlIfreq(fd, unix.SIOCGIFFLAGS, ifr); err != nil {
+		return err
+	}
+	ifr.SetUint16(ifr.Uint16() | unix.IFF_UP | unix.IFF_RUNNING)
+	return unix.IoctlIfreq(fd, unix.SIOCSIFFLAGS, ifr)
+}
+
+// proxyListener listens on loopback inside the namespace and passes the socket to the host,
+// which serves its proxy on it: the server's only way out is a connection the host accepts.
+func proxyListener(status *os.File) (int, error) {
+	fd, err := unix.Socket(unix.AF_INET, unix.SOCK_STREAM|unix.SOCK_CLOEXEC, 0)
+	if err != nil {
+		return 0, err
+	}
+	defer unix.Close(fd)
+	if err := unix.Bind(fd, &unix.SockaddrInet4{Addr: [4]byte{127, 0, 0, 1}}); err != nil {
+		return 0, err
+	}
+	if err := unix.Listen(fd, 128); err != nil {
+		return 0, err
+	}
+	sa, err := unix.Getsockname(fd)
+	if err != nil {
+		return 0, err
+	}
+	port := sa.(*unix.SockaddrInet4).Port
+	if err := unix.Sendmsg(int(status.Fd()), []byte("L"), unix.UnixRights(fd), nil, 0); err != nil {
+		return 0, err
+	}
+	return port, nil
+}
+
+// Available reports whether this kernel can run a sandboxed server, and if not, why.
+func Available() error {
+	v, err := llsys.LandlockGetABIVersion()
+	if err != nil || v < minABI {
+		have := "no Landlock"
+		if err == nil {
+			have = "Landlock ABI " + strconv.Itoa(v)
+		}
+		return fmt.Errorf("sandbox: this kernel has %s; a sandboxed server needs Landlock ABI %d or later (Linux 6.7+)", have, minABI)
+	}
+	return nil
+}

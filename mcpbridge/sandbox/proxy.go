@@ -1,0 +1,207 @@
+package sandbox
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+)
+
+// proxy is the host's HTTP proxy for a server whose network is a domain list. The listener lives
+// in the server's network namespace (the launcher made it there and passed it over), so the
+// server reaches nothing else; each connection goes only where the list allows, and the TCP
+// destination is fixed per connection (a second request on it cannot change host).
+type proxy struct {
+	allow  []string
+	dial   func(ctx context.Context, network, addr string) (net.Conn, error)
+	report func(string)
+
+	mu    sync.Mutex // guards ln, conns, done
+	ln    net.Listener
+	conns map[net.Conn]struct{}
+	done  bool
+}
+
+func newProxy(allow []string, dial func(ctx context.Context, network, addr string) (net.Conn, error), report func(string)) *proxy {
+	if dial == nil {
+		d := &net.Dialer{Timeout: 30 * time.Second}
+		dial = d.DialContext
+	}
+	return &proxy{allow: allow, dial: dial, report: report, conns: map[net.Conn]struct{}{}}
+}
+
+func (p *proxy) serve(ln net.Listener) {
+	p.mu.Lock()
+	if p.done {
+		p.mu.Unlock()
+		ln.Close()
+		return
+	}
+	p.ln = ln
+	p.mu.Unlock()
+	for {
+		c, err := ln.Accept()
+		if err != nil {
+			return
+		}
+		if !p.track(c, true) {
+			c.Close()
+			return
+		}
+		go func() {
+			defer p.track(c, false)
+			defer c.Close()
+			p.handle(c)
+		}()
+	}
+}
+
+// track adds or removes a live connection; it reports false once the proxy is closed.
+func (p *proxy) track(c net.Conn, add bool) bool {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	if !add {
+		delete(p.conns, c)
+		return true
+	}
+	if p.done {
+		return false
+	}
+	p.conns[c] = struct{}{}
+	return true
+}
+
+func (p *proxy) close() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.done = true
+	if p.ln != nil {
+		p.ln.Close()
+	}
+	for c := range p.conns {
+		c.Close()
+	}
+}
+
+func (p *proxy) handle(c net.Conn) {
+	br := bufio.NewReader(c)
+	req, err := http.ReadRequest(br)
+	if err != nil {
+		return
+	}
+	var host, port string
+	if req.Method == http.MethodConnect {
+		host, port, err = net.SplitHostPort(req.RequestURI)
+		if err != nil {
+			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n") // ignore error
+			return
+		}
+	} else {
+		if req.URL == nil || req.URL.Scheme != "http" || req.URL.Host == "" {
+			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n") // ignore error
+			return
+		}
+		host, port = req.URL.Hostname(), req.URL.Port()
+		if port == "" {
+			port = "80"
+		}
+	}
+	host = strings.TrimSuffix(strings.ToLower(host), ".")
+	addr := net.JoinHostPort(host, port)
+	if !allowed(p.allow, host, port) {
+		p.report(fmt.Sprintf("blocked: connection to %s (not on the server's network list)", safetext.Line(addr)))
+		io.WriteString(c, "HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n") // ignore error
+		return
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	up, err := p.dial(ctx, "tcp", addr)
+	cancel()
+	if err != nil {
+		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n") // ignore error
+		return
+	}
+	if !p.track(up, true) {
+		up.Close()
+		return
+	}
+	defer p.track(up, false)
+	defer up.Close()
+	if req.Method == http.MethodConnect {
+		if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+			return
+		}
+	} else {
+		req.Header.Del("Proxy-Connection")
+		req.Header.Del("Proxy-Authorization")
+		if err := req.Write(up); err != nil {
+			return
+		}
+	}
+	done := make(chan struct{})
+	go func() {
+		io.Copy(up, br) // ignore error: either side closing ends the tunnel
+		if cw, ok := up.(interface{ CloseWrite() error }); ok {
+			cw.CloseWrite() // ignore error
+		}
+		close(done)
+	}()
+	io.Copy(c, up) // ignore error
+	c.Close()
+	<-done
+}
+
+// allowed matches host:port against the list: "host" allows ports 80 and 443, "host:port" that
+// port; "*.example.com" any subdomain of example.com (not example.com itself).
+func allowed(list []string, host, port string) bool {
+	for _, e := range list {
+		eh, ep := e, ""
+		if h, p, err := net.SplitHostPort(e); err == nil {
+			eh, ep = h, p
+		}
+		if ep == "" {
+			if port != "80" && port != "443" {
+				continue
+			}
+		} else if ep != port {
+			continue
+		}
+		if suffix, ok := strings.CutPrefix(eh, "*."); ok {
+			if strings.HasSuffix(host, "."+suffix) {
+				return true
+			}
+			continue
+		}
+		if eh == host {
+			return true
+		}
+		if a, b := net.ParseIP(eh), net.ParseIP(host); a != nil && b != nil && a.Equal(b) {
+			return true
+		}
+	}
+	return false
+}
+
+// proxyEnv points every usual client at the proxy and drops any way around it.
+func proxyEnv(env []string, url string) []string {
+	out := env[:0:0]
+	for _, kv := range env {
+		k, _, _ := strings.Cut(kv, "=")
+		switch strings.ToUpper(k) {
+		case "HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "NO_PROXY", "NPM_CONFIG_PROXY", "NPM_CONFIG_HTTPS_PROXY", "NPM_CONFIG_NOPROXY":
+			continue
+		}
+		out = append(out, kv)
+	}
+	for _, k := range []string{"HTTP_PROXY", "HTTPS_PROXY", "ALL_PROXY", "http_proxy", "https_proxy", "all_proxy", "npm_config_proxy", "npm_config_https_proxy"} {
+		out = append(out, k+"="+url)
+	}
+	// Node's own fetch honours the variables only when asked (Node 24+).
+	return append(out, "NODE_USE_ENV_PROXY=1")
+}

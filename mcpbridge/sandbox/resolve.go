@@ -1,0 +1,380 @@
+package sandbox
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+)
+
+// Env is what Resolve needs to know about the server and the machine.
+type Env struct {
+	// Home is the user's home folder.
+	Home string
+	// Workspace lists the open workspace folders (absolute). The first one anchors relative paths.
+	Workspace []string
+	// StateDir is this server's own folder, the only one it may write by default (its private
+	// temp lives inside). Resolve creates it (0700).
+	StateDir string
+	// Protected are Switchboard's own state (tokens, allowlist, pins, audit) and the folder that
+	// holds every server's StateDir: never opened, whatever the entry says. The server's own
+	// StateDir may lie inside one of them.
+	Protected []string
+	// Command and Args as configured; Dir is the server's working folder; Path is the PATH the
+	// command is looked up in (the host's when empty).
+	Command string
+	Args    []string
+	Dir     string
+	Path    string
+}
+
+// Plan is a resolved profile: absolute, symlink-free roots the kernel is told to allow.
+type Plan struct {
+	// Command is the resolved executable the launcher runs.
+	Command string
+	// Read and Write are the granted roots (Write implies read).
+	Read, Write []string
+	Network     Network
+	// TempDir is the private temp (TMPDIR), inside StateDir.
+	TempDir string
+	// Denied are the always-denied paths this plan was checked against (for messages and tests).
+	Denied []string
+}
+
+// secretsInHome are the user's secrets, relative to the home folder. None is ever granted, and
+// no granted folder contains one.
+var secretsInHome = []string{
+	".ssh", ".gnupg", ".aws", ".azure", ".config/gcloud", ".kube", ".docker", ".netrc", ".npmrc",
+	".pypirc", ".git-credentials", ".config/git/credentials", ".config/gh", ".config/hub",
+	".local/share/keyrings", ".password-store", ".pki", ".vault-token", ".terraform.d",
+	".cargo/credentials", ".cargo/credentials.toml", ".gem/credentials", ".mozilla",
+	".config/google-chrome", ".config/chromium", ".config/BraveSoftware", ".thunderbird",
+	"Library/Keychains", "Library/Cookies", ".bash_history", ".zsh_history", ".python_history",
+	".node_repl_history", ".psql_history", ".mysql_history", ".lesshst", ".viminfo",
+	".config/switchboard", ".local/state/switchboard", ".cache/switchboard",
+}
+
+// secretsOnSystem are system files that a process running as root could otherwise read.
+var secretsOnSystem = []string{
+	"/etc/shadow", "/etc/shadow-", "/etc/gshadow", "/etc/gshadow-", "/etc/ssh", "/etc/sudoers",
+	"/etc/sudoers.d", "/etc/ssl/private", "/run/secrets", "/var/run/secrets", "/root",
+}
+
+// systemRead are the folders every process needs to run: read (and execute) only.
+var systemRead = []string{
+	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
+	"/proc", "/sys", "/nix/store", "/snap", "/run/current-system",
+}
+
+// cachesInHome are the package managers' homes, so `npx -y` and `uvx` servers start (read only:
+// a server that could write them could plant code that runs outside its sandbox).
+var cachesInHome = []string{
+	".npm", ".cache/uv", ".local/share/uv", ".cache/node", ".cache/node-gyp", ".nvm", ".volta",
+	".bun", ".deno", ".cache/deno", ".local/bin", ".local/lib", ".pyenv", ".cache/pip", ".cargo/bin",
+	".rustup", "go/bin", "go/pkg/mod", ".cache/go-build",
+}
+
+// Resolve turns a profile into the roots the kernel allows. It refuses a path the user listed
+// that is or holds a secret (the message names it), and leaves out of the default profile
+// whatever would: a workspace that is the home folder is granted child by child, without ~/.ssh.
+func Resolve(p Profile, env Env) (*Plan, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	if env.Home == "" || !filepath.IsAbs(env.Home) {
+		return nil, errors.New("sandbox: the home folder is unknown")
+	}
+	if env.StateDir == "" || !filepath.IsAbs(env.StateDir) {
+		return nil, errors.New("sandbox: the server's state folder is unknown")
+	}
+	r := resolver{env: env}
+	for _, s := range secretsInHome {
+		r.addDenied(filepath.Join(env.Home, s))
+	}
+	for _, s := range secretsOnSystem {
+		if s == "/root" && within(env.Home, "/root") {
+			continue // the home folder's own secrets are listed above
+		}
+		r.addDenied(s)
+	}
+	for _, s := range env.Protected {
+		r.addDenied(s)
+	}
+
+	cmd, err := lookPath(env.Command, env.Path, env.Dir)
+	if err != nil {
+		return nil, fmt.Errorf("sandbox: %w", err)
+	}
+	r.plan.Command = cmd
+
+	// Own state and temp: ours to make, so inside Protected is fine, but never holding a secret.
+	state := filepath.Clean(env.StateDir)
+	tmp := filepath.Join(state, "tmp")
+	if err := os.MkdirAll(tmp, 0o700); err != nil {
+		return nil, fmt.Errorf("sandbox: state folder: %w", err)
+	}
+	if real, err := filepath.EvalSymlinks(state); err == nil {
+		state = real
+	}
+	if d := r.containedDenied(state); d != "" {
+		return nil, fmt.Errorf("sandbox: the state folder %s holds %s", r.show(state), r.show(d))
+	}
+	r.plan.Write = append(r.plan.Write, state)
+	r.plan.TempDir = filepath.Join(state, "tmp")
+
+	for _, d := range systemRead {
+		r.grantDefault(d, false)
+	}
+	for _, c := range cachesInHome {
+		r.grantDefault(filepath.Join(env.Home, c), false)
+	}
+	// The command's own package (a symlinked npx leads into npm's), then any argument that names
+	// an existing file (node server.js): its package too.
+	r.grantPackage(cmd)
+	if real, err := filepath.EvalSymlinks(cmd); err == nil && real != cmd {
+		r.grantPackage(real)
+	}
+	for _, a := range env.Args {
+		if a == "" || strings.HasPrefix(a, "-") {
+			continue
+		}
+		path := a
+		if !filepath.IsAbs(path) {
+			if env.Dir == "" {
+				continue
+			}
+			path = filepath.Join(env.Dir, path)
+		}
+		if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
+			r.grantPackage(path)
+		}
+	}
+	for _, w := range env.Workspace {
+		r.grantDefault(w, false)
+	}
+
+	for _, path := range p.Read {
+		if err := r.grantListed("read", path, false); err != nil {
+			return nil, err
+		}
+	}
+	for _, path := range p.Write {
+		if err := r.grantListed("write", path, true); err != nil {
+			return nil, err
+		}
+	}
+	r.plan.Network = p.Network
+	r.plan.Read = compactRoots(r.plan.Read)
+	r.plan.Write = compactRoots(r.plan.Write)
+	r.plan.Denied = r.denied
+	return &r.plan, nil
+}
+
+type resolver struct {
+	env    Env
+	denied []string
+	plan   Plan
+}
+
+func (r *resolver) addDenied(p string) {
+	p = filepath.Clean(p)
+	r.denied = append(r.denied, p)
+	if real, err := filepath.EvalSymlinks(p); err == nil && real != p {
+		r.denied = append(r.denied, real)
+	}
+}
+
+// insideDenied returns the denied path that p is or lies in, containedDenied the one p holds.
+func (r *resolver) insideDenied(p string) string {
+	for _, d := range r.denied {
+		if within(p, d) {
+			return d
+		}
+	}
+	return ""
+}
+
+func (r *resolver) containedDenied(p string) string {
+	for _, d := range r.denied {
+		if within(d, p) && d != p {
+			return d
+		}
+	}
+	return ""
+}
+
+// grantDefault grants a default root if it exists: whole when it holds no secret, else child by
+// child without the secrets (Landlock allows by root, so the root itself must not be granted).
+func (r *resolver) grantDefault(p string, write bool) {
+	real, err := filepath.EvalSymlinks(p)
+	if err != nil {
+		return // a default folder that is not there is not needed
+	}
+	if r.insideDenied(real) != "" {
+		return
+	}
+	if r.containedDenied(real) == "" {
+		r.add(real, write)
+		return
+	}
+	ents, err := os.ReadDir(real)
+	if err != nil {
+		return
+	}
+	for _, e := range ents {
+		child := filepath.Join(real, e.Name())
+		if e.Type()&fs.ModeSymlink != 0 {
+			continue // a link is granted through what it names, if that is granted
+		}
+		r.grantDefault(child, write)
+	}
+}
+
+// grantPackage grants the folder of a program or script, widened to its package (the nearest
+// folder above with a package.json, pyproject.toml, go.mod or Cargo.toml, below the home
+// folder), or only the file when that folder holds a secret.
+func (r *resolver) grantPackage(file string) {
+	real, err := filepath.EvalSymlinks(file)
+	if err != nil || r.insideDenied(real) != "" {
+		return
+	}
+	dir := filepath.Dir(real)
+	for d := dir; within(d, r.env.Home) && d != r.env.Home; d = filepath.Dir(d) {
+		if hasAny(d, "package.json", "pyproject.toml", "setup.py", "go.mod", "Cargo.toml") {
+			dir = d
+			break
+		}
+	}
+	if r.containedDenied(dir) != "" || dir == "/" {
+		r.add(real, false)
+		return
+	}
+	r.add(dir, false)
+}
+
+// grantListed grants a path the user listed in the entry. It must exist and must neither be nor
+// hold a secret: the user is told which, rather than given less than they wrote.
+func (r *resolver) grantListed(key, path string, write bool) error {
+	abs, err := r.abs(path)
+	if err != nil {
+		return fmt.Errorf("sandbox: %s %q: %w", key, safetext.Line(path), err)
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		if errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("sandbox: %s %q: %s does not exist (create it first)", key, safetext.Line(path), r.show(abs))
+		}
+		return fmt.Errorf("sandbox: %s %q: %w", key, safetext.Line(path), err)
+	}
+	if d := r.insideDenied(real); d != "" {
+		return fmt.Errorf("sandbox: %s %q: %s is never opened to a sandboxed server", key, safetext.Line(path), r.show(d))
+	}
+	if d := r.containedDenied(real); d != "" {
+		return fmt.Errorf("sandbox: %s %q: it holds %s, which is never opened to a sandboxed server; list the folders inside it that the server needs", key, safetext.Line(path), r.show(d))
+	}
+	r.add(real, write)
+	return nil
+}
+
+func (r *resolver) abs(p string) (string, error) {
+	switch {
+	case p == "~":
+		return r.env.Home, nil
+	case strings.HasPrefix(p, "~/"):
+		return filepath.Join(r.env.Home, p[2:]), nil
+	case filepath.IsAbs(p):
+		return filepath.Clean(p), nil
+	case len(r.env.Workspace) > 0:
+		return filepath.Join(r.env.Workspace[0], p), nil
+	}
+	return "", errors.New("a relative path needs a workspace folder")
+}
+
+func (r *resolver) add(p string, write bool) {
+	if write {
+		r.plan.Write = append(r.plan.Write, p)
+	} else {
+		r.plan.Read = append(r.plan.Read, p)
+	}
+}
+
+// show writes p for a person: "~/.ssh" rather than "/home/u/.ssh".
+func (r *resolver) show(p string) string {
+	if within(p, r.env.Home) {
+		rel, _ := filepath.Rel(r.env.Home, p) // ignore error: p is within Home
+		if rel == "." {
+			return safetext.Line("~")
+		}
+		return safetext.Line("~/" + rel)
+	}
+	return safetext.Line(p)
+}
+
+// within reports whether p is dir or lies inside it.
+func within(p, dir string) bool {
+	if dir == "/" {
+		return strings.HasPrefix(p, "/")
+	}
+	return p == dir || strings.HasPrefix(p, dir+string(filepath.Separator))
+}
+
+func hasAny(dir string, names ...string) bool {
+	for _, n := range names {
+		if _, err := os.Stat(filepath.Join(dir, n)); err == nil {
+			return true
+		}
+	}
+	return false
+}
+
+// compactRoots sorts, de-duplicates and drops roots inside another root of the same list.
+func compactRoots(l []string) []string {
+	slices.Sort(l)
+	l = slices.Compact(l)
+	var out []string
+	for _, p := range l {
+		if len(out) > 0 && within(p, out[len(out)-1]) {
+			continue
+		}
+		out = append(out, p)
+	}
+	return out
+}
+
+func lookPath(command, path, dir string) (string, error) {
+	if command == "" {
+		return "", errors.New("no command")
+	}
+	if strings.ContainsRune(command, filepath.Separator) {
+		if !filepath.IsAbs(command) && dir != "" {
+			command = filepath.Join(dir, command)
+		}
+		abs, err := filepath.Abs(command)
+		if err != nil {
+			return "", err
+		}
+		if _, err := os.Stat(abs); err != nil {
+			return "", fmt.Errorf("command %s: %w", safetext.Line(command), err)
+		}
+		return abs, nil
+	}
+	if path == "" {
+		path = os.Getenv("PATH")
+	}
+	for _, d := range filepath.SplitList(path) {
+		if d == "" || !filepath.IsAbs(d) {
+			continue // a relative PATH entry would resolve against a folder the sandbox may not see
+		}
+		p := filepath.Join(d, command)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("command %s: %w", safetext.Line(command), exec.ErrNotFound)
+}
