@@ -45,7 +45,7 @@
 //
 // # Limits
 //
-// Before Landlock ABI 9 (Linux 6.14+ ... not this machine's 7) connect(2) to a pathname Unix
+// Before Landlock ABI 9, connect(2) to a pathname Unix
 // socket is not restricted: a sandboxed server could talk to a socket whose path it knows and
 // whose permissions let its user in (an ssh-agent, a docker socket). TODO(sandbox): a mount
 // namespace hiding /run and $XDG_RUNTIME_DIR, or require ABI 9.

@@ -239,7 +239,7 @@ func Available() error {
 		if err == nil {
 			have = "Landlock ABI " + strconv.Itoa(v)
 		}
-		return fmt.Errorf("sandbox: this kernel has %s; a sandboxed server needs Landlock ABI %d or later (Linux 6.7+)", have, minABI)
+		return fmt.Errorf("sandbox: this kernel has %s; a sandboxed server needs Landlock ABI %d or later (Linux 6.12+)", have, minABI)
 	}
 	return nil
 }

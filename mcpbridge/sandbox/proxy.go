@@ -92,57 +92,70 @@ func (p *proxy) close() {
 
 func (p *proxy) handle(c net.Conn) {
 	br := bufio.NewReader(c)
-	req, err := http.ReadRequest(br)
-	if err != nil {
-		return
-	}
-	var host, port string
-	if req.Method == http.MethodConnect {
-		host, port, err = net.SplitHostPort(req.RequestURI)
+	for {
+		req, err := http.ReadRequest(br)
 		if err != nil {
-			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n") // ignore error
 			return
 		}
-	} else {
-		if req.URL == nil || req.URL.Scheme != "http" || req.URL.Host == "" {
-			io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n") // ignore error
+		if req.Method == http.MethodConnect {
+			p.tunnel(c, br, req)
 			return
 		}
-		host, port = req.URL.Hostname(), req.URL.Port()
-		if port == "" {
-			port = "80"
+		// Plain HTTP: every request is checked and sent on a connection of its own, so a second
+		// request on a kept-alive connection cannot name another host (which a shared front
+		// server would route by its Host header).
+		if !p.forward(c, req) {
+			return
 		}
 	}
+}
+
+// check reports whether host:port is on the list, and reports a refusal.
+func (p *proxy) check(c net.Conn, host, port string) (string, bool) {
 	host = strings.TrimSuffix(strings.ToLower(host), ".")
 	addr := net.JoinHostPort(host, port)
 	if !allowed(p.allow, host, port) {
 		p.report(fmt.Sprintf("blocked: connection to %s (not on the server's network list)", safetext.Line(addr)))
 		io.WriteString(c, "HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n") // ignore error
-		return
+		return addr, false
 	}
+	return addr, true
+}
+
+func (p *proxy) dialUp(c net.Conn, addr string) net.Conn {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	up, err := p.dial(ctx, "tcp", addr)
 	cancel()
 	if err != nil {
 		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n") // ignore error
-		return
+		return nil
 	}
 	if !p.track(up, true) {
 		up.Close()
+		return nil
+	}
+	return up
+}
+
+// tunnel serves CONNECT: the TCP destination is checked; what runs inside (TLS) is the server's.
+func (p *proxy) tunnel(c net.Conn, br *bufio.Reader, req *http.Request) {
+	host, port, err := net.SplitHostPort(req.RequestURI)
+	if err != nil {
+		io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n") // ignore error
+		return
+	}
+	addr, ok := p.check(c, host, port)
+	if !ok {
+		return
+	}
+	up := p.dialUp(c, addr)
+	if up == nil {
 		return
 	}
 	defer p.track(up, false)
 	defer up.Close()
-	if req.Method == http.MethodConnect {
-		if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
-			return
-		}
-	} else {
-		req.Header.Del("Proxy-Connection")
-		req.Header.Del("Proxy-Authorization")
-		if err := req.Write(up); err != nil {
-			return
-		}
+	if _, err := io.WriteString(c, "HTTP/1.1 200 Connection established\r\n\r\n"); err != nil {
+		return
 	}
 	done := make(chan struct{})
 	go func() {
@@ -155,6 +168,45 @@ func (p *proxy) handle(c net.Conn) {
 	io.Copy(c, up) // ignore error
 	c.Close()
 	<-done
+}
+
+// forward sends one plain HTTP request and copies its response back; false ends the connection.
+func (p *proxy) forward(c net.Conn, req *http.Request) bool {
+	if req.URL == nil || req.URL.Scheme != "http" || req.URL.Host == "" {
+		io.WriteString(c, "HTTP/1.1 400 Bad Request\r\nConnection: close\r\n\r\n") // ignore error
+		return false
+	}
+	port := req.URL.Port()
+	if port == "" {
+		port = "80"
+	}
+	addr, ok := p.check(c, req.URL.Hostname(), port)
+	if !ok {
+		return false
+	}
+	up := p.dialUp(c, addr)
+	if up == nil {
+		return false
+	}
+	defer p.track(up, false)
+	defer up.Close()
+	req.Header.Del("Proxy-Connection")
+	req.Header.Del("Proxy-Authorization")
+	req.Host = req.URL.Host // the Host header is the checked name, whatever the request said
+	req.Close = true
+	if err := req.Write(up); err != nil {
+		return false
+	}
+	resp, err := http.ReadResponse(bufio.NewReader(up), req)
+	if err != nil {
+		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n") // ignore error
+		return false
+	}
+	defer resp.Body.Close()
+	// A body that ends only when the connection does must end the client's connection too.
+	keep := resp.ContentLength >= 0 || len(resp.TransferEncoding) > 0
+	resp.Close = !keep
+	return resp.Write(c) == nil && keep
 }
 
 // allowed matches host:port against the list: "host" allows ports 80 and 443, "host:port" that
