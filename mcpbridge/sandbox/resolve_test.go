@@ -1,0 +1,81 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestResolveRefusesListedSecrets: a listed path that is, lies in or holds a secret is refused
+// with a message naming it, never granted in part.
+func TestResolveRefusesListedSecrets(t *testing.T) {
+	w := newWorld(t)
+	if err := os.Symlink(filepath.Join(w.home, ".ssh"), filepath.Join(w.project, "keys")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		p    Profile
+		want string
+	}{
+		{Profile{Read: []string{"~"}}, "it holds ~/.ssh"},
+		{Profile{Read: []string{"~/.ssh/id_rsa"}}, "~/.ssh is never opened"},
+		{Profile{Read: []string{"./keys"}}, "~/.ssh is never opened"}, // through a symlink
+		{Profile{Write: []string{"~/.local/state/switchboard/sandboxes/other"}}, "~/.local/state/switchboard is never opened"},
+		{Profile{Read: []string{"~/.local"}}, "it holds ~/.local/"},
+		{Profile{Write: []string{"/"}}, "it holds"},
+		{Profile{Read: []string{"./missing"}}, "does not exist"},
+	} {
+		_, err := Resolve(tc.p, w.env("/bin/true"))
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("Resolve(%+v) = %v, want an error containing %q", tc.p, err, tc.want)
+		}
+	}
+}
+
+// TestResolveHomeWorkspace: a workspace that is the home folder is granted child by child,
+// without the secrets and without Switchboard's state.
+func TestResolveHomeWorkspace(t *testing.T) {
+	w := newWorld(t)
+	env := w.env("/bin/true")
+	env.Workspace = []string{w.home}
+	plan, err := Resolve(Profile{}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, root := range append(slices.Clone(plan.Read), plan.Write...) {
+		for _, d := range plan.Denied {
+			if within(d, root) && !(root == w.state && within(root, d)) {
+				t.Errorf("granted root %s holds denied %s", root, d)
+			}
+		}
+		if root == w.home {
+			t.Errorf("the home folder itself is granted")
+		}
+	}
+	for _, want := range []string{w.project, filepath.Join(w.home, "notes.txt")} {
+		if !slices.Contains(plan.Read, want) {
+			t.Errorf("%s not granted in %v", want, plan.Read)
+		}
+	}
+	if !slices.Contains(plan.Write, w.state) || plan.TempDir != filepath.Join(w.state, "tmp") {
+		t.Errorf("state %v, temp %s", plan.Write, plan.TempDir)
+	}
+}
+
+// TestResolveCommandInHome: a command whose folder holds a secret is granted alone.
+func TestResolveCommandInHome(t *testing.T) {
+	w := newWorld(t)
+	cmd := filepath.Join(w.home, "server.sh")
+	if err := os.WriteFile(cmd, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Resolve(Profile{}, w.env(cmd))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(plan.Read, cmd) || slices.Contains(plan.Read, w.home) {
+		t.Errorf("read roots %v: want the command alone", plan.Read)
+	}
+}
