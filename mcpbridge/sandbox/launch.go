@@ -8,6 +8,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 )
@@ -116,13 +117,24 @@ func serverEnv(env []string, plan *Plan) []string {
 	out := make([]string, 0, len(env)+4)
 	for _, kv := range env {
 		k, _, _ := strings.Cut(kv, "=")
-		switch k {
-		case "TMPDIR", "TMP", "TEMP", envPlan:
+		switch strings.ToLower(k) {
+		case "tmpdir", "tmp", "temp", strings.ToLower(envPlan), "npm_config_offline", "npm_config_prefer_offline", "npm_config_logs_dir":
 			continue
 		}
 		out = append(out, kv)
 	}
-	return append(out, "TMPDIR="+plan.TempDir, "TMP="+plan.TempDir, "TEMP="+plan.TempDir)
+	out = append(out, "TMPDIR="+plan.TempDir, "TMP="+plan.TempDir, "TEMP="+plan.TempDir)
+	// npx: the cache is read-only to the server, so its logs go to its own folder; without a
+	// network it must not try the registry at all (it would wait on DNS, then fail), and with a
+	// domain list it uses what is cached first.
+	out = append(out, "npm_config_logs_dir="+filepath.Join(filepath.Dir(plan.TempDir), "npm-logs"))
+	switch plan.Network.Mode {
+	case NetNone:
+		out = append(out, "npm_config_offline=true")
+	case NetDomains:
+		out = append(out, "npm_config_prefer_offline=true")
+	}
+	return out
 }
 
 func encodePlan(lp launchPlan) string {

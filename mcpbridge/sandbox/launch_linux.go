@@ -40,13 +40,16 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, launcher string) error {
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
+	// A user namespace (the same uid inside) lets the launcher make its own mounts (the cache
+	// overlays) and network namespace; nothing it grants reaches outside.
+	uid, gid := os.Getuid(), os.Getgid()
+	cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
 	if s.plan.Network.Mode != NetAll {
-		uid, gid := os.Getuid(), os.Getgid()
-		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNET
-		cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
-		cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
-		cmd.SysProcAttr.GidMappingsEnableSetgroups = false
+		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
 	}
+	cmd.SysProcAttr.UidMappings = []syscall.SysProcIDMap{{ContainerID: uid, HostID: uid, Size: 1}}
+	cmd.SysProcAttr.GidMappings = []syscall.SysProcIDMap{{ContainerID: gid, HostID: gid, Size: 1}}
+	cmd.SysProcAttr.GidMappingsEnableSetgroups = false
 	return nil
 }
 
@@ -135,6 +138,7 @@ func launch(plan *Plan, status *os.File) error {
 		url := "http://127.0.0.1:" + strconv.Itoa(port)
 		env = proxyEnv(env, url)
 	}
+	mountOverlays(plan)
 	if err := confine(plan, netRules); err != nil {
 		return err
 	}
@@ -170,6 +174,26 @@ func confine(plan *Plan, netRules []landlock.Rule) error {
 		return fmt.Errorf("sandbox: landlock: %w; the server was not started", err)
 	}
 	return nil
+}
+
+// mountOverlays mounts each cache overlay; one that fails leaves that cache read-only (npx may
+// then fail, and says so), which confines no less.
+func mountOverlays(plan *Plan) {
+	if len(plan.Overlays) == 0 {
+		return
+	}
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		fmt.Fprintf(os.Stderr, "sandbox: package caches stay read-only: %v\n", err)
+		return
+	}
+	for _, o := range plan.Overlays {
+		opts := "lowerdir=" + o.Target + ",upperdir=" + o.Upper + ",workdir=" + o.Work
+		if err := unix.Mount("overlay", o.Target, "overlay", 0, opts); err != nil {
+			fmt.Fprintf(os.Stderr, "sandbox: %s stays read-only: overlay: %v\n", o.Target, err)
+			continue
+		}
+		plan.Write = append(plan.Write, o.Target)
+	}
 }
 
 func fsRule(p string, write bool) landlock.Rule {

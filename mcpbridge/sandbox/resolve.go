@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
@@ -45,6 +46,16 @@ type Plan struct {
 	TempDir string
 	// Denied are the always-denied paths this plan was checked against (for messages and tests).
 	Denied []string
+	// Overlays are package caches the server sees writable through an overlay whose upper layer
+	// is in its own folder: npx and uvx work as they do outside, and the user's cache, which
+	// unsandboxed programs run from, is never changed by the server.
+	Overlays []Overlay
+}
+
+// Overlay is one overlay mount: Target (the real cache, the lower layer) seen with the server's
+// writes kept in Upper (Work is overlayfs's scratch folder).
+type Overlay struct {
+	Target, Upper, Work string
 }
 
 // secretsInHome are the user's secrets, relative to the home folder. None is ever granted, and
@@ -73,12 +84,17 @@ var systemRead = []string{
 }
 
 // cachesInHome are the package managers' homes, so `npx -y` and `uvx` servers start (read only:
-// a server that could write them could plant code that runs outside its sandbox).
+// a server that could write them could plant code that runs outside its sandbox; the caches in
+// overlayCaches are writable through an overlay instead).
 var cachesInHome = []string{
 	".npm", ".cache/uv", ".local/share/uv", ".cache/node", ".cache/node-gyp", ".nvm", ".volta",
 	".bun", ".deno", ".cache/deno", ".local/bin", ".local/lib", ".pyenv", ".cache/pip", ".cargo/bin",
 	".rustup", "go/bin", "go/pkg/mod", ".cache/go-build",
 }
+
+// overlayCaches are the caches npx and uvx write even to run what they hold (npm rewrites its
+// index on a read, and reads nothing when it cannot).
+var overlayCaches = []string{".npm", ".cache/uv"}
 
 // Resolve turns a profile into the roots the kernel allows. It refuses a path the user listed
 // that is or holds a secret (the message names it), and leaves out of the default profile
@@ -133,6 +149,17 @@ func Resolve(p Profile, env Env) (*Plan, error) {
 	}
 	for _, c := range cachesInHome {
 		r.grantDefault(filepath.Join(env.Home, c), false)
+	}
+	for i, c := range overlayCaches {
+		real, err := filepath.EvalSymlinks(filepath.Join(env.Home, c))
+		if err != nil || r.insideDenied(real) != "" || r.containedDenied(real) != "" {
+			continue
+		}
+		o := Overlay{Target: real, Upper: filepath.Join(state, "overlay", strconv.Itoa(i), "upper"), Work: filepath.Join(state, "overlay", strconv.Itoa(i), "work")}
+		if os.MkdirAll(o.Upper, 0o700) != nil || os.MkdirAll(o.Work, 0o700) != nil {
+			continue
+		}
+		r.plan.Overlays = append(r.plan.Overlays, o)
 	}
 	// The command's own package (a symlinked npx leads into npm's), then any argument that names
 	// an existing file (node server.js): its package too.
