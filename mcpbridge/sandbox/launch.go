@@ -24,6 +24,8 @@ const exitLaunch = 126
 type launchPlan struct {
 	Plan     Plan `json:"plan"`
 	StatusFD int  `json:"statusFD"`
+	// MinABI raises the Landlock ABI the launcher requires (tests: a kernel that lacks it).
+	MinABI int `json:"minABI,omitempty"`
 }
 
 // Options tune Wrap. The zero value is what the host uses.
@@ -34,6 +36,9 @@ type Options struct {
 	// Dial is how the proxy reaches an allowed domain; a net.Dialer's when nil. Tests give names
 	// to loopback servers through it.
 	Dial func(ctx context.Context, network, addr string) (net.Conn, error)
+	// minABI, when above the real minimum, makes the launcher require that Landlock ABI (tests
+	// of a kernel that lacks what a sandbox needs).
+	minABI int
 	// Report receives each refusal as one plain sentence ("blocked: connection to evil.example.com:443
 	// (not on the server's network list)"), for the server's status and stderr tail. Safe to call
 	// from any goroutine; nil drops them.

@@ -31,8 +31,9 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, launcher string) error {
 	s.host = os.NewFile(uintptr(fds[0]), "sandbox-status")
 	s.child = os.NewFile(uintptr(fds[1]), "sandbox-status-child")
 	cmd.ExtraFiles = append(cmd.ExtraFiles, s.child)
-	lp := launchPlan{Plan: *s.plan, StatusFD: 2 + len(cmd.ExtraFiles)}
+	lp := launchPlan{Plan: *s.plan, StatusFD: 2 + len(cmd.ExtraFiles), MinABI: s.opts.minABI}
 	cmd.Path = launcher
+	cmd.Err = nil // exec.Command's own look-up; the plan has resolved the command
 	if len(cmd.Args) == 0 {
 		cmd.Args = []string{s.plan.Command}
 	}
@@ -109,7 +110,7 @@ func Main() {
 		os.Exit(exitLaunch)
 	}
 	status := os.NewFile(uintptr(lp.StatusFD), "sandbox-status")
-	err := launch(&lp.Plan, status)
+	err := launch(&lp.Plan, status, max(lp.MinABI, minABI))
 	// launch returns only on failure.
 	msg := err.Error()
 	fmt.Fprintf(os.Stderr, "%s\n", msg)
@@ -117,8 +118,8 @@ func Main() {
 	os.Exit(exitLaunch)
 }
 
-func launch(plan *Plan, status *os.File) error {
-	if err := Available(); err != nil {
+func launch(plan *Plan, status *os.File, need int) error {
+	if err := available(need); err != nil {
 		return fmt.Errorf("%w, so it was not started", err)
 	}
 	env := os.Environ()
@@ -256,14 +257,16 @@ func proxyListener(status *os.File) (int, error) {
 }
 
 // Available reports whether this kernel can run a sandboxed server, and if not, why.
-func Available() error {
+func Available() error { return available(minABI) }
+
+func available(need int) error {
 	v, err := llsys.LandlockGetABIVersion()
-	if err != nil || v < minABI {
+	if err != nil || v < need {
 		have := "no Landlock"
 		if err == nil {
 			have = "Landlock ABI " + strconv.Itoa(v)
 		}
-		return fmt.Errorf("sandbox: this kernel has %s; a sandboxed server needs Landlock ABI %d or later (Linux 6.12+)", have, minABI)
+		return fmt.Errorf("sandbox: this kernel has %s; a sandboxed server needs Landlock ABI %d or later (Linux 6.12+)", have, need)
 	}
 	return nil
 }
