@@ -77,12 +77,6 @@ var secretsOnSystem = []string{
 	"/etc/sudoers.d", "/etc/ssl/private", "/run/secrets", "/var/run/secrets", "/root",
 }
 
-// systemRead are the folders every process needs to run: read (and execute) only.
-var systemRead = []string{
-	"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32", "/etc", "/opt",
-	"/proc", "/sys", "/nix/store", "/snap", "/run/current-system",
-}
-
 // cachesInHome are the package managers' homes, so `npx -y` and `uvx` servers start (read only:
 // a server that could write them could plant code that runs outside its sandbox; the caches in
 // overlayCaches are writable through an overlay instead).

@@ -1,0 +1,5 @@
+//go:build !linux && !darwin
+
+package sandbox
+
+var systemRead = []string{"/usr", "/bin", "/sbin", "/lib", "/etc", "/opt"}
