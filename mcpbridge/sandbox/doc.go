@@ -34,10 +34,12 @@
 //
 // A refused connection through the proxy is reported through [Options.Report] as one sentence
 // ("blocked: connection to evil.example.com:443 (not on the server's network list)"). Landlock
-// refuses file access with EACCES and tells the process nothing more; the kernel can log each
-// refusal to the audit subsystem (ABI 7, which the launcher enables for the server), but reading
-// it needs CAP_AUDIT_READ, so the host does not: the server's own error ("EACCES: permission
-// denied, open '~/.ssh/id_rsa'") in its stderr tail is what names the path.
+// refuses file access with EACCES and tells the process nothing more. The kernel can log each
+// refusal to the audit subsystem (ABI 7; the launcher asks for it after exec), but only where
+// audit is enabled and read with CAP_AUDIT_READ, which the host neither has nor should want (on
+// this machine audit is off: nothing arrives). So the server's own error is where the path is
+// named, and [Plan.Explain] turns such a stderr line (Node, Python, Go and C tools' forms) into
+// "blocked: read of ~/.ssh/id_rsa (never open to a sandboxed server)" when the plan is why.
 //
 // # macOS
 //

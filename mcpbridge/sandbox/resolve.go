@@ -46,6 +46,8 @@ type Plan struct {
 	TempDir string
 	// Denied are the always-denied paths this plan was checked against (for messages and tests).
 	Denied []string
+	// Home is the user's home folder, for writing paths as a person reads them (~/.ssh).
+	Home string
 	// Overlays are package caches the server sees writable through an overlay whose upper layer
 	// is in its own folder: npx and uvx work as they do outside, and the user's cache, which
 	// unsandboxed programs run from, is never changed by the server.
@@ -104,6 +106,7 @@ func Resolve(p Profile, env Env) (*Plan, error) {
 		return nil, errors.New("sandbox: the server's state folder is unknown")
 	}
 	r := resolver{env: env}
+	r.plan.Home = env.Home
 	for _, s := range secretsInHome {
 		r.addDenied(filepath.Join(env.Home, s))
 	}

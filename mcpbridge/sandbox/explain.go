@@ -1,0 +1,100 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"regexp"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+)
+
+// Refusals as programs print them: Node, Python, Go, C tools (cat: PATH: Permission denied).
+var (
+	nodeDenied   = regexp.MustCompile(`EACCES: permission denied, (\w+) '([^']+)'`)
+	pyDenied     = regexp.MustCompile(`\[Errno 13\] Permission denied: '([^']+)'`)
+	goDenied     = regexp.MustCompile(`\b(open|mkdir|remove|rename|stat|lstat|readdir|chmod|symlink|link|unlinkat|openat) (/[^:]*): permission denied`)
+	cDenied      = regexp.MustCompile(`(/[^:]*): Permission denied`)
+	connectDenie = regexp.MustCompile(`(?:dial tcp|connect) ([0-9a-fA-F.:\[\]]+:\d+)(?:: connect)?: (?:permission denied|network is unreachable)`)
+)
+
+// Explain turns a line of the server's stderr that reports a refusal the sandbox caused into one
+// plain sentence ("blocked: read of ~/.ssh/id_rsa (never open to a sandboxed server)"). Landlock
+// tells the process only EACCES, and the host cannot read the kernel's audit log without
+// privileges it should not hold, so the server's own error is where the path is named; Explain
+// says false for a line that is not such a refusal, or for a path the plan allows (the refusal
+// was not the sandbox's).
+func (p *Plan) Explain(line string) (string, bool) {
+	var path, op string
+	switch {
+	case nodeDenied.MatchString(line):
+		m := nodeDenied.FindStringSubmatch(line)
+		op, path = m[1], m[2]
+	case pyDenied.MatchString(line):
+		path = pyDenied.FindStringSubmatch(line)[1]
+	case goDenied.MatchString(line):
+		m := goDenied.FindStringSubmatch(line)
+		op, path = m[1], m[2]
+	case cDenied.MatchString(line):
+		path = cDenied.FindStringSubmatch(line)[1]
+	case connectDenie.MatchString(line) && p.Network.Mode != NetAll:
+		addr := connectDenie.FindStringSubmatch(line)[1]
+		return "blocked: connection to " + safetext.Line(addr) + " (" + p.networkWhy() + ")", true
+	default:
+		return "", false
+	}
+	if !filepath.IsAbs(path) {
+		return "", false
+	}
+	path = filepath.Clean(path)
+	show := p.show(path)
+	for _, d := range p.Denied {
+		if within(path, d) {
+			return "blocked: " + verb(op) + " " + show + " (never open to a sandboxed server)", true
+		}
+	}
+	for _, w := range p.Write {
+		if within(path, w) {
+			return "", false
+		}
+	}
+	for _, r := range p.Read {
+		if within(path, r) {
+			// Reads are allowed here, so a refusal is of a write (an open for writing says "open").
+			return "blocked: write to " + show + " (the sandbox lets it read there, not write)", true
+		}
+	}
+	return "blocked: " + verb(op) + " " + show + " (outside the server's sandbox)", true
+}
+
+func (p *Plan) networkWhy() string {
+	if p.Network.Mode == NetNone {
+		return "the sandbox has no network"
+	}
+	return "the sandbox reaches only its network list, through its proxy"
+}
+
+func (p *Plan) show(path string) string {
+	if p.Home != "" && within(path, p.Home) {
+		rel, _ := filepath.Rel(p.Home, path) // ignore error: within Home
+		return safetext.Line("~/" + rel)
+	}
+	return safetext.Line(path)
+}
+
+func writes(op string) bool {
+	switch op {
+	case "mkdir", "remove", "rename", "chmod", "symlink", "link", "unlinkat", "unlink", "rmdir", "write", "copyfile":
+		return true
+	}
+	return false
+}
+
+func verb(op string) string {
+	if writes(op) {
+		return "write to"
+	}
+	if strings.HasPrefix(op, "scandir") || op == "readdir" {
+		return "listing of"
+	}
+	return "read of"
+}

@@ -1,0 +1,51 @@
+package sandbox
+
+import (
+	"path/filepath"
+	"testing"
+)
+
+func TestExplain(t *testing.T) {
+	plan := &Plan{
+		Home:    "/home/u",
+		Read:    []string{"/usr", "/home/u/project"},
+		Write:   []string{"/home/u/.local/state/switchboard/sandboxes/fs", "/home/u/project/build"},
+		Denied:  []string{"/home/u/.ssh", "/home/u/.local/state/switchboard"},
+		Network: Network{Mode: NetNone},
+	}
+	for _, tc := range []struct{ line, want string }{
+		{`Error: EACCES: permission denied, open '/home/u/.ssh/id_rsa'`, "blocked: read of ~/.ssh/id_rsa (never open to a sandboxed server)"},
+		{`PermissionError: [Errno 13] Permission denied: '/etc/shadow2'`, "blocked: read of /etc/shadow2 (outside the server's sandbox)"},
+		{`open /home/u/notes.txt: permission denied`, "blocked: read of ~/notes.txt (outside the server's sandbox)"},
+		{`Error: EACCES: permission denied, mkdir '/home/u/project/out'`, "blocked: write to ~/project/out (the sandbox lets it read there, not write)"},
+		{`cat: /home/u/.local/state/switchboard/oauth-tokens.json: Permission denied`, "blocked: read of ~/.local/state/switchboard/oauth-tokens.json (never open to a sandboxed server)"},
+		{`dial tcp 140.82.112.3:443: connect: permission denied`, "blocked: connection to 140.82.112.3:443 (the sandbox has no network)"},
+		{`Error: EACCES: permission denied, open '/home/u/.ssh/\x1b[2Jx'`, `blocked: read of ~/.ssh/\x1b[2Jx (never open to a sandboxed server)`},
+		{`Error: EACCES: permission denied, open '/home/u/project/build/x'`, ""}, // allowed: not the sandbox
+		{`server listening`, ""},
+		{`EACCES: permission denied, open 'relative'`, ""},
+	} {
+		got, ok := plan.Explain(tc.line)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("Explain(%q) = %q, %v; want %q", tc.line, got, ok, tc.want)
+		}
+	}
+}
+
+// TestExplainEscaper: the escaper's real refusals, confined, each explain as blocked.
+func TestExplainEscaper(t *testing.T) {
+	requireLandlock(t)
+	w := newWorld(t)
+	id := filepath.Join(w.home, ".ssh/id_rsa")
+	got := runConfined(t, w, Profile{}, Options{}, "read:"+id, "write:"+filepath.Join(w.project, "x"))
+	plan, err := Resolve(Profile{}, w.env(escaperPath(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s, ok := plan.Explain(got["read:"+id].Err); !ok || s != "blocked: read of ~/.ssh/id_rsa (never open to a sandboxed server)" {
+		t.Errorf("Explain(%q) = %q", got["read:"+id].Err, s)
+	}
+	if s, ok := plan.Explain(got["write:"+filepath.Join(w.project, "x")].Err); !ok {
+		t.Errorf("write into the read-only workspace not explained: %q", s)
+	}
+}
