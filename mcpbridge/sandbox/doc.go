@@ -45,10 +45,13 @@
 //
 // The darwin build runs the server under sandbox-exec with a generated profile (profile_darwin.go).
 //
-// # Limits
+// # Unix sockets
 //
-// Before Landlock ABI 9, connect(2) to a pathname Unix
-// socket is not restricted: a sandboxed server could talk to a socket whose path it knows and
-// whose permissions let its user in (an ssh-agent, a docker socket). TODO(sandbox): a mount
-// namespace hiding /run and $XDG_RUNTIME_DIR, or require ABI 9.
+// Before Landlock ABI 9, connect(2) to a pathname Unix socket is not checked: a server could talk
+// to an ssh-agent, a gpg-agent or a docker socket whose path it knows. So the launcher (in its own
+// user and mount namespaces) covers /tmp, /var/tmp, /run, /dev/shm, $XDG_RUNTIME_DIR, the home
+// folder and every secret folder with an empty tmpfs and mounts the granted roots back inside;
+// what is not granted there is not found (the server sees "no such file", which [Plan.Explain]
+// turns into "blocked: ..." when the host sees the file). A socket inside a granted root stays
+// reachable.
 package sandbox

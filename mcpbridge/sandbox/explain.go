@@ -1,7 +1,9 @@
 package sandbox
 
 import (
+	"os"
 	"path/filepath"
+	"slices"
 	"regexp"
 	"strings"
 
@@ -14,10 +16,15 @@ var (
 	pyDenied     = regexp.MustCompile(`\[Errno 13\] Permission denied: '([^']+)'`)
 	goDenied     = regexp.MustCompile(`\b(open|mkdir|remove|rename|stat|lstat|readdir|chmod|symlink|link|unlinkat|openat) (/[^:]*): permission denied`)
 	cDenied      = regexp.MustCompile(`(/[^:]*): Permission denied`)
+	nodeMissing  = regexp.MustCompile(`ENOENT: no such file or directory, (\w+) '([^']+)'`)
+	pyMissing    = regexp.MustCompile(`\[Errno 2\] No such file or directory: '([^']+)'`)
+	goMissing    = regexp.MustCompile(`\b(open|stat|lstat|readdir|openat|mkdir) (/[^:]*): no such file or directory`)
+	cMissing     = regexp.MustCompile(`(/[^:]*): No such file or directory`)
 	connectDenie = regexp.MustCompile(`(?:dial tcp|connect) ([0-9a-fA-F.:\[\]]+:\d+)(?:: connect)?: (?:permission denied|network is unreachable)`)
 )
 
-// Explain turns a line of the server's stderr that reports a refusal the sandbox caused into one
+// Explain turns a line of the server's stderr that reports a refusal the sandbox caused (a
+// permission error, or "no such file" for a hidden path that exists) into one
 // plain sentence ("blocked: read of ~/.ssh/id_rsa (never open to a sandboxed server)"). Landlock
 // tells the process only EACCES, and the host cannot read the kernel's audit log without
 // privileges it should not hold, so the server's own error is where the path is named; Explain
@@ -25,6 +32,7 @@ var (
 // was not the sandbox's).
 func (p *Plan) Explain(line string) (string, bool) {
 	var path, op string
+	missing := false
 	switch {
 	case nodeDenied.MatchString(line):
 		m := nodeDenied.FindStringSubmatch(line)
@@ -36,6 +44,16 @@ func (p *Plan) Explain(line string) (string, bool) {
 		op, path = m[1], m[2]
 	case cDenied.MatchString(line):
 		path = cDenied.FindStringSubmatch(line)[1]
+	case nodeMissing.MatchString(line):
+		m := nodeMissing.FindStringSubmatch(line)
+		op, path, missing = m[1], m[2], true
+	case pyMissing.MatchString(line):
+		path, missing = pyMissing.FindStringSubmatch(line)[1], true
+	case goMissing.MatchString(line):
+		m := goMissing.FindStringSubmatch(line)
+		op, path, missing = m[1], m[2], true
+	case cMissing.MatchString(line):
+		path, missing = cMissing.FindStringSubmatch(line)[1], true
 	case connectDenie.MatchString(line) && p.Network.Mode != NetAll:
 		addr := connectDenie.FindStringSubmatch(line)[1]
 		return "blocked: connection to " + safetext.Line(addr) + " (" + p.networkWhy() + ")", true
@@ -47,6 +65,19 @@ func (p *Plan) Explain(line string) (string, bool) {
 	}
 	path = filepath.Clean(path)
 	show := p.show(path)
+	if missing {
+		// The launcher hides what is not granted under the home folder, /tmp and /run, so there
+		// a refusal reads "no such file". It was the sandbox's if the file is there for the host
+		// and no grant covers it.
+		if _, err := os.Lstat(path); err != nil {
+			return "", false
+		}
+		for _, g := range append(slices.Clone(p.Read), p.Write...) {
+			if within(path, g) {
+				return "", false
+			}
+		}
+	}
 	for _, d := range p.Denied {
 		if within(path, d) {
 			return "blocked: " + verb(op) + " " + show + " (never open to a sandboxed server)", true

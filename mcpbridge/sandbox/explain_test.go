@@ -23,6 +23,7 @@ func TestExplain(t *testing.T) {
 		{`Error: EACCES: permission denied, open '/home/u/.ssh/\x1b[2Jx'`, `blocked: read of ~/.ssh/\x1b[2Jx (never open to a sandboxed server)`},
 		{`Error: EACCES: permission denied, open '/home/u/project/build/x'`, ""}, // allowed: not the sandbox
 		{`server listening`, ""},
+		{`Error: ENOENT: no such file or directory, open '/home/u/.ssh/id_rsa'`, ""}, // not there for the host either
 		{`EACCES: permission denied, open 'relative'`, ""},
 	} {
 		got, ok := plan.Explain(tc.line)

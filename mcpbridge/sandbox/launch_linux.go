@@ -7,6 +7,8 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 
@@ -139,7 +141,14 @@ func launch(plan *Plan, status *os.File, need int) error {
 		url := "http://127.0.0.1:" + strconv.Itoa(port)
 		env = proxyEnv(env, url)
 	}
+	// Mounts from here on are this sandbox's alone.
+	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
+		return fmt.Errorf("sandbox: mount namespace: %w; the server was not started", err)
+	}
 	mountOverlays(plan)
+	if err := hide(plan); err != nil {
+		return fmt.Errorf("sandbox: %w; the server was not started", err)
+	}
 	if err := confine(plan, netRules); err != nil {
 		return err
 	}
@@ -180,13 +189,6 @@ func confine(plan *Plan, netRules []landlock.Rule) error {
 // mountOverlays mounts each cache overlay; one that fails leaves that cache read-only (npx may
 // then fail, and says so), which confines no less.
 func mountOverlays(plan *Plan) {
-	if len(plan.Overlays) == 0 {
-		return
-	}
-	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
-		fmt.Fprintf(os.Stderr, "sandbox: package caches stay read-only: %v\n", err)
-		return
-	}
 	for _, o := range plan.Overlays {
 		opts := "lowerdir=" + o.Target + ",upperdir=" + o.Upper + ",workdir=" + o.Work
 		if err := unix.Mount("overlay", o.Target, "overlay", 0, opts); err != nil {
@@ -195,6 +197,73 @@ func mountOverlays(plan *Plan) {
 		}
 		plan.Write = append(plan.Write, o.Target)
 	}
+}
+
+// hide covers each of plan.Hide with an empty tmpfs and mounts back the granted roots inside it
+// (opened before the cover, bound from /proc/self/fd). The working folder is entered again
+// afterwards, so a relative path cannot reach beneath a cover through the old one.
+func hide(plan *Plan) error {
+	if len(plan.Hide) == 0 {
+		return nil
+	}
+	wd, wdErr := os.Getwd()
+	keep := append(append([]string{plan.Command}, plan.Read...), plan.Write...)
+	for _, h := range plan.Hide {
+		if slices.Contains(keep, h) {
+			continue
+		}
+		var inside []string
+		for _, k := range keep {
+			if within(k, h) && k != h {
+				inside = append(inside, k)
+			}
+		}
+		inside = compactRoots(inside)
+		fds := make([]int, len(inside))
+		for i, k := range inside {
+			fd, err := unix.Open(k, unix.O_PATH|unix.O_CLOEXEC, 0)
+			if err != nil {
+				fd = -1 // a granted root that is gone stays gone
+			}
+			fds[i] = fd
+		}
+		if err := unix.Mount("tmpfs", h, "tmpfs", unix.MS_NOSUID|unix.MS_NODEV, "mode=0755,size=64k"); err != nil {
+			return fmt.Errorf("hide %s: %w", h, err)
+		}
+		for i, k := range inside {
+			if fds[i] < 0 {
+				continue
+			}
+			var st unix.Stat_t
+			if err := unix.Fstat(fds[i], &st); err != nil {
+				return fmt.Errorf("keep %s: %w", k, err)
+			}
+			if st.Mode&unix.S_IFMT == unix.S_IFDIR {
+				if err := os.MkdirAll(k, 0o755); err != nil {
+					return fmt.Errorf("keep %s: %w", k, err)
+				}
+			} else {
+				if err := os.MkdirAll(filepath.Dir(k), 0o755); err != nil {
+					return fmt.Errorf("keep %s: %w", k, err)
+				}
+				f, err := os.OpenFile(k, os.O_CREATE|os.O_WRONLY, 0o644)
+				if err != nil {
+					return fmt.Errorf("keep %s: %w", k, err)
+				}
+				f.Close()
+			}
+			if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(fds[i]), k, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+				return fmt.Errorf("keep %s: %w", k, err)
+			}
+			unix.Close(fds[i])
+		}
+	}
+	if wdErr == nil {
+		if err := os.Chdir(wd); err != nil {
+			return fmt.Errorf("working folder %s: %w", wd, err)
+		}
+	}
+	return nil
 }
 
 func fsRule(p string, write bool) landlock.Rule {

@@ -166,12 +166,17 @@ func TestNPMReferenceServersSandboxed(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(files, "a.txt"), []byte("hello from a.txt\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
+	if err := os.WriteFile(filepath.Join(root, "README"), []byte("workspace readme"), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	outside := t.TempDir()
-	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("outside"), 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(outside, "secret.txt"), []byte("SECRET-CONTENT"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 
-	fs := startNPM(t, Profile{Write: []string{files}}, root, "-y", npmFilesystem, files, outside)
+	// The server is told it may use the whole workspace and `outside`; the sandbox lets it write
+	// only `files`, read the workspace, and not see `outside` at all.
+	fs := startNPM(t, Profile{Write: []string{files}}, root, "-y", npmFilesystem, root, outside)
 	text, isErr := toolText(t, fs.call("tools/call", map[string]any{"name": "read_text_file", "arguments": map[string]any{"path": filepath.Join(files, "a.txt")}}))
 	if isErr || !strings.Contains(text, "hello from a.txt") {
 		t.Errorf("read_text_file: %q (error %v)", text, isErr)
@@ -180,15 +185,20 @@ func TestNPMReferenceServersSandboxed(t *testing.T) {
 	if b, err := os.ReadFile(filepath.Join(files, "b.txt")); isErr || err != nil || string(b) != "written sandboxed" {
 		t.Errorf("write_file: %q (error %v), file %q %v", text, isErr, b, err)
 	}
-	// The server itself would allow `outside` (it is in its arguments); the sandbox does not.
+	text, isErr = toolText(t, fs.call("tools/call", map[string]any{"name": "read_text_file", "arguments": map[string]any{"path": filepath.Join(root, "README")}}))
+	if isErr || !strings.Contains(text, "workspace readme") {
+		t.Errorf("read the workspace: %q (error %v)", text, isErr)
+	}
 	text, isErr = toolText(t, fs.call("tools/call", map[string]any{"name": "read_text_file", "arguments": map[string]any{"path": filepath.Join(outside, "secret.txt")}}))
-	if !isErr || strings.Contains(text, "outside") {
+	if !isErr || strings.Contains(text, "SECRET-CONTENT") {
 		t.Errorf("read outside the sandbox: %q (error %v)", text, isErr)
 	}
-	text, isErr = toolText(t, fs.call("tools/call", map[string]any{"name": "write_file", "arguments": map[string]any{"path": filepath.Join(outside, "planted.txt"), "content": "x"}}))
-	if _, err := os.Stat(filepath.Join(outside, "planted.txt")); !isErr || err == nil {
-		t.Errorf("write outside the sandbox: %q (error %v)", text, isErr)
+	// The server allows writing anywhere in the workspace; the sandbox keeps it read-only.
+	text, isErr = toolText(t, fs.call("tools/call", map[string]any{"name": "write_file", "arguments": map[string]any{"path": filepath.Join(root, "planted.txt"), "content": "x"}}))
+	if _, err := os.Stat(filepath.Join(root, "planted.txt")); !isErr || err == nil {
+		t.Errorf("write to the read-only workspace: %q (error %v)", text, isErr)
 	}
+	t.Logf("write to the read-only workspace: %s", text)
 
 	ev := startNPM(t, Profile{}, root, "-y", npmEverything)
 	text, isErr = toolText(t, ev.call("tools/call", map[string]any{"name": "echo", "arguments": map[string]any{"message": "sandboxed echo"}}))

@@ -52,6 +52,10 @@ type Plan struct {
 	// is in its own folder: npx and uvx work as they do outside, and the user's cache, which
 	// unsandboxed programs run from, is never changed by the server.
 	Overlays []Overlay
+	// Hide are folders the launcher covers with an empty file system (granted roots inside are
+	// mounted back): connect(2) to a pathname Unix socket is not checked by Landlock before ABI 9,
+	// so an ssh-agent, gpg-agent or docker socket must not be there to find.
+	Hide []string
 }
 
 // Overlay is one overlay mount: Target (the real cache, the lower layer) seen with the server's
@@ -194,6 +198,21 @@ func Resolve(p Profile, env Env) (*Plan, error) {
 		}
 	}
 	r.plan.Network = p.Network
+	hide := []string{"/tmp", "/var/tmp", "/run", "/dev/shm", env.Home}
+	if x := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(x) {
+		hide = append(hide, x)
+	}
+	hide = append(hide, r.denied...)
+	for _, h := range hide {
+		real, err := filepath.EvalSymlinks(h)
+		if err != nil {
+			continue
+		}
+		if fi, err := os.Stat(real); err == nil && fi.IsDir() && real != "/" {
+			r.plan.Hide = append(r.plan.Hide, real)
+		}
+	}
+	r.plan.Hide = compactRoots(r.plan.Hide)
 	r.plan.Read = compactRoots(r.plan.Read)
 	r.plan.Write = compactRoots(r.plan.Write)
 	r.plan.Denied = r.denied
@@ -254,7 +273,14 @@ func (r *resolver) grantDefault(p string, write bool) {
 	for _, e := range ents {
 		child := filepath.Join(real, e.Name())
 		if e.Type()&fs.ModeSymlink != 0 {
-			continue // a link is granted through what it names, if that is granted
+			// Landlock checks what a link names: grant a named file (/etc/resolv.conf into /run)
+			// unless it is a secret; a named folder only through its own grant.
+			if target, err := filepath.EvalSymlinks(child); err == nil && r.insideDenied(target) == "" {
+				if fi, err := os.Stat(target); err == nil && !fi.IsDir() {
+					r.add(target, write)
+				}
+			}
+			continue
 		}
 		r.grantDefault(child, write)
 	}
