@@ -3,8 +3,8 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
-	"slices"
 	"regexp"
+	"slices"
 	"strings"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
