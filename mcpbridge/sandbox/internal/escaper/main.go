@@ -2,7 +2,7 @@
 // command line and prints one JSON line per try, {"action": ..., "ok": ..., "err": ...}. The
 // sandbox tests run it confined and check that every escape fails and every allowed action works.
 //
-// Actions: read:PATH, write:PATH, list:PATH, connect:HOST:PORT, unix:PATH (a Unix socket), get:URL (through the proxy the
+// Actions: read:PATH, write:PATH, list:PATH, connect:HOST:PORT, unix:PATH (a Unix socket), umount:PATH, get:URL (through the proxy the
 // environment names), exec:PATH (runs /bin/cat PATH), signal:PID (signal 0), and fork, which
 // runs the remaining actions in a grandchild that left the session (setsid) after a double fork.
 package main
@@ -99,6 +99,9 @@ func try(a string) result {
 		if err == nil {
 			c.Close()
 		}
+		return result{OK: err == nil, Err: errString(err)}
+	case "umount":
+		err := syscall.Unmount(arg, syscall.MNT_DETACH)
 		return result{OK: err == nil, Err: errString(err)}
 	case "get":
 		client := &http.Client{Timeout: 10 * time.Second}
