@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
 	"io/fs"
 	"net/url"
 	"os"
@@ -230,7 +231,8 @@ var entryKeys = map[string]bool{
 	"type": true, "command": true, "args": true, "env": true, "cwd": true, "url": true, "headers": true,
 	"disabled": true, "startupTimeoutSeconds": true, "callTimeoutSeconds": true,
 	"enabledTools": true, "disabledTools": true, "envFile": true, "oauth": true, "protocol": true,
-	"dev": true, // VS Code's watch/debug settings for server authors: no meaning here
+	"sandbox": true,
+	"dev":     true, // VS Code's watch/debug settings for server authors: no meaning here
 }
 
 // addEntry parses one entry and, when valid, makes it the server's current definition.
@@ -347,6 +349,13 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 	if v, ok := fields["oauth"]; ok {
 		cfg.OAuth = parseOAuth(v, bad) // oauth_config.go
 	}
+	if v, ok := fields["sandbox"]; ok {
+		p, err := sandbox.Parse(v)
+		if err != nil {
+			bad("sandbox", "%s", strings.TrimPrefix(err.Error(), "sandbox: "))
+		}
+		cfg.Sandbox = p
+	}
 	seconds("startupTimeoutSeconds", &cfg.StartupTimeout)
 	seconds("callTimeoutSeconds", &cfg.CallTimeout)
 	strs("enabledTools", &cfg.EnabledTools)
@@ -396,6 +405,14 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 		x("headers."+k, &v)
 		cfg.Headers[k] = v
 	}
+	if cfg.Sandbox != nil {
+		for i := range cfg.Sandbox.Read {
+			x("sandbox.read", &cfg.Sandbox.Read[i])
+		}
+		for i := range cfg.Sandbox.Write {
+			x("sandbox.write", &cfg.Sandbox.Write[i])
+		}
+	}
 	cfg.Inputs = usedInputs(cfg, l.inputs, bad) // inputs.go
 
 	// Transport.
@@ -433,7 +450,16 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 		if cfg.OAuth != nil {
 			bad("oauth", "not used by a stdio server")
 		}
+		if cfg.Sandbox != nil {
+			cfg.SandboxBase = workspace
+			if cfg.SandboxBase == "" && file != SourceEditor {
+				cfg.SandboxBase = filepath.Dir(file)
+			}
+		}
 	case TransportHTTP, TransportSSE:
+		if cfg.Sandbox != nil {
+			bad("sandbox", "only a stdio server (a local process) runs in a sandbox")
+		}
 		if cfg.URL == "" {
 			bad("url", "required for an %s server", typ)
 		} else if !strings.HasPrefix(cfg.URL, "${") && !validURL(varRE.ReplaceAllString(cfg.URL, "x")) {
@@ -740,11 +766,17 @@ type fingerprintView struct {
 	EnvFile       string            `json:"envFile,omitempty"` // omitempty: fingerprints without one are unchanged
 	EnvDigest     string            `json:"EnvFileDigest,omitempty"`
 	OAuth         *OAuthSettings    `json:"oauth,omitempty"` // omitempty: as EnvFile
+	// Sandbox is the profile's canonical form: a sandbox loosened (or dropped) asks again.
+	Sandbox string `json:"sandbox,omitempty"` // omitempty: as EnvFile
 }
 
 func (c ServerConfig) fingerprintView() fingerprintView {
+	sb := ""
+	if c.Sandbox != nil {
+		sb = c.Sandbox.Canonical()
+	}
 	return fingerprintView{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers,
-		c.EnabledTools, c.DisabledTools, c.Disabled, c.EnvFile, c.EnvFileDigest, c.OAuth}
+		c.EnabledTools, c.DisabledTools, c.Disabled, c.EnvFile, c.EnvFileDigest, c.OAuth, sb}
 }
 
 // Fingerprint is the sha256 hex of the definition as written (name, transport, command, args,

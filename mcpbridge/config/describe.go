@@ -3,6 +3,7 @@ package config
 import (
 	"encoding/json"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
 	"slices"
 	"strings"
 
@@ -77,6 +78,9 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 			run += " in " + c.Cwd
 		}
 		out = append(out, run+".")
+		if c.Sandbox != nil {
+			out = append(out, "It runs "+c.Sandbox.Describe()+".")
+		}
 		if bareCommand(c.Command) && setsPath(c.Env) {
 			out = append(out, fmt.Sprintf("It runs `%s` found via the PATH this file sets, and so is every program it starts by name.",
 				safetext.Bounded(c.Command, trustKeyLimit)))
@@ -206,6 +210,14 @@ func DefinitionChanges(prev, cur ServerConfig) []string {
 	if prev.EnvFile != cur.EnvFile {
 		out = append(out, fmt.Sprintf("envFile changed (was %s)", prev.EnvFile))
 	}
+	switch ps, cs := prev.Sandbox, cur.Sandbox; {
+	case ps == nil && cs != nil:
+		out = append(out, "sandbox added")
+	case ps != nil && cs == nil:
+		out = append(out, fmt.Sprintf("sandbox removed (was %s)", ps.Describe()))
+	case ps != nil && ps.Canonical() != cs.Canonical():
+		out = append(out, fmt.Sprintf("sandbox changed (was %s)", ps.Describe()))
+	}
 	return out
 }
 
@@ -241,7 +253,15 @@ func ParseDefinition(raw json.RawMessage) (ServerConfig, error) {
 	if err := json.Unmarshal(raw, &v); err != nil {
 		return ServerConfig{}, fmt.Errorf("mcpbridge: parse definition: %w", err)
 	}
+	var sb *sandbox.Profile
+	if v.Sandbox != "" {
+		p, err := sandbox.Parse([]byte(v.Sandbox))
+		if err != nil {
+			return ServerConfig{}, fmt.Errorf("mcpbridge: parse definition: %w", err)
+		}
+		sb = p
+	}
 	return ServerConfig{Name: v.Name, Transport: v.Transport, Command: v.Command, Args: v.Args, Env: v.Env,
 		Cwd: v.Cwd, URL: v.URL, Headers: v.Headers, EnabledTools: v.EnabledTools, DisabledTools: v.DisabledTools,
-		Disabled: v.Disabled, EnvFile: v.EnvFile}, nil
+		Disabled: v.Disabled, EnvFile: v.EnvFile, Sandbox: sb}, nil
 }

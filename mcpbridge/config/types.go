@@ -1,6 +1,10 @@
 package config
 
-import "time"
+import (
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
+)
 
 // Transports.
 const (
@@ -45,6 +49,11 @@ type ServerConfig struct {
 	// EnabledTools, when set, keeps only these tools; DisabledTools drops these (original tool names).
 	EnabledTools  []string `json:"enabledTools,omitempty"`
 	DisabledTools []string `json:"disabledTools,omitempty"`
+	// Sandbox is the entry's "sandbox" (stdio only): nil runs the server with the user's rights;
+	// see mcpbridge/sandbox. SandboxBase is the folder its relative paths are relative to (the
+	// workspace folder of a workspace file, else the file's folder).
+	Sandbox     *sandbox.Profile `json:"-"`
+	SandboxBase string           `json:"-"`
 	// Source is the file the entry came from, or "editor settings".
 	Source string `json:"-"`
 	// WorkspaceOnly is true when the server comes only from workspace files, or takes what it runs

@@ -205,12 +205,12 @@ func (p Profile) Canonical() string {
 		}
 		return out
 	}
-	var network any
+	var network any // as the entry spells it, so that Parse reads the canonical form back
 	switch p.Network.Mode {
 	case NetNone:
-		network = "none"
+		network = false
 	case NetAll:
-		network = "all"
+		network = true
 	default:
 		network = norm(p.Network.Domains)
 	}

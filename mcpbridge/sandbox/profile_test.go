@@ -83,6 +83,12 @@ func TestCanonical(t *testing.T) {
 	if got, want := base, `{"read":[],"write":["./build"],"network":["api.github.com"]}`; got != want {
 		t.Errorf("Canonical = %s, want %s", got, want)
 	}
+	for _, in := range []string{`true`, `{"network": true, "read": ["/b", "/a"]}`, `{"write": ["./build"], "network": ["api.github.com"]}`} {
+		p, err := Parse([]byte(c(in)))
+		if err != nil || p.Canonical() != c(in) {
+			t.Errorf("the canonical form of %s does not read back: %v", in, err)
+		}
+	}
 }
 
 func TestDescribe(t *testing.T) {

@@ -18,8 +18,10 @@ import (
 type Env struct {
 	// Home is the user's home folder.
 	Home string
-	// Workspace lists the open workspace folders (absolute). The first one anchors relative paths.
+	// Workspace lists the open workspace folders (absolute), read-only by default.
 	Workspace []string
+	// Base anchors the profile's relative paths ("./build"); the first workspace folder when empty.
+	Base string
 	// StateDir is this server's own folder, the only one it may write by default (its private
 	// temp lives inside). Resolve creates it (0700).
 	StateDir string
@@ -340,6 +342,8 @@ func (r *resolver) abs(p string) (string, error) {
 		return filepath.Join(r.env.Home, p[2:]), nil
 	case filepath.IsAbs(p):
 		return filepath.Clean(p), nil
+	case r.env.Base != "":
+		return filepath.Join(r.env.Base, p), nil
 	case len(r.env.Workspace) > 0:
 		return filepath.Join(r.env.Workspace[0], p), nil
 	}
