@@ -3,6 +3,7 @@ package mcpbridge
 import (
 	"context"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -18,6 +19,7 @@ import (
 var mcptestBin string
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // the sandbox's launcher is this binary when a test starts a sandboxed server
 	// Fuzz workers run only the fuzz target, which starts no server: skip the build there.
 	if slices.ContainsFunc(os.Args, func(a string) bool { return strings.HasPrefix(a, "-test.fuzzworker") }) {
 		os.Exit(m.Run())

@@ -37,6 +37,9 @@ type Options struct {
 	// Roots returns the folders servers may work in (MCP roots: the editor's workspace folders),
 	// as absolute paths; nil = no roots capability. Call RootsChanged when they change.
 	Roots func() []string
+	// SandboxProtected are folders a sandboxed server never opens beyond Switchboard's own
+	// configuration and state (which are always protected): the host adds what it keeps elsewhere.
+	SandboxProtected []string
 	// Elicit asks the user for what a server requests (MCP elicitation, form and url modes); nil =
 	// no elicitation capability. It runs on its own goroutine; ctx ends with the server's request.
 	Elicit func(ctx context.Context, e Elicitation) ElicitResult
@@ -279,6 +282,9 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 			d = func(cfg config.ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
 				return dial(cfg, env, stdio.DefaultMaxFrame, auth, log)
 			}
+		}
+		if resolved.Sandbox != nil && resolved.Transport == config.TransportStdio {
+			d = r.sandboxed(d, resolved) // sandbox.go
 		}
 		c, tools, err = dialConn(ctx, run, d, resolved, env, r.clientOptions(cfg), plan, func(c *conn) {
 			c.meta, c.input = meta, r.inputHandlers(cfg.Name) // era.go, mrtr.go
@@ -614,6 +620,16 @@ func (r *Registry) statusLocked(e *entry) ServerStatus {
 	s := ServerStatus{
 		Name: e.cfg.Name, State: e.state, Transport: e.cfg.Transport, Source: e.cfg.Source,
 		Error: e.cfg.Redact(e.err, r.opts.Getenv), StderrTail: e.cfg.Redact(e.stderrTail, r.opts.Getenv), Command: e.cfg.Summary(),
+	}
+	if e.cfg.Sandbox != nil && e.cfg.Transport == config.TransportStdio {
+		s.Sandbox = e.cfg.Sandbox.Describe()
+		if e.conn != nil {
+			if st := e.conn.stdio(); st != nil {
+				for _, b := range st.Blocked() {
+					s.Blocked = append(s.Blocked, e.cfg.Redact(b, r.opts.Getenv))
+				}
+			}
+		}
 	}
 	if e.state == StateReady {
 		if e.conn != nil {

@@ -29,6 +29,13 @@ type ServerStatus struct {
 	// Command is a one-line summary of what runs (command and args, or URL) as written: with
 	// ${env:X} references, never their values.
 	Command string `json:"command,omitempty"`
+	// Sandbox is, for a sandboxed stdio server, what it may touch in one sentence ("sandboxed: no
+	// network, writes only ./build and its own folder"); empty when it runs with the user's rights.
+	Sandbox string `json:"sandbox,omitempty"`
+	// Blocked are a sandboxed server's latest refusals, oldest first, one plain sentence each
+	// ("blocked: read of ~/.ssh/id_rsa (never open to a sandboxed server)"), so a person can widen
+	// the profile knowingly. They are in the stderr tail too.
+	Blocked []string `json:"blocked,omitempty"`
 	// TrustPrompt is, for an untrusted workspace server, the full text of the trust question
 	// (what runs, what it reads from the environment, what changed); set by the host.
 	TrustPrompt string `json:"trustPrompt,omitempty"`

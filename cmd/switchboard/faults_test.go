@@ -19,6 +19,7 @@ import (
 	"encoding/json"
 	"flag"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -52,6 +53,7 @@ func fReportf(format string, args ...any) {
 }
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // this test binary is the launcher of the sandboxed servers it starts
 	flag.Parse()
 	var dir string
 	if !testing.Short() {

@@ -4,6 +4,7 @@ package main
 
 import (
 	"fmt"
+	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
 	"io"
 	"os"
 
@@ -49,7 +50,12 @@ func subcommands() []subcommand {
 	}
 }
 
-func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+func main() {
+	// First: when this process is a sandboxed server's launcher, it confines itself and becomes
+	// the server here (and never returns).
+	sandbox.Main()
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
 
 func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
 	"io"
 	"log/slog"
 	"os"
@@ -59,6 +60,15 @@ type Transport struct {
 	errR    *os.File   // read end of the child's stderr
 	frames  *FrameReader
 	stderr  *ring
+
+	// Sandbox, when set before Start, confines the child (mcpbridge/sandbox): Start resolves the
+	// profile against the command line and refuses to run the server where it cannot confine it.
+	Sandbox *Sandbox
+	box     *sandbox.Sandbox // the running confinement (its proxy), closed when the child is gone
+	plan    *sandbox.Plan
+
+	blockedMu sync.Mutex
+	blocked   []string // the latest refusals (Blocked)
 
 	writeMu sync.Mutex
 	// Stall bounds a write that has no deadline of its own (a notification, an answer to the
@@ -126,6 +136,11 @@ func (t *Transport) Start(ctx context.Context) error {
 	cmd.Env = append(slices.Clip(t.env), ownerVar+"="+tag)
 	cmd.Dir = t.dir
 	ownProcessGroup(cmd)
+	if t.Sandbox != nil {
+		if err := t.confine(cmd); err != nil {
+			return fmt.Errorf("start %s: %w", t.command, err)
+		}
+	}
 	inR, inW, err := os.Pipe()
 	if err != nil {
 		return err
@@ -150,10 +165,19 @@ func (t *Transport) Start(ctx context.Context) error {
 	inR.Close()
 	outW.Close()
 	errW.Close()
+	if err == nil && t.box != nil {
+		// The launcher confines itself, then becomes the server, or says why it did not (and exits).
+		if err = t.box.Started(); err != nil {
+			cmd.Wait() // ignore error: the launcher exits by itself after a refusal
+		}
+	}
 	if err != nil {
 		inW.Close()
 		outR.Close()
 		errR.Close()
+		if t.box != nil {
+			t.box.Close()
+		}
 		return fmt.Errorf("start %s: %w", t.command, err)
 	}
 	t.cmd, t.tag, t.stdin, t.stdout, t.errR = cmd, tag, inW, outR, errR
@@ -305,6 +329,9 @@ func (t *Transport) wait() {
 	_ = killGroup(t.cmd.Process) // ignore error: best effort
 	killOwned(t.tag)
 	t.stdout.Close()
+	if t.box != nil {
+		t.box.Close()
+	}
 }
 
 func (t *Transport) readLoop() {
@@ -665,9 +692,13 @@ func (t *Transport) Close() error {
 
 func (t *Transport) drainStderr() {
 	defer close(t.errDone)
+	var w io.Writer = t.stderr
+	if t.plan != nil {
+		w = &explainer{to: t.stderr, plan: t.plan, note: t.noteBlocked}
+	}
 	// A 2 KiB buffer instead of io.Copy's 32 KiB (os.File's WriteTo would bring its own): it is
 	// held for the server's life, while the goroutine waits in Read.
-	_, _ = io.CopyBuffer(t.stderr, struct{ io.Reader }{t.errR}, make([]byte, 2<<10)) // ignore error: ends when the pipe closes
+	_, _ = io.CopyBuffer(w, struct{ io.Reader }{t.errR}, make([]byte, 2<<10)) // ignore error: ends when the pipe closes
 }
 
 func preview(b []byte) string {
