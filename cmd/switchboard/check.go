@@ -200,6 +200,15 @@ func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, em
 		if s.ProtocolVersion != "" {
 			fmt.Fprintf(w, "  speaks:  MCP %s\n", s.ProtocolVersion)
 		}
+		switch {
+		case s.Sandbox != "":
+			fmt.Fprintf(w, "  sandbox: %s\n", safetext.Line(s.Sandbox))
+		case s.Transport == "stdio":
+			fmt.Fprintf(w, "  sandbox: none (runs with your full rights)\n")
+		}
+		for _, b := range s.Blocked {
+			fmt.Fprintf(w, "  %s\n", safetext.Line(b))
+		}
 		for i, line := range defs[s.Name] {
 			label := "         "
 			if i == 0 {

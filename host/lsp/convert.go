@@ -22,7 +22,7 @@ func wireStatuses(in []mcpbridge.ServerStatus) []wire.ServerStatus {
 		out[i] = wire.ServerStatus{
 			Name: st.Name, State: st.State, Transport: st.Transport, Source: st.Source, Tools: st.Tools,
 			Instructions: st.Instructions, Error: st.Error, StderrTail: st.StderrTail, Command: st.Command,
-			TrustPrompt: st.TrustPrompt, ProtocolVersion: st.ProtocolVersion,
+			TrustPrompt: st.TrustPrompt, ProtocolVersion: st.ProtocolVersion, Sandbox: st.Sandbox, Blocked: st.Blocked,
 		}
 	}
 	return out

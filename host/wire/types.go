@@ -62,6 +62,12 @@ type ServerStatus struct {
 	// ProtocolVersion is the MCP revision a ready server speaks: "2025-11-25" (the initialize
 	// handshake) or "2026-07-28" (per-request metadata); absent while it is not ready.
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// Sandbox is, for a sandboxed stdio server, what it may touch in one sentence ("sandboxed: no
+	// network, writes only ./build and its own folder"); absent when it runs with the user's rights.
+	Sandbox string `json:"sandbox,omitempty"`
+	// Blocked are a sandboxed server's latest refusals, oldest first, one plain sentence each
+	// ("blocked: read of ~/.ssh/id_rsa (never open to a sandboxed server)").
+	Blocked []string `json:"blocked,omitempty"`
 }
 
 // ServersChangedParams is the params of switchboard/serversChanged.

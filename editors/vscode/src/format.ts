@@ -97,9 +97,14 @@ export function serverReport(s: ServerStatus, tools: readonly ToolInfo[]): strin
     if (s.protocolVersion) out.push(`- Protocol: MCP ${s.protocolVersion}`);
     out.push(`- Source: ${s.source}`);
     if (s.command) out.push(`- Command: \`${s.command}\``);
+    if (s.sandbox) out.push(`- Sandbox: ${mdText(s.sandbox)}`);
+    else if (s.transport === "stdio") out.push("- Sandbox: none (runs with your full rights)");
     out.push(`- Tools: ${s.tools}`);
     out.push(`- Instructions: ${s.instructions ? "yes" : "no"}`);
     if (s.error) out.push("", "## Error", "", fence(s.error));
+    if (s.blocked && s.blocked.length > 0) {
+        out.push("", "## Blocked by the sandbox", "", ...s.blocked.map((b) => `- ${mdText(oneLine(b))}`));
+    }
     if (tools.length > 0) {
         out.push("", "## Tools", "", "Run one with **Switchboard: Call Tool...** (it asks for each parameter and goes through approval).");
         for (const t of tools) {

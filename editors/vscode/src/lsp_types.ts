@@ -29,6 +29,10 @@ export interface ServerStatus {
     trustPrompt?: string;
     /** The MCP revision a ready server speaks ("2025-11-25" or "2026-07-28"). */
     protocolVersion?: string;
+    /** A sandboxed stdio server: what it may touch, one sentence ("sandboxed: no network, ..."). */
+    sandbox?: string;
+    /** A sandboxed server's latest refusals, one plain sentence each ("blocked: read of ~/.ssh/id_rsa ..."). */
+    blocked?: string[];
 }
 
 export interface ToolInfo {

@@ -101,6 +101,18 @@ test("server detail prefers the error, then the stderr tail", () => {
     assert.match(report, /## stderr/);
 });
 
+test("server report says what the sandbox allows and what it blocked", () => {
+    const boxed = fmt.serverReport(srv("a", "ready", {
+        transport: "stdio",
+        sandbox: "sandboxed: no network, writes only ./build and its own folder",
+        blocked: ["blocked: read of ~/.ssh/id_rsa (never open to a sandboxed server)", "blocked: [x](http://evil)"],
+    }), []);
+    assert.match(boxed, /- Sandbox: sandboxed: no network, writes only \.\/build and its own folder/);
+    assert.match(boxed, /## Blocked by the sandbox\n\n- blocked: read of ~\/\.ssh\/id_rsa/);
+    assert.doesNotMatch(boxed, /\[x\]\(http/);
+    assert.match(fmt.serverReport(srv("b", "ready", { transport: "stdio" }), []), /- Sandbox: none \(runs with your full rights\)/);
+});
+
 test("argument preview is cut", () => {
     assert.equal(fmt.argumentPreview({ text: "hi" }), '{"text":"hi"}');
     assert.equal(fmt.argumentPreview({ text: "x".repeat(500) }, 20).length, 20);

@@ -172,7 +172,13 @@ function M.format_server(s)
   if s.source and s.source ~= '' then
     table.insert(parts, '(' .. s.source .. ')')
   end
+  if type(s.sandbox) == 'string' and s.sandbox ~= '' then
+    table.insert(parts, s.sandbox)
+  end
   local line = table.concat(parts, '  ')
+  if type(s.blocked) == 'table' and #s.blocked > 0 then
+    line = line .. '  ' .. tostring(s.blocked[#s.blocked]):gsub('\n', ' ')
+  end
   if s.error and s.error ~= '' and s.error ~= vim.NIL then
     line = line .. '  error: ' .. tostring(s.error):gsub('\n', ' ')
   end
