@@ -1,6 +1,7 @@
 package sandbox
 
 import (
+	"os"
 	"os/exec"
 	"slices"
 	"testing"
@@ -15,6 +16,9 @@ import (
 // less.
 //
 //	go test -run '^$' -bench StartOverhead -benchtime 1x ./mcpbridge/sandbox
+//
+// SWITCHBOARD_SANDBOX_LAUNCHER=path/to/switchboard measures the real binary as the launcher (its
+// packages' initialisation runs before main calls Main); the test binary is the default.
 func BenchmarkStartOverhead(b *testing.B) {
 	requireLandlock(b)
 	esc := escaperPath(b)
@@ -40,7 +44,7 @@ func BenchmarkStartOverhead(b *testing.B) {
 			b.Fatal(err)
 		}
 		cmd := exec.Command(esc)
-		sb, err := Wrap(cmd, plan, Options{})
+		sb, err := Wrap(cmd, plan, Options{Launcher: os.Getenv("SWITCHBOARD_SANDBOX_LAUNCHER")})
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -10,6 +10,8 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 )
@@ -147,9 +149,7 @@ func Resolve(p Profile, env Env) (*Plan, error) {
 	r.plan.Write = append(r.plan.Write, state)
 	r.plan.TempDir = filepath.Join(state, "tmp")
 
-	for _, d := range systemRead {
-		r.grantDefault(d, false)
-	}
+	r.plan.Read = append(r.plan.Read, r.systemRoots()...)
 	for _, c := range cachesInHome {
 		r.grantDefault(filepath.Join(env.Home, c), false)
 	}
@@ -219,6 +219,36 @@ func Resolve(p Profile, env Env) (*Plan, error) {
 	r.plan.Write = compactRoots(r.plan.Write)
 	r.plan.Denied = r.denied
 	return &r.plan, nil
+}
+
+// systemCache keeps the system roots for a while: expanding /etc child by child (to leave out
+// /etc/shadow and /etc/ssh) is most of a Resolve's time, and the same for every server.
+var systemCache struct {
+	mu    sync.Mutex
+	key   string
+	at    time.Time
+	roots []string
+}
+
+const systemCacheFor = time.Minute
+
+// systemRoots grants systemRead as grantDefault does, through systemCache.
+func (r *resolver) systemRoots() []string {
+	key := strings.Join(r.denied, "\x00")
+	systemCache.mu.Lock()
+	defer systemCache.mu.Unlock()
+	if systemCache.key == key && time.Since(systemCache.at) < systemCacheFor {
+		return systemCache.roots
+	}
+	saved := r.plan.Read
+	r.plan.Read = nil
+	for _, d := range systemRead {
+		r.grantDefault(d, false)
+	}
+	roots := slices.Clip(r.plan.Read)
+	r.plan.Read = saved
+	systemCache.key, systemCache.at, systemCache.roots = key, time.Now(), roots
+	return roots
 }
 
 type resolver struct {
