@@ -21,6 +21,7 @@ const mcpUsage = `usage:
   switchboard mcp list
   switchboard mcp get NAME
   switchboard mcp import --from claude-code|claude-desktop|cursor|codex|zed|vscode [--dry-run] [--scope user|workspace]
+  switchboard mcp sandbox NAME --allow-read PATH... --allow-write PATH... [--scope user|workspace]
   switchboard mcp input set|delete ID [--file F]   (the value of a file's ${input:ID}; see switchboard mcp input help)
 
 --scope user (default) edits $XDG_CONFIG_HOME/switchboard/mcp.json (~/.config/switchboard/mcp.json);
@@ -28,6 +29,8 @@ const mcpUsage = `usage:
 the current directory). --file F edits F instead. Values may reference the environment with
 ${env:NAME}: prefer that to writing a secret into the file. Edits keep the file's comments,
 order and formatting. import never overwrites: a server already defined is skipped.
+sandbox widens a sandboxed server's profile, knowingly (after "blocked: read of PATH"); a relative
+PATH is taken from the current directory. A workspace server so widened asks for trust again.
 --protocol auto (default: found per server), 2025-11-25 or 2026-07-28 fixes the MCP revision.
 Exit status: 0 ok, 1 a file cannot be read or written, 2 invalid input.
 `
@@ -37,6 +40,7 @@ type mcpFlags struct {
 	protocol                                     string
 	dryRun                                       bool
 	env, headers                                 []string
+	allowRead, allowWrite                        []string
 	pos, command                                 []string
 }
 
@@ -65,6 +69,10 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 			list = &f.env
 		case "header", "H":
 			list = &f.headers
+		case "allow-read":
+			list = &f.allowRead
+		case "allow-write":
+			list = &f.allowWrite
 		}
 		if dst == nil && list == nil {
 			return f, fmt.Errorf("unknown flag %s", a)
@@ -187,8 +195,10 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		return fail(1, "no server named %s (see switchboard mcp list)", f.pos[0])
 	case "import":
 		return mcpImport(f, file, ws, stdout, fail)
+	case "sandbox":
+		return mcpSandbox(f, file, stdout, fail)
 	}
-	return fail(2, "unknown subcommand %q (want add, remove, list, get or import)", sub)
+	return fail(2, "unknown subcommand %q (want add, remove, list, get, import or sandbox)", sub)
 }
 
 func mcpAdd(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, string, ...any) int) int {
@@ -388,4 +398,48 @@ func printServer(w io.Writer, c config.ServerConfig) {
 	if c.Disabled {
 		fmt.Fprintln(w, "  disabled")
 	}
+}
+
+// mcpSandbox adds --allow-read and --allow-write paths to a sandboxed server's entry.
+func mcpSandbox(f mcpFlags, file string, stdout io.Writer, fail func(int, string, ...any) int) int {
+	if len(f.pos) != 1 {
+		return fail(2, "sandbox takes one NAME, then --allow-read PATH or --allow-write PATH")
+	}
+	if len(f.allowRead)+len(f.allowWrite) == 0 {
+		return fail(2, "sandbox needs --allow-read PATH or --allow-write PATH")
+	}
+	// A path typed in a shell is relative to where it was typed, not to the workspace folder the
+	// entry's own relative paths are anchored at.
+	abs := func(l []string) ([]string, error) {
+		out := make([]string, len(l))
+		for i, p := range l {
+			if p == "~" || strings.HasPrefix(p, "~/") || filepath.IsAbs(p) {
+				out[i] = p
+				continue
+			}
+			a, err := filepath.Abs(p)
+			if err != nil {
+				return nil, err
+			}
+			out[i] = a
+		}
+		return out, nil
+	}
+	read, err := abs(f.allowRead)
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	write, err := abs(f.allowWrite)
+	if err != nil {
+		return fail(2, "%v", err)
+	}
+	p, err := config.AllowSandbox(file, f.pos[0], read, write)
+	if err != nil {
+		if errors.Is(err, config.ErrServerNotFound) {
+			return fail(1, "%s is not defined in %s", f.pos[0], file)
+		}
+		return fail(1, "%v", err)
+	}
+	fmt.Fprintf(stdout, "%s in %s: %s.\n", safetext.Line(f.pos[0]), safetext.Line(file), p.Describe())
+	return 0
 }

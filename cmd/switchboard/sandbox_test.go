@@ -47,3 +47,29 @@ func TestCheckSandbox(t *testing.T) {
 		}
 	}
 }
+
+// TestMCPSandboxAllow: mcp sandbox NAME --allow-read widens the entry's sandbox, keeps the
+// file's comments, and says what the server may now touch; a server without a sandbox is refused.
+func TestMCPSandboxAllow(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, "mcp.json")
+	in := "{\n  // mine\n  \"mcpServers\": {\n    \"fs\": {\"command\": \"npx\", \"sandbox\": true},\n    \"open\": {\"command\": \"x\"}\n  }\n}\n"
+	if err := os.WriteFile(file, []byte(in), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"mcp", "sandbox", "fs", "--allow-read", "/srv/data", "--file", file}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d: %s", code, errb.String())
+	}
+	if want := "fs in " + file + ": sandboxed: no network, writes only its own folder, also reads /srv/data.\n"; out.String() != want {
+		t.Errorf("stdout %q, want %q", out.String(), want)
+	}
+	b, _ := os.ReadFile(file)
+	if !strings.Contains(string(b), "// mine") || !strings.Contains(string(b), `"sandbox": {"read":["/srv/data"]}`) {
+		t.Errorf("file:\n%s", b)
+	}
+	errb.Reset()
+	if code := run([]string{"mcp", "sandbox", "open", "--allow-read", "/srv/data", "--file", file}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "has no sandbox") {
+		t.Errorf("exit %d: %s", code, errb.String())
+	}
+}

@@ -257,3 +257,23 @@ func list(l []string) string {
 	}
 	return strings.Join(l[:len(l)-1], ", ") + " and " + l[len(l)-1]
 }
+
+// Entry is the profile as a config entry writes it: `{"read": [...], "write": [...], "network":
+// ...}` with empty parts left out (`{}` is the default profile).
+func (p Profile) Entry() []byte {
+	m := map[string]any{}
+	if len(p.Read) > 0 {
+		m["read"] = p.Read
+	}
+	if len(p.Write) > 0 {
+		m["write"] = p.Write
+	}
+	switch p.Network.Mode {
+	case NetAll:
+		m["network"] = true
+	case NetDomains:
+		m["network"] = p.Network.Domains
+	}
+	b, _ := json.Marshal(m) // ignore error: strings and lists only
+	return b
+}
