@@ -1,3 +1,5 @@
+//go:build linux || darwin
+
 // Command escaper is a stand-in for a malicious MCP server: it tries each action named on its
 // command line and prints one JSON line per try, {"action": ..., "ok": ..., "err": ...}. The
 // sandbox tests run it confined and check that every escape fails and every allowed action works.
@@ -101,7 +103,7 @@ func try(a string) result {
 		}
 		return result{OK: err == nil, Err: errString(err)}
 	case "umount":
-		err := syscall.Unmount(arg, syscall.MNT_DETACH)
+		err := unmount(arg)
 		return result{OK: err == nil, Err: errString(err)}
 	case "get":
 		client := &http.Client{Timeout: 10 * time.Second}
