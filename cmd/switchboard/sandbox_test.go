@@ -17,11 +17,11 @@ func TestCheckSandbox(t *testing.T) {
 	if err := sandbox.Available(); err != nil {
 		t.Skipf("no sandbox on this system: %v", err)
 	}
+	bin := checkBuildMCPTest(t) // before HOME moves: go build's cache is under it
 	home := t.TempDir()
 	t.Setenv("HOME", home)
 	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
 	t.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
-	bin := checkBuildMCPTest(t)
 	dir := t.TempDir()
 	if err := os.MkdirAll(filepath.Join(dir, "out"), 0o755); err != nil {
 		t.Fatal(err)
