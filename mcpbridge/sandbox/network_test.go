@@ -7,6 +7,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	neturl "net/url"
 	"slices"
 	"sync"
 	"testing"
@@ -118,5 +119,47 @@ func TestAllowed(t *testing.T) {
 		if got := allowed(list, tc.host, tc.port); got != tc.want {
 			t.Errorf("allowed(%s:%s) = %v, want %v", tc.host, tc.port, got, tc.want)
 		}
+	}
+}
+
+// TestProxyRefusesLocalAnswers: a listed name whose DNS answer is this machine (or a private
+// network) is refused and reported; the dial goes to the address checked, not a second lookup.
+func TestProxyRefusesLocalAnswers(t *testing.T) {
+	srv := httptest.NewServer(http.HandlerFunc(func(rw http.ResponseWriter, r *http.Request) {
+		io.WriteString(rw, "local service")
+	}))
+	defer srv.Close()
+	_, port, _ := net.SplitHostPort(srv.Listener.Addr().String())
+	var reports []string
+	p := newProxy([]string{"rebind.example.com:" + port, "127.0.0.1:" + port}, nil, func(s string) { reports = append(reports, s) })
+	p.lookup = func(ctx context.Context, host string) ([]net.IPAddr, error) {
+		return []net.IPAddr{{IP: net.ParseIP("127.0.0.1")}}, nil
+	}
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	go p.serve(ln)
+	defer p.close()
+	get := func(url string) (int, string) {
+		proxyURL, _ := neturl.Parse("http://" + ln.Addr().String())
+		c := &http.Client{Transport: &http.Transport{Proxy: http.ProxyURL(proxyURL)}}
+		resp, err := c.Get(url)
+		if err != nil {
+			return 0, err.Error()
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	if code, body := get("http://rebind.example.com:" + port + "/"); code != http.StatusForbidden {
+		t.Errorf("a listed name resolving to loopback: %d %q", code, body)
+	}
+	if want := "blocked: connection to rebind.example.com:" + port + " (it leads to 127.0.0.1, an address on this machine or its local network)"; !slices.Contains(reports, want) {
+		t.Errorf("reports %q lack %q", reports, want)
+	}
+	// The address written in the list is the user's choice.
+	if code, body := get("http://127.0.0.1:" + port + "/"); code != 200 || body != "local service" {
+		t.Errorf("a listed address: %d %q", code, body)
 	}
 }

@@ -22,6 +22,9 @@ type proxy struct {
 	allow  []string
 	dial   func(ctx context.Context, network, addr string) (net.Conn, error)
 	report func(string)
+	// lookup resolves a listed name before the dial, which then goes to the address checked
+	// (nil when Options.Dial was given: that dialer resolves).
+	lookup func(ctx context.Context, host string) ([]net.IPAddr, error)
 
 	mu    sync.Mutex // guards ln, conns, done
 	ln    net.Listener
@@ -30,11 +33,12 @@ type proxy struct {
 }
 
 func newProxy(allow []string, dial func(ctx context.Context, network, addr string) (net.Conn, error), report func(string)) *proxy {
+	var lookup func(ctx context.Context, host string) ([]net.IPAddr, error)
 	if dial == nil {
 		d := &net.Dialer{Timeout: 30 * time.Second}
-		dial = d.DialContext
+		dial, lookup = d.DialContext, net.DefaultResolver.LookupIPAddr
 	}
-	return &proxy{allow: allow, dial: dial, report: report, conns: map[net.Conn]struct{}{}}
+	return &proxy{allow: allow, dial: dial, lookup: lookup, report: report, conns: map[net.Conn]struct{}{}}
 }
 
 func (p *proxy) serve(ln net.Listener) {
@@ -124,8 +128,15 @@ func (p *proxy) check(c net.Conn, host, port string) (string, bool) {
 
 func (p *proxy) dialUp(c net.Conn, addr string) net.Conn {
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	if p.lookup != nil {
+		checked, ok := p.resolve(ctx, c, addr)
+		if !ok {
+			return nil
+		}
+		addr = checked
+	}
 	up, err := p.dial(ctx, "tcp", addr)
-	cancel()
 	if err != nil {
 		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n") // ignore error
 		return nil
@@ -135,6 +146,35 @@ func (p *proxy) dialUp(c net.Conn, addr string) net.Conn {
 		return nil
 	}
 	return up
+}
+
+// resolve looks a listed name up and refuses one that leads to this machine or its local
+// networks (loopback, private, link-local, unspecified): a name the list allows must not become a
+// way to the host's own services (a DNS answer of 127.0.0.1). An entry that names the address
+// itself, or localhost, allows it. It returns the address to dial, so the check is what is used.
+func (p *proxy) resolve(ctx context.Context, c net.Conn, addr string) (string, bool) {
+	host, port, _ := net.SplitHostPort(addr) // ignore error: addr was joined by check
+	if ip := net.ParseIP(host); ip != nil || host == "localhost" {
+		return addr, true // listed as an address (or localhost): what the user wrote
+	}
+	ips, err := p.lookup(ctx, host)
+	if err != nil || len(ips) == 0 {
+		io.WriteString(c, "HTTP/1.1 502 Bad Gateway\r\nConnection: close\r\nContent-Length: 0\r\n\r\n") // ignore error
+		return "", false
+	}
+	for _, ip := range ips {
+		if !local(ip.IP) {
+			return net.JoinHostPort(ip.IP.String(), port), true
+		}
+	}
+	p.report(fmt.Sprintf("blocked: connection to %s (it leads to %s, an address on this machine or its local network)", safetext.Line(addr), ips[0].IP))
+	io.WriteString(c, "HTTP/1.1 403 Forbidden\r\nConnection: close\r\nContent-Length: 0\r\n\r\n") // ignore error
+	return "", false
+}
+
+func local(ip net.IP) bool {
+	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast()
 }
 
 // tunnel serves CONNECT: the TCP destination is checked; what runs inside (TLS) is the server's.
