@@ -24,6 +24,10 @@ const exitLaunch = 126
 type launchPlan struct {
 	Plan     Plan `json:"plan"`
 	StatusFD int  `json:"statusFD"`
+	// Env is the server's environment. The launcher itself runs with almost none: a variable meant
+	// for the server (LD_PRELOAD, GODEBUG, ...) must not act on the launcher, which runs before
+	// the sandbox is in force.
+	Env []string `json:"env"`
 	// MinABI raises the Landlock ABI the launcher requires (tests: a kernel that lacks it).
 	MinABI int `json:"minABI,omitempty"`
 }

@@ -33,13 +33,13 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, launcher string) error {
 	s.host = os.NewFile(uintptr(fds[0]), "sandbox-status")
 	s.child = os.NewFile(uintptr(fds[1]), "sandbox-status-child")
 	cmd.ExtraFiles = append(cmd.ExtraFiles, s.child)
-	lp := launchPlan{Plan: *s.plan, StatusFD: 2 + len(cmd.ExtraFiles), MinABI: s.opts.minABI}
+	lp := launchPlan{Plan: *s.plan, StatusFD: 2 + len(cmd.ExtraFiles), MinABI: s.opts.minABI, Env: serverEnv(cmd.Env, s.plan)}
 	cmd.Path = launcher
 	cmd.Err = nil // exec.Command's own look-up; the plan has resolved the command
 	if len(cmd.Args) == 0 {
 		cmd.Args = []string{s.plan.Command}
 	}
-	cmd.Env = append(serverEnv(cmd.Env, s.plan), envPlan+"="+encodePlan(lp))
+	cmd.Env = []string{envPlan + "=" + encodePlan(lp)}
 	if cmd.SysProcAttr == nil {
 		cmd.SysProcAttr = &syscall.SysProcAttr{}
 	}
@@ -112,6 +112,7 @@ func Main() {
 		os.Exit(exitLaunch)
 	}
 	status := os.NewFile(uintptr(lp.StatusFD), "sandbox-status")
+	lp.Plan.env = lp.Env
 	err := launch(&lp.Plan, status, max(lp.MinABI, minABI))
 	// launch returns only on failure.
 	msg := err.Error()
@@ -124,7 +125,7 @@ func launch(plan *Plan, status *os.File, need int) error {
 	if err := available(need); err != nil {
 		return fmt.Errorf("%w, so it was not started", err)
 	}
-	env := os.Environ()
+	env := plan.env
 	var netRules []landlock.Rule
 	if plan.Network.Mode != NetAll {
 		// In a fresh network namespace loopback is down; up, it reaches only this namespace.
