@@ -56,7 +56,7 @@ type Plan struct {
 	// is in its own folder: npx and uvx work as they do outside, and the user's cache, which
 	// unsandboxed programs run from, is never changed by the server.
 	Overlays []Overlay
-	env []string // the server's environment, in the launcher (launchPlan.Env)
+	env      []string // the server's environment, in the launcher (launchPlan.Env)
 
 	// Hide are folders the launcher covers with an empty file system (granted roots inside are
 	// mounted back): connect(2) to a pathname Unix socket is not checked by Landlock before ABI 9,
