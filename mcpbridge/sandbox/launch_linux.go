@@ -261,7 +261,13 @@ func hide(plan *Plan) error {
 	}
 	if wdErr == nil {
 		if err := os.Chdir(wd); err != nil {
-			return fmt.Errorf("working folder %s: %w", wd, err)
+			// The working folder is not in the sandbox: start in the server's own folder (it
+			// could read nothing where it was) and say so.
+			own := filepath.Dir(plan.TempDir)
+			fmt.Fprintf(os.Stderr, "sandbox: the working folder %s is outside the sandbox; the server starts in its own folder\n", wd)
+			if err := os.Chdir(own); err != nil {
+				return fmt.Errorf("working folder %s: %w", own, err)
+			}
 		}
 	}
 	return nil

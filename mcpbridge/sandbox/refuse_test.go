@@ -71,3 +71,43 @@ func TestMissingCommandRefuses(t *testing.T) {
 		t.Errorf("Started = %v, want the exec failure", err)
 	}
 }
+
+// TestWorkingFolderOutside: a server whose working folder the sandbox hides starts in its own
+// folder (and says so) instead of failing or keeping a way into the hidden one.
+func TestWorkingFolderOutside(t *testing.T) {
+	requireLandlock(t)
+	w := newWorld(t)
+	hidden := filepath.Join(w.home, "Downloads")
+	if err := os.MkdirAll(hidden, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(hidden, "x.txt"), []byte("private"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plan, err := Resolve(Profile{}, w.env("/bin/sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("/bin/sh", "-c", "pwd; cat x.txt")
+	cmd.Dir = hidden
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	sb, err := Wrap(cmd, plan, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer sb.Close()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	if err := sb.Started(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	if got := strings.TrimSpace(stdout.String()); got != w.state {
+		t.Errorf("pwd = %q, want the server's own folder %s (stderr %s)", got, w.state, stderr.String())
+	}
+	if !strings.Contains(stderr.String(), "is outside the sandbox; the server starts in its own folder") {
+		t.Errorf("stderr %q does not say so", stderr.String())
+	}
+}
