@@ -128,3 +128,30 @@ func TestSandboxBlockedInStderrTail(t *testing.T) {
 		t.Errorf("stderr tail %q lacks the sentence", tail)
 	}
 }
+
+// BenchmarkSandboxedCall measures a call to mcptest's echo through the registry, sandboxed and
+// not, in the same run: the sandbox adds nothing per call (stdio goes straight to the server).
+//
+//	go test -run '^$' -bench SandboxedCall -benchtime 2000x ./mcpbridge
+func BenchmarkSandboxedCall(b *testing.B) {
+	if err := sandbox.Available(); err != nil {
+		b.Skipf("no sandbox on this system: %v", err)
+	}
+	boxed := stdioCfg("boxed")
+	boxed.Sandbox = &sandbox.Profile{}
+	r := newTestRegistry(b, Options{})
+	st := applyAndWait(b, r, boxed, stdioCfg("plain"))
+	if st["boxed"].State != StateReady || st["plain"].State != StateReady {
+		b.Fatalf("servers: %+v", st)
+	}
+	args := json.RawMessage(`{"text":"hello"}`)
+	for _, name := range []string{"plain", "boxed", "plain", "boxed"} {
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				if res, err := r.Call(context.Background(), "mcp__"+name+"__echo", args); err != nil || res.Text != "hello" {
+					b.Fatalf("%+v, %v", res, err)
+				}
+			}
+		})
+	}
+}
