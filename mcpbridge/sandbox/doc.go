@@ -28,7 +28,9 @@
 // and cannot be left, so setsid, double forks and exec change nothing.
 //
 // Where the kernel lacks what a sandbox needs, the launcher refuses to start the server and says
-// why ([Sandbox.Started] returns it); it never runs a server unconfined.
+// why ([Sandbox.Started] returns it); it never runs a server unconfined. The launcher runs with
+// none of the server's environment (an entry's LD_PRELOAD would otherwise load code into it
+// before the sandbox is in force); the server gets it at exec.
 //
 // # What a person sees when the sandbox bites
 //
@@ -54,4 +56,13 @@
 // what is not granted there is not found (the server sees "no such file", which [Plan.Explain]
 // turns into "blocked: ..." when the host sees the file). A socket inside a granted root stays
 // reachable.
+//
+// # Limits
+//
+// There is no PID namespace (the server would be its namespace's init, which ignores the host's
+// SIGTERM and must reap orphans): /proc shows the server other processes and their command lines,
+// as it does to any process of the user; their environment and memory stay closed (Landlock
+// refuses ptrace-class access outside the sandbox). Inside a CONNECT tunnel the server speaks TLS
+// to whatever answers at the listed name: the list is of names, not of what a shared front
+// server routes to.
 package sandbox
