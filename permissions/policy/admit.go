@@ -1,0 +1,405 @@
+package policy
+
+import (
+	"fmt"
+	"maps"
+	"net/url"
+	"os"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+)
+
+// Scope says who defined a server.
+type Scope string
+
+const (
+	ScopeUser      Scope = "user"      // the user's file, editor settings, --config, mcp add
+	ScopeWorkspace Scope = "workspace" // a workspace file, or a user definition that runs what the open folder holds
+	ScopeManaged   Scope = "managed"   // a managed-mcp.json
+)
+
+// A Launch is what a server would run, after every ${...} is resolved: policy matches what
+// runs, never the template, so ${env:X} cannot dodge a rule.
+type Launch struct {
+	Name  string
+	Scope Scope
+	// Source is where the definition came from (a file, "editor settings"), for messages.
+	Source string
+	// Transport is "stdio", "http" or "sse".
+	Transport string
+	// Command and Args are the stdio launch as resolved (variables expanded).
+	Command string
+	Args    []string
+	// Path is Command found on the server's PATH: the program that would run. "" when it cannot
+	// be found (an allowlist serverCommand then never matches).
+	Path string
+	// URL is the resolved URL of an HTTP or SSE server.
+	URL string
+	// Managed is the managed-mcp.json file the server came from (Scope ScopeManaged).
+	Managed string
+}
+
+func (l Launch) stdio() bool { return l.Transport == "" || l.Transport == "stdio" }
+
+// Decision is the policy's answer for one server or one tool call.
+type Decision struct {
+	Allowed bool `json:"allowed"`
+	// Exclusive: the server was admitted as one of a managed-mcp.json's servers.
+	Exclusive bool `json:"exclusive,omitempty"`
+	// Rule is the rule that decided; nil when no rule applied (allowed because nothing restricts).
+	Rule *Rule `json:"rule,omitempty"`
+	// Reason says what decided in one line, for logs, the audit and the model.
+	Reason string `json:"reason"`
+	// Message is the one sentence for a person (escaped), set when something was blocked.
+	Message string `json:"message,omitempty"`
+	// Chain lists each check that was made, in order, for `policy explain`.
+	Chain []Step `json:"chain"`
+}
+
+// A Step is one check of a decision chain.
+type Step struct {
+	Check   string `json:"check"`
+	Outcome string `json:"outcome"`
+	Rule    *Rule  `json:"rule,omitempty"`
+}
+
+// Decision values of check's "decision" column.
+func (d Decision) Word() string {
+	switch {
+	case !d.Allowed:
+		return "blocked"
+	case d.Exclusive:
+		return "exclusive"
+	}
+	return "allowed"
+}
+
+// Admit decides whether a server may start (design section 6.3, server admission): the deny
+// lists of every source; managed-mcp.json (exclusive); mcpAccess; every policy allowlist; then
+// workspaceServers. A nil or empty Policy admits everything. A broken Policy blocks everything.
+func (p *Policy) Admit(l Launch) Decision {
+	var chain []Step
+	step := func(check, outcome string, r *Rule) { chain = append(chain, Step{check, outcome, r}) }
+	blocked := func(r *Rule, why string) Decision {
+		step("result", "blocked", r)
+		return Decision{Rule: r, Reason: why, Message: p.message(r, why), Chain: chain}
+	}
+	if p == nil {
+		return Decision{Allowed: true, Reason: "no policy", Chain: []Step{{"policy", "none", nil}}}
+	}
+	if len(p.broken) > 0 {
+		r := p.brokenRule()
+		step("policy", "broken: "+p.broken[0].Error(), r)
+		return blocked(r, "the organisation's policy is broken ("+p.broken[0].Error()+"), so every MCP server is blocked")
+	}
+	for _, d := range p.denied {
+		if p.serverRuleMatches(d, l, false) {
+			step("deniedMcpServers", "matches", d.rule)
+			return blocked(d.rule, fmt.Sprintf("denied by %s %s", d.rule.Key(), d.rule.Text))
+		}
+	}
+	step("deniedMcpServers", fmt.Sprintf("no match in %d entries", len(p.denied)), nil)
+	if p.mcpAccess == "none" {
+		step("mcpAccess", "none", p.mcpAccessRule)
+		return blocked(p.mcpAccessRule, "MCP is turned off (mcpAccess none)")
+	}
+	exclusive := false
+	if len(p.exclusive) > 0 {
+		r := p.exclusive[0].rule
+		i := slices.IndexFunc(p.managed, func(m ManagedServer) bool { return m.Name == l.Name })
+		if l.Scope != ScopeManaged || l.Managed == "" || i < 0 || p.managed[i].Rule.File != l.Managed {
+			step("managed-mcp.json", "not one of its servers", r)
+			return blocked(r, fmt.Sprintf("only the servers of %s may start", r.File))
+		}
+		step("managed-mcp.json", "one of its servers", p.managed[i].Rule)
+		exclusive = true
+	}
+	if !exclusive {
+		if p.managedOnly != nil && len(p.allowlists) == 0 {
+			step("allowManagedMcpServersOnly", "no managed allowlist: nothing is allowed", p.managedOnly)
+			return blocked(p.managedOnly, "only servers on the organisation's allowlist may start, and it lists none")
+		}
+		if p.mcpAccess == "registry" && len(p.allowlists) == 0 {
+			step("mcpAccess", "registry without a managed allowlist: nothing is allowed", p.mcpAccessRule)
+			return blocked(p.mcpAccessRule, "only servers from the organisation's registry may start (mcpAccess registry)")
+		}
+		for _, al := range p.allowlists {
+			m, how := p.allowMatch(al, l)
+			if m == nil {
+				step("allowedMcpServers ("+al.from+")", how, al.key)
+				return blocked(al.key, fmt.Sprintf("not in %s (%s)", al.key.Key(), how))
+			}
+			step("allowedMcpServers ("+al.from+")", "matches", m)
+		}
+	}
+	if l.Scope == ScopeWorkspace && p.workspaceDeny != nil {
+		step("workspaceServers", "deny", p.workspaceDeny)
+		return blocked(p.workspaceDeny, "servers defined by a workspace may not start (workspaceServers deny)")
+	}
+	step("result", "allowed", nil)
+	d := Decision{Allowed: true, Exclusive: exclusive, Reason: "allowed by the organisation's policy", Chain: chain}
+	if exclusive {
+		d.Rule = chain[len(chain)-2].Rule
+	}
+	return d
+}
+
+// brokenRule names the first broken file as a rule, so that status and audit can carry it.
+func (p *Policy) brokenRule() *Rule {
+	r := &Rule{Text: "broken policy file", From: FromSwitchboard}
+	if fe, ok := p.broken[0].(*FileError); ok {
+		r.File, r.Line, r.Col = fe.File, fe.Line, fe.Col
+	}
+	for _, s := range p.sources {
+		if s.Path == r.File {
+			r.From = s.From
+		}
+	}
+	return r
+}
+
+// message is the person's sentence: what blocked it, where, and whom to ask. Everything from
+// a file is escaped (a policy file is admin-written, but the server name and paths are not).
+func (p *Policy) message(r *Rule, why string) string {
+	where := ""
+	if r != nil && r.File != "" {
+		where = " in " + r.File
+		if r.Line > 0 {
+			where += fmt.Sprintf(":%d:%d", r.Line, r.Col)
+		}
+	}
+	what := why
+	if r != nil && r.Pointer != "" {
+		what = r.Key() + " " + r.Text
+	}
+	contact := "Ask your administrator."
+	if c := p.contact.String(); c != "" {
+		contact = "Contact " + c + "."
+	}
+	return safetext.Line("Blocked by your organisation: " + what + where + ". " + contact)
+}
+
+// Contact is whom the policy names to ask.
+func (p *Policy) Contact() Contact {
+	if p == nil {
+		return Contact{}
+	}
+	return p.contact
+}
+
+// serverRuleMatches reports whether one allowedMcpServers/deniedMcpServers entry matches l. A
+// deny entry matches in every way the launch could be said to be it (name without regard to
+// case, the command by its name or by the program it resolves to); an allow entry matches only
+// what it names exactly.
+func (p *Policy) serverRuleMatches(r serverRule, l Launch, allow bool) bool {
+	switch {
+	case r.name != "":
+		if allow {
+			return l.Name == r.name
+		}
+		return strings.EqualFold(l.Name, r.name)
+	case r.command != nil:
+		return l.stdio() && slices.Equal(l.Args, r.command[1:]) && p.commandMatches(r.command[0], l, allow)
+	case r.url != "":
+		return !l.stdio() && urlMatches(r.url, l.URL, allow)
+	}
+	return false
+}
+
+// commandMatches compares a rule's command with what l runs. An allow rule names a program:
+// a bare name is found on the host's PATH, and it matches when l runs that same file. A deny
+// rule matches that too, and also any program of the same name (a copy of npx elsewhere is
+// still npx), and a written command equal to the rule's.
+func (p *Policy) commandMatches(rc string, l Launch, allow bool) bool {
+	want := rc
+	if !strings.ContainsRune(rc, '/') && !strings.ContainsRune(rc, filepath.Separator) {
+		if found, err := p.lookPath(rc); err == nil {
+			want = found
+		} else {
+			want = ""
+		}
+	}
+	if l.Path != "" && want != "" && sameFile(l.Path, want) {
+		return true
+	}
+	if allow {
+		return false
+	}
+	if l.Command == rc {
+		return true
+	}
+	if strings.ContainsRune(rc, '/') {
+		return l.Path != "" && filepath.Clean(l.Path) == filepath.Clean(rc)
+	}
+	names := []string{l.Command, l.Path}
+	if l.Path != "" {
+		if real, err := filepath.EvalSymlinks(l.Path); err == nil {
+			names = append(names, real)
+		}
+	}
+	for _, n := range names {
+		if n != "" && sameProgramName(filepath.Base(n), rc) {
+			return true
+		}
+	}
+	return false
+}
+
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	fa, err1 := os.Stat(a)
+	fb, err2 := os.Stat(b)
+	return err1 == nil && err2 == nil && os.SameFile(fa, fb)
+}
+
+func sameProgramName(base, rule string) bool {
+	if runtime.GOOS == "windows" {
+		trim := func(s string) string {
+			s = strings.ToLower(s)
+			for _, ext := range []string{".exe", ".cmd", ".bat", ".com"} {
+				s = strings.TrimSuffix(s, ext)
+			}
+			return s
+		}
+		return trim(base) == trim(rule)
+	}
+	return base == rule
+}
+
+// allowMatch finds the entry of al that admits l, following Claude Code: a stdio server must
+// match a serverCommand entry when al has any, an HTTP server a serverUrl entry when al has
+// any; otherwise a serverName entry. how says why nothing matched.
+func (p *Policy) allowMatch(al allowlist, l Launch) (*Rule, string) {
+	kind := "serverName"
+	switch {
+	case l.stdio() && al.hasCmd:
+		kind = "serverCommand"
+	case !l.stdio() && al.hasURL:
+		kind = "serverUrl"
+	}
+	for _, e := range al.entries {
+		ok := false
+		switch kind {
+		case "serverCommand":
+			ok = e.command != nil && p.serverRuleMatches(e, l, true)
+		case "serverUrl":
+			ok = e.url != "" && p.serverRuleMatches(e, l, true)
+		default:
+			ok = e.name != "" && p.serverRuleMatches(e, l, true)
+		}
+		if ok {
+			return e.rule, ""
+		}
+	}
+	if len(al.entries) == 0 {
+		return nil, "the allowlist is empty"
+	}
+	return nil, "no " + kind + " entry matches"
+}
+
+// urlMatches matches a serverUrl pattern (* matches any run of characters) against a URL. Both
+// are normalised first (scheme and host lower case, no user info, no default port, no
+// fragment, an empty path is "/"), so a deny cannot be dodged by spelling the same address
+// another way. A "*" in the host part never matches past the host, so https://*.example.com/*
+// does not admit https://evil.test/x.example.com/. A deny is also tried on the URL as written.
+func urlMatches(pattern, raw string, allow bool) bool {
+	pat := normURL(pattern, true)
+	if u := normURL(raw, false); u != "" && globURL(pat, u) {
+		return true
+	}
+	return !allow && raw != "" && globURL(pattern, raw)
+}
+
+func normURL(s string, pattern bool) string {
+	scheme, rest, ok := strings.Cut(s, "://")
+	if !ok {
+		return ""
+	}
+	auth, path := rest, "/"
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		auth, path = rest[:i], rest[i:]
+		if path[0] != '/' {
+			path = "/" + path
+		}
+	}
+	if i := strings.LastIndexByte(auth, '@'); i >= 0 {
+		auth = auth[i+1:]
+	}
+	scheme, auth = strings.ToLower(scheme), strings.ToLower(auth)
+	switch {
+	case scheme == "https" && strings.HasSuffix(auth, ":443"), scheme == "http" && strings.HasSuffix(auth, ":80"):
+		auth = auth[:strings.LastIndexByte(auth, ':')]
+	}
+	if i := strings.IndexByte(path, '#'); i >= 0 {
+		path = path[:i]
+	}
+	if !pattern {
+		if u, err := url.Parse(scheme + "://" + auth + path); err == nil && u.Host != "" {
+			path = u.EscapedPath()
+			if u.RawQuery != "" {
+				path += "?" + u.RawQuery
+			}
+			if path == "" {
+				path = "/"
+			}
+		}
+	}
+	return scheme + "://" + auth + "\x00" + path
+}
+
+// globURL matches pattern against s with "*" as any run of characters, except that a "*"
+// before the host's end (the \x00 normURL puts there) does not match across it.
+func globURL(pattern, s string) bool {
+	pa, pp, _ := strings.Cut(pattern, "\x00")
+	sa, sp, _ := strings.Cut(s, "\x00")
+	if !strings.Contains(pattern, "\x00") {
+		return glob(pattern, s)
+	}
+	return glob(pa, sa) && glob(pp, sp)
+}
+
+// glob matches with "*" = any run of characters (iterative, no backtracking blow-up).
+func glob(p, s string) bool {
+	px, sx, nextPx, nextSx := 0, 0, -1, -1
+	for px < len(p) || sx < len(s) {
+		if px < len(p) {
+			if p[px] == '*' {
+				nextPx, nextSx = px, sx+1
+				px++
+				continue
+			}
+			if sx < len(s) && p[px] == s[sx] {
+				px++
+				sx++
+				continue
+			}
+		}
+		if nextPx >= 0 && nextSx <= len(s) {
+			px, sx = nextPx+1, nextSx
+			nextSx++
+			continue
+		}
+		return false
+	}
+	return true
+}
+
+// ManagedServers are the servers of managed-mcp.json that the host starts (as user-defined,
+// Scope ScopeManaged, Managed set to the file); nil when there is no managed-mcp.json.
+func (p *Policy) ManagedServers() []ManagedServer {
+	if p == nil {
+		return nil
+	}
+	return slices.Clone(p.managed)
+}
+
+// Exclusive reports whether a managed-mcp.json decides which servers exist.
+func (p *Policy) Exclusive() bool { return p != nil && len(p.exclusive) > 0 }
+
+func sortedKeys[V any](m map[string]V) []string { return slices.Sorted(maps.Keys(m)) }

@@ -1,0 +1,200 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// mem builds a policy from one Switchboard managed-settings.json and optional more sources.
+func mem(t *testing.T, settings string, more ...MemSource) *Policy {
+	t.Helper()
+	srcs := []MemSource{{Path: "/etc/switchboard/managed-settings.json", Data: []byte(settings)}}
+	p := FromSources(noLookPath, append(srcs, more...)...)
+	if err := p.Broken(); err != nil {
+		t.Fatalf("policy broken: %v", err)
+	}
+	return p
+}
+
+func noLookPath(name string) (string, error) { return "", os.ErrNotExist }
+
+// fakeBin makes an executable file named name in dir and returns its path.
+func fakeBin(t *testing.T, dir, name string) string {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func stdio(name, cmd, path string, args ...string) Launch {
+	return Launch{Name: name, Scope: ScopeUser, Transport: "stdio", Command: cmd, Path: path, Args: args}
+}
+
+func remote(name, url string) Launch {
+	return Launch{Name: name, Scope: ScopeUser, Transport: "http", URL: url}
+}
+
+// TestAdmit is the table of server admission, with the attacker's launches.
+func TestAdmit(t *testing.T) {
+	bin := t.TempDir()
+	npx := fakeBin(t, filepath.Join(bin, "usr"), "npx")
+	copyNpx := fakeBin(t, filepath.Join(bin, "home", "evil"), "npx") // another npx, elsewhere
+	link := filepath.Join(bin, "home", "evil", "innocent")
+	if err := os.Symlink(npx, link); err != nil {
+		t.Fatal(err)
+	}
+	other := fakeBin(t, filepath.Join(bin, "home", "evil"), "server")
+	look := func(name string) (string, error) {
+		if name == "npx" {
+			return npx, nil
+		}
+		return "", os.ErrNotExist
+	}
+	build := func(settings string, more ...MemSource) *Policy {
+		srcs := []MemSource{{Path: "/etc/switchboard/managed-settings.json", Data: []byte(settings)}}
+		p := FromSources(look, append(srcs, more...)...)
+		if err := p.Broken(); err != nil {
+			t.Fatalf("policy broken: %v", err)
+		}
+		return p
+	}
+	const denyFS = `{"deniedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/"]}]}`
+	const allowGH = `{"allowedMcpServers": [
+		{"serverName": "github"},
+		{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-github"]},
+		{"serverUrl": "https://*.example.com/*"}
+	]}`
+	fsArgs := []string{"-y", "@modelcontextprotocol/server-filesystem", "/"}
+	ghArgs := []string{"-y", "@modelcontextprotocol/server-github"}
+	cases := []struct {
+		name     string
+		settings string
+		more     []MemSource
+		launch   Launch
+		allowed  bool
+		ptr      string // the deciding rule's pointer
+	}{
+		{"no policy keys", `{}`, nil, stdio("fs", "npx", npx, fsArgs...), true, ""},
+		{"deny by command", denyFS, nil, stdio("fs", "npx", npx, fsArgs...), false, "/deniedMcpServers/0"},
+		{"deny needs the exact argument list", denyFS, nil, stdio("fs", "npx", npx, "-y", "@modelcontextprotocol/server-filesystem", "/home"), true, ""},
+		// ${env:TOOL} resolved to another copy of npx: the rule names the program, not a path.
+		{"attack: env template resolving to a copy of the denied command", denyFS, nil, stdio("fs", copyNpx, copyNpx, fsArgs...), false, "/deniedMcpServers/0"},
+		{"attack: symlink with another name to the denied command", denyFS, nil, stdio("fs", link, link, fsArgs...), false, "/deniedMcpServers/0"},
+		{"attack: full path of the denied command", denyFS, nil, stdio("fs", npx, npx, fsArgs...), false, "/deniedMcpServers/0"},
+		{"attack: unresolvable command spelled like the rule", denyFS, nil, stdio("fs", "npx", "", fsArgs...), false, "/deniedMcpServers/0"},
+		{"deny by name, any case", `{"deniedMcpServers": [{"serverName": "shell"}]}`, nil, stdio("Shell", "sh", "/bin/sh"), false, "/deniedMcpServers/0"},
+		{"deny by URL, host in another case and default port", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "HTTPS://user@EVIL.example:443/mcp"), false, "/deniedMcpServers/0"},
+		{"deny by URL does not touch stdio", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, stdio("x", "npx", npx), true, ""},
+		{"allow: listed command", allowGH, nil, stdio("gh", "npx", npx, ghArgs...), true, ""},
+		{"allow: the name is not enough for stdio when commands are listed", allowGH, nil, stdio("github", "npx", npx, fsArgs...), false, "/allowedMcpServers"},
+		// A workspace file names its server "github" like the allowed one but runs its own program.
+		{"attack: workspace server named like the allowed one", allowGH, nil, Launch{Name: "github", Scope: ScopeWorkspace, Transport: "stdio", Command: other, Path: other, Args: ghArgs}, false, "/allowedMcpServers"},
+		{"attack: allowed command found on a PATH the server's env changed", allowGH, nil, stdio("gh", "npx", copyNpx, ghArgs...), false, "/allowedMcpServers"},
+		{"allow: URL wildcard", allowGH, nil, remote("api", "https://mcp.example.com/v1"), true, ""},
+		{"attack: URL wildcard cannot reach past the host", allowGH, nil, remote("api", "https://evil.test/x.example.com/v1"), false, "/allowedMcpServers"},
+		{"attack: URL with the allowed host as user info", allowGH, nil, remote("api", "https://mcp.example.com@evil.test/v1"), false, "/allowedMcpServers"},
+		{"empty allowlist blocks everything", `{"allowedMcpServers": []}`, nil, stdio("gh", "npx", npx, ghArgs...), false, "/allowedMcpServers"},
+		{"name-only allowlist admits by name", `{"allowedMcpServers": [{"serverName": "github"}]}`, nil, stdio("github", "x", other), true, ""},
+		{"allowManagedMcpServersOnly without an allowlist", `{"allowManagedMcpServersOnly": true}`, nil, stdio("gh", "npx", npx, ghArgs...), false, "/allowManagedMcpServersOnly"},
+		{"mcpAccess none", `{"mcpAccess": "none"}`, nil, stdio("gh", "npx", npx, ghArgs...), false, "/mcpAccess"},
+		{"mcpAccess registry without allowlist", `{"mcpAccess": "registry"}`, nil, stdio("gh", "npx", npx, ghArgs...), false, "/mcpAccess"},
+		{"workspaceServers deny", `{"workspaceServers": "deny"}`, nil, Launch{Name: "w", Scope: ScopeWorkspace, Transport: "stdio", Command: "npx", Path: npx}, false, "/workspaceServers"},
+		{"workspaceServers deny leaves user servers", `{"workspaceServers": "deny"}`, nil, stdio("w", "npx", npx), true, ""},
+		{"Claude Code deny list is imported", `{}`, []MemSource{{Path: "/etc/claude-code/managed-settings.json", From: FromClaudeCode, Data: []byte(denyFS)}}, stdio("fs", "npx", npx, fsArgs...), false, "/deniedMcpServers/0"},
+		{"inheritPolicies false drops the import", `{"inheritPolicies": false}`, []MemSource{{Path: "/etc/claude-code/managed-settings.json", From: FromClaudeCode, Data: []byte(denyFS)}}, stdio("fs", "npx", npx, fsArgs...), true, ""},
+		{"Claude Code allowlist narrows ours", allowGH, []MemSource{{Path: "/etc/claude-code/managed-settings.json", From: FromClaudeCode, Data: []byte(`{"allowedMcpServers": [{"serverName": "jira"}]}`)}}, stdio("gh", "npx", npx, ghArgs...), false, "/allowedMcpServers"},
+		{"VS Code ChatMCP none", `{}`, []MemSource{{Path: "/etc/vscode/policy.json", From: FromVSCode, Kind: KindVSCode, Data: []byte(`{"ChatMCP": "none"}`)}}, stdio("gh", "npx", npx), false, "/ChatMCP"},
+		{"most restrictive mcpAccess wins", `{"mcpAccess": "all"}`, []MemSource{{Path: "/etc/vscode/policy.json", From: FromVSCode, Kind: KindVSCode, Data: []byte(`{"ChatMCP": false}`)}}, stdio("gh", "npx", npx), false, "/ChatMCP"},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			p := build(tc.settings, tc.more...)
+			d := p.Admit(tc.launch)
+			if d.Allowed != tc.allowed {
+				t.Fatalf("Admit(%+v).Allowed = %v, want %v; reason %q, chain %+v", tc.launch, d.Allowed, tc.allowed, d.Reason, d.Chain)
+			}
+			if tc.allowed {
+				return
+			}
+			if got := d.Rule.Pointer; got != tc.ptr {
+				t.Errorf("deciding rule %s, want pointer %s", d.Rule.Loc(), tc.ptr)
+			}
+			if d.Message == "" || !strings.Contains(d.Message, d.Rule.File) {
+				t.Errorf("message %q does not name the file %s", d.Message, d.Rule.File)
+			}
+		})
+	}
+}
+
+// TestManagedMCP: managed-mcp.json is exclusive; its servers start (Launch.Managed) and still
+// pass the deny lists; a user server named like a managed one does not; an empty map is no MCP.
+func TestManagedMCP(t *testing.T) {
+	const file = "/etc/switchboard/managed-mcp.json"
+	mcp := MemSource{Path: file, Kind: KindMCP, Data: []byte(`{"mcpServers": {
+		"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]},
+		"shell": {"command": "bash"}
+	}}`)}
+	p := mem(t, `{"deniedMcpServers": [{"serverName": "shell"}]}`, mcp)
+	if got := len(p.ManagedServers()); got != 2 {
+		t.Fatalf("ManagedServers: %d, want 2", got)
+	}
+	managed := Launch{Name: "github", Scope: ScopeManaged, Managed: file, Transport: "stdio", Command: "npx", Path: "/usr/bin/npx", Args: []string{"-y", "@modelcontextprotocol/server-github"}}
+	if d := p.Admit(managed); !d.Allowed || !d.Exclusive || d.Word() != "exclusive" {
+		t.Errorf("managed github: %+v", d)
+	}
+	user := managed
+	user.Scope, user.Managed = ScopeUser, ""
+	if d := p.Admit(user); d.Allowed || d.Rule.File != file {
+		t.Errorf("user server named like a managed one: %+v", d)
+	}
+	shell := Launch{Name: "shell", Scope: ScopeManaged, Managed: file, Transport: "stdio", Command: "bash"}
+	if d := p.Admit(shell); d.Allowed || d.Rule.Pointer != "/deniedMcpServers/0" {
+		t.Errorf("managed but denied: %+v", d)
+	}
+	off := mem(t, `{}`, MemSource{Path: file, Kind: KindMCP, Data: []byte(`{"mcpServers": {}}`)})
+	if d := off.Admit(user); d.Allowed {
+		t.Errorf("empty managed-mcp.json admitted %+v", d)
+	}
+	// Claude Code's managed-mcp.json narrows ours: a server must be in both, the same way.
+	cc := MemSource{Path: "/etc/claude-code/managed-mcp.json", From: FromClaudeCode, Kind: KindMCP,
+		Data: []byte(`{"mcpServers": {"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}}}`)}
+	both := mem(t, `{}`, mcp, cc)
+	if got := both.ManagedServers(); len(got) != 1 || got[0].Name != "github" {
+		t.Errorf("ManagedServers with both files: %+v", got)
+	}
+}
+
+// TestMessage: the person's sentence names the rule, the file and the contact, and escapes what
+// it quotes.
+func TestMessage(t *testing.T) {
+	p := mem(t, `{"deniedMcpServers": [{"serverName": "shell"}], "adminContact": {"email": "it@example.com\u202e", "url": "https://wiki.example.com/ai"}}`)
+	d := p.Admit(stdio("shell", "sh", "/bin/sh"))
+	want := `Blocked by your organisation: deniedMcpServers[0] {"serverName":"shell"} in /etc/switchboard/managed-settings.json:1:23. Contact it@example.com\u202e (https://wiki.example.com/ai).`
+	if d.Message != want {
+		t.Errorf("message\n got %s\nwant %s", d.Message, want)
+	}
+	if d.Rule.Loc() != "/etc/switchboard/managed-settings.json#/deniedMcpServers/0" {
+		t.Errorf("Loc = %s", d.Rule.Loc())
+	}
+}
+
+func TestGlob(t *testing.T) {
+	for _, tc := range []struct {
+		p, s string
+		ok   bool
+	}{
+		{"a*b", "ab", true}, {"a*b", "axxb", true}, {"a*b", "axxbc", false}, {"*", "", true},
+		{"a*b*c", "abbbc", true}, {"a*b*c", "acb", false}, {"", "", true}, {"", "x", false},
+	} {
+		if got := glob(tc.p, tc.s); got != tc.ok {
+			t.Errorf("glob(%q, %q) = %v", tc.p, tc.s, got)
+		}
+	}
+}

@@ -1,0 +1,74 @@
+package policy
+
+import (
+	"os"
+	"path/filepath"
+	"runtime"
+)
+
+// File names inside a policy directory; the same for Switchboard and Claude Code.
+const (
+	SettingsFile = "managed-settings.json"
+	DropInDir    = "managed-settings.d"
+	MCPFile      = "managed-mcp.json"
+)
+
+// Paths says where the policy sources are. Tests point them at temporary directories;
+// DefaultPaths gives the real places.
+type Paths struct {
+	// Dir holds Switchboard's own managed-settings.json, managed-settings.d/*.json and
+	// managed-mcp.json. Empty: no own policy.
+	Dir string
+	// ClaudeCodeDir holds Claude Code's files of the same names, imported restrict-only.
+	ClaudeCodeDir string
+	// VSCodePolicy is VS Code's policy file (Linux: /etc/vscode/policy.json), imported
+	// restrict-only.
+	VSCodePolicy string
+	// Copilot lists managed-settings.json files that GitHub Copilot clients received by MDM; their
+	// MCP keys are the same as Claude Code's and are imported restrict-only. There is no fixed
+	// place for them, so the default is none.
+	Copilot []string
+}
+
+// DefaultPaths are the places an administrator writes policy on this platform (design
+// section 6.2). macOS managed preferences and the Windows registry are not read yet.
+func DefaultPaths() Paths {
+	switch runtime.GOOS {
+	case "darwin":
+		return Paths{
+			Dir:           "/Library/Application Support/Switchboard",
+			ClaudeCodeDir: "/Library/Application Support/ClaudeCode",
+		}
+	case "windows":
+		pf := os.Getenv("ProgramFiles")
+		if pf == "" || !filepath.IsAbs(pf) {
+			pf = `C:\Program Files`
+		}
+		return Paths{
+			Dir:           filepath.Join(pf, "Switchboard"),
+			ClaudeCodeDir: filepath.Join(pf, "ClaudeCode"),
+		}
+	}
+	return Paths{
+		Dir:           "/etc/switchboard",
+		ClaudeCodeDir: "/etc/claude-code",
+		VSCodePolicy:  "/etc/vscode/policy.json",
+	}
+}
+
+// watchDirs are the directories whose changes can change the policy.
+func (p Paths) watchDirs() []string {
+	var dirs []string
+	for _, d := range []string{p.Dir, p.ClaudeCodeDir} {
+		if d != "" {
+			dirs = append(dirs, d, filepath.Join(d, DropInDir))
+		}
+	}
+	if p.VSCodePolicy != "" {
+		dirs = append(dirs, filepath.Dir(p.VSCodePolicy))
+	}
+	for _, f := range p.Copilot {
+		dirs = append(dirs, filepath.Dir(f))
+	}
+	return dirs
+}
