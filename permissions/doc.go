@@ -19,6 +19,14 @@
 // (Decision.By, plus Entry and File for an allowlist match):
 //
 //  1. The caller's ctx is already cancelled: deny (By "cancelled").
+//     Then the organisation's policy (GateOptions.Policy, a PolicyVerdict the host builds from
+//     permissions/policy): a deny refuses the call in every mode (By "policy", Entry the rule as
+//     file#/json/pointer); a disabled mode is decided as its fallback (single-confirm), with a
+//     note; then the pins (GateOptions.Pins) may hold the call (By "pin"); then a policy ask
+//     asks the user whatever the mode and the allowlist say (in allowlist-only: deny, By
+//     "policy"), and a managed allow runs the call (By "policy"). With NoUserGrants
+//     (allowManagedPermissionRulesOnly) no allowlist entry counts and an "always" or "server"
+//     answer is taken once and not saved.
 //  2. Mode always-allow: allow (By "mode"). An unknown mode: deny (By "error") and an error.
 //  3. The allowlist matches the tool name (an exact entry, else the longest "prefix*" entry of
 //     the tool's own server, compared after parsing mcp__<server>__<tool>, never as a raw string

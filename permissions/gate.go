@@ -27,6 +27,9 @@ type GateOptions struct {
 	// Pins checks an MCP tool call against the user's pins before anything else (nil = no
 	// pinning). It runs on every call, so it must be cheap (the host's is a map lookup).
 	Pins func(Request) PinVerdict
+	// Policy is the organisation's policy, asked on every call before anything but
+	// cancellation (nil = no policy). It must be cheap: it runs on every call.
+	Policy func(Request) PolicyVerdict
 }
 
 // Gate is the one confirm gate every tool call passes. Safe for concurrent use.
@@ -37,6 +40,7 @@ type Gate struct {
 	log   *slog.Logger
 	now   func() time.Time
 	pins  func(Request) PinVerdict
+	pol   func(Request) PolicyVerdict
 
 	prompter atomic.Pointer[prompterBox]
 	timeout  atomic.Int64
@@ -46,7 +50,7 @@ type prompterBox struct{ p Prompter }
 
 // NewGate returns a gate.
 func NewGate(opts GateOptions) *Gate {
-	g := &Gate{al: opts.Allowlist, trust: opts.Trust, audit: opts.Audit, log: opts.Logger, now: opts.Now, pins: opts.Pins}
+	g := &Gate{al: opts.Allowlist, trust: opts.Trust, audit: opts.Audit, log: opts.Logger, now: opts.Now, pins: opts.Pins, pol: opts.Policy}
 	if g.al == nil {
 		g.al, _ = OpenAllowlist("")
 	}
@@ -98,6 +102,18 @@ func (g *Gate) decide(ctx context.Context, req Request) (Decision, error) {
 	if ctx.Err() != nil {
 		return Decision{By: ByCancel, Reason: "denied: the request was cancelled"}, nil
 	}
+	var pol PolicyVerdict
+	if g.pol != nil {
+		pol = g.pol(req)
+	}
+	if pol.Deny {
+		return Decision{By: ByPolicy, Entry: pol.Rule, File: pol.File, Reason: pol.Reason}, nil
+	}
+	policyNote := ""
+	if pol.ModeOff {
+		policyNote = fmt.Sprintf("; mode %s is disabled by the organisation's policy (%s), decided as %s", req.Mode, pol.ModeRule, pol.Fallback)
+		req.Mode = pol.Fallback
+	}
 	var pv PinVerdict
 	if g.pins != nil && req.Server != "" {
 		pv = g.pins(req)
@@ -105,7 +121,8 @@ func (g *Gate) decide(ctx context.Context, req Request) (Decision, error) {
 	if pv.Hold {
 		return Decision{By: ByPin, Reason: "denied: " + pv.Reason}, nil
 	}
-	d, err := g.decideMode(ctx, req, pv)
+	d, err := g.decidePolicy(ctx, req, pv, pol)
+	d.Reason += policyNote
 	if pv.Note != "" {
 		d.Reason += "; " + pv.Note
 	}
@@ -115,7 +132,25 @@ func (g *Gate) decide(ctx context.Context, req Request) (Decision, error) {
 	return d, err
 }
 
-func (g *Gate) decideMode(ctx context.Context, req Request, pv PinVerdict) (Decision, error) {
+// decidePolicy applies the policy's ask and allow (gate order 5 and 6, after pins), then the
+// rest of the order.
+func (g *Gate) decidePolicy(ctx context.Context, req Request, pv PinVerdict, pol PolicyVerdict) (Decision, error) {
+	switch {
+	case pol.Ask && req.Mode == AllowlistOnly:
+		return Decision{By: ByPolicy, Entry: pol.Rule, File: pol.File, Reason: "denied by mode allowlist-only: " + pol.Reason}, nil
+	case pol.Ask:
+		d, err := g.ask(ctx, req, pv, pol, "")
+		if d.By == ByUser {
+			d.Reason += "; " + pol.Reason
+		}
+		return d, err
+	case pol.Allow && !pv.Ask:
+		return Decision{Allowed: true, By: ByPolicy, Entry: pol.Rule, File: pol.File, Reason: pol.Reason}, nil
+	}
+	return g.decideMode(ctx, req, pv, pol)
+}
+
+func (g *Gate) decideMode(ctx context.Context, req Request, pv PinVerdict, pol PolicyVerdict) (Decision, error) {
 	switch req.Mode {
 	case AlwaysAllow:
 		if !pv.Ask {
@@ -127,6 +162,9 @@ func (g *Gate) decideMode(ctx context.Context, req Request, pv PinVerdict) (Deci
 		return Decision{By: ByError, Reason: "denied: " + err.Error()}, err
 	}
 	e, desc, note, ok := g.matchAllowlist(req)
+	if ok && pol.NoUserGrants {
+		ok, note = false, "; allowlist entry "+e+" grants nothing: "+pol.Reason
+	}
 	if ok && pv.Ask {
 		if pe, err := parseEntry(e); err != nil || pe.Prefix {
 			// A grant made before this tool existed does not cover it; an exact one does.
@@ -155,6 +193,11 @@ func (g *Gate) decideMode(ctx context.Context, req Request, pv PinVerdict) (Deci
 	if req.Mode == AllowlistOnly {
 		return Decision{By: ByMode, Reason: "denied by mode allowlist-only: not in the allowlist" + brokenNote}, nil
 	}
+	return g.ask(ctx, req, pv, pol, brokenNote)
+}
+
+// ask asks the Prompter (gate order 10) and saves an "always" or "server" answer.
+func (g *Gate) ask(ctx context.Context, req Request, pv PinVerdict, pol PolicyVerdict, brokenNote string) (Decision, error) {
 	p := g.prompter.Load().p
 	if p == nil {
 		return Decision{By: ByError, Reason: "denied: there is no way to ask the user (no prompter)"}, nil
@@ -186,6 +229,13 @@ func (g *Gate) decideMode(ctx context.Context, req Request, pv PinVerdict) (Deci
 	case AnswerOnce:
 		d.Reason = "allowed once by the user" + brokenNote
 		return d, nil
+	case AnswerAlways, AnswerServer:
+		if pol.NoUserGrants {
+			d.Reason = "allowed once by the user; not saved: " + pol.Reason + brokenNote
+			return d, nil
+		}
+	}
+	switch ans {
 	case AnswerAlways:
 		entry = req.Tool
 	case AnswerServer:

@@ -139,7 +139,32 @@ const (
 	// ByPin: the tool's definition changed since the user approved it (held back), or the user
 	// accepted a definition (GateOptions.Pins).
 	ByPin = "pin"
+	// ByPolicy: the organisation's policy decided (a permissions.deny, ask or allow rule, a
+	// disabled mode, or a broken policy); Decision.Entry is the rule as file#/json/pointer.
+	ByPolicy = "policy"
 )
+
+// PolicyVerdict is what the organisation's policy (GateOptions.Policy) says about one call.
+// The host builds it from permissions/policy; this package does not import that one.
+type PolicyVerdict struct {
+	// Deny refuses the call in every mode, always-allow included.
+	Deny bool
+	// Ask makes the gate ask even when the allowlist or the mode would let the call run; in
+	// allowlist-only it is refused.
+	Ask bool
+	// Allow is a managed grant: the call runs without asking (after pins and Ask).
+	Allow bool
+	// Rule is the deciding rule as file#/json/pointer, File its file; Reason one line naming it.
+	Rule, File, Reason string
+	// ModeOff: the request's mode is disabled by the policy; the gate decides in Fallback
+	// instead (the host refuses a disabled mode asked for explicitly before it gets here).
+	ModeOff  bool
+	Fallback Mode
+	ModeRule string
+	// NoUserGrants (allowManagedPermissionRulesOnly): the user's allowlist grants nothing, and
+	// "always" answers are taken as "once".
+	NoUserGrants bool
+}
 
 // PinVerdict is what the host's pin check (GateOptions.Pins) says about one MCP tool call.
 type PinVerdict struct {
