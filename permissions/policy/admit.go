@@ -58,6 +58,8 @@ type Decision struct {
 	Message string `json:"message,omitempty"`
 	// Chain lists each check that was made, in order, for `policy explain`.
 	Chain []Step `json:"chain"`
+	// Verdict, for a tool (ExplainTool): "policy-deny", "policy-ask", "policy-allow" or "no rule".
+	Verdict string `json:"verdict,omitempty"`
 }
 
 // A Step is one check of a decision chain.
@@ -70,6 +72,8 @@ type Step struct {
 // Decision values of check's "decision" column.
 func (d Decision) Word() string {
 	switch {
+	case d.Verdict != "":
+		return d.Verdict
 	case !d.Allowed:
 		return "blocked"
 	case d.Exclusive:

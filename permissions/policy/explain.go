@@ -43,12 +43,13 @@ func (p *Policy) ExplainTool(tool string) Decision {
 	}
 	switch {
 	case v.Deny != nil:
-		d.Rule = v.Deny
+		d.Rule, d.Verdict = v.Deny, "policy-deny"
 	case v.Ask != nil:
-		d.Rule = v.Ask
+		d.Rule, d.Verdict = v.Ask, "policy-ask"
 	case v.Allow != nil:
-		d.Rule = v.Allow
+		d.Rule, d.Verdict = v.Allow, "policy-allow"
 	default:
+		d.Verdict = "no rule"
 		d.Reason = "no policy rule names " + tool + ": the user's allowlist and mode decide"
 	}
 	d.Chain = chain

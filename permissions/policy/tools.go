@@ -31,6 +31,9 @@ func (p *Policy) Tool(tool, server string) ToolVerdict {
 		why := "the organisation's policy is broken (" + p.broken[0].Error() + "), so every MCP call is refused"
 		return ToolVerdict{Deny: r, Reason: "denied: " + why, Message: p.message(r, why)}
 	}
+	if len(p.toolDeny)+len(p.toolAsk)+len(p.toolAllow) == 0 {
+		return ToolVerdict{}
+	}
 	part := tool
 	if server != "" {
 		s, t, ok := cutToolName(tool)

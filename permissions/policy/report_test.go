@@ -1,0 +1,61 @@
+package policy
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+)
+
+// TestReport: check's Policy section names each source, the effective rules, every server's
+// decision with its rule as file#/json/pointer and line, and the tool marks; --json carries
+// the same.
+func TestReport(t *testing.T) {
+	p := mem(t, "{\n  \"deniedMcpServers\": [{\"serverName\": \"shell\"}],\n  \"permissions\": {\"deny\": [\"mcp__github__delete_repository\"], \"ask\": [\"mcp__github__create_*\"]}\n}",
+		MemSource{Path: "/etc/claude-code/managed-settings.json", From: FromClaudeCode, Data: []byte(`{"permissions": {"deny": ["Bash(rm:*)"]}}`)})
+	r := p.Report([]Launch{stdio("shell", "sh", "/bin/sh"), stdio("github", "npx", "")},
+		[]string{"mcp__github__delete_repository", "mcp__github__create_issue", "mcp__github__get_issue"})
+	var b strings.Builder
+	r.WriteText(&b)
+	text := b.String()
+	for _, want := range []string{
+		"source /etc/switchboard/managed-settings.json (Switchboard)",
+		"source /etc/claude-code/managed-settings.json (restrict-only from Claude Code)",
+		"server shell: blocked by /etc/switchboard/managed-settings.json#/deniedMcpServers/0 (line 2)",
+		"server github: allowed",
+		"tool mcp__github__delete_repository: policy-deny by /etc/switchboard/managed-settings.json#/permissions/deny/0",
+		"tool mcp__github__create_issue: policy-ask",
+		`warning: /etc/claude-code/managed-settings.json#/permissions/deny/0: "Bash(rm:*)" is a Claude Code rule`,
+		"denies by name only",
+	} {
+		if !strings.Contains(text, want) {
+			t.Errorf("report lacks %q:\n%s", want, text)
+		}
+	}
+	if strings.Contains(text, "mcp__github__get_issue") {
+		t.Errorf("a tool without a rule is marked:\n%s", text)
+	}
+	js, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Servers map[string]ServerReport `json:"servers"`
+	}
+	json.Unmarshal(js, &back)
+	if s := back.Servers["shell"]; s.Decision != "blocked" || s.Rule != "/etc/switchboard/managed-settings.json#/deniedMcpServers/0" || s.Line != 2 {
+		t.Errorf("json servers.shell = %+v", s)
+	}
+}
+
+// TestExplainText: `policy explain` shows each step with its rule.
+func TestExplainText(t *testing.T) {
+	p := mem(t, `{"permissions": {"deny": ["mcp__everything__echo"]}, "adminContact": {"email": "it@example.com"}}`)
+	var b strings.Builder
+	p.ExplainTool("mcp__everything__echo").WriteExplain(&b, "mcp__everything__echo")
+	text := b.String()
+	for _, want := range []string{"mcp__everything__echo: policy-deny", "1. permissions.deny: denied", "#/permissions/deny/0", "people see: Blocked by your organisation", "Contact it@example.com."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("explain lacks %q:\n%s", want, text)
+		}
+	}
+}
