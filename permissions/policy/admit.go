@@ -314,16 +314,33 @@ func (p *Policy) allowMatch(al allowlist, l Launch) (*Rule, string) {
 // does not admit https://evil.test/x.example.com/. A deny is also tried on the URL as written.
 func urlMatches(pattern, raw string, allow bool) bool {
 	pat := normURL(pattern, true)
-	if u := normURL(raw, false); u != "" && globURL(pat, u) {
-		return true
+	forms := normForms(raw, false)
+	if allow {
+		return len(forms) > 0 && globURL(pat, forms[0])
 	}
-	return !allow && raw != "" && globURL(pattern, raw)
+	for _, u := range forms {
+		if globURL(pat, u) {
+			return true
+		}
+	}
+	return raw != "" && globURL(pattern, raw)
 }
 
 func normURL(s string, pattern bool) string {
+	if forms := normForms(s, pattern); len(forms) > 0 {
+		return forms[0]
+	}
+	return ""
+}
+
+// normForms normalises a URL or a pattern: scheme and host lower case, no user info, no
+// default port, no fragment, an empty path is "/"; a \x00 marks where the host ends. A URL has
+// a second form with its path decoded, so that a deny is not dodged by writing /admin as
+// /%61dmin.
+func normForms(s string, pattern bool) []string {
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok {
-		return ""
+		return nil
 	}
 	auth, path := rest, "/"
 	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
@@ -343,18 +360,26 @@ func normURL(s string, pattern bool) string {
 	if i := strings.IndexByte(path, '#'); i >= 0 {
 		path = path[:i]
 	}
-	if !pattern {
-		if u, err := url.Parse(scheme + "://" + auth + path); err == nil && u.Host != "" {
-			path = u.EscapedPath()
-			if u.RawQuery != "" {
-				path += "?" + u.RawQuery
-			}
-			if path == "" {
-				path = "/"
-			}
+	head := scheme + "://" + auth + "\x00"
+	forms := []string{head + path}
+	if pattern {
+		return forms
+	}
+	if u, err := url.Parse(scheme + "://" + auth + path); err == nil && u.Host != "" {
+		p := u.EscapedPath()
+		if p == "" {
+			p = "/"
+		}
+		q := ""
+		if u.RawQuery != "" {
+			q = "?" + u.RawQuery
+		}
+		forms[0] = head + p + q
+		if u.Path != p {
+			forms = append(forms, head+u.Path+q)
 		}
 	}
-	return scheme + "://" + auth + "\x00" + path
+	return forms
 }
 
 // globURL matches pattern against s with "*" as any run of characters, except that a "*"

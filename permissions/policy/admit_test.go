@@ -91,6 +91,7 @@ func TestAdmit(t *testing.T) {
 		{"attack: unresolvable command spelled like the rule", denyFS, nil, stdio("fs", "npx", "", fsArgs...), false, "/deniedMcpServers/0"},
 		{"deny by name, any case", `{"deniedMcpServers": [{"serverName": "shell"}]}`, nil, stdio("Shell", "sh", "/bin/sh"), false, "/deniedMcpServers/0"},
 		{"deny by URL, host in another case and default port", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "HTTPS://user@EVIL.example:443/mcp"), false, "/deniedMcpServers/0"},
+		{"attack: deny by URL dodged by percent-encoding the path", `{"deniedMcpServers": [{"serverUrl": "https://mcp.example.com/admin*"}]}`, nil, remote("x", "https://mcp.example.com/%61dmin/x"), false, "/deniedMcpServers/0"},
 		{"deny by URL does not touch stdio", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, stdio("x", "npx", npx), true, ""},
 		{"allow: listed command", allowGH, nil, stdio("gh", "npx", npx, ghArgs...), true, ""},
 		{"allow: the name is not enough for stdio when commands are listed", allowGH, nil, stdio("github", "npx", npx, fsArgs...), false, "/allowedMcpServers"},
@@ -138,10 +139,13 @@ func TestAdmit(t *testing.T) {
 func TestManagedMCP(t *testing.T) {
 	const file = "/etc/switchboard/managed-mcp.json"
 	mcp := MemSource{Path: file, Kind: KindMCP, Data: []byte(`{"mcpServers": {
-		"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]},
+		"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"GITHUB_TOKEN": "ghp_literal", "OK": "${env:OK}"}},
 		"shell": {"command": "bash"}
 	}}`)}
 	p := mem(t, `{"deniedMcpServers": [{"serverName": "shell"}]}`, mcp)
+	if w := strings.Join(p.Warnings(), "\n"); !strings.Contains(w, "env GITHUB_TOKEN holds a literal value") || strings.Contains(w, "env OK") {
+		t.Errorf("warnings about literal secrets: %s", w)
+	}
 	if got := len(p.ManagedServers()); got != 2 {
 		t.Fatalf("ManagedServers: %d, want 2", got)
 	}
@@ -164,7 +168,7 @@ func TestManagedMCP(t *testing.T) {
 	}
 	// Claude Code's managed-mcp.json narrows ours: a server must be in both, the same way.
 	cc := MemSource{Path: "/etc/claude-code/managed-mcp.json", From: FromClaudeCode, Kind: KindMCP,
-		Data: []byte(`{"mcpServers": {"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"]}}}`)}
+		Data: []byte(`{"mcpServers": {"github": {"command": "npx", "args": ["-y", "@modelcontextprotocol/server-github"], "env": {"GITHUB_TOKEN": "ghp_literal", "OK": "${env:OK}"}}}}`)}
 	both := mem(t, `{}`, mcp, cc)
 	if got := both.ManagedServers(); len(got) != 1 || got[0].Name != "github" {
 		t.Errorf("ManagedServers with both files: %+v", got)

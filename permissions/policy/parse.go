@@ -338,6 +338,16 @@ func (f *fileParse) managedMCP(root *node) {
 		if !f.want(e, 'o', "mcpServers."+name, "an object") {
 			continue
 		}
+		for _, key := range []string{"env", "headers"} {
+			if m := e.get(key); m != nil && m.kind == 'o' {
+				for j, k := range m.keys {
+					if v := m.vals[j]; v.kind == 's' && v.str != "" && !strings.Contains(v.str, "${") {
+						// Policy files are world-readable: a secret belongs in the user's environment.
+						f.warn("%s: %s %s holds a literal value; a policy file is readable by every user, so put secrets in ${env:%s}", f.rule(v).Loc(), key, k, k)
+					}
+				}
+			}
+		}
 		set.servers[name] = ManagedServer{Name: name, Config: json.RawMessage(f.p.data[e.off:f.end(e)]), Rule: f.rule(e)}
 	}
 	f.b.p.exclusive = append(f.b.p.exclusive, set)
