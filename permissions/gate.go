@@ -132,6 +132,9 @@ func (g *Gate) decide(ctx context.Context, req Request) (Decision, error) {
 	return d, err
 }
 
+// noUserGrants says why the user's allowlist counts for nothing (PolicyVerdict.NoUserGrants).
+const noUserGrants = "the organisation's policy allows only its own rules (allowManagedPermissionRulesOnly)"
+
 // decidePolicy applies the policy's ask and allow (gate order 5 and 6, after pins), then the
 // rest of the order.
 func (g *Gate) decidePolicy(ctx context.Context, req Request, pv PinVerdict, pol PolicyVerdict) (Decision, error) {
@@ -163,7 +166,7 @@ func (g *Gate) decideMode(ctx context.Context, req Request, pv PinVerdict, pol P
 	}
 	e, desc, note, ok := g.matchAllowlist(req)
 	if ok && pol.NoUserGrants {
-		ok, note = false, "; allowlist entry "+e+" grants nothing: "+pol.Reason
+		ok, note = false, "; allowlist entry "+e+" grants nothing: "+noUserGrants
 	}
 	if ok && pv.Ask {
 		if pe, err := parseEntry(e); err != nil || pe.Prefix {
@@ -231,7 +234,7 @@ func (g *Gate) ask(ctx context.Context, req Request, pv PinVerdict, pol PolicyVe
 		return d, nil
 	case AnswerAlways, AnswerServer:
 		if pol.NoUserGrants {
-			d.Reason = "allowed once by the user; not saved: " + pol.Reason + brokenNote
+			d.Reason = "allowed once by the user; not saved: " + noUserGrants + brokenNote
 			return d, nil
 		}
 	}

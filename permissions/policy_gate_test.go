@@ -29,7 +29,7 @@ func TestGatePolicy(t *testing.T) {
 		{"ask in allowlist-only denies", PolicyVerdict{Ask: true, Rule: rule}, AllowlistOnly, true, AnswerOnce, false, ByPolicy, false},
 		{"managed allow", PolicyVerdict{Allow: true, Rule: rule}, SingleConfirm, false, AnswerDeny, true, ByPolicy, false},
 		{"always-allow disabled falls back to asking", PolicyVerdict{ModeOff: true, Fallback: SingleConfirm, ModeRule: rule}, AlwaysAllow, false, AnswerDeny, false, ByUser, true},
-		{"managed rules only: the allowlist grants nothing", PolicyVerdict{NoUserGrants: true, Reason: "allowManagedPermissionRulesOnly"}, SingleConfirm, true, AnswerOnce, true, ByUser, true},
+		{"managed rules only: the allowlist grants nothing", PolicyVerdict{NoUserGrants: true}, SingleConfirm, true, AnswerOnce, true, ByUser, true},
 		{"managed rules only in allowlist-only", PolicyVerdict{NoUserGrants: true}, AllowlistOnly, true, AnswerOnce, false, ByMode, false},
 		{"no policy: the allowlist grants", PolicyVerdict{}, SingleConfirm, true, AnswerDeny, true, ByAllowlist, false},
 	}
@@ -65,9 +65,9 @@ func TestGatePolicyNoSave(t *testing.T) {
 	path := filepath.Join(t.TempDir(), "allow_tool")
 	al, _ := OpenAllowlist(path)
 	g := NewGate(GateOptions{Allowlist: al, Prompter: &fakePrompter{ans: AnswerAlways},
-		Policy: func(Request) PolicyVerdict { return PolicyVerdict{NoUserGrants: true, Reason: "x"} }})
+		Policy: func(Request) PolicyVerdict { return PolicyVerdict{NoUserGrants: true} }})
 	d, _ := g.Check(t.Context(), Request{Tool: testTool, Server: "github"})
-	if !d.Allowed || !strings.Contains(d.Reason, "not saved") || readFile(t, path) != "" {
+	if !d.Allowed || !strings.Contains(d.Reason, "not saved: the organisation's policy allows only its own rules") || readFile(t, path) != "" {
 		t.Errorf("decision %+v, allowlist %q", d, readFile(t, path))
 	}
 }
