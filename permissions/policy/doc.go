@@ -32,7 +32,8 @@
 // JSONC with the keys and meanings of Claude Code's and Copilot's managed-settings.json:
 // allowedMcpServers / deniedMcpServers (entries {serverName}, {serverCommand: [argv]},
 // {serverUrl: "https://host/*"}), allowManagedMcpServersOnly, permissions.allow / ask / deny
-// (mcp__server, mcp__server__*, mcp__server__prefix*, mcp__server__tool, or a built-in tool
+// (mcp__server, mcp__server__*, mcp__server__prefix*, mcp__server__tool, mcp__* in deny and ask
+// only, or a built-in tool
 // name), permissions.disableBypassPermissionsMode "disable", allowManagedPermissionRulesOnly; and
 // Switchboard's own disabledModes, pinning, workspaceServers, sampling, sharedServers,
 // mcpAccess, adminContact {email, url} and inheritPolicies. Unknown keys are warnings; a known

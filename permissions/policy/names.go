@@ -53,6 +53,10 @@ func parseToolRule(s string) (tr toolRule, ok bool, err error) {
 			return tr, false, fmt.Errorf("rule %q: invalid character %q (a rule is mcp__<server>, mcp__<server>__*, mcp__<server>__<tool>[*] or a built-in tool name)", s, rune(name[i]))
 		}
 	}
+	if s == "mcp__*" {
+		tr.server, tr.prefix = "*", true // every MCP tool; only deny and ask take it (parse.go)
+		return tr, true, nil
+	}
 	rest, isMCP := strings.CutPrefix(name, "mcp__")
 	if !isMCP {
 		if star || name == "" {

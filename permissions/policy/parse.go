@@ -303,6 +303,9 @@ func (f *fileParse) toolRule(kind string, e *node) bool {
 	case !ok:
 		f.warn("%s: %q is a Claude Code rule for its own tools; Switchboard ignores it", f.rule(e).Loc(), e.str)
 		return false
+	case tr.server == "*" && kind == "allow":
+		f.errf(e, "permissions.allow: %q would grant every MCP tool; name servers (mcp__<server>__*)", e.str)
+		return false
 	case tr.server == "" && f.src.Import:
 		f.warn("%s: %q names a %s tool, not an MCP tool; Switchboard ignores it", f.rule(e).Loc(), e.str, f.src.From)
 		return false

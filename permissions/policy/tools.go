@@ -43,12 +43,22 @@ func (p *Policy) Tool(tool, server string) ToolVerdict {
 		part = t
 	}
 	key := strings.ToLower(server)
+	if server != "" {
+		if r := findTool(p.toolDeny["*"], part, "*", false); r != nil {
+			return ToolVerdict{Deny: r, Reason: fmt.Sprintf("denied by the organisation's policy: %s %s in %s", r.Key(), r.Text, r.Loc()),
+				Message: p.message(r, "")}
+		}
+	}
 	if r := findTool(p.toolDeny[key], part, server, false); r != nil {
 		return ToolVerdict{Deny: r, Reason: fmt.Sprintf("denied by the organisation's policy: %s %s in %s", r.Key(), r.Text, r.Loc()),
 			Message: p.message(r, "")}
 	}
 	var v ToolVerdict
-	if r := findTool(p.toolAsk[key], part, server, false); r != nil {
+	r := findTool(p.toolAsk[key], part, server, false)
+	if r == nil && server != "" {
+		r = findTool(p.toolAsk["*"], part, "*", false)
+	}
+	if r != nil {
 		v.Ask = r
 		v.Reason = fmt.Sprintf("the organisation's policy asks every time: %s %s in %s", r.Key(), r.Text, r.Loc())
 	}

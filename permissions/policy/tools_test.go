@@ -60,6 +60,19 @@ func TestTool(t *testing.T) {
 	}
 }
 
+// TestToolEveryMCP: "mcp__*" in deny (or ask) covers every MCP tool and no built-in one; it is
+// refused in allow, where it would grant everything.
+func TestToolEveryMCP(t *testing.T) {
+	p := mem(t, `{"permissions": {"deny": ["mcp__*"]}}`)
+	if p.Tool("mcp__a__b", "a").Deny == nil || p.Tool("read_file", "").Deny != nil {
+		t.Errorf("mcp__* deny")
+	}
+	bad := FromSources(noLookPath, MemSource{Path: "/p.json", Data: []byte(`{"permissions": {"allow": ["mcp__*"]}}`)})
+	if bad.Broken() == nil {
+		t.Errorf("mcp__* allow accepted")
+	}
+}
+
 // TestBrokenFailsClosed: a policy with one wrong value blocks every server and refuses every
 // MCP call; built-in tools still run.
 func TestBrokenFailsClosed(t *testing.T) {
