@@ -32,9 +32,9 @@
 // JSONC with the keys and meanings of Claude Code's and Copilot's managed-settings.json:
 // allowedMcpServers / deniedMcpServers (entries {serverName}, {serverCommand: [argv]},
 // {serverUrl: "https://host/*"}), allowManagedMcpServersOnly, permissions.allow / ask / deny
-// (mcp__server, mcp__server__*, mcp__server__prefix*, mcp__server__tool, mcp__* in deny and ask
-// only, or a built-in tool
-// name), permissions.disableBypassPermissionsMode "disable", allowManagedPermissionRulesOnly; and
+// (mcp__server, mcp__server__*, mcp__server__prefix*, mcp__server__tool, a built-in tool name,
+// and mcp__* in deny and ask only), permissions.disableBypassPermissionsMode "disable",
+// allowManagedPermissionRulesOnly; and
 // Switchboard's own disabledModes, pinning, workspaceServers, sampling, sharedServers,
 // mcpAccess, adminContact {email, url} and inheritPolicies. Unknown keys are warnings; a known
 // key with a wrong value is an error. managed-mcp.json is {"mcpServers": {...}}; an empty map
