@@ -27,10 +27,15 @@ import (
 // Options configure a Registry. The zero value works.
 type Options struct {
 	Logger   *slog.Logger
-	OnChange func(servers []ServerStatus)            // any state or tool-list change; called off internal locks, never concurrently
-	Trusted  func(cfg config.ServerConfig) bool      // consulted for cfg.WorkspaceOnly servers; nil = untrusted
-	Load     func() ([]config.ServerConfig, []error) // used by Reconnect to re-read config; nil = keep current
-	BaseEnv  []string                                // explicit child env base; nil = stdio.DefaultBaseEnv(os.Environ())
+	OnChange func(servers []ServerStatus)       // any state or tool-list change; called off internal locks, never concurrently
+	Trusted  func(cfg config.ServerConfig) bool // consulted for cfg.WorkspaceOnly servers; nil = untrusted
+	// Admit is the organisation's policy: it is asked about every server with what it would run
+	// (variables resolved; as written when they cannot be) when the servers are applied, and
+	// again just before the server starts. A non-nil answer blocks it (StateBlocked): it never
+	// starts, whatever file defined it. Apply again after the policy changed. nil = admit all.
+	Admit   func(resolved config.ServerConfig) *Blocked
+	Load    func() ([]config.ServerConfig, []error) // used by Reconnect to re-read config; nil = keep current
+	BaseEnv []string                                // explicit child env base; nil = stdio.DefaultBaseEnv(os.Environ())
 	// Getenv resolves a config's ${env:X} references when its server starts (nil = os.LookupEnv);
 	// what it returns is also hidden from statuses and logs (config.ServerConfig.Redact).
 	Getenv func(string) (string, bool)
@@ -113,8 +118,9 @@ type entry struct {
 	cancel     context.CancelFunc
 	done       chan struct{} // closed when the current attempt has ended
 	doneClosed bool
-	relists    int    // tools/list re-runs after list_changed (tests)
-	wantScope  string // scopes the server's last 403 insufficient_scope named; the next sign-in asks for them too
+	relists    int      // tools/list re-runs after list_changed (tests)
+	wantScope  string   // scopes the server's last 403 insufficient_scope named; the next sign-in asks for them too
+	blocked    *Blocked // the policy's answer at the last apply
 }
 
 // NewRegistry returns an empty registry; Apply gives it servers.
@@ -160,6 +166,21 @@ func (r *Registry) changed() {
 	}
 }
 
+// admit asks Options.Admit about cfg, resolved if it can be (a template cannot dodge a rule).
+func (r *Registry) admit(cfg config.ServerConfig) *Blocked {
+	if r.opts.Admit == nil {
+		return nil
+	}
+	if resolved, err := cfg.Resolve(r.opts.Getenv); err == nil {
+		cfg = resolved
+	}
+	return r.opts.Admit(cfg)
+}
+
+func sameBlock(a, b *Blocked) bool {
+	return (a == nil) == (b == nil) && (a == nil || *a == *b)
+}
+
 func (r *Registry) trusted(cfg config.ServerConfig) bool {
 	return !cfg.WorkspaceOnly || (r.opts.Trusted != nil && r.opts.Trusted(cfg))
 }
@@ -173,8 +194,10 @@ func (r *Registry) Apply(ctx context.Context, cfgs []config.ServerConfig) {
 
 func (r *Registry) apply(cfgs []config.ServerConfig, restartAll bool) {
 	trust := make(map[string]bool, len(cfgs))
+	blocked := make(map[string]*Blocked, len(cfgs))
 	for _, c := range cfgs {
 		trust[c.Name] = r.trusted(c) // off the lock: the callback may do I/O
+		blocked[c.Name] = r.admit(c)
 	}
 	r.mu.Lock()
 	if r.closed {
@@ -196,11 +219,14 @@ func (r *Registry) apply(cfgs []config.ServerConfig, restartAll bool) {
 		id := c.Identity()
 		switch {
 		case e == nil:
-			e = &entry{cfg: c, identity: id}
+			e = &entry{cfg: c, identity: id, blocked: blocked[c.Name]}
 			r.servers[c.Name] = e
 			r.restartLocked(e, trust[c.Name])
 		case e.identity != id || restartAll:
-			e.cfg, e.identity = c, id
+			e.cfg, e.identity, e.blocked = c, id, blocked[c.Name]
+			r.restartLocked(e, trust[c.Name])
+		case !sameBlock(e.blocked, blocked[c.Name]):
+			e.blocked = blocked[c.Name]
 			r.restartLocked(e, trust[c.Name])
 		case e.state == StateUntrusted && trust[c.Name],
 			e.state != StateUntrusted && e.state != StateDisabled && !trust[c.Name]:
@@ -246,6 +272,10 @@ func (r *Registry) restartLocked(e *entry, trusted bool) {
 		e.state = StateDisabled
 		r.finishLocked(e)
 		return
+	case e.blocked != nil:
+		e.state, e.err = StateBlocked, e.blocked.Message
+		r.finishLocked(e)
+		return
 	case !trusted:
 		e.state = StateUntrusted
 		r.finishLocked(e)
@@ -274,6 +304,21 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 	var auth *oauth.Bearer
 	plan, meta := r.planFor(cfg), r.clientMeta() // era.go
 	resolved, err := cfg.Resolve(r.opts.Getenv)
+	if err == nil && r.opts.Admit != nil {
+		// Asked again on what runs now: the environment may have changed since the apply.
+		if b := r.opts.Admit(resolved); b != nil {
+			r.mu.Lock()
+			if e.gen == gen {
+				e.blocked = b
+				e.state, e.err = StateBlocked, b.Message
+				r.finishLocked(e)
+			}
+			r.mu.Unlock()
+			log.Warn("mcp server blocked by the organisation's policy", "rule", b.Rule)
+			r.changed()
+			return
+		}
+	}
 	if err == nil {
 		env := stdio.ChildEnv(r.baseEnv, resolved.Env)
 		auth = r.bearerFor(resolved)
@@ -630,6 +675,9 @@ func (r *Registry) statusLocked(e *entry) ServerStatus {
 				}
 			}
 		}
+	}
+	if e.state == StateBlocked && e.blocked != nil {
+		s.Policy = &PolicyRef{Rule: e.blocked.Rule, Source: e.blocked.Source}
 	}
 	if e.state == StateReady {
 		if e.conn != nil {

@@ -14,7 +14,24 @@ const (
 	StateStopped   = "stopped"
 	// StateNeedsAuth: an http or sse server that wants the person to sign in (OAuth); Error says why.
 	StateNeedsAuth = "needs-auth"
+	// StateBlocked: the organisation's policy forbids the server (Options.Admit); Error is the
+	// person's sentence and Policy names the rule. It is never started.
+	StateBlocked = "blocked"
 )
+
+// Blocked is why the organisation's policy keeps a server from starting (Options.Admit).
+type Blocked struct {
+	// Message is one sentence for the person: the rule, the file, whom to ask (escaped).
+	Message string
+	// Rule is the deciding rule as file#/json/pointer; Source its policy file.
+	Rule, Source string
+}
+
+// PolicyRef is ServerStatus.policy: the rule that blocked a server.
+type PolicyRef struct {
+	Rule   string `json:"rule"`
+	Source string `json:"source"`
+}
 
 // ServerStatus is the wire ServerStatus of PROTOCOL.md section 3.
 type ServerStatus struct {
@@ -42,6 +59,8 @@ type ServerStatus struct {
 	// ProtocolVersion is the protocol revision a ready server speaks: "2025-11-25" (the
 	// initialize handshake) or "2026-07-28" (era.go).
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
+	// Policy names the organisation's rule that blocked the server (state blocked).
+	Policy *PolicyRef `json:"policy,omitempty"`
 }
 
 // Tool is one registered tool.
