@@ -19,6 +19,7 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"github.com/switchboard-dev/switchboard/permissions"
+	"github.com/switchboard-dev/switchboard/permissions/policy"
 	"github.com/switchboard-dev/switchboard/session"
 )
 
@@ -62,6 +63,9 @@ type Options struct {
 	Tokens tokenstore.Store
 	// SignInTimeout bounds the wait for the browser during a sign-in (0 = 5 minutes).
 	SignInTimeout time.Duration
+	// Policy is where the organisation's policy files are (the zero value: none; cmd/switchboard
+	// gives policy.DefaultPaths()).
+	Policy policy.Paths
 }
 
 // Settings are the person's settings (initializationOptions, settings.switchboard, CLI flags).
@@ -117,6 +121,9 @@ type App struct {
 	questions *Questions
 	pinStore  *permissions.PinStore
 	pins      pinState
+	policyW   *policy.Watcher
+	// policyWarned: the configured mode's fallback from a mode the policy disables was told once.
+	policyWarned atomic.Bool
 
 	stateMu     sync.Mutex // guards settings, folders, provider, providerSet, sampleOK
 	settings    Settings
@@ -195,6 +202,10 @@ func New(opts Options, ui UI) (*App, error) {
 			a.audit = nil
 		}
 	}
+	a.policyW = policy.NewWatcher(policy.Options{Paths: opts.Policy})
+	if err := a.policyW.Policy().Broken(); err != nil {
+		a.log.Error(fmt.Sprintf("host: the organisation's policy is broken, every MCP server is blocked: %v", err))
+	}
 	a.gate = permissions.NewGate(permissions.GateOptions{
 		Allowlist: a.allow,
 		Trust:     a.trust, // grants for workspace-defined servers are bound to their definition
@@ -202,11 +213,13 @@ func New(opts Options, ui UI) (*App, error) {
 		Audit:     a.audit,
 		Logger:    a.log,
 		Pins:      a.pinVerdict,
+		Policy:    a.policyVerdict,
 	})
 	a.registry = mcpbridge.NewRegistry(mcpbridge.Options{
 		Logger:   a.log,
 		OnChange: func(s []mcpbridge.ServerStatus) { a.serversChanged(s); a.pinsChanged() },
 		Trusted:  a.trusted,
+		Admit:    a.admit,
 		Load: func() ([]config.ServerConfig, []error) {
 			cfgs, _ := a.loadConfig() // loadConfig reports the errors itself
 			return cfgs, nil
@@ -267,6 +280,7 @@ func (a *App) Start(folders []string, s Settings, warns []string) {
 		a.ApplySettings(s, warns)
 		a.goBg(a.allowlistWatch)
 		a.goBg(a.configWatch)
+		a.goBg(a.policyWatch)
 		a.goBg(a.connectServers)
 		a.goBg(a.releaseStartMemory)
 	})

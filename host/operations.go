@@ -170,9 +170,11 @@ func (a *App) CallTool(ctx context.Context, r CallRequest) (mcpbridge.Result, pe
 			a.registry.WaitStarted(ctx, server) // ignore error: ctx ended; the call below says so
 		}
 	}
-	mode := a.Mode()
-	if r.Mode != nil {
-		mode = *r.Mode
+	mode, err := a.policyMode(r.Mode)
+	if err != nil {
+		msg := err.Error()
+		return mcpbridge.Result{Name: r.Name, IsError: true, Text: msg, Bytes: len(msg), Content: []json.RawMessage{}},
+			permissions.Decision{By: permissions.ByPolicy, Reason: "denied: " + msg}
 	}
 	var via session.CallFunc // nil: the UI's observer (progressTools.Call)
 	if r.Progress != nil {
@@ -220,9 +222,9 @@ func (a *App) Chat(r ChatRequest) (conversation, turn string, err error) {
 	if strings.TrimSpace(r.Prompt) == "" && r.Invoke == nil {
 		return "", "", badRequest("prompt is required")
 	}
-	mode := a.Mode()
-	if r.Mode != nil {
-		mode = *r.Mode
+	mode, err := a.policyMode(r.Mode)
+	if err != nil {
+		return "", "", err
 	}
 	decided := &decidedCalls{m: map[string]permissions.Decision{}}
 	prompt, err := a.chatContext(a.baseCtx, r)

@@ -271,7 +271,7 @@ func (a *App) pinning() string {
 	a.stateMu.Lock()
 	defer a.stateMu.Unlock()
 	p, _ := ParsePinning(a.settings.Pinning) // ignore error: checked by the front end
-	return p
+	return policyPinning(a.Policy(), p)
 }
 
 // currentPins returns the comparison for the current tool list, made once per list.
@@ -292,6 +292,7 @@ func (a *App) rebuildPinsLocked(src *mcpbridge.ToolSet) *pinView {
 	}
 	v := &pinView{src: src, gen: gen, pinning: pinning, snap: src, byName: map[string]PinChange{}, shown: map[string]ServerPinChanges{}}
 	if pinning == PinningOff {
+		v.snap = a.policyTools(v.snap)
 		a.pins.view.Store(v)
 		return v
 	}
@@ -338,6 +339,7 @@ func (a *App) rebuildPinsLocked(src *mcpbridge.ToolSet) *pinView {
 			v.snap = mcpbridge.NewToolSet(tools)
 		}
 	}
+	v.snap = a.policyTools(v.snap)
 	a.pins.view.Store(v)
 	return v
 }

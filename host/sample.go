@@ -19,6 +19,9 @@ import (
 
 // sample is mcpbridge.Options.Sample.
 func (a *App) sample(ctx context.Context, req mcpbridge.SampleRequest) (mcpbridge.SampleResult, error) {
+	if err := a.policySampling(ctx, req.Server); err != nil {
+		return mcpbridge.SampleResult{}, err
+	}
 	a.stateMu.Lock()
 	allowed := a.sampleOK[req.Server]
 	a.stateMu.Unlock()

@@ -103,6 +103,8 @@ func deniedSummary(tool string, dec permissions.Decision) string {
 		return fmt.Sprintf("%s was denied: nobody could answer the approval (no editor or terminal was there to ask).", tool)
 	case permissions.ByShutdown:
 		return fmt.Sprintf("%s was denied: Switchboard was shutting down.", tool)
+	case permissions.ByPolicy:
+		return fmt.Sprintf("%s was blocked by your organisation's policy: %s", tool, sentence(safetext.Bounded(strings.TrimPrefix(dec.Reason, "denied: "), maxSummary)))
 	}
 	why := strings.TrimPrefix(dec.Reason, "denied: ")
 	if why == "" {
@@ -134,6 +136,8 @@ func DecisionLabel(allowed bool, by, reason string) string {
 			return "denied: Switchboard was shutting down"
 		case permissions.ByPin:
 			return "held: its definition changed since you approved it"
+		case permissions.ByPolicy:
+			return "blocked by your organisation's policy"
 		case session.ByRepeat:
 			if reason != "" {
 				return "not run: " + safetext.Line(reason)
@@ -164,6 +168,8 @@ func DecisionLabel(allowed bool, by, reason string) string {
 		return "allowed: mode always-allow"
 	case permissions.ByBuiltin:
 		return "allowed: read-only built-in tool"
+	case permissions.ByPolicy:
+		return "allowed by your organisation's policy"
 	}
 	return "allowed (" + by + ")"
 }

@@ -421,7 +421,7 @@ func (s *server) cmdChat(ctx context.Context, arg, _ json.RawMessage) (any, erro
 	conv, turn, err := s.app.Chat(host.ChatRequest{Conversation: p.Conversation, Prompt: p.Prompt, Mode: mode,
 		Attach: attach, Invoke: invoke})
 	if err != nil {
-		return nil, err
+		return nil, requestFailed(err) // a mode the organisation's policy disables: RequestFailed
 	}
 	return wire.ChatResult{Conversation: conv, Turn: turn}, nil
 }

@@ -24,6 +24,9 @@ func wireStatuses(in []mcpbridge.ServerStatus) []wire.ServerStatus {
 			Instructions: st.Instructions, Error: st.Error, StderrTail: st.StderrTail, Command: st.Command,
 			TrustPrompt: st.TrustPrompt, ProtocolVersion: st.ProtocolVersion, Sandbox: st.Sandbox, Blocked: st.Blocked,
 		}
+		if st.Policy != nil {
+			out[i].Policy = &wire.PolicyRef{Rule: st.Policy.Rule, Source: st.Policy.Source}
+		}
 	}
 	return out
 }

@@ -25,7 +25,7 @@ var contract = []any{
 	ResourcesParams{}, Resource{}, ResourceTemplate{}, ResourcesResult{}, ReadResourceParams{}, ResourceContent{},
 	ReadResourceResult{}, UnsubscribeParams{}, Prompt{}, PromptArgument{}, GetPromptParams{}, PromptMessage{},
 	GetPromptResult{}, CompleteParams{}, CompleteResult{}, ResourceRef{}, ResourcesChangedParams{},
-	InputRequest{}, InputParams{}, InputResolvedParams{},
+	InputRequest{}, InputParams{}, InputResolvedParams{}, PolicyRef{},
 }
 
 // Field is one JSON field of a wire struct as shapes.json describes it.

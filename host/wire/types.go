@@ -46,7 +46,7 @@ type Price struct {
 // ServerStatus is one MCP server as switchboard.servers and switchboard/serversChanged show it.
 type ServerStatus struct {
 	Name         string `json:"name"`
-	State        string `json:"state"` // starting | ready | failed | disabled | untrusted | stopped | needs-auth
+	State        string `json:"state"` // starting | ready | failed | disabled | untrusted | stopped | needs-auth | blocked
 	Transport    string `json:"transport"`
 	Source       string `json:"source"` // file, or "editor settings"
 	Tools        int    `json:"tools"`
@@ -68,6 +68,16 @@ type ServerStatus struct {
 	// Blocked are a sandboxed server's latest refusals, oldest first, one plain sentence each
 	// ("blocked: read of ~/.ssh/id_rsa (never open to a sandboxed server)").
 	Blocked []string `json:"blocked,omitempty"`
+	// Policy names the organisation's rule that blocked the server (state blocked); Error is then
+	// the sentence for the person.
+	Policy *PolicyRef `json:"policy,omitempty"`
+}
+
+// PolicyRef is the organisation's policy rule behind a decision: the rule as file#/json/pointer
+// and the policy file.
+type PolicyRef struct {
+	Rule   string `json:"rule"`
+	Source string `json:"source"`
 }
 
 // ServersChangedParams is the params of switchboard/serversChanged.

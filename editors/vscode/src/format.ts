@@ -12,7 +12,7 @@ export interface StatusSummary {
 }
 
 export function countStates(servers: readonly ServerStatus[]): Record<ServerState, number> {
-    const n: Record<ServerState, number> = { starting: 0, ready: 0, failed: 0, disabled: 0, untrusted: 0, stopped: 0, "needs-auth": 0 };
+    const n: Record<ServerState, number> = { starting: 0, ready: 0, failed: 0, disabled: 0, untrusted: 0, stopped: 0, "needs-auth": 0, blocked: 0 };
     for (const s of servers) {
         if (s.state in n) n[s.state]++;
     }
@@ -40,6 +40,7 @@ export function statusSummary(
     if (n.failed > 0) parts.push(`$(error) ${n.failed} failed`);
     if (n.untrusted > 0) parts.push(`$(workspace-untrusted) ${n.untrusted} untrusted`);
     if (n["needs-auth"] > 0) parts.push(`$(account) ${n["needs-auth"]} need sign-in`);
+    if (n.blocked > 0) parts.push(`$(circle-slash) ${n.blocked} blocked`);
     if (pending > 0) parts.push(`$(bell-dot) ${pending} to approve`);
     if (questions > 0) parts.push(`$(question) ${questions} question${questions === 1 ? "" : "s"}`);
     const lines = [`Switchboard: ${n.ready} of ${servers.length} MCP servers ready`];
@@ -47,6 +48,7 @@ export function statusSummary(
     if (n.failed > 0) lines.push(`${n.failed} failed: ${servers.filter((s) => s.state === "failed").map((s) => s.name).join(", ")}`);
     if (n.untrusted > 0) lines.push(`${n.untrusted} waiting for trust`);
     if (n["needs-auth"] > 0) lines.push(`${n["needs-auth"]} need you to sign in: ${servers.filter((s) => s.state === "needs-auth").map((s) => s.name).join(", ")}`);
+    if (n.blocked > 0) lines.push(`${n.blocked} blocked by your organisation: ${servers.filter((s) => s.state === "blocked").map((s) => s.name).join(", ")}`);
     if (pending > 0) lines.push(`${pending} tool call${pending === 1 ? "" : "s"} waiting for approval`);
     if (questions > 0) lines.push(`${questions} question${questions === 1 ? "" : "s"} from MCP servers waiting for an answer`);
     lines.push("Click for the list.");
@@ -56,6 +58,7 @@ export function statusSummary(
     if (n.failed > 0) words.push(`${n.failed} failed`);
     if (n.untrusted > 0) words.push(`${n.untrusted} untrusted`);
     if (n["needs-auth"] > 0) words.push(`${n["needs-auth"]} need sign-in`);
+    if (n.blocked > 0) words.push(`${n.blocked} blocked by your organisation`);
     if (pending > 0) words.push(`${pending} pending approval${pending === 1 ? "" : "s"}`);
     if (questions > 0) words.push(`${questions} server question${questions === 1 ? "" : "s"}`);
     return { text: parts.join(" "), label: words.join(", "), tooltip: lines.join("\n"), severity };
@@ -69,6 +72,7 @@ const stateIcon: Record<string, string> = {
     untrusted: "$(workspace-untrusted)",
     "needs-auth": "$(account)",
     stopped: "$(debug-stop)",
+    blocked: "$(circle-slash)",
 };
 
 export function serverLabel(s: ServerStatus): string {
@@ -76,12 +80,14 @@ export function serverLabel(s: ServerStatus): string {
 }
 
 export function serverDescription(s: ServerStatus): string {
+    if (s.state === "blocked") return "blocked by your organisation";
     const tools = `${s.tools} tool${s.tools === 1 ? "" : "s"}`;
     return `${s.state} · ${tools} · ${s.transport}`;
 }
 
 /** One line of detail for a quick pick: the error, else the last stderr line, else the source. */
 export function serverDetail(s: ServerStatus): string {
+    if (s.state === "blocked" && s.error) return oneLine(s.error); // the policy's sentence, not a failure
     if (s.error) return `Error: ${oneLine(s.error)}`;
     const tail = lastLine(s.stderrTail);
     if (tail) return `stderr: ${tail}`;
@@ -101,7 +107,10 @@ export function serverReport(s: ServerStatus, tools: readonly ToolInfo[]): strin
     else if (s.transport === "stdio") out.push("- Sandbox: none (runs with your full rights)");
     out.push(`- Tools: ${s.tools}`);
     out.push(`- Instructions: ${s.instructions ? "yes" : "no"}`);
-    if (s.error) out.push("", "## Error", "", fence(s.error));
+    if (s.state === "blocked") {
+        out.push("", "## Blocked by your organisation", "", fence(s.error ?? "Blocked by your organisation's policy."));
+        if (s.policy) out.push("", `Rule: ${codeSpan(s.policy.rule)}`);
+    } else if (s.error) out.push("", "## Error", "", fence(s.error));
     if (s.blocked && s.blocked.length > 0) {
         out.push("", "## Blocked by the sandbox", "", ...s.blocked.map((b) => `- ${mdText(oneLine(b))}`));
     }

@@ -12,7 +12,7 @@ export type { CommandName, NotificationName } from "./lsp_ext";
 export type Mode = "single-confirm" | "always-allow" | "allowlist-only";
 export const modes: readonly Mode[] = ["single-confirm", "always-allow", "allowlist-only"];
 
-export type ServerState = "starting" | "ready" | "failed" | "disabled" | "untrusted" | "stopped" | "needs-auth";
+export type ServerState = "starting" | "ready" | "failed" | "disabled" | "untrusted" | "stopped" | "needs-auth" | "blocked";
 
 export interface ServerStatus {
     name: string;
@@ -33,6 +33,14 @@ export interface ServerStatus {
     sandbox?: string;
     /** A sandboxed server's latest refusals, one plain sentence each ("blocked: read of ~/.ssh/id_rsa ..."). */
     blocked?: string[];
+    /** A server the organisation's policy blocks (state "blocked"): the rule; error says it for people. */
+    policy?: PolicyRef;
+}
+
+/** An organisation policy rule: file#/json/pointer, and the policy file. */
+export interface PolicyRef {
+    rule: string;
+    source: string;
 }
 
 export interface ToolInfo {

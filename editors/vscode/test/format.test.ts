@@ -54,6 +54,23 @@ test("status bar: servers that need a sign-in are counted and named", () => {
     assert.equal(fmt.serverLabel(srv("linear", "needs-auth")), "$(account) linear");
 });
 
+test("a server blocked by the organisation's policy is shown as such, with the reason and contact, never as a failure", () => {
+    const why = "Blocked by your organisation: deniedMcpServers[0] {\"serverName\":\"shell\"} in /etc/switchboard/managed-settings.json:3:5. Contact it@example.com.";
+    const b = srv("shell", "blocked", { tools: 0, error: why, policy: { rule: "/etc/switchboard/managed-settings.json#/deniedMcpServers/0", source: "/etc/switchboard/managed-settings.json" } });
+    const s = fmt.statusSummary("running", [srv("a", "ready"), b], 0);
+    assert.equal(s.text, "$(server) 1/2 ready $(circle-slash) 1 blocked");
+    assert.equal(s.label, "Switchboard: 1 of 2 servers ready, 1 blocked by your organisation");
+    assert.match(s.tooltip, /1 blocked by your organisation: shell/);
+    assert.equal(s.severity, "normal", "a policy's block is a state, not an error");
+    assert.equal(fmt.serverDescription(b), "blocked by your organisation");
+    assert.equal(fmt.serverDetail(b), why);
+    const report = fmt.serverReport(b, []);
+    assert.match(report, /## Blocked by your organisation/);
+    assert.match(report, /Contact it@example\.com\./);
+    assert.match(report, /#\/deniedMcpServers\/0/);
+    assert.ok(!report.includes("## Error"), report);
+});
+
 test("server report shows each tool's parameters from its input schema", () => {
     const tools: ToolInfo[] = [
         {

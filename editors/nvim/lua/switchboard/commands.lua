@@ -159,7 +159,7 @@ end
 -- Formatting ---------------------------------------------------------------------------------
 
 function M.format_server(s)
-  local parts = { s.name, s.state }
+  local parts = { s.name, s.state == 'blocked' and 'blocked by your organisation' or s.state }
   if s.state == 'ready' then
     table.insert(parts, ('%d tool%s'):format(s.tools or 0, s.tools == 1 and '' or 's'))
   end
@@ -179,7 +179,10 @@ function M.format_server(s)
   if type(s.blocked) == 'table' and #s.blocked > 0 then
     line = line .. '  ' .. tostring(s.blocked[#s.blocked]):gsub('\n', ' ')
   end
-  if s.error and s.error ~= '' and s.error ~= vim.NIL then
+  if s.state == 'blocked' and s.error and s.error ~= '' and s.error ~= vim.NIL then
+    -- The policy's sentence (rule, file, whom to ask): a state, not a failure.
+    line = line .. '  ' .. tostring(s.error):gsub('\n', ' ')
+  elseif s.error and s.error ~= '' and s.error ~= vim.NIL then
     line = line .. '  error: ' .. tostring(s.error):gsub('\n', ' ')
   end
   return line
@@ -222,7 +225,7 @@ function M.reconnect_line(list, server)
     return 'no MCP servers configured', false
   end
   local counts, failed = {}, {}
-  local order = { 'ready', 'starting', 'untrusted', 'needs-auth', 'disabled', 'stopped', 'failed' }
+  local order = { 'ready', 'starting', 'untrusted', 'needs-auth', 'blocked', 'disabled', 'stopped', 'failed' }
   for _, s in ipairs(list) do
     if not counts[s.state] and not vim.tbl_contains(order, s.state) then
       table.insert(order, #order, s.state)

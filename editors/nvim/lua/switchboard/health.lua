@@ -240,6 +240,9 @@ function M.check()
       h.error(line, advice)
     elseif s.state == 'untrusted' then
       h.warn(line, { ':Switchboard trust ' .. s.name .. ' shows what it runs and asks whether to trust it' })
+    elseif s.state == 'blocked' then
+      local rule = type(s.policy) == 'table' and s.policy.rule or nil
+      h.warn(line, { rule and ('rule: ' .. tostring(rule)) or 'your organisation\'s policy blocks it; ask your administrator' })
     else
       h.info(line)
     end

@@ -1,0 +1,186 @@
+package host
+
+import (
+	"context"
+	"fmt"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+	"github.com/switchboard-dev/switchboard/permissions"
+	"github.com/switchboard-dev/switchboard/permissions/policy"
+)
+
+// The organisation's policy (permissions/policy, design section 6): loaded from Options.Policy,
+// watched while the host runs, and applied at four places: the registry's admission (a blocked
+// server never starts, from any source), the gate's first step (deny, ask, managed allow,
+// disabled modes), the model's tool list (a denied tool is not offered) and sampling.
+
+// Policy is the organisation's policy as it is now (never nil; empty without policy files).
+func (a *App) Policy() *policy.Policy { return a.policyW.Policy() }
+
+// policyWatch reloads the policy when its files change and applies it at once: servers it now
+// blocks stop, servers it no longer blocks start, and the tool list and gate follow.
+func (a *App) policyWatch() {
+	err := a.policyW.Run(a.baseCtx, func(p *policy.Policy) {
+		a.log.Info("host: the organisation's policy changed", "digest", p.Digest())
+		a.policyNotice(p)
+		a.pins.gen.Add(1) // the model's tool list is remade with the new denials
+		a.reapplyPolicy()
+	})
+	if err != nil {
+		a.log.Warn(fmt.Sprintf("host: policy changes will not be seen until restart: %v", err))
+	}
+}
+
+// policyNotice tells the person once about a broken policy (everything MCP is off until fixed).
+func (a *App) policyNotice(p *policy.Policy) {
+	if err := p.Broken(); err != nil {
+		contact := "Ask your administrator."
+		if c := p.Contact().String(); c != "" {
+			contact = "Contact " + c + "."
+		}
+		a.ui.Notify(LevelError, "Switchboard: your organisation's policy is broken, so every MCP server is blocked: "+
+			safetext.Line(err.Error())+". "+safetext.Line(contact))
+	}
+}
+
+// reapplyPolicy applies the configured servers again, so the registry asks the policy anew.
+func (a *App) reapplyPolicy() {
+	cfgs, _ := a.loadConfig()
+	a.registry.Apply(a.baseCtx, cfgs)
+}
+
+// launchOf is what a resolved config runs, for the policy: the command as found on the PATH
+// (exec.Command finds it the same way) and the arguments, or the URL.
+func launchOf(c config.ServerConfig, managed []policy.ManagedServer) policy.Launch {
+	l := policy.Launch{Name: c.Name, Scope: policy.ScopeUser, Source: c.Source, Transport: c.Transport,
+		Command: c.Command, Args: c.Args, URL: c.URL}
+	if c.WorkspaceOnly {
+		l.Scope = policy.ScopeWorkspace
+	}
+	if i := slices.IndexFunc(managed, func(m policy.ManagedServer) bool { return m.Name == c.Name }); i >= 0 &&
+		managed[i].Rule.File == c.Source && !c.WorkspaceOnly {
+		l.Scope, l.Managed = policy.ScopeManaged, c.Source
+	}
+	if c.Transport == config.TransportStdio || c.Transport == "" {
+		switch {
+		case filepath.IsAbs(c.Command):
+			l.Path = c.Command
+		case strings.ContainsRune(c.Command, filepath.Separator) || strings.ContainsRune(c.Command, '/'):
+			l.Path = filepath.Join(c.Cwd, c.Command)
+			if !filepath.IsAbs(l.Path) {
+				l.Path, _ = filepath.Abs(l.Path) // ignore error: then it stays relative
+			}
+		default:
+			l.Path, _ = exec.LookPath(c.Command) // ignore error: unresolved, no allow rule matches it
+		}
+	}
+	return l
+}
+
+// admit is the registry's Admit.
+func (a *App) admit(resolved config.ServerConfig) *mcpbridge.Blocked {
+	p := a.Policy()
+	if p.Empty() {
+		return nil
+	}
+	d := p.Admit(launchOf(resolved, p.ManagedServers()))
+	if d.Allowed {
+		return nil
+	}
+	b := &mcpbridge.Blocked{Message: d.Message, Rule: d.Rule.Loc()}
+	if d.Rule != nil {
+		b.Source = d.Rule.File
+	}
+	return b
+}
+
+// policyVerdict is the gate's Policy: a few map lookups on every call.
+func (a *App) policyVerdict(req permissions.Request) permissions.PolicyVerdict {
+	p := a.Policy()
+	if p.Empty() {
+		return permissions.PolicyVerdict{}
+	}
+	v := p.Tool(req.Tool, req.Server)
+	out := permissions.PolicyVerdict{Deny: v.Deny != nil, Ask: v.Ask != nil, Allow: v.Allow != nil, Reason: v.Reason}
+	for _, r := range []*policy.Rule{v.Deny, v.Ask, v.Allow} {
+		if r != nil {
+			out.Rule, out.File = r.Loc(), r.File
+			break
+		}
+	}
+	if mv := p.Mode(req.Mode.String(), false); mv.Refused != nil {
+		out.ModeOff, out.ModeRule = true, mv.Refused.Loc()
+		out.Fallback, _ = permissions.ParseMode(mv.Mode) // ignore error: the policy names only known modes
+	}
+	out.NoUserGrants = p.ManagedRulesOnly() != nil
+	return out
+}
+
+// policyMode is the mode a request runs in: a disabled mode asked for by name is refused (an
+// *UnavailableError naming the rule: LSP RequestFailed); the configured one falls back to
+// single-confirm with one warning.
+func (a *App) policyMode(explicit *permissions.Mode) (permissions.Mode, error) {
+	mode := a.Mode()
+	if explicit != nil {
+		mode = *explicit
+	}
+	mv := a.Policy().Mode(mode.String(), explicit != nil)
+	switch {
+	case mv.Refused == nil:
+		return mode, nil
+	case explicit != nil:
+		return mode, &UnavailableError{Msg: mv.Message}
+	}
+	if a.policyWarned.CompareAndSwap(false, true) {
+		a.ui.Notify(LevelWarning, "Switchboard: "+safetext.Line(mv.Warning))
+	}
+	m, _ := permissions.ParseMode(mv.Mode) // ignore error: the policy names only known modes
+	return m, nil
+}
+
+// policyTools marks the tools the policy denies as Held in the model's tool set: they are not
+// offered to the model (the gate refuses them anyway).
+func (a *App) policyTools(snap *mcpbridge.ToolSet) *mcpbridge.ToolSet {
+	p := a.Policy()
+	if p.Empty() {
+		return snap
+	}
+	var tools []mcpbridge.Tool
+	for i, t := range snap.All() {
+		if !t.Held && !p.Offered(t.Name, t.Server) {
+			if tools == nil {
+				tools = slices.Clone(snap.All())
+			}
+			tools[i].Held = true
+		}
+	}
+	if tools == nil {
+		return snap
+	}
+	return mcpbridge.NewToolSet(tools)
+}
+
+// policySampling refuses a server's use of the model when the policy denies sampling.
+func (a *App) policySampling(ctx context.Context, server string) error {
+	if r := a.Policy().SamplingDenied(); r != nil {
+		a.log.Info(fmt.Sprintf("host: MCP server '%s' asked to use the model; the organisation's policy refuses it (%s)", server, r.Loc()))
+		return mcpbridge.ErrSampleRejected
+	}
+	return nil
+}
+
+// policyPinning is the pinning in force: the person's, or the policy's when that is stricter.
+func policyPinning(p *policy.Policy, person string) string {
+	forced, _ := p.Pinning()
+	rank := map[string]int{PinningEnforce: 0, PinningWarn: 1, PinningOff: 2}
+	if forced != "" && rank[forced] < rank[person] {
+		return forced
+	}
+	return person
+}
