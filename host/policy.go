@@ -55,9 +55,10 @@ func (a *App) reapplyPolicy() {
 	a.registry.Apply(a.baseCtx, cfgs)
 }
 
-// launchOf is what a resolved config runs, for the policy: the command as found on the PATH
-// (exec.Command finds it the same way) and the arguments, or the URL.
-func launchOf(c config.ServerConfig, managed []policy.ManagedServer) policy.Launch {
+// PolicyLaunch is what a resolved config runs, for the policy: the command as found on the PATH
+// (exec.Command finds it the same way) and the arguments, or the URL. A server of managed-mcp.json
+// (its Source is that file) is Scope managed.
+func PolicyLaunch(c config.ServerConfig, managed []policy.ManagedServer) policy.Launch {
 	l := policy.Launch{Name: c.Name, Scope: policy.ScopeUser, Source: c.Source, Transport: c.Transport,
 		Command: c.Command, Args: c.Args, URL: c.URL}
 	if c.WorkspaceOnly {
@@ -85,11 +86,15 @@ func launchOf(c config.ServerConfig, managed []policy.ManagedServer) policy.Laun
 
 // admit is the registry's Admit.
 func (a *App) admit(resolved config.ServerConfig) *mcpbridge.Blocked {
-	p := a.Policy()
+	return PolicyBlock(a.Policy(), resolved)
+}
+
+// PolicyBlock is the registry's Admit for a policy (`switchboard check` uses it too).
+func PolicyBlock(p *policy.Policy, resolved config.ServerConfig) *mcpbridge.Blocked {
 	if p.Empty() {
 		return nil
 	}
-	d := p.Admit(launchOf(resolved, p.ManagedServers()))
+	d := p.Admit(PolicyLaunch(resolved, p.ManagedServers()))
 	if d.Allowed {
 		return nil
 	}

@@ -126,6 +126,7 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		ui.term = newTerminal(os.Stdin, stderr) // questions to the user go to the terminal, if any
 	}
 	app, err := host.New(host.Options{
+		Policy: policyPaths(),
 		// Notices reach the person through ui.Notify; the log adds only errors (as the session's did).
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Roots:  roots,

@@ -20,6 +20,7 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
+	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
 
 // checkToolInfo is the wire ToolInfo of PROTOCOL.md section 3.
@@ -32,11 +33,16 @@ type checkToolInfo struct {
 	Allowlisted bool            `json:"allowlisted"`
 	// Pin is "changed" or "new" when the tool differs from the definition the user approved.
 	Pin string `json:"pin,omitempty"`
+	// Policy is "policy-deny", "policy-ask" or "policy-allow" when the organisation's policy has
+	// a rule for the tool.
+	Policy string `json:"policy,omitempty"`
 }
 
 type checkReport struct {
 	Servers []mcpbridge.ServerStatus `json:"servers"`
 	Tools   []checkToolInfo          `json:"tools"`
+	// Policy is the organisation's policy, when any policy file exists.
+	Policy *policy.Report `json:"policy,omitempty"`
 }
 
 type checkList []string
@@ -97,9 +103,14 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	trusted := func(c config.ServerConfig) bool {
 		return *trust || store != nil && store.Get(c.Name, c.Fingerprint()) == permissions.Trusted
 	}
+	pol := policy.Load(policy.Options{Paths: policyPaths()})
+	if err := pol.Broken(); err != nil {
+		fmt.Fprintf(stderr, "switchboard check: the organisation's policy is broken, so every MCP server and call is blocked: %s\n", safetext.Line(err.Error()))
+	}
 	reg := mcpbridge.NewRegistry(mcpbridge.Options{
 		Logger:  logger,
 		Trusted: trusted,
+		Admit:   func(c config.ServerConfig) *mcpbridge.Blocked { return host.PolicyBlock(pol, c) },
 		Roots:   func() []string { return absPaths(workspaces) },
 		Getenv:  inputLookup(), // mcp_input.go: ${input:ID} values from the store
 		Eras:    mcpbridge.OpenEraStore(filepath.Join(filepath.Dir(*pinsPath), mcpbridge.DefaultErasFile)),
@@ -147,8 +158,27 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	marks := pinMarks(stderr, *pinsPath, reg, cfgs)
+	var names []string
 	for _, t := range reg.Tools() {
-		rep.Tools = append(rep.Tools, checkToolInfo{Name: t.Name, Server: t.Server, Tool: t.Tool, Description: t.Description, InputSchema: t.InputSchema, Pin: marks[t.Name]})
+		names = append(names, t.Name)
+	}
+	if !pol.Empty() {
+		var launches []policy.Launch
+		for _, c := range cfgs {
+			if r, err := c.Resolve(inputLookup()); err == nil {
+				c = r
+			}
+			launches = append(launches, host.PolicyLaunch(c, pol.ManagedServers()))
+		}
+		r := pol.Report(launches, names)
+		rep.Policy = &r
+	}
+	for _, t := range reg.Tools() {
+		info := checkToolInfo{Name: t.Name, Server: t.Server, Tool: t.Tool, Description: t.Description, InputSchema: t.InputSchema, Pin: marks[t.Name]}
+		if rep.Policy != nil {
+			info.Policy = rep.Policy.Tools[t.Name].Mark
+		}
+		rep.Tools = append(rep.Tools, info)
 	}
 	if *asJSON {
 		enc := json.NewEncoder(stdout)
@@ -159,11 +189,18 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	} else {
 		printCheckReport(stdout, rep, defs, len(cfgs) == 0 && len(errs) == 0)
+		if rep.Policy != nil {
+			fmt.Fprintln(stdout)
+			rep.Policy.WriteText(stdout)
+		}
 	}
 
 	code := 0
 	if len(errs) > 0 {
 		code = 1
+	}
+	if pol.Broken() != nil {
+		return 2 // a broken policy is an error to fix; a blocked server is only a state
 	}
 	for _, s := range rep.Servers {
 		if s.State == mcpbridge.StateFailed || s.State == mcpbridge.StateStarting {
@@ -185,7 +222,7 @@ func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, em
 	}
 	var summary []string
 	for _, st := range []string{mcpbridge.StateReady, mcpbridge.StateFailed, mcpbridge.StateStarting,
-		mcpbridge.StateUntrusted, mcpbridge.StateDisabled, mcpbridge.StateStopped} {
+		mcpbridge.StateUntrusted, mcpbridge.StateBlocked, mcpbridge.StateDisabled, mcpbridge.StateStopped} {
 		if states[st] > 0 {
 			summary = append(summary, fmt.Sprintf("%d %s", states[st], st))
 		}
@@ -221,6 +258,12 @@ func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, em
 			fmt.Fprintf(w, "  note:    defined only in a workspace file; not started (use --trust-workspace)\n")
 		case mcpbridge.StateDisabled:
 			fmt.Fprintf(w, "  note:    disabled in its config\n")
+		case mcpbridge.StateBlocked:
+			fmt.Fprintf(w, "  blocked: %s\n", safetext.Line(s.Error))
+			if s.Policy != nil {
+				fmt.Fprintf(w, "  rule:    %s\n", safetext.Line(s.Policy.Rule))
+			}
+			continue
 		}
 		if s.Error != "" {
 			fmt.Fprintf(w, "  error:   %s\n", safetext.Line(s.Error))
@@ -237,6 +280,9 @@ func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, em
 				mark := ""
 				if t.Pin != "" {
 					mark = "  [" + t.Pin + " since you approved it: switchboard pins diff " + safetext.Line(t.Server) + "]"
+				}
+				if t.Policy != "" {
+					mark += "  [" + t.Policy + ": switchboard policy explain " + safetext.Line(t.Name) + "]"
 				}
 				fmt.Fprintf(tw, "    %s\t%s%s\n", safetext.Line(t.Name), checkOneLine(t.Description, 90), mark)
 			}

@@ -43,6 +43,7 @@ func subcommands() []subcommand {
 			[]string{"login", "logout", "status"}},
 		{"pins", "pins list [SERVER] | diff|accept SERVER [TOOL...]   show or accept tool definitions that changed since you approved them", runPins, flags(runPins, "list"),
 			[]string{"list", "diff", "accept"}},
+		{"policy", "policy explain NAME                 the organisation's decision chain for one tool or server", runPolicy, text(policyUsage), []string{"explain"}},
 		{"resources", "resources [SERVER]                 list the MCP servers' resources and templates", runResources, text(resourcesUsage), nil},
 		{"read", "read URI [--server S]              print an MCP resource", runRead, text(resourcesUsage), nil},
 		{"prompts", "prompts [SERVER]                   list the MCP servers' prompts", runPrompts, text(resourcesUsage), nil},

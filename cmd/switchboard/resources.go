@@ -133,6 +133,7 @@ func resourceCommand(cmd string, lo, hi int, args []string, stdout, stderr io.Wr
 	}
 	ui := &resourceUI{terminalUI: &terminalUI{stderr: stderr}, cmd: cmd}
 	app, err := host.New(host.Options{
+		Policy: policyPaths(),
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Roots:  roots,
 		Servers: func(cfgs []config.ServerConfig) []config.ServerConfig {

@@ -116,6 +116,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	err := serveLSP(ctx, newStdio(in, out), host.Options{
 		Logger:  slog.New(handler),
 		Settled: func() { relayProcs(os.Getenv) },
+		Policy:  policyPaths(),
 	})
 	switch {
 	case errors.Is(err, errNoShutdown), errors.Is(err, errDisconnected):
