@@ -189,3 +189,28 @@ func policyPinning(p *policy.Policy, person string) string {
 	}
 	return person
 }
+
+// WithManaged adds the servers of the policy's managed-mcp.json to cfgs (design section 6.3):
+// they are read from that file as the user's own (no trust question) and take the place of any
+// server of the same name, which would be blocked anyway. Without a managed-mcp.json, cfgs is
+// returned as is.
+func WithManaged(p *policy.Policy, cfgs []config.ServerConfig, getenv func(string) (string, bool)) ([]config.ServerConfig, []error) {
+	managed := p.ManagedServers()
+	if len(managed) == 0 {
+		return cfgs, nil
+	}
+	file := managed[0].Rule.File
+	mcfgs, errs := config.LoadConfig(config.ConfigSources{UserFile: file, Getenv: getenv})
+	keep := map[string]bool{}
+	for _, m := range managed {
+		keep[m.Name] = m.Rule.File == file
+	}
+	out := slices.DeleteFunc(slices.Clone(cfgs), func(c config.ServerConfig) bool { return keep[c.Name] })
+	for _, c := range mcfgs {
+		if keep[c.Name] && c.Source == file {
+			out = append(out, c)
+		}
+	}
+	slices.SortFunc(out, func(a, b config.ServerConfig) int { return strings.Compare(a.Name, b.Name) })
+	return out, errs
+}

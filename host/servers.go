@@ -33,6 +33,8 @@ func (a *App) loadConfig() ([]config.ServerConfig, []error) {
 		Getenv:           a.lookupEnv,
 	})
 	errs = append(named, errs...)
+	cfgs, merrs := WithManaged(a.Policy(), cfgs, a.lookupEnv) // policy.go: managed-mcp.json
+	errs = append(errs, merrs...)
 	if a.opts.Servers != nil {
 		cfgs = a.opts.Servers(cfgs)
 	}

@@ -85,6 +85,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	cfgs, errs := config.LoadConfig(config.ConfigSources{WorkspaceFolders: workspaces, ExtraFiles: configs})
+	pol := policy.Load(policy.Options{Paths: policyPaths()})
+	if err := pol.Broken(); err != nil {
+		fmt.Fprintf(stderr, "switchboard check: the organisation's policy is broken, so every MCP server and call is blocked: %s\n", safetext.Line(err.Error()))
+	}
+	cfgs, merrs := host.WithManaged(pol, cfgs, nil) // the servers of managed-mcp.json
+	errs = append(errs, merrs...)
 	for _, err := range errs {
 		fmt.Fprintf(stderr, "switchboard check: config: %s\n", safetext.Line(err.Error())) // it quotes key and file names
 	}
@@ -103,10 +109,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	trusted := func(c config.ServerConfig) bool {
 		return *trust || store != nil && store.Get(c.Name, c.Fingerprint()) == permissions.Trusted
 	}
-	pol := policy.Load(policy.Options{Paths: policyPaths()})
-	if err := pol.Broken(); err != nil {
-		fmt.Fprintf(stderr, "switchboard check: the organisation's policy is broken, so every MCP server and call is blocked: %s\n", safetext.Line(err.Error()))
-	}
+
 	reg := mcpbridge.NewRegistry(mcpbridge.Options{
 		Logger:  logger,
 		Trusted: trusted,

@@ -128,3 +128,45 @@ func jsonQ(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestCheckManagedMCP (T13c): with a managed-mcp.json only its servers start (as the user's own,
+// no trust question); a configured server of another name, or of the same name from the user's
+// file, is blocked naming the managed file.
+func TestCheckManagedMCP(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	bin := checkBuildMCPTest(t)
+	file := withPolicyTree(t, `{}`)
+	managed := filepath.Join(filepath.Dir(file), policy.MCPFile)
+	if err := os.WriteFile(managed, []byte(`{"mcpServers": {"m": {"command": `+jsonQ(bin)+`}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(managed, 0o644)
+	dir := t.TempDir()
+	cfg := checkWriteJSON(t, filepath.Join(dir, "c.json"), map[string]any{"mcpServers": map[string]any{
+		"other": map[string]any{"command": bin},
+	}})
+	var stdout, stderr bytes.Buffer
+	code := runCheck([]string{"--config", cfg, "--workspace", dir, "--json"}, &stdout, &stderr)
+	var rep struct {
+		Servers []struct{ Name, State, Source string } `json:"servers"`
+		Policy  struct {
+			Servers map[string]struct{ Decision, Rule string } `json:"servers"`
+		} `json:"policy"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatalf("exit %d: %v\n%s\n%s", code, err, stdout.String(), stderr.String())
+	}
+	states := map[string]string{}
+	for _, s := range rep.Servers {
+		states[s.Name] = s.State + " " + s.Source
+	}
+	if states["m"] != "ready "+managed || !strings.HasPrefix(states["other"], "blocked") {
+		t.Errorf("states = %v", states)
+	}
+	if d := rep.Policy.Servers["m"]; d.Decision != "exclusive" || !strings.HasPrefix(d.Rule, managed+"#/mcpServers/m") {
+		t.Errorf("m decision = %+v", d)
+	}
+	if d := rep.Policy.Servers["other"]; d.Decision != "blocked" || !strings.HasPrefix(d.Rule, managed+"#/mcpServers") {
+		t.Errorf("other decision = %+v", d)
+	}
+}
