@@ -26,12 +26,16 @@ func (r *Registry) SignIn(ctx context.Context, name string, o oauth.SignInOption
 	e := r.servers[name]
 	var cfg config.ServerConfig
 	var wider []string
+	var blocked *Blocked
 	if e != nil {
-		cfg, wider = e.cfg, strings.Fields(e.wantScope)
+		cfg, wider, blocked = e.cfg, strings.Fields(e.wantScope), e.blocked
 	}
 	r.mu.Unlock()
 	if e == nil {
 		return ServerStatus{}, fmt.Errorf("mcpbridge: unknown server %q", name)
+	}
+	if blocked != nil { // the organisation's policy: not even its sign-in page is fetched
+		return ServerStatus{}, errors.New(blocked.Message)
 	}
 	if cfg.Transport == config.TransportStdio {
 		return ServerStatus{}, fmt.Errorf("mcpbridge: server %q runs as a program; only http and sse servers sign in", name)

@@ -13,11 +13,13 @@ import (
 	"strings"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/oauth"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
+	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
 
 // authEnv is the seam of `switchboard auth` tests: the token store and the browser.
@@ -145,7 +147,9 @@ func authStatus(ctx context.Context, env *authEnv, remote []config.ServerConfig,
 
 func authLogin(ctx context.Context, env *authEnv, cfg config.ServerConfig, noBrowser bool, timeout time.Duration, stdout, stderr io.Writer) int {
 	cfg.WorkspaceOnly = false // naming it on the command line is the person's decision
-	r := mcpbridge.NewRegistry(mcpbridge.Options{Tokens: env.store, PingInterval: -1})
+	pol := policy.Load(policy.Options{Paths: policyPaths()})
+	r := mcpbridge.NewRegistry(mcpbridge.Options{Tokens: env.store, PingInterval: -1,
+		Admit: func(c config.ServerConfig) *mcpbridge.Blocked { return host.PolicyBlock(pol, c) }})
 	defer r.Close()
 	r.Apply(ctx, []config.ServerConfig{cfg})
 	if err := r.WaitIdle(ctx); err != nil {

@@ -18,6 +18,7 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
+	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
 
 // runPins is `switchboard pins list|diff|accept SERVER [TOOL...]`: it connects the configured
@@ -109,9 +110,11 @@ func runPins(args []string, stdout, stderr io.Writer) int {
 			only = append(only, c)
 		}
 	}
+	pol := policy.Load(policy.Options{Paths: policyPaths()})
 	reg := mcpbridge.NewRegistry(mcpbridge.Options{
 		Logger:  slog.New(slog.DiscardHandler),
 		Trusted: func(c config.ServerConfig) bool { return trust.Get(c.Name, c.Fingerprint()) == permissions.Trusted },
+		Admit:   func(c config.ServerConfig) *mcpbridge.Blocked { return host.PolicyBlock(pol, c) },
 		Roots:   func() []string { return absPaths(workspaces) },
 	})
 	defer reg.Close()

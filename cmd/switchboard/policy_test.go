@@ -170,3 +170,25 @@ func TestCheckManagedMCP(t *testing.T) {
 		t.Errorf("other decision = %+v", d)
 	}
 }
+
+// TestPolicyNothingRuns: a denied server's program is never run by check, pins or auth login
+// (a marker file its command would make stays absent).
+func TestPolicyNothingRuns(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	withPolicyTree(t, `{"deniedMcpServers": [{"serverName": "x"}]}`)
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	cfg := checkWriteJSON(t, filepath.Join(dir, "c.json"), map[string]any{"mcpServers": map[string]any{
+		"x": map[string]any{"command": "sh", "args": []string{"-c", "touch " + marker}},
+	}})
+	var out bytes.Buffer
+	runCheck([]string{"--config", cfg, "--workspace", dir}, &out, &out)
+	runPins([]string{"list", "--config", cfg, "--workspace", dir}, &out, &out)
+	if _, err := os.Stat(marker); err == nil {
+		t.Fatalf("the denied server's program ran:\n%s", out.String())
+	}
+	if !strings.Contains(out.String(), "x  BLOCKED") {
+		t.Errorf("check output:\n%s", out.String())
+	}
+}
