@@ -1,0 +1,70 @@
+package host
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/permissions/policy"
+)
+
+// TestPolicyToolsNotOffered (T13b): a tool the policy denies is Held in the model's tool set (the
+// session leaves Held tools out of what it offers), others are untouched.
+func TestPolicyToolsNotOffered(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make root-owned policy files")
+	}
+	base := t.TempDir()
+	os.Chmod(base, 0o755)
+	dir := filepath.Join(base, "switchboard")
+	os.MkdirAll(dir, 0o755)
+	f := filepath.Join(dir, policy.SettingsFile)
+	os.WriteFile(f, []byte(`{"permissions": {"deny": ["mcp__s__bad"]}}`), 0o644)
+	os.Chmod(f, 0o644)
+	a := &App{policyW: policy.NewWatcher(policy.Options{Paths: policy.Paths{Dir: dir}})}
+	if err := a.Policy().Broken(); err != nil {
+		t.Fatal(err)
+	}
+	set := mcpbridge.NewToolSet([]mcpbridge.Tool{{Name: "mcp__s__ok", Server: "s", Tool: "ok"}, {Name: "mcp__s__bad", Server: "s", Tool: "bad"}})
+	got := map[string]bool{}
+	for _, tl := range a.policyTools(set).All() {
+		got[tl.Name] = tl.Held
+	}
+	if !got["mcp__s__bad"] || got["mcp__s__ok"] {
+		t.Errorf("held = %v", got)
+	}
+	for _, tl := range set.All() {
+		if tl.Held {
+			t.Errorf("the registry's own set was changed: %s", tl.Name)
+		}
+	}
+}
+
+// TestPolicyLaunch: what the policy matches is what exec would run: a bare command found on the
+// PATH, a relative one under the server's working directory.
+func TestPolicyLaunch(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	l := PolicyLaunch(config.ServerConfig{Name: "a", Transport: config.TransportStdio, Command: "sh", Args: []string{"-c", "x"}}, nil)
+	if l.Path != sh || l.Command != "sh" || len(l.Args) != 2 || l.Scope != policy.ScopeUser {
+		t.Errorf("bare: %+v", l)
+	}
+	l = PolicyLaunch(config.ServerConfig{Name: "a", Transport: config.TransportStdio, Command: "./bin/srv", Cwd: "/opt/x", WorkspaceOnly: true}, nil)
+	if l.Path != "/opt/x/bin/srv" || l.Scope != policy.ScopeWorkspace {
+		t.Errorf("relative: %+v", l)
+	}
+	m := []policy.ManagedServer{{Name: "a", Rule: &policy.Rule{File: "/etc/switchboard/managed-mcp.json"}}}
+	l = PolicyLaunch(config.ServerConfig{Name: "a", Transport: config.TransportHTTP, URL: "https://x/mcp", Source: "/etc/switchboard/managed-mcp.json"}, m)
+	if l.Scope != policy.ScopeManaged || l.Managed != "/etc/switchboard/managed-mcp.json" || l.URL != "https://x/mcp" || l.Path != "" {
+		t.Errorf("managed: %+v", l)
+	}
+	l = PolicyLaunch(config.ServerConfig{Name: "a", Transport: config.TransportHTTP, URL: "https://x/mcp", Source: "/home/u/.config/switchboard/mcp.json"}, m)
+	if l.Scope != policy.ScopeUser {
+		t.Errorf("a user server named like a managed one: %+v", l)
+	}
+}
