@@ -9,9 +9,11 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
 
 const mcpUsage = `usage:
@@ -265,7 +267,29 @@ func mcpAdd(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, string
 		return fail(1, "%v", err)
 	}
 	fmt.Fprintf(stdout, "Added %s to %s.\n", safetext.Line(name), safetext.Line(file))
+	policyNote(stdout, file, name)
 	return 0
+}
+
+// policyNote says, after an add, when the organisation's policy will keep the server from
+// starting (it is still written: the file is the person's).
+func policyNote(w io.Writer, file, name string) {
+	p := policy.Load(policy.Options{Paths: policyPaths()})
+	if p.Empty() {
+		return
+	}
+	cfgs, _ := config.LoadConfig(config.ConfigSources{UserFile: file})
+	for _, c := range cfgs {
+		if c.Name != name {
+			continue
+		}
+		if r, err := c.Resolve(nil); err == nil {
+			c = r
+		}
+		if b := host.PolicyBlock(p, c); b != nil {
+			fmt.Fprintf(w, "It will not start: %s\n", b.Message)
+		}
+	}
 }
 
 func mcpImport(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, string, ...any) int) int {

@@ -192,3 +192,18 @@ func TestPolicyNothingRuns(t *testing.T) {
 		t.Errorf("check output:\n%s", out.String())
 	}
 }
+
+// TestMCPAddBlockedNote: `mcp add` of a server the policy denies writes it (the file is the
+// person's) and says it will not start, and why.
+func TestMCPAddBlockedNote(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	withPolicyTree(t, `{"deniedMcpServers": [{"serverCommand": ["npx", "-y", "evil"]}], "adminContact": {"email": "it@example.com"}}`)
+	var stdout, stderr bytes.Buffer
+	if code := run([]string{"mcp", "add", "ev", "--", "npx", "-y", "evil"}, &stdout, &stderr); code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr.String())
+	}
+	if out := stdout.String(); !strings.Contains(out, "It will not start: Blocked by your organisation: deniedMcpServers[0]") || !strings.Contains(out, "it@example.com") {
+		t.Errorf("output:\n%s", out)
+	}
+}
