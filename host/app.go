@@ -278,6 +278,7 @@ func (a *App) Start(folders []string, s Settings, warns []string) {
 		a.folders = folders
 		a.stateMu.Unlock()
 		a.ApplySettings(s, warns)
+		a.policyNotice(a.Policy()) // a broken policy: the person hears it once, at the start
 		a.goBg(a.allowlistWatch)
 		a.goBg(a.configWatch)
 		a.goBg(a.policyWatch)

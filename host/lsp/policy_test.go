@@ -154,3 +154,25 @@ func jsonString(s string) string {
 	b, _ := json.Marshal(s)
 	return string(b)
 }
+
+// TestPolicyBrokenAtStart (T13d): a policy file others can write, found at the start, blocks
+// every server and every MCP call, and the person is told once, naming the file.
+func TestPolicyBrokenAtStart(t *testing.T) {
+	ps := policyTree(t, `{}`)
+	file := filepath.Join(ps.Dir, policy.SettingsFile)
+	os.Chmod(file, 0o646)
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"t": server()}), Options: withPolicy(ps)})
+	s := env.AwaitServer("t", "blocked")
+	if !strings.Contains(s.Error, file) {
+		t.Errorf("t = %+v", s)
+	}
+	st := env.Await("the notice", func(s *hosttest.State) bool {
+		return len(s.Messages("window/showMessage", "your organisation's policy is broken")) > 0
+	})
+	if m := st.Messages("window/showMessage", "your organisation's policy is broken"); len(m) != 1 || m[0].Type != 1 || !strings.Contains(m[0].Message, file) {
+		t.Errorf("notices = %+v", m)
+	}
+	if res := call(env, "mcp__t__echo", map[string]string{"text": "x"}); !res.IsError {
+		t.Errorf("a call ran under a broken policy: %+v", res)
+	}
+}
