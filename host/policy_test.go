@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/permissions"
 	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
 
@@ -66,5 +67,35 @@ func TestPolicyLaunch(t *testing.T) {
 	l = PolicyLaunch(config.ServerConfig{Name: "a", Transport: config.TransportHTTP, URL: "https://x/mcp", Source: "/home/u/.config/switchboard/mcp.json"}, m)
 	if l.Scope != policy.ScopeUser {
 		t.Errorf("a user server named like a managed one: %+v", l)
+	}
+}
+
+// BenchmarkPolicyVerdict is the policy's share of a gate decision (the gate's Policy hook), with
+// no policy file and with a typical one: a few map lookups, no allocation.
+func BenchmarkPolicyVerdict(b *testing.B) {
+	if os.Geteuid() != 0 {
+		b.Skip("needs root to make root-owned policy files")
+	}
+	for _, bc := range []struct{ name, settings string }{
+		{"none", ""},
+		{"typical", `{"deniedMcpServers": [{"serverName": "shell"}], "permissions": {"deny": ["mcp__github__delete_repository"], "ask": ["mcp__github__create_*"], "allow": ["mcp__github__get_issue"]}, "disabledModes": ["always-allow"]}`},
+	} {
+		base := b.TempDir()
+		os.Chmod(base, 0o755)
+		dir := filepath.Join(base, "switchboard")
+		os.MkdirAll(dir, 0o755)
+		if bc.settings != "" {
+			f := filepath.Join(dir, policy.SettingsFile)
+			os.WriteFile(f, []byte(bc.settings), 0o644)
+			os.Chmod(f, 0o644)
+		}
+		a := &App{policyW: policy.NewWatcher(policy.Options{Paths: policy.Paths{Dir: dir}})}
+		req := permissions.Request{Tool: "mcp__github__list_issues", Server: "github"}
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				a.policyVerdict(req)
+			}
+		})
 	}
 }
