@@ -11,10 +11,15 @@
 //     order; hidden files and other names skipped) and <Dir>/managed-mcp.json, where Dir is
 //     /etc/switchboard on Linux, /Library/Application Support/Switchboard on macOS and
 //     %ProgramFiles%\Switchboard on Windows.
+//   - macOS managed preferences (Paths.ManagedPrefs, /Library/Managed Preferences): domain
+//     dev.switchboard, key Settings (the settings as a JSON string), binary or XML plists; and
+//     the Windows registry (Paths.Registry): HKLM\SOFTWARE\Policies\Switchboard, value Settings.
 //   - Restrict-only imports, unless a Switchboard file says "inheritPolicies": false: Claude
 //     Code's files of the same names (/etc/claude-code, /Library/Application Support/ClaudeCode,
 //     %ProgramFiles%\ClaudeCode), GitHub Copilot managed-settings.json files given in
-//     Paths.Copilot, and VS Code's /etc/vscode/policy.json. From them only MCP keys are taken,
+//     Paths.Copilot, VS Code's /etc/vscode/policy.json, and the same products' managed
+//     preferences (com.anthropic.claudecode, com.microsoft.VSCode) and registry keys
+//     (...\Policies\ClaudeCode, ...\Policies\Microsoft\VSCode). From them only MCP keys are taken,
 //     and never a grant: permissions.allow is not imported; an imported allowedMcpServers is one
 //     more allowlist a server must pass; an imported managed-mcp.json is one more exclusive set a
 //     managed server must be in.

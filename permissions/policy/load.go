@@ -25,9 +25,23 @@ func Load(opts Options) *Policy {
 	if ps.Dir != "" {
 		b.readDir(ps.Dir, FromSwitchboard, false)
 	}
+	if ps.ManagedPrefs != "" {
+		b.readPlist(filepath.Join(ps.ManagedPrefs, "dev.switchboard.plist"), FromSwitchboard, false, KindSettings)
+	}
+	if ps.Registry {
+		b.readRegistry(FromSwitchboard)
+	}
 	if b.p.inheritOffRule == nil {
 		if ps.ClaudeCodeDir != "" {
 			b.readDir(ps.ClaudeCodeDir, FromClaudeCode, true)
+		}
+		if ps.ManagedPrefs != "" {
+			b.readPlist(filepath.Join(ps.ManagedPrefs, "com.anthropic.claudecode.plist"), FromClaudeCode, true, KindSettings)
+			b.readPlist(filepath.Join(ps.ManagedPrefs, "com.microsoft.VSCode.plist"), FromVSCode, true, KindVSCode)
+		}
+		if ps.Registry {
+			b.readRegistry(FromClaudeCode)
+			b.readRegistry(FromVSCode)
 		}
 		for _, f := range ps.Copilot {
 			b.readFile(f, FromCopilot, true, KindSettings)
@@ -97,6 +111,42 @@ func (b *builder) readFile(path, from string, imp bool, kind string) {
 		return
 	}
 	b.parse(src, data, kind)
+}
+
+// readPlist reads a managed preferences file: for KindSettings the JSON string under the key
+// "Settings" (or, without that key, the dictionary itself as the settings object); for
+// KindVSCode the dictionary of policies.
+func (b *builder) readPlist(path, from string, imp bool, kind string) {
+	data, info, exists, err := readTrusted(path)
+	if !exists {
+		return
+	}
+	src := &Source{Path: path, From: from, Import: imp, Owner: info.Owner, Mode: info.Mode, Digest: info.Digest}
+	if err != nil {
+		b.brokenSource(src, err)
+		return
+	}
+	js, err := plistJSON(data)
+	if err != nil {
+		b.brokenSource(src, &FileError{File: path, Msg: err.Error()})
+		return
+	}
+	b.parse(src, settingsOf(js, kind), kind)
+}
+
+// settingsOf is the settings JSON inside a managed preferences or registry dictionary.
+func settingsOf(js []byte, kind string) []byte {
+	if kind != KindSettings {
+		return js
+	}
+	var m map[string]json.RawMessage
+	if json.Unmarshal(js, &m) == nil {
+		var s string
+		if raw, ok := m["Settings"]; ok && json.Unmarshal(raw, &s) == nil {
+			return []byte(s)
+		}
+	}
+	return js
 }
 
 func (b *builder) brokenSource(src *Source, err error) {

@@ -1,3 +1,5 @@
+//go:build unix
+
 package policy
 
 import (
@@ -231,5 +233,33 @@ func chmod(t *testing.T, path string, mode os.FileMode) {
 	t.Helper()
 	if err := os.Chmod(path, mode); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestLoadManagedPrefs: macOS managed preferences (binary plists, as MDM writes them) are read:
+// Switchboard's domain as settings, VS Code's as policies, imported restrict-only.
+func TestLoadManagedPrefs(t *testing.T) {
+	ps := rootTree(t, nil)
+	ps.ManagedPrefs = filepath.Join(filepath.Dir(ps.Dir), "Managed Preferences")
+	for src, dst := range map[string]string{"dev.switchboard.bplist": "dev.switchboard.plist", "com.microsoft.VSCode.plist": "com.microsoft.VSCode.plist"} {
+		data, err := os.ReadFile("testdata/" + src)
+		if err != nil {
+			t.Fatal(err)
+		}
+		writeRoot(t, filepath.Join(ps.ManagedPrefs, dst), string(data))
+	}
+	p := Load(Options{Paths: ps, LookPath: noLookPath})
+	if err := p.Broken(); err != nil {
+		t.Fatal(err)
+	}
+	d := p.Admit(stdio("shell", "sh", ""))
+	if d.Allowed || !strings.HasSuffix(d.Rule.File, "dev.switchboard.plist") {
+		t.Errorf("shell: %+v", d)
+	}
+	if d := p.Admit(stdio("other", "x", "")); d.Allowed || d.Rule.Pointer != "/ChatMCP" || d.Rule.From != FromVSCode {
+		t.Errorf("VS Code ChatMCP none: %+v", d)
+	}
+	if len(p.Sources()) != 2 || !p.Sources()[1].Import {
+		t.Errorf("sources %+v", p.Sources())
 	}
 }

@@ -28,16 +28,25 @@ type Paths struct {
 	// MCP keys are the same as Claude Code's and are imported restrict-only. There is no fixed
 	// place for them, so the default is none.
 	Copilot []string
+	// ManagedPrefs is macOS's managed preferences folder (/Library/Managed Preferences): the
+	// domains dev.switchboard and com.anthropic.claudecode (key Settings, the settings as a JSON
+	// string) and com.microsoft.VSCode (one key per policy). Empty: not read.
+	ManagedPrefs string
+	// Registry reads the Windows registry's policies: HKLM\SOFTWARE\Policies\Switchboard and
+	// ...\ClaudeCode (value Settings, the settings as a JSON string) and ...\Microsoft\VSCode (one
+	// value per policy). Ignored elsewhere.
+	Registry bool
 }
 
 // DefaultPaths are the places an administrator writes policy on this platform (design
-// section 6.2). macOS managed preferences and the Windows registry are not read yet.
+// section 6.2).
 func DefaultPaths() Paths {
 	switch runtime.GOOS {
 	case "darwin":
 		return Paths{
 			Dir:           "/Library/Application Support/Switchboard",
 			ClaudeCodeDir: "/Library/Application Support/ClaudeCode",
+			ManagedPrefs:  "/Library/Managed Preferences",
 		}
 	case "windows":
 		pf := os.Getenv("ProgramFiles")
@@ -47,6 +56,7 @@ func DefaultPaths() Paths {
 		return Paths{
 			Dir:           filepath.Join(pf, "Switchboard"),
 			ClaudeCodeDir: filepath.Join(pf, "ClaudeCode"),
+			Registry:      true,
 		}
 	}
 	return Paths{
@@ -69,6 +79,9 @@ func (p Paths) watchDirs() []string {
 	}
 	for _, f := range p.Copilot {
 		dirs = append(dirs, filepath.Dir(f))
+	}
+	if p.ManagedPrefs != "" {
+		dirs = append(dirs, p.ManagedPrefs)
 	}
 	return dirs
 }
