@@ -30,7 +30,7 @@ func (a *App) policyWatch() {
 		a.log.Info("host: the organisation's policy changed", "digest", p.Digest())
 		a.policyNotice(p)
 		a.pins.gen.Add(1) // the model's tool list is remade with the new denials
-		a.reapplyPolicy()
+		a.reapply()       // the registry asks the policy anew: newly blocked servers stop
 	})
 	if err != nil {
 		a.log.Warn(fmt.Sprintf("host: policy changes will not be seen until restart: %v", err))
@@ -47,12 +47,6 @@ func (a *App) policyNotice(p *policy.Policy) {
 		a.ui.Notify(LevelError, "Switchboard: your organisation's policy is broken, so every MCP server is blocked: "+
 			safetext.Line(err.Error())+". "+safetext.Line(contact))
 	}
-}
-
-// reapplyPolicy applies the configured servers again, so the registry asks the policy anew.
-func (a *App) reapplyPolicy() {
-	cfgs, _ := a.loadConfig()
-	a.registry.Apply(a.baseCtx, cfgs)
 }
 
 // PolicyLaunch is what a resolved config runs, for the policy: the command as found on the PATH
@@ -74,8 +68,8 @@ func PolicyLaunch(c config.ServerConfig, managed []policy.ManagedServer) policy.
 			l.Path = c.Command
 		case strings.ContainsRune(c.Command, filepath.Separator) || strings.ContainsRune(c.Command, '/'):
 			l.Path = filepath.Join(c.Cwd, c.Command)
-			if !filepath.IsAbs(l.Path) {
-				l.Path, _ = filepath.Abs(l.Path) // ignore error: then it stays relative
+			if abs, err := filepath.Abs(l.Path); err == nil {
+				l.Path = abs
 			}
 		default:
 			l.Path, _ = exec.LookPath(c.Command) // ignore error: unresolved, no allow rule matches it
