@@ -41,9 +41,12 @@ func TestHTTPServerGone(t *testing.T) {
 			ts.CloseClientConnections()
 			ts.Close()
 			if tc.call {
+				// The call may go out on the kept-alive connection the server just closed, before the
+				// client's transport has read the close (net/http then says "server closed idle
+				// connection" and, as for any POST, does not retry), or on a new one that is refused.
 				res, err := r.Call(context.Background(), "mcp__h__echo", nil)
-				if err != nil || !res.IsError || !strings.Contains(res.Text, "connection refused") {
-					t.Errorf("call to the gone server = %+v, %v; want an error result naming the refused connection", res, err)
+				if err != nil || !res.IsError || !strings.Contains(res.Text, "connection refused") && !strings.Contains(res.Text, "server closed idle connection") {
+					t.Errorf("call to the gone server = %+v, %v; want an error result naming the refused or closed connection", res, err)
 				}
 			}
 			w.waitFor(t, "h failed", func() bool { return statusMap(r)["h"].State == StateFailed })
