@@ -1,0 +1,134 @@
+package broker
+
+import (
+	"bufio"
+	"errors"
+	"net"
+	"os"
+	"sync"
+	"time"
+)
+
+// maxQueue bounds what waits to be written to one window. A window that stops reading while its
+// server keeps talking is cut off rather than growing the daemon (design §4.2).
+const maxQueue = 2 * maxFrame
+
+// attachment is one window's connection to one instance.
+type attachment struct {
+	in   *instance
+	conn *net.UnixConn
+	r    *bufio.Reader
+
+	// Guarded by in.mu.
+	inflight int
+	calls    map[string]int64 // the window's request id (JSON text) -> upstream id
+	nextAsk  int64            // ids of the server's questions as this window sees them
+
+	// qmu guards the queue of frames to write to the window, and its state.
+	qmu    sync.Mutex
+	q      [][]byte
+	qbytes int
+	flush  bool // close once the queue is written
+	closed bool // write nothing more
+	wake   chan struct{}
+}
+
+func newAttachment(in *instance, c *net.UnixConn, r *bufio.Reader) *attachment {
+	return &attachment{in: in, conn: c, r: r, calls: map[string]int64{}, wake: make(chan struct{}, 1)}
+}
+
+// send queues one frame for the window; it never blocks on the window.
+func (a *attachment) send(b []byte) {
+	if len(b) == 0 || b[len(b)-1] != '\n' {
+		b = append(b, '\n')
+	}
+	a.qmu.Lock()
+	if a.closed || a.flush {
+		a.qmu.Unlock()
+		return
+	}
+	if a.qbytes+len(b) > maxQueue && len(a.q) > 0 {
+		a.closed = true
+		a.q = nil
+		a.qmu.Unlock()
+		a.in.d.log.Warn("broker: a window stopped reading; closing its attachment", "name", a.in.req.Name)
+		a.conn.Close() // ignore error: ends its read loop, which detaches it
+		return
+	}
+	a.q = append(a.q, b)
+	a.qbytes += len(b)
+	a.qmu.Unlock()
+	a.poke()
+}
+
+func (a *attachment) poke() {
+	select {
+	case a.wake <- struct{}{}:
+	default:
+	}
+}
+
+// closeAfterFlush closes the connection once what is queued has been written.
+func (a *attachment) closeAfterFlush() {
+	a.qmu.Lock()
+	a.flush = true
+	a.qmu.Unlock()
+	a.poke()
+}
+
+// kill closes the connection now.
+func (a *attachment) kill() {
+	a.qmu.Lock()
+	a.closed = true
+	a.q = nil
+	a.qmu.Unlock()
+	a.conn.Close() // ignore error: closing is the point
+	a.poke()
+}
+
+// writeLoop writes the queue to the window in order.
+func (a *attachment) writeLoop() {
+	for {
+		a.qmu.Lock()
+		for len(a.q) == 0 {
+			if a.closed || a.flush {
+				a.closed = true
+				a.qmu.Unlock()
+				a.conn.Close() // ignore error: ends the read loop too
+				return
+			}
+			a.qmu.Unlock()
+			<-a.wake
+			a.qmu.Lock()
+		}
+		if a.closed {
+			a.qmu.Unlock()
+			return
+		}
+		b := a.q[0]
+		a.q[0] = nil
+		a.q = a.q[1:]
+		a.qbytes -= len(b)
+		a.qmu.Unlock()
+		_ = a.conn.SetWriteDeadline(time.Now().Add(stall)) // ignore error: a socket takes deadlines
+		if _, err := a.conn.Write(b); err != nil {
+			a.kill()
+			return
+		}
+	}
+}
+
+// readLoop relays the window's frames until it leaves, then detaches it.
+func (a *attachment) readLoop() {
+	for {
+		data, err := readFrame(a.r, maxFrame)
+		if err != nil {
+			break
+		}
+		a.in.fromWindow(a, data)
+	}
+	a.in.detach(a)
+	a.kill()
+}
+
+func isTimeout(err error) bool { return errors.Is(err, os.ErrDeadlineExceeded) }

@@ -1,0 +1,336 @@
+package broker
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gofrs/flock"
+)
+
+// Config is a window's side of the broker.
+type Config struct {
+	// Dir is the socket directory ("": DefaultDir()).
+	Dir string
+	// Build is this binary's version, for the skew warning.
+	Build string
+	// Start returns the command that runs the daemon on the socket path given (`switchboard
+	// daemon --socket PATH`). nil: attach only to a running daemon, never start one (`switchboard
+	// call` and `check`). The command is started in a session of its own with stdin and stdout on
+	// /dev/null and, when its Env is nil, an empty environment: the daemon reads nothing from
+	// it. Its readiness pipe is passed as an extra file named by ReadyFDVar.
+	Start func(sock string) *exec.Cmd
+	// Require lists hello features this window cannot do without.
+	Require []string
+	Log     *slog.Logger
+}
+
+// ReadyFDVar names, in the daemon's environment, the descriptor on which it says "ready".
+const ReadyFDVar = "SWITCHBOARD_BROKER_READY_FD"
+
+// ReadyFromEnv returns the readiness pipe a starting window passed (nil: none), for
+// Options.Ready.
+func ReadyFromEnv() *os.File {
+	n, err := strconv.Atoi(os.Getenv(ReadyFDVar))
+	if err != nil || n < 3 {
+		return nil
+	}
+	return os.NewFile(uintptr(n), "broker-ready")
+}
+
+// Timeouts of finding and starting the daemon (design §2.2).
+var (
+	dialTimeout  = time.Second
+	lockTimeout  = 5 * time.Second
+	readyTimeout = 2 * time.Second
+)
+
+// ErrNotRunning: no daemon answers, and this caller does not start one.
+var ErrNotRunning = errors.New("broker: no daemon is running")
+
+// Conn is one window's attachment to a shared instance: a stream of newline-delimited JSON-RPC
+// (plain MCP, as a stdio server's pipes carry) for the window's MCP client. Read and Write may be
+// used from one goroutine each.
+type Conn struct {
+	c     *net.UnixConn
+	r     *bufio.Reader
+	reply helloReply
+	build string
+
+	rbuf []byte // the rest of the frame being read
+
+	exitMu sync.Mutex
+	exit   *Exit
+}
+
+// Exit is why the shared instance ended, as the daemon said (switchboard/instanceExited).
+type Exit struct {
+	Reason     string `json:"reason"`
+	StderrTail string `json:"stderrTail"`
+}
+
+// Attach connects to the daemon (starting it when cfg.Start is set and none runs) and attaches
+// to the instance of req, which the daemon starts if no window runs it yet. It returns once the
+// instance is initialized; the window's client then sends initialize over the Conn as to any
+// server. An error means: run the server in the window.
+func Attach(ctx context.Context, cfg Config, req Request) (*Conn, error) {
+	h := hello{Broker: Major, Minor: Minor, Build: cfg.Build, Features: features, Require: cfg.Require, Instance: &req}
+	c, r, reply, err := connect(ctx, cfg, h)
+	if err != nil {
+		return nil, err
+	}
+	return &Conn{c: c, r: r, reply: reply, build: cfg.Build}, nil
+}
+
+// GetStatus asks a running daemon for its state; it never starts one.
+func GetStatus(ctx context.Context, cfg Config) (*Status, error) {
+	cfg.Start = nil
+	c, _, reply, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opStatus})
+	if err != nil {
+		return nil, err
+	}
+	c.Close() // ignore error: one answer was all
+	if reply.Status == nil {
+		return nil, errors.New("broker: status: the daemon sent none")
+	}
+	return reply.Status, nil
+}
+
+// Stop asks a running daemon to stop: its windows' shared servers end (their calls in flight
+// get an error) and the windows attach again to a new daemon.
+func Stop(ctx context.Context, cfg Config) error {
+	cfg.Start = nil
+	c, _, _, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opStop})
+	if err != nil {
+		return err
+	}
+	c.Close() // ignore error: done
+	return nil
+}
+
+// connect finds (or starts) the daemon, sends the hello and reads the reply.
+func connect(ctx context.Context, cfg Config, h hello) (*net.UnixConn, *bufio.Reader, helloReply, error) {
+	dir := cfg.Dir
+	var err error
+	if dir == "" {
+		if dir, err = DefaultDir(); err != nil {
+			return nil, nil, helloReply{}, err
+		}
+	} else if err := EnsureDir(dir); err != nil {
+		return nil, nil, helloReply{}, err
+	}
+	p := PathsIn(dir)
+	line, err := json.Marshal(h)
+	if err != nil {
+		return nil, nil, helloReply{}, fmt.Errorf("broker: hello: %w", err)
+	}
+	line = append(line, '\n')
+	var last error
+	for range 3 {
+		c, err := dial(ctx, p.Sock)
+		if err != nil {
+			if !notRunning(err) {
+				return nil, nil, helloReply{}, err
+			}
+			if cfg.Start == nil {
+				return nil, nil, helloReply{}, ErrNotRunning
+			}
+			if c, err = start(ctx, cfg, p); err != nil {
+				return nil, nil, helloReply{}, err
+			}
+		}
+		r, reply, err := handshake(ctx, c, line)
+		if err == nil {
+			return c, r, reply, nil
+		}
+		c.Close() // ignore error: failed
+		last = err
+		if !reply.Retry {
+			return nil, nil, reply, err
+		}
+	}
+	return nil, nil, helloReply{}, last
+}
+
+// notRunning: nothing listens on the socket (no file, or a stale one).
+func notRunning(err error) bool {
+	return errors.Is(err, syscall.ENOENT) || errors.Is(err, syscall.ECONNREFUSED)
+}
+
+// dial connects and checks that the daemon runs as this user before anything is sent: a hello
+// carries resolved values, and a socket planted by another user (at the /tmp fallback) must hear
+// none of them. Any failure of the check counts as a stranger.
+func dial(ctx context.Context, sock string) (*net.UnixConn, error) {
+	d := net.Dialer{Timeout: dialTimeout}
+	nc, err := d.DialContext(ctx, "unix", sock)
+	if err != nil {
+		return nil, fmt.Errorf("broker: dial: %w", err)
+	}
+	c := nc.(*net.UnixConn)
+	uid, pid, err := peerCred(c)
+	if err != nil || uid != os.Geteuid() {
+		c.Close() // ignore error: refused
+		if err == nil {
+			err = fmt.Errorf("it runs as uid %d (pid %d)", uid, pid)
+		}
+		return nil, fmt.Errorf("broker: refused the daemon at %s: %w", sock, err)
+	}
+	return c, nil
+}
+
+// start starts the daemon under the start lock, so that a start storm of windows gives one
+// daemon: whoever waited for the lock dials again first (gopls's race, mcphub.nvim #19).
+func start(ctx context.Context, cfg Config, p Paths) (*net.UnixConn, error) {
+	lock := flock.New(p.Lock, flock.SetPermissions(0o600))
+	defer lock.Close() // ignore error: releases the lock too
+	lctx, cancel := context.WithTimeout(ctx, lockTimeout)
+	locked, err := lock.TryLockContext(lctx, 10*time.Millisecond)
+	cancel()
+	if err != nil || !locked {
+		return nil, fmt.Errorf("broker: start lock %s: %v", p.Lock, err)
+	}
+	defer lock.Unlock() // ignore error: Close releases it anyway
+	if c, err := dial(ctx, p.Sock); err == nil || !notRunning(err) {
+		return c, err
+	}
+	if err := removeStale(p.Sock); err != nil {
+		return nil, fmt.Errorf("broker: start: %w", err)
+	}
+	cmd := cfg.Start(p.Sock)
+	rr, rw, err := os.Pipe()
+	if err != nil {
+		return nil, fmt.Errorf("broker: start: %w", err)
+	}
+	defer rr.Close() // ignore error: our end
+	fd := 3 + len(cmd.ExtraFiles)
+	cmd.ExtraFiles = append(cmd.ExtraFiles, rw)
+	if cmd.Env == nil {
+		cmd.Env = []string{}
+	}
+	cmd.Env = append(cmd.Env, ReadyFDVar+"="+strconv.Itoa(fd))
+	cmd.Stdin, cmd.Stdout = nil, nil
+	if cmd.SysProcAttr == nil {
+		cmd.SysProcAttr = &syscall.SysProcAttr{}
+	}
+	cmd.SysProcAttr.Setsid = true // out of the window's session and process group: it outlives the window
+	err = cmd.Start()
+	rw.Close() // ignore error: the daemon has its copy
+	if err != nil {
+		return nil, fmt.Errorf("broker: start daemon: %w", err)
+	}
+	go cmd.Wait() // ignore error: reaped when it exits, if this window still runs
+	_ = rr.SetReadDeadline(time.Now().Add(readyTimeout))
+	buf := make([]byte, 16)
+	n, _ := io.ReadFull(rr, buf[:6]) // ignore error: judged by what arrived
+	if string(buf[:n]) != "ready\n" {
+		return nil, fmt.Errorf("broker: the daemon (pid %d) did not get ready within %s", cmd.Process.Pid, readyTimeout)
+	}
+	if cfg.Log != nil {
+		cfg.Log.Info("broker: started the shared-server daemon", "pid", cmd.Process.Pid, "socket", p.Sock)
+	}
+	return dial(ctx, p.Sock)
+}
+
+// handshake sends the hello and reads the reply (waiting, for an attach, while the daemon starts
+// the instance).
+func handshake(ctx context.Context, c *net.UnixConn, hello []byte) (*bufio.Reader, helloReply, error) {
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) }) // ignore error: unblocks the reads
+	defer stop()
+	if _, err := c.Write(hello); err != nil {
+		return nil, helloReply{}, fmt.Errorf("broker: hello: %w", err)
+	}
+	r := bufio.NewReaderSize(c, 64<<10)
+	line, err := readFrame(r, maxHello)
+	if err != nil {
+		if ctx.Err() != nil {
+			err = ctx.Err()
+		}
+		return nil, helloReply{}, fmt.Errorf("broker: hello: %w", err)
+	}
+	var reply helloReply
+	if err := json.Unmarshal(line, &reply); err != nil {
+		return nil, helloReply{}, fmt.Errorf("broker: hello reply: %w", err)
+	}
+	if reply.Error != "" {
+		return nil, reply, fmt.Errorf("broker: daemon (pid %d, build %s): %s", reply.Pid, reply.Build, reply.Error)
+	}
+	if reply.Broker != Major {
+		return nil, reply, fmt.Errorf("broker: daemon speaks broker protocol %d, not %d", reply.Broker, Major)
+	}
+	return r, reply, nil
+}
+
+// DaemonPid is the daemon's process id.
+func (c *Conn) DaemonPid() int { return c.reply.Pid }
+
+// DaemonBuild is the daemon's version.
+func (c *Conn) DaemonBuild() string { return c.reply.Build }
+
+// Skew is the warning to show when the daemon runs another build (empty when it does not).
+func (c *Conn) Skew() string { return SkewWarning(c.reply.Build, c.build) }
+
+// Instance is the instance's opaque id (equal for windows that share it).
+func (c *Conn) Instance() string { return c.reply.Instance }
+
+// ServerPid is the shared server's process id.
+func (c *Conn) ServerPid() int { return c.reply.ServerPid }
+
+// Windows is how many windows were attached to the instance, this one included, when it attached.
+func (c *Conn) Windows() int { return c.reply.Windows }
+
+// Exited returns why the instance ended, once the daemon said so (nil before, or when the daemon
+// itself went away without a word).
+func (c *Conn) Exited() *Exit {
+	c.exitMu.Lock()
+	defer c.exitMu.Unlock()
+	return c.exit
+}
+
+// exitedPrefix is how the daemon writes its own notification; no frame from a server can start
+// so (the daemon relays no server frame with a method of this name).
+var exitedPrefix = []byte(`{"jsonrpc":"2.0","method":"switchboard/instanceExited"`)
+
+// Read reads the daemon's frames, keeping switchboard/instanceExited for Exited.
+func (c *Conn) Read(p []byte) (int, error) {
+	for len(c.rbuf) == 0 {
+		line, err := readFrame(c.r, maxFrame)
+		if err != nil {
+			return 0, err
+		}
+		if bytes.HasPrefix(line, exitedPrefix) {
+			var n struct {
+				Params Exit `json:"params"`
+			}
+			if json.Unmarshal(line, &n) == nil {
+				c.exitMu.Lock()
+				c.exit = &n.Params
+				c.exitMu.Unlock()
+			}
+			continue
+		}
+		c.rbuf = line
+	}
+	n := copy(p, c.rbuf)
+	c.rbuf = c.rbuf[n:]
+	return n, nil
+}
+
+// Write writes frames to the daemon (whole newline-terminated lines).
+func (c *Conn) Write(p []byte) (int, error) { return c.c.Write(p) }
+
+// Close ends the attachment: the daemon cancels this window's calls in flight upstream.
+func (c *Conn) Close() error { return c.c.Close() }
+
+var _ io.ReadWriteCloser = (*Conn)(nil)

@@ -1,0 +1,174 @@
+package broker
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
+)
+
+// ownerVar and its value's form are mcpbridge's (proc_owner.go): "<host pid>.<host start
+// time>.<start number>". The daemon tags its children the same way, so the owner-tag sweep a
+// window or a new daemon runs at start finds what a killed daemon left behind.
+// TODO(broker): use mcpbridge/stdio's process start and sweep once the layout split lands.
+const ownerVar = "SWITCHBOARD_MCP_OWNER"
+
+var (
+	ownerHost = strconv.Itoa(os.Getpid()) + "." + strconv.FormatUint(procStartTime(os.Getpid()), 10)
+	ownerSeq  atomic.Int64
+)
+
+// Grace periods of a child's stop: stdin closed, then SIGTERM to the group, then SIGKILL.
+var (
+	stdinGrace = 300 * time.Millisecond
+	termGrace  = 2 * time.Second
+)
+
+// child is one server process in its own process group.
+type child struct {
+	cmd    *exec.Cmd
+	stdin  *os.File
+	stdout *os.File
+	stderr *ring
+
+	exited  chan struct{} // closed once Wait returned
+	waitErr error         // set before exited is closed
+	errDone chan struct{} // stderr reached EOF
+
+	stopOnce sync.Once
+}
+
+func startChild(l Launch) (*child, error) {
+	cmd := exec.Command(l.Command, l.Args...)
+	cmd.Args[0] = l.Command
+	cmd.Env = append(append([]string{}, l.Env...), ownerVar+"="+ownerHost+"."+strconv.FormatInt(ownerSeq.Add(1), 10))
+	cmd.Dir = l.Dir
+	if cmd.Dir == "" {
+		cmd.Dir = "/" // never the daemon's own cwd: it is the first starter's
+	}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	inR, inW, err := os.Pipe()
+	if err != nil {
+		return nil, err
+	}
+	outR, outW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW)
+		return nil, err
+	}
+	errR, errW, err := os.Pipe()
+	if err != nil {
+		closeAll(inR, inW, outR, outW)
+		return nil, err
+	}
+	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
+	err = spawn(cmd) // with a parent-death signal where there is one (proc_linux.go)
+	closeAll(inR, outW, errW)
+	if err != nil {
+		closeAll(inW, outR, errR)
+		return nil, fmt.Errorf("start %s: %w", l.Command, err)
+	}
+	c := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: newRing(64 << 10),
+		exited: make(chan struct{}), errDone: make(chan struct{})}
+	go func() {
+		defer close(c.errDone)
+		_, _ = io.Copy(c.stderr, errR) // ignore error: ends with the child
+		errR.Close()
+	}()
+	go func() {
+		c.waitErr = cmd.Wait()
+		// The leader is gone; what it left in its group (npx's node) goes with it.
+		_ = syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // ignore error: the group may be empty
+		close(c.exited)
+	}()
+	return c, nil
+}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close() // ignore error: our pipe ends
+	}
+}
+
+func (c *child) pid() int { return c.cmd.Process.Pid }
+
+// stop ends the child as the registry does: stdin closed (a polite server exits), then SIGTERM
+// and SIGKILL to its whole process group. It returns once the child has exited.
+func (c *child) stop() {
+	c.stopOnce.Do(func() {
+		c.stdin.Close() // ignore error: our pipe end
+		select {
+		case <-c.exited:
+		case <-time.After(stdinGrace):
+			_ = syscall.Kill(-c.pid(), syscall.SIGTERM) // ignore error: gone already
+			select {
+			case <-c.exited:
+			case <-time.After(termGrace):
+				_ = syscall.Kill(-c.pid(), syscall.SIGKILL) // ignore error: gone already
+			}
+		}
+	})
+	<-c.exited
+	c.stdout.Close() // ignore error: our pipe end
+}
+
+// stderrTail is the end of what the child wrote to stderr; after its exit it first lets the
+// last lines arrive (briefly: a grandchild may hold the pipe open).
+func (c *child) stderrTail() string {
+	select {
+	case <-c.exited:
+		select {
+		case <-c.errDone:
+		case <-time.After(200 * time.Millisecond):
+		}
+	default:
+	}
+	return c.stderr.tail(2 << 10)
+}
+
+// exitReason says how the child ended, for people.
+func (c *child) exitReason() string {
+	var ee *exec.ExitError
+	if errors.As(c.waitErr, &ee) {
+		return "the server exited (" + ee.ProcessState.String() + ")"
+	}
+	if c.waitErr != nil {
+		return "the server exited: " + c.waitErr.Error()
+	}
+	return "the server exited"
+}
+
+// ring keeps the last n bytes written to it.
+type ring struct {
+	mu  sync.Mutex
+	buf []byte
+	n   int
+}
+
+func newRing(n int) *ring { return &ring{n: n} }
+
+func (r *ring) Write(p []byte) (int, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.buf = append(r.buf, p...)
+	if len(r.buf) > r.n {
+		r.buf = append(r.buf[:0], r.buf[len(r.buf)-r.n:]...)
+	}
+	return len(p), nil
+}
+
+func (r *ring) tail(n int) string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	b := r.buf
+	if len(b) > n {
+		b = b[len(b)-n:]
+	}
+	return string(b)
+}

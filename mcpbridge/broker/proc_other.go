@@ -1,0 +1,11 @@
+//go:build !linux
+
+package broker
+
+import "os/exec"
+
+// spawn starts cmd. There is no parent-death signal here: a killed daemon's children are left to
+// the owner-tag sweep and to noticing that their stdin closed.
+func spawn(cmd *exec.Cmd) error { return cmd.Start() }
+
+func procStartTime(pid int) uint64 { return 0 }

@@ -1,0 +1,393 @@
+package broker
+
+import (
+	"bytes"
+	"fmt"
+	"strconv"
+)
+
+// Routing (design §3.3). Upstream ids are the instance's counter; a table maps each back to
+// (attachment, the window's id). Nothing is ever keyed by a window's own id alone: two windows
+// use the same ids all the time (GHSA-345p-7cg4-v4c7 was a shared transport that did).
+
+// fromServer routes one frame from the server.
+func (in *instance) fromServer(data []byte) {
+	m, ok := parseMsg(data)
+	if !ok {
+		in.d.log.Debug("broker: dropped a frame from the server that is not a JSON-RPC message", "name", in.req.Name)
+		return
+	}
+	switch {
+	case m.isResponse():
+		in.serverResponse(&m)
+	case m.isRequest():
+		in.serverRequest(&m)
+	case m.isNotification():
+		in.serverNotification(&m)
+	}
+}
+
+func (in *instance) serverResponse(m *msg) {
+	up, err := strconv.ParseInt(string(m.id), 10, 64)
+	if err != nil {
+		return // not an id of ours
+	}
+	in.mu.Lock()
+	p := in.dropCall(up)
+	if p != nil && p.then != nil {
+		p.then(member(m.data, "error") == nil)
+	}
+	in.mu.Unlock()
+	switch {
+	case p == nil: // cancelled, or its window left: a late result is dropped
+	case p.reply != nil:
+		p.reply <- m.data
+	case p.att != nil:
+		p.att.send(replace(m.data, m.id, p.down))
+	}
+}
+
+func (in *instance) serverNotification(m *msg) {
+	switch m.method {
+	case "notifications/progress":
+		tok := member(m.params, "progressToken")
+		if tok == nil {
+			return
+		}
+		in.mu.Lock()
+		p := in.tokens[string(tok)]
+		if p == nil {
+			if p = in.late[string(tok)]; p != nil {
+				if _, attached := in.atts[p.att]; !attached {
+					p = nil
+				}
+			}
+		}
+		in.mu.Unlock()
+		if p != nil && p.att != nil {
+			p.att.send(replace(m.data, tok, p.orig))
+		}
+	case "notifications/cancelled": // the server gives up a question it asked a window
+		rid := member(m.params, "requestId")
+		if rid == nil {
+			return
+		}
+		in.mu.Lock()
+		q := in.asked[idKey(rid)]
+		delete(in.asked, idKey(rid))
+		in.mu.Unlock()
+		if q != nil {
+			q.att.send(replace(m.data, rid, []byte(strconv.FormatInt(q.down, 10))))
+		}
+	case "notifications/resources/updated":
+		uri, ok := stringMember(m.params, "uri")
+		if !ok {
+			return
+		}
+		in.mu.Lock()
+		var to []*attachment
+		if s := in.subs[uri]; s != nil {
+			for a := range s.atts {
+				to = append(to, a)
+			}
+		}
+		in.mu.Unlock()
+		for _, a := range to {
+			a.send(m.data)
+		}
+	case "notifications/elicitation/complete":
+		id, ok := stringMember(m.params, "elicitationId")
+		if !ok {
+			return
+		}
+		in.mu.Lock()
+		a := in.elicits[id]
+		delete(in.elicits, id)
+		in.mu.Unlock()
+		if a != nil {
+			a.send(m.data)
+		}
+	case "notifications/message",
+		"notifications/tools/list_changed",
+		"notifications/resources/list_changed",
+		"notifications/prompts/list_changed":
+		in.broadcast(m.data)
+	default:
+		// Anything else may be about one window's call (a task's status, say) and has no rule
+		// saying whose: it goes to no one.
+		in.d.log.Debug("broker: dropped a notification with no routing rule", "name", in.req.Name, "method", m.method)
+	}
+}
+
+func (in *instance) broadcast(data []byte) {
+	in.mu.Lock()
+	to := make([]*attachment, 0, len(in.atts))
+	for a := range in.atts {
+		to = append(to, a)
+	}
+	in.mu.Unlock()
+	for _, a := range to {
+		a.send(data)
+	}
+}
+
+func (in *instance) serverRequest(m *msg) {
+	switch m.method {
+	case "ping":
+		in.writeUp(response(m.id, "{}"))
+	case "roots/list":
+		if in.req.Launch.Scope != ScopeWorkspace {
+			in.writeUp(errorResponse(m.id, codeMethodNotFound, "roots/list: this shared server has no roots (it is shared by every window)"))
+			return
+		}
+		folders := in.req.Launch.Folders
+		if folders == nil {
+			folders = []Folder{}
+		}
+		in.writeUp(response(m.id, string(mustJSON(map[string]any{"roots": folders}))))
+	case "elicitation/create", "sampling/createMessage":
+		in.question(m)
+	default:
+		in.writeUp(errorResponse(m.id, codeMethodNotFound, "method not found: "+m.method))
+	}
+}
+
+// question routes a server's question to the one window with requests in flight. With none, or
+// with several, nothing can say whose call asked: the question is refused and never shown, and
+// each busy window is told why in one log line.
+func (in *instance) question(m *msg) {
+	in.mu.Lock()
+	var busy []*attachment
+	for a := range in.atts {
+		if a.inflight > 0 {
+			busy = append(busy, a)
+		}
+	}
+	if len(busy) == 1 {
+		a := busy[0]
+		a.nextAsk++
+		q := &asked{att: a, down: a.nextAsk, up: bytes.Clone(m.id), method: m.method}
+		if mode, _ := stringMember(m.params, "mode"); mode == "url" && m.method == "elicitation/create" {
+			if id, ok := stringMember(m.params, "elicitationId"); ok {
+				q.elicit = id
+				in.elicits[id] = a
+			}
+		}
+		in.asked[idKey(m.id)] = q
+		in.mu.Unlock()
+		a.send(replace(m.data, m.id, []byte(strconv.FormatInt(q.down, 10))))
+		return
+	}
+	in.mu.Unlock()
+	in.writeUp(refusal(m.method, m.id))
+	what := "answered cancel"
+	if m.method == "sampling/createMessage" {
+		what = "refused it"
+	}
+	line := notification("notifications/message", map[string]any{
+		"level": "warning", "logger": "switchboard",
+		"data": fmt.Sprintf("shared server %s asked a question (%s) while several windows were using it; %s. Set \"shared\": false to get its questions", in.req.Name, m.method, what),
+	})
+	for _, a := range busy {
+		a.send(line)
+	}
+	in.d.log.Info("broker: refused a question no window could be named for", "name", in.req.Name, "method", m.method, "busy", len(busy))
+}
+
+// fromWindow routes one frame from a window.
+func (in *instance) fromWindow(a *attachment, data []byte) {
+	m, ok := parseMsg(data)
+	if !ok {
+		in.d.log.Debug("broker: dropped a frame from a window that is not a JSON-RPC message")
+		return
+	}
+	switch {
+	case m.isRequest():
+		switch m.method {
+		case "initialize":
+			a.send(response(m.id, string(in.init)))
+		case "ping":
+			a.send(response(m.id, "{}"))
+		case "logging/setLevel":
+			// One window may not change what every window's server logs.
+			a.send(response(m.id, "{}"))
+		case "resources/subscribe":
+			in.subscribe(a, &m)
+		case "resources/unsubscribe":
+			in.unsubscribe(a, &m)
+		default:
+			in.forward(a, &m, nil)
+		}
+	case m.isNotification():
+		if m.method == "notifications/cancelled" {
+			in.cancel(a, &m)
+		}
+		// initialized was sent once by the daemon; roots never change (workspace scope) or are
+		// not declared (user scope); a window's progress is not the server's business.
+	case m.isResponse():
+		in.answer(a, &m)
+	}
+}
+
+// forward sends a window's request upstream under a fresh id, and a fresh progress token when it
+// has one.
+func (in *instance) forward(a *attachment, m *msg, then func(ok bool)) {
+	in.mu.Lock()
+	if in.pending == nil {
+		in.mu.Unlock()
+		a.send(errorResponse(m.id, codeServerGone, "the shared server is not running"))
+		return
+	}
+	if _, ok := in.atts[a]; !ok {
+		in.mu.Unlock()
+		return
+	}
+	if a.inflight >= maxInflight {
+		in.mu.Unlock()
+		a.send(errorResponse(m.id, codeInternal, fmt.Sprintf("more than %d requests in flight on a shared server", maxInflight)))
+		return
+	}
+	if _, dup := a.calls[idKey(m.id)]; dup {
+		in.mu.Unlock()
+		a.send(errorResponse(m.id, codeInvalidParams, "a request with this id is already in flight"))
+		return
+	}
+	in.nextID++
+	up := in.nextID
+	p := &pending{att: a, down: bytes.Clone(m.id), then: then}
+	edits := []edit{{at: off(m.data, m.id), n: len(m.id), with: []byte(strconv.FormatInt(up, 10))}}
+	if tok := progressToken(m.params); tok != nil {
+		p.token = `"sb-` + strconv.FormatInt(up, 10) + `"`
+		p.orig = bytes.Clone(tok)
+		in.tokens[p.token] = p
+		edits = append(edits, edit{at: off(m.data, tok), n: len(tok), with: []byte(p.token)})
+	}
+	in.pending[up] = p
+	a.calls[idKey(m.id)] = up
+	a.inflight++
+	in.mu.Unlock()
+	in.writeUp(splice(m.data, edits...))
+}
+
+// progressToken is params._meta.progressToken (nil: none).
+func progressToken(params []byte) []byte {
+	if params == nil {
+		return nil
+	}
+	meta := member(params, "_meta")
+	if meta == nil {
+		return nil
+	}
+	return member(meta, "progressToken")
+}
+
+// cancel translates a window's notifications/cancelled to the upstream id; the call is forgotten
+// at once (its late result is dropped, as the window expects).
+func (in *instance) cancel(a *attachment, m *msg) {
+	rid := member(m.params, "requestId")
+	if rid == nil {
+		return
+	}
+	in.mu.Lock()
+	up, ok := a.calls[idKey(rid)]
+	if ok {
+		in.dropCall(up)
+	}
+	in.mu.Unlock()
+	if ok {
+		in.writeUp(replace(m.data, rid, []byte(strconv.FormatInt(up, 10))))
+	}
+}
+
+// answer relays a window's answer to a question routed to that window; any other id is dropped,
+// so a window can neither answer nor learn another window's question.
+func (in *instance) answer(a *attachment, m *msg) {
+	down, err := strconv.ParseInt(string(m.id), 10, 64)
+	if err != nil {
+		return
+	}
+	in.mu.Lock()
+	var q *asked
+	for k, x := range in.asked {
+		if x.att == a && x.down == down {
+			q = x
+			delete(in.asked, k)
+			break
+		}
+	}
+	in.mu.Unlock()
+	if q != nil {
+		in.writeUp(replace(m.data, m.id, q.up))
+	}
+}
+
+// subscribe counts subscribers per uri: the server hears of the first (and of any while it has
+// not confirmed one); later subscribers are answered by the daemon.
+func (in *instance) subscribe(a *attachment, m *msg) {
+	uri, ok := stringMember(m.params, "uri")
+	if !ok {
+		a.send(errorResponse(m.id, codeInvalidParams, "resources/subscribe needs a uri"))
+		return
+	}
+	in.mu.Lock()
+	if in.subs == nil {
+		in.mu.Unlock()
+		a.send(errorResponse(m.id, codeServerGone, "the shared server is not running"))
+		return
+	}
+	s := in.subs[uri]
+	if s == nil {
+		s = &sub{atts: map[*attachment]bool{}}
+		in.subs[uri] = s
+	}
+	s.atts[a] = true
+	confirmed := s.upstream
+	in.mu.Unlock()
+	if confirmed {
+		a.send(response(m.id, "{}"))
+		return
+	}
+	in.forward(a, m, func(ok bool) { // in.mu held
+		switch {
+		case !ok:
+			delete(s.atts, a)
+			if len(s.atts) == 0 && in.subs[uri] == s {
+				delete(in.subs, uri)
+			}
+		case in.subs[uri] != s:
+			// Every subscriber left while the server was confirming: undo it.
+			if f, _ := in.ownFrameLocked("resources/unsubscribe", mustJSON(map[string]string{"uri": uri})); f != nil {
+				go in.writeUp(f)
+			}
+		default:
+			s.upstream = true
+		}
+	})
+}
+
+// unsubscribe tells the server only when the last subscriber leaves.
+func (in *instance) unsubscribe(a *attachment, m *msg) {
+	uri, ok := stringMember(m.params, "uri")
+	if !ok {
+		a.send(errorResponse(m.id, codeInvalidParams, "resources/unsubscribe needs a uri"))
+		return
+	}
+	in.mu.Lock()
+	s := in.subs[uri]
+	if s == nil || !s.atts[a] {
+		in.mu.Unlock()
+		a.send(response(m.id, "{}"))
+		return
+	}
+	delete(s.atts, a)
+	last := len(s.atts) == 0
+	if last {
+		delete(in.subs, uri)
+	}
+	in.mu.Unlock()
+	if last && s.upstream {
+		in.forward(a, m, nil)
+		return
+	}
+	a.send(response(m.id, "{}"))
+}

@@ -1,0 +1,465 @@
+package broker
+
+import (
+	"bufio"
+	"context"
+	"crypto/rand"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"log/slog"
+	"net"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/gofrs/flock"
+	"github.com/google/renameio/v2"
+)
+
+// Options configure the daemon. The zero value of each field is usable except Dir.
+type Options struct {
+	// Dir is the socket directory (DefaultDir in production). It is created and checked as
+	// EnsureDir does; a directory that fails is an error.
+	Dir string
+	// Build is this binary's version, told to every window (skew warnings).
+	Build string
+	// Idle is how long the daemon lingers after its last window left, and how long an instance
+	// lingers after its own last window (default 60 s: a window reload keeps its servers).
+	Idle time.Duration
+	// InitTimeout bounds a server's start and initialize (default 2 min: npx may download).
+	InitTimeout time.Duration
+	// Ready, when set, gets "ready\n" once the daemon accepts connections, and is then closed if
+	// it is a Closer: the starting window waits for it instead of polling.
+	Ready io.Writer
+	// Log receives the daemon's log (default: discarded). The daemon never writes to stdout.
+	Log *slog.Logger
+}
+
+// daemon is one running broker.
+type daemon struct {
+	o     Options
+	log   *slog.Logger
+	paths Paths
+	key   []byte // HMAC key of instance ids, random per start
+	ln    *net.UnixListener
+	sock  fs.FileInfo // the socket file we bound, to unlink only ours
+
+	stopOnce sync.Once
+	stopc    chan struct{}
+	wg       sync.WaitGroup
+
+	// mu guards the instances, the connection count, the idle timer and closing.
+	mu        sync.Mutex
+	instances map[string]*instance
+	conns     map[*net.UnixConn]struct{}
+	idle      *time.Timer
+	closing   bool
+}
+
+// Serve runs the daemon until ctx ends, it was idle for Options.Idle with no window attached, or
+// a window asks it to stop. On the way out it stops accepting, unlinks its socket (under the
+// start lock, and only its own), stops every instance (whole process groups) and closes every
+// connection. It returns nil on an orderly end.
+func Serve(ctx context.Context, o Options) error {
+	if o.Idle <= 0 {
+		o.Idle = 60 * time.Second
+	}
+	if o.InitTimeout <= 0 {
+		o.InitTimeout = 2 * time.Minute
+	}
+	if o.Log == nil {
+		o.Log = slog.New(slog.DiscardHandler)
+	}
+	if o.Dir == "" {
+		return errors.New("broker: serve: no socket directory")
+	}
+	if err := EnsureDir(o.Dir); err != nil {
+		return err
+	}
+	d := &daemon{o: o, log: o.Log, paths: PathsIn(o.Dir), stopc: make(chan struct{}),
+		instances: map[string]*instance{}, conns: map[*net.UnixConn]struct{}{}}
+	d.key = make([]byte, 32)
+	if _, err := rand.Read(d.key); err != nil {
+		return fmt.Errorf("broker: serve: %w", err)
+	}
+	if err := d.listen(); err != nil {
+		return err
+	}
+	d.writeInfo()
+	if o.Ready != nil {
+		_, _ = io.WriteString(o.Ready, "ready\n") // ignore error: a starter that left will dial anyway
+		if c, ok := o.Ready.(io.Closer); ok {
+			c.Close() // ignore error: one line written
+		}
+	}
+	d.log.Info("broker: daemon listening", "socket", d.paths.Sock, "pid", os.Getpid(), "build", o.Build)
+	d.mu.Lock()
+	d.armIdle()
+	d.mu.Unlock()
+	d.wg.Add(1)
+	go d.acceptLoop()
+	select {
+	case <-ctx.Done():
+	case <-d.stopc:
+	}
+	d.shutdown()
+	return nil
+}
+
+// listen binds the socket, refusing to take over one a live daemon answers on.
+func (d *daemon) listen() error {
+	if c, err := net.DialTimeout("unix", d.paths.Sock, time.Second); err == nil {
+		c.Close() // ignore error: only probing
+		return fmt.Errorf("broker: serve: a daemon already listens on %s", d.paths.Sock)
+	}
+	if err := removeStale(d.paths.Sock); err != nil {
+		return fmt.Errorf("broker: serve: %w", err)
+	}
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: d.paths.Sock, Net: "unix"})
+	if err != nil {
+		return fmt.Errorf("broker: serve: %w", err)
+	}
+	ln.SetUnlinkOnClose(false) // unlinked by shutdown, only if still ours
+	// The directory (0700) is what keeps others out; the mode is belt and braces.
+	if err := os.Chmod(d.paths.Sock, 0o600); err != nil {
+		ln.Close()
+		return fmt.Errorf("broker: serve: %w", err)
+	}
+	d.sock, err = os.Lstat(d.paths.Sock)
+	if err != nil {
+		ln.Close()
+		return fmt.Errorf("broker: serve: %w", err)
+	}
+	d.ln = ln
+	return nil
+}
+
+// removeStale unlinks a socket file nothing answers on; anything that is not a socket is left
+// alone and refused.
+func removeStale(path string) error {
+	fi, err := os.Lstat(path)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	if fi.Mode()&fs.ModeSocket == 0 {
+		return fmt.Errorf("%s exists and is not a socket", path)
+	}
+	return os.Remove(path)
+}
+
+// info is the content of d<P>.json.
+type info struct {
+	Pid       int    `json:"pid"`
+	StartTime uint64 `json:"startTime"`
+	Build     string `json:"build"`
+	Broker    int    `json:"broker"`
+	Minor     int    `json:"minor"`
+}
+
+func (d *daemon) writeInfo() {
+	b, _ := json.Marshal(info{Pid: os.Getpid(), StartTime: procStartTime(os.Getpid()), Build: d.o.Build, Broker: Major, Minor: Minor}) // ignore error: plain values
+	if err := renameio.WriteFile(d.paths.Info, b, 0o600); err != nil {
+		d.log.Warn("broker: write daemon info", "err", err)
+	}
+}
+
+// ReadInfo reads the daemon info file in dir (pid, start time, build) for `daemon status`.
+func ReadInfo(dir string) (pid int, startTime uint64, build string, err error) {
+	b, err := os.ReadFile(PathsIn(dir).Info)
+	if err != nil {
+		return 0, 0, "", err
+	}
+	var i info
+	if err := json.Unmarshal(b, &i); err != nil {
+		return 0, 0, "", fmt.Errorf("broker: %s: %w", PathsIn(dir).Info, err)
+	}
+	return i.Pid, i.StartTime, i.Build, nil
+}
+
+func (d *daemon) stop() { d.stopOnce.Do(func() { close(d.stopc) }) }
+
+// armIdle starts the idle timer when no connection is open (d.mu held).
+func (d *daemon) armIdle() {
+	if len(d.conns) > 0 || d.closing || d.idle != nil {
+		return
+	}
+	d.idle = time.AfterFunc(d.o.Idle, func() {
+		d.mu.Lock()
+		expired := len(d.conns) == 0 && !d.closing
+		if expired {
+			d.closing = true
+		}
+		d.mu.Unlock()
+		if expired {
+			d.log.Info("broker: idle, exiting", "idle", d.o.Idle)
+			d.stop()
+		}
+	})
+}
+
+func (d *daemon) acceptLoop() {
+	defer d.wg.Done()
+	for {
+		c, err := d.ln.AcceptUnix()
+		if err != nil {
+			if errors.Is(err, net.ErrClosed) {
+				return
+			}
+			d.log.Warn("broker: accept", "err", err)
+			select {
+			case <-d.stopc:
+				return
+			case <-time.After(50 * time.Millisecond): // EMFILE and friends: do not spin
+			}
+			continue
+		}
+		// Before a byte is read: only our own user may talk to us.
+		if uid, pid, err := peerCred(c); err != nil || uid != os.Geteuid() {
+			d.log.Warn("broker: refused a connection from another user", "uid", uid, "pid", pid, "err", err)
+			c.Close() // ignore error: refused
+			continue
+		}
+		d.mu.Lock()
+		if d.closing {
+			d.mu.Unlock()
+			writeReply(c, helloReply{Broker: Major, Minor: Minor, Build: d.o.Build, Pid: os.Getpid(), Error: "the daemon is exiting", Retry: true})
+			c.Close() // ignore error: refused
+			continue
+		}
+		d.conns[c] = struct{}{}
+		if d.idle != nil {
+			d.idle.Stop()
+			d.idle = nil
+		}
+		d.mu.Unlock()
+		d.wg.Add(1)
+		go d.handle(c)
+	}
+}
+
+func (d *daemon) leave(c *net.UnixConn) {
+	c.Close() // ignore error: done with it
+	d.mu.Lock()
+	delete(d.conns, c)
+	d.armIdle()
+	d.mu.Unlock()
+	d.wg.Done()
+}
+
+func writeReply(c *net.UnixConn, r helloReply) error {
+	b, _ := json.Marshal(r) // ignore error: plain values
+	_ = c.SetWriteDeadline(time.Now().Add(10 * time.Second))
+	_, err := c.Write(append(b, '\n'))
+	_ = c.SetWriteDeadline(time.Time{})
+	return err
+}
+
+// maxHello bounds the hello line (a launch with its whole environment).
+const maxHello = 4 << 20
+
+func (d *daemon) handle(c *net.UnixConn) {
+	defer d.leave(c)
+	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
+	br := bufio.NewReaderSize(c, 64<<10)
+	line, err := readFrame(br, maxHello)
+	if err != nil {
+		return
+	}
+	_ = c.SetReadDeadline(time.Time{})
+	reply := helloReply{Broker: Major, Minor: Minor, Build: d.o.Build, Features: features, Pid: os.Getpid()}
+	var h hello
+	if err := json.Unmarshal(line, &h); err != nil {
+		reply.Error = "hello: " + err.Error()
+		writeReply(c, reply)
+		return
+	}
+	if err := checkHello(&h, d.o.Build); err != nil {
+		reply.Error = err.Error()
+		writeReply(c, reply)
+		return
+	}
+	switch h.Op {
+	case opStatus:
+		reply.Status = d.status()
+		writeReply(c, reply)
+		return
+	case opStop:
+		writeReply(c, reply)
+		d.log.Info("broker: stop asked by a window")
+		d.mu.Lock()
+		d.closing = true
+		d.mu.Unlock()
+		d.stop()
+		return
+	case opAttach:
+	default:
+		reply.Error = fmt.Sprintf("unknown op %q", h.Op)
+		writeReply(c, reply)
+		return
+	}
+	if h.Instance == nil {
+		reply.Error = "hello: no instance"
+		writeReply(c, reply)
+		return
+	}
+	req := *h.Instance
+	if err := req.Launch.validate(); err != nil {
+		reply.Error = "launch refused: " + err.Error()
+		writeReply(c, reply)
+		return
+	}
+	var (
+		in      *instance
+		a       *attachment
+		windows int
+	)
+	for range 3 { // an instance that ends between its lookup and the attach is started anew
+		in, err = d.instanceFor(req)
+		if err != nil {
+			reply.Error = err.Error()
+			writeReply(c, reply)
+			return
+		}
+		if in.req.ProtocolVersion != req.ProtocolVersion {
+			reply.Error = fmt.Sprintf("the shared instance speaks MCP %s, this window %s", in.req.ProtocolVersion, req.ProtocolVersion)
+			writeReply(c, reply)
+			return
+		}
+		a = newAttachment(in, c, br)
+		var ok bool
+		if windows, ok = in.attach(a); ok {
+			break
+		}
+		a = nil
+	}
+	if a == nil {
+		reply.Error = "the shared server kept ending while this window attached"
+		writeReply(c, reply)
+		return
+	}
+	reply.Instance = in.key[:12]
+	reply.ServerPid = in.child.pid()
+	reply.Windows = windows
+	if err := writeReply(c, reply); err != nil {
+		in.detach(a)
+		return
+	}
+	go a.writeLoop()
+	a.readLoop()
+}
+
+// instanceFor returns the running instance of req's launch, starting it if there is none; a
+// start storm of windows waits for the one start (single-flight).
+func (d *daemon) instanceFor(req Request) (*instance, error) {
+	key := instanceKey(d.key, req.Launch)
+	d.mu.Lock()
+	if d.closing {
+		d.mu.Unlock()
+		return nil, errors.New("the daemon is exiting")
+	}
+	in := d.instances[key]
+	if in == nil {
+		in = newInstance(d, key, req)
+		d.instances[key] = in
+		go in.start()
+	}
+	d.mu.Unlock()
+	<-in.ready
+	if in.err != nil {
+		return nil, in.err
+	}
+	return in, nil
+}
+
+// forget removes in from the instances, so that the next attach starts a new one.
+func (d *daemon) forget(in *instance) {
+	d.mu.Lock()
+	if d.instances[in.key] == in {
+		delete(d.instances, in.key)
+	}
+	d.mu.Unlock()
+}
+
+func (d *daemon) status() *Status {
+	d.mu.Lock()
+	ins := make([]*instance, 0, len(d.instances))
+	for _, in := range d.instances {
+		ins = append(ins, in)
+	}
+	d.mu.Unlock()
+	s := &Status{Pid: os.Getpid(), Build: d.o.Build, Broker: Major, Minor: Minor, Instances: []InstanceStatus{}}
+	for _, in := range ins {
+		select {
+		case <-in.ready:
+			if in.err == nil {
+				s.Instances = append(s.Instances, in.status())
+			}
+		default:
+		}
+	}
+	return s
+}
+
+// shutdown: stop accepting and retire the socket under the start lock (a window starting a new
+// daemon meanwhile either sees ours refuse or finds its own), then stop every instance; its
+// windows get instanceExited and their calls in flight an error.
+func (d *daemon) shutdown() {
+	d.mu.Lock()
+	d.closing = true
+	if d.idle != nil {
+		d.idle.Stop()
+	}
+	d.mu.Unlock()
+	lock := flock.New(d.paths.Lock, flock.SetPermissions(0o600))
+	lctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	locked, _ := lock.TryLockContext(lctx, 10*time.Millisecond) // ignore error: unlocked, we go on
+	cancel()
+	d.ln.Close() // ignore error: stops the accept loop
+	if fi, err := os.Lstat(d.paths.Sock); err == nil && os.SameFile(fi, d.sock) {
+		os.Remove(d.paths.Sock) // ignore error: gone already
+	}
+	if pid, _, _, err := ReadInfo(d.o.Dir); err == nil && pid == os.Getpid() {
+		os.Remove(d.paths.Info) // ignore error: gone already
+	}
+	if locked {
+		lock.Unlock() // ignore error: released with the file anyway
+	}
+	lock.Close() // ignore error: our lock file handle
+	d.mu.Lock()
+	ins := make([]*instance, 0, len(d.instances))
+	for _, in := range d.instances {
+		ins = append(ins, in)
+	}
+	d.mu.Unlock()
+	var wg sync.WaitGroup
+	for _, in := range ins {
+		wg.Go(func() {
+			<-in.ready
+			if in.err == nil {
+				in.retire("the shared-server daemon stopped")
+			}
+		})
+	}
+	wg.Wait()
+	// Attachments close once their instanceExited is written; a window that reads nothing is cut
+	// off after a moment.
+	done := make(chan struct{})
+	go func() { d.wg.Wait(); close(done) }()
+	select {
+	case <-done:
+	case <-time.After(2 * time.Second):
+		d.mu.Lock()
+		for c := range d.conns {
+			c.Close() // ignore error: forced
+		}
+		d.mu.Unlock()
+		<-done
+	}
+	d.log.Info("broker: daemon stopped")
+}
