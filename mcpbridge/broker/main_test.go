@@ -335,3 +335,20 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		}
 	}
 }
+
+// tagged lists the live processes whose owner tag names host pid.
+func tagged(host int) []int {
+	dirs, _ := os.ReadDir("/proc")
+	var pids []int
+	for _, d := range dirs {
+		pid, err := strconv.Atoi(d.Name())
+		if err != nil || gone(pid) {
+			continue
+		}
+		env, _ := os.ReadFile("/proc/" + d.Name() + "/environ")
+		if bytes.Contains(env, []byte("\x00"+ownerVar+"="+strconv.Itoa(host)+".")) || bytes.HasPrefix(env, []byte(ownerVar+"="+strconv.Itoa(host)+".")) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}

@@ -88,6 +88,9 @@ func Serve(ctx context.Context, o Options) error {
 	if err := d.listen(); err != nil {
 		return err
 	}
+	if n := sweepOrphans(); n > 0 {
+		d.log.Info("broker: killed processes a dead host left behind", "count", n)
+	}
 	d.writeInfo()
 	if o.Ready != nil {
 		_, _ = io.WriteString(o.Ready, "ready\n") // ignore error: a starter that left will dial anyway

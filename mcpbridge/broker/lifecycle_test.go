@@ -1,0 +1,279 @@
+package broker
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestIdleExit: once its last window left and the idle time passed, the daemon exits, leaving
+// no socket, no info file and no server process.
+func TestIdleExit(t *testing.T) {
+	dir, done := serveInProcess(t, 50*time.Millisecond)
+	w := attachWin(t, "A", Config{Dir: dir, Build: "test"}, request(launch()))
+	w.initialize()
+	pid := w.c.ServerPid()
+	if _, err := os.Stat(PathsIn(dir).Info); err != nil {
+		t.Errorf("no daemon info file while it runs: %v", err)
+	}
+	select {
+	case <-done:
+		t.Fatal("the daemon exited while a window was attached")
+	default:
+	}
+	w.c.Close()
+	<-done
+	for _, p := range []string{PathsIn(dir).Sock, PathsIn(dir).Info} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Errorf("%s left behind (%v)", p, err)
+		}
+	}
+	waitFor(t, "the server to be gone", func() bool { return gone(pid) })
+}
+
+// TestInstanceLinger: an instance whose last window left stops after the idle time while the
+// daemon keeps serving another window; the next attach starts it again.
+func TestInstanceLinger(t *testing.T) {
+	dir, _ := serveInProcess(t, 50*time.Millisecond)
+	cfg := Config{Dir: dir, Build: "test"}
+	keep := attachWin(t, "keep", cfg, request(launch("--instructions", "other")))
+	keep.initialize()
+	w := attachWin(t, "A", cfg, request(launch()))
+	pid := w.c.ServerPid()
+	w.c.Close()
+	waitFor(t, "the unused instance to stop", func() bool { return gone(pid) })
+	if gone(keep.c.ServerPid()) {
+		t.Fatal("the instance still in use was stopped")
+	}
+	w2 := attachWin(t, "A2", cfg, request(launch()))
+	if w2.c.ServerPid() == pid {
+		t.Fatal("attach after the linger reused a stopped instance")
+	}
+	w2.initialize()
+}
+
+// TestStartStorm: eight windows that find no daemon at once start exactly one, and it starts
+// the shared server once.
+func TestStartStorm(t *testing.T) {
+	dir := testDir(t)
+	var starts atomic.Int32
+	start := daemonCmd(dir, time.Minute)
+	cfg := Config{Dir: dir, Build: "test", Start: func(sock string) *exec.Cmd {
+		starts.Add(1)
+		return start(sock)
+	}}
+	req := request(launch())
+	const n = 8
+	conns := make([]*Conn, n)
+	var wg sync.WaitGroup
+	for i := range n {
+		wg.Go(func() {
+			c, err := Attach(context.Background(), cfg, req)
+			if err != nil {
+				t.Errorf("window %d: %v", i, err)
+				return
+			}
+			conns[i] = c
+		})
+	}
+	wg.Wait()
+	if t.Failed() {
+		t.FailNow()
+	}
+	t.Cleanup(func() {
+		Stop(context.Background(), Config{Dir: dir})
+		waitFor(t, "the daemon to exit", func() bool { return gone(conns[0].DaemonPid()) })
+	})
+	if got := starts.Load(); got != 1 {
+		t.Errorf("%d windows started %d daemons, want 1", n, got)
+	}
+	for i, c := range conns {
+		defer c.Close()
+		if c.DaemonPid() != conns[0].DaemonPid() || c.ServerPid() != conns[0].ServerPid() {
+			t.Errorf("window %d: daemon %d server %d; window 0: daemon %d server %d",
+				i, c.DaemonPid(), c.ServerPid(), conns[0].DaemonPid(), conns[0].ServerPid())
+		}
+	}
+	st, err := GetStatus(context.Background(), Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Instances) != 1 || st.Instances[0].Windows != n {
+		t.Errorf("status %+v: want one instance with %d windows", st, n)
+	}
+}
+
+// TestDaemonKilled: kill -9 of the daemon while two windows have a call in flight: both
+// connections end at once (never at a call timeout), the server dies with the daemon, and the
+// next attach starts a new daemon with a new server.
+func TestDaemonKilled(t *testing.T) {
+	dir := testDir(t)
+	cfg := Config{Dir: dir, Build: "test", Start: daemonCmd(dir, time.Minute)}
+	// --linger: a server that ignores its closed stdin; --spawn-child: with a child of its own in
+	// its process group, which no signal reaches when the daemon dies: the next daemon's start
+	// sweeps it by its owner tag.
+	req := request(launch("--linger", "--spawn-child"))
+	wins := []*win{attachWin(t, "A", cfg, req), attachWin(t, "B", cfg, req)}
+	for _, w := range wins {
+		w.initialize()
+		// No progress token: a server writing progress to a dead daemon would die of SIGPIPE,
+		// and this test is about the parent-death signal.
+		w.send(`{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":300}}}`)
+		w.send(`{"jsonrpc":"2.0","id":8,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	}
+	for _, w := range wins {
+		w.until("8") // the server has read the slow call before this one
+	}
+	daemon, server := wins[0].c.DaemonPid(), wins[0].c.ServerPid()
+	if err := syscall.Kill(daemon, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range wins {
+		select {
+		case <-w.ended: // EOF or reset: the window's transport fails its calls at once
+		case <-time.After(30 * time.Second):
+			t.Fatalf("%s: the connection did not end after the daemon was killed", w.name)
+		}
+	}
+	waitFor(t, "the server to die with the daemon", func() bool { return gone(server) })
+	w := attachWin(t, "C", cfg, req)
+	if left := tagged(daemon); len(left) > 0 {
+		t.Errorf("processes of the killed daemon still run after a new one started: %v", left)
+	}
+	if w.c.DaemonPid() == daemon || w.c.ServerPid() == server {
+		t.Fatalf("after the kill: daemon %d server %d, the dead ones were %d %d", w.c.DaemonPid(), w.c.ServerPid(), daemon, server)
+	}
+	w.initialize()
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"back"}}}`)
+	if fs := w.until("1"); text(fs[len(fs)-1]) != "back" {
+		t.Fatalf("call under the new daemon: %s", fs[len(fs)-1].raw)
+	}
+	Stop(context.Background(), Config{Dir: dir})
+}
+
+// TestWindowKilledCancelsUpstream: a window process killed mid-call has its call cancelled
+// upstream, by the id the daemon gave it, while another window's call on the same instance
+// completes.
+func TestWindowKilledCancelsUpstream(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	record := dir + "/record"
+	req := request(launch("--record", record))
+	b := attachWin(t, "B", Config{Dir: dir, Build: "test"}, req)
+	b.initialize()
+	js, _ := json.Marshal(req)
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), modeVar+"=window", dirVar+"="+dir, launchVar+"="+string(js))
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = testWriter{t}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	line, err := bufio.NewReader(out).ReadString('\n')
+	if line != "running\n" {
+		t.Fatalf("window process: %q %v", line, err)
+	}
+	b.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":0.5}}}`)
+	if err := cmd.Process.Kill(); err != nil {
+		t.Fatal(err)
+	}
+	cmd.Wait()
+	var slowID string
+	waitFor(t, "notifications/cancelled upstream for the killed window's call", func() bool {
+		data, _ := os.ReadFile(record)
+		for _, l := range strings.Split(string(data), "\n") {
+			l, ok := strings.CutPrefix(l, "> ")
+			if !ok {
+				continue
+			}
+			var m struct {
+				ID     json.RawMessage
+				Method string
+				Params struct {
+					Name      string
+					RequestID json.RawMessage `json:"requestId"`
+				}
+			}
+			json.Unmarshal([]byte(l), &m)
+			if m.Method == "tools/call" && m.Params.Name == "slow" && slowID == "" {
+				slowID = string(m.ID) // the killed window's call came first
+			}
+			if m.Method == "notifications/cancelled" {
+				if string(m.Params.RequestID) != slowID {
+					t.Fatalf("cancelled %s upstream, the killed window's call was %s", m.Params.RequestID, slowID)
+				}
+				return true
+			}
+		}
+		return false
+	})
+	fs := b.until("2")
+	if got := text(fs[len(fs)-1]); !strings.HasPrefix(got, "slept") {
+		t.Fatalf("B's call after A was killed: %s", fs[len(fs)-1].raw)
+	}
+}
+
+// TestInstanceCrash: a shared server that dies mid-call ends the call with an error, tells every
+// window why with its stderr tail, and the next attach starts it again.
+func TestInstanceCrash(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	req := request(launch("--crash-after", "1"))
+	a := attachWin(t, "A", cfg, req)
+	b := attachWin(t, "B", cfg, req)
+	a.initialize()
+	b.initialize()
+	a.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"one"}}}`)
+	a.until("1")
+	a.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"two"}}}`)
+	fs := a.until("2")
+	if last := fs[len(fs)-1]; last.Error == nil {
+		t.Errorf("the call the server died in: %s, want an error", last.raw)
+	}
+	for _, w := range []*win{a, b} {
+		<-w.ended
+		e := w.c.Exited()
+		if e == nil || !strings.Contains(e.StderrTail, "crashing in call 2") || e.Reason == "" {
+			t.Errorf("%s: Exited() = %+v, want the reason and the stderr tail", w.name, e)
+		}
+	}
+	c := attachWin(t, "C", cfg, req)
+	if c.c.ServerPid() == a.c.ServerPid() {
+		t.Error("attach after the crash got the dead server")
+	}
+	c.initialize()
+}
+
+// TestStartFailure: a server that cannot start fails the attach with its stderr, and the window
+// runs it itself.
+func TestStartFailure(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	_, err := Attach(context.Background(), Config{Dir: dir, Build: "test"}, request(launch("--exit-at-start")))
+	if err == nil || !strings.Contains(err.Error(), "exiting at start as asked") {
+		t.Fatalf("Attach = %v, want the server's stderr", err)
+	}
+}
+
+// TestCallNeverStartsDaemon: without Start (switchboard call, check) no daemon is started.
+func TestCallNeverStartsDaemon(t *testing.T) {
+	dir := testDir(t)
+	_, err := Attach(context.Background(), Config{Dir: dir, Build: "test"}, request(launch()))
+	if !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("Attach = %v, want ErrNotRunning", err)
+	}
+	if _, err := os.Lstat(PathsIn(dir).Sock); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("a socket appeared: %v", err)
+	}
+}
