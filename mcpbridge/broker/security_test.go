@@ -1,0 +1,249 @@
+package broker
+
+import (
+	"bufio"
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestUnsafeDirRefused: a socket directory, or a runtime directory, that someone else could
+// enter, plant or own is refused; nothing falls back to it.
+func TestUnsafeDirRefused(t *testing.T) {
+	uid := os.Geteuid()
+	for _, tc := range []struct {
+		name  string
+		setup func(t *testing.T, base string) // base is a fresh 0700 directory
+		want  string
+	}{
+		{"runtime dir open to others", func(t *testing.T, base string) { os.Chmod(base, 0o755) }, "mode 0755"},
+		{"socket dir open to others", func(t *testing.T, base string) {
+			os.Mkdir(filepath.Join(base, "switchboard"), 0o777)
+			os.Chmod(filepath.Join(base, "switchboard"), 0o777)
+		}, "mode 0777"},
+		{"socket dir a symlink", func(t *testing.T, base string) {
+			other := t.TempDir()
+			os.Chmod(other, 0o700)
+			if err := os.Symlink(other, filepath.Join(base, "switchboard")); err != nil {
+				t.Fatal(err)
+			}
+		}, "symbolic link"},
+		{"socket dir a file", func(t *testing.T, base string) { os.WriteFile(filepath.Join(base, "switchboard"), nil, 0o600) }, "not a directory"},
+		{"socket dir of another user", func(t *testing.T, base string) {
+			if uid != 0 {
+				t.Skip("needs root to give a directory away")
+			}
+			os.Mkdir(filepath.Join(base, "switchboard"), 0o700)
+			if err := os.Chown(filepath.Join(base, "switchboard"), 65534, 65534); err != nil {
+				t.Fatal(err)
+			}
+		}, "belongs to uid 65534"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base := testDir(t)
+			tc.setup(t, base)
+			_, err := dirFrom("XDG_RUNTIME_DIR", base, uid)
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Fatalf("dirFrom = %v, want an error saying %q", err, tc.want)
+			}
+			// The daemon refuses it too, and so does a window with it configured.
+			dir := filepath.Join(base, "switchboard")
+			if tc.name == "runtime dir open to others" {
+				return // the socket directory itself would be fine
+			}
+			if err := Serve(context.Background(), Options{Dir: dir}); err == nil {
+				t.Fatal("Serve accepted the directory")
+			}
+			if _, err := Attach(context.Background(), Config{Dir: dir, Start: daemonCmd(dir, time.Minute)}, request(launch())); err == nil {
+				t.Fatal("Attach accepted the directory")
+			}
+		})
+	}
+	t.Run("relative runtime dir", func(t *testing.T) {
+		if _, err := dirFrom("XDG_RUNTIME_DIR", "run/user", uid); err == nil {
+			t.Fatal("a relative XDG_RUNTIME_DIR was accepted")
+		}
+	})
+	t.Run("good", func(t *testing.T) {
+		base := testDir(t)
+		dir, err := dirFrom("XDG_RUNTIME_DIR", base, uid)
+		if err != nil || dir != filepath.Join(base, "switchboard") {
+			t.Fatalf("dirFrom = %q, %v", dir, err)
+		}
+		fi, err := os.Stat(dir)
+		if err != nil || fi.Mode().Perm() != 0o700 {
+			t.Fatalf("created %v %v, want mode 0700", fi.Mode(), err)
+		}
+	})
+}
+
+// TestSocketMode: the socket is 0600 in its 0700 directory.
+func TestSocketMode(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	fi, err := os.Lstat(PathsIn(dir).Sock)
+	if err != nil || fi.Mode().Perm() != 0o600 {
+		t.Fatalf("socket %v %v, want 0600", fi.Mode(), err)
+	}
+}
+
+// copyTestBinary puts the test binary where another user may run it.
+func copyTestBinary(t *testing.T) string {
+	t.Helper()
+	bin := filepath.Join(filepath.Dir(mcptestBin), "broker.test")
+	if _, err := os.Stat(bin); err == nil {
+		return bin
+	}
+	data, err := os.ReadFile(os.Args[0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(bin, data, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return bin
+}
+
+// asNobody runs the test binary in mode as uid 65534 and returns its first line of output.
+func asNobody(t *testing.T, mode, dir string, env ...string) string {
+	t.Helper()
+	cmd := exec.Command(copyTestBinary(t), "-test.run=^$")
+	cmd.Env = append([]string{modeVar + "=" + mode, dirVar + "=" + dir}, env...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	cmd.Stderr = testWriter{t}
+	out, err := cmd.Output()
+	if err != nil {
+		t.Fatalf("as nobody: %v (%s)", err, out)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// TestOtherUserRefused: another OS user cannot reach the daemon. With the 0700 directory the
+// connect fails; with directory and socket forced open (0777) the daemon still closes the
+// connection before reading a byte (peer uid); and a daemon socket planted by another user is
+// refused by the window before it sends its hello.
+func TestOtherUserRefused(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to run a process as another user")
+	}
+	dir, _ := serveInProcess(t, time.Minute)
+	if got := asNobody(t, "dial", dir, "BROKER_TEST_RAW=1"); !strings.Contains(got, "permission denied") {
+		t.Errorf("another user dialing through the 0700 directory: %q, want permission denied", got)
+	}
+	os.Chmod(dir, 0o777)
+	os.Chmod(PathsIn(dir).Sock, 0o777)
+	if got := asNobody(t, "dial", dir, "BROKER_TEST_RAW=1"); !strings.HasPrefix(got, "closed") {
+		t.Errorf("another user dialing an open socket: %q, want the daemon to close at once", got)
+	}
+	os.Chmod(dir, 0o700)
+
+	// A socket planted by user 65534 in a directory of ours (made writable for the plant).
+	plant := testDir(t)
+	os.Chmod(plant, 0o777)
+	cmd := exec.Command(copyTestBinary(t), "-test.run=^$")
+	cmd.Env = []string{modeVar + "=daemon", dirVar + "=" + filepath.Join(plant, "evil"), idleVar + "=1m"}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Credential: &syscall.Credential{Uid: 65534, Gid: 65534}}
+	stderr, _ := cmd.StderrPipe()
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() && !strings.Contains(sc.Text(), "daemon listening") {
+	}
+	go func() {
+		for sc.Scan() {
+		}
+	}()
+	// Move the planted socket into a private directory of ours, as a socket left at the /tmp
+	// fallback would be found.
+	mine := testDir(t)
+	if err := os.Rename(PathsIn(filepath.Join(plant, "evil")).Sock, PathsIn(mine).Sock); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Attach(context.Background(), Config{Dir: mine, Build: "test"}, request(launch()))
+	if err == nil || !strings.Contains(err.Error(), "runs as uid 65534") {
+		t.Fatalf("Attach to another user's socket = %v, want it refused before the hello", err)
+	}
+}
+
+// TestLaunchRefused: the daemon refuses what it must never start, whatever a window says.
+func TestLaunchRefused(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	ws := launch()
+	ws.Source = SourceWorkspace
+	ws.DefiningFolder, ws.Fingerprint = "/repo", "abc"
+	rel := launch()
+	rel.Command = "mcptest"
+	for name, l := range map[string]Launch{"workspace server at user scope": ws, "relative command": rel} {
+		if _, err := Attach(context.Background(), cfg, request(l)); err == nil || !strings.Contains(err.Error(), "launch refused") {
+			t.Errorf("%s: Attach = %v, want the launch refused", name, err)
+		}
+	}
+}
+
+// TestInstanceKey: windows share a process only with identical launches: another value of one
+// environment variable, or another folder set, gives another process.
+func TestInstanceKey(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	base := launch()
+	tokA, tokB := base, base
+	tokA.Env = append([]string{"GITHUB_TOKEN=a"}, base.Env...)
+	tokB.Env = append([]string{"GITHUB_TOKEN=b"}, base.Env...)
+	tokA2 := tokA
+	tokA2.Env = append(append([]string{}, base.Env...), "GITHUB_TOKEN=a") // same set, other order
+	ws1, ws2 := base, base
+	ws1.Scope, ws2.Scope = ScopeWorkspace, ScopeWorkspace
+	ws1.Folders = []Folder{{URI: "file:///repo1"}}
+	ws2.Folders = []Folder{{URI: "file:///repo2"}}
+	pid := map[string]int{}
+	for name, l := range map[string]Launch{"a": tokA, "a2": tokA2, "b": tokB, "ws1": ws1, "ws2": ws2} {
+		w := attachWin(t, name, cfg, request(l))
+		pid[name] = w.c.ServerPid()
+		if name == "a" || name == "b" {
+			w.initialize()
+			w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"env","arguments":{"name":"GITHUB_TOKEN"}}}`)
+			if fs := w.until("1"); text(fs[len(fs)-1]) != name {
+				t.Errorf("window with GITHUB_TOKEN=%s saw %q", name, text(fs[len(fs)-1]))
+			}
+		}
+	}
+	if pid["a"] != pid["a2"] {
+		t.Error("the same environment in another order got another process")
+	}
+	if pid["a"] == pid["b"] || pid["ws1"] == pid["ws2"] || pid["ws1"] == pid["a"] {
+		t.Errorf("different launches shared a process: %v", pid)
+	}
+}
+
+// TestSkew: a window of another build attaches and is told; another major is refused.
+func TestSkew(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	w := attachWin(t, "new", Config{Dir: dir, Build: "1.5.0"}, request(launch()))
+	if s := w.c.Skew(); !strings.Contains(s, "Switchboard test (this is 1.5.0)") {
+		t.Errorf("Skew() = %q", s)
+	}
+	same := attachWin(t, "same", Config{Dir: dir, Build: "test"}, request(launch()))
+	if s := same.c.Skew(); s != "" {
+		t.Errorf("Skew() with the same build = %q", s)
+	}
+	c, err := dial(context.Background(), PathsIn(dir).Sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	_, _, err = handshake(context.Background(), c, []byte(`{"broker":2,"minor":0,"build":"future"}`+"\n"))
+	if err == nil || !strings.Contains(err.Error(), "broker protocol 2 is not 1") {
+		t.Errorf("hello of major 2: %v", err)
+	}
+	_, err = Attach(context.Background(), Config{Dir: dir, Build: "test", Require: []string{"teleport"}}, request(launch()))
+	if err == nil || !strings.Contains(err.Error(), `lacks the feature "teleport"`) {
+		t.Errorf("a required feature the daemon lacks: %v", err)
+	}
+}
