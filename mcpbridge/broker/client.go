@@ -221,10 +221,7 @@ func start(ctx context.Context, cfg Config, p Paths) (*net.UnixConn, error) {
 	}
 	cmd.Env = append(cmd.Env, ReadyFDVar+"="+strconv.Itoa(fd))
 	cmd.Stdin, cmd.Stdout = nil, nil
-	if cmd.SysProcAttr == nil {
-		cmd.SysProcAttr = &syscall.SysProcAttr{}
-	}
-	cmd.SysProcAttr.Setsid = true // out of the window's session and process group: it outlives the window
+	newSession(cmd) // out of the window's session and process group: it outlives the window
 	err = cmd.Start()
 	rw.Close() // ignore error: the daemon has its copy
 	if err != nil {

@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime"
 	"strconv"
-	"syscall"
 )
 
 // Major is the broker protocol's major version. It names the socket (d1.sock), so daemons of
@@ -44,8 +43,12 @@ func PathsIn(dir string) Paths {
 // the caller then runs its shared servers in the window (never fail open).
 func DefaultDir() (string, error) {
 	env := "XDG_RUNTIME_DIR"
-	if runtime.GOOS == "darwin" {
+	switch runtime.GOOS {
+	case "darwin":
 		env = "TMPDIR"
+	case "windows":
+		// TODO(broker): a named pipe whose DACL grants only the user (design §4.1, phase 2).
+		return "", errors.New("broker: shared servers are not available on Windows yet")
 	}
 	return dirFrom(env, os.Getenv(env), os.Geteuid())
 }
@@ -95,12 +98,12 @@ func checkPrivateDir(dir string, uid int) error {
 	if !fi.IsDir() {
 		return fmt.Errorf("%s is not a directory", dir)
 	}
-	st, ok := fi.Sys().(*syscall.Stat_t)
+	owner, ok := fileOwner(fi)
 	if !ok {
 		return fmt.Errorf("%s: owner unknown", dir)
 	}
-	if int(st.Uid) != uid {
-		return fmt.Errorf("%s belongs to uid %d, not %d", dir, st.Uid, uid)
+	if owner != uid {
+		return fmt.Errorf("%s belongs to uid %d, not %d", dir, owner, uid)
 	}
 	if fi.Mode().Perm()&0o077 != 0 {
 		return fmt.Errorf("%s has mode %04o: others may enter it (want 0700)", dir, fi.Mode().Perm())

@@ -16,7 +16,6 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-	"github.com/google/renameio/v2"
 )
 
 // Options configure the daemon. The zero value of each field is usable except Dir.
@@ -167,7 +166,7 @@ type info struct {
 
 func (d *daemon) writeInfo() {
 	b, _ := json.Marshal(info{Pid: os.Getpid(), StartTime: procStartTime(os.Getpid()), Build: d.o.Build, Broker: Major, Minor: Minor}) // ignore error: plain values
-	if err := renameio.WriteFile(d.paths.Info, b, 0o600); err != nil {
+	if err := writeFileAtomic(d.paths.Info, b); err != nil {
 		d.log.Warn("broker: write daemon info", "err", err)
 	}
 }
@@ -465,4 +464,14 @@ func (d *daemon) shutdown() {
 		<-done
 	}
 	d.log.Info("broker: daemon stopped")
+}
+
+// writeFileAtomic writes a file of ours (0600) through a temporary file and a rename, so that a
+// reader never sees half of it.
+func writeFileAtomic(path string, data []byte) error {
+	tmp := path + ".tmp"
+	if err := os.WriteFile(tmp, data, 0o600); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }

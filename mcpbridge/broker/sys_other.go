@@ -1,0 +1,30 @@
+//go:build !unix
+
+package broker
+
+import (
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+)
+
+// Shared servers need Unix sockets and process groups (design §4.1: Windows is phase 2). The
+// package builds everywhere; here every attach fails and the window runs its servers itself.
+
+func fileOwner(fs.FileInfo) (int, bool) { return 0, false }
+
+func newSession(*exec.Cmd) {}
+
+var errUnsupported = errors.New("broker: shared servers are not available on this system")
+
+type child struct {
+	stdin, stdout *os.File
+	exited        chan struct{}
+}
+
+func startChild(Launch) (*child, error) { return nil, errUnsupported }
+func (*child) pid() int                 { return 0 }
+func (*child) stop()                    {}
+func (*child) stderrTail() string       { return "" }
+func (*child) exitReason() string       { return "" }
