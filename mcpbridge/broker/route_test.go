@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
+	"os"
 	"strings"
 	"sync"
 	"testing"
@@ -158,5 +159,79 @@ func TestRandomInterleavings(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestCancelRewritten: a window's cancellation names its own call upstream, never another
+// window's call with the same id; the other window's call completes.
+func TestCancelRewritten(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	record := dir + "/record"
+	cfg := Config{Dir: dir, Build: "test"}
+	req := request(launch("--record", record))
+	a := attachWin(t, "A", cfg, req)
+	b := attachWin(t, "B", cfg, req)
+	a.initialize()
+	b.initialize()
+	a.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":300}}}`)
+	a.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	a.until("2") // A's slow call is upstream
+	b.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":0.3}}}`)
+	b.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	b.until("2")
+	a.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1,"reason":"user"}}`)
+	waitFor(t, "the cancellation upstream", func() bool { return recorded(t, record, "notifications/cancelled") > 0 })
+	fs := b.until("1")
+	if got := text(fs[len(fs)-1]); !strings.HasPrefix(got, "slept") {
+		t.Fatalf("B's call after A cancelled the same id: %s", fs[len(fs)-1].raw)
+	}
+	// A's slow call was the first tools/call upstream after initialize: its id is the one the
+	// cancellation must name.
+	data, _ := os.ReadFile(record)
+	var slowIDs []string
+	var cancelled []string
+	for _, l := range strings.Split(string(data), "\n") {
+		l, ok := strings.CutPrefix(l, "> ")
+		if !ok {
+			continue
+		}
+		var m struct {
+			ID     json.RawMessage
+			Method string
+			Params struct {
+				Name      string
+				RequestID json.RawMessage `json:"requestId"`
+			}
+		}
+		json.Unmarshal([]byte(l), &m)
+		switch {
+		case m.Method == "tools/call" && m.Params.Name == "slow":
+			slowIDs = append(slowIDs, string(m.ID))
+		case m.Method == "notifications/cancelled":
+			cancelled = append(cancelled, string(m.Params.RequestID))
+		}
+	}
+	if len(slowIDs) != 2 || len(cancelled) != 1 || cancelled[0] != slowIDs[0] || slowIDs[0] == slowIDs[1] {
+		t.Fatalf("upstream slow calls %v, cancellations %v: want A's call (the first) cancelled alone", slowIDs, cancelled)
+	}
+}
+
+// TestListChangedFanOut: a list change reaches every window of the instance, and only them.
+func TestListChangedFanOut(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	a := attachWin(t, "A", cfg, request(launch()))
+	b := attachWin(t, "B", cfg, request(launch()))
+	other := attachWin(t, "other", cfg, request(launch("--instructions", "other")))
+	for _, w := range []*win{a, b, other} {
+		w.initialize()
+	}
+	a.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"add_tool","arguments":{"name":"new"}}}`)
+	for _, w := range []*win{a, b} {
+		for w.next().Method != "notifications/tools/list_changed" {
+		}
+	}
+	if ms := methods(other.sync()); len(ms) > 0 {
+		t.Errorf("a window of another instance got %v", ms)
 	}
 }
