@@ -67,6 +67,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "--version", "-version", "version":
 		fmt.Fprintf(stdout, "switchboard %s\n", version)
 		return 0
+	case "daemon": // hidden: windows start it (mcpbridge/broker)
+		return runDaemon(args[1:], stdout, stderr)
 	case "--stdio": // vscode-languageclient may start the binary with only --stdio
 		args = append([]string{"serve"}, args...)
 	case "-h", "-help", "--help", "help":

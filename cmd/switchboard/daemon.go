@@ -1,0 +1,151 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/exec"
+	"os/signal"
+	"path/filepath"
+	"syscall"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
+	"github.com/switchboard-dev/switchboard/permissions"
+)
+
+const daemonUsage = `usage: switchboard daemon status|stop [--dir DIR] [--json]
+
+The shared-server daemon holds one copy of each MCP server marked "shared" for all of your
+editor windows. Windows start it when they need it; it exits a minute after the last one closed.
+
+  status   show the daemon, its servers and how many windows use each
+  stop     stop it now: its servers stop, windows using them see them fail
+`
+
+// runDaemon is `switchboard daemon` (hidden: windows start it) and `daemon status|stop`.
+func runDaemon(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 {
+		switch args[0] {
+		case "status", "stop":
+			return runDaemonCtl(args[0], args[1:], stdout, stderr)
+		case "-h", "-help", "--help", "help":
+			fmt.Fprint(stdout, daemonUsage)
+			return 0
+		}
+	}
+	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", "", "socket `DIR` (default $XDG_RUNTIME_DIR/switchboard)")
+	idle := fs.Duration("idle", 60*time.Second, "exit this long after the last window left")
+	logFile := fs.String("log", "", "log `FILE` (default $XDG_STATE_HOME/switchboard/daemon.log)")
+	if err := fs.Parse(args); err != nil {
+		return parseExit(err)
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "switchboard daemon: unexpected argument %q\n", fs.Arg(0))
+		return 2
+	}
+	if *dir == "" {
+		d, err := broker.DefaultDir()
+		if err != nil {
+			fmt.Fprintf(stderr, "switchboard daemon: %v\n", err)
+			return 1
+		}
+		*dir = d
+	}
+	if *logFile == "" {
+		*logFile = filepath.Join(permissions.StateDir(), "daemon.log")
+	}
+	// The daemon never writes to stdout; its log is a file of the user's (stderr may be /dev/null).
+	var logw io.Writer = stderr
+	if err := os.MkdirAll(filepath.Dir(*logFile), 0o700); err == nil {
+		if f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
+			defer f.Close() // ignore error: an append-only log
+			logw = f
+		}
+	}
+	o := broker.Options{Dir: *dir, Build: version, Idle: *idle,
+		Log: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo}))}
+	if f := broker.ReadyFromEnv(); f != nil {
+		o.Ready = f
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	if err := broker.Serve(ctx, o); err != nil {
+		fmt.Fprintf(stderr, "switchboard daemon: %v\n", err)
+		return 1
+	}
+	return 0
+}
+
+func runDaemonCtl(verb string, args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("daemon "+verb, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", "", "socket `DIR` (default $XDG_RUNTIME_DIR/switchboard)")
+	asJSON := fs.Bool("json", false, "print the status as JSON")
+	if err := fs.Parse(args); err != nil {
+		return parseExit(err)
+	}
+	cfg := broker.Config{Dir: *dir, Build: version}
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	defer cancel()
+	st, err := broker.GetStatus(ctx, cfg)
+	if errors.Is(err, broker.ErrNotRunning) {
+		fmt.Fprintln(stdout, "No shared-server daemon is running.")
+		return 0
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "switchboard daemon %s: %v\n", verb, err)
+		return 1
+	}
+	if verb == "stop" {
+		if err := broker.Stop(ctx, cfg); err != nil {
+			fmt.Fprintf(stderr, "switchboard daemon stop: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "Stopped the shared-server daemon (pid %d).\n", st.Pid)
+		return 0
+	}
+	if *asJSON {
+		b, _ := json.MarshalIndent(st, "", "  ") // ignore error: plain values
+		fmt.Fprintln(stdout, string(b))
+		return 0
+	}
+	fmt.Fprintf(stdout, "Shared-server daemon: pid %d, Switchboard %s (broker protocol %d.%d)\n", st.Pid, checkOneLine(st.Build, 80), st.Broker, st.Minor)
+	if w := broker.SkewWarning(st.Build, version); w != "" {
+		fmt.Fprintf(stdout, "  warning: %s\n", checkOneLine(w, 300))
+	}
+	if len(st.Instances) == 0 {
+		fmt.Fprintln(stdout, "  no servers running")
+	}
+	for _, in := range st.Instances {
+		windows := "1 window"
+		if in.Windows != 1 {
+			windows = fmt.Sprintf("%d windows", in.Windows)
+		}
+		fmt.Fprintf(stdout, "  %s  %s scope, %s, pid %d", checkOneLine(in.Name, 80), in.Scope, windows, in.ServerPid)
+		if in.Display != "" {
+			fmt.Fprintf(stdout, "  %s", checkOneLine(in.Display, 120))
+		}
+		fmt.Fprintln(stdout)
+	}
+	return 0
+}
+
+// daemonStart is broker.Config.Start for a window: this binary as `switchboard daemon` on the
+// socket's directory, lingering idle after its last window.
+func daemonStart(idle time.Duration) func(sock string) *exec.Cmd {
+	return func(sock string) *exec.Cmd {
+		exe, err := os.Executable()
+		if err != nil {
+			exe = os.Args[0]
+		}
+		return exec.Command(exe, "daemon", "--dir", filepath.Dir(sock), "--idle", idle.String())
+	}
+}

@@ -1,0 +1,87 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
+)
+
+// TestDaemonCommand: a window starts the real binary as `switchboard daemon`; `daemon status`
+// shows its server and windows; `daemon stop` stops it, leaving no socket and no server.
+func TestDaemonCommand(t *testing.T) {
+	bin, mcptest := e2eBuild(t)
+	dir, err := os.MkdirTemp("", "sbd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(dir)
+	os.Chmod(dir, 0o700)
+	state := t.TempDir()
+	cfg := broker.Config{Dir: dir, Build: version, Start: func(sock string) *exec.Cmd {
+		cmd := daemonStart(time.Minute)(sock)
+		cmd.Path, cmd.Args[0] = bin, bin // the built binary, not this test
+		cmd.Env = []string{"XDG_STATE_HOME=" + state}
+		return cmd
+	}}
+	req := broker.Request{Name: "demo", Display: "mcptest", ProtocolVersion: "2025-11-25",
+		Launch: broker.Launch{Command: mcptest, Env: []string{"PATH=/usr/bin:/bin"}, Scope: broker.ScopeUser, Source: broker.SourceUser}}
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := broker.Attach(ctx, cfg, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	out, err := exec.Command(bin, "daemon", "status", "--dir", dir).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "demo  user scope, 1 window") || !strings.Contains(string(out), "pid "+strconv.Itoa(c.DaemonPid())) {
+		t.Fatalf("daemon status: %v\n%s", err, out)
+	}
+	if log, _ := os.ReadFile(state + "/switchboard/daemon.log"); !strings.Contains(string(log), "daemon listening") {
+		t.Errorf("daemon.log: %q", log)
+	}
+	out, err = exec.Command(bin, "daemon", "stop", "--dir", dir).CombinedOutput()
+	if err != nil || !strings.Contains(string(out), "Stopped") {
+		t.Fatalf("daemon stop: %v\n%s", err, out)
+	}
+	deadline := time.After(20 * time.Second)
+	tick := time.NewTicker(10 * time.Millisecond) // other processes' exits: looked at, not waited on
+	defer tick.Stop()
+	for !(gonePid(c.DaemonPid()) && gonePid(c.ServerPid())) {
+		select {
+		case <-deadline:
+			t.Fatal("daemon or server still running after daemon stop")
+		case <-tick.C:
+		}
+	}
+	if _, err := os.Lstat(broker.PathsIn(dir).Sock); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("socket left after stop: %v", err)
+	}
+	out, _ = exec.Command(bin, "daemon", "status", "--dir", dir).CombinedOutput()
+	if !strings.Contains(string(out), "No shared-server daemon is running") {
+		t.Errorf("status after stop: %s", out)
+	}
+}
+
+// gonePid: exited, or a zombie waiting to be reaped.
+func gonePid(pid int) bool {
+	if syscall.Kill(pid, 0) != nil {
+		return true
+	}
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return true
+	}
+	i := strings.LastIndexByte(string(b), ')')
+	return i > 0 && len(b) > i+2 && (b[i+2] == 'Z' || b[i+2] == 'X')
+}
