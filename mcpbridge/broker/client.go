@@ -138,7 +138,16 @@ func connect(ctx context.Context, cfg Config, h hello) (*net.UnixConn, *bufio.Re
 	}
 	line = append(line, '\n')
 	var last error
-	for range 3 {
+	for attempt := range 3 {
+		if attempt > 0 {
+			// The daemon we reached was exiting: its listener closes in a moment, then a new
+			// one is started under the lock.
+			select {
+			case <-ctx.Done():
+				return nil, nil, helloReply{}, ctx.Err()
+			case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+			}
+		}
 		c, err := dial(ctx, p.Sock)
 		if err != nil {
 			if !notRunning(err) {
