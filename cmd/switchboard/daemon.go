@@ -19,20 +19,22 @@ import (
 	"github.com/switchboard-dev/switchboard/permissions"
 )
 
-const daemonUsage = `usage: switchboard daemon status|stop [--dir DIR] [--json]
+const daemonUsage = `usage: switchboard daemon status|stop|restart [--dir DIR] [--json]
 
 The shared-server daemon holds one copy of each MCP server marked "shared" for all of your
 editor windows. Windows start it when they need it; it exits a minute after the last one closed.
 
   status   show the daemon, its servers and how many windows use each
   stop     stop it now: its servers stop, windows using them see them fail
+  restart  hand over to a new daemon: the next window starts one from its own binary; the
+           running one finishes its windows' calls and exits when they have closed
 `
 
 // runDaemon is `switchboard daemon` (hidden: windows start it) and `daemon status|stop`.
 func runDaemon(args []string, stdout, stderr io.Writer) int {
 	if len(args) > 0 {
 		switch args[0] {
-		case "status", "stop":
+		case "status", "stop", "restart":
 			return runDaemonCtl(args[0], args[1:], stdout, stderr)
 		case "-h", "-help", "--help", "help":
 			fmt.Fprint(stdout, daemonUsage)
@@ -103,6 +105,14 @@ func runDaemonCtl(verb string, args []string, stdout, stderr io.Writer) int {
 	if err != nil {
 		fmt.Fprintf(stderr, "switchboard daemon %s: %v\n", verb, err)
 		return 1
+	}
+	if verb == "restart" {
+		if err := broker.Drain(ctx, cfg); err != nil {
+			fmt.Fprintf(stderr, "switchboard daemon restart: %v\n", err)
+			return 1
+		}
+		fmt.Fprintf(stdout, "The shared-server daemon (pid %d, Switchboard %s) hands over: the next window starts a new one; it exits when the windows using it have closed.\n", st.Pid, checkOneLine(st.Build, 80))
+		return 0
 	}
 	if verb == "stop" {
 		if err := broker.Stop(ctx, cfg); err != nil {

@@ -120,6 +120,19 @@ func Stop(ctx context.Context, cfg Config) error {
 	return nil
 }
 
+// Drain asks a running daemon to hand over (`switchboard daemon restart`): it gives up its
+// socket at once, so the next window starts a new daemon, and exits once the windows attached
+// to it have left; no call in flight fails.
+func Drain(ctx context.Context, cfg Config) error {
+	cfg.Start = nil
+	c, _, _, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opDrain})
+	if err != nil {
+		return err
+	}
+	c.Close() // ignore error: done
+	return nil
+}
+
 // connect finds (or starts) the daemon, sends the hello and reads the reply.
 func connect(ctx context.Context, cfg Config, h hello) (*net.UnixConn, *bufio.Reader, helloReply, error) {
 	dir := cfg.Dir

@@ -13,6 +13,7 @@ const (
 	opAttach = ""       // attach to an instance, then MCP
 	opStatus = "status" // the daemon's state, then close
 	opStop   = "stop"   // stop the daemon (its windows' servers fail over), then close
+	opDrain  = "drain"  // give up the socket; exit once the attached windows have left
 )
 
 // features the daemon offers. A window that requires one it lacks runs that server in-window.

@@ -279,3 +279,32 @@ func TestCallNeverStartsDaemon(t *testing.T) {
 		t.Fatalf("a socket appeared: %v", err)
 	}
 }
+
+// TestDrain: `daemon restart` hands over without failing a call: the old daemon gives up its
+// socket, a new window starts a new daemon, the old one finishes its window's call and exits
+// when that window leaves, and never unlinks its successor's socket.
+func TestDrain(t *testing.T) {
+	dir := testDir(t)
+	cfg := Config{Dir: dir, Build: "test", Start: daemonCmd(dir, time.Minute)}
+	a := attachWin(t, "A", cfg, request(launch()))
+	a.initialize()
+	a.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":0.5}}}`)
+	if err := Drain(context.Background(), Config{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	b := attachWin(t, "B", cfg, request(launch()))
+	if b.c.DaemonPid() == a.c.DaemonPid() {
+		t.Fatal("a window after the drain reached the draining daemon")
+	}
+	t.Cleanup(func() { Stop(context.Background(), Config{Dir: dir}) })
+	if fs := a.until("1"); !strings.HasPrefix(text(fs[len(fs)-1]), "slept") {
+		t.Fatalf("the call in flight during the drain: %s", fs[len(fs)-1].raw)
+	}
+	old := a.c.DaemonPid()
+	a.c.Close()
+	waitFor(t, "the drained daemon to exit", func() bool { return gone(old) })
+	c := attachWin(t, "C", Config{Dir: dir, Build: "test"}, request(launch()))
+	if c.c.DaemonPid() != b.c.DaemonPid() {
+		t.Fatalf("after the old daemon exited, C reached daemon %d, want %d", c.c.DaemonPid(), b.c.DaemonPid())
+	}
+}

@@ -50,12 +50,15 @@ type daemon struct {
 	stopc    chan struct{}
 	wg       sync.WaitGroup
 
-	// mu guards the instances, the connection count, the idle timer and closing.
+	retireOnce sync.Once
+
+	// mu guards the instances, the connection count, the idle timer, closing and draining.
 	mu        sync.Mutex
 	instances map[string]*instance
 	conns     map[*net.UnixConn]struct{}
 	idle      *time.Timer
 	closing   bool
+	draining  bool // the socket is given up: exit as soon as no window is attached
 }
 
 // Serve runs the daemon until ctx ends, it was idle for Options.Idle with no window attached, or
@@ -191,7 +194,11 @@ func (d *daemon) armIdle() {
 	if len(d.conns) > 0 || d.closing || d.idle != nil {
 		return
 	}
-	d.idle = time.AfterFunc(d.o.Idle, func() {
+	wait := d.o.Idle
+	if d.draining {
+		wait = 0
+	}
+	d.idle = time.AfterFunc(wait, func() {
 		d.mu.Lock()
 		expired := len(d.conns) == 0 && !d.closing
 		if expired {
@@ -298,6 +305,11 @@ func (d *daemon) handle(c *net.UnixConn) {
 		d.closing = true
 		d.mu.Unlock()
 		d.stop()
+		return
+	case opDrain:
+		writeReply(c, reply)
+		d.log.Info("broker: drain asked by a window: the next window starts a new daemon")
+		d.drain()
 		return
 	case opAttach:
 	default:
@@ -408,6 +420,44 @@ func (d *daemon) status() *Status {
 	return s
 }
 
+// retireSocket stops accepting and unlinks the socket and the info file, if they are still ours,
+// under the start lock: a window starting a new daemon meanwhile either sees ours refuse or
+// finds its own.
+func (d *daemon) retireSocket() {
+	d.retireOnce.Do(func() {
+		lock := flock.New(d.paths.Lock, flock.SetPermissions(0o600))
+		lctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+		locked, _ := lock.TryLockContext(lctx, 10*time.Millisecond) // ignore error: unlocked, we go on
+		cancel()
+		d.ln.Close() // ignore error: stops the accept loop
+		if fi, err := os.Lstat(d.paths.Sock); err == nil && os.SameFile(fi, d.sock) {
+			os.Remove(d.paths.Sock) // ignore error: gone already
+		}
+		if pid, _, _, err := ReadInfo(d.o.Dir); err == nil && pid == os.Getpid() {
+			os.Remove(d.paths.Info) // ignore error: gone already
+		}
+		if locked {
+			lock.Unlock() // ignore error: released with the file anyway
+		}
+		lock.Close() // ignore error: our lock file handle
+	})
+}
+
+// drain is `daemon restart`'s first half (design §4.3): the socket goes, so the next window to
+// dial starts a new daemon from its own binary; the windows attached here keep their servers
+// and their calls in flight, and the daemon exits once the last of them has left (at most
+// drainLimit later).
+func (d *daemon) drain() {
+	d.retireSocket()
+	d.mu.Lock()
+	d.draining = true
+	d.mu.Unlock()
+	time.AfterFunc(drainLimit, d.stop)
+}
+
+// drainLimit bounds how long a draining daemon waits for its windows.
+const drainLimit = 10 * time.Minute
+
 // shutdown: stop accepting and retire the socket under the start lock (a window starting a new
 // daemon meanwhile either sees ours refuse or finds its own), then stop every instance; its
 // windows get instanceExited and their calls in flight an error.
@@ -418,21 +468,7 @@ func (d *daemon) shutdown() {
 		d.idle.Stop()
 	}
 	d.mu.Unlock()
-	lock := flock.New(d.paths.Lock, flock.SetPermissions(0o600))
-	lctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	locked, _ := lock.TryLockContext(lctx, 10*time.Millisecond) // ignore error: unlocked, we go on
-	cancel()
-	d.ln.Close() // ignore error: stops the accept loop
-	if fi, err := os.Lstat(d.paths.Sock); err == nil && os.SameFile(fi, d.sock) {
-		os.Remove(d.paths.Sock) // ignore error: gone already
-	}
-	if pid, _, _, err := ReadInfo(d.o.Dir); err == nil && pid == os.Getpid() {
-		os.Remove(d.paths.Info) // ignore error: gone already
-	}
-	if locked {
-		lock.Unlock() // ignore error: released with the file anyway
-	}
-	lock.Close() // ignore error: our lock file handle
+	d.retireSocket()
 	d.mu.Lock()
 	ins := make([]*instance, 0, len(d.instances))
 	for _, in := range d.instances {
