@@ -307,9 +307,10 @@ func (d *daemon) handle(c *net.UnixConn) {
 		d.stop()
 		return
 	case opDrain:
-		writeReply(c, reply)
+		// The socket goes before the answer: a window that dials after it starts a new daemon.
 		d.log.Info("broker: drain asked by a window: the next window starts a new daemon")
 		d.drain()
+		writeReply(c, reply)
 		return
 	case opAttach:
 	default:

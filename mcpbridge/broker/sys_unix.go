@@ -22,3 +22,5 @@ func newSession(cmd *exec.Cmd) {
 	}
 	cmd.SysProcAttr.Setsid = true
 }
+
+func rawWrite(fd uintptr, b []byte) (int, error) { return syscall.Write(int(fd), b) }
