@@ -321,6 +321,10 @@ func (in *instance) retireIfUnused() {
 	unused := len(in.atts) == 0 && !in.gone
 	if unused {
 		in.gone = true
+		// Out of the table before anyone can find it gone: a window attaching now gets a new
+		// instance instead of retrying this one. (Lock order: in.mu, then d.mu; nothing takes
+		// in.mu while holding d.mu.)
+		in.d.forget(in)
 	}
 	in.mu.Unlock()
 	if unused {

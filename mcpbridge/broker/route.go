@@ -131,24 +131,27 @@ func (in *instance) broadcast(data []byte) {
 	}
 }
 
+// serverRequest answers or routes a request from the server. The daemon's own answers are
+// written from a goroutine of their own: this is the server's read loop, and a server blocked
+// writing its output while its input is full would otherwise never be read again.
 func (in *instance) serverRequest(m *msg) {
 	switch m.method {
 	case "ping":
-		in.writeUp(response(m.id, "{}"))
+		go in.writeUp(response(m.id, "{}"))
 	case "roots/list":
 		if in.req.Launch.Scope != ScopeWorkspace {
-			in.writeUp(errorResponse(m.id, codeMethodNotFound, "roots/list: this shared server has no roots (it is shared by every window)"))
+			go in.writeUp(errorResponse(m.id, codeMethodNotFound, "roots/list: this shared server has no roots (it is shared by every window)"))
 			return
 		}
 		folders := in.req.Launch.Folders
 		if folders == nil {
 			folders = []Folder{}
 		}
-		in.writeUp(response(m.id, string(mustJSON(map[string]any{"roots": folders}))))
+		go in.writeUp(response(m.id, string(mustJSON(map[string]any{"roots": folders}))))
 	case "elicitation/create", "sampling/createMessage":
 		in.question(m)
 	default:
-		in.writeUp(errorResponse(m.id, codeMethodNotFound, "method not found: "+m.method))
+		go in.writeUp(errorResponse(m.id, codeMethodNotFound, "method not found: "+m.method))
 	}
 }
 
@@ -179,7 +182,7 @@ func (in *instance) question(m *msg) {
 		return
 	}
 	in.mu.Unlock()
-	in.writeUp(refusal(m.method, m.id))
+	go in.writeUp(refusal(m.method, m.id))
 	what := "answered cancel"
 	if m.method == "sampling/createMessage" {
 		what = "refused it"

@@ -324,6 +324,11 @@ func (d *daemon) handle(c *net.UnixConn) {
 		return
 	}
 	req := *h.Instance
+	if req.ProtocolVersion == "" {
+		reply.Error = "hello: no protocol version"
+		writeReply(c, reply)
+		return
+	}
 	if err := req.Launch.validate(); err != nil {
 		reply.Error = "launch refused: " + err.Error()
 		writeReply(c, reply)
