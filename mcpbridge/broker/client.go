@@ -34,7 +34,13 @@ type Config struct {
 	Start func(sock string) *exec.Cmd
 	// Require lists hello features this window cannot do without.
 	Require []string
-	Log     *slog.Logger
+	// Existing attaches only to an instance that already runs, and never starts a daemon
+	// either (switchboard call and check): Attach returns ErrNoInstance or ErrNotRunning.
+	Existing bool
+	// Heartbeat is how often an attachment pings the daemon (default 7 s); two pings without an
+	// answer (a stopped or hung daemon) end the Conn, with Exited saying why. Negative: never.
+	Heartbeat time.Duration
+	Log       *slog.Logger
 }
 
 // ReadyFDVar names, in the daemon's environment, the descriptor on which it says "ready".
@@ -60,6 +66,9 @@ var (
 // ErrNotRunning: no daemon answers, and this caller does not start one.
 var ErrNotRunning = errors.New("broker: no daemon is running")
 
+// ErrNoInstance: the daemon runs, but no window runs this server in it (Config.Existing).
+var ErrNoInstance = errors.New("broker: no window runs this server in the daemon")
+
 // Conn is one window's attachment to a shared instance: a stream of newline-delimited JSON-RPC
 // (plain MCP, as a stdio server's pipes carry) for the window's MCP client. Read and Write may be
 // used from one goroutine each.
@@ -70,6 +79,11 @@ type Conn struct {
 	build string
 
 	rbuf []byte // the rest of the frame being read
+
+	wmu       sync.Mutex    // whole frames: the window's and the heartbeat's
+	pong      chan struct{} // an answer to the heartbeat arrived
+	done      chan struct{} // closed by Close
+	closeOnce sync.Once
 
 	exitMu sync.Mutex
 	exit   *Exit
@@ -86,13 +100,77 @@ type Exit struct {
 // instance is initialized; the window's client then sends initialize over the Conn as to any
 // server. An error means: run the server in the window.
 func Attach(ctx context.Context, cfg Config, req Request) (*Conn, error) {
-	h := hello{Broker: Major, Minor: Minor, Build: cfg.Build, Features: features, Require: cfg.Require, Instance: &req}
+	h := hello{Broker: Major, Minor: Minor, Build: cfg.Build, Features: features, Require: cfg.Require, Instance: &req, Existing: cfg.Existing}
+	if cfg.Existing {
+		cfg.Start = nil
+	}
 	c, r, reply, err := connect(ctx, cfg, h)
+	if reply.NoInstance {
+		return nil, ErrNoInstance
+	}
 	if err != nil {
 		return nil, err
 	}
-	return &Conn{c: c, r: r, reply: reply, build: cfg.Build}, nil
+	conn := &Conn{c: c, r: r, reply: reply, build: cfg.Build, pong: make(chan struct{}, 1), done: make(chan struct{})}
+	hb := cfg.Heartbeat
+	if hb == 0 {
+		hb = defaultHeartbeat
+	}
+	if hb > 0 {
+		go conn.heartbeat(hb)
+	}
+	return conn, nil
 }
+
+// defaultHeartbeat: two missed pings end an attachment to a stopped daemon within about 21 s
+// (the issue asks for 25 s).
+const defaultHeartbeat = 7 * time.Second
+
+// heartbeat pings the daemon, which answers ping itself (never asking the server), and ends the
+// Conn when two pings in a row got no answer: a daemon stopped with SIGSTOP, or hung, still
+// holds the socket open and would leave the window's calls waiting for their timeouts.
+func (c *Conn) heartbeat(every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	misses, n := 0, 0
+	waiting := false
+	for {
+		if waiting {
+			select {
+			case <-c.pong:
+				misses = 0
+			default:
+				if misses++; misses >= 2 {
+					c.setExit(&Exit{Reason: "the shared-server daemon stopped answering (pid " + strconv.Itoa(c.reply.Pid) + ")"})
+					c.c.Close() // ignore error: ends the window's reads with an error
+					return
+				}
+			}
+		}
+		n++
+		ping := []byte(`{"jsonrpc":"2.0","id":"` + heartbeatID + strconv.Itoa(n) + `","method":"ping"}` + "\n")
+		c.wmu.Lock()
+		_ = c.c.SetWriteDeadline(time.Now().Add(every)) // ignore error: a socket takes deadlines
+		_, err := c.c.Write(ping)
+		_ = c.c.SetWriteDeadline(time.Time{})
+		c.wmu.Unlock()
+		if err != nil && !isTimeout(err) {
+			return
+		}
+		waiting = true
+		select {
+		case <-t.C:
+		case <-c.done:
+			return
+		}
+	}
+}
+
+// heartbeatID prefixes the heartbeat's request ids; the daemon's answers to them start with
+// pongPrefix and are kept from the window.
+const heartbeatID = "switchboard-heartbeat-"
+
+var pongPrefix = []byte(`{"jsonrpc":"2.0","id":"` + heartbeatID)
 
 // GetStatus asks a running daemon for its state; it never starts one.
 func GetStatus(ctx context.Context, cfg Config) (*Status, error) {
@@ -328,14 +406,19 @@ func (c *Conn) Read(p []byte) (int, error) {
 		if err != nil {
 			return 0, err
 		}
+		if bytes.HasPrefix(line, pongPrefix) {
+			select {
+			case c.pong <- struct{}{}:
+			default:
+			}
+			continue
+		}
 		if bytes.HasPrefix(line, exitedPrefix) {
 			var n struct {
 				Params Exit `json:"params"`
 			}
 			if json.Unmarshal(line, &n) == nil {
-				c.exitMu.Lock()
-				c.exit = &n.Params
-				c.exitMu.Unlock()
+				c.setExit(&n.Params)
 			}
 			continue
 		}
@@ -346,10 +429,26 @@ func (c *Conn) Read(p []byte) (int, error) {
 	return n, nil
 }
 
-// Write writes frames to the daemon (whole newline-terminated lines).
-func (c *Conn) Write(p []byte) (int, error) { return c.c.Write(p) }
+func (c *Conn) setExit(e *Exit) {
+	c.exitMu.Lock()
+	defer c.exitMu.Unlock()
+	if c.exit == nil {
+		c.exit = e
+	}
+}
+
+// Write writes frames to the daemon. p must hold whole newline-terminated lines: the heartbeat
+// writes its pings between two Writes.
+func (c *Conn) Write(p []byte) (int, error) {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	return c.c.Write(p)
+}
 
 // Close ends the attachment: the daemon cancels this window's calls in flight upstream.
-func (c *Conn) Close() error { return c.c.Close() }
+func (c *Conn) Close() error {
+	c.closeOnce.Do(func() { close(c.done) })
+	return c.c.Close()
+}
 
 var _ io.ReadWriteCloser = (*Conn)(nil)

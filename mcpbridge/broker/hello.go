@@ -27,6 +27,9 @@ type hello struct {
 	Require  []string `json:"require,omitempty"`
 	Op       string   `json:"op,omitempty"`
 	Instance *Request `json:"instance,omitempty"`
+	// Existing: attach only to an instance that already runs (switchboard call and check: warm
+	// when a window runs the server, never starting one for a one-shot command).
+	Existing bool `json:"existing,omitempty"`
 }
 
 // Request is what a window asks to attach to.
@@ -54,11 +57,13 @@ type helloReply struct {
 	Pid      int      `json:"pid"`
 	Error    string   `json:"error,omitempty"`
 	// Retry: the daemon was exiting; dial again (a new daemon will be started).
-	Retry     bool    `json:"retry,omitempty"`
-	Instance  string  `json:"instance,omitempty"`
-	ServerPid int     `json:"serverPid,omitempty"`
-	Windows   int     `json:"windows,omitempty"`
-	Status    *Status `json:"status,omitempty"`
+	Retry bool `json:"retry,omitempty"`
+	// NoInstance: asked for an existing instance, and none runs.
+	NoInstance bool    `json:"noInstance,omitempty"`
+	Instance   string  `json:"instance,omitempty"`
+	ServerPid  int     `json:"serverPid,omitempty"`
+	Windows    int     `json:"windows,omitempty"`
+	Status     *Status `json:"status,omitempty"`
 }
 
 // Status is the daemon's state as `switchboard daemon status` shows it: names and display forms,

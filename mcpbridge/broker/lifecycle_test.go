@@ -308,3 +308,48 @@ func TestDrain(t *testing.T) {
 		t.Fatalf("after the old daemon exited, C reached daemon %d, want %d", c.c.DaemonPid(), b.c.DaemonPid())
 	}
 }
+
+// TestDaemonStopped: a daemon stopped with SIGSTOP keeps its socket open but answers nothing;
+// the window's heartbeat ends the attachment and says why, so the window can fall back.
+func TestDaemonStopped(t *testing.T) {
+	dir := testDir(t)
+	cfg := Config{Dir: dir, Build: "test", Start: daemonCmd(dir, time.Minute), Heartbeat: 20 * time.Millisecond}
+	w := attachWin(t, "A", cfg, request(launch()))
+	w.initialize()
+	daemon := w.c.DaemonPid()
+	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGKILL) })
+	if err := syscall.Kill(daemon, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-w.ended:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the attachment to a stopped daemon did not end")
+	}
+	if e := w.c.Exited(); e == nil || !strings.Contains(e.Reason, "stopped answering") {
+		t.Fatalf("Exited() = %+v, want the daemon named as not answering", e)
+	}
+}
+
+// TestExistingOnly: switchboard call and check attach to an instance a window runs, and start
+// neither a daemon nor an instance.
+func TestExistingOnly(t *testing.T) {
+	dir := testDir(t)
+	one := Config{Dir: dir, Build: "test", Existing: true, Start: daemonCmd(dir, time.Minute)}
+	if _, err := Attach(context.Background(), one, request(launch())); !errors.Is(err, ErrNotRunning) {
+		t.Fatalf("with no daemon: %v, want ErrNotRunning (and no daemon started)", err)
+	}
+	w := attachWin(t, "window", Config{Dir: dir, Build: "test", Start: daemonCmd(dir, time.Minute)}, request(launch()))
+	t.Cleanup(func() { Stop(context.Background(), Config{Dir: dir}) })
+	if _, err := Attach(context.Background(), one, request(launch("--instructions", "other"))); !errors.Is(err, ErrNoInstance) {
+		t.Fatalf("for a server no window runs: %v, want ErrNoInstance", err)
+	}
+	warm := attachWin(t, "call", one, request(launch()))
+	if warm.c.ServerPid() != w.c.ServerPid() {
+		t.Fatalf("call got server %d, the window runs %d", warm.c.ServerPid(), w.c.ServerPid())
+	}
+	st, err := GetStatus(context.Background(), Config{Dir: dir})
+	if err != nil || len(st.Instances) != 1 {
+		t.Fatalf("status %+v %v: want the one instance", st, err)
+	}
+}

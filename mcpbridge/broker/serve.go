@@ -340,7 +340,12 @@ func (d *daemon) handle(c *net.UnixConn) {
 		windows int
 	)
 	for range 3 { // an instance that ends between its lookup and the attach is started anew
-		in, err = d.instanceFor(req)
+		in, err = d.instanceFor(req, h.Existing)
+		if errors.Is(err, errNoInstance) {
+			reply.Error, reply.NoInstance = err.Error(), true
+			writeReply(c, reply)
+			return
+		}
 		if err != nil {
 			reply.Error = err.Error()
 			writeReply(c, reply)
@@ -374,9 +379,11 @@ func (d *daemon) handle(c *net.UnixConn) {
 	a.readLoop()
 }
 
+var errNoInstance = errors.New("no window runs this server in the daemon")
+
 // instanceFor returns the running instance of req's launch, starting it if there is none; a
 // start storm of windows waits for the one start (single-flight).
-func (d *daemon) instanceFor(req Request) (*instance, error) {
+func (d *daemon) instanceFor(req Request, existing bool) (*instance, error) {
 	key := instanceKey(d.key, req.Launch)
 	d.mu.Lock()
 	if d.closing {
@@ -384,6 +391,10 @@ func (d *daemon) instanceFor(req Request) (*instance, error) {
 		return nil, errors.New("the daemon is exiting")
 	}
 	in := d.instances[key]
+	if in == nil && existing {
+		d.mu.Unlock()
+		return nil, errNoInstance
+	}
 	if in == nil {
 		in = newInstance(d, key, req)
 		d.instances[key] = in
