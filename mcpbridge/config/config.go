@@ -231,8 +231,8 @@ var entryKeys = map[string]bool{
 	"type": true, "command": true, "args": true, "env": true, "cwd": true, "url": true, "headers": true,
 	"disabled": true, "startupTimeoutSeconds": true, "callTimeoutSeconds": true,
 	"enabledTools": true, "disabledTools": true, "envFile": true, "oauth": true, "protocol": true,
-	"sandbox": true,
-	"dev":     true, // VS Code's watch/debug settings for server authors: no meaning here
+	"sandbox": true, "shared": true,
+	"dev": true, // VS Code's watch/debug settings for server authors: no meaning here
 }
 
 // addEntry parses one entry and, when valid, makes it the server's current definition.
@@ -264,7 +264,33 @@ func (l *loader) addEntry(file, workspace, name string, raw json.RawMessage, isW
 		l.fail(file, name, "oauth.issuer", "is needed with oauth.clientSecret in a workspace file: it names the only authorization server the secret may be sent to")
 		return
 	}
+	l.narrowShared(file, &cfg)
 	l.merged[name] = cfg
+}
+
+// Values of ServerConfig.Shared.
+const (
+	SharedUser      = "user"
+	SharedWorkspace = "workspace"
+)
+
+// narrowShared applies the sharing rules (design §3.1). The server still runs, with less
+// sharing than asked, and one warning naming the entry says why.
+//   - Only stdio servers are shared: an HTTP server's process is elsewhere anyway, and a session
+//     per window keeps its questions attributable and its tokens in the window.
+//   - A server that runs what the repository holds is shared among windows of that folder set at
+//     most, never with every window: an identical definition in another repository, trusted or
+//     not there, must not reach this one's process.
+func (l *loader) narrowShared(file string, cfg *ServerConfig) {
+	switch {
+	case cfg.Shared == "":
+	case cfg.Transport != TransportStdio:
+		l.fail(file, cfg.Name, "shared", "only stdio servers are shared; this %s server runs in each window", cfg.Transport)
+		cfg.Shared = ""
+	case cfg.WorkspaceOnly && cfg.Shared == SharedUser:
+		l.fail(file, cfg.Name, "shared", `a server defined by the workspace (or taking ${workspaceFolder}) is shared only among windows of the same folders ("workspace")`)
+		cfg.Shared = SharedWorkspace
+	}
 }
 
 // sameEffect: b runs the same program as a, with the same tools.
@@ -360,6 +386,20 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 	seconds("callTimeoutSeconds", &cfg.CallTimeout)
 	strs("enabledTools", &cfg.EnabledTools)
 	strs("disabledTools", &cfg.DisabledTools)
+	if v, ok := fields["shared"]; ok {
+		var b bool
+		var s string
+		switch {
+		case json.Unmarshal(v, &b) == nil:
+			if b {
+				cfg.Shared = SharedUser
+			}
+		case json.Unmarshal(v, &s) == nil && s == SharedWorkspace:
+			cfg.Shared = SharedWorkspace
+		default:
+			bad("shared", `must be true, false or "workspace"`)
+		}
+	}
 	str("protocol", &cfg.Protocol)
 	if err := CheckProtocol(cfg.Protocol, typ); err != nil { // protocol.go
 		bad("protocol", "%v", err)
@@ -768,6 +808,9 @@ type fingerprintView struct {
 	OAuth         *OAuthSettings    `json:"oauth,omitempty"` // omitempty: as EnvFile
 	// Sandbox is the profile's canonical form: a sandbox loosened (or dropped) asks again.
 	Sandbox string `json:"sandbox,omitempty"` // omitempty: as EnvFile
+	// Shared: turning sharing on asks for trust again (who else's windows reach the process
+	// changes); omitempty: as EnvFile.
+	Shared string `json:"shared,omitempty"`
 }
 
 func (c ServerConfig) fingerprintView() fingerprintView {
@@ -776,7 +819,7 @@ func (c ServerConfig) fingerprintView() fingerprintView {
 		sb = c.Sandbox.Canonical()
 	}
 	return fingerprintView{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers,
-		c.EnabledTools, c.DisabledTools, c.Disabled, c.EnvFile, c.EnvFileDigest, c.OAuth, sb}
+		c.EnabledTools, c.DisabledTools, c.Disabled, c.EnvFile, c.EnvFileDigest, c.OAuth, sb, c.Shared}
 }
 
 // Fingerprint is the sha256 hex of the definition as written (name, transport, command, args,

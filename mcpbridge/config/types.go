@@ -39,6 +39,11 @@ type ServerConfig struct {
 	// values are read by Resolve through its getenv under InputVar(Key) (inputs.go).
 	Inputs   []Input `json:"-"`
 	Disabled bool    `json:"disabled,omitempty"`
+	// Shared is the entry's "shared" (issue 32): "" (false, the default: the server runs in the
+	// window), SharedUser (true: one process for all of the user's windows with identical
+	// launches, through the broker daemon) or SharedWorkspace ("workspace": one per folder set).
+	// Only stdio servers are shared; a workspace-defined server at workspace scope at most.
+	Shared string `json:"shared,omitempty"`
 	// Protocol is the entry's "protocol": ProtocolAuto ("" too), ProtocolLegacy or ProtocolModern
 	// (protocol.go; the eras themselves are mcpbridge/era.go).
 	Protocol string `json:"protocol,omitempty"`
