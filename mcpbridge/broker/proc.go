@@ -18,7 +18,8 @@ import (
 // ownerVar and its value's form are mcpbridge's (proc_owner.go): "<host pid>.<host start
 // time>.<start number>". The daemon tags its children the same way, so the owner-tag sweep a
 // window or a new daemon runs at start finds what a killed daemon left behind.
-// TODO(broker): use mcpbridge/stdio's process start and sweep once the layout split lands.
+// (mcpbridge/stdio's start is an MCP transport; the daemon needs the raw pipes, so it starts its
+// children here and leaves the sweep to stdio.SweepOrphans.)
 const ownerVar = "SWITCHBOARD_MCP_OWNER"
 
 var (

@@ -16,6 +16,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // Options configure the daemon. The zero value of each field is usable except Dir.
@@ -90,7 +92,7 @@ func Serve(ctx context.Context, o Options) error {
 	if err := d.listen(); err != nil {
 		return err
 	}
-	if n := sweepOrphans(); n > 0 {
+	if n := stdio.SweepOrphans(); n > 0 {
 		d.log.Info("broker: killed processes a dead host left behind", "count", n)
 	}
 	d.writeInfo()
