@@ -70,6 +70,11 @@ type Transport struct {
 	blockedMu sync.Mutex
 	blocked   []string // the latest refusals (Blocked)
 
+	// open, when set, connects to a shared copy of the server instead of starting it (Shared);
+	// stream is that connection once Start made it.
+	open   OpenStream
+	stream Stream
+
 	writeMu sync.Mutex
 	// Stall bounds a write that has no deadline of its own (a notification, an answer to the
 	// server's request): a child that takes none of it for this long stopped reading its stdin,
@@ -122,7 +127,41 @@ func NewTransport(command string, args, env []string, dir string, limit int, log
 	}
 }
 
-// Start spawns the child. The child lives until Close or its own death, not until ctx ends.
+// Stream is a connection to a copy of the server that runs elsewhere: a shared server held by
+// the broker daemon (mcpbridge/broker.Conn). It carries the same newline-delimited JSON-RPC as
+// a child's pipes; the transport reads and writes it as it would them.
+type Stream interface {
+	io.ReadWriteCloser
+	SetWriteDeadline(time.Time) error
+	// ServerPid is the server's process id (it is not this process's child).
+	ServerPid() int
+	// ExitInfo is why the server ended and the end of its stderr, as its holder said ("": not
+	// said, as when the holder itself went away).
+	ExitInfo() (reason, stderrTail string)
+}
+
+// OpenStream connects to a shared copy of the server.
+type OpenStream func(ctx context.Context) (Stream, error)
+
+// Shared makes Start connect through open. When open fails (no daemon can be reached or
+// started, the socket directory is unsafe, the instance cannot start there), Start starts the
+// server itself as it would without sharing, and logs the reason once.
+func (t *Transport) Shared(open OpenStream) { t.open = open }
+
+// IsShared reports whether the transport is connected to a shared copy of the server.
+func (t *Transport) IsShared() bool {
+	t.startMu.Lock()
+	defer t.startMu.Unlock()
+	return t.stream != nil
+}
+
+// streamConn is a Stream as the writer needs it.
+type streamConn struct{ Stream }
+
+func (streamConn) SetReadDeadline(time.Time) error { return nil }
+
+// Start spawns the child (or connects to its shared copy, see Shared). The child lives until
+// Close or its own death, not until ctx ends.
 func (t *Transport) Start(ctx context.Context) error {
 	t.startMu.Lock()
 	defer t.startMu.Unlock()
@@ -130,6 +169,18 @@ func (t *Transport) Start(ctx context.Context) error {
 	case <-t.closing:
 		return errors.New("transport closed before the server started")
 	default:
+	}
+	if t.open != nil {
+		s, err := t.open(ctx)
+		if err == nil {
+			t.stream = s
+			t.in = streamConn{s}
+			t.frames = &FrameReader{r: bufio.NewReaderSize(s, 8<<10), limit: t.limit}
+			close(t.errDone) // no stderr pipe: the holder sends the tail when the server ends
+			go t.readLoop()
+			return nil
+		}
+		t.log.Warn("shared server unavailable; running it in this window", "err", err)
 	}
 	cmd := exec.Command(t.command, t.args...)
 	tag := newOwnerTag()
@@ -210,6 +261,9 @@ func (t *Transport) Err() error {
 // Pid is the started child's process ID (the leader of its process group), 0 before Start.
 // The fault tests kill it for real.
 func (t *Transport) Pid() int {
+	if t.stream != nil {
+		return t.stream.ServerPid()
+	}
 	if t.cmd == nil || t.cmd.Process == nil {
 		return 0
 	}
@@ -219,6 +273,10 @@ func (t *Transport) Pid() int {
 // StderrTail is the end of what the child wrote to stderr. Once the connection is over it
 // first lets the last lines arrive (briefly: a grandchild may hold the pipe open).
 func (t *Transport) StderrTail() string {
+	if t.stream != nil {
+		_, tail := t.stream.ExitInfo()
+		return tail
+	}
 	select {
 	case <-t.done:
 		select {
@@ -334,6 +392,24 @@ func (t *Transport) wait() {
 	}
 }
 
+// stopServer stops a server that broke the protocol: its process group, or, shared, this
+// window's connection to it (the daemon then cancels this window's calls; the others go on).
+func (t *Transport) stopServer() {
+	if t.stream != nil {
+		t.stream.Close() // ignore error: closing is the point
+		return
+	}
+	_ = killGroup(t.cmd.Process) // ignore error: best effort
+}
+
+// streamEnded is why a shared server's connection ended.
+func (t *Transport) streamEnded() error {
+	if reason, _ := t.stream.ExitInfo(); reason != "" {
+		return errors.New("shared server: " + reason)
+	}
+	return errors.New("the shared-server daemon closed the connection")
+}
+
 func (t *Transport) readLoop() {
 	defer close(t.readDone)
 	garbage := 0
@@ -343,10 +419,12 @@ func (t *Transport) readLoop() {
 			switch {
 			case errors.Is(err, errFrameTooLarge):
 				t.fail(fmt.Errorf("server wrote a message over %d MiB on stdout: connection dropped", t.limit>>20))
-				_ = killGroup(t.cmd.Process) // ignore error: best effort
+				t.stopServer()
 			case errors.Is(err, errFrameStructure):
 				t.fail(fmt.Errorf("server wrote a line with over %d MiB outside JSON strings on stdout (not an MCP message): connection dropped", structureLimit>>20))
-				_ = killGroup(t.cmd.Process) // ignore error: best effort
+				t.stopServer()
+			case t.stream != nil:
+				t.fail(t.streamEnded())
 			default:
 				// EOF: the child closed stdout, usually because it exited; let wait report how.
 				select {
@@ -545,11 +623,15 @@ func (t *Transport) writeLine(deadline time.Time, b []byte) error {
 		return t.closedErr()
 	default:
 	}
-	_ = t.stdin.SetWriteDeadline(deadline) // ignore error: pipes support deadlines where it matters
+	if t.stream != nil {
+		_ = t.stream.SetWriteDeadline(deadline) // ignore error: a socket takes deadlines
+	} else {
+		_ = t.stdin.SetWriteDeadline(deadline) // ignore error: pipes support deadlines where it matters
+	}
 	if _, err := t.in.Write(b); err != nil {
 		if errors.Is(err, os.ErrDeadlineExceeded) {
 			t.fail(errors.New("server stopped reading its stdin"))
-			_ = killGroup(t.cmd.Process) // ignore error: best effort
+			t.stopServer()
 			return t.closedErr()
 		}
 		return fmt.Errorf("write to server: %w", err)
@@ -663,9 +745,14 @@ func (t *Transport) Close() error {
 	t.closeOnce.Do(func() {
 		t.startMu.Lock()
 		close(t.closing)
-		cmd, stdin, stdout, errR := t.cmd, t.stdin, t.stdout, t.errR
+		cmd, stdin, stdout, errR, stream := t.cmd, t.stdin, t.stdout, t.errR, t.stream
 		t.startMu.Unlock()
 		t.fail(errors.New("closed"))
+		if stream != nil { // shared: the daemon cancels this window's calls; the server stays for others
+			stream.Close() // ignore error: closing is the point
+			<-t.readDone
+			return
+		}
 		if cmd == nil { // never started: no stderr to drain
 			close(t.errDone)
 			return
