@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/client/transport"
 	"github.com/mark3labs/mcp-go/mcp"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/oauth"
 	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
@@ -66,6 +67,10 @@ type Options struct {
 	// Authorization header in its config sends its signed-in token, and one that answers 401
 	// is StateNeedsAuth instead of failed. nil = no sign-in: a 401 fails the server.
 	Tokens tokenstore.Store
+	// Broker, when set, reaches the shared-server daemon: a stdio server whose entry says
+	// "shared" attaches to the daemon's copy (starting the daemon if Broker.Start is set), and
+	// runs in the window when that fails. nil = every server runs in the window.
+	Broker *broker.Config
 }
 
 // Defaults of Options.PingInterval and PingTimeout.
@@ -322,7 +327,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 	if err == nil {
 		env := stdio.ChildEnv(r.baseEnv, resolved.Env)
 		auth = r.bearerFor(resolved)
-		d := r.dial
+		d := r.sharedDial(r.dial, resolved, env) // shared.go
 		if auth != nil {
 			d = func(cfg config.ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
 				return dial(cfg, env, stdio.DefaultMaxFrame, auth, log)

@@ -81,6 +81,7 @@ type Conn struct {
 	rbuf []byte // the rest of the frame being read
 
 	wmu       sync.Mutex    // whole frames: the window's and the heartbeat's
+	deadline  time.Time     // the window's write deadline (SetWriteDeadline), under wmu
 	pong      chan struct{} // an answer to the heartbeat arrived
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
@@ -442,7 +443,24 @@ func (c *Conn) setExit(e *Exit) {
 func (c *Conn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
+	_ = c.c.SetWriteDeadline(c.deadline) // ignore error: a socket takes deadlines
 	return c.c.Write(p)
+}
+
+// SetWriteDeadline bounds the window's Writes (the heartbeat keeps deadlines of its own).
+func (c *Conn) SetWriteDeadline(t time.Time) error {
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	c.deadline = t
+	return nil
+}
+
+// ExitInfo is Exited as two strings ("" when the daemon said nothing).
+func (c *Conn) ExitInfo() (reason, stderrTail string) {
+	if e := c.Exited(); e != nil {
+		return e.Reason, e.StderrTail
+	}
+	return "", ""
 }
 
 // Close ends the attachment: the daemon cancels this window's calls in flight upstream.

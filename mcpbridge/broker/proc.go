@@ -50,7 +50,9 @@ type child struct {
 func startChild(l Launch) (*child, error) {
 	cmd := exec.Command(l.Command, l.Args...)
 	cmd.Args[0] = l.Command
-	cmd.Env = append(append([]string{}, l.Env...), ownerVar+"="+ownerHost+"."+strconv.FormatInt(ownerSeq.Add(1), 10))
+	// "broker-N": never equal to a tag the registry gives its own children in the same process
+	// (a window that runs a daemon in-process, as tests do), whose Close kills by exact tag.
+	cmd.Env = append(append([]string{}, l.Env...), ownerVar+"="+ownerHost+".broker-"+strconv.FormatInt(ownerSeq.Add(1), 10))
 	cmd.Dir = l.Dir
 	if cmd.Dir == "" {
 		cmd.Dir = "/" // never the daemon's own cwd: it is the first starter's

@@ -1,0 +1,120 @@
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os/exec"
+	"path/filepath"
+
+	"github.com/mark3labs/mcp-go/client/transport"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
+)
+
+// Shared servers (issue 32). A stdio server whose entry says "shared" is reached through the
+// broker daemon (mcpbridge/broker) when Options.Broker is set: the "attach" dial kind. It is
+// the same stdio transport reading and writing a socket instead of a child's pipes; everything
+// above it (the era, the calls, pins, the gate before them) is as for any server. When the
+// daemon cannot be reached or started, the server runs in the window, with one warning.
+
+// openShared returns how to attach to the shared copy of cfg (resolved), whose child environment
+// would be env: the launch is exactly what this window would start, so two windows share a
+// process only if they would have started the same one.
+func (r *Registry) openShared(cfg config.ServerConfig, env []string) stdio.OpenStream {
+	return func(ctx context.Context) (stdio.Stream, error) {
+		req, err := r.sharedRequest(cfg, env)
+		if err != nil {
+			return nil, err
+		}
+		c, err := broker.Attach(ctx, *r.opts.Broker, req)
+		if err != nil {
+			return nil, err
+		}
+		if w := c.Skew(); w != "" {
+			r.log.Warn(w, "server", cfg.Name)
+		}
+		return c, nil
+	}
+}
+
+// sharedRequest is the broker's attach request for cfg.
+func (r *Registry) sharedRequest(cfg config.ServerConfig, env []string) (broker.Request, error) {
+	// The command as exec would find it (this process's PATH, as for a child of this window).
+	cmd, err := exec.LookPath(cfg.Command)
+	if err != nil && !errors.Is(err, exec.ErrDot) {
+		return broker.Request{}, fmt.Errorf("shared: %w", err)
+	}
+	if cmd, err = filepath.Abs(cmd); err != nil {
+		return broker.Request{}, fmt.Errorf("shared: %w", err)
+	}
+	dir := cfg.Cwd
+	if dir == "" {
+		dir = "/" // what the daemon would use: never its own cwd, which is the first starter's
+	}
+	l := broker.Launch{Command: cmd, Args: cfg.Args, Env: env, Dir: dir, Scope: broker.ScopeUser, Source: broker.SourceUser}
+	if cfg.Shared == config.SharedWorkspace {
+		l.Scope = broker.ScopeWorkspace
+		l.Folders = []broker.Folder{}
+		if r.opts.Roots != nil {
+			for _, root := range Roots(r.opts.Roots()) {
+				l.Folders = append(l.Folders, broker.Folder{URI: root.URI, Name: root.Name})
+			}
+		}
+	}
+	if cfg.WorkspaceOnly {
+		// What runs comes from a repository: shared only with windows of this folder set, and
+		// only with windows that trusted this very definition from this very place.
+		l.Source = broker.SourceWorkspace
+		l.Scope = broker.ScopeWorkspace
+		l.Fingerprint = cfg.Fingerprint()
+		l.DefiningFolder = cfg.FromFolder
+		if l.DefiningFolder == "" {
+			l.DefiningFolder = filepath.Dir(cfg.Source)
+		}
+		if p, err := filepath.EvalSymlinks(l.DefiningFolder); err == nil {
+			l.DefiningFolder = p
+		}
+		if l.DefiningFolder, err = filepath.Abs(l.DefiningFolder); err != nil {
+			return broker.Request{}, fmt.Errorf("shared: %w", err)
+		}
+	}
+	info, _ := json.Marshal(map[string]string{"name": "switchboard", "version": clientVersion}) // ignore error: strings
+	return broker.Request{Launch: l, Name: cfg.Name, Display: cfg.Summary(), ProtocolVersion: protocolVersion,
+		ClientInfo: info, Capabilities: r.clientCapabilities()}, nil
+}
+
+// clientCapabilities are the capabilities this window's client declares (clientOptions), for the
+// daemon to declare upstream; it replaces roots by the instance's scope.
+func (r *Registry) clientCapabilities() json.RawMessage {
+	caps := map[string]any{}
+	if r.opts.Roots != nil {
+		caps["roots"] = map[string]bool{"listChanged": true}
+	}
+	if r.opts.Sample != nil {
+		caps["sampling"] = struct{}{}
+	}
+	if r.opts.Elicit != nil {
+		caps["elicitation"] = map[string]struct{}{"form": {}, "url": {}}
+	}
+	b, _ := json.Marshal(caps) // ignore error: plain values
+	return b
+}
+
+// sharedDial wraps d: a stdio transport for a shared entry tries the daemon first.
+func (r *Registry) sharedDial(d dialFunc, cfg config.ServerConfig, env []string) dialFunc {
+	if r.opts.Broker == nil || cfg.Shared == "" || cfg.Transport != config.TransportStdio {
+		return d
+	}
+	return func(c config.ServerConfig, e []string, log *slog.Logger) (transport.Interface, error) {
+		tr, err := d(c, e, log)
+		if st, ok := tr.(*stdio.Transport); ok && err == nil {
+			st.Shared(r.openShared(cfg, env))
+		}
+		return tr, err
+	}
+}

@@ -1,0 +1,119 @@
+//go:build unix
+
+package mcpbridge
+
+import (
+	"context"
+	"encoding/json"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+)
+
+// sharedDaemon runs a broker daemon in this process until the test ends.
+func sharedDaemon(t *testing.T) string {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir += "/d"
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := broker.Serve(ctx, broker.Options{Dir: dir, Build: "test", Idle: time.Minute, Ready: closeOnWrite(ready)}); err != nil {
+			t.Errorf("broker.Serve: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	<-ready
+	return dir
+}
+
+type closeOnWrite chan struct{}
+
+func (c closeOnWrite) Write(p []byte) (int, error) { close(c); return len(p), nil }
+
+// TestSharedServer: two registries (two windows) with the same "shared" entry run one server
+// process in the daemon, and each calls it as its own; an entry not marked shared runs in each
+// window.
+func TestSharedServer(t *testing.T) {
+	dir := sharedDaemon(t)
+	cfg := stdioCfg("s")
+	cfg.Shared = config.SharedUser
+	own := stdioCfg("own")
+	var regs []*Registry
+	for range 2 {
+		r := newTestRegistry(t, Options{Broker: &broker.Config{Dir: dir, Build: "test"}})
+		st := applyAndWait(t, r, cfg, own)
+		if st["s"].State != StateReady || st["own"].State != StateReady {
+			t.Fatalf("statuses %+v", st)
+		}
+		regs = append(regs, r)
+	}
+	for i, r := range regs {
+		res, err := r.Call(context.Background(), "mcp__s__echo", json.RawMessage(`{"text":"w`+string(rune('0'+i))+`"}`))
+		if err != nil || res.Text != "w"+string(rune('0'+i)) {
+			t.Fatalf("window %d: %+v %v", i, res, err)
+		}
+	}
+	st, err := broker.GetStatus(context.Background(), broker.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(st.Instances) != 1 || st.Instances[0].Windows != 2 || st.Instances[0].Name != "s" {
+		t.Fatalf("daemon status %+v: want one instance of s with 2 windows (own runs in each window)", st)
+	}
+	regs[0].Close()
+	res, err := regs[1].Call(context.Background(), "mcp__s__echo", json.RawMessage(`{"text":"still"}`))
+	if err != nil || res.Text != "still" {
+		t.Fatalf("after the other window closed: %+v %v", res, err)
+	}
+}
+
+// TestSharedFallsBack: with no usable daemon the shared server runs in the window, and the
+// reason is logged once.
+func TestSharedFallsBack(t *testing.T) {
+	bad := t.TempDir() // a directory of mode 0755: refused as a socket directory
+	os.Chmod(bad, 0o755)
+	lb := &lockedBuilder{b: &strings.Builder{}}
+	r := newTestRegistry(t, Options{Logger: slog.New(slog.NewTextHandler(lb, nil)),
+		Broker: &broker.Config{Dir: bad, Build: "test"}})
+	cfg := stdioCfg("s")
+	cfg.Shared = config.SharedUser
+	if st := applyAndWait(t, r, cfg); st["s"].State != StateReady {
+		t.Fatalf("status %+v", st["s"])
+	}
+	if res, err := r.Call(context.Background(), "mcp__s__echo", json.RawMessage(`{"text":"here"}`)); err != nil || res.Text != "here" {
+		t.Fatalf("%+v %v", res, err)
+	}
+	if got := lb.String(); strings.Count(got, "shared server unavailable; running it in this window") != 1 || !strings.Contains(got, "mode 0755") {
+		t.Fatalf("log: %s", got)
+	}
+}
+
+// lockedBuilder is a strings.Builder written from several goroutines.
+type lockedBuilder struct {
+	mu sync.Mutex
+	b  *strings.Builder
+}
+
+func (l *lockedBuilder) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+
+func (l *lockedBuilder) String() string {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.String()
+}
