@@ -687,6 +687,7 @@ func (r *Registry) statusLocked(e *entry) ServerStatus {
 	if e.state == StateReady {
 		if e.conn != nil {
 			s.ProtocolVersion = e.conn.era
+			s.Shared = sharedStatus(e.conn) // shared.go
 		}
 		s.Tools = e.registered
 		s.Instructions = e.conn != nil && e.conn.instructions != ""

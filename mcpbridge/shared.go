@@ -118,3 +118,17 @@ func (r *Registry) sharedDial(d dialFunc, cfg config.ServerConfig, env []string)
 		return tr, err
 	}
 }
+
+// sharedStatus is c's sharing, nil when c runs in this window.
+func sharedStatus(c *conn) *SharedStatus {
+	s := c.stdio()
+	if s == nil {
+		return nil
+	}
+	bc, ok := s.SharedStream().(*broker.Conn)
+	if !ok {
+		return nil
+	}
+	scope := bc.Scope()
+	return &SharedStatus{Scope: scope, Windows: bc.Windows(), DaemonPid: bc.DaemonPid(), DaemonBuild: bc.DaemonBuild(), Warning: bc.Skew()}
+}

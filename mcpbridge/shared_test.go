@@ -72,6 +72,20 @@ func TestSharedServer(t *testing.T) {
 	if len(st.Instances) != 1 || st.Instances[0].Windows != 2 || st.Instances[0].Name != "s" {
 		t.Fatalf("daemon status %+v: want one instance of s with 2 windows (own runs in each window)", st)
 	}
+	for i, r := range regs {
+		var ss, own *SharedStatus
+		for _, s := range r.Servers() {
+			switch s.Name {
+			case "s":
+				ss = s.Shared
+			case "own":
+				own = s.Shared
+			}
+		}
+		if ss == nil || ss.Scope != "user" || ss.DaemonPid != st.Pid || ss.Windows != i+1 || ss.Warning != "" || own != nil {
+			t.Errorf("window %d: shared status %+v (own: %+v)", i, ss, own)
+		}
+	}
 	regs[0].Close()
 	res, err := regs[1].Call(context.Background(), "mcp__s__echo", json.RawMessage(`{"text":"still"}`))
 	if err != nil || res.Text != "still" {

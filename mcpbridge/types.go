@@ -61,6 +61,21 @@ type ServerStatus struct {
 	ProtocolVersion string `json:"protocolVersion,omitempty"`
 	// Policy names the organisation's rule that blocked the server (state blocked).
 	Policy *PolicyRef `json:"policy,omitempty"`
+	// Shared is set when the server is the shared-server daemon's copy (issue 32).
+	Shared *SharedStatus `json:"shared,omitempty"`
+}
+
+// SharedStatus is how a shared server is shared.
+type SharedStatus struct {
+	Scope string `json:"scope"` // "user" (every window) or "workspace" (windows of the same folders)
+	// Windows is how many windows were attached to the server, this one included, when this
+	// window attached.
+	Windows   int `json:"windows"`
+	DaemonPid int `json:"daemonPid"`
+	// DaemonBuild is the daemon's Switchboard version; Warning says what to do when it is not
+	// this window's.
+	DaemonBuild string `json:"daemonBuild,omitempty"`
+	Warning     string `json:"warning,omitempty"`
 }
 
 // Tool is one registered tool.

@@ -77,6 +77,7 @@ type Conn struct {
 	r     *bufio.Reader
 	reply helloReply
 	build string
+	scope string
 
 	rbuf []byte // the rest of the frame being read
 
@@ -112,7 +113,7 @@ func Attach(ctx context.Context, cfg Config, req Request) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	conn := &Conn{c: c, r: r, reply: reply, build: cfg.Build, pong: make(chan struct{}, 1), done: make(chan struct{})}
+	conn := &Conn{c: c, r: r, reply: reply, build: cfg.Build, scope: req.Launch.Scope, pong: make(chan struct{}, 1), done: make(chan struct{})}
 	hb := cfg.Heartbeat
 	if hb == 0 {
 		hb = defaultHeartbeat
@@ -369,6 +370,9 @@ func handshake(ctx context.Context, c *net.UnixConn, hello []byte) (*bufio.Reade
 	}
 	return r, reply, nil
 }
+
+// Scope is the instance's scope (ScopeUser or ScopeWorkspace).
+func (c *Conn) Scope() string { return c.scope }
 
 // DaemonPid is the daemon's process id.
 func (c *Conn) DaemonPid() int { return c.reply.Pid }

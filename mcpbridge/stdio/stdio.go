@@ -148,11 +148,11 @@ type OpenStream func(ctx context.Context) (Stream, error)
 // server itself as it would without sharing, and logs the reason once.
 func (t *Transport) Shared(open OpenStream) { t.open = open }
 
-// IsShared reports whether the transport is connected to a shared copy of the server.
-func (t *Transport) IsShared() bool {
+// SharedStream is the stream to the shared copy of the server (nil: it runs here).
+func (t *Transport) SharedStream() Stream {
 	t.startMu.Lock()
 	defer t.startMu.Unlock()
-	return t.stream != nil
+	return t.stream
 }
 
 // streamConn is a Stream as the writer needs it.
