@@ -27,6 +27,10 @@ func wireStatuses(in []mcpbridge.ServerStatus) []wire.ServerStatus {
 		if st.Policy != nil {
 			out[i].Policy = &wire.PolicyRef{Rule: st.Policy.Rule, Source: st.Policy.Source}
 		}
+		if sh := st.Shared; sh != nil {
+			out[i].Shared = &wire.SharedStatus{Scope: sh.Scope, Windows: sh.Windows, DaemonPid: sh.DaemonPid,
+				DaemonBuild: sh.DaemonBuild, Warning: sh.Warning}
+		}
 	}
 	return out
 }

@@ -15,7 +15,7 @@ var update = flag.Bool("update", false, "rewrite shapes.json from the Go structs
 
 // contract lists every struct of the contract, by the name the editors use for it.
 var contract = []any{
-	InitOptions{}, Provider{}, ServerStatus{}, ServersChangedParams{}, ToolInfo{}, ToolsParams{},
+	InitOptions{}, Provider{}, ServerStatus{}, SharedStatus{}, ServersChangedParams{}, ToolInfo{}, ToolsParams{},
 	ReconnectParams{}, AllowlistGetResult{}, AllowlistSetParams{}, AllowlistSetResult{}, Approval{},
 	ApproveParams{}, ApprovalResolvedParams{}, TrustParams{}, CallToolParams{}, ToolResult{},
 	ChatParams{}, ChatResult{}, CancelParams{}, Event{}, ToolCallEvent{}, ToolResultEvent{}, Usage{},

@@ -71,6 +71,9 @@ type ServerStatus struct {
 	// Policy names the organisation's rule that blocked the server (state blocked); Error is then
 	// the sentence for the person.
 	Policy *PolicyRef `json:"policy,omitempty"`
+	// Shared is set for a server that runs once for several windows in the shared-server daemon
+	// (the entry's "shared"); absent for a server this window runs itself.
+	Shared *SharedStatus `json:"shared,omitempty"`
 }
 
 // PolicyRef is the organisation's policy rule behind a decision: the rule as file#/json/pointer
@@ -78,6 +81,17 @@ type ServerStatus struct {
 type PolicyRef struct {
 	Rule   string `json:"rule"`
 	Source string `json:"source"`
+}
+
+// SharedStatus is how a shared server is shared: editors show "shared (3 windows)".
+type SharedStatus struct {
+	Scope string `json:"scope"` // "user": every window; "workspace": windows of the same folders
+	// Windows is how many windows used the server, this one included, when this one attached.
+	Windows   int `json:"windows"`
+	DaemonPid int `json:"daemonPid"`
+	// DaemonBuild is the daemon's Switchboard version; Warning, when set, says to restart it.
+	DaemonBuild string `json:"daemonBuild,omitempty"`
+	Warning     string `json:"warning,omitempty"`
 }
 
 // ServersChangedParams is the params of switchboard/serversChanged.

@@ -1357,6 +1357,15 @@ T.case('wire names are spelled only in protocol.lua, and it holds nothing else',
   end
 end)
 
+T.case('a shared server says how many windows use it', function()
+  local fmt = require('switchboard.commands').format_server
+  local line = fmt({ name = 's', state = 'ready', tools = 2, transport = 'stdio',
+    shared = { scope = 'user', windows = 3, daemonPid = 42 } })
+  T.ok(line:find('shared (3 windows)', 1, true), line)
+  line = fmt({ name = 'own', state = 'ready', tools = 1, transport = 'stdio', shared = vim.NIL })
+  T.ok(not line:find('shared', 1, true), line)
+end)
+
 T.case('the fields the plugin reads are in the contract (host/wire/shapes.json)', function()
   local path = T.plugin_dir .. '/../../host/wire/shapes.json'
   local shapes = vim.fn.json_decode(table.concat(vim.fn.readfile(path), '\n'))

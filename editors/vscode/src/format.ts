@@ -82,7 +82,13 @@ export function serverLabel(s: ServerStatus): string {
 export function serverDescription(s: ServerStatus): string {
     if (s.state === "blocked") return "blocked by your organisation";
     const tools = `${s.tools} tool${s.tools === 1 ? "" : "s"}`;
-    return `${s.state} · ${tools} · ${s.transport}`;
+    const shared = s.shared ? ` · ${sharedLabel(s.shared.windows)}` : "";
+    return `${s.state} · ${tools} · ${s.transport}${shared}`;
+}
+
+/** "shared (3 windows)": a server that runs once for several windows. */
+export function sharedLabel(windows: number): string {
+    return `shared (${windows} window${windows === 1 ? "" : "s"})`;
 }
 
 /** One line of detail for a quick pick: the error, else the last stderr line, else the source. */
@@ -101,6 +107,10 @@ export function serverReport(s: ServerStatus, tools: readonly ToolInfo[]): strin
     out.push(`- State: **${s.state}**`);
     out.push(`- Transport: ${s.transport}`);
     if (s.protocolVersion) out.push(`- Protocol: MCP ${s.protocolVersion}`);
+    if (s.shared) {
+        out.push(`- Shared: ${sharedLabel(s.shared.windows)}, ${s.shared.scope} scope, daemon pid ${s.shared.daemonPid}`);
+        if (s.shared.warning) out.push(`- Warning: ${mdText(oneLine(s.shared.warning))}`);
+    }
     out.push(`- Source: ${s.source}`);
     if (s.command) out.push(`- Command: \`${s.command}\``);
     if (s.sandbox) out.push(`- Sandbox: ${mdText(s.sandbox)}`);

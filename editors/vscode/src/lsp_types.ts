@@ -35,12 +35,25 @@ export interface ServerStatus {
     blocked?: string[];
     /** A server the organisation's policy blocks (state "blocked"): the rule; error says it for people. */
     policy?: PolicyRef;
+    /** Set when the server runs once for several windows in the shared-server daemon. */
+    shared?: SharedStatus;
 }
 
 /** An organisation policy rule: file#/json/pointer, and the policy file. */
 export interface PolicyRef {
     rule: string;
     source: string;
+}
+
+/** How a shared server is shared (ServerStatus.shared). */
+export interface SharedStatus {
+    scope: "user" | "workspace";
+    /** Windows using it, this one included, when this one attached. */
+    windows: number;
+    daemonPid: number;
+    daemonBuild?: string;
+    /** Set when the daemon runs another build: what to do. */
+    warning?: string;
 }
 
 export interface ToolInfo {

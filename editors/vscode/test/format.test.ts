@@ -271,3 +271,13 @@ test("paths under the home folder are written with ~", () => {
     assert.equal(fmt.tildePath("/home/meg/x", "/home/me"), "/home/meg/x");
     assert.equal(fmt.tildePath("/etc/x", ""), "/etc/x");
 });
+
+test("a shared server says how many windows use it, and a daemon of another build is named", () => {
+    const shared = srv("s", "ready", { shared: { scope: "user", windows: 3, daemonPid: 42, daemonBuild: "1.4.2", warning: "restart it" } });
+    assert.equal(fmt.serverDescription(shared), "ready · 3 tools · stdio · shared (3 windows)");
+    assert.equal(fmt.serverDescription(srv("own", "ready")), "ready · 3 tools · stdio");
+    const report = fmt.serverReport(shared, []);
+    assert.match(report, /- Shared: shared \(3 windows\), user scope, daemon pid 42/);
+    assert.match(report, /- Warning: restart it/);
+    assert.equal(fmt.sharedLabel(1), "shared (1 window)");
+});

@@ -169,6 +169,10 @@ function M.format_server(s)
   if s.protocolVersion == '2026-07-28' then -- the older revision is the usual case: not shown
     table.insert(parts, 'MCP 2026-07-28')
   end
+  if type(s.shared) == 'table' then -- runs once for several windows (the shared-server daemon)
+    local n = tonumber(s.shared.windows) or 0
+    table.insert(parts, ('shared (%d window%s)'):format(n, n == 1 and '' or 's'))
+  end
   if s.source and s.source ~= '' then
     table.insert(parts, '(' .. s.source .. ')')
   end

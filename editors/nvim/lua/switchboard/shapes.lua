@@ -4,8 +4,9 @@
 -- dropped on the host side fails a test here rather than reading nil in front of a user.
 -- Add a field here when the plugin starts reading it.
 return {
-  ServerStatus = { 'name', 'state', 'transport', 'source', 'tools', 'error', 'stderrTail', 'command', 'sandbox', 'blocked', 'policy' },
+  ServerStatus = { 'name', 'state', 'transport', 'source', 'tools', 'error', 'stderrTail', 'command', 'sandbox', 'blocked', 'policy', 'shared' },
   PolicyRef = { 'rule' },
+  SharedStatus = { 'windows' },
   ServersChangedParams = { 'servers' },
   ToolInfo = { 'name', 'server', 'description', 'allowlisted' },
   ToolResult = { 'name', 'isError', 'text', 'truncated' },
