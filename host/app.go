@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/tokenstore"
 	"github.com/switchboard-dev/switchboard/permissions"
@@ -66,6 +67,9 @@ type Options struct {
 	// Policy is where the organisation's policy files are (the zero value: none; cmd/switchboard
 	// gives policy.DefaultPaths()).
 	Policy policy.Paths
+	// Broker reaches the shared-server daemon (issue 32): a stdio server marked "shared" attaches
+	// to its copy there, and runs here when that fails. nil = every server runs in this process.
+	Broker *broker.Config
 }
 
 // Settings are the person's settings (initializationOptions, settings.switchboard, CLI flags).
@@ -231,6 +235,7 @@ func New(opts Options, ui UI) (*App, error) {
 		Sample:  a.sample,
 		Tokens:  tokens,
 		Eras:    eras,
+		Broker:  opts.Broker,
 
 		OnResource: a.resourceEvent, // resources.go
 	})

@@ -15,6 +15,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
@@ -130,6 +131,9 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		// Notices reach the person through ui.Notify; the log adds only errors (as the session's did).
 		Logger: slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})),
 		Roots:  roots,
+		// A shared server a window runs is used warm; no daemon or instance is started for a
+		// one-shot call.
+		Broker: &broker.Config{Build: version, Existing: true},
 		// Only the tool's own server is started (built-in tools need none).
 		Servers: func(cfgs []config.ServerConfig) []config.ServerConfig {
 			server, _, ok := mcpbridge.ParseToolName(o.name)

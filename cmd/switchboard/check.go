@@ -17,6 +17,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
@@ -117,6 +118,9 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		Roots:   func() []string { return absPaths(workspaces) },
 		Getenv:  inputLookup(), // mcp_input.go: ${input:ID} values from the store
 		Eras:    mcpbridge.OpenEraStore(filepath.Join(filepath.Dir(*pinsPath), mcpbridge.DefaultErasFile)),
+		// A shared server a window runs is checked in the daemon (warm); check never starts a
+		// daemon or an instance there.
+		Broker: &broker.Config{Build: version, Existing: true},
 	})
 	defer reg.Close()
 
@@ -191,7 +195,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			return 1
 		}
 	} else {
-		printCheckReport(stdout, rep, defs, len(cfgs) == 0 && len(errs) == 0)
+		shared := map[string]string{}
+		for _, c := range cfgs {
+			if c.Shared != "" {
+				shared[c.Name] = c.Shared
+			}
+		}
+		printCheckReport(stdout, rep, defs, shared, len(cfgs) == 0 && len(errs) == 0)
 		if rep.Policy != nil {
 			fmt.Fprintln(stdout)
 			rep.Policy.WriteText(stdout)
@@ -213,7 +223,30 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, empty bool) {
+// sharedLine is the Shared line of a server's check report (""; none): where a server marked
+// "shared" ran, and the daemon's build when it is not this one.
+func sharedLine(s mcpbridge.ServerStatus, want string) string {
+	if s.Shared == nil {
+		if want == "" || s.State != mcpbridge.StateReady {
+			return ""
+		}
+		return want + " scope; no window runs it in the shared-server daemon now, so check ran it itself"
+	}
+	others := "no other window"
+	switch n := s.Shared.Windows - 1; {
+	case n == 1:
+		others = "1 other window"
+	case n > 1:
+		others = fmt.Sprintf("%d other windows", n)
+	}
+	line := fmt.Sprintf("%s scope, in the shared-server daemon (pid %d, Switchboard %s), used by %s", s.Shared.Scope, s.Shared.DaemonPid, safetext.Line(s.Shared.DaemonBuild), others)
+	if s.Shared.Warning != "" {
+		line += "; warning: " + safetext.Line(s.Shared.Warning)
+	}
+	return line
+}
+
+func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, shared map[string]string, empty bool) {
 	if empty {
 		fmt.Fprintf(w, "No MCP servers configured. Looked in %s, the workspace files and --config files.\n",
 			config.DefaultUserFile(nil))
@@ -239,6 +272,9 @@ func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, em
 		}
 		if s.ProtocolVersion != "" {
 			fmt.Fprintf(w, "  speaks:  MCP %s\n", s.ProtocolVersion)
+		}
+		if line := sharedLine(s, shared[s.Name]); line != "" {
+			fmt.Fprintf(w, "  shared:  %s\n", line)
 		}
 		switch {
 		case s.Sandbox != "":

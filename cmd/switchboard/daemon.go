@@ -66,7 +66,10 @@ func runDaemon(args []string, stdout, stderr io.Writer) int {
 	}
 	// The daemon never writes to stdout; its log is a file of the user's (stderr may be /dev/null).
 	var logw io.Writer = stderr
-	if err := os.MkdirAll(filepath.Dir(*logFile), 0o700); err == nil {
+	if !filepath.IsAbs(*logFile) { // no home to put it in: never a path relative to where it runs
+		*logFile = ""
+	}
+	if err := os.MkdirAll(filepath.Dir(*logFile), 0o700); *logFile != "" && err == nil {
 		if f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600); err == nil {
 			defer f.Close() // ignore error: an append-only log
 			logw = f
@@ -148,6 +151,11 @@ func runDaemonCtl(verb string, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// daemonIdle is how long a daemon a window starts lingers after its last window left: a window
+// reload keeps the shared servers running.
+// TODO(broker): the daemonIdleSeconds user setting (user settings only, design §8).
+const daemonIdle = 60 * time.Second
+
 // daemonStart is broker.Config.Start for a window: this binary as `switchboard daemon` on the
 // socket's directory, lingering idle after its last window.
 func daemonStart(idle time.Duration) func(sock string) *exec.Cmd {
@@ -156,6 +164,11 @@ func daemonStart(idle time.Duration) func(sock string) *exec.Cmd {
 		if err != nil {
 			exe = os.Args[0]
 		}
-		return exec.Command(exe, "daemon", "--dir", filepath.Dir(sock), "--idle", idle.String())
+		// The daemon reads nothing from its environment (it gets none): its log's place is this
+		// window's, and its working directory is no window's.
+		cmd := exec.Command(exe, "daemon", "--dir", filepath.Dir(sock), "--idle", idle.String(),
+			"--log", filepath.Join(permissions.StateDir(), "daemon.log"))
+		cmd.Dir = "/"
+		return cmd
 	}
 }

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -31,7 +32,11 @@ func TestDaemonCommand(t *testing.T) {
 	cfg := broker.Config{Dir: dir, Build: version, Start: func(sock string) *exec.Cmd {
 		cmd := daemonStart(time.Minute)(sock)
 		cmd.Path, cmd.Args[0] = bin, bin // the built binary, not this test
-		cmd.Env = []string{"XDG_STATE_HOME=" + state}
+		for i, a := range cmd.Args {
+			if a == "--log" { // this test's state directory, not the user's
+				cmd.Args[i+1] = filepath.Join(state, "switchboard", "daemon.log")
+			}
+		}
 		return cmd
 	}}
 	req := broker.Request{Name: "demo", Display: "mcptest", ProtocolVersion: "2025-11-25",

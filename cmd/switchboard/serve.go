@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
 	"github.com/switchboard-dev/switchboard/mcpbridge/rawio"
 	mcpstdio "github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
@@ -117,6 +118,9 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		Logger:  slog.New(handler),
 		Settled: func() { relayProcs(os.Getenv) },
 		Policy:  policyPaths(),
+		// Servers marked "shared" attach to the per-user daemon, which the first window that
+		// needs it starts (daemon.go); no daemon starts while no server is marked shared.
+		Broker: &broker.Config{Build: version, Start: daemonStart(daemonIdle), Log: slog.New(handler)},
 	})
 	switch {
 	case errors.Is(err, errNoShutdown), errors.Is(err, errDisconnected):
