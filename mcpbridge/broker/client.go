@@ -63,6 +63,9 @@ var (
 	readyTimeout = 2 * time.Second
 )
 
+// helloTimeout bounds the wait for a daemon's first answer to a hello.
+var helloTimeout = 5 * time.Second
+
 // ErrNotRunning: no daemon answers, and this caller does not start one.
 var ErrNotRunning = errors.New("broker: no daemon is running")
 
@@ -91,10 +94,13 @@ type Conn struct {
 	exit   *Exit
 }
 
-// Exit is why the shared instance ended, as the daemon said (switchboard/instanceExited).
+// Exit is why the shared instance ended, as the daemon said (switchboard/instanceExited), or
+// why this window gave up on the daemon (Daemon).
 type Exit struct {
 	Reason     string `json:"reason"`
 	StderrTail string `json:"stderrTail"`
+	// Daemon: the daemon, not the server, failed (it stopped answering).
+	Daemon bool `json:"-"`
 }
 
 // Attach connects to the daemon (starting it when cfg.Start is set and none runs) and attaches
@@ -143,7 +149,7 @@ func (c *Conn) heartbeat(every time.Duration) {
 				misses = 0
 			default:
 				if misses++; misses >= 2 {
-					c.setExit(&Exit{Reason: "the shared-server daemon stopped answering (pid " + strconv.Itoa(c.reply.Pid) + ")"})
+					c.setExit(&Exit{Reason: "the shared-server daemon stopped answering (pid " + strconv.Itoa(c.reply.Pid) + ")", Daemon: true})
 					c.c.Close() // ignore error: ends the window's reads with an error
 					return
 				}
@@ -351,17 +357,31 @@ func handshake(ctx context.Context, c *net.UnixConn, hello []byte) (*bufio.Reade
 		return nil, helloReply{}, fmt.Errorf("broker: hello: %w", err)
 	}
 	r := bufio.NewReaderSize(c, 64<<10)
-	line, err := readFrame(r, maxHello)
-	if err != nil {
-		if ctx.Err() != nil {
-			err = ctx.Err()
-		}
-		return nil, helloReply{}, fmt.Errorf("broker: hello: %w", err)
-	}
+	// A daemon answers a hello at once (an attach with a pending reply first): one that does not
+	// is stopped or hung, and the window should not wait out its startup timeout on it.
+	_ = c.SetReadDeadline(time.Now().Add(helloTimeout)) // ignore error: a socket takes deadlines
 	var reply helloReply
-	if err := json.Unmarshal(line, &reply); err != nil {
-		return nil, helloReply{}, fmt.Errorf("broker: hello reply: %w", err)
+	for first := true; ; first = false {
+		line, err := readFrame(r, maxHello)
+		if err != nil {
+			switch {
+			case ctx.Err() != nil:
+				err = ctx.Err()
+			case first && isTimeout(err):
+				err = fmt.Errorf("the daemon did not answer within %s", helloTimeout)
+			}
+			return nil, helloReply{}, fmt.Errorf("broker: hello: %w", err)
+		}
+		reply = helloReply{}
+		if err := json.Unmarshal(line, &reply); err != nil {
+			return nil, helloReply{}, fmt.Errorf("broker: hello reply: %w", err)
+		}
+		if !reply.Pending {
+			break
+		}
+		_ = c.SetReadDeadline(time.Time{}) // the instance may take its time to start (npx)
 	}
+	_ = c.SetReadDeadline(time.Time{})
 	if reply.Error != "" {
 		return nil, reply, fmt.Errorf("broker: daemon (pid %d, build %s): %s", reply.Pid, reply.Build, reply.Error)
 	}
@@ -457,6 +477,14 @@ func (c *Conn) SetWriteDeadline(t time.Time) error {
 	defer c.wmu.Unlock()
 	c.deadline = t
 	return nil
+}
+
+// InstanceExited reports whether the daemon said the server itself ended (then a new attach
+// starts it again once: a Reconnect's business). False when the daemon went away or stopped
+// answering: then attaching again (to a new daemon) is the fix.
+func (c *Conn) InstanceExited() bool {
+	e := c.Exited()
+	return e != nil && !e.Daemon
 }
 
 // ExitInfo is Exited as two strings ("" when the daemon said nothing).

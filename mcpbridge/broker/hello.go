@@ -58,6 +58,10 @@ type helloReply struct {
 	Error    string   `json:"error,omitempty"`
 	// Retry: the daemon was exiting; dial again (a new daemon will be started).
 	Retry bool `json:"retry,omitempty"`
+	// Pending: the hello was read and the instance is being found or started; the final reply
+	// follows. It comes at once, so a window can tell a daemon that does not answer (stopped,
+	// hung) from a server that takes long to start.
+	Pending bool `json:"pending,omitempty"`
 	// NoInstance: asked for an existing instance, and none runs.
 	NoInstance bool    `json:"noInstance,omitempty"`
 	Instance   string  `json:"instance,omitempty"`

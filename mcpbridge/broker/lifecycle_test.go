@@ -247,7 +247,7 @@ func TestInstanceCrash(t *testing.T) {
 	for _, w := range []*win{a, b} {
 		<-w.ended
 		e := w.c.Exited()
-		if e == nil || !strings.Contains(e.StderrTail, "crashing in call 2") || e.Reason == "" {
+		if e == nil || !strings.Contains(e.StderrTail, "crashing in call 2") || e.Reason == "" || !w.c.InstanceExited() {
 			t.Errorf("%s: Exited() = %+v, want the reason and the stderr tail", w.name, e)
 		}
 	}
@@ -326,8 +326,16 @@ func TestDaemonStopped(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the attachment to a stopped daemon did not end")
 	}
-	if e := w.c.Exited(); e == nil || !strings.Contains(e.Reason, "stopped answering") {
+	if e := w.c.Exited(); e == nil || !strings.Contains(e.Reason, "stopped answering") || w.c.InstanceExited() {
 		t.Fatalf("Exited() = %+v, want the daemon named as not answering", e)
+	}
+	// A new attach does not wait out its own timeout on the stopped daemon.
+	defer func(d time.Duration) { helloTimeout = d }(helloTimeout)
+	helloTimeout = 100 * time.Millisecond
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	defer cancel()
+	if _, err := Attach(ctx, cfg, request(launch())); err == nil || !strings.Contains(err.Error(), "did not answer within") {
+		t.Fatalf("Attach to a stopped daemon: %v", err)
 	}
 }
 

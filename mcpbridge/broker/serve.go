@@ -325,6 +325,11 @@ func (d *daemon) handle(c *net.UnixConn) {
 		writeReply(c, reply)
 		return
 	}
+	pending := reply
+	pending.Pending = true
+	if writeReply(c, pending) != nil {
+		return
+	}
 	req := *h.Instance
 	if req.ProtocolVersion == "" {
 		reply.Error = "hello: no protocol version"
