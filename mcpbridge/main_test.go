@@ -12,14 +12,30 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 )
 
 // mcptestBin is cmd/mcptest built once by TestMain for the subprocess tests.
 var mcptestBin string
 
+// brokerDirVar makes the test binary a shared-server daemon on that socket directory (the tests
+// of shared servers start it as a window would start `switchboard daemon`).
+const brokerDirVar = "MCPBRIDGE_TEST_BROKER_DIR"
+
 func TestMain(m *testing.M) {
 	sandbox.Main() // the sandbox's launcher is this binary when a test starts a sandboxed server
+	if dir := os.Getenv(brokerDirVar); dir != "" {
+		o := broker.Options{Dir: dir, Build: "test"}
+		if f := broker.ReadyFromEnv(); f != nil {
+			o.Ready = f
+		}
+		if err := broker.Serve(context.Background(), o); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	// Fuzz workers run only the fuzz target, which starts no server: skip the build there.
 	if slices.ContainsFunc(os.Args, func(a string) bool { return strings.HasPrefix(a, "-test.fuzzworker") }) {
 		os.Exit(m.Run())

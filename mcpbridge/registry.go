@@ -126,6 +126,7 @@ type entry struct {
 	relists    int      // tools/list re-runs after list_changed (tests)
 	wantScope  string   // scopes the server's last 403 insufficient_scope named; the next sign-in asks for them too
 	blocked    *Blocked // the policy's answer at the last apply
+	reattach   int      // automatic attaches after a shared server's daemon went away (shared.go)
 }
 
 // NewRegistry returns an empty registry; Apply gives it servers.
@@ -512,6 +513,12 @@ func (r *Registry) died(e *entry, gen uint64, c *conn) {
 	e.stderrTail = tail
 	r.rebuildLocked()
 	ecfg := e.cfg // e's fields change under mu once it is released (a reconnect)
+	// shared.go: the daemon went away, not the server: attach again.
+	if daemonGone(c) {
+		attempt := e.reattach
+		e.reattach++
+		r.wg.Go(func() { r.reattachLater(e, gen, attempt) })
+	}
 	r.mu.Unlock()
 	r.log.Warn("mcp server died", "server", ecfg.Name, "err", ecfg.Redact(reason.Error(), r.opts.Getenv), "stderr", ecfg.Redact(tail, r.opts.Getenv))
 	r.changed()
@@ -781,6 +788,7 @@ func (r *Registry) ReconnectServer(ctx context.Context, name string) (ServerStat
 		r.mu.Unlock()
 		return ServerStatus{}, fmt.Errorf("mcpbridge: server %q was removed", name)
 	}
+	e.reattach = 0
 	r.restartLocked(e, trusted)
 	r.rebuildLocked()
 	done := e.done

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os/exec"
 	"path/filepath"
+	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
 
@@ -131,4 +132,51 @@ func sharedStatus(c *conn) *SharedStatus {
 	}
 	scope := bc.Scope()
 	return &SharedStatus{Scope: scope, Windows: bc.Windows(), DaemonPid: bc.DaemonPid(), DaemonBuild: bc.DaemonBuild(), Warning: bc.Skew()}
+}
+
+// reattachDelays are the waits before a window attaches again to a shared server whose daemon
+// went away (design §5): 0.2 s, 1 s, 5 s, then every 30 s for a daemon that keeps dying.
+var reattachDelays = []time.Duration{200 * time.Millisecond, time.Second, 5 * time.Second, 30 * time.Second}
+
+// daemonGone reports whether c was attached to a shared server and the daemon, not the server,
+// went away (killed, stopped answering). A server that exited is failed until a Reconnect, as any
+// server; a lost daemon is replaced by attaching again, which starts a new one.
+func daemonGone(c *conn) bool {
+	s := c.stdio()
+	if s == nil {
+		return false
+	}
+	bc, ok := s.SharedStream().(*broker.Conn)
+	return ok && !bc.InstanceExited()
+}
+
+// reattachLater restarts e after the delay of attempt, unless it was restarted, removed or the
+// registry closed meanwhile (gen is the generation its death left). The calls that were in
+// flight have ended with an error; none is sent again.
+func (r *Registry) reattachLater(e *entry, gen uint64, attempt int) {
+	t := time.NewTimer(reattachDelays[min(attempt, len(reattachDelays)-1)])
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-r.life.Done():
+		return
+	}
+	r.mu.Lock()
+	if r.closed || e.gen != gen || r.servers[e.cfg.Name] != e {
+		r.mu.Unlock()
+		return
+	}
+	cfg := e.cfg
+	r.mu.Unlock()
+	trusted := r.trusted(cfg)
+	r.mu.Lock()
+	if r.closed || e.gen != gen || r.servers[cfg.Name] != e {
+		r.mu.Unlock()
+		return
+	}
+	r.log.Info("shared server's daemon went away; attaching again", "server", cfg.Name)
+	r.restartLocked(e, trusted)
+	r.rebuildLocked()
+	r.mu.Unlock()
+	r.changed()
 }

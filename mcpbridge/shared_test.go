@@ -7,8 +7,11 @@ import (
 	"encoding/json"
 	"log/slog"
 	"os"
+	"os/exec"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
 	"time"
 
@@ -130,4 +133,58 @@ func (l *lockedBuilder) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
 	return l.b.String()
+}
+
+// TestSharedDaemonKilled: kill -9 of the daemon fails the shared server in every window with the
+// reason, and each window attaches again by itself: one new daemon, one new server, calls work.
+func TestSharedDaemonKilled(t *testing.T) {
+	dir, err := os.MkdirTemp("", "sbk")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir += "/d"
+	var starts atomic.Int32
+	bcfg := &broker.Config{Dir: dir, Build: "test", Start: func(string) *exec.Cmd {
+		starts.Add(1)
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = []string{brokerDirVar + "=" + dir}
+		return cmd
+	}}
+	t.Cleanup(func() { broker.Stop(context.Background(), broker.Config{Dir: dir}) })
+	cfg := stdioCfg("s")
+	cfg.Shared = config.SharedUser
+	var regs []*Registry
+	for range 2 {
+		r := newTestRegistry(t, Options{Broker: bcfg})
+		if st := applyAndWait(t, r, cfg); st["s"].State != StateReady || st["s"].Shared == nil {
+			t.Fatalf("status %+v", st["s"])
+		}
+		regs = append(regs, r)
+	}
+	old := statusMap(regs[0])["s"].Shared.DaemonPid
+	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	for i, r := range regs {
+		deadline := time.After(20 * time.Second)
+		for {
+			st := statusMap(r)["s"]
+			if st.State == StateReady && st.Shared != nil && st.Shared.DaemonPid != old {
+				break
+			}
+			select {
+			case <-deadline:
+				t.Fatalf("window %d: %+v, want ready again under a new daemon", i, st)
+			case <-time.After(20 * time.Millisecond): // poll: the re-attach runs on its own goroutine
+			}
+		}
+		res, err := r.Call(context.Background(), "mcp__s__echo", json.RawMessage(`{"text":"back"}`))
+		if err != nil || res.Text != "back" {
+			t.Fatalf("window %d after the re-attach: %+v %v", i, res, err)
+		}
+	}
+	if a, b := statusMap(regs[0])["s"].Shared.DaemonPid, statusMap(regs[1])["s"].Shared.DaemonPid; a != b || starts.Load() != 2 {
+		t.Fatalf("after the kill: daemons %d and %d, %d starts in all; want one new daemon", a, b, starts.Load())
+	}
 }
