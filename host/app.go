@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"log/slog"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"reflect"
 	"runtime/debug"
@@ -70,7 +71,14 @@ type Options struct {
 	// Broker reaches the shared-server daemon (issue 32): a stdio server marked "shared" attaches
 	// to its copy there, and runs here when that fails. nil = every server runs in this process.
 	Broker *broker.Config
+	// DaemonCommand, when set with Broker, is how this window starts the daemon when none runs:
+	// the command for the socket path and the idle time of the settings (daemonIdleSeconds).
+	DaemonCommand func(sock string, idle time.Duration) *exec.Cmd
 }
+
+// DefaultDaemonIdle is how long a shared-server daemon stays after its last window left when the
+// settings do not say (a window reload keeps its servers).
+const DefaultDaemonIdle = 60 * time.Second
 
 // Settings are the person's settings (initializationOptions, settings.switchboard, CLI flags).
 type Settings struct {
@@ -78,7 +86,11 @@ type Settings struct {
 	Servers         map[string]json.RawMessage // editor-given servers (mcp.json entries)
 	Mode            permissions.Mode
 	ApprovalTimeout time.Duration // 0 = permissions.DefaultTimeout
-	Provider        *session.ProviderConfig
+	// DaemonIdle is how long a shared-server daemon this window starts stays after its last
+	// window left (when DaemonIdleSet; else DefaultDaemonIdle).
+	DaemonIdle    time.Duration
+	DaemonIdleSet bool
+	Provider      *session.ProviderConfig
 	// ToolSearch is tool search for large tool sets (zero: on above 40 tools, nothing pinned).
 	ToolSearch session.ToolSearchOptions
 	Pinning    string // enforce ("" too), warn or off (pins.go)
@@ -235,7 +247,7 @@ func New(opts Options, ui UI) (*App, error) {
 		Sample:  a.sample,
 		Tokens:  tokens,
 		Eras:    eras,
-		Broker:  opts.Broker,
+		Broker:  a.brokerConfig(opts),
 
 		OnResource: a.resourceEvent, // resources.go
 	})
@@ -576,4 +588,21 @@ func wrapEnv(opts Options) (func(string) string, func(string) (string, bool)) {
 		}
 	}
 	return env, lookup
+}
+
+// brokerConfig is opts.Broker with a Start that starts the daemon with this window's idle setting
+// at the moment it is needed (settings arrive after New).
+func (a *App) brokerConfig(opts Options) *broker.Config {
+	if opts.Broker == nil || opts.DaemonCommand == nil {
+		return opts.Broker
+	}
+	bc := *opts.Broker
+	bc.Start = func(sock string) *exec.Cmd {
+		idle := DefaultDaemonIdle
+		if s := a.currentSettings(); s.DaemonIdleSet {
+			idle = s.DaemonIdle
+		}
+		return opts.DaemonCommand(sock, idle)
+	}
+	return &bc
 }

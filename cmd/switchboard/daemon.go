@@ -151,24 +151,23 @@ func runDaemonCtl(verb string, args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
-// daemonIdle is how long a daemon a window starts lingers after its last window left: a window
-// reload keeps the shared servers running.
-// TODO(broker): the daemonIdleSeconds user setting (user settings only, design §8).
-const daemonIdle = 60 * time.Second
-
 // daemonStart is broker.Config.Start for a window: this binary as `switchboard daemon` on the
 // socket's directory, lingering idle after its last window.
 func daemonStart(idle time.Duration) func(sock string) *exec.Cmd {
-	return func(sock string) *exec.Cmd {
-		exe, err := os.Executable()
-		if err != nil {
-			exe = os.Args[0]
-		}
-		// The daemon reads nothing from its environment (it gets none): its log's place is this
-		// window's, and its working directory is no window's.
-		cmd := exec.Command(exe, "daemon", "--dir", filepath.Dir(sock), "--idle", idle.String(),
-			"--log", filepath.Join(permissions.StateDir(), "daemon.log"))
-		cmd.Dir = "/"
-		return cmd
+	return func(sock string) *exec.Cmd { return daemonCommand(sock, idle) }
+}
+
+// daemonCommand is host.Options.DaemonCommand: the daemon for sock, staying idle after its last
+// window left (the window's daemonIdleSeconds).
+func daemonCommand(sock string, idle time.Duration) *exec.Cmd {
+	exe, err := os.Executable()
+	if err != nil {
+		exe = os.Args[0]
 	}
+	// The daemon reads nothing from its environment (it gets none): its log's place is this
+	// window's, and its working directory is no window's.
+	cmd := exec.Command(exe, "daemon", "--dir", filepath.Dir(sock), "--idle", idle.String(),
+		"--log", filepath.Join(permissions.StateDir(), "daemon.log"))
+	cmd.Dir = "/"
+	return cmd
 }

@@ -120,7 +120,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		Policy:  policyPaths(),
 		// Servers marked "shared" attach to the per-user daemon, which the first window that
 		// needs it starts (daemon.go); no daemon starts while no server is marked shared.
-		Broker: &broker.Config{Build: version, Start: daemonStart(daemonIdle), Log: slog.New(handler)},
+		Broker:        &broker.Config{Build: version, Log: slog.New(handler)},
+		DaemonCommand: daemonCommand,
 	})
 	switch {
 	case errors.Is(err, errNoShutdown), errors.Is(err, errDisconnected):

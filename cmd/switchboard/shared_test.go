@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -59,7 +60,8 @@ func TestSharedServeAndCheck(t *testing.T) {
 	var pids []int
 	for i := range 2 {
 		e := startE2E(t, bin, env)
-		e.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": nil, "capabilities": map[string]any{}})
+		e.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": nil, "capabilities": map[string]any{},
+			"initializationOptions": map[string]any{"daemonIdleSeconds": 7}})
 		e.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
 		var got sharedInfo
 		e.await("both servers ready, s shared", func(ms []e2eMsg) bool {
@@ -93,6 +95,10 @@ func TestSharedServeAndCheck(t *testing.T) {
 	}
 	if pids[0] != pids[1] {
 		t.Fatalf("two windows reached daemons %v, want one", pids)
+	}
+	// The window that started it gave it its daemonIdleSeconds.
+	if cmdline, err := os.ReadFile("/proc/" + strconv.Itoa(pids[0]) + "/cmdline"); err == nil && !strings.Contains(string(cmdline), "--idle\x007s\x00") {
+		t.Errorf("daemon command line %q, want --idle 7s", cmdline)
 	}
 	cmd := exec.Command(bin, "check")
 	cmd.Env = env

@@ -203,6 +203,7 @@ func parseInitOptions(raw json.RawMessage) (wire.InitOptions, []string) {
 	dec("toolSearchThreshold", &o.ToolSearchThreshold)
 	dec("alwaysLoadedTools", &o.AlwaysLoadedTools)
 	dec("pinning", &o.Pinning)
+	dec("daemonIdleSeconds", &o.DaemonIdleSeconds)
 	if _, err := host.ParsePinning(o.Pinning); err != nil {
 		warns = append(warns, fmt.Sprintf("initializationOptions.pinning: %v (using enforce)", err))
 		o.Pinning = ""
@@ -212,6 +213,10 @@ func parseInitOptions(raw json.RawMessage) (wire.InitOptions, []string) {
 			warns = append(warns, fmt.Sprintf("initializationOptions.mode: %v (using single-confirm)", err))
 			o.Mode = ""
 		}
+	}
+	if t := o.DaemonIdleSeconds; t != nil && (*t < 0 || *t > 24*3600) {
+		warns = append(warns, "initializationOptions.daemonIdleSeconds must be between 0 and 86400 (using 60)")
+		o.DaemonIdleSeconds = nil
 	}
 	if t := o.ApprovalTimeoutSeconds; t != nil && *t <= 0 {
 		warns = append(warns, "initializationOptions.approvalTimeoutSeconds must be positive (using 120)")
@@ -233,6 +238,10 @@ func settings(o wire.InitOptions) host.Settings {
 			ReasoningEffort: p.ReasoningEffort, Prices: sessionPrices(p.Prices)}
 	}
 	st.ToolSearch = toolSearch(o)
+	if t := o.DaemonIdleSeconds; t != nil {
+		st.DaemonIdle = time.Duration(*t * float64(time.Second))
+		st.DaemonIdleSet = true
+	}
 	return st
 }
 

@@ -120,6 +120,15 @@ var settingDocs = []settingDoc{
 			"Read from user settings only: a workspace cannot change what the model sees.",
 	},
 	{
+		Key:     "daemonIdleSeconds",
+		Scope:   "machine",
+		Default: 60,
+		Minimum: minimum(0),
+		Description: "Seconds the shared-server daemon stays after the last editor window using it closed, so that a " +
+			"window reload finds its servers running (servers marked `\"shared\"` in an `mcp.json` entry). " +
+			"Read from user settings only; the window that starts the daemon sets it.",
+	},
+	{
 		Key:     "alwaysLoadedTools",
 		Scope:   "machine",
 		Default: []string{},

@@ -19,6 +19,9 @@ type InitOptions struct {
 	// AlwaysLoadedTools are tools always sent to the model: exact names or "prefix*".
 	AlwaysLoadedTools []string `json:"alwaysLoadedTools,omitempty"`
 	Pinning           string   `json:"pinning,omitempty"` // enforce (default) | warn | off
+	// DaemonIdleSeconds is how long the shared-server daemon a window starts stays after the
+	// last window left (default 60; user settings only).
+	DaemonIdleSeconds *float64 `json:"daemonIdleSeconds,omitempty"`
 }
 
 // Provider is the model provider of initializationOptions.provider (and of config.json).

@@ -1357,6 +1357,14 @@ T.case('wire names are spelled only in protocol.lua, and it holds nothing else',
   end
 end)
 
+T.case('daemon_idle_seconds reaches the host as daemonIdleSeconds', function()
+  local config = require('switchboard.config')
+  local saved = config.options
+  local o = config.set({ daemon_idle_seconds = 5, autostart = false })
+  config.options = saved
+  T.eq(config.init_options(o).daemonIdleSeconds, 5, 'init_options')
+end)
+
 T.case('a shared server says how many windows use it', function()
   local fmt = require('switchboard.commands').format_server
   local line = fmt({ name = 's', state = 'ready', tools = 2, transport = 'stdio',

@@ -21,6 +21,7 @@ export const userOnlySettings = [
     "toolSearchThreshold",
     "alwaysLoadedTools",
     "pinning",
+    "daemonIdleSeconds",
 ] as const;
 export type UserOnlySetting = (typeof userOnlySettings)[number];
 
@@ -82,6 +83,7 @@ export interface HostSettings {
     toolSearchThreshold?: number;
     alwaysLoadedTools?: string[];
     pinning?: "enforce" | "warn" | "off";
+    daemonIdleSeconds?: number;
 }
 
 /** The host's settings, from the user level only (see userOnlySettings). */
@@ -104,6 +106,8 @@ export function hostSettings(inspect: SettingsInspector): HostSettings {
     if (Array.isArray(pinned) && pinned.length > 0) out.alwaysLoadedTools = pinned.filter((t) => typeof t === "string");
     const pinning = get<string>("pinning");
     if (pinning === "enforce" || pinning === "warn" || pinning === "off") out.pinning = pinning;
+    const idle = get<number>("daemonIdleSeconds");
+    if (typeof idle === "number" && Number.isFinite(idle) && idle >= 0) out.daemonIdleSeconds = idle;
     return out;
 }
 

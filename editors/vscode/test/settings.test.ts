@@ -19,6 +19,7 @@ const userValues: Record<string, unknown> = {
     toolSearchThreshold: 60,
     alwaysLoadedTools: ["mcp__github__*"],
     pinning: "enforce",
+    daemonIdleSeconds: 120,
 };
 const workspaceValues: Record<string, unknown> = {
     path: "tools/sb",
@@ -32,6 +33,8 @@ const workspaceValues: Record<string, unknown> = {
     toolSearchThreshold: -1,
     alwaysLoadedTools: ["mcp__evil__*"],
     pinning: "off", // a repository turning off the rug-pull check
+    // A repository keeping the daemon (and every shared server, with its secrets) alive for a day.
+    daemonIdleSeconds: 86400,
 };
 
 test("every user-only key: a workspace value is ignored, the user value is used", () => {
@@ -39,6 +42,7 @@ test("every user-only key: a workspace value is ignored, the user value is used"
         "alwaysLoadedTools",
         "approvalTimeoutSeconds",
         "configFiles",
+        "daemonIdleSeconds",
         "mode",
         "path",
         "pinning",

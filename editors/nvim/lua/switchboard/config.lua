@@ -16,6 +16,7 @@ M.defaults = {
   configFiles = nil, -- { '/abs/path/mcp.json' }
   toolSearchThreshold = nil, -- above this many tools the model searches for tools (host default 40; < 0 = never)
   alwaysLoadedTools = nil, -- { 'mcp__github__*' }: always sent to the model when tool search is on
+  daemonIdleSeconds = nil, -- seconds the shared-server daemon stays after the last window (host default 60)
   -- Start the host on setup() and attach it to every file buffer.
   autostart = true,
   -- Attach only to these filetypes (nil = every buffer that is a file).
@@ -40,6 +41,7 @@ local aliases = {
   config_files = 'configFiles',
   tool_search_threshold = 'toolSearchThreshold',
   always_loaded_tools = 'alwaysLoadedTools',
+  daemon_idle_seconds = 'daemonIdleSeconds',
 }
 
 M.options = vim.deepcopy(M.defaults)
@@ -66,6 +68,7 @@ local types = {
   configFiles = 'table',
   toolSearchThreshold = 'number',
   alwaysLoadedTools = 'table',
+  daemonIdleSeconds = 'number',
   autostart = 'boolean',
   filetypes = 'table',
   chat = 'table',
@@ -118,7 +121,7 @@ end
 function M.init_options(o)
   o = o or M.options
   local out = {}
-  for _, k in ipairs({ 'servers', 'mode', 'approvalTimeoutSeconds', 'provider', 'configFiles', 'toolSearchThreshold', 'alwaysLoadedTools' }) do
+  for _, k in ipairs({ 'servers', 'mode', 'approvalTimeoutSeconds', 'provider', 'configFiles', 'toolSearchThreshold', 'alwaysLoadedTools', 'daemonIdleSeconds' }) do
     if o[k] ~= nil then
       out[k] = vim.deepcopy(o[k])
     end
