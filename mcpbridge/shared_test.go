@@ -188,3 +188,61 @@ func TestSharedDaemonKilled(t *testing.T) {
 		t.Fatalf("after the kill: daemons %d and %d, %d starts in all; want one new daemon", a, b, starts.Load())
 	}
 }
+
+// TestSharedCrash: a shared server that dies shows failed with its stderr tail in every window;
+// a Reconnect starts it again (once, for the window that asks; another window's Reconnect
+// attaches to that new copy).
+func TestSharedCrash(t *testing.T) {
+	dir := sharedDaemon(t)
+	cfg := stdioCfg("s", "--crash-after", "1")
+	cfg.Shared = config.SharedUser
+	var regs []*Registry
+	for range 2 {
+		r := newTestRegistry(t, Options{Broker: &broker.Config{Dir: dir, Build: "test"}})
+		applyAndWait(t, r, cfg)
+		regs = append(regs, r)
+	}
+	for _, text := range []string{"one", "two"} {
+		regs[0].Call(context.Background(), "mcp__s__echo", json.RawMessage(`{"text":"`+text+`"}`))
+	}
+	for i, r := range regs {
+		waitState(t, r, "s", StateFailed)
+		if st := statusMap(r)["s"]; !strings.Contains(st.StderrTail, "crashing in call 2") || !strings.Contains(st.Error, "shared server") {
+			t.Errorf("window %d: %+v, want failed with the stderr tail", i, st)
+		}
+	}
+	var pids []int
+	for i, r := range regs {
+		st, err := r.ReconnectServer(context.Background(), "s")
+		if err != nil || st.State != StateReady || st.Shared == nil {
+			t.Fatalf("window %d: Reconnect: %+v %v", i, st, err)
+		}
+		bst, _ := broker.GetStatus(context.Background(), broker.Config{Dir: dir})
+		if len(bst.Instances) != 1 {
+			t.Fatalf("after window %d's Reconnect: %+v, want one instance", i, bst)
+		}
+		pids = append(pids, bst.Instances[0].ServerPid)
+	}
+	if pids[0] != pids[1] {
+		t.Errorf("the second Reconnect started the server again: pids %v", pids)
+	}
+}
+
+// TestNoSharedNoDaemon: with no server marked shared, no daemon is started.
+func TestNoSharedNoDaemon(t *testing.T) {
+	dir := t.TempDir() + "/d"
+	var starts atomic.Int32
+	r := newTestRegistry(t, Options{Broker: &broker.Config{Dir: dir, Build: "test", Start: func(string) *exec.Cmd {
+		starts.Add(1)
+		return exec.Command("false")
+	}}})
+	if st := applyAndWait(t, r, stdioCfg("own")); st["own"].State != StateReady || st["own"].Shared != nil {
+		t.Fatalf("%+v", st["own"])
+	}
+	if starts.Load() != 0 {
+		t.Fatal("a daemon was started for a server not marked shared")
+	}
+	if _, err := os.Stat(dir); !os.IsNotExist(err) {
+		t.Fatalf("the socket directory was touched: %v", err)
+	}
+}
