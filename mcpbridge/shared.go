@@ -108,7 +108,7 @@ func (r *Registry) clientCapabilities() json.RawMessage {
 
 // sharedDial wraps d: a stdio transport for a shared entry tries the daemon first.
 func (r *Registry) sharedDial(d dialFunc, cfg config.ServerConfig, env []string) dialFunc {
-	if r.opts.Broker == nil || cfg.Shared == "" || cfg.Transport != config.TransportStdio {
+	if r.opts.Broker == nil || cfg.Shared == "" || cfg.Transport != config.TransportStdio || cfg.Sandbox != nil {
 		return d
 	}
 	return func(c config.ServerConfig, e []string, log *slog.Logger) (transport.Interface, error) {

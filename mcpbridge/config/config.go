@@ -278,6 +278,7 @@ const (
 // sharing than asked, and one warning naming the entry says why.
 //   - Only stdio servers are shared: an HTTP server's process is elsewhere anyway, and a session
 //     per window keeps its questions attributable and its tokens in the window.
+//   - A sandboxed server runs in the window, where its sandbox is applied.
 //   - A server that runs what the repository holds is shared among windows of that folder set at
 //     most, never with every window: an identical definition in another repository, trusted or
 //     not there, must not reach this one's process.
@@ -286,6 +287,10 @@ func (l *loader) narrowShared(file string, cfg *ServerConfig) {
 	case cfg.Shared == "":
 	case cfg.Transport != TransportStdio:
 		l.fail(file, cfg.Name, "shared", "only stdio servers are shared; this %s server runs in each window", cfg.Transport)
+		cfg.Shared = ""
+	case cfg.Sandbox != nil:
+		// The daemon starts its copies itself and confines none of them.
+		l.fail(file, cfg.Name, "shared", "a sandboxed server is not shared yet; it runs, confined, in each window")
 		cfg.Shared = ""
 	case cfg.WorkspaceOnly && cfg.Shared == SharedUser:
 		l.fail(file, cfg.Name, "shared", `a server defined by the workspace (or taking ${workspaceFolder}) is shared only among windows of the same folders ("workspace")`)

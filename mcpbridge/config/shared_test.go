@@ -21,6 +21,7 @@ func TestShared(t *testing.T) {
 		"none": {"command": "n"},
 		"web": {"url": "https://h.example/mcp", "shared": true},
 		"takes": {"command": "t", "args": ["${workspaceFolder}"], "shared": true},
+		"boxed": {"command": "x", "shared": true, "sandbox": {}},
 		"bad": {"command": "b", "shared": "everyone"}}}`)
 	wsFile := writeFile(t, filepath.Join(ws, ".mcp.json"), `{"mcpServers": {
 		"repo": {"command": "r", "shared": true},
@@ -30,7 +31,7 @@ func TestShared(t *testing.T) {
 	for _, c := range cfgs {
 		got[c.Name] = c.Shared
 	}
-	want := map[string]string{"all": SharedUser, "folder": SharedWorkspace, "off": "", "none": "", "web": "",
+	want := map[string]string{"all": SharedUser, "folder": SharedWorkspace, "off": "", "none": "", "web": "", "boxed": "",
 		"takes": SharedWorkspace, "repo": SharedWorkspace, "repo2": SharedWorkspace}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("shared (-want +got):\n%s", diff)
@@ -47,13 +48,14 @@ func TestShared(t *testing.T) {
 		"takes": `shared only among windows of the same folders`,
 		"repo":  wsFile + `: a server defined by the workspace`,
 		"bad":   `must be true, false or "workspace"`,
+		"boxed": "a sandboxed server is not shared yet",
 	} {
 		if !strings.Contains(msgs[name], part) {
 			t.Errorf("%s: warning %q, want it to say %q", name, msgs[name], part)
 		}
 	}
-	if len(msgs) != 4 {
-		t.Errorf("warnings %v: want exactly the four above", msgs)
+	if len(msgs) != 5 {
+		t.Errorf("warnings %v: want exactly the five above", msgs)
 	}
 
 	plain := ServerConfig{Name: "a", Transport: TransportStdio, Command: "npx"}
