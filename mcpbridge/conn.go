@@ -122,6 +122,7 @@ type wireTool struct {
 	InputSchema  json.RawMessage `json:"inputSchema"`
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
+	Execution    json.RawMessage `json:"execution,omitempty"` // tasks.go: taskSupport; not part of the pin (nothing the person or model reads)
 
 	canonical json.RawMessage // pin.go: set by pinTools
 	hash      string
@@ -301,7 +302,8 @@ func (c *conn) listTools(ctx context.Context) ([]wireTool, error) {
 
 // call runs tools/call and shapes the result. A call that gets no answer within timeout fails with stdio.ErrCallTimeout
 // (the server is told it was cancelled); one whose ctx ends, with ctx's error.
-func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json.RawMessage, timeout time.Duration) (Result, error) {
+// asTask sends it as a 2025-11-25 task (tasks.go); a result that is a task is followed to its end.
+func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json.RawMessage, timeout time.Duration, asTask bool) (Result, error) {
 	args = bytes.TrimSpace(args)
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
@@ -319,6 +321,9 @@ func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json
 	buf, ok := appendCallParams(buf, tool, args)
 	if !ok {
 		return errorResult(name, "arguments must be a JSON object"), nil
+	}
+	if asTask {
+		buf = append(buf, `,"task":{}`...) // the server's default ttl
 	}
 	var token string
 	if fn := progressFunc(ctx); fn != nil {
@@ -351,7 +356,19 @@ func (c *conn) call(ctx context.Context, name, tool string, outSchema, args json
 	if c.isModern() && inputRequired(resp.Result) { // mrtr.go; a legacy server asks by requests of its own
 		return c.callWithInput(ctx, name, tool, outSchema, params, resp.Result, timeout)
 	}
-	return parseCallResultSchema(name, resp.Result, fr, outSchema), nil
+	return c.callResult(ctx, name, outSchema, resp.Result, fr, timeout, asTask)
+}
+
+// callResult shapes a tools/call result, following it when it is a task (tasks.go).
+func (c *conn) callResult(ctx context.Context, name string, outSchema json.RawMessage, result []byte, fr *stdio.Frame, timeout time.Duration, asked bool) (Result, error) {
+	t, isTask, err := c.createdTask(result, asked)
+	switch {
+	case err != nil:
+		return errorResult(name, fmt.Sprintf("server %q: %v", c.cfg.Name, err)), nil
+	case isTask:
+		return c.followTask(ctx, name, outSchema, t, timeout)
+	}
+	return parseCallResultSchema(name, result, fr, outSchema), nil
 }
 
 // callRound sends one tools/call request (line, with id; without its newline) and waits

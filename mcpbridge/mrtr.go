@@ -222,7 +222,7 @@ func (c *conn) callWithInput(ctx context.Context, name, tool string, outSchema j
 			return errorResult(name, resp.Error.Message), nil
 		}
 		if !inputRequired(resp.Result) {
-			return parseCallResultSchema(name, resp.Result, fr, outSchema), nil
+			return c.callResult(ctx, name, outSchema, resp.Result, fr, timeout, false) // it may answer with a task
 		}
 		result = resp.Result
 	}

@@ -634,7 +634,7 @@ func (r *Registry) rebuildLocked() {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
 		t := Tool{Name: assigned[i], Server: c.e.cfg.Name, Tool: c.tool.Name, Description: c.tool.Description, InputSchema: schema,
-			Canonical: c.tool.canonical, Hash: c.tool.hash}
+			Canonical: c.tool.canonical, Hash: c.tool.hash, TaskSupport: taskSupportOf(c.tool.Execution)}
 		if len(c.tool.OutputSchema) > 0 && string(c.tool.OutputSchema) != "null" {
 			t.OutputSchema = c.tool.OutputSchema
 		}
@@ -745,7 +745,12 @@ func (r *Registry) Call(ctx context.Context, name string, args json.RawMessage) 
 	if timeout <= 0 {
 		timeout = config.DefaultCallTimeout
 	}
-	res, err := c.call(ctx, name, tool.Tool, tool.OutputSchema, args, timeout)
+	res, err := c.call(ctx, name, tool.Tool, tool.OutputSchema, args, timeout, c.taskAugment(tool.TaskSupport))
+	return r.callOutcome(ctx, c, name, res, err, timeout)
+}
+
+// callOutcome turns a call's error into its Result (see Call).
+func (r *Registry) callOutcome(ctx context.Context, c *conn, name string, res Result, err error, timeout time.Duration) (Result, error) {
 	switch {
 	case err == nil:
 		return res, nil

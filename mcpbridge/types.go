@@ -99,6 +99,9 @@ type Tool struct {
 	// Held is set by the host on a tool whose definition changed since the person approved it:
 	// it is not offered to the model, and a call to it is refused.
 	Held bool `json:"-"`
+	// TaskSupport is the tool's execution.taskSupport ("required", "optional", or "" for a plain
+	// call): a call of it may run as a task (tasks.go).
+	TaskSupport string `json:"taskSupport,omitempty"`
 }
 
 // Result is one tool call's outcome, shaped like the wire ToolResult (PROTOCOL.md section 3).

@@ -3,7 +3,7 @@
 // It speaks stdio by default, streamable HTTP with --http ADDR and SSE with --sse ADDR; both
 // protocol eras, or only 2026-07-28 with --protocol 2026-07-28 (modern.go). Its tools
 // are echo, big, slow, image, fail, add_tool and remove_tool (see tools.go), plus --tools N dummy
-// tools. With --oauth it also serves a test authorization server and demands a Bearer (oauth.go). Fault flags make it misbehave in the ways a host must survive (see faults.go).
+// tools, and with --tasks tools that run as MCP tasks (tasks.go). With --oauth it also serves a test authorization server and demands a Bearer (oauth.go). Fault flags make it misbehave in the ways a host must survive (see faults.go).
 package main
 
 import (
@@ -53,6 +53,10 @@ type options struct {
 	withResources  bool
 	resources      int
 	page           int
+	tasks          bool   // tasks.go
+	taskState      string // tasks.go
+	taskPollMs     int64
+	taskTTLMs      int64
 }
 
 // hostileText is what a hostile server puts in its stderr, tool descriptions and results: a screen
@@ -95,6 +99,10 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.record, "record", "", "append every message read (and, over stdio, written) to `FILE`")
 	fs.Int64Var(&o.ttlMs, "ttl-ms", 0, "ttlMs of list results to modern clients (a cache hint)")
 	fs.BoolVar(&o.mrtr, "mrtr", false, "add the tools mrtr_ask, mrtr_both, mrtr_loop and mrtr_unknown (on with --protocol 2026-07-28)")
+	fs.BoolVar(&o.tasks, "tasks", false, "add the task tools task_slow, task_ask, task_fail and task_optional, both eras, over stdio (see tasks.go)")
+	fs.StringVar(&o.taskState, "task-state", "", "keep the tasks in `FILE`, so that a server started again knows them")
+	fs.Int64Var(&o.taskPollMs, "task-poll-ms", 1000, "the pollInterval tasks announce, in milliseconds")
+	fs.Int64Var(&o.taskTTLMs, "task-ttl-ms", 0, "the ttl tasks announce, in milliseconds (0: none)")
 	o.oauth.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -162,7 +170,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	defer stop()
 	out := &lockedWriter{w: stdout, rec: rec}
-	in := stdioFilter(o, stdin, out, rec) // modern.go (and --ignore-discover)
+	in := stdioFilter(o, stdin, out, rec, s.tasks) // modern.go (and --ignore-discover, --tasks)
 	err = server.NewStdioServer(s.mcp).Listen(ctx, in, out)
 	if o.linger {
 		// Nothing written here: a write to the dead client's stderr pipe would end the process

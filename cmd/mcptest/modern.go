@@ -102,7 +102,7 @@ func unknownInput(id json.RawMessage) []byte {
 
 // stdioFilter reads the client's lines: it records them, answers what the mcp-go server cannot
 // (initialize when modern-only, mrtr_unknown) and passes the rest on.
-func stdioFilter(o options, stdin io.Reader, out *lockedWriter, rec *recorder) io.Reader {
+func stdioFilter(o options, stdin io.Reader, out *lockedWriter, rec *recorder, tasks *taskStore) io.Reader {
 	pr, pw := io.Pipe()
 	go func() {
 		sc := bufio.NewScanner(stdin)
@@ -118,6 +118,14 @@ func stdioFilter(o options, stdin io.Reader, out *lockedWriter, rec *recorder) i
 				} `json:"params"`
 			}
 			_ = json.Unmarshal(line, &msg) // ignore error: the server answers what it cannot parse
+			if tasks != nil {
+				var tm taskMessage
+				if json.Unmarshal(line, &tm) == nil && tasks.handle(tm, func(b []byte) {
+					_, _ = out.Write(append(b, '\n')) // ignore error: the client is gone
+				}) {
+					continue
+				}
+			}
 			switch {
 			case o.ignoreDiscover && msg.Method == "server/discover":
 				continue

@@ -24,6 +24,7 @@ type testServer struct {
 	calls        atomic.Int64
 	storm        sync.Once
 	res          *resourceState // --resources
+	tasks        *taskStore     // --tasks
 }
 
 func newServer(o options, logf func(string, ...any)) *testServer {
@@ -49,7 +50,15 @@ func newServer(o options, logf func(string, ...any)) *testServer {
 	if o.withResources {
 		opts = append(opts, ts.resourceOptions(hooks)...)
 	}
+	if o.tasks {
+		ts.tasks = newTaskStore(o, logf)
+		opts = append(opts, server.WithTaskCapabilities(false, true, true),
+			server.WithExtensions(map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}))
+	}
 	ts.mcp = server.NewMCPServer(o.name, "0.1.0", opts...)
+	if o.tasks {
+		ts.addTaskTools() // tasks.go
+	}
 	ts.addTools()
 	if o.mrtr || o.modernOnly() {
 		ts.addMRTRTools() // modern.go
