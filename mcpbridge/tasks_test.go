@@ -6,6 +6,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -404,5 +405,53 @@ func TestCreatedTaskHostile(t *testing.T) {
 		if isTask != c.isTask || (err == nil) != (c.wantErr == "") || (err != nil && !strings.Contains(err.Error(), c.wantErr)) {
 			t.Errorf("%s: isTask %v, err %v; want %v, %q", c.name, isTask, err, c.isTask, c.wantErr)
 		}
+	}
+}
+
+// npmEverything is the reference server with a task tool (simulate-research-query, taskSupport
+// required), run from npx's cache: the test is skipped when it is not there (cmd/switchboard's
+// TestNPMReferenceServers downloads it).
+const npmEverything = "@modelcontextprotocol/server-everything@2026.8.31"
+
+// TestTaskServerEverything: simulate-research-query with ambiguous true completes through a
+// third-party server's tasks: polled, asked through Elicit while tasks/result is open, answered.
+func TestTaskServerEverything(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the npm reference server")
+	}
+	if _, err := exec.LookPath("npx"); err != nil {
+		t.Skip("npx is not installed")
+	}
+	cfg := config.ServerConfig{Name: "everything", Transport: config.TransportStdio, Command: "npx",
+		Args:           []string{"--offline", "-y", npmEverything, "stdio"},
+		StartupTimeout: 60 * time.Second, CallTimeout: 30 * time.Second, Source: "test"}
+	var asked []Elicitation
+	r := newTestRegistry(t, Options{Elicit: func(ctx context.Context, e Elicitation) ElicitResult {
+		asked = append(asked, e)
+		if len(e.Fields) != 1 || len(e.Fields[0].Enum) == 0 {
+			return ElicitResult{Action: "decline"}
+		}
+		return ElicitResult{Action: "accept", Content: map[string]any{e.Fields[0].Name: e.Fields[0].Enum[1]}}
+	}})
+	if st := applyAndWait(t, r, cfg); st["everything"].State != StateReady {
+		t.Skipf("server-everything is not in npx's cache: %s", st["everything"].Error)
+	}
+	tool, ok := r.Lookup("mcp__everything__simulate-research-query")
+	if !ok || tool.TaskSupport != TaskSupportRequired {
+		t.Fatalf("simulate-research-query = %+v, %v", tool, ok)
+	}
+	ups := &taskUpdates{}
+	ctx, cancel := context.WithTimeout(WithTaskUpdates(context.Background(), ups.add), 2*time.Minute)
+	defer cancel()
+	res, err := r.Call(ctx, tool.Name, json.RawMessage(`{"topic":"go","ambiguous":true}`))
+	if err != nil || res.IsError || !strings.Contains(res.Text, "# Research Report: go (historical)") {
+		t.Fatalf("call = %+v, %v", res, err)
+	}
+	if len(asked) != 1 || !strings.Contains(asked[0].Message, "multiple interpretations") {
+		t.Errorf("asked = %+v", asked)
+	}
+	got := strings.Join(ups.statuses(), "\n")
+	if !strings.Contains(got, "working: Gathering sources...") || !strings.Contains(got, "input_required: ") || ups.last().Status != TaskCompleted {
+		t.Errorf("updates:\n%s", got)
 	}
 }
