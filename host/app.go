@@ -150,8 +150,9 @@ type App struct {
 
 	cfgs    configState
 	servers serverStates
-	signIns signIns // signin.go
-	inputs  inputs  // inputs.go
+	signIns signIns  // signin.go
+	inputs  inputs   // inputs.go
+	tasks   taskBook // tasks.go
 }
 
 var _ permissions.Prompter = (*App)(nil)
@@ -202,7 +203,8 @@ func New(opts Options, ui UI) (*App, error) {
 	if path = opts.PinsPath; path == "" {
 		path = permissions.DefaultPinsPath()
 	}
-	eras := mcpbridge.OpenEraStore(filepath.Join(filepath.Dir(path), mcpbridge.DefaultErasFile)) // beside the pins
+	eras := mcpbridge.OpenEraStore(filepath.Join(filepath.Dir(path), mcpbridge.DefaultErasFile))                      // beside the pins
+	a.tasks = taskBook{path: filepath.Join(filepath.Dir(path), TasksFile), log: func(msg string) { a.log.Warn(msg) }} // tasks.go
 	if a.pinStore, err = permissions.OpenPinStore(path); err != nil {
 		return nil, fmt.Errorf("host: pin file: %w", err)
 	}
@@ -301,6 +303,7 @@ func (a *App) Start(folders []string, s Settings, warns []string) {
 		a.goBg(a.policyWatch)
 		a.goBg(a.connectServers)
 		a.goBg(a.releaseStartMemory)
+		a.goBg(a.resumeTasks) // tasks.go: tasks a host that stopped left running
 	})
 }
 

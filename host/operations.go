@@ -185,6 +185,9 @@ func (a *App) CallTool(ctx context.Context, r CallRequest) (mcpbridge.Result, pe
 	if a.events != nil {
 		a.events.record("toolCallStart", map[string]any{"name": r.Name, "source": r.Source})
 	}
+	if r.Source != "" {
+		ctx = context.WithValue(ctx, callSourceKey{}, r.Source) // tasks.go: who started a task
+	}
 	res, dec := a.sessions.CallToolVia(ctx, r.Name, r.Arguments, mode, via)
 	if a.events != nil {
 		a.events.record("toolCallEnd", map[string]any{"name": r.Name, "source": r.Source, "isError": res.IsError, "decidedBy": dec.By})
@@ -341,15 +344,21 @@ func (t progressTools) observed(ctx context.Context, obs ToolProgress, name stri
 		msg = "Tool call " + name + " was not run: " + msg
 		return mcpbridge.Result{Name: name, IsError: true, Text: msg, Bytes: len(msg)}, nil
 	}
-	if obs == nil {
-		return t.Registry.Call(ctx, name, args)
-	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	obs.Start(name, func() { cancel(errProgressCancelled) })
-	res, err := t.Registry.Call(mcpbridge.WithProgress(ctx, obs.Report), name, args)
-	stopped := context.Cause(ctx) == errProgressCancelled
-	obs.End(res, stopped)
+	ctx, w := t.a.watchTask(ctx, cancel, obs, name, args) // tasks.go: a call that runs as a task
+	obs = w.observer()
+	if obs != nil {
+		obs.Start(name, func() { cancel(errProgressCancelled) })
+		ctx = mcpbridge.WithProgress(ctx, obs.Report)
+	}
+	res, err := t.Registry.Call(ctx, name, args)
+	w.end(ctx, res, err)
+	cause := context.Cause(ctx)
+	stopped := cause == errProgressCancelled || cause == errTaskCancelled
+	if obs != nil {
+		obs.End(res, stopped)
+	}
 	if stopped && err != nil {
 		// Only this call was stopped, from its progress: an error result, not a cancelled turn.
 		const msg = "the user cancelled this tool call"

@@ -109,6 +109,15 @@ func taskUpdatesFunc(ctx context.Context) func(TaskUpdate) {
 	return fn
 }
 
+type keepTaskKey struct{}
+
+// WithKeepTask returns a ctx whose tasks are left running on their servers, without tasks/cancel,
+// when ctx ends while keep reports true: the host is going away and will follow them again
+// (ResumeTask) when it is back. A person's cancel still cancels.
+func WithKeepTask(ctx context.Context, keep func() bool) context.Context {
+	return context.WithValue(ctx, keepTaskKey{}, keep)
+}
+
 // taskClock is the time source of task polling; tests inject one (withTaskClock).
 type taskClock struct {
 	now   func() time.Time
@@ -503,6 +512,9 @@ func (c *conn) updateTask(ctx context.Context, id, state string, reqs map[string
 // notice goes out regardless, bounded by taskCancelWait). Errors are ignored: the server's
 // cancel is cooperative and the call ends anyway.
 func (c *conn) cancelTask(ctx context.Context, id, state string) {
+	if keep, _ := ctx.Value(keepTaskKey{}).(func() bool); keep != nil && keep() {
+		return
+	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelWait)
 	defer cancel()
 	_, _, _ = c.taskRequest(cctx, string(mcp.MethodTasksCancel), id, state, nil, 0) // ignore error: best effort

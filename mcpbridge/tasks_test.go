@@ -285,6 +285,24 @@ func TestTaskCancel(t *testing.T) {
 	}
 }
 
+// TestTaskKept: a call whose ctx ends while the host is going away (WithKeepTask) leaves its
+// task running: no tasks/cancel.
+func TestTaskKept(t *testing.T) {
+	cfg, rec := taskServer(t, "")
+	r := newTestRegistry(t, Options{})
+	applyAndWait(t, r, cfg)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ctx = withTaskClock(WithKeepTask(WithTaskUpdates(ctx, func(TaskUpdate) { cancel() }), func() bool { return true }), newFakeTaskClock().clock())
+	if _, err := r.Call(ctx, "mcp__t__task_slow", json.RawMessage(`{"polls":1000}`)); !errors.Is(err, context.Canceled) {
+		t.Fatalf("call err = %v", err)
+	}
+	in, _ := recorded(t, rec)
+	if got := countMethod(in, "tasks/cancel"); got != 0 {
+		t.Errorf("tasks/cancel sent %d times for a kept task", got)
+	}
+}
+
 // TestTaskTTL: a task still running when its ttl lapses ends the call with an error result (no
 // ceiling otherwise).
 func TestTaskTTL(t *testing.T) {

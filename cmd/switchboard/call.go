@@ -158,7 +158,9 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 
-	res, dec := app.CallTool(ctx, host.CallRequest{Name: o.name, Arguments: o.args, Source: "call"})
+	// A call that runs as an MCP task shows its line on stderr (tasks.go); Ctrl-C cancels it.
+	progress := &callProgress{w: stderr, term: stderr == io.Writer(os.Stderr) && isTerminal(os.Stderr)}
+	res, dec := app.CallTool(ctx, host.CallRequest{Name: o.name, Arguments: o.args, Source: "call", Progress: progress})
 	if summary := app.Summary(o.name, res, dec); summary != "" {
 		// A person reads this: one sentence saying what happened and what to do, not the text
 		// written for the model ({"error": ...}, "do not retry").

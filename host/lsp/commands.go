@@ -50,6 +50,8 @@ func (s *server) commands() map[string]commandFunc {
 		wire.CmdGetPrompt:    s.cmdGetPrompt,    // resources.go
 		wire.CmdComplete:     s.cmdComplete,     // resources.go
 		wire.CmdInput:        s.cmdInput,        // inputs.go
+		wire.CmdTasks:        s.cmdTasks,        // tasks.go
+		wire.CmdCancelTask:   s.cmdCancelTask,   // tasks.go
 	}
 }
 
@@ -218,7 +220,7 @@ func (s *server) cmdTools(ctx context.Context, arg, _ json.RawMessage) (any, err
 	out := make([]wire.ToolInfo, len(tools))
 	for i, t := range tools {
 		out[i] = wire.ToolInfo{Name: t.Name, Server: t.Server, Tool: t.Tool.Tool, Description: t.Description,
-			InputSchema: t.InputSchema, Allowlisted: t.Allowlisted, Pin: t.Pin}
+			InputSchema: t.InputSchema, Allowlisted: t.Allowlisted, Pin: t.Pin, TaskSupport: t.TaskSupport}
 	}
 	return out, nil
 }

@@ -28,6 +28,8 @@ const (
 	CmdGetPrompt    = "switchboard.getPrompt"    // resources.go
 	CmdComplete     = "switchboard.complete"     // resources.go
 	CmdInput        = "switchboard.input"        // the value of a config file's ${input:ID}
+	CmdTasks        = "switchboard.tasks"        // tasks.go
+	CmdCancelTask   = "switchboard.cancelTask"   // tasks.go
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
@@ -39,6 +41,7 @@ var Commands = []string{
 	CmdPins, CmdPinsAccept,
 	CmdResources, CmdReadResource, CmdUnsubscribe, CmdPrompts, CmdGetPrompt, CmdComplete,
 	CmdInput,
+	CmdTasks, CmdCancelTask,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).

@@ -26,6 +26,7 @@ var contract = []any{
 	ReadResourceResult{}, UnsubscribeParams{}, Prompt{}, PromptArgument{}, GetPromptParams{}, PromptMessage{},
 	GetPromptResult{}, CompleteParams{}, CompleteResult{}, ResourceRef{}, ResourcesChangedParams{},
 	InputRequest{}, InputParams{}, InputResolvedParams{}, PolicyRef{},
+	TaskInfo{}, TasksResult{}, CancelTaskParams{},
 }
 
 // Field is one JSON field of a wire struct as shapes.json describes it.

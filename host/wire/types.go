@@ -113,6 +113,9 @@ type ToolInfo struct {
 	// Pin is "changed" (held back under pinning enforce) or "new" when the tool differs from the
 	// definition the person approved (switchboard.pins).
 	Pin string `json:"pin,omitempty"`
+	// TaskSupport is "required" or "optional" for a tool whose calls run as MCP tasks (PROTOCOL.md
+	// section 7, "Long calls").
+	TaskSupport string `json:"taskSupport,omitempty"`
 }
 
 // ToolsParams is arguments[0] of switchboard.tools (optional).

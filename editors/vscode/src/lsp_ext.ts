@@ -32,6 +32,8 @@ export const Cmd = {
     getPrompt: "switchboard.getPrompt",
     complete: "switchboard.complete",
     input: "switchboard.input",
+    tasks: "switchboard.tasks",
+    cancelTask: "switchboard.cancelTask",
 } as const;
 
 // Notifications from the host.

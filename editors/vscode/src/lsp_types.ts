@@ -65,6 +65,8 @@ export interface ToolInfo {
     allowlisted: boolean;
     /** "changed" (held back under pinning enforce) or "new": differs from the approved definition. */
     pin?: string;
+    /** "required" or "optional": the tool's calls run as MCP tasks. */
+    taskSupport?: string;
 }
 
 export interface Approval {

@@ -33,6 +33,8 @@ M.cmd = {
   get_prompt = 'switchboard.getPrompt',
   complete = 'switchboard.complete',
   input = 'switchboard.input',
+  tasks = 'switchboard.tasks',
+  cancel_task = 'switchboard.cancelTask',
 }
 
 -- Notifications from the host.

@@ -1,0 +1,556 @@
+package host
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/google/renameio/v2/maybe"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+)
+
+// Long calls (MCP tasks, issue 30). A tool call that its server runs as a task (mcpbridge/tasks.go)
+// is shown like any long call, with the task's status message and the time it has run, and is
+// kept in a small state file beside the pins (tasks.json, written atomically): server definition,
+// task id, tool, a hash of the arguments, who started it and when. A host that stops while a task
+// runs (an editor reload, a crash, a kill) leaves it running on its server; the next host that
+// starts (Start, not the one-shot StartAndWait) follows it again by its id, never calling the tool
+// again, and tells the person its outcome. The person lists them (Tasks) and cancels one
+// (CancelTask), which sends tasks/cancel. Each entry names the process that follows it; another
+// host (a second editor window) leaves it alone while that process lives.
+
+// TaskEntry is one tool call that runs as an MCP task, as kept in the state file.
+type TaskEntry struct {
+	ID         string    `json:"id"` // the host's: stable, from the server and the task id
+	Server     string    `json:"server"`
+	Definition string    `json:"definition"` // the server definition's fingerprint
+	Tool       string    `json:"tool"`       // registered name
+	TaskID     string    `json:"taskId"`
+	Era        string    `json:"era"`
+	ArgsHash   string    `json:"argsHash"`  // sha256 of the arguments as sent (never the arguments)
+	StartedBy  string    `json:"startedBy"` // "agent", or the front end's command ("callTool", "call")
+	Started    time.Time `json:"started"`
+	Updated    time.Time `json:"updated"`
+	// State is TaskRunning while someone follows it (or will, after a restart), else how it ended:
+	// completed, failed, cancelled, or lost (the host could no longer follow it).
+	State   string `json:"state"`
+	Status  string `json:"status"`  // the server's last status
+	Message string `json:"message"` // the server's last status message, escaped and bounded
+	// Result is the result text of a finished task that was resumed (nobody else received it),
+	// capped at maxTaskResult.
+	Result  string `json:"result,omitempty"`
+	IsError bool   `json:"isError,omitempty"`
+	// RequestState is the server's latest opaque requestState (2026-07-28), to resume.
+	RequestState string `json:"requestState,omitempty"`
+	Owner        int    `json:"owner,omitempty"` // pid of the host that follows it
+	// Here: this host follows it now (Tasks; not kept).
+	Here bool `json:"-"`
+}
+
+// Task states (TaskEntry.State).
+const (
+	TaskRunning   = "running"
+	TaskCompleted = "completed"
+	TaskFailed    = "failed"
+	TaskCancelled = "cancelled"
+	TaskLost      = "lost"
+)
+
+// TasksFile is the state file's name, in the directory of the pin file.
+const TasksFile = "tasks.json"
+
+const (
+	maxTaskResult = 64 << 10 // bytes of a resumed task's result kept for the person
+	maxTaskRecent = 20       // finished tasks kept
+	tickEvery     = time.Second
+)
+
+// errTaskCancelled is the cause of a call stopped by CancelTask.
+var errTaskCancelled = errors.New("host: task cancelled by the person")
+
+// taskBook is the running and recent tasks and their state file. Safe for concurrent use.
+type taskBook struct {
+	path string
+	log  func(string)
+
+	mu      sync.Mutex
+	loaded  bool
+	broken  bool // the file could not be read: never overwritten
+	entries map[string]*TaskEntry
+	runs    map[string]context.CancelCauseFunc // tasks this host follows now, by ID
+}
+
+func (b *taskBook) loadLocked() {
+	if b.loaded {
+		return
+	}
+	b.loaded = true
+	b.entries, b.runs = map[string]*TaskEntry{}, map[string]context.CancelCauseFunc{}
+	if b.path == "" {
+		return
+	}
+	data, err := os.ReadFile(b.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	var f struct {
+		Tasks []*TaskEntry `json:"tasks"`
+	}
+	if err == nil {
+		err = json.Unmarshal(data, &f)
+	}
+	if err != nil {
+		b.broken = true
+		b.log(fmt.Sprintf("host: task file %s: %v (it is left as it is; tasks are not kept until it is fixed or removed)", b.path, err))
+		return
+	}
+	for _, e := range f.Tasks {
+		if e != nil && e.ID != "" {
+			b.entries[e.ID] = e
+		}
+	}
+}
+
+// saveLocked writes the file atomically; finished entries beyond maxTaskRecent go.
+func (b *taskBook) saveLocked() {
+	if b.path == "" || b.broken {
+		return
+	}
+	list := b.listLocked()
+	var keep []*TaskEntry
+	done := 0
+	for _, e := range list {
+		if e.State != TaskRunning {
+			if done++; done > maxTaskRecent {
+				delete(b.entries, e.ID)
+				continue
+			}
+		}
+		keep = append(keep, e)
+	}
+	data, _ := json.MarshalIndent(struct { // ignore error: plain values
+		Tasks []*TaskEntry `json:"tasks"`
+	}{keep}, "", "  ")
+	if err := os.MkdirAll(filepath.Dir(b.path), 0o700); err == nil {
+		err = maybe.WriteFile(b.path, append(data, '\n'), 0o600)
+		if err != nil {
+			b.log(fmt.Sprintf("host: task file %s: %v", b.path, err))
+		}
+	}
+}
+
+// listLocked is every entry, newest first.
+func (b *taskBook) listLocked() []*TaskEntry {
+	list := make([]*TaskEntry, 0, len(b.entries))
+	for _, e := range b.entries {
+		list = append(list, e)
+	}
+	slices.SortFunc(list, func(x, y *TaskEntry) int { return y.Started.Compare(x.Started) })
+	return list
+}
+
+// update changes entry id under the lock (f) and writes the file.
+func (b *taskBook) update(id string, f func(e *TaskEntry)) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.loadLocked()
+	if e := b.entries[id]; e != nil {
+		f(e)
+		b.saveLocked()
+	}
+}
+
+// taskEntryID is the host's id of a task: stable across restarts, short, safe to show.
+func taskEntryID(server, taskID string) string {
+	sum := sha256.Sum256([]byte(server + "\x00" + taskID))
+	return hex.EncodeToString(sum[:6])
+}
+
+func argsHash(args json.RawMessage) string {
+	sum := sha256.Sum256(args)
+	return hex.EncodeToString(sum[:])
+}
+
+// Tasks returns the running and recent tasks, newest first.
+func (a *App) Tasks() []TaskEntry {
+	b := &a.tasks
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.loadLocked()
+	var out []TaskEntry
+	for _, e := range b.listLocked() {
+		x := *e
+		x.Here = b.runs[e.ID] != nil
+		x.RequestState = "" // the server's, kept to resume: nothing for a front end
+		out = append(out, x)
+	}
+	return out
+}
+
+// CancelTask cancels a running task this host follows (its call ends as cancelled by the person
+// and the server gets tasks/cancel). An unknown id, or one that has ended, is an error.
+func (a *App) CancelTask(id string) error {
+	b := &a.tasks
+	b.mu.Lock()
+	b.loadLocked()
+	e, stop := b.entries[id], b.runs[id]
+	b.mu.Unlock()
+	switch {
+	case e == nil:
+		return fmt.Errorf("host: no task %q", safetext.Line(id))
+	case e.State != TaskRunning:
+		return fmt.Errorf("host: task %s has already ended (%s)", id, e.State)
+	case stop == nil:
+		return fmt.Errorf("host: task %s is followed by another Switchboard (process %d); cancel it there", id, e.Owner)
+	}
+	stop(errTaskCancelled)
+	return nil
+}
+
+// callSourceKey carries who started a call (CallRequest.Source; none: the agent).
+type callSourceKey struct{}
+
+func callSource(ctx context.Context) string {
+	if s, _ := ctx.Value(callSourceKey{}).(string); s != "" {
+		return s
+	}
+	return "agent"
+}
+
+// closing: the host is going away; its tasks are left running to be resumed.
+func (a *App) closing() bool {
+	select {
+	case <-a.gone:
+		return true
+	default:
+		return false
+	}
+}
+
+// taskWatch follows one call that may become a task: it records the task, shows its line on the
+// call's progress and lets CancelTask stop it.
+type taskWatch struct {
+	a      *App
+	obs    ToolProgress // nil: not shown
+	name   string
+	args   json.RawMessage
+	source string
+	cancel context.CancelCauseFunc
+	now    func() time.Time
+
+	mu      sync.Mutex // serialises obs and guards below
+	id      string     // the entry's, once the call became a task
+	last    mcpbridge.TaskUpdate
+	started time.Time
+	tick    chan struct{} // closed to stop the elapsed-time ticker
+	ended   bool
+}
+
+// watchTask wraps a call's ctx (cancel is its cancel) and its observer.
+func (a *App) watchTask(ctx context.Context, cancel context.CancelCauseFunc, obs ToolProgress, name string, args json.RawMessage) (context.Context, *taskWatch) {
+	now := a.opts.Now
+	if now == nil {
+		now = time.Now
+	}
+	w := &taskWatch{a: a, obs: obs, name: name, args: args, source: callSource(ctx), cancel: cancel, now: now}
+	ctx = mcpbridge.WithTaskUpdates(ctx, w.update)
+	ctx = mcpbridge.WithKeepTask(ctx, a.closing)
+	return ctx, w
+}
+
+// TaskProgress is a ToolProgress that shows a task's line itself (the terminal); other observers
+// get the line as a Report's message.
+type TaskProgress interface {
+	Task(line string)
+}
+
+// Start, Report and End are ToolProgress, serialised with the task's lines.
+func (w *taskWatch) Start(tool string, stop func()) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.obs.Start(tool, stop)
+}
+
+func (w *taskWatch) Report(p mcpbridge.Progress) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.ended {
+		return
+	}
+	w.obs.Report(p)
+}
+
+func (w *taskWatch) End(res mcpbridge.Result, cancelled bool) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.obs.End(res, cancelled)
+}
+
+// observer is what the call reports to: w itself when there is an observer.
+func (w *taskWatch) observer() ToolProgress {
+	if w.obs == nil {
+		return nil
+	}
+	return w
+}
+
+// update is mcpbridge's TaskUpdate, on the call's goroutine.
+func (w *taskWatch) update(u mcpbridge.TaskUpdate) {
+	w.mu.Lock()
+	first := w.id == ""
+	if first {
+		w.id, w.started = taskEntryID(u.Server, u.TaskID), w.now()
+		w.tick = make(chan struct{})
+		go w.ticker(w.tick)
+	}
+	w.last = u
+	id := w.id
+	w.mu.Unlock()
+	// The entry first, then the line: what the person sees is already in switchboard.tasks.
+	defer func() {
+		w.mu.Lock()
+		w.showLocked()
+		w.mu.Unlock()
+	}()
+	msg := safetext.Bounded(u.Message, 200)
+	b := &w.a.tasks
+	if first {
+		b.mu.Lock()
+		b.loadLocked()
+		e := b.entries[id]
+		if e == nil {
+			e = &TaskEntry{ID: id, Server: u.Server, Tool: u.Tool, TaskID: u.TaskID, Era: u.Era,
+				ArgsHash: argsHash(w.args), StartedBy: w.source, Started: w.started, Definition: w.a.definition(u.Server)}
+			b.entries[id] = e
+		}
+		e.Owner = os.Getpid()
+		b.runs[id] = w.cancel
+		b.mu.Unlock()
+	}
+	b.update(id, func(e *TaskEntry) {
+		e.State, e.Status, e.Message, e.RequestState, e.Updated = TaskRunning, u.Status, msg, u.RequestState, w.now()
+	})
+}
+
+// showLocked shows the task's line: status message and elapsed time.
+func (w *taskWatch) showLocked() {
+	if w.obs == nil || w.ended || w.id == "" {
+		return
+	}
+	line := taskLine(w.last, w.now().Sub(w.started))
+	if tp, ok := w.obs.(TaskProgress); ok {
+		tp.Task(line)
+		return
+	}
+	w.obs.Report(mcpbridge.Progress{Message: line})
+}
+
+// ticker refreshes the elapsed time every tickEvery until stop is closed.
+func (w *taskWatch) ticker(stop chan struct{}) {
+	if w.obs == nil {
+		return
+	}
+	t := time.NewTicker(tickEvery)
+	defer t.Stop()
+	for {
+		select {
+		case <-t.C:
+			w.mu.Lock()
+			w.showLocked()
+			w.mu.Unlock()
+		case <-stop:
+			return
+		}
+	}
+}
+
+// taskLine is the person's line for a running task.
+func taskLine(u mcpbridge.TaskUpdate, elapsed time.Duration) string {
+	msg := safetext.Bounded(u.Message, 160)
+	switch {
+	case u.Status == mcpbridge.TaskInputRequired && msg == "":
+		msg = "waiting for your answer"
+	case msg == "":
+		msg = u.Status
+	}
+	return msg + " · " + formatElapsed(elapsed)
+}
+
+func formatElapsed(d time.Duration) string {
+	s := int(d.Round(time.Second) / time.Second)
+	switch {
+	case s < 60:
+		return strconv.Itoa(s) + "s"
+	case s < 3600:
+		return fmt.Sprintf("%dm %02ds", s/60, s%60)
+	}
+	return fmt.Sprintf("%dh %02dm", s/3600, s/60%60)
+}
+
+// end records how the call ended (res, err as Registry.Call returned them).
+func (w *taskWatch) end(ctx context.Context, res mcpbridge.Result, err error) {
+	w.mu.Lock()
+	w.ended = true
+	if w.tick != nil {
+		close(w.tick)
+	}
+	id, last := w.id, w.last
+	w.mu.Unlock()
+	if id == "" {
+		return // not a task
+	}
+	b := &w.a.tasks
+	b.mu.Lock()
+	delete(b.runs, id)
+	b.mu.Unlock()
+	if w.a.closing() && err != nil {
+		// Left running: the next host resumes it (its entry says running), whether or not this
+		// process is still exiting when that one starts.
+		b.update(id, func(e *TaskEntry) { e.Owner = 0 })
+		return
+	}
+	state := taskEndState(last, res, err, context.Cause(ctx))
+	b.update(id, func(e *TaskEntry) {
+		e.State, e.Updated, e.Owner = state, w.now(), 0
+		e.IsError = res.IsError
+	})
+}
+
+// taskEndState is how a followed task ended.
+func taskEndState(last mcpbridge.TaskUpdate, res mcpbridge.Result, err, cause error) string {
+	switch {
+	case cause == errTaskCancelled || cause == errProgressCancelled || errors.Is(err, context.Canceled):
+		return TaskCancelled
+	case last.Status == mcpbridge.TaskCompleted && !res.IsError:
+		return TaskCompleted
+	case last.Status == mcpbridge.TaskCompleted || last.Status == mcpbridge.TaskFailed:
+		return TaskFailed
+	case last.Status == mcpbridge.TaskCancelled:
+		return TaskCancelled
+	}
+	return TaskLost // ttl lapsed, server gone, malformed: nobody follows it any more
+}
+
+// definition is the fingerprint of server's current definition ("" unknown).
+func (a *App) definition(server string) string {
+	for _, c := range a.cfgs.all() {
+		if c.Name == server {
+			return c.Fingerprint()
+		}
+	}
+	return ""
+}
+
+// resumeTasks follows again the tasks a host that stopped left running, once the servers have
+// started: one whose server is gone or defined otherwise is lost; one another live host follows
+// is left to it. Each outcome is told to the person.
+func (a *App) resumeTasks() {
+	select {
+	case <-a.firstApplied:
+	case <-a.baseCtx.Done():
+		return
+	}
+	b := &a.tasks
+	b.mu.Lock()
+	b.loadLocked()
+	var todo []TaskEntry
+	for _, e := range b.entries {
+		if e.State == TaskRunning && b.runs[e.ID] == nil && !processAlive(e.Owner) {
+			e.Owner = os.Getpid() // ours now: another window starting leaves it
+			todo = append(todo, *e)
+		}
+	}
+	if len(todo) > 0 {
+		b.saveLocked()
+	}
+	b.mu.Unlock()
+	for _, e := range todo {
+		a.goBg(func() { a.resumeTask(e) })
+	}
+}
+
+// processAlive: pid is a running process other than this one (0: none).
+func processAlive(pid int) bool {
+	if pid <= 0 || pid == os.Getpid() {
+		return false
+	}
+	p, err := os.FindProcess(pid)
+	if err != nil {
+		return false
+	}
+	return p.Signal(syscall.Signal(0)) == nil
+}
+
+// resumeTask follows one task left by a host that stopped.
+func (a *App) resumeTask(e TaskEntry) {
+	a.registry.WaitStarted(a.baseCtx, e.Server) // ignore error: closing; the call below says so
+	b := &a.tasks
+	lost := func(why string) {
+		b.update(e.ID, func(x *TaskEntry) { x.State, x.Owner, x.Message = TaskLost, 0, why })
+		a.ui.Notify(LevelWarning, fmt.Sprintf("The task of %s that was running when Switchboard stopped could not be followed again: %s.", safetext.Line(e.Tool), why))
+	}
+	if def := a.definition(e.Server); def == "" || def != e.Definition {
+		lost("its server " + safetext.Line(e.Server) + " is no longer configured as it was")
+		return
+	}
+	if _, ok := a.registry.Lookup(e.Tool); !ok {
+		lost("its server " + safetext.Line(e.Server) + " is not running")
+		return
+	}
+	ctx, cancel := context.WithCancelCause(a.baseCtx)
+	defer cancel(nil)
+	ctx = context.WithValue(ctx, callSourceKey{}, e.StartedBy)
+	ctx, w := a.watchTask(ctx, cancel, a.ui.ToolProgress(), e.Tool, nil)
+	w.mu.Lock()
+	w.id, w.started = e.ID, e.Started
+	w.last = mcpbridge.TaskUpdate{Server: e.Server, Tool: e.Tool, TaskID: e.TaskID, Status: e.Status, Message: e.Message}
+	w.tick = make(chan struct{})
+	go w.ticker(w.tick)
+	w.mu.Unlock()
+	b.mu.Lock()
+	b.runs[e.ID] = cancel
+	b.mu.Unlock()
+	obs := w.observer()
+	if obs != nil {
+		obs.Start(e.Tool, func() { cancel(errProgressCancelled) })
+		ctx = mcpbridge.WithProgress(ctx, obs.Report)
+	}
+	res, err := a.registry.ResumeTask(ctx, e.Tool, e.TaskID, e.RequestState)
+	cause := context.Cause(ctx)
+	if obs != nil {
+		obs.End(res, cause == errProgressCancelled || cause == errTaskCancelled)
+	}
+	w.end(ctx, res, err)
+	if a.closing() {
+		return
+	}
+	text, _ := mcpbridge.Cap(res.Text)
+	if len(text) > maxTaskResult {
+		text = text[:maxTaskResult]
+	}
+	b.update(e.ID, func(x *TaskEntry) { x.Result, x.IsError = text, res.IsError })
+	var state string
+	for _, x := range a.Tasks() {
+		if x.ID == e.ID {
+			state = x.State
+		}
+	}
+	level, how := LevelInfo, "finished"
+	if state != TaskCompleted {
+		level, how = LevelWarning, "ended: "+state
+	}
+	a.ui.Notify(level, fmt.Sprintf("The task of %s (%s), started before Switchboard restarted, has %s. Its result is in Switchboard: Tasks (task %s).",
+		safetext.Line(e.Tool), e.StartedBy, how, e.ID))
+}
