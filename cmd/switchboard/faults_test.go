@@ -148,6 +148,7 @@ func fWired(in, errf string, args ...string) fServer {
 }
 
 type fHostOpts struct {
+	dir         string // the host's home (XDG dirs, logs); "" = a new one (tasks_test.go reuses one)
 	servers     map[string]fServer
 	configFiles []string
 	extra       map[string]any // more initializationOptions
@@ -156,7 +157,10 @@ type fHostOpts struct {
 func startFaultHost(t *testing.T, o fHostOpts) *fEditor {
 	t.Helper()
 	needFaultBinaries(t)
-	dir := t.TempDir()
+	dir := o.dir
+	if dir == "" {
+		dir = t.TempDir()
+	}
 	e := &fEditor{
 		t: t, dir: dir, events: filepath.Join(dir, "events.jsonl"), errLog: filepath.Join(dir, "host.stderr"),
 		exited:   make(chan struct{}),
