@@ -69,6 +69,8 @@ const (
 	taskCancelWait = 2 * time.Second
 	// maxTaskID bounds a task id (it is kept in the host's state file and shown).
 	maxTaskID = 256
+	// maxRequestState bounds a task's requestState (kept in the host's state file at every change).
+	maxRequestState = 16 << 10
 	// maxPollFailures is how many polls in a row may fail (time out) before the call ends.
 	maxPollFailures = 3
 )
@@ -217,6 +219,9 @@ func checkTask(t wireTask) error {
 	}
 	if len(t.RequestState) > 0 && string(t.RequestState) != "null" && t.RequestState[0] != '"' {
 		return errors.New("requestState is not a string")
+	}
+	if len(t.RequestState) > maxRequestState {
+		return fmt.Errorf("requestState is longer than %d bytes", maxRequestState)
 	}
 	return nil
 }

@@ -417,6 +417,7 @@ func TestCreatedTaskHostile(t *testing.T) {
 		{"modern, text mentions task", modern, `{"content":[{"type":"text","text":"resultType task"}]}`, false, false, ""},
 		{"modern, task", modern, `{"resultType":"task","taskId":"a","status":"working","requestState":"s"}`, false, true, ""},
 		{"modern, task with a result", modern, `{"resultType":"task","taskId":"a","status":"completed","result":{"content":[]}}`, false, true, "carries a result"},
+		{"modern, state too long", modern, `{"resultType":"task","taskId":"a","status":"working","requestState":"` + strings.Repeat("s", maxRequestState) + `"}`, false, true, "requestState is longer"},
 		{"modern, state not a string", modern, `{"resultType":"task","taskId":"a","status":"working","requestState":{"x":1}}`, false, true, "requestState"},
 	} {
 		_, isTask, err := c.c.createdTask([]byte(c.result), c.asked)

@@ -263,10 +263,13 @@ func (ts *taskStore) resultLocked(t *taskRecord) *mcp.CallToolResult {
 	return res
 }
 
-// advanceLocked moves t on at a poll.
+// advanceLocked moves t on at a poll; with --hostile its status message carries terminal escapes.
 func (ts *taskStore) advanceLocked(t *taskRecord) {
 	if t.Status == "completed" || t.Status == "failed" || t.Status == "cancelled" {
 		return
+	}
+	if ts.o.hostile {
+		defer func() { t.Message += " " + hostileText }()
 	}
 	t.Polls++
 	num := func(k string) float64 { f, _ := t.Args[k].(float64); return f }

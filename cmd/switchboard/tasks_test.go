@@ -177,3 +177,30 @@ func TestCallServerEverythingTask(t *testing.T) {
 		}
 	}
 }
+
+// TestCallTaskHostileStatus: a task's status message with terminal escapes (screen clear, OSC 52,
+// BEL, CR, RLO) reaches the terminal escaped.
+func TestCallTaskHostileStatus(t *testing.T) {
+	needFaultBinaries(t)
+	dir := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(dir, "config"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(dir, "state"))
+	cfg, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"t": map[string]any{
+		"command": fBins.mcptest, "args": []string{"--tasks", "--task-poll-ms", "1", "--hostile"}}}})
+	file := filepath.Join(dir, "mcp.json")
+	if err := os.WriteFile(file, cfg, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errb bytes.Buffer
+	if code := run([]string{"call", "mcp__t__task_slow", `{"polls":2}`, "--mode", "always-allow", "--config", file, "--workspace", dir}, &out, &errb); code != 0 {
+		t.Fatalf("exit %d\n%s", code, errb.String())
+	}
+	if !strings.Contains(errb.String(), "step 1 of 2 clear") {
+		t.Fatalf("no task line on stderr:\n%s", errb.String())
+	}
+	for _, bad := range []string{"\x1b", "\a", "\r", "\u202e", "\u200b"} {
+		if strings.Contains(errb.String(), bad) {
+			t.Errorf("stderr carries %q raw:\n%q", bad, errb.String())
+		}
+	}
+}

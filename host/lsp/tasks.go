@@ -8,6 +8,7 @@ import (
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
 	"github.com/switchboard-dev/switchboard/host/wire"
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 )
 
 // Long calls (MCP tasks): switchboard.tasks lists the running and recent tasks;
@@ -37,7 +38,7 @@ func wireTasks(es []host.TaskEntry) []wire.TaskInfo {
 	out := make([]wire.TaskInfo, 0, len(es))
 	for _, e := range es {
 		out = append(out, wire.TaskInfo{
-			ID: e.ID, Server: e.Server, Tool: e.Tool, TaskID: e.TaskID, StartedBy: e.StartedBy,
+			ID: e.ID, Server: e.Server, Tool: e.Tool, TaskID: safetext.Line(e.TaskID), StartedBy: e.StartedBy, // the server's id, shown
 			Started: e.Started.UTC().Format(time.RFC3339), Updated: e.Updated.UTC().Format(time.RFC3339),
 			State: e.State, Status: e.Status, Message: e.Message, Result: e.Result, IsError: e.IsError, Here: e.Here,
 		})
