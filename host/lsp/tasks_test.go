@@ -108,3 +108,40 @@ func TestCancelTaskCommand(t *testing.T) {
 		t.Errorf("the server got %d tasks/cancel, want 1", n)
 	}
 }
+
+// TestTaskQuestionInEditor: a task's input_required question is the editor's elicitation form, as
+// any server question, and the answer goes back by the era's path (tasks/result for 2025-11-25,
+// tasks/update for 2026-07-28); meanwhile the task's line says it waits.
+func TestTaskQuestionInEditor(t *testing.T) {
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(era, func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "rec")
+			args := []string{"--tasks", "--task-poll-ms", "1", "--record", rec}
+			if era == "2026-07-28" {
+				args = append(args, "--protocol", era)
+			}
+			env := runWith(t, hosttest.Config{Elicitation: true, WorkDoneProgress: true, InitOptions: initOpts(map[string]any{"t": server(args...)})})
+			ch := callAsync(env, "mcp__t__task_ask", map[string]any{"message": "Which Go?"}, "always-allow")
+			el := awaitElicitation(env, 1)
+			if el.Server != "t" || el.Message != "Which Go?" {
+				t.Errorf("elicitation = %+v", el)
+			}
+			awaitProgress(env, "Switchboard: mcp__t__task_ask", func(ps []toolProgress) bool {
+				return len(ps) > 0 && strings.HasPrefix(ps[len(ps)-1].Value.Message, "waiting for your answer · ")
+			})
+			env.MustCommand(wire.CmdElicit, map[string]any{"id": el.ID, "action": "accept", "content": map[string]any{"name": "Ada", "agree": true}}, nil)
+			out := <-ch
+			if out.err != nil || out.res.IsError || out.res.Text != `answer: {"action":"accept","content":{"agree":true,"name":"Ada"}}` {
+				t.Fatalf("call = %+v, %v", out.res, out.err)
+			}
+			b, _ := os.ReadFile(rec)
+			method := `"method":"tasks/result"`
+			if era == "2026-07-28" {
+				method = `"method":"tasks/update"`
+			}
+			if !strings.Contains(string(b), method) {
+				t.Errorf("the answer did not go back by %s", method)
+			}
+		})
+	}
+}
