@@ -90,6 +90,7 @@ type taskBook struct {
 	broken  bool // the file could not be read: never overwritten
 	entries map[string]*TaskEntry
 	runs    map[string]context.CancelCauseFunc // tasks this host follows now, by ID
+	written map[string]time.Time               // when each running entry was last written
 }
 
 func (b *taskBook) loadLocked() {
@@ -97,7 +98,7 @@ func (b *taskBook) loadLocked() {
 		return
 	}
 	b.loaded = true
-	b.entries, b.runs = map[string]*TaskEntry{}, map[string]context.CancelCauseFunc{}
+	b.entries, b.runs, b.written = map[string]*TaskEntry{}, map[string]context.CancelCauseFunc{}, map[string]time.Time{}
 	if b.path == "" {
 		return
 	}
@@ -339,10 +340,27 @@ func (w *taskWatch) update(u mcpbridge.TaskUpdate) {
 		b.runs[id] = w.cancel
 		b.mu.Unlock()
 	}
-	b.update(id, func(e *TaskEntry) {
-		e.State, e.Status, e.Message, e.RequestState, e.Updated = TaskRunning, u.Status, msg, u.RequestState, w.now()
-	})
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	e := b.entries[id]
+	if e == nil {
+		return
+	}
+	// The file is written when the status changes; a new message or requestState alone (a server
+	// may change them at every poll) at most every stateWriteEvery, so that polling does not cost
+	// a file write and fsync each time. After a crash, the state kept is at most that old.
+	now := w.now()
+	write := first || e.State != TaskRunning || e.Status != u.Status || now.Sub(b.written[id]) >= stateWriteEvery
+	e.State, e.Status, e.Message, e.RequestState, e.Updated = TaskRunning, u.Status, msg, u.RequestState, now
+	if write {
+		b.written[id] = now
+		b.saveLocked()
+	}
 }
+
+// stateWriteEvery bounds how often a running task's file entry is rewritten for a new status
+// message or requestState alone.
+const stateWriteEvery = 5 * time.Second
 
 // showLocked shows the task's line: status message and elapsed time.
 func (w *taskWatch) showLocked() {
@@ -414,6 +432,7 @@ func (w *taskWatch) end(ctx context.Context, res mcpbridge.Result, err error) {
 	b := &w.a.tasks
 	b.mu.Lock()
 	delete(b.runs, id)
+	delete(b.written, id)
 	b.mu.Unlock()
 	if w.a.closing() && err != nil {
 		// Left running: the next host resumes it (its entry says running), whether or not this

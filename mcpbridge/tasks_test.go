@@ -474,3 +474,21 @@ func TestTaskServerEverything(t *testing.T) {
 		t.Errorf("updates:\n%s", got)
 	}
 }
+
+// TestTaskOutlivesCallTimeout: a task that runs longer than the server's call timeout completes
+// (each request of it is bounded, the task is not). Real time: the server completes the task once
+// 1.5 s have passed since it was created, five times the 300 ms call timeout.
+func TestTaskOutlivesCallTimeout(t *testing.T) {
+	for _, e := range eras {
+		t.Run(e.name, func(t *testing.T) {
+			cfg, _ := taskServer(t, e.era, "--task-poll-ms", "1")
+			cfg.CallTimeout = 300 * time.Millisecond
+			r := newTestRegistry(t, Options{})
+			applyAndWait(t, r, cfg)
+			res, err := r.Call(context.Background(), "mcp__t__task_slow", json.RawMessage(`{"seconds":1.5}`))
+			if err != nil || res.IsError || !strings.HasPrefix(res.Text, "task_slow done after") {
+				t.Fatalf("call = %+v, %v", res, err)
+			}
+		})
+	}
+}
