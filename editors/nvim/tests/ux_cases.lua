@@ -414,4 +414,28 @@ T.case('chat: Markdown, tool calls folded; the >20 tools warning once, one line,
     'what to do, on top of the tools list')
 end)
 
+T.case('MCP task: its line in the statusline; :Switchboard tasks lists it and cancels it', function()
+  local sb = T.start({ servers = { demo = { command = T.mcptest, args = { '--tasks', '--task-poll-ms', '1' } } } })
+  local done, res
+  require('switchboard.commands').call_tool('mcp__demo__task_slow', { polls = 1000000 }, 'always-allow', function(e, r)
+    T.ok(not e, vim.inspect(e))
+    done, res = true, r
+  end)
+  T.wait("the task's line in the statusline", function()
+    return sb.statusline():find('mcp__demo__task_slow step ', 1, true) ~= nil
+  end)
+  T.has(sb.statusline(), ' · ', 'the elapsed time')
+  T.answer('switchboard_tasks', T.pick('running'))
+  T.answer('switchboard_task_cancel', T.pick('Cancel the task'))
+  vim.cmd('Switchboard tasks')
+  T.wait('the call ends', function()
+    return done
+  end)
+  T.eq(res.isError, true, 'a cancelled task is an error result')
+  T.has(res.text, 'cancelled')
+  local list = T.exec(require('switchboard.protocol').cmd.tasks)
+  T.eq(list.tasks[1].state, 'cancelled')
+  T.has(require('switchboard.tasks').format(list.tasks[1]), 'cancelled  mcp__demo__task_slow')
+end)
+
 return T

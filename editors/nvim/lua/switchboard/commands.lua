@@ -811,9 +811,14 @@ function sub.attach()
   require('switchboard.resources').attach()
 end
 
+-- :Switchboard tasks [cancel ID]: tool calls that run as MCP tasks (tasks.lua).
+function sub.tasks(first, id)
+  require('switchboard.tasks').pick(first, id)
+end
+
 M.subcommands = sub
 M.names = { 'servers', 'reconnect', 'approve', 'elicit', 'allow', 'trust', 'chat', 'cancel', 'tools', 'call', 'log', 'pins' }
-vim.list_extend(M.names, { 'signin', 'signout', 'model', 'resources', 'prompt', 'attach' })
+vim.list_extend(M.names, { 'signin', 'signout', 'model', 'resources', 'prompt', 'attach', 'tasks' })
 
 --- :Switchboard [sub [args]] (no sub = servers).
 function M.run(args)

@@ -30,6 +30,9 @@ return {
   ServerPins = { 'server', 'changed', 'new', 'removed' },
   PinChange = { 'tool', 'diff' },
   PinsChangedParams = { 'server', 'message' },
+  TasksResult = { 'tasks' },
+  TaskInfo = { 'id', 'tool', 'startedBy', 'started', 'state', 'message', 'result', 'here' },
+  CancelTaskParams = { 'id' },
   -- resources.lua
   ResourcesResult = { 'resources', 'templates' },
   Resource = { 'server', 'uri', 'name', 'description' },
