@@ -332,6 +332,7 @@ export async function statusMenu(sb: Switchboard, questions: Questions): Promise
         { label: "$(debug-restart) Reconnect Server...", run: () => reconnectServer(sb) },
         { label: "$(shield) Manage Tool Approvals...", run: () => manageApprovals(sb) },
         { label: "$(play) Call Tool...", run: () => Promise.resolve(vscode.commands.executeCommand(ui.callTool)) },
+        { label: "$(tasklist) Tasks (Long Tool Calls)...", run: () => Promise.resolve(vscode.commands.executeCommand(ui.showTasks)) },
         { label: "$(comment-discussion) Chat", run: () => Promise.resolve(vscode.commands.executeCommand(ui.openChat)) },
         { label: "$(output) Show Output", run: () => Promise.resolve(sb.output.show(true)) },
     );

@@ -21,6 +21,7 @@ export const ui = {
     browseResources: "switchboard.ui.browseResources",
     attachResource: "switchboard.ui.attachResource",
     runPrompt: "switchboard.ui.runPrompt",
+    showTasks: "switchboard.ui.showTasks",
 } as const;
 
 export const configSection = "switchboard";
@@ -30,3 +31,4 @@ export const clientId = "switchboard";
 export const clientName = "Switchboard";
 export const chatPanelViewType = "switchboard.chatPanel";
 export const statusBarId = "switchboard.status";
+export const tasksBarId = "switchboard.tasks";

@@ -253,6 +253,8 @@ export interface CommandSignatures {
     [Cmd.getPrompt]: { params: GetPromptParams; result: GetPromptResult };
     [Cmd.complete]: { params: CompleteParams; result: CompleteResult };
     [Cmd.input]: { params: InputParams; result: Record<string, never> };
+    [Cmd.tasks]: { params: undefined; result: TasksResult };
+    [Cmd.cancelTask]: { params: CancelTaskParams; result: TasksResult };
 }
 
 /** The result of switchboard.models: the configured model and the provider's models. */
@@ -311,6 +313,33 @@ export interface PinsChangedParams {
     new: string[];
     removed: string[];
     message: string;
+}
+
+// ---- Long calls: MCP tasks, PROTOCOL.md section 7 ----
+
+export interface TaskInfo {
+    id: string;
+    server: string;
+    tool: string;
+    taskId: string;
+    startedBy: string;
+    started: string;
+    updated: string;
+    /** running, completed, failed, cancelled or lost */
+    state: string;
+    status: string;
+    message: string;
+    /** The result of a task that ended after a restart of the host. */
+    result?: string;
+    isError?: boolean;
+    /** This host follows it: it can be cancelled here. */
+    here: boolean;
+}
+export interface TasksResult {
+    tasks: TaskInfo[];
+}
+export interface CancelTaskParams {
+    id: string;
 }
 
 // ---- MCP resources and prompts, PROTOCOL.md section 7 ----

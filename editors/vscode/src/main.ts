@@ -8,6 +8,7 @@ import { Questions } from "./elicit";
 import { registerPins } from "./pins";
 import { Attachments, registerResources } from "./resources";
 import { StatusBar } from "./status";
+import { registerTasks } from "./tasks";
 import { startTestHook } from "./testhook";
 
 let sb: Switchboard | undefined;
@@ -29,6 +30,7 @@ export function activate(context: vscode.ExtensionContext): Api {
     const questions = new Questions(sb);
     context.subscriptions.push(status, chat, questions, ...registerCommands(sb, chat, questions), ...registerPins(sb));
     context.subscriptions.push(...registerResources(sb, attachments, (p) => chat.runPrompt(p)));
+    context.subscriptions.push(...registerTasks(sb));
     const started = sb.start();
     const hook = startTestHook(sb, started);
     if (hook) context.subscriptions.push(hook);
