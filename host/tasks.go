@@ -15,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2/maybe"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
@@ -124,9 +125,32 @@ func (b *taskBook) loadLocked() {
 	}
 }
 
-// saveLocked writes the file atomically; finished entries beyond maxTaskRecent go.
-func (b *taskBook) saveLocked() {
+// saveLocked writes the file atomically; finished entries beyond maxTaskRecent go. Every window's
+// host (and `switchboard call`) writes this file: under a lock, what another one wrote since this
+// one read it is read again and kept (the last writer would otherwise drop it).
+func (b *taskBook) saveLocked() { b.syncLocked(nil) }
+
+// syncLocked takes the file's lock, reads again what other processes wrote, runs f (nil: nothing)
+// and writes the file.
+func (b *taskBook) syncLocked(f func()) {
 	if b.path == "" || b.broken {
+		if f != nil {
+			f()
+		}
+		return
+	}
+	if err := os.MkdirAll(filepath.Dir(b.path), 0o700); err != nil {
+		b.log(fmt.Sprintf("host: task file %s: %v", b.path, err))
+	}
+	lock := flock.New(b.path + ".lock")
+	if err := lock.Lock(); err == nil {
+		defer lock.Unlock() // ignore error: closing the descriptor releases it anyway
+	}
+	b.mergeLocked()
+	if f != nil {
+		f()
+	}
+	if b.broken {
 		return
 	}
 	list := b.listLocked()
@@ -144,10 +168,39 @@ func (b *taskBook) saveLocked() {
 	data, _ := json.MarshalIndent(struct { // ignore error: plain values
 		Tasks []*TaskEntry `json:"tasks"`
 	}{keep}, "", "  ")
-	if err := os.MkdirAll(filepath.Dir(b.path), 0o700); err == nil {
-		err = maybe.WriteFile(b.path, append(data, '\n'), 0o600)
-		if err != nil {
-			b.log(fmt.Sprintf("host: task file %s: %v", b.path, err))
+	if err := maybe.WriteFile(b.path, append(data, '\n'), 0o600); err != nil {
+		b.log(fmt.Sprintf("host: task file %s: %v", b.path, err))
+	}
+}
+
+// mergeLocked reads the file again: an entry another process added is kept, and one it changed
+// later than this one did is taken, unless this host follows that task now.
+func (b *taskBook) mergeLocked() {
+	data, err := os.ReadFile(b.path)
+	if errors.Is(err, os.ErrNotExist) {
+		return
+	}
+	var f struct {
+		Tasks []*TaskEntry `json:"tasks"`
+	}
+	if err == nil {
+		err = json.Unmarshal(data, &f)
+	}
+	if err != nil {
+		b.broken = true
+		b.log(fmt.Sprintf("host: task file %s: %v (it is left as it is; tasks are not kept until it is fixed or removed)", b.path, err))
+		return
+	}
+	for _, d := range f.Tasks {
+		if d == nil || d.ID == "" {
+			continue
+		}
+		m := b.entries[d.ID]
+		switch {
+		case m == nil:
+			b.entries[d.ID] = d
+		case b.runs[d.ID] == nil && d.Updated.After(m.Updated):
+			*m = *d
 		}
 	}
 }
@@ -437,7 +490,7 @@ func (w *taskWatch) end(ctx context.Context, res mcpbridge.Result, err error) {
 	if w.a.closing() && err != nil {
 		// Left running: the next host resumes it (its entry says running), whether or not this
 		// process is still exiting when that one starts.
-		b.update(id, func(e *TaskEntry) { e.Owner = 0 })
+		b.update(id, func(e *TaskEntry) { e.Owner, e.Updated = 0, w.now() })
 		return
 	}
 	state := taskEndState(last, res, err, context.Cause(ctx))
@@ -460,6 +513,13 @@ func taskEndState(last mcpbridge.TaskUpdate, res mcpbridge.Result, err, cause er
 		return TaskCancelled
 	}
 	return TaskLost // ttl lapsed, server gone, malformed: nobody follows it any more
+}
+
+func (a *App) taskNow() time.Time {
+	if a.opts.Now != nil {
+		return a.opts.Now()
+	}
+	return time.Now()
 }
 
 // definition is the fingerprint of server's current definition ("" unknown).
@@ -485,15 +545,17 @@ func (a *App) resumeTasks() {
 	b.mu.Lock()
 	b.loadLocked()
 	var todo []TaskEntry
-	for _, e := range b.entries {
-		if e.State == TaskRunning && b.runs[e.ID] == nil && !processAlive(e.Owner) {
-			e.Owner = os.Getpid() // ours now: another window starting leaves it
-			todo = append(todo, *e)
+	// Claimed under the file's lock, after reading it again: of two windows starting at once, one
+	// follows each task.
+	b.syncLocked(func() {
+		for _, e := range b.entries {
+			if e.State == TaskRunning && b.runs[e.ID] == nil && !processAlive(e.Owner) {
+				e.Owner = os.Getpid() // ours now: another window starting leaves it
+				e.Updated = a.taskNow()
+				todo = append(todo, *e)
+			}
 		}
-	}
-	if len(todo) > 0 {
-		b.saveLocked()
-	}
+	})
 	b.mu.Unlock()
 	for _, e := range todo {
 		a.goBg(func() { a.resumeTask(e) })

@@ -1,0 +1,60 @@
+package host
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+func bookAdd(b *taskBook, id string, at time.Time) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.loadLocked()
+	b.entries[id] = &TaskEntry{ID: id, State: TaskRunning, Started: at, Updated: at}
+	b.saveLocked()
+}
+
+// TestTaskBookTwoWriters: two hosts (two windows, or `switchboard call` beside the editor's)
+// writing tasks.json keep each other's tasks: each write reads the file again under its lock.
+func TestTaskBookTwoWriters(t *testing.T) {
+	path := filepath.Join(t.TempDir(), TasksFile)
+	logf := func(msg string) { t.Log(msg) }
+	b1, b2 := &taskBook{path: path, log: logf}, &taskBook{path: path, log: logf}
+	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	bookAdd(b2, "seen-by-both", now) // both load it
+	b1.mu.Lock()
+	b1.loadLocked()
+	b1.mu.Unlock()
+	bookAdd(b1, "one", now.Add(time.Second))
+	bookAdd(b2, "two", now.Add(2*time.Second)) // b2 read the file before b1 wrote "one"
+	bookAdd(b1, "three", now.Add(3*time.Second))
+	b3 := &taskBook{path: path, log: logf}
+	b3.mu.Lock()
+	b3.loadLocked()
+	got := len(b3.entries)
+	b3.mu.Unlock()
+	if got != 4 {
+		data, _ := os.ReadFile(path)
+		t.Fatalf("%d tasks in the file, want 4:\n%s", got, data)
+	}
+}
+
+// TestTaskBookBrokenFile: a task file that cannot be read is never overwritten.
+func TestTaskBookBrokenFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), TasksFile)
+	const broken = `{"tasks": [ {"id": "x", ` // cut short
+	if err := os.WriteFile(path, []byte(broken), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var logged []string
+	b := &taskBook{path: path, log: func(m string) { logged = append(logged, m) }}
+	bookAdd(b, "new", time.Now())
+	if data, _ := os.ReadFile(path); string(data) != broken {
+		t.Errorf("the broken file was rewritten:\n%s", data)
+	}
+	if len(logged) == 0 || !strings.Contains(logged[0], "left as it is") {
+		t.Errorf("logged %q, want a warning that names the file", logged)
+	}
+}
