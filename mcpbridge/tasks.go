@@ -362,6 +362,12 @@ func (c *conn) followTask(ctx context.Context, name string, outSchema json.RawMe
 		select {
 		case <-clk.after(t.poll()):
 		case o := <-legacyResult:
+			// tasks/result answered before a poll saw the end: the update says how it ended.
+			if o.err == nil {
+				report(wireTask{Status: TaskCompleted, StatusMessage: t.StatusMessage})
+			} else if ctx.Err() == nil && !errors.Is(o.err, transport.ErrTransportClosed) {
+				report(wireTask{Status: TaskFailed, StatusMessage: o.err.Error()})
+			}
 			return c.taskOutcomeResult(ctx, name, outSchema, id, o)
 		case <-ctx.Done():
 			c.cancelTask(ctx, id, state)

@@ -220,8 +220,8 @@ func TestTaskInputRequired(t *testing.T) {
 			if len(asked) != 1 || asked[0].Message != "Which Go?" || asked[0].Server != "t" {
 				t.Errorf("asked = %+v, want one question from t", asked)
 			}
-			if !strings.Contains(strings.Join(ups.statuses(), "\n"), "input_required: waiting for your answer") {
-				t.Errorf("updates = %q, want input_required", ups.statuses())
+			if !strings.Contains(strings.Join(ups.statuses(), "\n"), "input_required: waiting for your answer") || ups.last().Status != TaskCompleted {
+				t.Errorf("updates = %q, want input_required, and completed last", ups.statuses())
 			}
 			in, _ := recorded(t, rec)
 			wantUpdate := 0
