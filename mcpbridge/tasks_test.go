@@ -428,8 +428,7 @@ func TestCreatedTaskHostile(t *testing.T) {
 }
 
 // npmEverything is the reference server with a task tool (simulate-research-query, taskSupport
-// required), run from npx's cache: the test is skipped when it is not there (cmd/switchboard's
-// TestNPMReferenceServers downloads it).
+// required), run as users run it (npx -y: downloaded from the npm registry when not cached).
 const npmEverything = "@modelcontextprotocol/server-everything@2026.8.31"
 
 // TestTaskServerEverything: simulate-research-query with ambiguous true completes through a
@@ -442,8 +441,8 @@ func TestTaskServerEverything(t *testing.T) {
 		t.Skip("npx is not installed")
 	}
 	cfg := config.ServerConfig{Name: "everything", Transport: config.TransportStdio, Command: "npx",
-		Args:           []string{"--offline", "-y", npmEverything, "stdio"},
-		StartupTimeout: 60 * time.Second, CallTimeout: 30 * time.Second, Source: "test"}
+		Args:           []string{"-y", npmEverything, "stdio"},
+		StartupTimeout: 240 * time.Second, CallTimeout: 30 * time.Second, Source: "test"}
 	var asked []Elicitation
 	r := newTestRegistry(t, Options{Elicit: func(ctx context.Context, e Elicitation) ElicitResult {
 		asked = append(asked, e)
@@ -453,7 +452,7 @@ func TestTaskServerEverything(t *testing.T) {
 		return ElicitResult{Action: "accept", Content: map[string]any{e.Fields[0].Name: e.Fields[0].Enum[1]}}
 	}})
 	if st := applyAndWait(t, r, cfg); st["everything"].State != StateReady {
-		t.Skipf("server-everything is not in npx's cache: %s", st["everything"].Error)
+		t.Fatalf("server-everything did not start: %s %s", st["everything"].Error, st["everything"].StderrTail)
 	}
 	tool, ok := r.Lookup("mcp__everything__simulate-research-query")
 	if !ok || tool.TaskSupport != TaskSupportRequired {
