@@ -123,7 +123,9 @@ type wireTool struct {
 	OutputSchema json.RawMessage `json:"outputSchema,omitempty"`
 	Annotations  json.RawMessage `json:"annotations,omitempty"`
 	Execution    json.RawMessage `json:"execution,omitempty"` // tasks.go: taskSupport; not part of the pin (nothing the person or model reads)
+	Meta         json.RawMessage `json:"_meta,omitempty"`
 
+	ui        *ToolUI         // apps.go: set by withViews
 	canonical json.RawMessage // pin.go: set by pinTools
 	hash      string
 }
@@ -290,7 +292,7 @@ func (c *conn) listTools(ctx context.Context) ([]wireTool, error) {
 		}
 		all = append(all, page.Tools...)
 		if page.NextCursor == "" {
-			return c.paramHeaderTools(all), nil
+			return c.withViews(ctx, c.paramHeaderTools(all)), nil // apps.go
 		}
 		if seen[page.NextCursor] {
 			return nil, errors.New("tools/list repeats a cursor")

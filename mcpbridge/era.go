@@ -196,8 +196,9 @@ func (r *Registry) clientMeta() json.RawMessage {
 	if r.opts.Elicit != nil {
 		caps["elicitation"] = map[string]any{"form": map[string]any{}, "url": map[string]any{}}
 	}
-	// The tasks extension (tasks.go): a server may answer any tools/call with a task.
-	caps["extensions"] = map[string]any{TaskExtension: map[string]any{}}
+	// The tasks extension (tasks.go): a server may answer any tools/call with a task. MCP Apps
+	// (apps.go): the host shows views.
+	caps["extensions"] = map[string]any{TaskExtension: map[string]any{}, AppsExtension: map[string]any{"mimeTypes": []string{AppMIMEType}}}
 	b, _ := json.Marshal(map[string]any{ // ignore error: plain values
 		mcp.MetaKeyProtocolVersion:    ProtocolModern,
 		mcp.MetaKeyClientInfo:         mcp.Implementation{Name: "switchboard", Version: clientVersion},

@@ -19,7 +19,7 @@ import (
 // call; the host compares it with the user's pins.
 
 // pinFields are the canonical form's fields in the order the diff shows them.
-var pinFields = []string{"server", "name", "title", "description", "inputSchema", "outputSchema", "annotations"}
+var pinFields = []string{"server", "name", "title", "description", "inputSchema", "outputSchema", "annotations", "ui"}
 
 // ServerIdentity is the server part of every tool's canonical form.
 func ServerIdentity(cfg config.ServerConfig) json.RawMessage {
@@ -42,7 +42,16 @@ func ServerIdentity(cfg config.ServerConfig) json.RawMessage {
 // hash (sha256, hex). JSON values are re-encoded with sorted keys and without white space, so the
 // same definition sent twice in another layout hashes the same.
 func CanonicalTool(server json.RawMessage, name, title, description string, input, output, annotations json.RawMessage) (json.RawMessage, string) {
+	return canonicalTool(server, name, title, description, input, output, annotations, nil)
+}
+
+// canonicalTool is CanonicalTool with the tool's MCP Apps declaration (apps.go; nil: none, and
+// the form is as before views existed, so no existing pin changes).
+func canonicalTool(server json.RawMessage, name, title, description string, input, output, annotations json.RawMessage, ui *ToolUI) (json.RawMessage, string) {
 	m := map[string]any{"server": canonicalValue(server), "name": name, "description": description}
+	if v := canonicalUI(ui); v != nil {
+		m["ui"] = v
+	}
 	if title != "" {
 		m["title"] = title
 	}
@@ -85,7 +94,7 @@ func pinTools(cfg config.ServerConfig, tools []wireTool) []wireTool {
 	id := ServerIdentity(cfg)
 	for i := range tools {
 		t := &tools[i]
-		t.canonical, t.hash = CanonicalTool(id, t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations)
+		t.canonical, t.hash = canonicalTool(id, t.Name, t.Title, t.Description, t.InputSchema, t.OutputSchema, t.Annotations, t.ui)
 	}
 	return tools
 }

@@ -443,14 +443,13 @@ func (r *Registry) clientOptions(cfg config.ServerConfig) []client.ClientOption 
 	if r.opts.Sample != nil {
 		opts = append(opts, client.WithSamplingHandler(sampleHandler{server: cfg.Name, fn: r.opts.Sample}))
 	}
+	// MCP Apps (apps.go): the host shows views; servers may offer their UI tools only then.
+	caps := mcp.ClientCapabilities{Extensions: map[string]any{AppsExtension: map[string]any{"mimeTypes": []string{AppMIMEType}}}}
 	if r.opts.Elicit != nil {
-		opts = append(opts,
-			client.WithElicitationHandler(elicitHandler{server: cfg.Name, fn: r.opts.Elicit}),
-			client.WithClientCapabilities(mcp.ClientCapabilities{
-				Elicitation: &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}},
-			}))
+		opts = append(opts, client.WithElicitationHandler(elicitHandler{server: cfg.Name, fn: r.opts.Elicit}))
+		caps.Elicitation = &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}}
 	}
-	return opts
+	return append(opts, client.WithClientCapabilities(caps))
 }
 
 // watchHealth pings an HTTP or SSE server every PingInterval, and at once after a call failed at
@@ -634,7 +633,7 @@ func (r *Registry) rebuildLocked() {
 			schema = json.RawMessage(`{"type":"object"}`)
 		}
 		t := Tool{Name: assigned[i], Server: c.e.cfg.Name, Tool: c.tool.Name, Description: c.tool.Description, InputSchema: schema,
-			Canonical: c.tool.canonical, Hash: c.tool.hash, TaskSupport: taskSupportOf(c.tool.Execution)}
+			Canonical: c.tool.canonical, Hash: c.tool.hash, TaskSupport: taskSupportOf(c.tool.Execution), UI: c.tool.ui}
 		if len(c.tool.OutputSchema) > 0 && string(c.tool.OutputSchema) != "null" {
 			t.OutputSchema = c.tool.OutputSchema
 		}

@@ -102,6 +102,9 @@ type Tool struct {
 	// TaskSupport is the tool's execution.taskSupport ("required", "optional", or "" for a plain
 	// call): a call of it may run as a task (tasks.go).
 	TaskSupport string `json:"taskSupport,omitempty"`
+	// UI is the tool's MCP Apps declaration (apps.go): its view and who may call it; nil when it
+	// declares none. Shared: do not modify.
+	UI *ToolUI `json:"-"`
 }
 
 // Result is one tool call's outcome, shaped like the wire ToolResult (PROTOCOL.md section 3).

@@ -7,6 +7,7 @@
 package main
 
 import (
+	"cmp"
 	"context"
 	"flag"
 	"fmt"
@@ -57,6 +58,9 @@ type options struct {
 	taskState      string // tasks.go
 	taskPollMs     int64
 	taskTTLMs      int64
+	apps           bool   // apps.go
+	appsVersion    string // apps.go
+	appsCSPInject  bool   // apps.go
 }
 
 // hostileText is what a hostile server puts in its stderr, tool descriptions and results: a screen
@@ -103,6 +107,9 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.taskState, "task-state", "", "keep the tasks in `FILE`, so that a server started again knows them")
 	fs.Int64Var(&o.taskPollMs, "task-poll-ms", 1000, "the pollInterval tasks announce, in milliseconds")
 	fs.Int64Var(&o.taskTTLMs, "task-ttl-ms", 0, "the ttl tasks announce, in milliseconds (0: none)")
+	fs.BoolVar(&o.apps, "apps", false, "add an MCP App: tool clock with a view (ui://mcptest/clock.html) and the app-only tool tick (see apps.go)")
+	fs.StringVar(&o.appsVersion, "apps-version", cmp.Or(os.Getenv("MCPTEST_APPS_VERSION"), "1"), "with --apps, the `VERSION` the view's HTML shows (a changed view is a changed tool; default $MCPTEST_APPS_VERSION or 1)")
+	fs.BoolVar(&o.appsCSPInject, "apps-csp-inject", false, "with --apps, declare CSP entries that try to add a directive or a keyword")
 	o.oauth.flags(fs)
 	if err := fs.Parse(args); err != nil {
 		return 2

@@ -55,11 +55,15 @@ func newServer(o options, logf func(string, ...any)) *testServer {
 		opts = append(opts, server.WithTaskCapabilities(false, true, true),
 			server.WithExtensions(map[string]any{"io.modelcontextprotocol/tasks": map[string]any{}}))
 	}
+	opts = append(opts, appsResourceOptions(o)...) // apps.go
 	ts.mcp = server.NewMCPServer(o.name, "0.1.0", opts...)
 	if o.tasks {
 		ts.addTaskTools() // tasks.go
 	}
 	ts.addTools()
+	if o.apps {
+		ts.addAppTools() // apps.go
+	}
 	if o.mrtr || o.modernOnly() {
 		ts.addMRTRTools() // modern.go
 	}

@@ -1,0 +1,111 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+
+	"github.com/mark3labs/mcp-go/mcp"
+	"github.com/mark3labs/mcp-go/server"
+)
+
+// --apps: an MCP App (the extension io.modelcontextprotocol/ui). Tool clock has a view
+// (ui://mcptest/clock.html); tool tick is app-only (visibility ["app"]): its view calls it, the
+// model never sees it. The view is a plain page that speaks the postMessage protocol by hand
+// (no SDK), so tests can drive it: it shows the tool input and result, its Tick button calls
+// tick through the host, and its Escapes button tries what a hostile view would (another
+// origin, the parent's document, storage, the VS Code API) and shows what got through.
+// --apps-version changes the HTML (a changed view is a changed tool); --apps-csp-inject declares
+// a CSP entry that tries to add a directive.
+
+const appViewURI = "ui://mcptest/clock.html"
+
+// appHTML is the view; %s is the version.
+const appHTML = `<!doctype html>
+<html><head><meta charset="utf-8"><title>mcptest clock</title></head>
+<body>
+<h1 id="title">mcptest clock %s</h1>
+<div id="status">starting</div>
+<div>input: <span id="input"></span></div>
+<div>result: <span id="result"></span></div>
+<button id="tick">Tick</button> <span id="ticked"></span>
+<button id="escape">Escapes</button> <span id="escapes"></span>
+<button id="link">Link</button> <span id="linked"></span>
+<script>
+let next = 1; const pending = {};
+function send(m) { window.parent.postMessage(m, '*'); }
+function request(method, params) {
+  const id = next++; send({jsonrpc: '2.0', id, method, params});
+  return new Promise((res, rej) => { pending[id] = {res, rej}; });
+}
+function text(r) { return ((r && r.content) || []).filter(b => b.type === 'text').map(b => b.text).join('\n'); }
+function show(id, s) { document.getElementById(id).textContent = s; }
+window.addEventListener('message', e => {
+  if (e.source !== window.parent) return;
+  const m = e.data; if (!m || m.jsonrpc !== '2.0') return;
+  if (m.id !== undefined && !m.method && pending[m.id]) {
+    const p = pending[m.id]; delete pending[m.id]; m.error ? p.rej(m.error) : p.res(m.result); return;
+  }
+  if (m.method === 'ui/notifications/tool-input') show('input', JSON.stringify((m.params || {}).arguments || {}));
+  if (m.method === 'ui/notifications/tool-result') show('result', (m.params.isError ? 'error: ' : '') + text(m.params));
+  if (m.method === 'ui/resource-teardown') send({jsonrpc: '2.0', id: m.id, result: {}});
+});
+request('ui/initialize', {appInfo: {name: 'mcptest-clock', version: '%s'}, appCapabilities: {}, protocolVersion: '2026-01-26'}).then(r => {
+  show('status', 'initialized theme=' + ((r.hostContext || {}).theme || '') + ' mode=' + ((r.hostContext || {}).displayMode || ''));
+  send({jsonrpc: '2.0', method: 'ui/notifications/initialized', params: {}});
+  send({jsonrpc: '2.0', method: 'ui/notifications/size-changed', params: {width: 480, height: 260}});
+}, e => show('status', 'initialize failed: ' + e.message));
+document.getElementById('tick').onclick = () => request('tools/call', {name: 'tick', arguments: {}}).then(
+  r => show('ticked', (r.isError ? 'denied or failed: ' : 'ok: ') + text(r)),
+  e => show('ticked', 'refused: ' + e.message));
+document.getElementById('link').onclick = () => request('ui/open-link', {url: 'https://example.com/docs'}).then(
+  r => show('linked', r.isError ? 'not opened' : 'opened'), e => show('linked', 'refused: ' + e.message));
+document.getElementById('escape').onclick = async () => {
+  const out = [];
+  try { await fetch('http://127.0.0.1:9/steal'); out.push('fetch:reached'); } catch (e) { out.push('fetch:blocked'); }
+  try { void window.parent.document.title; out.push('parent:reached'); } catch (e) { out.push('parent:blocked'); }
+  try { window.localStorage.setItem('x', '1'); out.push('storage:reached'); } catch (e) { out.push('storage:blocked'); }
+  try { document.cookie = 'x=1'; out.push(document.cookie ? 'cookie:reached' : 'cookie:blocked'); } catch (e) { out.push('cookie:blocked'); }
+  out.push(typeof acquireVsCodeApi === 'function' ? 'vscode:reached' : 'vscode:blocked');
+  show('escapes', out.join(' '));
+};
+</script>
+</body></html>
+`
+
+func (ts *testServer) addAppTools() {
+	var ticks atomic.Int64
+	viewMeta := &mcp.Meta{AdditionalFields: map[string]any{"ui": map[string]any{"resourceUri": appViewURI}}}
+	clock := mcp.NewTool("clock", mcp.WithDescription("Show a clock (it has a view)."),
+		mcp.WithString("label", mcp.Description("a label the view shows")))
+	clock.Meta = viewMeta
+	ts.mcp.AddTool(clock, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(fmt.Sprintf("clock %s: tick %d", req.GetString("label", ""), ticks.Load())), nil
+	})
+	tick := mcp.NewTool("tick", mcp.WithDescription("Advance the clock (only its view calls this)."))
+	tick.Meta = &mcp.Meta{AdditionalFields: map[string]any{"ui": map[string]any{"resourceUri": appViewURI, "visibility": []string{"app"}}}}
+	ts.mcp.AddTool(tick, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return mcp.NewToolResultText(fmt.Sprintf("tick %d", ticks.Add(1))), nil
+	})
+	connect := []string{"https://api.example.com"}
+	if ts.o.appsCSPInject {
+		connect = append(connect, "https://evil.example; script-src *", "'unsafe-eval'", "*")
+	}
+	html := fmt.Sprintf(appHTML, ts.o.appsVersion, ts.o.appsVersion)
+	ts.mcp.AddResource(mcp.NewResource(appViewURI, "clock view", mcp.WithMIMEType("text/html;profile=mcp-app")),
+		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/html;profile=mcp-app", Text: html,
+				Meta: map[string]any{"ui": map[string]any{
+					"csp":         map[string]any{"connectDomains": connect, "resourceDomains": []string{"https://cdn.example.com"}},
+					"permissions": map[string]any{"clipboardWrite": map[string]any{}},
+				}}}}, nil
+		})
+}
+
+// appsResourceOptions are the server options --apps needs when --resources is off.
+func appsResourceOptions(o options) []server.ServerOption {
+	if o.withResources || !o.apps {
+		return nil
+	}
+	return []server.ServerOption{server.WithResourceCapabilities(false, false)}
+}
