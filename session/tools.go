@@ -88,6 +88,9 @@ func newToolSet(src *mcpbridge.ToolSet, resources bool) *toolSet {
 		if t.Held {
 			continue // held back by its pin (host): callable, so the gate says why, but not offered
 		}
+		if !t.UI.ModelVisible() {
+			continue // MCP Apps: an app-only tool is for its server's views, never the model's
+		}
 		ts.list = append(ts.list, t)
 	}
 	if shadow {
@@ -180,7 +183,9 @@ func (m *Manager) callOne(ctx context.Context, ts *toolSet, conv *convo, turn st
 	}
 	bi := builtinByName[name]
 	mcpTool, isMCP := ts.mcp.Lookup(name)
-	if bi == nil && !isMCP {
+	if bi == nil && !isMCP || isMCP && turn != "" && !mcpTool.UI.ModelVisible() {
+		// An app-only tool (MCP Apps visibility ["app"]) does not exist for the model: a turn that
+		// names it anyway (an injected instruction) gets what an unknown name gets.
 		d := decided(permissions.Decision{By: ByUnknown, Reason: "unknown tool"})
 		return errResult(name, unknownTool(name)), d
 	}
