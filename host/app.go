@@ -150,9 +150,11 @@ type App struct {
 
 	cfgs    configState
 	servers serverStates
-	signIns signIns  // signin.go
-	inputs  inputs   // inputs.go
-	tasks   taskBook // tasks.go
+	signIns signIns      // signin.go
+	inputs  inputs       // inputs.go
+	tasks   taskBook     // tasks.go
+	views   views        // views.go
+	browser browserViews // viewbrowser.go
 }
 
 var _ permissions.Prompter = (*App)(nil)
@@ -376,6 +378,7 @@ func (a *App) Close() {
 	a.closeOnce.Do(func() {
 		close(a.gone)
 		a.questions.CancelAll(ByDisconnect)
+		a.closeBrowserViews() // viewbrowser.go: views in the browser stop with the host
 		a.sessions.Close()
 		if err := a.registry.Close(); err != nil {
 			a.log.Debug("host: closing MCP servers", "error", err)

@@ -155,6 +155,13 @@ type CallRequest struct {
 // CallTool runs one tool call through the gate (the person is asked through the UI) and returns
 // its result (denials are error results) and the gate's decision.
 func (a *App) CallTool(ctx context.Context, r CallRequest) (mcpbridge.Result, permissions.Decision) {
+	res, dec, _ := a.CallToolView(ctx, r)
+	return res, dec
+}
+
+// CallToolView is CallTool that also names the view the result has (views.go; nil: none). A
+// call a view made leaves no view of its own.
+func (a *App) CallToolView(ctx context.Context, r CallRequest) (mcpbridge.Result, permissions.Decision, *ViewRef) {
 	if _, ok := a.registry.Lookup(r.Name); !ok {
 		// A call that comes while its server is still starting (an editor that calls as soon as it
 		// has started the host, a keybinding pressed at once) waits for the start instead of
@@ -174,7 +181,7 @@ func (a *App) CallTool(ctx context.Context, r CallRequest) (mcpbridge.Result, pe
 	if err != nil {
 		msg := err.Error()
 		return mcpbridge.Result{Name: r.Name, IsError: true, Text: msg, Bytes: len(msg), Content: []json.RawMessage{}},
-			permissions.Decision{By: permissions.ByPolicy, Reason: "denied: " + msg}
+			permissions.Decision{By: permissions.ByPolicy, Reason: "denied: " + msg}, nil
 	}
 	var via session.CallFunc // nil: the UI's observer (progressTools.Call)
 	if r.Progress != nil {
@@ -198,7 +205,11 @@ func (a *App) CallTool(ctx context.Context, r CallRequest) (mcpbridge.Result, pe
 	if res.Content == nil {
 		res.Content = []json.RawMessage{}
 	}
-	return res, dec
+	var view *ViewRef
+	if dec.Allowed && r.Source != "view" {
+		view = a.keepView(ctx, r.Name, r.Arguments, res)
+	}
+	return res, dec, view
 }
 
 // ChatRequest starts a chat turn.
@@ -217,6 +228,7 @@ type ChatEvent struct {
 	session.Event
 	Label   string
 	Summary string
+	View    *ViewRef // toolResult of a tool with a view (views.go)
 }
 
 // Chat starts a turn and returns its ids at once; each step reaches UI.ChatEvent (on the turn's
@@ -273,6 +285,7 @@ func (a *App) explain(decided *decidedCalls, ev session.Event) ChatEvent {
 			d = permissions.Decision{Allowed: true}
 		}
 		out.Summary = a.Summary(r.Name, mcpbridge.Result{Name: r.Name, IsError: r.IsError, Text: r.Text}, d)
+		out.View = a.chatView(r.ID) // views.go
 	}
 	return out
 }
@@ -359,10 +372,20 @@ func (t progressTools) observed(ctx context.Context, obs ToolProgress, name stri
 	if obs != nil {
 		obs.End(res, stopped)
 	}
+	if !stopped {
+		t.keepChatView(ctx, name, args, res, err) // views.go
+	}
 	if stopped && err != nil {
 		// Only this call was stopped, from its progress: an error result, not a cancelled turn.
 		const msg = "the user cancelled this tool call"
 		return mcpbridge.Result{Name: name, IsError: true, Text: msg, Bytes: len(msg)}, nil
 	}
 	return res, err
+}
+
+// keepChatView keeps the view of a chat turn's call (views.go): its result event names it.
+func (t progressTools) keepChatView(ctx context.Context, name string, args json.RawMessage, res mcpbridge.Result, err error) {
+	if err == nil && session.CallID(ctx) != "" {
+		t.a.keepView(ctx, name, args, res)
+	}
 }

@@ -201,6 +201,10 @@ func parseCallResultSchema(name string, raw []byte, fr *stdio.Frame, outSchema j
 		return errorResult(name, fmt.Sprintf("tool result too large: a value besides text is over %d bytes (limit %d in all)", stdio.ElideAt, MaxResultTotal))
 	}
 	hasStructure := len(w.StructuredContent) > 0 && string(w.StructuredContent) != "null"
+	if hasStructure && len(w.StructuredContent) <= MaxResultText {
+		// An MCP App's view reads the structure as the server sent it (apps.go).
+		res.StructuredContent = json.RawMessage(append([]byte(nil), w.StructuredContent...))
+	}
 	if len(outSchema) > 0 && !w.IsError {
 		if msg := checkStructured(outSchema, w.StructuredContent, hasStructure); msg != "" {
 			res.StructuredError = msg

@@ -119,4 +119,7 @@ type Result struct {
 	// StructuredError says why the structuredContent does not match the tool's outputSchema
 	// (or is missing), "" when it matches or the tool declares none. Text carries it too.
 	StructuredError string `json:"structuredError,omitempty"`
+	// StructuredContent is the result's structuredContent as the server sent it (up to
+	// MaxResultText bytes), for an MCP App's view; the model sees it through Text.
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 }

@@ -87,6 +87,9 @@ func (ts *testServer) addAppTools() {
 	ts.mcp.AddTool(tick, func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		return mcp.NewToolResultText(fmt.Sprintf("tick %d", ticks.Add(1))), nil
 	})
+	modelOnly := mcp.NewTool("model_only", mcp.WithDescription("A tool for the model alone (visibility [\"model\"]): views may not call it."))
+	modelOnly.Meta = &mcp.Meta{AdditionalFields: map[string]any{"ui": map[string]any{"visibility": []string{"model"}}}}
+	ts.mcp.AddTool(modelOnly, textHandler("model only"))
 	connect := []string{"https://api.example.com"}
 	if ts.o.appsCSPInject {
 		connect = append(connect, "https://evil.example; script-src *", "'unsafe-eval'", "*")

@@ -52,6 +52,11 @@ func (s *server) commands() map[string]commandFunc {
 		wire.CmdInput:        s.cmdInput,        // inputs.go
 		wire.CmdTasks:        s.cmdTasks,        // tasks.go
 		wire.CmdCancelTask:   s.cmdCancelTask,   // tasks.go
+
+		wire.CmdView:              s.cmdView,              // views.go
+		wire.CmdViewCallTool:      s.cmdViewCallTool,      // views.go
+		wire.CmdViewOpenLink:      s.cmdViewOpenLink,      // views.go
+		wire.CmdViewOpenInBrowser: s.cmdViewOpenInBrowser, // views.go
 	}
 }
 
@@ -392,7 +397,7 @@ func (s *server) cmdCallTool(ctx context.Context, arg, token json.RawMessage) (a
 	if err != nil {
 		return nil, err
 	}
-	res, dec := s.app.CallTool(ctx, host.CallRequest{
+	res, dec, view := s.app.CallToolView(ctx, host.CallRequest{
 		Name: p.Name, Arguments: args, Mode: mode, Source: "callTool",
 		Progress: s.newToolProgress(token), // the editor's workDoneToken, when it sent one
 	})
@@ -401,6 +406,7 @@ func (s *server) cmdCallTool(ctx context.Context, arg, token json.RawMessage) (a
 	}
 	out := wireResult(res, s.capabilities().textOnce)
 	out.Summary = s.app.Summary(p.Name, res, dec)
+	out.View = wireViewRef(view) // views.go
 	return out, nil
 }
 

@@ -124,6 +124,13 @@ func marshalToolResult(r wire.ToolResult) ([]byte, error) {
 	if r.TextOmitted {
 		b = append(b, `,"textOmitted":true`...)
 	}
+	if r.View != nil {
+		v, err := json.Marshal(r.View)
+		if err != nil {
+			return nil, err
+		}
+		b = append(append(b, `,"view":`...), v...)
+	}
 	return append(b, '}'), nil
 }
 
@@ -160,7 +167,7 @@ func wireEvent(ce host.ChatEvent) wire.Event {
 	}
 	if r := ev.Result; r != nil {
 		out.Result = &wire.ToolResultEvent{ID: r.ID, Name: r.Name, IsError: r.IsError, Truncated: r.Truncated,
-			Bytes: r.Bytes, Text: r.Text, Summary: ce.Summary}
+			Bytes: r.Bytes, Text: r.Text, Summary: ce.Summary, View: wireViewRef(ce.View)}
 	}
 	out.Usage, out.ConversationUsage = wireUsage(ev.Usage), wireUsage(ev.ConversationUsage)
 	return out

@@ -30,6 +30,11 @@ const (
 	CmdInput        = "switchboard.input"        // the value of a config file's ${input:ID}
 	CmdTasks        = "switchboard.tasks"        // tasks.go
 	CmdCancelTask   = "switchboard.cancelTask"   // tasks.go
+
+	CmdView              = "switchboard.view"               // MCP Apps: a view's HTML, CSP, input and result
+	CmdViewCallTool      = "switchboard.view.callTool"      // a view's tools/call, through the gate
+	CmdViewOpenLink      = "switchboard.view.openLink"      // a view's ui/open-link: the person is asked
+	CmdViewOpenInBrowser = "switchboard.view.openInBrowser" // serve the view on 127.0.0.1 and open it
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
@@ -42,6 +47,7 @@ var Commands = []string{
 	CmdResources, CmdReadResource, CmdUnsubscribe, CmdPrompts, CmdGetPrompt, CmdComplete,
 	CmdInput,
 	CmdTasks, CmdCancelTask,
+	CmdView, CmdViewCallTool, CmdViewOpenLink, CmdViewOpenInBrowser,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).

@@ -27,6 +27,8 @@ var contract = []any{
 	GetPromptResult{}, CompleteParams{}, CompleteResult{}, ResourceRef{}, ResourcesChangedParams{},
 	InputRequest{}, InputParams{}, InputResolvedParams{}, PolicyRef{},
 	TaskInfo{}, TasksResult{}, CancelTaskParams{},
+	ViewRef{}, ViewParams{}, ViewResult{}, ViewCSP{}, ViewPermissions{}, ViewCallToolParams{}, ViewOpenLinkParams{},
+	ViewOpenLinkResult{}, ViewOpenInBrowserResult{},
 }
 
 // Field is one JSON field of a wire struct as shapes.json describes it.

@@ -204,6 +204,8 @@ type ToolResult struct {
 	// TextOmitted is true when text blocks were left out of Content because the editor declared
 	// experimental.switchboard.textOnce: the text is sent once, in Text.
 	TextOmitted bool `json:"textOmitted,omitempty"`
+	// View names the MCP App view of the result, when the tool declares one (views.go).
+	View *ViewRef `json:"view,omitempty"`
 }
 
 // ChatParams is arguments[0] of switchboard.chat.
@@ -267,6 +269,8 @@ type ToolResultEvent struct {
 	// Summary is as ToolResult.Summary: one plain sentence for the person when the call was
 	// denied, not run or failed (Text is what the model saw).
 	Summary string `json:"summary,omitempty"`
+	// View names the MCP App view of the result, when the tool declares one.
+	View *ViewRef `json:"view,omitempty"`
 }
 
 // Usage is token usage (a turn's or a conversation's). InputTokens counts every input token,
@@ -415,4 +419,86 @@ type InputParams struct {
 type InputResolvedParams struct {
 	ID string `json:"id"`
 	By string `json:"by"` // user | timeout | cancelled | disconnect
+}
+
+// ViewRef names the MCP App view of a tool result (ToolResult.view, the chat result's view).
+type ViewRef struct {
+	ID     string `json:"id"`
+	Server string `json:"server"`
+	Tool   string `json:"tool"` // the registered name of the tool called
+	URI    string `json:"uri"`  // the ui:// resource
+	// Error says why the view cannot be shown (the resource could not be read, had the wrong
+	// type or was too big); the result's text stands alone then.
+	Error string `json:"error,omitempty"`
+}
+
+// ViewParams is arguments[0] of switchboard.view and switchboard.view.openInBrowser.
+type ViewParams struct {
+	ID string `json:"id"`
+}
+
+// ViewResult is the result of switchboard.view: what an editor needs to show the view.
+type ViewResult struct {
+	ID     string `json:"id"`
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+	URI    string `json:"uri"`
+	HTML   string `json:"html"`
+	// CSP is the Content-Security-Policy the view's document must get: nothing beyond what the
+	// view declared. The editor must not widen it.
+	CSP string `json:"csp"`
+	// DeclaredCSP is the view's _meta.ui.csp as checked (every entry a plain origin).
+	DeclaredCSP ViewCSP `json:"declaredCsp"`
+	// Permissions are the declared _meta.ui.permissions; Allow the frame's allow attribute.
+	Permissions   ViewPermissions `json:"permissions"`
+	Allow         string          `json:"allow"`
+	PrefersBorder *bool           `json:"prefersBorder,omitempty"`
+	// ToolInput is the call's arguments, ToolResult the CallToolResult (content,
+	// structuredContent, isError), ToolInfo {tool: {name, description, inputSchema}}: what the
+	// view gets as ui/notifications/tool-input, tool-result and hostContext.toolInfo.
+	ToolInput  json.RawMessage `json:"toolInput"`
+	ToolResult json.RawMessage `json:"toolResult"`
+	ToolInfo   json.RawMessage `json:"toolInfo"`
+}
+
+// ViewCSP is a view's declared origins (MCP Apps McpUiResourceCsp).
+type ViewCSP struct {
+	ConnectDomains  []string `json:"connectDomains,omitempty"`
+	ResourceDomains []string `json:"resourceDomains,omitempty"`
+	FrameDomains    []string `json:"frameDomains,omitempty"`
+	BaseURIDomains  []string `json:"baseUriDomains,omitempty"`
+}
+
+// ViewPermissions are a view's declared browser features (MCP Apps McpUiResourcePermissions).
+type ViewPermissions struct {
+	Camera         bool `json:"camera,omitempty"`
+	Microphone     bool `json:"microphone,omitempty"`
+	Geolocation    bool `json:"geolocation,omitempty"`
+	ClipboardWrite bool `json:"clipboardWrite,omitempty"`
+}
+
+// ViewCallToolParams is arguments[0] of switchboard.view.callTool: a tools/call the view id made.
+// Name is the server's own tool name (the view knows no other); the result is a ToolResult.
+type ViewCallToolParams struct {
+	ID        string          `json:"id"`
+	Name      string          `json:"name"`
+	Arguments json.RawMessage `json:"arguments,omitempty"`
+}
+
+// ViewOpenLinkParams is arguments[0] of switchboard.view.openLink.
+type ViewOpenLinkParams struct {
+	ID  string `json:"id"`
+	URL string `json:"url"`
+}
+
+// ViewOpenLinkResult says whether the person let the page open (the host then opened it).
+type ViewOpenLinkResult struct {
+	Opened bool `json:"opened"`
+}
+
+// ViewOpenInBrowserResult is the result of switchboard.view.openInBrowser: the one-time address
+// of the view's page on 127.0.0.1, and whether the editor opened it (window/showDocument).
+type ViewOpenInBrowserResult struct {
+	URL   string `json:"url"`
+	Shown bool   `json:"shown"`
 }

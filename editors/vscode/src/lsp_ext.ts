@@ -34,6 +34,10 @@ export const Cmd = {
     input: "switchboard.input",
     tasks: "switchboard.tasks",
     cancelTask: "switchboard.cancelTask",
+    view: "switchboard.view",
+    viewCallTool: "switchboard.view.callTool",
+    viewOpenLink: "switchboard.view.openLink",
+    viewOpenInBrowser: "switchboard.view.openInBrowser",
 } as const;
 
 // Notifications from the host.

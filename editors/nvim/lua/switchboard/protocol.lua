@@ -35,6 +35,10 @@ M.cmd = {
   input = 'switchboard.input',
   tasks = 'switchboard.tasks',
   cancel_task = 'switchboard.cancelTask',
+  view = 'switchboard.view',
+  view_call_tool = 'switchboard.view.callTool',
+  view_open_link = 'switchboard.view.openLink',
+  view_open_in_browser = 'switchboard.view.openInBrowser',
 }
 
 -- Notifications from the host.

@@ -1,0 +1,153 @@
+package lsp_test
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/host/wire"
+)
+
+// viewPrompts answers the approval prompts: the person allows the clock when the model or they
+// call it, and answers a view's call with deny (or allow once, when allowView).
+func viewPrompts(allowView bool) hosttest.Responder {
+	return func(_ context.Context, p hosttest.ShowMessageRequestParams) string {
+		switch {
+		case strings.HasPrefix(p.Message, "The view of "):
+			if allowView {
+				return wire.TitleAllowOnce
+			}
+			return wire.TitleDeny
+		case strings.HasPrefix(p.Message, "Allow "):
+			return wire.TitleAllowOnce
+		case strings.Contains(p.Message, "asks you to open"):
+			return wire.TitleOpen
+		}
+		return ""
+	}
+}
+
+func callClock(t *testing.T, env *hosttest.Env) wire.ToolResult {
+	t.Helper()
+	var res wire.ToolResult
+	env.MustCommand(wire.CmdCallTool, map[string]any{"name": "mcp__apps__clock", "arguments": map[string]any{"label": "kitchen"}}, &res)
+	if res.IsError || res.View == nil || res.View.URI != "ui://mcptest/clock.html" || res.View.Server != "apps" || res.View.Error != "" {
+		t.Fatalf("callTool result %+v view %+v", res, res.View)
+	}
+	return res
+}
+
+// TestViewOfACall: a call of a tool with a view names it; the view's HTML, policy, input and
+// result come from switchboard.view; the app-only tool is not in the model's list but the view can
+// call it, through the gate: the question says the view asks, a denial reaches the view as an
+// error result, an allowed call runs.
+func TestViewOfACall(t *testing.T) {
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"apps": server("--apps")}), Responder: viewPrompts(false)})
+	env.AwaitServer("apps", "ready")
+	res := callClock(t, env)
+	var v wire.ViewResult
+	env.MustCommand(wire.CmdView, map[string]any{"id": res.View.ID}, &v)
+	if !strings.Contains(v.HTML, "mcptest clock 1") || v.Tool != "mcp__apps__clock" {
+		t.Errorf("view %s %q", v.Tool, v.HTML[:min(len(v.HTML), 80)])
+	}
+	for _, want := range []string{"default-src 'none'", "connect-src https://api.example.com", "script-src 'unsafe-inline' https://cdn.example.com", "frame-src 'none'"} {
+		if !strings.Contains(v.CSP, want) {
+			t.Errorf("csp %q lacks %q", v.CSP, want)
+		}
+	}
+	if strings.Contains(v.CSP, "'self'") || strings.Contains(v.CSP, "unsafe-eval") || strings.Contains(v.CSP, "*") {
+		t.Errorf("csp wider than declared: %s", v.CSP)
+	}
+	if v.Allow != "clipboard-write" || string(v.ToolInput) != `{"label":"kitchen"}` || !strings.Contains(string(v.ToolResult), "clock kitchen: tick 0") {
+		t.Errorf("allow %q input %s result %s", v.Allow, v.ToolInput, v.ToolResult)
+	}
+
+	var tools []wire.ToolInfo
+	env.MustCommand(wire.CmdTools, map[string]any{"server": "apps"}, &tools)
+
+	// The view's call, denied by the person: an error result, and the question named the view.
+	var denied wire.ToolResult
+	env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": v.ID, "name": "tick"}, &denied)
+	if !denied.IsError || !strings.Contains(denied.Text, "denied") || len(denied.Content) == 0 {
+		t.Errorf("denied view call: %+v", denied)
+	}
+	prompts := env.State().RequestParams("window/showMessageRequest")
+	var p hosttest.ShowMessageRequestParams
+	json.Unmarshal(prompts[len(prompts)-1], &p)
+	if !strings.HasPrefix(p.Message, "The view of mcp__apps__clock asks: Allow mcp__apps__tick?") {
+		t.Errorf("question: %q", p.Message)
+	}
+	// Allowed now: it runs, and the view gets the server's answer.
+	env.Editor.SetResponder(viewPrompts(true))
+	var ran wire.ToolResult
+	env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": v.ID, "name": "tick"}, &ran)
+	if ran.IsError || ran.Text != "tick 1" || ran.View != nil {
+		t.Errorf("allowed view call: %+v", ran)
+	}
+}
+
+// TestViewEscapes: what a malicious view asks for through the host: a tool of another server, a
+// tool that does not exist, a link that is not http(s), an unknown view. None runs anything.
+func TestViewEscapes(t *testing.T) {
+	env := hosttest.Run(t, hosttest.Config{
+		InitOptions: initOpts(map[string]any{"apps": server("--apps"), "t": server()}, "mode", "always-allow"),
+		Responder:   viewPrompts(true),
+	})
+	env.AwaitServer("apps", "ready")
+	env.AwaitServer("t", "ready")
+	res := callClock(t, env)
+	// Its server's tools that apps may see run (echo: no visibility, so model and app).
+	var echo wire.ToolResult
+	env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": res.View.ID, "name": "echo", "arguments": map[string]any{"text": "x"}}, &echo)
+	if echo.IsError || echo.Text != "x" {
+		t.Errorf("echo from the view: %+v", echo)
+	}
+	// Not another server's tool, not by registered name, not a model-only tool, not a made-up one.
+	for _, name := range []string{"mcp__t__echo", "mcp__apps__tick", "model_only", "nope"} {
+		var r wire.ToolResult
+		env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": res.View.ID, "name": name, "arguments": map[string]any{"text": "x"}}, &r)
+		if !r.IsError || !strings.Contains(r.Text, "not a tool this view may call") {
+			t.Errorf("view call of %q: %+v", name, r)
+		}
+	}
+	for _, link := range []string{"javascript:alert(1)", "file:///etc/passwd", "command:workbench.action.terminal.new", "https://user:pw@example.com/", ""} {
+		err := env.Command(wire.CmdViewOpenLink, map[string]any{"id": res.View.ID, "url": link}, nil)
+		if hosttest.ErrorCode(err) != -32602 {
+			t.Errorf("open-link %q: %v", link, err)
+		}
+	}
+	if n := len(env.State().RequestParams("window/showDocument")); n != 0 {
+		t.Errorf("%d documents shown", n)
+	}
+	if err := env.Command(wire.CmdViewCallTool, map[string]any{"id": "v0000", "name": "tick"}, nil); hosttest.ErrorCode(err) != -32602 {
+		t.Errorf("unknown view: %v", err)
+	}
+	if err := env.Command(wire.CmdView, map[string]any{"id": "v0000"}, nil); hosttest.ErrorCode(err) != -32602 {
+		t.Errorf("unknown view: %v", err)
+	}
+	// A proper link: the person is asked, then the editor opens it.
+	var ol wire.ViewOpenLinkResult
+	env.MustCommand(wire.CmdViewOpenLink, map[string]any{"id": res.View.ID, "url": "https://example.com/docs"}, &ol)
+	if !ol.Opened || len(env.State().RequestParams("window/showDocument")) != 1 {
+		t.Errorf("open-link: %+v", ol)
+	}
+}
+
+// TestViewInBrowser: switchboard.view.openInBrowser serves the view on 127.0.0.1 and asks the
+// editor to open the one-time address.
+func TestViewInBrowser(t *testing.T) {
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"apps": server("--apps")}, "mode", "always-allow")})
+	env.AwaitServer("apps", "ready")
+	res := callClock(t, env)
+	var ob wire.ViewOpenInBrowserResult
+	env.MustCommand(wire.CmdViewOpenInBrowser, map[string]any{"id": res.View.ID}, &ob)
+	if !ob.Shown || !strings.HasPrefix(ob.URL, "http://127.0.0.1:") || !strings.Contains(ob.URL, "/p/") {
+		t.Fatalf("openInBrowser: %+v", ob)
+	}
+	docs := env.State().RequestParams("window/showDocument")
+	if len(docs) != 1 || !strings.Contains(string(docs[0]), `"external":true`) {
+		t.Errorf("showDocument: %s", docs)
+	}
+}

@@ -1,0 +1,302 @@
+package host
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+	"sync"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+	"github.com/switchboard-dev/switchboard/permissions"
+	"github.com/switchboard-dev/switchboard/session"
+)
+
+// MCP Apps views (issue 31). A call of a tool that declares a view (mcpbridge.ToolUI) leaves a
+// view behind: the view's HTML as pinned with the tool, the call's arguments and its full result.
+// The result the editor gets names it (ViewRef); the editor fetches it (View) and shows it in a
+// sandboxed frame, or opens it in the browser (host/appview). Everything the view asks for comes
+// back here: its tool calls go through the same gate as any call (ViewCallTool), only to tools of
+// its own server that it may call, and a link it wants opened is a question to the person
+// (ViewOpenLink).
+
+// maxViews bounds the views kept; the oldest is forgotten first.
+const maxViews = 64
+
+// ViewRef says that a tool result has a view, and names it.
+type ViewRef struct {
+	ID     string `json:"id"`
+	Server string `json:"server"`
+	Tool   string `json:"tool"` // the registered name of the tool called
+	URI    string `json:"uri"`
+	// Error says why the view cannot be shown ("" when it can): the server's resource could not
+	// be read, had the wrong type or was too big.
+	Error string `json:"error,omitempty"`
+}
+
+// ViewContent is what a front end needs to show a view.
+type ViewContent struct {
+	ViewRef
+	HTML string
+	// CSP is the view document's Content-Security-Policy: nothing beyond the origins the view
+	// declared (ViewPolicy).
+	CSP         string
+	Declared    mcpbridge.ViewCSP
+	Permissions mcpbridge.ViewPermissions
+	// Allow is the frame's allow attribute: the declared permissions the host grants.
+	Allow         string
+	PrefersBorder *bool
+	// ToolInput is the call's arguments; ToolResult the CallToolResult (content,
+	// structuredContent, isError); ToolInfo the tool as the view's host context names it.
+	ToolInput  json.RawMessage
+	ToolResult json.RawMessage
+	ToolInfo   json.RawMessage
+}
+
+type viewInstance struct {
+	ref    ViewRef
+	ui     *mcpbridge.ToolUI
+	tool   mcpbridge.Tool
+	input  json.RawMessage
+	result json.RawMessage
+}
+
+// views are the views kept, and the chat calls whose view waits for their result event.
+type views struct {
+	mu     sync.Mutex // guards byID, order, byCall
+	byID   map[string]*viewInstance
+	order  []string
+	byCall map[string]*viewInstance // a chat call's id -> its view, until its result event
+}
+
+func (v *views) add(vi *viewInstance, callID string) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	if v.byID == nil {
+		v.byID, v.byCall = map[string]*viewInstance{}, map[string]*viewInstance{}
+	}
+	v.byID[vi.ref.ID] = vi
+	v.order = append(v.order, vi.ref.ID)
+	if len(v.order) > maxViews {
+		delete(v.byID, v.order[0])
+		v.order = v.order[1:]
+	}
+	if callID != "" {
+		v.byCall[callID] = vi
+		if len(v.byCall) > maxViews { // results that never came (a cancelled turn)
+			clear(v.byCall)
+			v.byCall[callID] = vi
+		}
+	}
+}
+
+func (v *views) get(id string) (*viewInstance, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	vi, ok := v.byID[id]
+	return vi, ok
+}
+
+func (v *views) takeCall(callID string) *viewInstance {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	vi := v.byCall[callID]
+	delete(v.byCall, callID)
+	return vi
+}
+
+// keepView records a finished call of a tool with a view; nil when the tool has none.
+func (a *App) keepView(ctx context.Context, name string, args json.RawMessage, res mcpbridge.Result) *ViewRef {
+	t, ok := a.registry.Lookup(name)
+	if !ok || t.UI == nil || t.UI.ResourceURI == "" {
+		return nil
+	}
+	var b [16]byte
+	rand.Read(b[:]) // never fails (crypto/rand)
+	vi := &viewInstance{
+		ref:   ViewRef{ID: "v" + hex.EncodeToString(b[:]), Server: t.Server, Tool: t.Name, URI: t.UI.ResourceURI},
+		ui:    t.UI,
+		tool:  t,
+		input: args,
+	}
+	if t.UI.View == nil || t.UI.View.Error != "" || t.UI.View.HTML == "" {
+		vi.ref.Error = "the view could not be read from the server"
+		if t.UI.View != nil && t.UI.View.Error != "" {
+			vi.ref.Error = safetext.Bounded(t.UI.View.Error, 300)
+		}
+	}
+	vi.result = CallToolResultJSON(res)
+	a.views.add(vi, session.CallID(ctx))
+	ref := vi.ref
+	return &ref
+}
+
+// ChatView is the view of a chat call whose result event this is (nil: none), once.
+func (a *App) chatView(callID string) *ViewRef {
+	vi := a.views.takeCall(callID)
+	if vi == nil {
+		return nil
+	}
+	ref := vi.ref
+	return &ref
+}
+
+// View returns what a front end needs to show the view id.
+func (a *App) View(id string) (ViewContent, error) {
+	vi, ok := a.views.get(id)
+	if !ok {
+		return ViewContent{}, badRequest("no view %q (unknown, or forgotten: the %d most recent are kept)", id, maxViews)
+	}
+	if vi.ref.Error != "" {
+		return ViewContent{}, badRequest("the view of %s cannot be shown: %s", vi.ref.Tool, vi.ref.Error)
+	}
+	v := vi.ui.View
+	info, _ := json.Marshal(map[string]any{"tool": map[string]any{ // ignore error: JSON values
+		"name": vi.tool.Tool, "description": vi.tool.Description, "inputSchema": vi.tool.InputSchema,
+	}})
+	input := vi.input
+	if len(input) == 0 {
+		input = json.RawMessage("{}")
+	}
+	return ViewContent{
+		ViewRef: vi.ref, HTML: v.HTML, CSP: ViewPolicy(v.CSP), Declared: v.CSP, Permissions: v.Permissions,
+		Allow: viewAllow(v.Permissions), PrefersBorder: v.PrefersBorder,
+		ToolInput: input, ToolResult: vi.result, ToolInfo: info,
+	}, nil
+}
+
+// ViewPolicy is the Content-Security-Policy of a view's document: nothing at all by default
+// (default-src 'none'), its inline script and style, and exactly the origins it declared: network
+// requests to connectDomains, scripts, styles, images, fonts and media from resourceDomains,
+// frames from frameDomains, base URIs from baseUriDomains. No 'self', no 'unsafe-eval', no form
+// posts. The origins were checked when the view was read (mcpbridge.cspSource): none can add a
+// directive or a keyword.
+func ViewPolicy(c mcpbridge.ViewCSP) string {
+	list := func(prefix string, origins []string, none string) string {
+		parts := []string{}
+		if prefix != "" {
+			parts = append(parts, prefix)
+		}
+		parts = append(parts, origins...)
+		if len(parts) == 0 {
+			return none
+		}
+		return strings.Join(parts, " ")
+	}
+	r := c.ResourceDomains
+	return strings.Join([]string{
+		"default-src 'none'",
+		"script-src " + list("'unsafe-inline'", r, ""),
+		"style-src " + list("'unsafe-inline'", r, ""),
+		"img-src " + list("data: blob:", r, ""),
+		"font-src " + list("data:", r, ""),
+		"media-src " + list("data: blob:", r, ""),
+		"connect-src " + list("", c.ConnectDomains, "'none'"),
+		"frame-src " + list("", c.FrameDomains, "'none'"),
+		"base-uri " + list("", c.BaseURIDomains, "'none'"),
+		"form-action 'none'",
+		"object-src 'none'",
+		"worker-src 'none'",
+	}, "; ")
+}
+
+// viewAllow is the frame's allow attribute for the permissions a view declared.
+func viewAllow(p mcpbridge.ViewPermissions) string {
+	var out []string
+	if p.Camera {
+		out = append(out, "camera")
+	}
+	if p.Microphone {
+		out = append(out, "microphone")
+	}
+	if p.Geolocation {
+		out = append(out, "geolocation")
+	}
+	if p.ClipboardWrite {
+		out = append(out, "clipboard-write")
+	}
+	return strings.Join(out, "; ")
+}
+
+// viewCallKey marks the context of a call a view made: Confirm says so in the question.
+type viewCallKey struct{}
+
+// viewOf is the tool whose view made the call of ctx ("" for any other call).
+func viewOf(ctx context.Context) string {
+	s, _ := ctx.Value(viewCallKey{}).(string)
+	return s
+}
+
+// ViewCallTool runs a tools/call that the view id made: name is the server's own tool name. The
+// tool must belong to the view's server and be visible to apps; the call passes the gate exactly
+// as any call does (mode, allowlist, pins), and the question says it comes from the view. A
+// denial is an error result, as for any call.
+func (a *App) ViewCallTool(ctx context.Context, id, name string, args json.RawMessage) (mcpbridge.Result, permissions.Decision, error) {
+	vi, ok := a.views.get(id)
+	if !ok {
+		return mcpbridge.Result{}, permissions.Decision{}, badRequest("no view %q", id)
+	}
+	var target *mcpbridge.Tool
+	for _, t := range a.registry.Tools() {
+		if t.Server == vi.ref.Server && t.Tool == name {
+			target = &t
+			break
+		}
+	}
+	if target == nil || !target.UI.AppVisible() {
+		// Not one of its server's tools that apps may call: the view cannot reach another
+		// server's tools, nor a model-only tool of its own server.
+		msg := fmt.Sprintf("Tool %q is not a tool this view may call.", safetext.Bounded(name, 100))
+		return mcpbridge.Result{Name: name, IsError: true, Text: msg, Bytes: len(msg),
+			Content: []json.RawMessage{textContent(msg)}}, permissions.Decision{By: session.ByUnknown, Reason: "not callable from the view"}, nil
+	}
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	ctx = context.WithValue(ctx, viewCallKey{}, vi.ref.Tool)
+	res, dec := a.CallTool(ctx, CallRequest{Name: target.Name, Arguments: args, Source: "view"})
+	if len(res.Content) == 0 && res.Text != "" {
+		res.Content = []json.RawMessage{textContent(res.Text)}
+	}
+	return res, dec, nil
+}
+
+func textContent(s string) json.RawMessage {
+	b, _ := json.Marshal(map[string]string{"type": "text", "text": s}) // ignore error: a string
+	return b
+}
+
+// ViewOpenLink asks the person whether to open the page a view wants opened (ui/open-link):
+// http and https only. It reports whether the person agreed (the UI then opened it).
+func (a *App) ViewOpenLink(ctx context.Context, id, link string) (bool, error) {
+	vi, ok := a.views.get(id)
+	if !ok {
+		return false, badRequest("no view %q", id)
+	}
+	u, err := url.Parse(link)
+	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
+		return false, badRequest("the view may open only http and https pages, not %q", safetext.Bounded(link, 200))
+	}
+	r := a.elicit(ctx, mcpbridge.Elicitation{Server: vi.ref.Server, Mode: "url", URL: u.String(),
+		Message: fmt.Sprintf("(the view of %s wants to open this page)", vi.ref.Tool)})
+	return r.Action == mcpbridge.ElicitAccept, nil
+}
+
+// CallToolResultJSON is a result as MCP's CallToolResult, what a view reads: content,
+// structuredContent and isError.
+func CallToolResultJSON(res mcpbridge.Result) json.RawMessage {
+	content := res.Content
+	if content == nil {
+		content = []json.RawMessage{}
+	}
+	b, _ := json.Marshal(struct { // ignore error: JSON values
+		Content           []json.RawMessage `json:"content"`
+		StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
+		IsError           bool              `json:"isError,omitempty"`
+	}{content, res.StructuredContent, res.IsError})
+	return b
+}
