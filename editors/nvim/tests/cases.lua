@@ -1570,5 +1570,6 @@ require('pending_cases')
 require('ux_cases')
 require('resource_cases')
 require('ux2_cases')
+require('view_cases')
 
 return T

@@ -193,6 +193,7 @@ local function tool_result(c, ev)
     end
   end
   local is_error = r.isError == true
+  require('switchboard.views').note(r.view) -- a tool with an MCP App view
   if t then
     if not t.denied then
       t.result_text = is_error and 'failed' or 'done'

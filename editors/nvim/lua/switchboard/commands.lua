@@ -665,6 +665,7 @@ local function call_with(name, args)
       return notify(errmsg(err), vim.log.levels.ERROR)
     end
     notify(M.result_message(name, res))
+    require('switchboard.views').note(res and res.view) -- a tool with an MCP App view
   end)
 end
 
@@ -800,6 +801,11 @@ function sub.model(id)
   end)
 end
 
+-- :Switchboard view [ID]: open a tool result's MCP App view in the browser (views.lua).
+function sub.view(id)
+  require('switchboard.views').command(id)
+end
+
 -- MCP resources and prompts (resources.lua).
 function sub.resources(server)
   require('switchboard.resources').browse(server)
@@ -818,7 +824,7 @@ end
 
 M.subcommands = sub
 M.names = { 'servers', 'reconnect', 'approve', 'elicit', 'allow', 'trust', 'chat', 'cancel', 'tools', 'call', 'log', 'pins' }
-vim.list_extend(M.names, { 'signin', 'signout', 'model', 'resources', 'prompt', 'attach', 'tasks' })
+vim.list_extend(M.names, { 'signin', 'signout', 'model', 'resources', 'prompt', 'attach', 'tasks', 'view' })
 
 --- :Switchboard [sub [args]] (no sub = servers).
 function M.run(args)

@@ -1,0 +1,44 @@
+-- MCP Apps views (issue 31): a result with a view says so, and :Switchboard view serves it on
+-- 127.0.0.1 (the browser path); without a browser the address is shown, and it works once.
+local T = require('harness')
+
+local function apps_opts()
+  return { servers = { demo = { command = T.mcptest, args = { '--apps' } } }, mode = 'always-allow' }
+end
+
+T.case('view: a result with a view says so; :Switchboard view serves it once on 127.0.0.1', function()
+  T.start(apps_opts())
+  vim.cmd('Switchboard call mcp__demo__clock {"label":"kitchen"}')
+  T.wait('the result says it has a view', function()
+    return T.notes_text():find('mcp__demo__clock has a view: :Switchboard view', 1, true) ~= nil
+  end)
+  T.has(T.notes_text(), 'clock kitchen: tick 0')
+  local views = require('switchboard.views')
+  T.eq(#views.recent, 1, 'one view recorded')
+  T.eq(views.recent[1].uri, 'ui://mcptest/clock.html')
+  vim.cmd('Switchboard view')
+  local url
+  T.wait('the view is served', function()
+    local text = T.notes_text()
+    url = text:match('(http://127%.0%.0%.1:%d+/p/[%w_%-]+)')
+    return url ~= nil or text:find('opened the view of mcp__demo__clock', 1, true) ~= nil
+  end)
+  if not url then
+    return -- 0.10+: vim.ui.open opened it (headless: the host got success); the Go test loads it
+  end
+  if vim.fn.executable('curl') == 1 then
+    local page = vim.fn.system({ 'curl', '-s', url })
+    T.has(page, 'id="app" sandbox="allow-scripts"', 'the host page with the sandboxed frame')
+    T.hasnt(page, 'mcptest clock', 'the view itself is not in the host page')
+    T.has(vim.fn.system({ 'curl', '-s', url }), 'already used', 'the address works once')
+    local host = url:match('http://([^/]+)')
+    T.has(vim.fn.system({ 'curl', '-s', '-H', 'Host: evil.example', 'http://' .. host .. '/p/x' }), 'wrong host')
+  end
+end)
+
+T.case('view: :Switchboard view with no view yet says so', function()
+  T.start(apps_opts())
+  require('switchboard.views').recent = {}
+  vim.cmd('Switchboard view')
+  T.has(T.notes_text(), 'no tool result with a view yet')
+end)
