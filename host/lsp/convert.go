@@ -131,6 +131,12 @@ func marshalToolResult(r wire.ToolResult) ([]byte, error) {
 		}
 		b = append(append(b, `,"view":`...), v...)
 	}
+	if len(r.StructuredContent) > 0 {
+		if !jsonscan.Valid(r.StructuredContent) {
+			return json.Marshal(r)
+		}
+		b = append(append(b, `,"structuredContent":`...), bytes.TrimSpace(r.StructuredContent)...)
+	}
 	return append(b, '}'), nil
 }
 

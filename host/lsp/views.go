@@ -75,6 +75,7 @@ func (s *server) cmdViewCallTool(ctx context.Context, arg, _ json.RawMessage) (a
 		return nil, ctx.Err()
 	}
 	out := wireResult(res, false) // the view reads its content blocks, text ones included
+	out.StructuredContent = res.StructuredContent
 	out.Summary = s.app.Summary(res.Name, res, dec)
 	return out, nil
 }

@@ -206,6 +206,9 @@ type ToolResult struct {
 	TextOmitted bool `json:"textOmitted,omitempty"`
 	// View names the MCP App view of the result, when the tool declares one (views.go).
 	View *ViewRef `json:"view,omitempty"`
+	// StructuredContent is the result's structuredContent as the server sent it, in the results
+	// of switchboard.view.callTool only (the view reads it).
+	StructuredContent json.RawMessage `json:"structuredContent,omitempty"`
 }
 
 // ChatParams is arguments[0] of switchboard.chat.
