@@ -8,6 +8,7 @@ import { answer, approvePending } from "./approvals";
 import { answerQuestions, questionItem, type Questions } from "./elicit";
 import { ui } from "./ids";
 import { callTool } from "./calltool";
+import type { ViewPanels } from "./views";
 import { chooseModel } from "./choose_model";
 import { Reports } from "./report";
 import * as ext from "./lsp_types";
@@ -23,7 +24,7 @@ type Handler = (...args: unknown[]) => unknown;
 /** The read-only server reports (set by registerCommands). */
 let reports: Reports | undefined;
 
-export function registerCommands(sb: Switchboard, chat: ChatUi, questions: Questions): vscode.Disposable[] {
+export function registerCommands(sb: Switchboard, chat: ChatUi, questions: Questions, views?: ViewPanels): vscode.Disposable[] {
     const own = new Reports();
     reports = own;
     const table: Record<string, Handler> = {
@@ -37,7 +38,11 @@ export function registerCommands(sb: Switchboard, chat: ChatUi, questions: Quest
         [ui.cancelTurn]: () => cancelTurn(sb, chat),
         [ui.showOutput]: () => sb.output.show(true),
         [ui.statusMenu]: () => statusMenu(sb, questions),
-        [ui.callTool]: (arg) => callTool(sb, own, typeof arg === "string" ? arg : undefined),
+        [ui.callTool]: async (arg) => {
+            const res = await callTool(sb, own, typeof arg === "string" ? arg : undefined);
+            if (res?.view) await views?.show(res.view); // an MCP App view (views.ts)
+            return res;
+        },
         [ui.chooseModel]: () => chooseModel(sb),
     };
     const registered = Object.entries(table).map(([id, fn]) =>

@@ -92,6 +92,10 @@ export interface ToolResult {
     summary?: string;
     /** A big result's text blocks are left out of content: its text is in text only. */
     textOmitted?: boolean;
+    /** The tool's MCP App view, when it declares one (views.ts). */
+    view?: ViewRef;
+    /** switchboard.view.callTool only: the result's structuredContent as the server sent it. */
+    structuredContent?: object;
 }
 
 export interface AllowlistGetResult {
@@ -255,6 +259,81 @@ export interface CommandSignatures {
     [Cmd.input]: { params: InputParams; result: Record<string, never> };
     [Cmd.tasks]: { params: undefined; result: TasksResult };
     [Cmd.cancelTask]: { params: CancelTaskParams; result: TasksResult };
+    [Cmd.view]: { params: ViewParams; result: ViewResult };
+    [Cmd.viewCallTool]: { params: ViewCallToolParams; result: ToolResult };
+    [Cmd.viewOpenLink]: { params: ViewOpenLinkParams; result: ViewOpenLinkResult };
+    [Cmd.viewOpenInBrowser]: { params: ViewParams; result: ViewOpenInBrowserResult };
+}
+
+// MCP Apps views (issue 31; PROTOCOL.md "MCP Apps views").
+
+/** Names the MCP App view of a tool result. */
+export interface ViewRef {
+    id: string;
+    server: string;
+    tool: string;
+    uri: string;
+    /** Why the view cannot be shown (the result's text stands alone then). */
+    error?: string;
+}
+
+export interface ViewParams {
+    id: string;
+}
+
+export interface ViewCSP {
+    connectDomains?: string[];
+    resourceDomains?: string[];
+    frameDomains?: string[];
+    baseUriDomains?: string[];
+}
+
+export interface ViewPermissions {
+    camera?: boolean;
+    microphone?: boolean;
+    geolocation?: boolean;
+    clipboardWrite?: boolean;
+}
+
+/** What the extension needs to show a view: the HTML and the policy its frame must get. */
+export interface ViewResult {
+    id: string;
+    server: string;
+    tool: string;
+    uri: string;
+    html: string;
+    /** The view document's Content-Security-Policy; never widen it. */
+    csp: string;
+    declaredCsp: ViewCSP;
+    permissions: ViewPermissions;
+    /** The frame's allow attribute. */
+    allow: string;
+    prefersBorder?: boolean;
+    toolInput: Record<string, unknown>;
+    /** CallToolResult: content, structuredContent, isError. */
+    toolResult: Record<string, unknown>;
+    toolInfo: Record<string, unknown>;
+}
+
+export interface ViewCallToolParams {
+    id: string;
+    /** The server's own tool name, as the view knows it. */
+    name: string;
+    arguments?: Record<string, unknown>;
+}
+
+export interface ViewOpenLinkParams {
+    id: string;
+    url: string;
+}
+
+export interface ViewOpenLinkResult {
+    opened: boolean;
+}
+
+export interface ViewOpenInBrowserResult {
+    url: string;
+    shown: boolean;
 }
 
 /** The result of switchboard.models: the configured model and the provider's models. */
@@ -490,6 +569,8 @@ export interface EventToolResult {
     bytes: number;
     /** For a denied, unrun or failed call: one plain sentence for the person (text is the model's). */
     summary?: string;
+    /** The tool's MCP App view, when it declares one (views.ts). */
+    view?: ViewRef;
 }
 
 /** Token usage; inputTokens counts cached and cache-written input too. */

@@ -9,6 +9,7 @@ import { registerPins } from "./pins";
 import { Attachments, registerResources } from "./resources";
 import { StatusBar } from "./status";
 import { registerTasks } from "./tasks";
+import { ViewPanels } from "./views";
 import { startTestHook } from "./testhook";
 
 let sb: Switchboard | undefined;
@@ -19,6 +20,7 @@ export interface Api {
     chat: Chat;
     questions: Questions;
     status: StatusBar;
+    views: ViewPanels;
     started: Promise<boolean>;
 }
 
@@ -28,13 +30,14 @@ export function activate(context: vscode.ExtensionContext): Api {
     const chat = new Chat(sb, attachments);
     const status = new StatusBar(sb);
     const questions = new Questions(sb);
-    context.subscriptions.push(status, chat, questions, ...registerCommands(sb, chat, questions), ...registerPins(sb));
+    const views = new ViewPanels(sb, context.extensionUri, (context.extension?.packageJSON as { version?: string } | undefined)?.version);
+    context.subscriptions.push(status, chat, questions, views, ...registerCommands(sb, chat, questions, views), ...registerPins(sb));
     context.subscriptions.push(...registerResources(sb, attachments, (p) => chat.runPrompt(p)));
     context.subscriptions.push(...registerTasks(sb));
     const started = sb.start();
     const hook = startTestHook(sb, started);
     if (hook) context.subscriptions.push(hook);
-    return { sb, chat, questions, status, started };
+    return { sb, chat, questions, status, views, started };
 }
 
 export async function deactivate(): Promise<void> {

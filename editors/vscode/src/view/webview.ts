@@ -1,0 +1,67 @@
+// Runs inside the view's webview (bundled to dist/view.js): the ext-apps host bridge (AppBridge)
+// between the view's sandboxed frame and the extension. The view's tools/call and ui/open-link
+// go to the extension, which sends them to the host (switchboard.view.callTool / openLink): the
+// same confirm gate as any call. Messages are taken only from the view's frame (the bridge checks
+// the source) and, for the extension's replies, only from the webview's parent.
+import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
+
+declare function acquireVsCodeApi(): { postMessage(m: unknown): void };
+
+/** MCP's CallToolResult, as the bridge types it. */
+type ToolResult = Parameters<AppBridge["sendToolResult"]>[0];
+
+interface Data {
+    html: string;
+    toolInput: Record<string, unknown>;
+    toolResult: Record<string, unknown>;
+    version: string;
+    hostContext: Record<string, unknown>;
+}
+
+const vscode = acquireVsCodeApi();
+const data = JSON.parse(document.getElementById("data")?.textContent ?? "{}") as Data;
+const frame = document.getElementById("app") as HTMLIFrameElement;
+const waiting = new Map<number, (r: unknown) => void>();
+let seq = 0;
+let mode: "inline" | "fullscreen" = "inline";
+
+function ask(type: string, payload: Record<string, unknown>): Promise<unknown> {
+    const rid = ++seq;
+    vscode.postMessage({ type, rid, ...payload });
+    return new Promise((resolve) => waiting.set(rid, resolve));
+}
+
+window.addEventListener("message", (e: MessageEvent) => {
+    if (e.source !== window.parent) return; // the view (or anything it framed) cannot forge a reply
+    const m = e.data as { type?: string; rid?: number; result?: unknown; theme?: string } | undefined;
+    if (m?.type === "reply" && typeof m.rid === "number") {
+        waiting.get(m.rid)?.(m.result);
+        waiting.delete(m.rid);
+    } else if (m?.type === "theme" && (m.theme === "light" || m.theme === "dark")) {
+        bridge.setHostContext({ ...data.hostContext, theme: m.theme, displayMode: mode });
+    }
+});
+
+const bridge = new AppBridge(null, { name: "switchboard", version: data.version }, { openLinks: {}, serverTools: {}, logging: {} }, {
+    hostContext: data.hostContext,
+});
+bridge.oncalltool = async (params) => (await ask("callTool", { name: params.name, arguments: params.arguments ?? {} })) as ToolResult;
+bridge.onopenlink = async (params) => (await ask("openLink", { url: params.url })) as { isError?: boolean };
+bridge.onsizechange = ({ height }) => {
+    if (typeof height === "number" && mode === "inline") frame.style.height = `${Math.max(40, Math.min(4000, Math.ceil(height)))}px`;
+};
+bridge.onrequestdisplaymode = ({ mode: want }) => {
+    mode = want === "fullscreen" ? "fullscreen" : "inline";
+    document.body.classList.toggle("fullscreen", mode === "fullscreen");
+    bridge.setHostContext({ ...data.hostContext, displayMode: mode });
+    return Promise.resolve({ mode });
+};
+bridge.onloggingmessage = () => undefined;
+bridge.oninitialized = () => {
+    void bridge.sendToolInput({ arguments: data.toolInput });
+    void bridge.sendToolResult(data.toolResult as ToolResult);
+    vscode.postMessage({ type: "initialized" });
+};
+void bridge.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!)).then(() => {
+    frame.srcdoc = data.html;
+});

@@ -1,0 +1,84 @@
+// The webview document that shows one MCP App view (views.ts). Pure: no vscode import, so the
+// unit tests check it under node.
+//
+// The view's HTML runs in a frame inside the webview: sandbox="allow-scripts" (no
+// allow-same-origin: an opaque origin, so it cannot reach the webview's document, its scripts,
+// its storage or acquireVsCodeApi), srcdoc with the view's own CSP as a meta tag, and the webview
+// document's CSP is that same policy (a srcdoc frame inherits it), widened only by the webview's
+// own resource origin so that dist/view.js (the ext-apps AppBridge) can load. So whatever the
+// view's HTML does to its meta tag, it gets no more than it declared.
+
+import type { ViewResult } from "./lsp_types";
+
+/** The webview document's CSP: the view's, plus the extension's script origin. */
+export function webviewPolicy(viewCsp: string, cspSource: string): string {
+    const parts = viewCsp.split(";").map((p) => p.trim()).filter((p) => p !== "");
+    let script = false;
+    const out = parts.map((p) => {
+        if (p.startsWith("script-src ")) {
+            script = true;
+            return `${p} ${cspSource}`;
+        }
+        return p;
+    });
+    if (!script) out.push(`script-src ${cspSource}`);
+    return out.join("; ");
+}
+
+/** The view's HTML with its CSP as the first thing its head holds. */
+export function withPolicyMeta(html: string, csp: string): string {
+    const meta = `<meta http-equiv="Content-Security-Policy" content="${attr(csp)}">`;
+    const head = /<head(\s[^>]*)?>/i.exec(html);
+    if (head) return html.slice(0, head.index + head[0].length) + meta + html.slice(head.index + head[0].length);
+    const root = /<html(\s[^>]*)?>/i.exec(html);
+    if (root) return html.slice(0, root.index + root[0].length) + `<head>${meta}</head>` + html.slice(root.index + root[0].length);
+    return meta + html;
+}
+
+function attr(s: string): string {
+    return s.replace(/&/g, "&amp;").replace(/"/g, "&quot;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+}
+
+/** JSON safe inside a <script> element: no "<", so no "</script>". */
+export function scriptJSON(v: unknown): string {
+    return JSON.stringify(v).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+
+export interface HostContext {
+    theme: "light" | "dark";
+    locale: string;
+    timeZone?: string;
+}
+
+/** The webview document for view v; script is dist/view.js as a webview URI. */
+export function viewDocument(v: ViewResult, script: string, cspSource: string, ctx: HostContext, version: string): string {
+    const data = {
+        html: withPolicyMeta(v.html, v.csp),
+        allow: v.allow,
+        toolInput: v.toolInput ?? {},
+        toolResult: v.toolResult,
+        version,
+        hostContext: {
+            theme: ctx.theme, locale: ctx.locale, timeZone: ctx.timeZone, platform: "desktop", userAgent: "switchboard (VS Code)",
+            displayMode: "inline", availableDisplayModes: ["inline", "fullscreen"], toolInfo: (v.toolInfo as { tool?: unknown }) ?? undefined,
+            containerDimensions: { maxHeight: 4000 },
+        },
+    };
+    const title = attr(`${v.tool}: a view from MCP server '${v.server}'`);
+    return `<!DOCTYPE html>
+<html lang="en"><head><meta charset="UTF-8">
+<meta http-equiv="Content-Security-Policy" content="${attr(webviewPolicy(v.csp, cspSource))}">
+<title>${title}</title>
+<style>
+body { margin: 0; padding: 0; color: var(--vscode-foreground); font-family: var(--vscode-font-family); }
+.note { padding: 4px 8px; opacity: .75; font-size: .9em; border-bottom: 1px solid var(--vscode-panel-border); }
+iframe { display: block; width: 100%; height: 320px; border: 0; }
+body.fullscreen iframe { height: calc(100vh - 30px); }
+</style></head>
+<body>
+<div class="note">${title}. Its tool calls ask you as any call does.</div>
+<iframe id="app" sandbox="allow-scripts" allow="${attr(v.allow)}" referrerpolicy="no-referrer"></iframe>
+<script type="application/json" id="data">${scriptJSON(data)}</script>
+<script src="${attr(script)}"></script>
+</body></html>`;
+}
