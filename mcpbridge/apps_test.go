@@ -2,6 +2,7 @@ package mcpbridge
 
 import (
 	"encoding/json"
+	"os"
 	"strings"
 	"testing"
 
@@ -157,7 +158,11 @@ func TestAppsExtensionAdvertised(t *testing.T) {
 	r := newTestRegistry(t, Options{})
 	applyAndWait(t, r, stdioCfg("apps", "--apps", "--record", rec))
 	r.Close()
-	b := readFile(t, rec)
+	raw, err := os.ReadFile(rec)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b := string(raw)
 	if !strings.Contains(b, `"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}`) {
 		t.Errorf("initialize did not advertise the apps extension:\n%.2000s", b)
 	}
