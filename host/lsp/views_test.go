@@ -3,6 +3,7 @@ package lsp_test
 import (
 	"context"
 	"encoding/json"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -149,5 +150,46 @@ func TestViewInBrowser(t *testing.T) {
 	docs := env.State().RequestParams("window/showDocument")
 	if len(docs) != 1 || !strings.Contains(string(docs[0]), `"external":true`) {
 		t.Errorf("showDocument: %s", docs)
+	}
+}
+
+// TestViewOfAChatCall: a chat turn's call of a tool with a view: the toolResult event names the
+// view, which holds that call's arguments and full result; the app-only tool is not the model's.
+func TestViewOfAChatCall(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "llm.script")
+	writeFile(t, path, `reply tool_call id=c1 name=mcp__apps__clock args={"label":"hall"}
+reply tool_call id=c2 name=mcp__apps__tick args={}
+
+expect last_tool_result id=c2 ~ "Unknown tool"
+reply text "done"
+`)
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"apps": server("--apps")},
+		"provider", map[string]any{"type": "script", "script": path}, "mode", "always-allow")})
+	env.AwaitServer("apps", "ready")
+	var res chatResult
+	env.MustCommand(wire.CmdChat, map[string]any{"prompt": "show the clock"}, &res)
+	var ref *wire.ViewRef
+	awaitDone(env, res.Turn)
+	for _, raw := range env.State().Params(wire.NotifyEvent) {
+		var ev wire.Event
+		if json.Unmarshal(raw, &ev) == nil && ev.Result != nil {
+			switch ev.Result.Name {
+			case "mcp__apps__clock":
+				ref = ev.Result.View
+			case "mcp__apps__tick":
+				if ev.Result.View != nil || !ev.Result.IsError {
+					t.Errorf("the model's call of the app-only tool: %+v", ev.Result)
+				}
+			}
+		}
+	}
+	if ref == nil || ref.Tool != "mcp__apps__clock" {
+		t.Fatalf("no view in the chat result event")
+	}
+	var v wire.ViewResult
+	env.MustCommand(wire.CmdView, map[string]any{"id": ref.ID}, &v)
+	if string(v.ToolInput) != `{"label":"hall"}` || !strings.Contains(string(v.ToolResult), "clock hall: tick 0") {
+		t.Errorf("view input %s result %s", v.ToolInput, v.ToolResult)
 	}
 }
