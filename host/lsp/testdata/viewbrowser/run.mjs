@@ -74,6 +74,7 @@ try {
       r.error = String(e && e.message || e).slice(0, 500);
       r.console = console_.slice(-10);
     }
+    if (process.env.VIEW_SCREENSHOTS) await page.screenshot({ path: `${process.env.VIEW_SCREENSHOTS}/${step.kind}.png` }); // README pictures
     out.push(r);
     await page.close();
   }
