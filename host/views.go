@@ -9,6 +9,7 @@ import (
 	"net/url"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
@@ -58,11 +59,12 @@ type ViewContent struct {
 }
 
 type viewInstance struct {
-	ref    ViewRef
-	ui     *mcpbridge.ToolUI
-	tool   mcpbridge.Tool
-	input  json.RawMessage
-	result json.RawMessage
+	ref     ViewRef
+	created time.Time
+	ui      *mcpbridge.ToolUI
+	tool    mcpbridge.Tool
+	input   json.RawMessage
+	result  json.RawMessage
 }
 
 // views are the views kept, and the chat calls whose view waits for their result event.
@@ -118,10 +120,11 @@ func (a *App) keepView(ctx context.Context, name string, args json.RawMessage, r
 	var b [16]byte
 	rand.Read(b[:]) // never fails (crypto/rand)
 	vi := &viewInstance{
-		ref:   ViewRef{ID: "v" + hex.EncodeToString(b[:]), Server: t.Server, Tool: t.Name, URI: t.UI.ResourceURI},
-		ui:    t.UI,
-		tool:  t,
-		input: args,
+		ref:     ViewRef{ID: "v" + hex.EncodeToString(b[:]), Server: t.Server, Tool: t.Name, URI: t.UI.ResourceURI},
+		ui:      t.UI,
+		tool:    t,
+		input:   args,
+		created: time.Now(),
 	}
 	if t.UI.View == nil || t.UI.View.Error != "" || t.UI.View.HTML == "" {
 		vi.ref.Error = "the view could not be read from the server"
@@ -299,4 +302,20 @@ func CallToolResultJSON(res mcpbridge.Result) json.RawMessage {
 		IsError           bool              `json:"isError,omitempty"`
 	}{content, res.StructuredContent, res.IsError})
 	return b
+}
+
+// RecentViews are the views (that can be shown) of the last n calls made within since, newest
+// first: what an editor without its own way to show them offers to open (a code action).
+func (a *App) RecentViews(n int, since time.Duration) []ViewRef {
+	a.views.mu.Lock()
+	defer a.views.mu.Unlock()
+	var out []ViewRef
+	for i := len(a.views.order) - 1; i >= 0 && len(out) < n; i-- {
+		vi := a.views.byID[a.views.order[i]]
+		if vi == nil || vi.ref.Error != "" || time.Since(vi.created) > since {
+			continue
+		}
+		out = append(out, vi.ref)
+	}
+	return out
 }

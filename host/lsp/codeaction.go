@@ -3,6 +3,8 @@ package lsp
 import (
 	"context"
 	"encoding/json"
+	"time"
+
 	"github.com/switchboard-dev/switchboard/host/wire"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
@@ -52,8 +54,29 @@ func (s *server) codeAction(ctx context.Context, raw json.RawMessage) (any, erro
 			})
 		}
 	}
+	// MCP Apps (views.go): the recent results' views, to open in the browser, for editors with
+	// no way of their own to show them.
+	for _, v := range s.app.RecentViews(maxViewActions, viewActionWindow) {
+		arg, _ := json.Marshal(wire.ViewParams{ID: v.ID}) // ignore error: a string
+		title := "Open the view of " + safetext.Line(v.Tool) + " in your browser"
+		out = append(out, protocol.CodeAction{
+			Title: title,
+			Kind:  &kind,
+			Command: protocol.Command{
+				Title:     title,
+				Command:   wire.CmdViewOpenInBrowser,
+				Arguments: []protocol.LSPAny{protocol.LSPAny(arg)},
+			},
+		})
+	}
 	return out, nil
 }
+
+// The views offered as code actions: the last few, of the last minutes.
+const (
+	maxViewActions   = 3
+	viewActionWindow = 15 * time.Minute
+)
 
 // kindRequested reports whether quickfix passes the client's context.only filter.
 func kindRequested(only []string) bool {

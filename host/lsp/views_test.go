@@ -151,6 +151,20 @@ func TestViewInBrowser(t *testing.T) {
 	if len(docs) != 1 || !strings.Contains(string(docs[0]), `"external":true`) {
 		t.Errorf("showDocument: %s", docs)
 	}
+	// Editors with no plugin get it as a code action, wherever the cursor is.
+	var actions []struct {
+		Title   string `json:"title"`
+		Command struct {
+			Command   string            `json:"command"`
+			Arguments []json.RawMessage `json:"arguments"`
+		} `json:"command"`
+	}
+	env.Call("textDocument/codeAction", map[string]any{"textDocument": map[string]string{"uri": hosttest.FileURI(env.Workspace + "/a.txt")},
+		"range": map[string]any{"start": map[string]int{"line": 0, "character": 0}, "end": map[string]int{"line": 0, "character": 0}}, "context": map[string]any{"diagnostics": []any{}}}, &actions)
+	if len(actions) != 1 || actions[0].Title != "Open the view of mcp__apps__clock in your browser" ||
+		actions[0].Command.Command != wire.CmdViewOpenInBrowser || !strings.Contains(string(actions[0].Command.Arguments[0]), res.View.ID) {
+		t.Errorf("code actions: %+v", actions)
+	}
 }
 
 // TestViewOfAChatCall: a chat turn's call of a tool with a view: the toolResult event names the
