@@ -29,6 +29,7 @@ test("the platform .vsix carries an executable switchboard and names its platfor
     const exe = target.startsWith("win32") ? "extension/bin/switchboard.exe" : "extension/bin/switchboard";
     assert.match(files.get(exe) ?? "(missing)", /^-rwx/, `${exe} is executable in the zip`);
     assert.ok(files.has("extension/dist/main.js"));
+    assert.ok(files.has("extension/dist/view.js"), "the MCP Apps view bridge (views.ts) ships");
     const manifest = execFileSync("unzip", ["-p", vsix, "extension.vsixmanifest"], { encoding: "utf8" });
     assert.match(manifest, new RegExp(`TargetPlatform="${target}"`));
     // The binary runs here (this machine's target) and is the one the tests use.
