@@ -585,4 +585,44 @@ async function trustedSuite() {
     const stored = fs.existsSync(tokenStore) ? "the 0600 token file" : "the keychain";
     console.log(`     (the value is kept in ${stored})`);
   });
+
+  await step("MCP App view: opens in a webview; its button's call asks 'The view of ...'; Deny shows in the view; its escapes fail", async () => {
+    await clearNotifications();
+    // mcptest --apps (tool clock with a view, app-only tool tick), added while the editor runs.
+    for (const s of ["User", "Machine"]) {
+      const f = path.join(work, "ud", s, "settings.json");
+      if (!fs.existsSync(f)) continue;
+      const settings = readJson(f);
+      settings["switchboard.servers"] = { ...settings["switchboard.servers"], apps: { command: path.join(binDir, "mcptest"), args: ["--apps"] } };
+      fs.writeFileSync(f, JSON.stringify(settings, null, 2));
+    }
+    await waitFor("apps to be ready", async () => {
+      const servers = await hookCall("switchboard.servers").result(30000);
+      return servers.find((s) => s.name === "apps" && s.state === "ready");
+    }, 60000);
+    const call = hookCall("switchboard.callTool", { name: "mcp__apps__clock", arguments: { label: "kitchen" } });
+    const ask = toast("mcp__apps__clock");
+    await ask.waitFor({ state: "visible", timeout: 30000 });
+    await ask.getByRole("button", { name: "Allow once", exact: true }).click();
+    const res = await call.result();
+    if (!res?.view?.id) throw new Error(`the result names no view: ${JSON.stringify(res)}`);
+    await hookCall("switchboard.ui.openView", res.view).result();
+    const app = page.frameLocator("iframe.webview >> nth=-1").frameLocator("iframe#active-frame").frameLocator("iframe#app");
+    const text = (sel, pred, what) => waitFor(what, async () => {
+      const t = await app.locator(sel).innerText({ timeout: 5000 }).catch(() => "");
+      return pred(t) ? t : undefined;
+    }, 60000);
+    await text("#status", (t) => /^initialized theme=(light|dark) mode=inline$/.test(t), "the view to initialize");
+    await text("#result", (t) => t === "clock kitchen: tick 0", "the view to show the result");
+    await clearNotifications();
+    await app.locator("#tick").click();
+    const viewAsk = toast("The view of mcp__apps__clock asks");
+    await viewAsk.waitFor({ state: "visible", timeout: 30000 });
+    await viewAsk.getByRole("button", { name: "Deny", exact: true }).click();
+    await text("#ticked", (t) => t.startsWith("denied or failed:") && t.includes("denied"), "the denial in the view");
+    await app.locator("#escape").click();
+    const esc = await text("#escapes", (t) => t !== "", "the escapes' outcome");
+    if (esc !== "fetch:blocked parent:blocked storage:blocked cookie:blocked vscode:blocked") throw new Error(`escapes: ${esc}`);
+    await page.screenshot({ path: path.join(shots, "mcp-app-view.png") });
+  });
 }

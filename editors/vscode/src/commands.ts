@@ -44,6 +44,8 @@ export function registerCommands(sb: Switchboard, chat: ChatUi, questions: Quest
             return res;
         },
         [ui.chooseModel]: () => chooseModel(sb),
+        // A result's MCP App view (views.ts): the one given (a ViewRef), else the last one seen.
+        [ui.openView]: (arg) => views?.open(arg),
     };
     const registered = Object.entries(table).map(([id, fn]) =>
         vscode.commands.registerCommand(id, async (...args: unknown[]) => {

@@ -22,6 +22,7 @@ export const ui = {
     attachResource: "switchboard.ui.attachResource",
     runPrompt: "switchboard.ui.runPrompt",
     showTasks: "switchboard.ui.showTasks",
+    openView: "switchboard.ui.openView",
 } as const;
 
 export const configSection = "switchboard";

@@ -40,8 +40,23 @@ export class ViewPanels implements vscode.Disposable {
         );
     }
 
+    /** The last view a result named. */
+    private last: ext.ViewRef | undefined;
+
+    /** The command: the ViewRef given (a result's view), else the last one seen. */
+    async open(arg: unknown): Promise<void> {
+        const a = arg as Partial<ext.ViewRef> | undefined;
+        const ref = a && typeof a.id === "string" && typeof a.tool === "string" ? (a as ext.ViewRef) : this.last;
+        if (!ref) {
+            void vscode.window.showInformationMessage("Switchboard: no tool result with a view yet.");
+            return;
+        }
+        await this.show(ref);
+    }
+
     /** Shows a result's view (again, if it is open). */
     async show(ref: ext.ViewRef): Promise<void> {
+        this.last = ref;
         if (ref.error) {
             void vscode.window.showWarningMessage(`Switchboard: the view of ${ref.tool} cannot be shown: ${ref.error}`);
             return;
