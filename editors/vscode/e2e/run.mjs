@@ -607,6 +607,8 @@ async function trustedSuite() {
     const res = await call.result();
     if (!res?.view?.id) throw new Error(`the result names no view: ${JSON.stringify(res)}`);
     await hookCall("switchboard.ui.openView", res.view).result();
+    const logs = [];
+    page.on("console", (m) => logs.push(m.text()));
     const app = page.frameLocator("iframe.webview >> nth=-1").frameLocator("iframe#active-frame").frameLocator("iframe#app");
     const text = (sel, pred, what) => waitFor(what, async () => {
       const t = await app.locator(sel).innerText({ timeout: 5000 }).catch(() => "");
@@ -619,7 +621,9 @@ async function trustedSuite() {
     const viewAsk = toast("The view of mcp__apps__clock asks");
     await viewAsk.waitFor({ state: "visible", timeout: 30000 });
     await viewAsk.getByRole("button", { name: "Deny", exact: true }).click();
-    await text("#ticked", (t) => t.startsWith("denied or failed:") && t.includes("denied"), "the denial in the view");
+    await text("#ticked", (t) => t.startsWith("denied or failed:") && t.includes("denied"), "the denial in the view").catch((e) => {
+      throw new Error(`${e.message}; console: ${logs.slice(-12).join(" | ").slice(0, 1500)}`);
+    });
     await app.locator("#escape").click();
     const esc = await text("#escapes", (t) => t !== "", "the escapes' outcome");
     if (esc !== "fetch:blocked parent:blocked storage:blocked cookie:blocked vscode:blocked") throw new Error(`escapes: ${esc}`);

@@ -12,8 +12,8 @@ import { viewDocument } from "./view_html";
 
 /** What a view's webview may send; anything else is ignored. */
 type FromView =
-    | { type: "callTool"; rid: number; name: string; arguments?: Record<string, unknown> }
-    | { type: "openLink"; rid: number; url: string }
+    | { type: "callTool"; rid: number; secret?: string; name: string; arguments?: Record<string, unknown> }
+    | { type: "openLink"; rid: number; secret?: string; url: string }
     | { type: "initialized" };
 
 export class ViewPanels implements vscode.Disposable {
@@ -100,7 +100,7 @@ export class ViewPanels implements vscode.Disposable {
             return;
         }
         if (typeof m.rid !== "number") return;
-        const reply = (result: unknown) => void panel.webview.postMessage({ type: "reply", rid: m.rid, result });
+        const reply = (result: unknown) => void panel.webview.postMessage({ type: "reply", rid: m.rid, secret: m.secret, result });
         if (m.type === "callTool" && typeof m.name === "string") {
             try {
                 const args = m.arguments && typeof m.arguments === "object" && !Array.isArray(m.arguments) ? m.arguments : {};

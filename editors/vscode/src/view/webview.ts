@@ -25,16 +25,20 @@ const waiting = new Map<number, (r: unknown) => void>();
 let seq = 0;
 let mode: "inline" | "fullscreen" = "inline";
 
+// A secret of this document: the extension echoes it in its replies. The view's frame cannot read
+// this document (an opaque origin), so it cannot forge a reply whatever it posts.
+const secret = Array.from(crypto.getRandomValues(new Uint8Array(16)), (b) => b.toString(16).padStart(2, "0")).join("");
+
 function ask(type: string, payload: Record<string, unknown>): Promise<unknown> {
     const rid = ++seq;
-    vscode.postMessage({ type, rid, ...payload });
+    vscode.postMessage({ type, rid, secret, ...payload });
     return new Promise((resolve) => waiting.set(rid, resolve));
 }
 
 window.addEventListener("message", (e: MessageEvent) => {
-    if (e.source !== window.parent) return; // the view (or anything it framed) cannot forge a reply
-    const m = e.data as { type?: string; rid?: number; result?: unknown; theme?: string } | undefined;
-    if (m?.type === "reply" && typeof m.rid === "number") {
+    if (e.source === frame.contentWindow) return; // the view's own messages are the bridge's
+    const m = e.data as { type?: string; rid?: number; secret?: string; result?: unknown; theme?: string } | undefined;
+    if (m?.type === "reply" && typeof m.rid === "number" && m.secret === secret) {
         waiting.get(m.rid)?.(m.result);
         waiting.delete(m.rid);
     } else if (m?.type === "theme" && (m.theme === "light" || m.theme === "dark")) {
