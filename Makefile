@@ -9,7 +9,7 @@ FUZZMINIMIZETIME ?= 2000x
 # Every Go package of ours (node_modules can hold stray Go packages).
 PKGS = $$($(GO) list ./... | grep -v /node_modules/)
 
-.PHONY: test-keyring-deps
+.PHONY: test-keyring-deps test-browser-deps
 .PHONY: build demo test test-go test-bench-smoke test-fuzz test-conformance test-nvim test-vscode test-vscode-e2e package-vscode package-vscode-all bench clean
 
 # The binary as it ships (static, and without mcp-go's in-process transport: see build.sh).
@@ -49,7 +49,7 @@ demo: build
 # Everything CI runs. Each editor tier installs what it needs itself (apt, npm).
 test: test-go test-bench-smoke test-fuzz test-conformance test-nvim test-vscode test-vscode-e2e
 
-test-go: test-keyring-deps
+test-go: test-keyring-deps test-browser-deps
 	$(GO) vet $(PKGS)
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 
@@ -58,6 +58,12 @@ test-go: test-keyring-deps
 test-keyring-deps:
 	@command -v dbus-run-session >/dev/null && command -v gnome-keyring-daemon >/dev/null || \
 	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends dbus gnome-keyring >/dev/null; }
+
+# The MCP Apps views are checked in a real browser from the Go tier (the browser path) and the node
+# tier (the VS Code webview): Debian's chromium, which the e2e tier installs too.
+test-browser-deps:
+	@command -v chromium >/dev/null || \
+	  { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends chromium >/dev/null; }
 
 # Short runs of every fuzz target; their corpora live under testdata/fuzz.
 test-fuzz:
@@ -79,7 +85,7 @@ test-conformance:
 test-nvim:
 	bash editors/nvim/tests/run-all.sh
 
-test-vscode:
+test-vscode: test-browser-deps
 	bash editors/vscode/scripts/test.sh
 
 # The node tier also builds this machine's platform .vsix (with its switchboard binary), which the
