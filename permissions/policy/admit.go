@@ -357,6 +357,7 @@ func normForms(s string, pattern bool) []string {
 	case scheme == "https" && strings.HasSuffix(auth, ":443"), scheme == "http" && strings.HasSuffix(auth, ":80"):
 		auth = auth[:strings.LastIndexByte(auth, ':')]
 	}
+	auth = trimHostDot(auth)
 	if i := strings.IndexByte(path, '#'); i >= 0 {
 		path = path[:i]
 	}
@@ -380,6 +381,16 @@ func normForms(s string, pattern bool) []string {
 		}
 	}
 	return forms
+}
+
+// trimHostDot drops the trailing dot of a fully qualified host name ("evil.example." is
+// evil.example to DNS and to TLS), keeping the port, so a deny cannot be dodged by it.
+func trimHostDot(auth string) string {
+	host, port := auth, ""
+	if i := strings.LastIndexByte(auth, ':'); i >= 0 && !strings.HasSuffix(auth, "]") {
+		host, port = auth[:i], auth[i:]
+	}
+	return strings.TrimSuffix(host, ".") + port
 }
 
 // globURL matches pattern against s with "*" as any run of characters, except that a "*"

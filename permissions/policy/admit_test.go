@@ -92,6 +92,8 @@ func TestAdmit(t *testing.T) {
 		{"deny by name, any case", `{"deniedMcpServers": [{"serverName": "shell"}]}`, nil, stdio("Shell", "sh", "/bin/sh"), false, "/deniedMcpServers/0"},
 		{"deny by URL, host in another case and default port", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "HTTPS://user@EVIL.example:443/mcp"), false, "/deniedMcpServers/0"},
 		{"attack: deny by URL dodged by percent-encoding the path", `{"deniedMcpServers": [{"serverUrl": "https://mcp.example.com/admin*"}]}`, nil, remote("x", "https://mcp.example.com/%61dmin/x"), false, "/deniedMcpServers/0"},
+		{"attack: deny by URL dodged by a trailing dot on the host", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "https://evil.example./mcp"), false, "/deniedMcpServers/0"},
+		{"attack: deny by URL dodged by a trailing dot before the port", `{"deniedMcpServers": [{"serverUrl": "https://evil.example:8443/*"}]}`, nil, remote("x", "https://evil.example.:8443/mcp"), false, "/deniedMcpServers/0"},
 		{"deny by URL does not touch stdio", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, stdio("x", "npx", npx), true, ""},
 		{"allow: listed command", allowGH, nil, stdio("gh", "npx", npx, ghArgs...), true, ""},
 		{"allow: the name is not enough for stdio when commands are listed", allowGH, nil, stdio("github", "npx", npx, fsArgs...), false, "/allowedMcpServers"},
