@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"fmt"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"slices"
@@ -71,11 +72,30 @@ func PolicyLaunch(c config.ServerConfig, managed []policy.ManagedServer) policy.
 			if abs, err := filepath.Abs(l.Path); err == nil {
 				l.Path = abs
 			}
+		case c.Sandbox != nil && c.Env["PATH"] != "":
+			// The sandbox's launcher finds the command on the server's own PATH (mcpbridge/sandbox),
+			// not the host's as exec does: match the program it runs.
+			l.Path = lookPathIn(c.Command, c.Env["PATH"])
 		default:
 			l.Path, _ = exec.LookPath(c.Command) // ignore error: unresolved, no allow rule matches it
 		}
 	}
 	return l
+}
+
+// lookPathIn finds command in the folders of path as the sandbox does (absolute entries only),
+// "" when none has it.
+func lookPathIn(command, path string) string {
+	for _, d := range filepath.SplitList(path) {
+		if d == "" || !filepath.IsAbs(d) {
+			continue
+		}
+		p := filepath.Join(d, command)
+		if fi, err := os.Stat(p); err == nil && !fi.IsDir() && fi.Mode()&0o111 != 0 {
+			return p
+		}
+	}
+	return ""
 }
 
 // admit is the registry's Admit.

@@ -8,6 +8,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
 	"github.com/switchboard-dev/switchboard/permissions"
 	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
@@ -67,6 +68,42 @@ func TestPolicyLaunch(t *testing.T) {
 	l = PolicyLaunch(config.ServerConfig{Name: "a", Transport: config.TransportHTTP, URL: "https://x/mcp", Source: "/home/u/.config/switchboard/mcp.json"}, m)
 	if l.Scope != policy.ScopeUser {
 		t.Errorf("a user server named like a managed one: %+v", l)
+	}
+}
+
+// TestPolicySandboxPATH (attack): a sandboxed server's command is found on the PATH of its own
+// environment (mcpbridge/sandbox, as the launcher runs it); an entry that sets env.PATH to a
+// folder of its own must not pass an allowlist's serverCommand by the npx on the host's PATH.
+func TestPolicySandboxPATH(t *testing.T) {
+	mk := func(dir string) string {
+		t.Helper()
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		p := filepath.Join(dir, "npx")
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	root := t.TempDir()
+	good := mk(filepath.Join(root, "usr", "bin"))
+	evil := mk(filepath.Join(root, "evil"))
+	t.Setenv("PATH", filepath.Dir(good))
+	pol := policy.FromSources(exec.LookPath, policy.MemSource{Path: "/etc/switchboard/managed-settings.json",
+		Data: []byte(`{"allowedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-github"]}]}`)})
+	base := config.ServerConfig{Name: "gh", Transport: config.TransportStdio, Command: "npx",
+		Args: []string{"-y", "@modelcontextprotocol/server-github"}, Sandbox: &sandbox.Profile{}}
+	if b := PolicyBlock(pol, base); b != nil {
+		t.Fatalf("the allowed command was blocked: %+v", b)
+	}
+	attack := base
+	attack.Env = map[string]string{"PATH": filepath.Dir(evil)}
+	if l := PolicyLaunch(attack, nil); l.Path != evil {
+		t.Errorf("PolicyLaunch Path = %q, want %q (what the sandbox runs)", l.Path, evil)
+	}
+	if b := PolicyBlock(pol, attack); b == nil {
+		t.Errorf("a sandboxed entry whose env.PATH leads to %s passed the allowlist", evil)
 	}
 }
 
