@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -45,8 +46,14 @@ func (r *Registry) openShared(cfg config.ServerConfig, env []string) stdio.OpenS
 
 // sharedRequest is the broker's attach request for cfg.
 func (r *Registry) sharedRequest(cfg config.ServerConfig, env []string) (broker.Request, error) {
-	// The command as exec would find it (this process's PATH, as for a child of this window).
-	cmd, err := exec.LookPath(cfg.Command)
+	// The command as exec would find it (this process's PATH, as for a child of this window); a
+	// relative path is under the server's cwd, as exec runs it from Dir and as the policy matched
+	// it, never under this process's working folder.
+	name := cfg.Command
+	if !filepath.IsAbs(name) && cfg.Cwd != "" && strings.ContainsRune(name, filepath.Separator) {
+		name = filepath.Join(cfg.Cwd, name)
+	}
+	cmd, err := exec.LookPath(name)
 	if err != nil && !errors.Is(err, exec.ErrDot) {
 		return broker.Request{}, fmt.Errorf("shared: %w", err)
 	}

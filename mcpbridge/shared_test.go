@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -244,5 +245,36 @@ func TestNoSharedNoDaemon(t *testing.T) {
 	}
 	if _, err := os.Stat(dir); !os.IsNotExist(err) {
 		t.Fatalf("the socket directory was touched: %v", err)
+	}
+}
+
+// TestSharedRelativeCommand (attack): a shared server's relative command is the file under its
+// cwd, as in the window (exec runs a relative path from Dir) and as the policy matched it; never
+// a file of the same name under the editor's own working folder (the opened repository).
+func TestSharedRelativeCommand(t *testing.T) {
+	mk := func(dir string) string {
+		t.Helper()
+		p := filepath.Join(dir, "bin", "srv")
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	root := t.TempDir()
+	want := mk(filepath.Join(root, "opt"))
+	mk(filepath.Join(root, "repo")) // the repository's own bin/srv
+	t.Chdir(filepath.Join(root, "repo"))
+	r := NewRegistry(Options{})
+	defer r.Close()
+	req, err := r.sharedRequest(config.ServerConfig{Name: "s", Transport: config.TransportStdio, Command: "./bin/srv",
+		Cwd: filepath.Join(root, "opt"), Shared: config.SharedUser}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if req.Launch.Command != want {
+		t.Errorf("the daemon would run %s, want %s (under the entry's cwd)", req.Launch.Command, want)
 	}
 }
