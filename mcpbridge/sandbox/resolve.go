@@ -81,6 +81,8 @@ var secretsInHome = []string{
 	"Library/Keychains", "Library/Cookies", ".bash_history", ".zsh_history", ".python_history",
 	".node_repl_history", ".psql_history", ".mysql_history", ".lesshst", ".viminfo",
 	".config/switchboard", ".local/state/switchboard", ".cache/switchboard",
+	// Other AI tools' sign-ins: Claude Code, GitHub Copilot, Codex.
+	".claude", ".claude.json", ".config/github-copilot", ".codex",
 }
 
 // secretsOnSystem are system files that a process running as root could otherwise read.

@@ -79,3 +79,34 @@ func TestResolveCommandInHome(t *testing.T) {
 		t.Errorf("read roots %v: want the command alone", plan.Read)
 	}
 }
+
+// TestResolveHomeWorkspaceAgentTokens (attack): with the home folder open as the workspace, a
+// sandboxed server must not read other AI tools' sign-ins kept there (Claude Code's
+// ~/.claude/.credentials.json, GitHub Copilot's ~/.config/github-copilot, Codex's ~/.codex/auth.json).
+func TestResolveHomeWorkspaceAgentTokens(t *testing.T) {
+	w := newWorld(t)
+	var secrets []string
+	for _, rel := range []string{".claude/.credentials.json", ".config/github-copilot/apps.json", ".codex/auth.json"} {
+		p := filepath.Join(w.home, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o700); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte(`{"token":"x"}`), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		secrets = append(secrets, p)
+	}
+	env := w.env("/bin/true")
+	env.Workspace = []string{w.home}
+	plan, err := Resolve(Profile{}, env)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range secrets {
+		for _, root := range append(slices.Clone(plan.Read), plan.Write...) {
+			if within(s, root) {
+				t.Errorf("%s is readable through the granted root %s", s, root)
+			}
+		}
+	}
+}
