@@ -364,8 +364,36 @@ func (r *resolver) grantListed(key, path string, write bool) error {
 	if d := r.containedDenied(real); d != "" {
 		return fmt.Errorf("sandbox: %s %q: it holds %s, which is never opened to a sandboxed server; list the folders inside it that the server needs", key, safetext.Line(path), r.show(d))
 	}
+	// The person was shown the path as written: a relative one inside its base folder (a
+	// repository's "./out") must not lead out of it through a symlink the repository holds,
+	// which it can also retarget later without changing the entry.
+	if b := r.base(); b != "" && relativePath(path) && within(abs, b) {
+		rb, err := filepath.EvalSymlinks(b)
+		if err != nil {
+			rb = b
+		}
+		if !within(real, rb) {
+			return fmt.Errorf("sandbox: %s %q: it leads out of %s through a symbolic link, to %s; list that folder itself if the server is to have it", key, safetext.Line(path), r.show(b), r.show(real))
+		}
+	}
 	r.add(real, write)
 	return nil
+}
+
+// base is the folder relative paths are under ("" when there is none).
+func (r *resolver) base() string {
+	if r.env.Base != "" {
+		return r.env.Base
+	}
+	if len(r.env.Workspace) > 0 {
+		return r.env.Workspace[0]
+	}
+	return ""
+}
+
+// relativePath: p is written relative to the base folder (not ~, ~/..., nor absolute).
+func relativePath(p string) bool {
+	return p != "~" && !strings.HasPrefix(p, "~/") && !filepath.IsAbs(p)
 }
 
 func (r *resolver) abs(p string) (string, error) {

@@ -110,3 +110,36 @@ func TestResolveHomeWorkspaceAgentTokens(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveRelativeSymlinkOutside (attack): a repository's entry lists "./out" for writing and
+// commits out as a symlink to a folder of the home (or retargets it later, which changes no
+// fingerprint): the person was shown "./out", a folder of the repository. A relative path that
+// leads out of its base folder through a symlink is refused, naming where it leads.
+func TestResolveRelativeSymlinkOutside(t *testing.T) {
+	w := newWorld(t)
+	outside := filepath.Join(w.home, ".config", "autostart")
+	if err := os.MkdirAll(outside, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(outside, filepath.Join(w.project, "out")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(w.build, filepath.Join(w.project, "inside")); err != nil {
+		t.Fatal(err)
+	}
+	env := w.env("/bin/true")
+	env.Base = w.project
+	for _, p := range []Profile{{Write: []string{"./out"}}, {Read: []string{"out/"}}} {
+		plan, err := Resolve(p, env)
+		if err == nil {
+			t.Errorf("Resolve(%+v) granted %v: want a refusal", p, plan.Write)
+		} else if !strings.Contains(err.Error(), "~/.config/autostart") {
+			t.Errorf("Resolve(%+v) = %v: want the error to name ~/.config/autostart", p, err)
+		}
+	}
+	// A symlink that stays inside the base folder is fine.
+	plan, err := Resolve(Profile{Write: []string{"./inside"}}, env)
+	if err != nil || !slices.Contains(plan.Write, w.build) {
+		t.Errorf("Resolve(./inside) = %v, %v: want %s writable", plan, err, w.build)
+	}
+}
