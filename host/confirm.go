@@ -26,7 +26,7 @@ func (a *App) Confirm(ctx context.Context, req permissions.Request) (permissions
 		q.Arguments = approvalArguments(req.Arguments)
 		q.Deadline = req.Deadline
 		q.Text = promptMessage(req)
-		if v := viewOf(ctx); v != "" { // views.go: the call comes from a tool's view, not the model
+		if v := req.Via; v != "" { // views.go: the call comes from a tool's view, not the model
 			q.Text = fmt.Sprintf("The view of %s asks: %s", safetext.Bounded(v, previewLimit), q.Text)
 		}
 	})

@@ -148,8 +148,11 @@ type CallRequest struct {
 	Mode      *permissions.Mode
 	// Progress observes the call's progress; nil = the UI's (UI.ToolProgress).
 	Progress ToolProgress
-	// Source names the front end's command in the events file ("callTool").
+	// Source names the front end's command in the events file ("callTool"), and who started a
+	// call that becomes a task.
 	Source string
+	// View is the tool whose MCP Apps view made the call ("" for any other): the question says so.
+	View string
 }
 
 // CallTool runs one tool call through the gate (the person is asked through the UI) and returns
@@ -183,19 +186,17 @@ func (a *App) CallToolView(ctx context.Context, r CallRequest) (mcpbridge.Result
 		return mcpbridge.Result{Name: r.Name, IsError: true, Text: msg, Bytes: len(msg), Content: []json.RawMessage{}},
 			permissions.Decision{By: permissions.ByPolicy, Reason: "denied: " + msg}, nil
 	}
-	var via session.CallFunc // nil: the UI's observer (progressTools.Call)
-	if r.Progress != nil {
-		via = func(ctx context.Context, name string, args json.RawMessage) (mcpbridge.Result, error) {
-			return progressTools{a.registry, a}.observed(ctx, r.Progress, name, args)
+	via := func(ctx context.Context, name string, args json.RawMessage) (mcpbridge.Result, error) {
+		obs := r.Progress
+		if obs == nil {
+			obs = a.ui.ToolProgress()
 		}
+		return progressTools{a.registry, a}.observed(ctx, obs, r.Source, name, args)
 	}
 	if a.events != nil {
 		a.events.record("toolCallStart", map[string]any{"name": r.Name, "source": r.Source})
 	}
-	if r.Source != "" {
-		ctx = context.WithValue(ctx, callSourceKey{}, r.Source) // tasks.go: who started a task
-	}
-	res, dec := a.sessions.CallToolVia(ctx, r.Name, r.Arguments, mode, via)
+	res, dec := a.sessions.CallToolFrom(ctx, r.Name, r.Arguments, mode, via, r.View)
 	if a.events != nil {
 		a.events.record("toolCallEnd", map[string]any{"name": r.Name, "source": r.Source, "isError": res.IsError, "decidedBy": dec.By})
 	}
@@ -348,18 +349,19 @@ func (t progressTools) Snapshot() *mcpbridge.ToolSet { return t.a.currentPins().
 
 // Call is session.Tools: a chat turn's call, observed by the UI's observer.
 func (t progressTools) Call(ctx context.Context, name string, args json.RawMessage) (mcpbridge.Result, error) {
-	return t.observed(ctx, t.a.ui.ToolProgress(), name, args)
+	return t.observed(ctx, t.a.ui.ToolProgress(), "", name, args)
 }
 
-// observed runs one call reporting to obs (nil: not observed).
-func (t progressTools) observed(ctx context.Context, obs ToolProgress, name string, args json.RawMessage) (mcpbridge.Result, error) {
+// observed runs one call reporting to obs (nil: not observed); source is who started it ("": the
+// agent), kept if the call becomes a task.
+func (t progressTools) observed(ctx context.Context, obs ToolProgress, source, name string, args json.RawMessage) (mcpbridge.Result, error) {
 	if msg, held := t.a.held(name); held { // the tool list changed after the gate looked
 		msg = "Tool call " + name + " was not run: " + msg
 		return mcpbridge.Result{Name: name, IsError: true, Text: msg, Bytes: len(msg)}, nil
 	}
 	ctx, cancel := context.WithCancelCause(ctx)
 	defer cancel(nil)
-	ctx, w := t.a.watchTask(ctx, cancel, obs, name, args) // tasks.go: a call that runs as a task
+	ctx, w := t.a.watchTask(ctx, cancel, obs, source, name, args) // tasks.go: a call that runs as a task
 	obs = w.observer()
 	if obs != nil {
 		obs.Start(name, func() { cancel(errProgressCancelled) })

@@ -273,16 +273,6 @@ func (a *App) CancelTask(id string) error {
 	return nil
 }
 
-// callSourceKey carries who started a call (CallRequest.Source; none: the agent).
-type callSourceKey struct{}
-
-func callSource(ctx context.Context) string {
-	if s, _ := ctx.Value(callSourceKey{}).(string); s != "" {
-		return s
-	}
-	return "agent"
-}
-
 // closing: the host is going away; its tasks are left running to be resumed.
 func (a *App) closing() bool {
 	select {
@@ -313,12 +303,16 @@ type taskWatch struct {
 }
 
 // watchTask wraps a call's ctx (cancel is its cancel) and its observer.
-func (a *App) watchTask(ctx context.Context, cancel context.CancelCauseFunc, obs ToolProgress, name string, args json.RawMessage) (context.Context, *taskWatch) {
+// source is who started it (CallRequest.Source; "": the agent).
+func (a *App) watchTask(ctx context.Context, cancel context.CancelCauseFunc, obs ToolProgress, source, name string, args json.RawMessage) (context.Context, *taskWatch) {
+	if source == "" {
+		source = "agent"
+	}
 	now := a.opts.Now
 	if now == nil {
 		now = time.Now
 	}
-	w := &taskWatch{a: a, obs: obs, name: name, args: args, source: callSource(ctx), cancel: cancel, now: now}
+	w := &taskWatch{a: a, obs: obs, name: name, args: args, source: source, cancel: cancel, now: now}
 	ctx = mcpbridge.WithTaskUpdates(ctx, w.update)
 	ctx = mcpbridge.WithKeepTask(ctx, a.closing)
 	return ctx, w
@@ -592,8 +586,7 @@ func (a *App) resumeTask(e TaskEntry) {
 	}
 	ctx, cancel := context.WithCancelCause(a.baseCtx)
 	defer cancel(nil)
-	ctx = context.WithValue(ctx, callSourceKey{}, e.StartedBy)
-	ctx, w := a.watchTask(ctx, cancel, a.ui.ToolProgress(), e.Tool, nil)
+	ctx, w := a.watchTask(ctx, cancel, a.ui.ToolProgress(), e.StartedBy, e.Tool, nil)
 	w.mu.Lock()
 	w.id, w.started = e.ID, e.Started
 	w.last = mcpbridge.TaskUpdate{Server: e.Server, Tool: e.Tool, TaskID: e.TaskID, Status: e.Status, Message: e.Message}

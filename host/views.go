@@ -225,15 +225,6 @@ func viewAllow(p mcpbridge.ViewPermissions) string {
 	return strings.Join(out, "; ")
 }
 
-// viewCallKey marks the context of a call a view made: Confirm says so in the question.
-type viewCallKey struct{}
-
-// viewOf is the tool whose view made the call of ctx ("" for any other call).
-func viewOf(ctx context.Context) string {
-	s, _ := ctx.Value(viewCallKey{}).(string)
-	return s
-}
-
 // ViewCallTool runs a tools/call that the view id made: name is the server's own tool name. The
 // tool must belong to the view's server and be visible to apps; the call passes the gate exactly
 // as any call does (mode, allowlist, pins), and the question says it comes from the view. A
@@ -260,8 +251,7 @@ func (a *App) ViewCallTool(ctx context.Context, id, name string, args json.RawMe
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	ctx = context.WithValue(ctx, viewCallKey{}, vi.ref.Tool)
-	res, dec := a.CallTool(ctx, CallRequest{Name: target.Name, Arguments: args, Source: "view"})
+	res, dec := a.CallTool(ctx, CallRequest{Name: target.Name, Arguments: args, Source: "view", View: vi.ref.Tool})
 	if len(res.Content) == 0 && res.Text != "" {
 		res.Content = []json.RawMessage{textContent(res.Text)}
 	}

@@ -79,6 +79,9 @@ type Request struct {
 	// Deadline is when the gate stops waiting for the user's answer; set by the gate before it
 	// asks the Prompter (Confirm's ctx ends then too).
 	Deadline time.Time
+	// Via names what asked for a direct call besides the person, for the question to say so: the
+	// tool whose MCP Apps view made the call; "" for the person's own calls and the model's.
+	Via string
 }
 
 // Answer is the user's answer to a confirm prompt.

@@ -50,6 +50,8 @@ func TestInitializeCapabilities(t *testing.T) {
 		"switchboard.pins", "switchboard.pins.accept",
 		"switchboard.resources", "switchboard.readResource", "switchboard.unsubscribe", "switchboard.prompts", "switchboard.getPrompt", "switchboard.complete", // resources.go
 		"switchboard.input",
+		"switchboard.tasks", "switchboard.cancelTask", // tasks.go
+		"switchboard.view", "switchboard.view.callTool", "switchboard.view.openLink", "switchboard.view.openInBrowser", // views.go
 	}
 	if got := c.ExecuteCommandProvider.Commands; !slices.Equal(got, want) {
 		t.Errorf("commands = %v, want %v", got, want)
