@@ -19,6 +19,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // mcptestBin is cmd/mcptest, built once by TestMain.
@@ -348,7 +350,7 @@ func tagged(host int) []int {
 			continue
 		}
 		env, _ := os.ReadFile("/proc/" + d.Name() + "/environ")
-		if bytes.Contains(env, []byte("\x00"+ownerVar+"="+strconv.Itoa(host)+".")) || bytes.HasPrefix(env, []byte(ownerVar+"="+strconv.Itoa(host)+".")) {
+		if bytes.Contains(env, []byte("\x00"+stdio.OwnerVar+"="+strconv.Itoa(host)+".")) || bytes.HasPrefix(env, []byte(stdio.OwnerVar+"="+strconv.Itoa(host)+".")) {
 			pids = append(pids, pid)
 		}
 	}

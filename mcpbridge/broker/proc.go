@@ -8,24 +8,17 @@ import (
 	"io"
 	"os"
 	"os/exec"
-	"strconv"
 	"sync"
-	"sync/atomic"
 	"syscall"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
-// ownerVar and its value's form are mcpbridge's (proc_owner.go): "<host pid>.<host start
-// time>.<start number>". The daemon tags its children the same way, so the owner-tag sweep a
-// window or a new daemon runs at start finds what a killed daemon left behind.
-// (mcpbridge/stdio's start is an MCP transport; the daemon needs the raw pipes, so it starts its
-// children here and leaves the sweep to stdio.SweepOrphans.)
-const ownerVar = "SWITCHBOARD_MCP_OWNER"
-
-var (
-	ownerHost = strconv.Itoa(os.Getpid()) + "." + strconv.FormatUint(procStartTime(os.Getpid()), 10)
-	ownerSeq  atomic.Int64
-)
+// The daemon tags its children as the stdio transport tags its own (stdio.OwnerEnv), so the
+// owner-tag sweep a window or a new daemon runs at start (stdio.SweepOrphans) finds what a killed
+// daemon left behind. (mcpbridge/stdio's start is an MCP transport; the daemon needs the raw
+// pipes, so it starts its children here.)
 
 // Grace periods of a child's stop: stdin closed, then SIGTERM to the group, then SIGKILL.
 var (
@@ -52,7 +45,7 @@ func startChild(l Launch) (*child, error) {
 	cmd.Args[0] = l.Command
 	// "broker-N": never equal to a tag the registry gives its own children in the same process
 	// (a window that runs a daemon in-process, as tests do), whose Close kills by exact tag.
-	cmd.Env = append(append([]string{}, l.Env...), ownerVar+"="+ownerHost+".broker-"+strconv.FormatInt(ownerSeq.Add(1), 10))
+	cmd.Env = append(append([]string{}, l.Env...), stdio.OwnerEnv("broker-"))
 	cmd.Dir = l.Dir
 	if cmd.Dir == "" {
 		cmd.Dir = "/" // never the daemon's own cwd: it is the first starter's

@@ -1,12 +1,8 @@
 package broker
 
 import (
-	"bytes"
-	"os"
 	"os/exec"
 	"runtime"
-	"strconv"
-	"strings"
 	"sync"
 	"syscall"
 )
@@ -34,23 +30,4 @@ func spawn(cmd *exec.Cmd) error {
 	errc := make(chan error, 1)
 	spawner.jobs <- func() { errc <- cmd.Start() }
 	return <-errc
-}
-
-// procStartTime is field 22 of /proc/PID/stat (0 when unreadable): with the pid, it tells a
-// live process from a later one that reuses its pid.
-func procStartTime(pid int) uint64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := strings.Fields(string(b[i+1:]))
-	if len(f) < 20 {
-		return 0
-	}
-	n, _ := strconv.ParseUint(f[19], 10, 64)
-	return n
 }

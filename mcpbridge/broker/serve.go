@@ -170,7 +170,7 @@ type info struct {
 }
 
 func (d *daemon) writeInfo() {
-	b, _ := json.Marshal(info{Pid: os.Getpid(), StartTime: procStartTime(os.Getpid()), Build: d.o.Build, Broker: Major, Minor: Minor}) // ignore error: plain values
+	b, _ := json.Marshal(info{Pid: os.Getpid(), StartTime: stdio.ProcStartTime(os.Getpid()), Build: d.o.Build, Broker: Major, Minor: Minor}) // ignore error: plain values
 	if err := writeFileAtomic(d.paths.Info, b); err != nil {
 		d.log.Warn("broker: write daemon info", "err", err)
 	}

@@ -31,6 +31,18 @@ func hostIdentity() string {
 // newOwnerTag is the marker value for one server start.
 func newOwnerTag() string { return fmt.Sprintf("%s.%d", ownerHost, ownerSeq.Add(1)) }
 
+// OwnerVar is the name of the variable that marks a server's processes (ownerVar).
+const OwnerVar = ownerVar
+
+// ProcStartTime is pid's start time in clock ticks since boot (Linux; 0 elsewhere or when
+// unreadable): with the pid, it tells a live process from a later one that reuses its pid.
+func ProcStartTime(pid int) uint64 { return procStartTime(pid) }
+
+// OwnerEnv is the ownerVar entry for a child that this process starts without the stdio
+// transport (the shared-server daemon's children): marked so, SweepOrphans finds what a killed
+// process of this kind left behind. kind prefixes the start number ("broker-").
+func OwnerEnv(kind string) string { return ownerVar + "=" + ownerHost + "." + kind + strconv.FormatInt(ownerSeq.Add(1), 10) }
+
 // parseOwner splits a marker value into host pid, host start time and the whole tag.
 func parseOwner(v string) (pid int, start uint64, ok bool) {
 	parts := strings.Split(v, ".")
