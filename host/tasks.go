@@ -300,6 +300,9 @@ type taskWatch struct {
 	started time.Time
 	tick    chan struct{} // closed to stop the elapsed-time ticker
 	ended   bool
+	// unkept: the server gave this call the task id of another call this host follows; the
+	// book keeps the other's entry, and this call is followed (and shown) without one.
+	unkept bool
 }
 
 // watchTask wraps a call's ctx (cancel is its cancel) and its observer.
@@ -378,7 +381,15 @@ func (w *taskWatch) update(u mcpbridge.TaskUpdate) {
 		b.mu.Lock()
 		b.loadLocked()
 		e := b.entries[id]
-		if e == nil {
+		if e != nil && b.runs[id] != nil {
+			b.mu.Unlock()
+			w.a.tasks.log(fmt.Sprintf("MCP server %s gave two running calls one task id; the second (%s) is not kept for restarts", safetext.Line(u.Server), safetext.Line(u.Tool)))
+			w.mu.Lock()
+			w.unkept = true
+			w.mu.Unlock()
+			return
+		}
+		if e == nil || e.State != TaskRunning {
 			e = &TaskEntry{ID: id, Server: u.Server, Tool: u.Tool, TaskID: u.TaskID, Era: u.Era,
 				ArgsHash: argsHash(w.args), StartedBy: w.source, Started: w.started, Definition: w.a.definition(u.Server)}
 			b.entries[id] = e
@@ -386,6 +397,12 @@ func (w *taskWatch) update(u mcpbridge.TaskUpdate) {
 		e.Owner = os.Getpid()
 		b.runs[id] = w.cancel
 		b.mu.Unlock()
+	}
+	w.mu.Lock()
+	unkept := w.unkept
+	w.mu.Unlock()
+	if unkept {
+		return
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
@@ -472,9 +489,10 @@ func (w *taskWatch) end(ctx context.Context, res mcpbridge.Result, err error) {
 		close(w.tick)
 	}
 	id, last := w.id, w.last
+	unkept := w.unkept
 	w.mu.Unlock()
-	if id == "" {
-		return // not a task
+	if id == "" || unkept {
+		return // not a task, or one whose id another call holds
 	}
 	b := &w.a.tasks
 	b.mu.Lock()

@@ -1,11 +1,15 @@
 package host
 
 import (
+	"context"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge"
 )
 
 func bookAdd(b *taskBook, id string, at time.Time) {
@@ -56,5 +60,32 @@ func TestTaskBookBrokenFile(t *testing.T) {
 	}
 	if len(logged) == 0 || !strings.Contains(logged[0], "left as it is") {
 		t.Errorf("logged %q, want a warning that names the file", logged)
+	}
+}
+
+// TestTaskSameIDTwice: a server that gives two running calls one task id cannot make the second
+// call take over the first's entry: the book keeps the first call's tool and arguments, and the
+// second call's end leaves the first's entry running (and cancellable).
+func TestTaskSameIDTwice(t *testing.T) {
+	a := &App{gone: make(chan struct{})}
+	a.tasks = taskBook{path: filepath.Join(t.TempDir(), TasksFile), log: func(m string) { t.Log(m) }}
+	a.opts.Now = func() time.Time { return time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC) }
+	_, cancel1 := context.WithCancelCause(context.Background())
+	defer cancel1(nil)
+	ctx2, cancel2 := context.WithCancelCause(context.Background())
+	defer cancel2(nil)
+	_, w1 := a.watchTask(context.Background(), cancel1, nil, "", "mcp__s__one", json.RawMessage(`{"a":1}`))
+	_, w2 := a.watchTask(ctx2, cancel2, nil, "", "mcp__s__two", json.RawMessage(`{"b":2}`))
+	u := mcpbridge.TaskUpdate{Server: "s", Tool: "mcp__s__one", TaskID: "same", Status: mcpbridge.TaskWorking, Message: "first"}
+	w1.update(u)
+	u.Tool, u.Message = "mcp__s__two", "second"
+	w2.update(u)
+	w2.end(ctx2, mcpbridge.Result{Name: "mcp__s__two", Text: "done"}, nil)
+	tasks := a.Tasks()
+	if len(tasks) != 1 {
+		t.Fatalf("tasks = %+v, want the first call's only", tasks)
+	}
+	if e := tasks[0]; e.Tool != "mcp__s__one" || e.ArgsHash != argsHash(json.RawMessage(`{"a":1}`)) || e.State != TaskRunning || e.Message != "first" || !e.Here {
+		t.Errorf("entry = %+v, want the first call's, still running here", e)
 	}
 }
