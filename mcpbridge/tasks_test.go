@@ -151,8 +151,19 @@ func TestTaskCompletes(t *testing.T) {
 				if hasTask == (e.era == ProtocolModern) {
 					t.Errorf("tools/call task member = %v in era %s: %s", hasTask, e.name, l)
 				}
-				if e.era == ProtocolModern && !strings.Contains(l, `"extensions":{"`+TaskExtension+`":{}}`) {
-					t.Errorf("modern tools/call does not declare the tasks extension: %s", l)
+				if e.era == ProtocolModern {
+					var req struct {
+						Params struct {
+							Meta struct {
+								Caps struct {
+									Extensions map[string]json.RawMessage `json:"extensions"`
+								} `json:"io.modelcontextprotocol/clientCapabilities"`
+							} `json:"_meta"`
+						} `json:"params"`
+					}
+					if err := json.Unmarshal([]byte(l), &req); err != nil || string(req.Params.Meta.Caps.Extensions[TaskExtension]) != "{}" {
+						t.Errorf("modern tools/call does not declare the tasks extension (%v): %s", err, l)
+					}
 				}
 			}
 			wantResult := 1
