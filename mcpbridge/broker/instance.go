@@ -32,6 +32,8 @@ type instance struct {
 	err   error         // why start failed; set before ready is closed
 	init  []byte        // the initialize result, replayed to every attachment
 	child *child
+	// loopDone is closed when readLoop has ended the instance (set with child, before ready).
+	loopDone chan struct{}
 
 	writeMu sync.Mutex // one frame at a time to the child's stdin
 
@@ -105,6 +107,7 @@ func (in *instance) start() {
 		return
 	}
 	in.child = c
+	in.loopDone = make(chan struct{})
 	go in.readLoop()
 	params, err := json.Marshal(map[string]any{
 		"protocolVersion": in.req.ProtocolVersion,
@@ -238,6 +241,7 @@ func (in *instance) writeUp(frame []byte) {
 
 // readLoop reads the server's frames until its stdout ends, then ends the instance.
 func (in *instance) readLoop() {
+	defer close(in.loopDone)
 	br := bufio.NewReaderSize(in.child.stdout, 64<<10)
 	reason := ""
 	for {

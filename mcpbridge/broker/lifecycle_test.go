@@ -313,7 +313,9 @@ func TestDrain(t *testing.T) {
 // the window's heartbeat ends the attachment and says why, so the window can fall back.
 func TestDaemonStopped(t *testing.T) {
 	dir := testDir(t)
-	cfg := Config{Dir: dir, Build: "test", Start: daemonCmd(dir, time.Minute), Heartbeat: 20 * time.Millisecond}
+	// A second between pings: short enough to see the stop soon, long enough that a live daemon on
+	// a loaded machine is not taken for a stopped one before initialize is answered.
+	cfg := Config{Dir: dir, Build: "test", Start: daemonCmd(dir, time.Minute), Heartbeat: time.Second}
 	w := attachWin(t, "A", cfg, request(launch()))
 	w.initialize()
 	daemon := w.c.DaemonPid()

@@ -505,6 +505,7 @@ func (d *daemon) shutdown() {
 			<-in.ready
 			if in.err == nil {
 				in.retire("the shared-server daemon stopped")
+				<-in.loopDone // Serve returns after the instance has ended, its last word logged
 			}
 		})
 	}
