@@ -41,7 +41,9 @@ func ProcStartTime(pid int) uint64 { return procStartTime(pid) }
 // OwnerEnv is the ownerVar entry for a child that this process starts without the stdio
 // transport (the shared-server daemon's children): marked so, SweepOrphans finds what a killed
 // process of this kind left behind. kind prefixes the start number ("broker-").
-func OwnerEnv(kind string) string { return ownerVar + "=" + ownerHost + "." + kind + strconv.FormatInt(ownerSeq.Add(1), 10) }
+func OwnerEnv(kind string) string {
+	return ownerVar + "=" + ownerHost + "." + kind + strconv.FormatInt(ownerSeq.Add(1), 10)
+}
 
 // parseOwner splits a marker value into host pid, host start time and the whole tag.
 func parseOwner(v string) (pid int, start uint64, ok bool) {
