@@ -103,22 +103,11 @@ func (b *taskBook) loadLocked() {
 	if b.path == "" {
 		return
 	}
-	data, err := os.ReadFile(b.path)
-	if errors.Is(err, os.ErrNotExist) {
+	tasks, ok := b.readLocked()
+	if !ok {
 		return
 	}
-	var f struct {
-		Tasks []*TaskEntry `json:"tasks"`
-	}
-	if err == nil {
-		err = json.Unmarshal(data, &f)
-	}
-	if err != nil {
-		b.broken = true
-		b.log(fmt.Sprintf("host: task file %s: %v (it is left as it is; tasks are not kept until it is fixed or removed)", b.path, err))
-		return
-	}
-	for _, e := range f.Tasks {
+	for _, e := range tasks {
 		if e != nil && e.ID != "" {
 			b.entries[e.ID] = e
 		}
@@ -173,12 +162,12 @@ func (b *taskBook) syncLocked(f func()) {
 	}
 }
 
-// mergeLocked reads the file again: an entry another process added is kept, and one it changed
-// later than this one did is taken, unless this host follows that task now.
-func (b *taskBook) mergeLocked() {
+// readLocked reads the file's entries (none, ok, when it does not exist). A file that cannot be
+// read or parsed marks the book broken: it is never written over.
+func (b *taskBook) readLocked() ([]*TaskEntry, bool) {
 	data, err := os.ReadFile(b.path)
 	if errors.Is(err, os.ErrNotExist) {
-		return
+		return nil, true
 	}
 	var f struct {
 		Tasks []*TaskEntry `json:"tasks"`
@@ -189,9 +178,19 @@ func (b *taskBook) mergeLocked() {
 	if err != nil {
 		b.broken = true
 		b.log(fmt.Sprintf("host: task file %s: %v (it is left as it is; tasks are not kept until it is fixed or removed)", b.path, err))
+		return nil, false
+	}
+	return f.Tasks, true
+}
+
+// mergeLocked reads the file again: an entry another process added is kept, and one it changed
+// later than this one did is taken, unless this host follows that task now.
+func (b *taskBook) mergeLocked() {
+	tasks, ok := b.readLocked()
+	if !ok {
 		return
 	}
-	for _, d := range f.Tasks {
+	for _, d := range tasks {
 		if d == nil || d.ID == "" {
 			continue
 		}
