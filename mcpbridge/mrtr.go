@@ -62,24 +62,7 @@ func inputRequired(result []byte) bool {
 	if !bytes.Contains(result, []byte(`input_required`)) {
 		return false // the usual case, at the cost of one scan
 	}
-	var rt string
-	found := false
-	ok := jsonscan.Members(result, func(name, v []byte) bool {
-		if which, unsure := jsonscan.Which(name, "resultType"); which == 0 && !unsure {
-			found = jsonscan.SetString(&rt, v)
-		}
-		return true
-	})
-	if !ok {
-		var w struct {
-			ResultType string `json:"resultType"`
-		}
-		if json.Unmarshal(result, &w) != nil {
-			return false
-		}
-		return w.ResultType == string(mcp.ResultTypeInputRequired)
-	}
-	return found && rt == string(mcp.ResultTypeInputRequired)
+	return isResultType(result, string(mcp.ResultTypeInputRequired)) // tasks.go
 }
 
 // inputAsk is an input_required result as sent.
