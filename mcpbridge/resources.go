@@ -350,6 +350,20 @@ func (c *conn) promptList(ctx context.Context, name string) ([]Prompt, error) {
 	return ps, nil
 }
 
+// roundTrip sends req and waits for its response; over stdio it keeps the frame (fr) so that a
+// string the reader shortened is known (stdio/frame.go); fr is nil over HTTP.
+func (c *conn) roundTrip(ctx context.Context, req transport.JSONRPCRequest) (resp *transport.JSONRPCResponse, fr *stdio.Frame, err error) {
+	if s := c.stdio(); s != nil {
+		sr, err := s.RoundTrip(ctx, req)
+		if sr != nil {
+			return &sr.JSONRPCResponse, &sr.Frame, err
+		}
+		return nil, nil, err
+	}
+	resp, err = c.tr.SendRequest(ctx, req)
+	return resp, nil, err
+}
+
 // rawRequest sends one request and returns its raw result; over stdio it keeps the frame so that
 // a string the reader shortened is known (stdio/frame.go).
 func (c *conn) rawRequest(ctx context.Context, method string, params any) ([]byte, *stdio.Frame, error) {
@@ -357,19 +371,7 @@ func (c *conn) rawRequest(ctx context.Context, method string, params any) ([]byt
 	if err := c.decorate(&req); err != nil { // era.go
 		return nil, nil, err
 	}
-	var (
-		resp *transport.JSONRPCResponse
-		fr   *stdio.Frame
-		err  error
-	)
-	if s := c.stdio(); s != nil {
-		var sr *stdio.Response
-		if sr, err = s.RoundTrip(ctx, req); sr != nil {
-			resp, fr = &sr.JSONRPCResponse, &sr.Frame
-		}
-	} else {
-		resp, err = c.tr.SendRequest(ctx, req)
-	}
+	resp, fr, err := c.roundTrip(ctx, req)
 	if err != nil {
 		if ctx.Err() != nil {
 			c.cancelled(req.ID, ctx.Err())

@@ -561,19 +561,7 @@ func (c *conn) taskRequest(ctx context.Context, method, id, state string, member
 		rctx, cancel = context.WithTimeout(ctx, timeout)
 	}
 	defer cancel()
-	var (
-		resp *transport.JSONRPCResponse
-		fr   *stdio.Frame
-		err  error
-	)
-	if s := c.stdio(); s != nil {
-		var sr *stdio.Response
-		if sr, err = s.RoundTrip(rctx, req); sr != nil {
-			resp, fr = &sr.JSONRPCResponse, &sr.Frame
-		}
-	} else {
-		resp, err = c.tr.SendRequest(rctx, req)
-	}
+	resp, fr, err := c.roundTrip(rctx, req)
 	if err != nil || rctx.Err() != nil {
 		if rctx.Err() != nil {
 			c.cancelled(req.ID, rctx.Err())
