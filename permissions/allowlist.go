@@ -370,14 +370,29 @@ func cutToolName(name string) (server, tool string, ok bool) {
 }
 
 // Reload re-reads the file. It returns the file's problem (also kept in Err()).
+//
+// A write of this process (modify) may land between the read and the store; the read is then
+// older than the state the write stored, and storing it would bring back what the user just
+// changed (a revoked grant allowed again until the next event). So the state is swapped only if
+// nothing was stored since the read began, and read again otherwise.
 func (a *Allowlist) Reload() error {
 	if a.path == "" {
 		return nil
 	}
-	lines, err := a.read()
-	a.st.Store(newState(lines, err))
-	return err
+	for {
+		cur := a.st.Load()
+		lines, err := a.read()
+		if testHookReloadRead != nil {
+			testHookReloadRead()
+		}
+		if a.st.CompareAndSwap(cur, newState(lines, err)) {
+			return err
+		}
+	}
 }
+
+// testHookReloadRead, when set by a test, runs in Reload between reading the file and storing it.
+var testHookReloadRead func()
 
 func (a *Allowlist) read() ([]line, error) {
 	data, err := os.ReadFile(a.path)

@@ -376,3 +376,33 @@ func FuzzAllowlist(f *testing.F) {
 		}
 	})
 }
+
+// A reload that read the file before this process wrote it must not store what it read: the
+// user's revoke would be undone (the grant allowed again) until the next file event. Seen in the
+// Neovim suite as ":Switchboard allow" showing a revoked server grant still ticked.
+func TestReloadDoesNotUndoAWrite(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "allowlist")
+	if err := os.WriteFile(path, []byte("mcp__demo__*\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a, _ := OpenAllowlist(path)
+	once := true
+	testHookReloadRead = func() {
+		if once { // the watcher read the file; now the user revokes, before it stores
+			once = false
+			if _, err := a.Replace("mcp__demo__", nil); err != nil {
+				t.Error(err)
+			}
+		}
+	}
+	t.Cleanup(func() { testHookReloadRead = nil })
+	if err := a.Reload(); err != nil {
+		t.Fatal(err)
+	}
+	if got := a.Entries(); len(got) != 0 {
+		t.Errorf("after a revoke during a reload, Entries() = %q, want none", got)
+	}
+	if _, ok := a.Match("mcp__demo__echo"); ok {
+		t.Error("the revoked server grant still matches")
+	}
+}
