@@ -362,14 +362,20 @@ func callbackHandler(state, issuer string, issRequired bool, out chan<- callback
 			default:
 				res.code = q.Get("code")
 			}
+			// The whole answer is on the wire before the sign-in goes on: the sign-in closes this
+			// listener as soon as it ends, and a response still in the handler's buffer then
+			// reaches the browser as a reset connection instead of "signed in".
+			body, status := "Switchboard: signed in. You can close this tab.\n", http.StatusOK
+			if res.err != nil {
+				body, status = "Switchboard: the sign-in did not complete. You can close this tab and try again from your editor.\n", http.StatusBadRequest
+			}
 			w.Header().Set("Content-Type", "text/plain; charset=utf-8")
 			w.Header().Set("Cache-Control", "no-store")
-			if res.err != nil {
-				w.WriteHeader(http.StatusBadRequest)
-				io.WriteString(w, "Switchboard: the sign-in did not complete. You can close this tab and try again from your editor.\n")
-			} else {
-				io.WriteString(w, "Switchboard: signed in. You can close this tab.\n")
-			}
+			w.Header().Set("Content-Length", strconv.Itoa(len(body)))
+			w.Header().Set("Connection", "close")
+			w.WriteHeader(status)
+			io.WriteString(w, body)
+			http.NewResponseController(w).Flush()
 			out <- res
 		})
 		if !taken {
