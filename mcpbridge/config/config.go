@@ -231,7 +231,7 @@ var entryKeys = map[string]bool{
 	"type": true, "command": true, "args": true, "env": true, "cwd": true, "url": true, "headers": true,
 	"disabled": true, "startupTimeoutSeconds": true, "callTimeoutSeconds": true,
 	"enabledTools": true, "disabledTools": true, "envFile": true, "oauth": true, "protocol": true,
-	"sandbox": true, "shared": true,
+	"sandbox": true, "shared": true, "registry": true,
 	"dev": true, // VS Code's watch/debug settings for server authors: no meaning here
 }
 
@@ -404,6 +404,9 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 		default:
 			bad("shared", `must be true, false or "workspace"`)
 		}
+	}
+	if v, ok := fields["registry"]; ok {
+		cfg.Registry = parseRegistryRef(v, bad) // registryref.go
 	}
 	str("protocol", &cfg.Protocol)
 	if err := CheckProtocol(cfg.Protocol, typ); err != nil { // protocol.go

@@ -9,6 +9,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -32,6 +33,7 @@ type Entry struct {
 	EnabledTools          []string          `json:"enabledTools,omitempty"`
 	DisabledTools         []string          `json:"disabledTools,omitempty"`
 	Protocol              string            `json:"protocol,omitempty"` // protocol.go
+	Registry              *RegistryRef      `json:"registry,omitempty"` // registryref.go
 }
 
 // ErrServerExists and ErrServerNotFound are returned (wrapped) by AddServer and RemoveServer.
@@ -91,6 +93,14 @@ var serverKeys = []string{"mcpServers", "servers"}
 // name the file already defines (ErrServerExists) and a malformed file. The write is atomic,
 // under a lock on path + ".lock".
 func AddServer(path, name string, e Entry) error {
+	return AddServerInputs(path, name, e, nil)
+}
+
+// AddServerInputs is AddServer that also declares inputs in the file's "inputs" array (created
+// when missing), in the same locked write: the ${input:ID} the entry uses. An input the file
+// already declares the same way is kept as it is; one declared differently is an error (the
+// entry would ask a question other than the one shown).
+func AddServerInputs(path, name string, e Entry, inputs []Input) error {
 	if err := ValidServerName(name); err != nil {
 		return fmt.Errorf("mcpbridge: add %s: %w", name, err)
 	}
@@ -99,6 +109,102 @@ func AddServer(path, name string, e Entry) error {
 		return err
 	}
 	return editFile(path, func(data []byte) ([]byte, error) {
+		data, err := addServerEdit(path, name, val, data)
+		if err != nil || len(inputs) == 0 {
+			return data, err
+		}
+		return addInputsEdit(path, inputs, data)
+	})
+}
+
+// addInputsEdit appends the inputs the file does not declare yet to its "inputs" array.
+func addInputsEdit(path string, inputs []Input, data []byte) ([]byte, error) {
+	root, err := parseConfigFile(path, data)
+	if err != nil {
+		return nil, err
+	}
+	obj := root.Value.(*hujson.Object)
+	i := findMember(obj, "inputs")
+	if i < 0 {
+		val, err := json.Marshal(inputs)
+		if err != nil {
+			return nil, err
+		}
+		return insertMember(data, root, "inputs", val), nil
+	}
+	arrV := &obj.Members[i].Value
+	arr, ok := arrV.Value.(*hujson.Array)
+	if !ok {
+		return nil, fmt.Errorf("%s: \"inputs\" must be an array", path)
+	}
+	declared := map[string]Input{}
+	for _, el := range arr.Elements {
+		var in Input
+		std := el.Clone()
+		std.Standardize()
+		if json.Unmarshal(std.Pack(), &in) == nil && in.ID != "" {
+			declared[in.ID] = in
+		}
+	}
+	var add []Input
+	for _, in := range inputs {
+		have, ok := declared[in.ID]
+		switch {
+		case !ok:
+			add = append(add, in)
+			declared[in.ID] = in
+		case have.Type != in.Type || have.Password != in.Password || have.Default != in.Default || !slices.Equal(have.Options, in.Options):
+			return nil, fmt.Errorf("%s: input %q is already declared differently; remove it or pick another server name", path, in.ID)
+		}
+	}
+	for _, in := range add {
+		val, err := json.Marshal(in)
+		if err != nil {
+			return nil, err
+		}
+		data = appendElement(data, arrV, val)
+		if root, err = parseConfigFile(path, data); err != nil {
+			return nil, err
+		}
+		obj = root.Value.(*hujson.Object)
+		arrV = &obj.Members[findMember(obj, "inputs")].Value
+	}
+	return data, nil
+}
+
+// appendElement adds val (compact JSON) as the last element of the array v, changing no other
+// byte but the comma the previous element needs.
+func appendElement(data []byte, v *hujson.Value, val []byte) []byte {
+	arr := v.Value.(*hujson.Array)
+	closing := v.EndOffset - 1 // the ']'
+	var out bytes.Buffer
+	n := len(arr.Elements)
+	if n == 0 {
+		out.Write(data[:closing])
+		out.Write(val)
+		out.Write(data[closing:])
+		return out.Bytes()
+	}
+	last := arr.Elements[n-1]
+	sep := ", "
+	if bytes.IndexByte(last.BeforeExtra, '\n') >= 0 {
+		sep = ",\n" + lineIndent(data, last.StartOffset)
+	}
+	if last.AfterExtra != nil { // a trailing comma: the new element goes after it, with its own
+		at := last.EndOffset + len(last.AfterExtra) + 1
+		out.Write(data[:at])
+		out.WriteString(strings.TrimPrefix(sep, ",") + string(val) + ",")
+		out.Write(data[at:])
+		return out.Bytes()
+	}
+	out.Write(data[:last.EndOffset])
+	out.WriteString(sep + string(val))
+	out.Write(data[last.EndOffset:])
+	return out.Bytes()
+}
+
+func addServerEdit(path, name string, val, data []byte) ([]byte, error) {
+	{
 		if len(bytes.TrimSpace(data)) == 0 {
 			data = []byte("{\n  \"mcpServers\": {\n  }\n}\n")
 		}
@@ -129,7 +235,7 @@ func AddServer(path, name string, e Entry) error {
 			}
 		}
 		return nil, fmt.Errorf("%s: no %q object", path, key) // not reached
-	})
+	}
 }
 
 // RemoveServer removes server name from the config file at path, with the comments before it

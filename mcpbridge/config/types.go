@@ -47,6 +47,9 @@ type ServerConfig struct {
 	// Protocol is the entry's "protocol": ProtocolAuto ("" too), ProtocolLegacy or ProtocolModern
 	// (protocol.go; the eras themselves are mcpbridge/era.go).
 	Protocol string `json:"protocol,omitempty"`
+	// Registry is the entry's "registry": the MCP Registry server it was installed from
+	// (`switchboard mcp add --from-registry`), nil for an entry written by hand.
+	Registry *RegistryRef `json:"registry,omitempty"`
 	// StartupTimeout bounds connect + initialize + list tools (default 30 s).
 	StartupTimeout time.Duration `json:"-"`
 	// CallTimeout bounds one tools/call (default 60 s).
