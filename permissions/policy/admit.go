@@ -41,6 +41,12 @@ type Launch struct {
 	URL string
 	// Managed is the managed-mcp.json file the server came from (Scope ScopeManaged).
 	Managed string
+	// Registry, under mcpAccess registry, is what the host found when it checked the server
+	// against the organisation's registry (mcpbridge/mcpregistry.Verify): "name@version from
+	// URL" when the launch is exactly the registry's, else "" with RegistryErr saying why. The
+	// policy package does not fetch; it decides on what it is told.
+	Registry    string
+	RegistryErr string
 }
 
 func (l Launch) stdio() bool { return l.Transport == "" || l.Transport == "stdio" }
@@ -127,9 +133,20 @@ func (p *Policy) Admit(l Launch) Decision {
 			step("allowManagedMcpServersOnly", "no managed allowlist: nothing is allowed", p.managedOnly)
 			return blocked(p.managedOnly, "only servers on the organisation's allowlist may start, and it lists none")
 		}
-		if p.mcpAccess == "registry" && len(p.allowlists) == 0 {
-			step("mcpAccess", "registry without a managed allowlist: nothing is allowed", p.mcpAccessRule)
-			return blocked(p.mcpAccessRule, "only servers from the organisation's registry may start (mcpAccess registry)")
+		if p.mcpAccess == "registry" {
+			// Only what was installed from the registry and still is exactly its server.json; the
+			// allowlists below narrow it further, if there are any.
+			if l.Registry == "" {
+				why := l.RegistryErr
+				if why == "" {
+					why = "it was not checked against the organisation's registry"
+				}
+				step("mcpAccess", "registry: "+why, p.mcpAccessRule)
+				d := blocked(p.mcpAccessRule, "only servers installed from the organisation's registry may start (mcpAccess registry): "+why)
+				d.Message = p.messageWhy(p.mcpAccessRule, "only servers installed from the organisation's registry may start, and "+why)
+				return d
+			}
+			step("mcpAccess", "registry: "+l.Registry, p.mcpAccessRule)
 		}
 		for _, al := range p.allowlists {
 			m, how := p.allowMatch(al, l)
@@ -168,7 +185,9 @@ func (p *Policy) brokenRule() *Rule {
 
 // message is the person's sentence: what blocked it, where, and whom to ask. Everything from
 // a file is escaped (a policy file is admin-written, but the server name and paths are not).
-func (p *Policy) message(r *Rule, why string) string {
+func (p *Policy) message(r *Rule, why string) string { return p.messageDetail(r, why, "") }
+
+func (p *Policy) messageDetail(r *Rule, why, detail string) string {
 	where := ""
 	if r != nil && r.File != "" {
 		where = " in " + r.File
@@ -184,8 +203,15 @@ func (p *Policy) message(r *Rule, why string) string {
 	if c := p.contact.String(); c != "" {
 		contact = "Contact " + c + "."
 	}
+	if detail != "" {
+		where += " (" + detail + ")"
+	}
 	return safetext.Line("Blocked by your organisation: " + what + where + ". " + contact)
 }
+
+// messageWhy is message with the reason spelled out after the rule (the rule alone does not say
+// what the person can change).
+func (p *Policy) messageWhy(r *Rule, why string) string { return p.messageDetail(r, why, why) }
 
 // Contact is whom the policy names to ask.
 func (p *Policy) Contact() Contact {

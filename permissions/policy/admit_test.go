@@ -37,6 +37,11 @@ func stdio(name, cmd, path string, args ...string) Launch {
 	return Launch{Name: name, Scope: ScopeUser, Transport: "stdio", Command: cmd, Path: path, Args: args}
 }
 
+func fromRegistry(l Launch, ok, why string) Launch {
+	l.Registry, l.RegistryErr = ok, why
+	return l
+}
+
 func remote(name, url string) Launch {
 	return Launch{Name: name, Scope: ScopeUser, Transport: "http", URL: url}
 }
@@ -107,7 +112,11 @@ func TestAdmit(t *testing.T) {
 		{"name-only allowlist admits by name", `{"allowedMcpServers": [{"serverName": "github"}]}`, nil, stdio("github", "x", other), true, ""},
 		{"allowManagedMcpServersOnly without an allowlist", `{"allowManagedMcpServersOnly": true}`, nil, stdio("gh", "npx", npx, ghArgs...), false, "/allowManagedMcpServersOnly"},
 		{"mcpAccess none", `{"mcpAccess": "none"}`, nil, stdio("gh", "npx", npx, ghArgs...), false, "/mcpAccess"},
-		{"mcpAccess registry without allowlist", `{"mcpAccess": "registry"}`, nil, stdio("gh", "npx", npx, ghArgs...), false, "/mcpAccess"},
+		{"mcpAccess registry: not installed from it", `{"mcpAccess": "registry"}`, nil, stdio("gh", "npx", npx, ghArgs...), false, "/mcpAccess"},
+		{"mcpAccess registry: the registry's launch", `{"mcpAccess": "registry"}`, nil, fromRegistry(stdio("gh", "npx", npx, ghArgs...), "io.github.acme/gh@1.0.0 from https://r.example.com", ""), true, ""},
+		{"attack: mcpAccess registry, hand-edited entry", `{"mcpAccess": "registry"}`, nil, fromRegistry(stdio("gh", "npx", npx, ghArgs...), "", "gh differs from io.github.acme/gh@1.0.0 in the registry (command line)"), false, "/mcpAccess"},
+		{"mcpAccess registry and an allowlist: both", `{"mcpAccess": "registry", "allowedMcpServers": [{"serverName": "jira"}]}`, nil, fromRegistry(stdio("gh", "npx", npx, ghArgs...), "io.github.acme/gh@1.0.0 from https://r.example.com", ""), false, "/allowedMcpServers"},
+		{"VS Code ChatMCP registry", `{}`, []MemSource{{Path: "/etc/vscode/policy.json", From: FromVSCode, Kind: KindVSCode, Data: []byte(`{"ChatMCP": "registry"}`)}}, stdio("gh", "npx", npx), false, "/ChatMCP"},
 		{"workspaceServers deny", `{"workspaceServers": "deny"}`, nil, Launch{Name: "w", Scope: ScopeWorkspace, Transport: "stdio", Command: "npx", Path: npx}, false, "/workspaceServers"},
 		{"workspaceServers deny leaves user servers", `{"workspaceServers": "deny"}`, nil, stdio("w", "npx", npx), true, ""},
 		{"Claude Code deny list is imported", `{}`, []MemSource{{Path: "/etc/claude-code/managed-settings.json", From: FromClaudeCode, Data: []byte(denyFS)}}, stdio("fs", "npx", npx, fsArgs...), false, "/deniedMcpServers/0"},

@@ -41,7 +41,7 @@
 // and mcp__* in deny and ask only), permissions.disableBypassPermissionsMode "disable",
 // allowManagedPermissionRulesOnly; and
 // Switchboard's own disabledModes, pinning, workspaceServers, sampling, sharedServers,
-// mcpAccess, adminContact {email, url} and inheritPolicies. Unknown keys are warnings; a known
+// mcpAccess, mcpRegistryUrl, adminContact {email, url} and inheritPolicies. Unknown keys are warnings; a known
 // key with a wrong value is an error. managed-mcp.json is {"mcpServers": {...}}; an empty map
 // turns MCP off. VS Code's ChatMCP maps to mcpAccess, ChatToolsAutoApprove false disables
 // always-allow, ChatToolsEligibleForAutoApproval {tool: false} asks for MCP tool names, and
@@ -51,9 +51,10 @@
 //
 // Most restrictive wins across every source. Server admission (Policy.Admit) checks, in order:
 // the deny lists; mcpAccess none; managed-mcp.json (only its servers, started by the host with
-// Launch.Managed set); allowManagedMcpServersOnly without an allowlist, and mcpAccess registry
-// (Switchboard has no registry: only allowlisted servers); every allowlist; workspaceServers
-// deny. Matching is on the resolved launch (Launch), never on the template, so ${env:X} cannot
+// Launch.Managed set); allowManagedMcpServersOnly without an allowlist; mcpAccess registry (only
+// a server the host found to be exactly what the organisation's registry gives for the name and
+// version its entry records, Launch.Registry; the registry is mcpRegistryUrl, else VS Code's
+// McpGalleryServiceUrl, else the official one); every allowlist; workspaceServers deny. Matching is on the resolved launch (Launch), never on the template, so ${env:X} cannot
 // dodge a rule. serverCommand compares the argument list exactly, as Claude Code does; its
 // command matches the program that runs: an allow rule's bare command is looked up on the
 // host's PATH and must be the same file as what runs; a deny rule also matches any program of

@@ -13,7 +13,7 @@ import (
 var ownKeys = []string{
 	"allowedMcpServers", "deniedMcpServers", "allowManagedMcpServersOnly", "permissions",
 	"allowManagedPermissionRulesOnly", "disabledModes", "pinning", "workspaceServers", "sampling",
-	"sharedServers", "mcpAccess", "adminContact", "inheritPolicies", "$schema",
+	"sharedServers", "mcpAccess", "mcpRegistryUrl", "adminContact", "inheritPolicies", "$schema",
 }
 
 // settings reads one managed-settings.json (or drop-in) object.
@@ -76,6 +76,18 @@ func (f *fileParse) settings(root *node) {
 						continue
 					}
 					f.contact(ck, cv.str)
+				}
+			case "mcpRegistryUrl":
+				if !f.want(v, 's', k, "a string (the registry's https URL)") {
+					continue
+				}
+				if u, err := url.Parse(v.str); err != nil || u.Host == "" || (u.Scheme != "https" && u.Scheme != "http") {
+					f.errf(v, "mcpRegistryUrl %q is not a registry URL (https://host[/path])", v.str)
+					continue
+				}
+				if f.b.p.registryRule == nil {
+					f.b.p.registryURL, f.b.p.registryRule = v.str, f.rule(v)
+					f.contributed("mcpRegistryUrl (the registry for mcp add --from-registry and mcpAccess registry)")
 				}
 			case "inheritPolicies":
 				if f.want(v, 'b', k, "true or false") && !v.b {
@@ -391,8 +403,8 @@ func (f *fileParse) vscode(root *node) {
 			}
 		case "McpGalleryServiceUrl":
 			if f.want(v, 's', k, "a string") && f.b.p.gallery == "" {
-				f.b.p.gallery = v.str
-				f.contributed("McpGalleryServiceUrl (kept for mcp add --from-registry)")
+				f.b.p.gallery, f.b.p.galleryRule = v.str, f.rule(v)
+				f.contributed("McpGalleryServiceUrl (the registry for mcp add --from-registry and mcpAccess registry)")
 			}
 		}
 	}

@@ -141,6 +141,11 @@ type Policy struct {
 	warnings []string
 	contact  Contact
 	gallery  string
+	// galleryRule is VS Code's McpGalleryServiceUrl; registryURL and registryRule are
+	// Switchboard's mcpRegistryUrl, which wins over it.
+	galleryRule  *Rule
+	registryURL  string
+	registryRule *Rule
 
 	denied         []serverRule
 	allowlists     []allowlist

@@ -226,3 +226,24 @@ func (p *Policy) GalleryURL() string {
 	}
 	return p.gallery
 }
+
+// RegistryURL is the organisation's MCP Registry and the rule that names it: Switchboard's
+// mcpRegistryUrl, else VS Code's McpGalleryServiceUrl; "" and nil when the policy names none (the
+// official registry is then the one, for mcp add and for mcpAccess registry alike).
+func (p *Policy) RegistryURL() (string, *Rule) {
+	switch {
+	case p == nil:
+		return "", nil
+	case p.registryRule != nil:
+		return p.registryURL, p.registryRule
+	case p.galleryRule != nil:
+		return p.gallery, p.galleryRule
+	}
+	return "", nil
+}
+
+// RegistryOnly reports whether mcpAccess is "registry" (VS Code's ChatMCP "registry"): only
+// servers installed from the organisation's registry may start. Admit then needs Launch.Registry.
+func (p *Policy) RegistryOnly() bool {
+	return p != nil && len(p.broken) == 0 && p.mcpAccess == "registry"
+}

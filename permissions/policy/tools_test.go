@@ -159,3 +159,27 @@ func TestExplainTool(t *testing.T) {
 		}
 	}
 }
+
+// TestRegistryURL: the organisation's registry is mcpRegistryUrl, else VS Code's
+// McpGalleryServiceUrl; a value that is not a URL breaks the policy (fails closed).
+func TestRegistryURL(t *testing.T) {
+	vs := MemSource{Path: "/etc/vscode/policy.json", From: FromVSCode, Kind: KindVSCode, Data: []byte(`{"McpGalleryServiceUrl": "https://gallery.example.com"}`)}
+	p := FromSources(noLookPath, MemSource{Path: "/etc/switchboard/managed-settings.json", Data: []byte(`{"mcpRegistryUrl": "https://mcp.corp.example/", "mcpAccess": "registry"}`)}, vs)
+	if u, r := p.RegistryURL(); u != "https://mcp.corp.example/" || r == nil || r.Pointer != "/mcpRegistryUrl" {
+		t.Errorf("RegistryURL = %q, %+v", u, r)
+	}
+	if !p.RegistryOnly() {
+		t.Errorf("RegistryOnly = false with mcpAccess registry")
+	}
+	p = FromSources(noLookPath, MemSource{Path: "/etc/switchboard/managed-settings.json", Data: []byte(`{}`)}, vs)
+	if u, r := p.RegistryURL(); u != "https://gallery.example.com" || r == nil || r.File != "/etc/vscode/policy.json" {
+		t.Errorf("RegistryURL from VS Code = %q, %+v", u, r)
+	}
+	if p.RegistryOnly() {
+		t.Errorf("RegistryOnly without mcpAccess registry")
+	}
+	p = FromSources(noLookPath, MemSource{Path: "/etc/switchboard/managed-settings.json", Data: []byte(`{"mcpRegistryUrl": "ftp://x"}`)})
+	if err := p.Broken(); err == nil || !strings.Contains(err.Error(), "mcpRegistryUrl") {
+		t.Errorf("a bad mcpRegistryUrl: Broken = %v", err)
+	}
+}
