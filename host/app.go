@@ -140,6 +140,9 @@ type App struct {
 	policyW   *policy.Watcher
 	// policyWarned: the configured mode's fallback from a mode the policy disables was told once.
 	policyWarned atomic.Bool
+	// blockedMu guards blockedAudit: the block last written to the audit log per server (policy.go).
+	blockedMu    sync.Mutex
+	blockedAudit map[string]mcpbridge.Blocked
 
 	stateMu     sync.Mutex // guards settings, folders, provider, providerSet, sampleOK
 	settings    Settings

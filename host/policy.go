@@ -8,9 +8,12 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/mcpregistry"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
 	"github.com/switchboard-dev/switchboard/permissions/policy"
@@ -100,7 +103,84 @@ func lookPathIn(command, path string) string {
 
 // admit is the registry's Admit.
 func (a *App) admit(resolved config.ServerConfig) *mcpbridge.Blocked {
-	return PolicyBlock(a.Policy(), resolved)
+	b := PolicyBlock(a.Policy(), resolved)
+	a.auditBlock(resolved.Name, b)
+	return b
+}
+
+// auditBlock writes a server the policy blocks to the audit log (by "policy", the rule in entry,
+// its file in file, tool mcp__<server> as a server-wide rule names it), once per block: the
+// registry asks at every apply and again before each start, and a reconnect asks again; only a
+// block that is new, or decided by another rule, is a new line.
+func (a *App) auditBlock(server string, b *mcpbridge.Blocked) {
+	a.blockedMu.Lock()
+	prev, had := a.blockedAudit[server]
+	switch {
+	case b == nil:
+		delete(a.blockedAudit, server)
+	case !had || prev != *b:
+		if a.blockedAudit == nil {
+			a.blockedAudit = map[string]mcpbridge.Blocked{}
+		}
+		a.blockedAudit[server] = *b
+	}
+	a.blockedMu.Unlock()
+	if b == nil || (had && prev == *b) || a.audit == nil {
+		return
+	}
+	a.audit.Record(permissions.Request{Tool: "mcp__" + server, Server: server, Mode: a.Mode()},
+		permissions.Decision{By: permissions.ByPolicy, Entry: b.Rule, File: b.Source, Reason: "server blocked: " + b.Message}, 0)
+}
+
+// registryClients are this process's clients of organisation registries, by URL: a server.json
+// read for one admission is reused by the next (for mcpregistry.VerifyMaxAge), and the documents
+// are kept in the user's cache folder for when the registry cannot be reached.
+var registryClients sync.Map // string -> *mcpregistry.Client
+
+// RegistryCacheDir is where registry documents are kept ("" when there is no cache folder).
+func RegistryCacheDir() string {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return ""
+	}
+	return filepath.Join(d, "switchboard", "registry")
+}
+
+// RegistryClient is the process's client of the registry at url (the official one for "").
+func RegistryClient(url string) (*mcpregistry.Client, error) {
+	if url == "" {
+		url = mcpregistry.Official
+	}
+	if c, ok := registryClients.Load(url); ok {
+		return c.(*mcpregistry.Client), nil
+	}
+	c, err := mcpregistry.NewClient(url, mcpregistry.Options{CacheDir: RegistryCacheDir()})
+	if err != nil {
+		return nil, err
+	}
+	got, _ := registryClients.LoadOrStore(url, c)
+	return got.(*mcpregistry.Client), nil
+}
+
+// registryTimeout bounds one check against the registry (admission runs off the registry's
+// locks, before the server starts; a registry that does not answer blocks, it does not hang).
+const registryTimeout = 15 * time.Second
+
+// registryCheck is what Launch.Registry and RegistryErr say under mcpAccess registry: whether
+// resolved is exactly what the organisation's registry gives for the entry's name and version.
+// Fails closed: no registry, no cached copy, no admission.
+func registryCheck(p *policy.Policy, resolved config.ServerConfig) (ok, why string) {
+	url, _ := p.RegistryURL()
+	c, err := RegistryClient(url)
+	if err != nil {
+		return "", err.Error()
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), registryTimeout)
+	defer cancel()
+	if err := mcpregistry.Verify(ctx, c, resolved); err != nil {
+		return "", err.Error()
+	}
+	return resolved.Registry.Name + "@" + resolved.Registry.Version + " from " + c.URL(), ""
 }
 
 // PolicyBlock is the registry's Admit for a policy (`switchboard check` uses it too).
@@ -108,7 +188,11 @@ func PolicyBlock(p *policy.Policy, resolved config.ServerConfig) *mcpbridge.Bloc
 	if p.Empty() {
 		return nil
 	}
-	d := p.Admit(PolicyLaunch(resolved, p.ManagedServers()))
+	l := PolicyLaunch(resolved, p.ManagedServers())
+	if p.RegistryOnly() && l.Scope != policy.ScopeManaged {
+		l.Registry, l.RegistryErr = registryCheck(p, resolved)
+	}
+	d := p.Admit(l)
 	if d.Allowed {
 		return nil
 	}
