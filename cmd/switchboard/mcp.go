@@ -19,6 +19,7 @@ import (
 const mcpUsage = `usage:
   switchboard mcp add NAME [--scope user|workspace] [--env K=V]... [--protocol P] -- COMMAND [ARGS...]
   switchboard mcp add NAME --url URL [--transport http|sse] [--header K:V]... [--protocol P] [--scope user|workspace]
+  switchboard mcp add [NAME] --from-registry SERVER[@VERSION] [--registry URL] [--dry-run] [--yes] [--scope user|workspace]
   switchboard mcp remove NAME [--scope user|workspace]
   switchboard mcp list
   switchboard mcp get NAME
@@ -34,13 +35,19 @@ order and formatting. import never overwrites: a server already defined is skipp
 sandbox widens a sandboxed server's profile, knowingly (after "blocked: read of PATH"); a relative
 PATH is taken from the current directory. A workspace server so widened asks for trust again.
 --protocol auto (default: found per server), 2025-11-25 or 2026-07-28 fixes the MCP revision.
+--from-registry reads SERVER's server.json from the MCP Registry (the official one, --registry URL,
+$SWITCHBOARD_MCP_REGISTRY, or the one your organisation's policy names, which then decides) and
+writes an entry pinned to that exact version (the newest without @VERSION): npm packages run as
+npx -y PACKAGE@VERSION, PyPI ones as uvx PACKAGE==VERSION, images as docker run; secrets become
+${input:ID}, asked once and kept in the keychain. It shows what will run and asks (--yes: no
+question). NAME defaults to the part of SERVER after the slash.
 Exit status: 0 ok, 1 a file cannot be read or written, 2 invalid input.
 `
 
 type mcpFlags struct {
 	scope, workspace, file, url, transport, from string
-	protocol                                     string
-	dryRun                                       bool
+	protocol, fromRegistry, registry             string
+	dryRun, yes                                  bool
 	env, headers                                 []string
 	allowRead, allowWrite                        []string
 	pos, command                                 []string
@@ -63,8 +70,13 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 			f.dryRun = true
 			continue
 		}
+		if name == "yes" || name == "y" {
+			f.yes = true
+			continue
+		}
 		dst := map[string]*string{"scope": &f.scope, "workspace": &f.workspace, "file": &f.file,
-			"url": &f.url, "transport": &f.transport, "from": &f.from, "protocol": &f.protocol}[name]
+			"url": &f.url, "transport": &f.transport, "from": &f.from, "protocol": &f.protocol,
+			"from-registry": &f.fromRegistry, "registry": &f.registry}[name]
 		var list *[]string
 		switch name {
 		case "env", "e":
@@ -158,6 +170,12 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	file, ws := f.target()
 	switch sub {
 	case "add":
+		if f.fromRegistry != "" {
+			return mcpAddFromRegistry(f, file, ws, stdout, fail) // mcp_registry.go
+		}
+		if f.registry != "" {
+			return fail(2, "--registry goes with --from-registry")
+		}
 		return mcpAdd(f, file, ws, stdout, fail)
 	case "remove":
 		if len(f.pos) != 1 {
