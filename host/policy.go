@@ -183,16 +183,23 @@ func registryCheck(p *policy.Policy, resolved config.ServerConfig) (ok, why stri
 	return resolved.Registry.Name + "@" + resolved.Registry.Version + " from " + c.URL(), ""
 }
 
+// AdmissionLaunch is PolicyLaunch and, under mcpAccess registry, what the organisation's
+// registry says of the resolved config: the launch Admit decides on (`check` and `policy explain`
+// show the same decision as the start).
+func AdmissionLaunch(p *policy.Policy, resolved config.ServerConfig) policy.Launch {
+	l := PolicyLaunch(resolved, p.ManagedServers())
+	if p.RegistryOnly() && l.Scope != policy.ScopeManaged {
+		l.Registry, l.RegistryErr = registryCheck(p, resolved)
+	}
+	return l
+}
+
 // PolicyBlock is the registry's Admit for a policy (`switchboard check` uses it too).
 func PolicyBlock(p *policy.Policy, resolved config.ServerConfig) *mcpbridge.Blocked {
 	if p.Empty() {
 		return nil
 	}
-	l := PolicyLaunch(resolved, p.ManagedServers())
-	if p.RegistryOnly() && l.Scope != policy.ScopeManaged {
-		l.Registry, l.RegistryErr = registryCheck(p, resolved)
-	}
-	d := p.Admit(l)
+	d := p.Admit(AdmissionLaunch(p, resolved))
 	if d.Allowed {
 		return nil
 	}

@@ -175,7 +175,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 			if r, err := c.Resolve(inputLookup()); err == nil {
 				c = r
 			}
-			launches = append(launches, host.PolicyLaunch(c, pol.ManagedServers()))
+			launches = append(launches, host.AdmissionLaunch(pol, c))
 		}
 		r := pol.Report(launches, names)
 		rep.Policy = &r

@@ -194,4 +194,10 @@ func TestMCPAddFromRegistryPolicy(t *testing.T) {
 	if b := host.PolicyBlock(policy.Load(policy.Options{Paths: policyPaths()}), cfgs[0]); b != nil {
 		t.Errorf("the installed entry is blocked: %+v", b)
 	}
+	// policy explain shows the decision the start makes.
+	var out, errb strings.Builder
+	code := run([]string{"policy", "explain", "brave-search", "--workspace", t.TempDir()}, &out, &errb)
+	if code != 0 || !strings.Contains(out.String(), "registry: io.github.modelcontextprotocol/brave-search@1.0.2 from "+reg.URL) {
+		t.Errorf("explain: %d\n%s\n%s", code, out.String(), errb.String())
+	}
 }

@@ -99,5 +99,5 @@ func explainServer(w io.Writer, p *policy.Policy, c config.ServerConfig) {
 	if r, err := c.Resolve(inputLookup()); err == nil {
 		resolved = r
 	}
-	p.ExplainServer(host.PolicyLaunch(resolved, p.ManagedServers())).WriteExplain(w, "server "+c.Name)
+	p.ExplainServer(host.AdmissionLaunch(p, resolved)).WriteExplain(w, "server "+c.Name)
 }
