@@ -35,10 +35,21 @@ type Client struct {
 	cache string // folder of cached documents, "" = none
 	now   func() time.Time
 
-	// memMu guards mem: documents read by this process, by URL.
-	memMu sync.Mutex
-	mem   map[string]memDoc
+	// memMu guards mem and failed: documents read by this process, by URL, and when and how
+	// reading one last failed.
+	memMu  sync.Mutex
+	mem    map[string]memDoc
+	failed map[string]failure
 }
+
+type failure struct {
+	err error
+	at  time.Time
+}
+
+// retryAfter is how long Lookup answers from a failure instead of asking the registry again: a
+// registry that does not answer costs each server's start its timeout once, not at every retry.
+const retryAfter = time.Minute
 
 type memDoc struct {
 	body []byte
@@ -110,7 +121,7 @@ func NewClient(base string, o Options) (*Client, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Client{base: b, http: hc, cache: o.CacheDir, now: now, mem: map[string]memDoc{}}, nil
+	return &Client{base: b, http: hc, cache: o.CacheDir, now: now, mem: map[string]memDoc{}, failed: map[string]failure{}}, nil
 }
 
 // URL is the registry's base URL, normalised.
@@ -154,11 +165,25 @@ func (c *Client) Lookup(ctx context.Context, name, version string, maxAge time.D
 	u := c.docURL(name, version)
 	c.memMu.Lock()
 	d, ok := c.mem[u]
+	f, failed := c.failed[u]
 	c.memMu.Unlock()
 	if ok && c.now().Sub(d.at) < maxAge {
 		return c.check(d.body, name, version)
 	}
-	r, err := c.Get(ctx, name, version)
+	var r *Response
+	var err error
+	if failed && c.now().Sub(f.at) < retryAfter {
+		err = f.err
+	} else {
+		r, err = c.Get(ctx, name, version)
+		c.memMu.Lock()
+		if err != nil {
+			c.failed[u] = failure{err, c.now()}
+		} else {
+			delete(c.failed, u)
+		}
+		c.memMu.Unlock()
+	}
 	if err == nil || errors.Is(err, ErrNotFound) {
 		return r, err
 	}

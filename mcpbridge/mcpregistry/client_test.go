@@ -8,6 +8,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/mcpregistry"
@@ -161,5 +162,30 @@ func TestVerify(t *testing.T) {
 	c3, _ := mcpregistry.NewClient(reg.URL, mcpregistry.Options{CacheDir: t.TempDir()})
 	if err := mcpregistry.Verify(ctx, c3, good); err == nil || !strings.Contains(err.Error(), "cannot be checked") {
 		t.Errorf("Verify with the registry down and nothing cached = %v, want it refused", err)
+	}
+}
+
+// TestLookupDownOnce: a registry that cannot be reached is asked once a minute, not at every
+// start or retry (each would wait for its timeout); once it answers again, it decides again.
+func TestLookupDownOnce(t *testing.T) {
+	reg := registrytest.New(t, doc(t, "brave.json"))
+	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	c, err := mcpregistry.NewClient(reg.URL, mcpregistry.Options{Now: func() time.Time { return now }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	reg.SetDown(true)
+	for range 3 {
+		if _, err := c.Lookup(context.Background(), brave, "1.0.2", time.Hour); err == nil {
+			t.Fatal("Lookup with the registry down and nothing kept succeeded")
+		}
+	}
+	if n := reg.Requests.Load(); n != 1 {
+		t.Errorf("%d requests to a registry that is down, want 1", n)
+	}
+	reg.SetDown(false)
+	now = now.Add(2 * time.Minute)
+	if _, err := c.Lookup(context.Background(), brave, "1.0.2", time.Hour); err != nil {
+		t.Errorf("Lookup after the registry came back: %v", err)
 	}
 }

@@ -16,8 +16,8 @@ import (
 // Registry is a running fixture registry.
 type Registry struct {
 	*httptest.Server
-	// Hits counts the version documents served.
-	Hits atomic.Int64
+	// Hits counts the version documents served; Requests every request.
+	Hits, Requests atomic.Int64
 
 	mu     sync.Mutex
 	docs   map[string][]byte // name + "@" + version -> body
@@ -67,6 +67,7 @@ func (r *Registry) SetDown(down bool) {
 }
 
 func (r *Registry) serve(w http.ResponseWriter, req *http.Request) {
+	r.Requests.Add(1)
 	r.mu.Lock()
 	down, h := r.down, r.raw[req.URL.EscapedPath()]
 	r.mu.Unlock()
