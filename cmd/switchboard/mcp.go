@@ -171,7 +171,7 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 	switch sub {
 	case "add":
 		if f.fromRegistry != "" {
-			return mcpAddFromRegistry(f, file, ws, stdout, fail) // mcp_registry.go
+			return mcpAddFromRegistry(f, file, stdout, fail) // mcp_registry.go
 		}
 		if f.registry != "" {
 			return fail(2, "--registry goes with --from-registry")

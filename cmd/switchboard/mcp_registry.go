@@ -32,7 +32,7 @@ var mcpStdinTerminal = func() bool { return isTerminal(os.Stdin) }
 // reads the server.json, shows what will run and what it asks for, and writes the entry pinned to
 // the exact version (with ${input:...} for its secrets), unless the organisation's policy would
 // block it.
-func mcpAddFromRegistry(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, string, ...any) int) int {
+func mcpAddFromRegistry(f mcpFlags, file string, stdout io.Writer, fail func(int, string, ...any) int) int {
 	if len(f.pos) > 1 || len(f.command) > 0 || f.url != "" || len(f.env) > 0 || len(f.headers) > 0 {
 		return fail(2, "add --from-registry takes at most a NAME for the server, and no command, --url, --env or --header (the registry says what runs)")
 	}

@@ -41,8 +41,8 @@
 // and mcp__* in deny and ask only), permissions.disableBypassPermissionsMode "disable",
 // allowManagedPermissionRulesOnly; and
 // Switchboard's own disabledModes, pinning, workspaceServers, sampling, sharedServers,
-// mcpAccess, mcpRegistryUrl, adminContact {email, url} and inheritPolicies. Unknown keys are warnings; a known
-// key with a wrong value is an error. managed-mcp.json is {"mcpServers": {...}}; an empty map
+// mcpAccess, mcpRegistryUrl, adminContact {email, url} and inheritPolicies. Unknown keys are
+// warnings; a known key with a wrong value is an error. managed-mcp.json is {"mcpServers": {...}}; an empty map
 // turns MCP off. VS Code's ChatMCP maps to mcpAccess, ChatToolsAutoApprove false disables
 // always-allow, ChatToolsEligibleForAutoApproval {tool: false} asks for MCP tool names, and
 // AdminContactEmail / AdminContactUrl give the contact.
