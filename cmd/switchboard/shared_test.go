@@ -4,6 +4,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -115,4 +116,134 @@ func TestSharedServeAndCheck(t *testing.T) {
 	if log, err := os.ReadFile(filepath.Join(state, "switchboard", "daemon.log")); err != nil || !strings.Contains(string(log), "daemon listening") {
 		t.Errorf("the daemon's log is not in the window's state directory: %v %q", err, log)
 	}
+}
+
+// TestSharedProcessCount (issue 32's first goal, counted, not timed): six real `serve` windows
+// with ten shared servers run exactly ten server processes, all children of one daemon, and no
+// window runs a server of its own.
+func TestSharedProcessCount(t *testing.T) {
+	bin, mcptest := e2eBuild(t)
+	runtime, err := os.MkdirTemp("", "sbr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(runtime) })
+	os.Chmod(runtime, 0o700)
+	env := e2eEnv(t, "XDG_RUNTIME_DIR="+runtime)
+	servers := map[string]any{}
+	for i := range 10 {
+		// Ten different servers: the same program with a different environment is another launch,
+		// as ten different servers of a user are.
+		servers[fmt.Sprintf("s%d", i)] = map[string]any{"command": mcptest, "shared": true, "env": map[string]string{"SERVER_INDEX": strconv.Itoa(i)}}
+	}
+	t.Cleanup(func() {
+		cmd := exec.Command(bin, "daemon", "stop")
+		cmd.Env = env
+		cmd.Run() // ignore error: the daemon may have gone with its idle time
+	})
+	daemons := map[int]bool{}
+	var windows []*e2eEditor
+	for i := range 6 {
+		e := startE2E(t, bin, env)
+		windows = append(windows, e)
+		t.Cleanup(func() { e.stdin.Close(); e.wait() })
+		e.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": nil, "capabilities": map[string]any{},
+			"initializationOptions": map[string]any{"daemonIdleSeconds": 5, "servers": servers}})
+		e.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+		e.await("ten shared servers ready", func(ms []e2eMsg) bool {
+			for j := len(ms) - 1; j >= 0; j-- {
+				if ms[j].Method != "switchboard/serversChanged" {
+					continue
+				}
+				var got struct {
+					Servers []struct {
+						State  string
+						Shared *struct{ DaemonPid int }
+					}
+				}
+				json.Unmarshal(ms[j].Params, &got)
+				ready := 0
+				for _, s := range got.Servers {
+					if s.State == "ready" && s.Shared != nil {
+						ready++
+						daemons[s.Shared.DaemonPid] = true
+					}
+				}
+				return ready == 10
+			}
+			return false
+		})
+		if len(daemons) != 1 {
+			t.Fatalf("after window %d: daemons %v, want one", i, daemons)
+		}
+	}
+	var daemon int
+	for p := range daemons {
+		daemon = p
+	}
+	children := childrenOf()
+	if got := len(children[daemon]); got != 10 {
+		t.Errorf("the daemon (pid %d) runs %d server processes, want 10: %v", daemon, got, children[daemon])
+	}
+	for i, e := range windows {
+		for _, kid := range children[e.cmd.Process.Pid] {
+			if kid != daemon { // the first window started the daemon (in a session of its own)
+				t.Errorf("window %d runs a process of its own: %d", i, kid)
+			}
+		}
+	}
+	// Every switchboard process is a window or the one daemon.
+	n := 0
+	for pid, cmdline := range processesOf(bin) {
+		if strings.HasPrefix(cmdline, bin+"\x00daemon") {
+			n++
+			if pid != daemon {
+				t.Errorf("a second daemon runs: pid %d", pid)
+			}
+		}
+	}
+	if n != 1 {
+		t.Errorf("%d daemon processes, want 1", n)
+	}
+}
+
+// childrenOf maps every process to its children (from /proc/*/stat).
+func childrenOf() map[int][]int {
+	out := map[int][]int{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err != nil {
+			continue
+		}
+		s := string(b)
+		f := strings.Fields(s[strings.LastIndexByte(s, ')')+1:]) // comm may hold spaces
+		if len(f) < 2 {
+			continue
+		}
+		ppid, _ := strconv.Atoi(f[1])
+		out[ppid] = append(out[ppid], pid)
+	}
+	return out
+}
+
+// processesOf maps the pid of every process running the binary bin to its command line.
+func processesOf(bin string) map[int]string {
+	out := map[int]string{}
+	ents, _ := os.ReadDir("/proc")
+	for _, e := range ents {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.HasPrefix(string(b), bin+"\x00") {
+			out[pid] = string(b)
+		}
+	}
+	return out
 }
