@@ -118,8 +118,17 @@ func (b *bench) startSB(n int) (*lspClient, time.Duration, error) {
 // startSBWith is startSB of the binary bin with the given servers; onNote (may be nil) also sees
 // every notification.
 func (b *bench) startSBWith(bin string, specs map[string]serverSpec, onNote0 func(string, json.RawMessage)) (*lspClient, time.Duration, error) {
-	n := len(specs)
-	home := b.home("sb")
+	servers := map[string]any{}
+	for name, s := range specs {
+		servers[name] = map[string]any{"command": s.Command, "args": s.Args}
+	}
+	return b.startSBIn(bin, b.home("sb"), nil, servers, nil, onNote0)
+}
+
+// startSBIn is startSBWith in the XDG home given, with env added to the host's environment,
+// servers as initializationOptions.servers entries and more initializationOptions in opts.
+func (b *bench) startSBIn(bin, home string, env []string, servers map[string]any, opts map[string]any, onNote0 func(string, json.RawMessage)) (*lspClient, time.Duration, error) {
+	n := len(servers)
 	ready := make(chan error, 1)
 	onNote := func(method string, params json.RawMessage) {
 		if onNote0 != nil {
@@ -141,18 +150,18 @@ func (b *bench) startSBWith(bin string, specs map[string]serverSpec, onNote0 fun
 			}
 		}
 	}
-	servers := map[string]any{}
-	for name, s := range specs {
-		servers[name] = map[string]any{"command": s.Command, "args": s.Args}
+	initOpts := map[string]any{"servers": servers}
+	for k, v := range opts {
+		initOpts[k] = v
 	}
 	ctx, cancel := withTimeout(60 * time.Second)
 	defer cancel()
 	t0 := time.Now()
-	c, err := startSwitchboard(bin, home, b.cfg.profiles, onNote)
+	c, err := startSwitchboardEnv(bin, home, b.cfg.profiles, env, onNote)
 	if err != nil {
 		return nil, 0, err
 	}
-	if err := c.initialize(ctx, map[string]any{"servers": servers}); err != nil {
+	if err := c.initialize(ctx, initOpts); err != nil {
 		b.stopSB(c)
 		return nil, 0, fmt.Errorf("initialize: %w", err)
 	}

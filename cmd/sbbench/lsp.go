@@ -25,7 +25,13 @@ type lspClient struct {
 // home. onNote (may be nil) sees every notification from the host, on the reader goroutine.
 // profiles ("" or a dir) gets the host's CPU profile, named after bin and home.
 func startSwitchboard(bin, home, profiles string, onNote func(string, json.RawMessage)) (*lspClient, error) {
+	return startSwitchboardEnv(bin, home, profiles, nil, onNote)
+}
+
+// startSwitchboardEnv is startSwitchboard with env added to the isolated environment.
+func startSwitchboardEnv(bin, home, profiles string, env []string, onNote func(string, json.RawMessage)) (*lspClient, error) {
 	cmd := exec.Command(bin, "serve", "--stdio")
+	cmd.Env = env
 	if profiles != "" {
 		// Named after the binary too: with --compare two binaries' profiles share the dir.
 		cmd.Args = append(cmd.Args, "--cpuprofile", filepath.Join(profiles, filepath.Base(bin)+"-"+filepath.Base(home)+".pprof"))
@@ -131,10 +137,14 @@ func (c *lspClient) shutdown() {
 }
 
 type serverStatus struct {
-	Name  string `json:"name"`
-	State string `json:"state"`
-	Tools int    `json:"tools"`
-	Error string `json:"error,omitempty"`
+	Name   string `json:"name"`
+	State  string `json:"state"`
+	Tools  int    `json:"tools"`
+	Error  string `json:"error,omitempty"`
+	Shared *struct {
+		DaemonPid int `json:"daemonPid"`
+		Windows   int `json:"windows"`
+	} `json:"shared,omitempty"`
 }
 
 type toolResult struct {

@@ -85,8 +85,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.IntVar(&cfg.bigRuns, "big-runs", 3, "runs per big-result figure")
 	fs.StringVar(&counts, "servers", "1,10,30", "server counts for the ready-time rows; the largest is also used for memory")
 	fs.StringVar(&sizes, "sizes", "5,50", "big-result sizes in MB (10^6 bytes)")
-	fs.StringVar(&only, "only", "rt,ready,mem,big,tools,everything,first", "sections to run: rt (round trip), ready, mem, big, "+
-		"tools (tool-count sweep), everything (server-everything round trip and 8 callers), first (first call after start)")
+	fs.StringVar(&only, "only", "rt,ready,mem,big,tools,everything,first,shared", "sections to run: rt (round trip), ready, mem, big, "+
+		"tools (tool-count sweep), everything (server-everything round trip and 8 callers), first (first call after start), "+
+		"shared (shared servers in the daemon: memory of 6 windows, p50, a second window's first call)")
 	fs.DurationVar(&cfg.poll, "poll", 5*time.Millisecond, "poll interval while waiting for readiness (both hosts)")
 	fs.BoolVar(&cfg.verbose, "v", false, "log each run to stderr")
 	fs.StringVar(&cfg.work, "work", "", "scratch dir (default: a temp dir, removed at the end)")
@@ -300,7 +301,7 @@ func fig(samples []float64) figure {
 func failed(err error) figure { return figure{err: err.Error()} }
 
 func printTable(w io.Writer, cfg config, rows []row) {
-	fmt.Fprintf(w, "machine: %s, %d CPUs (nproc), %s %s/%s; %s\n", cpuModel(), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, time.Now().UTC().Format("2006-01-02 15:04 MST"))
+	fmt.Fprintf(w, "machine: %s, %d CPUs (nproc), %s %s/%s; %s; load average at the end %s\n", cpuModel(), runtime.NumCPU(), runtime.Version(), runtime.GOOS, runtime.GOARCH, time.Now().UTC().Format("2006-01-02 15:04 MST"), loadAverage())
 	fmt.Fprintf(w, "runs per figure: %d (big results: %d); timed calls per round-trip run: %d, after %d untimed "+
 		"(server-everything: %d after %d more); calls per 8-caller burst: %d; figures are medians\n\n",
 		cfg.runs, cfg.bigRuns, cfg.calls, cfg.warmup, cfg.serverCalls, cfg.warmServer, cfg.burst)

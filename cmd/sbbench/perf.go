@@ -65,6 +65,9 @@ func (b *bench) perfRows() []perfRow {
 	if b.cfg.only["everything"] && b.cfg.everything != "" {
 		rows = append(rows, b.everythingRows()...)
 	}
+	if b.cfg.only["shared"] {
+		rows = append(rows, b.sharedRows()...)
+	}
 	if b.cfg.only["first"] {
 		// Issue 35: the median of at least 11 runs (a start is ~20 ms, and its spread is wide).
 		sb, base := b.measurePair("first call", max(b.cfg.runs, firstCallRuns), b.firstCallSB, b.firstCallBase)
