@@ -68,8 +68,8 @@ func TestTwoWindowsOwnFrames(t *testing.T) {
 }
 
 // TestRandomInterleavings: two windows call one instance concurrently with colliding ids and
-// progress tokens, in 200 seeded random rounds; no frame about one window's call reaches the
-// other.
+// progress tokens, in 1,024 seeded random rounds (the issue asks for over 1,000 interleavings);
+// no frame about one window's call reaches the other.
 func TestRandomInterleavings(t *testing.T) {
 	dir, _ := serveInProcess(t, time.Minute)
 	cfg := Config{Dir: dir, Build: "test"}
@@ -79,7 +79,7 @@ func TestRandomInterleavings(t *testing.T) {
 		w.initialize()
 	}
 	rng := rand.New(rand.NewPCG(32, 1))
-	for round := range 200 {
+	for round := range 1024 {
 		type call struct {
 			id    int
 			echo  string
