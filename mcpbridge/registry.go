@@ -517,6 +517,8 @@ func (r *Registry) died(e *entry, gen uint64, c *conn) {
 		attempt := e.reattach
 		e.reattach++
 		r.wg.Go(func() { r.reattachLater(e, gen, attempt) })
+	} else if instanceEnded(c) {
+		r.wg.Go(func() { r.watchRestart(e, gen, ecfg) })
 	}
 	r.mu.Unlock()
 	r.log.Warn("mcp server died", "server", ecfg.Name, "err", ecfg.Redact(reason.Error(), r.opts.Getenv), "stderr", ecfg.Redact(tail, r.opts.Getenv))

@@ -187,3 +187,60 @@ func (r *Registry) reattachLater(e *entry, gen uint64, attempt int) {
 	r.mu.Unlock()
 	r.changed()
 }
+
+// instanceEnded reports whether c was attached to a shared server whose instance ended (the
+// daemon said so): failed here until a Reconnect, in this window or another (watchRestart).
+func instanceEnded(c *conn) bool {
+	s := c.stdio()
+	if s == nil {
+		return false
+	}
+	bc, ok := s.SharedStream().(*broker.Conn)
+	return ok && bc.InstanceExited()
+}
+
+// watchRestart waits, after e's shared instance ended, until another window starts it again
+// (its Reconnect), and then restarts e here as any restart: starting, attached, tools listed
+// again and pins checked. A restart in one window is thus one in every window, as the
+// instance is one. It ends without effect when e was restarted or removed meanwhile, and when
+// the daemon cannot watch (gone, exiting, or an older build): then e stays failed until a
+// Reconnect here.
+func (r *Registry) watchRestart(e *entry, gen uint64, cfg config.ServerConfig) {
+	resolved, err := cfg.Resolve(r.opts.Getenv)
+	if err != nil {
+		return
+	}
+	req, err := r.sharedRequest(resolved, stdio.ChildEnv(r.baseEnv, resolved.Env))
+	if err != nil {
+		return
+	}
+	// A Reconnect here or the entry's removal (stopLocked) cancels the watch: it has no purpose
+	// once e runs another attempt.
+	ctx, cancel := context.WithCancel(r.life)
+	defer cancel()
+	r.mu.Lock()
+	if r.closed || e.gen != gen || r.servers[cfg.Name] != e {
+		r.mu.Unlock()
+		return
+	}
+	if e.cancel != nil {
+		e.cancel() // the ended attempt's
+	}
+	e.cancel = cancel
+	r.mu.Unlock()
+	if err := broker.Watch(ctx, *r.opts.Broker, req); err != nil {
+		return
+	}
+	trusted := r.trusted(cfg)
+	r.mu.Lock()
+	if r.closed || e.gen != gen || r.servers[cfg.Name] != e {
+		r.mu.Unlock()
+		return
+	}
+	e.cancel = nil
+	r.log.Info("shared server restarted by another window; attaching again", "server", cfg.Name)
+	r.restartLocked(e, trusted)
+	r.rebuildLocked()
+	r.mu.Unlock()
+	r.changed()
+}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -226,6 +227,66 @@ func TestSharedCrash(t *testing.T) {
 	}
 	if pids[0] != pids[1] {
 		t.Errorf("the second Reconnect started the server again: pids %v", pids)
+	}
+}
+
+// TestSharedRestartSeenEverywhere: a shared server that crashed is failed in both windows; one
+// window's Reconnect restarts it, and the other window follows by itself: its status goes
+// through starting to ready, its tools are listed again, and both use the one new process.
+func TestSharedRestartSeenEverywhere(t *testing.T) {
+	dir := sharedDaemon(t)
+	cfg := stdioCfg("s", "--crash-after", "1")
+	cfg.Shared = config.SharedUser
+	var mu sync.Mutex
+	var seen []string // window 1's states of s, in order
+	var regs []*Registry
+	for i := range 2 {
+		opts := Options{Broker: &broker.Config{Dir: dir, Build: "test"}}
+		if i == 1 {
+			opts.OnChange = func(ss []ServerStatus) {
+				mu.Lock()
+				defer mu.Unlock()
+				for _, st := range ss {
+					if st.Name == "s" && (len(seen) == 0 || seen[len(seen)-1] != st.State) {
+						seen = append(seen, st.State)
+					}
+				}
+			}
+		}
+		r := newTestRegistry(t, opts)
+		applyAndWait(t, r, cfg)
+		regs = append(regs, r)
+	}
+	for _, text := range []string{"one", "two"} {
+		regs[0].Call(context.Background(), "mcp__s__echo", json.RawMessage(`{"text":"`+text+`"}`))
+	}
+	for _, r := range regs {
+		waitState(t, r, "s", StateFailed)
+	}
+	mu.Lock()
+	seen = nil
+	mu.Unlock()
+	st, err := regs[0].ReconnectServer(context.Background(), "s")
+	if err != nil || st.State != StateReady {
+		t.Fatalf("window 0: Reconnect: %+v %v", st, err)
+	}
+	waitState(t, regs[1], "s", StateReady)
+	other := statusMap(regs[1])["s"]
+	if other.Tools == 0 || other.Shared == nil {
+		t.Fatalf("window 1 after window 0's Reconnect: %+v, want ready, shared, with its tools", other)
+	}
+	mu.Lock()
+	states := slices.Clone(seen)
+	mu.Unlock()
+	if i := slices.Index(states, StateStarting); i < 0 || !slices.Contains(states[i:], StateReady) {
+		t.Errorf("window 1's states of s after the crash: %v, want starting then ready", states)
+	}
+	bst, err := broker.GetStatus(context.Background(), broker.Config{Dir: dir})
+	if err != nil || len(bst.Instances) != 1 || bst.Instances[0].Windows != 2 {
+		t.Fatalf("daemon status %+v %v: want one instance with both windows", bst, err)
+	}
+	if res, err := regs[1].Call(context.Background(), "mcp__s__echo", json.RawMessage(`{"text":"again"}`)); err != nil || res.Text != "again" {
+		t.Fatalf("window 1's call after the restart: %+v %v", res, err)
 	}
 }
 

@@ -220,6 +220,22 @@ func Drain(ctx context.Context, cfg Config) error {
 	return nil
 }
 
+// Watch waits until the daemon runs an instance of req's launch again (another window's
+// Reconnect after the instance ended) and returns nil then, or an error (no daemon, the daemon
+// exiting or lacking the feature, ctx ended). It starts neither a daemon nor an instance.
+func Watch(ctx context.Context, cfg Config, req Request) error {
+	cfg.Start = nil
+	c, _, reply, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opWatch, Instance: &req})
+	if err != nil {
+		return err
+	}
+	c.Close() // ignore error: one answer was all
+	if !reply.Started {
+		return errors.New("broker: watch: the daemon ended the watch")
+	}
+	return nil
+}
+
 // connect finds (or starts) the daemon, sends the hello and reads the reply.
 func connect(ctx context.Context, cfg Config, h hello) (*net.UnixConn, *bufio.Reader, helloReply, error) {
 	dir := cfg.Dir

@@ -14,10 +14,11 @@ const (
 	opStatus = "status" // the daemon's state, then close
 	opStop   = "stop"   // stop the daemon (its windows' servers fail over), then close
 	opDrain  = "drain"  // give up the socket; exit once the attached windows have left
+	opWatch  = "watch"  // answer once an instance of this launch (re)starts, then close
 )
 
 // features the daemon offers. A window that requires one it lacks runs that server in-window.
-var features = []string{"attach", "roots", "subscriptions", "elicitation-routing"}
+var features = []string{"attach", "roots", "subscriptions", "elicitation-routing", "watch"}
 
 type hello struct {
 	Broker   int      `json:"broker"`
@@ -68,6 +69,8 @@ type helloReply struct {
 	ServerPid  int     `json:"serverPid,omitempty"`
 	Windows    int     `json:"windows,omitempty"`
 	Status     *Status `json:"status,omitempty"`
+	// Started answers a watch: an instance of the launch runs (again).
+	Started bool `json:"started,omitempty"`
 }
 
 // Status is the daemon's state as `switchboard daemon status` shows it: names and display forms,

@@ -133,6 +133,7 @@ func (in *instance) start() {
 	}
 	in.writeUp(notification("notifications/initialized", nil))
 	in.d.log.Info("broker: instance started", "name", in.req.Name, "id", in.key[:12], "pid", c.pid())
+	in.d.started(in.key)
 }
 
 // capabilities are the first window's client capabilities with roots set by scope: none for

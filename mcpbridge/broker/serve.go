@@ -61,6 +61,9 @@ type daemon struct {
 	idle      *time.Timer
 	closing   bool
 	draining  bool // the socket is given up: exit as soon as no window is attached
+	// watchers are windows whose instance ended, waiting for another window to start it again,
+	// by instance key. They keep no daemon alive (they are not in conns).
+	watchers map[string][]chan struct{}
 }
 
 // Serve runs the daemon until ctx ends, it was idle for Options.Idle with no window attached, or
@@ -84,7 +87,7 @@ func Serve(ctx context.Context, o Options) error {
 		return err
 	}
 	d := &daemon{o: o, log: o.Log, paths: PathsIn(o.Dir), stopc: make(chan struct{}),
-		instances: map[string]*instance{}, conns: map[*net.UnixConn]struct{}{}}
+		instances: map[string]*instance{}, conns: map[*net.UnixConn]struct{}{}, watchers: map[string][]chan struct{}{}}
 	d.key = make([]byte, 32)
 	if _, err := rand.Read(d.key); err != nil {
 		return fmt.Errorf("broker: serve: %w", err)
@@ -314,6 +317,9 @@ func (d *daemon) handle(c *net.UnixConn) {
 		d.drain()
 		writeReply(c, reply)
 		return
+	case opWatch:
+		d.watch(c, br, h, reply)
+		return
 	case opAttach:
 	default:
 		reply.Error = fmt.Sprintf("unknown op %q", h.Op)
@@ -384,6 +390,85 @@ func (d *daemon) handle(c *net.UnixConn) {
 	}
 	go a.writeLoop()
 	a.readLoop()
+}
+
+// watch answers once an instance of h's launch starts, which another window's Reconnect does
+// after the instance ended: the windows that saw it end then restart it too, so that a restart
+// in one window is one in all. It starts nothing itself, and a window watching keeps no daemon
+// alive.
+func (d *daemon) watch(c *net.UnixConn, br *bufio.Reader, h hello, reply helloReply) {
+	if h.Instance == nil {
+		reply.Error = "hello: no instance"
+		writeReply(c, reply)
+		return
+	}
+	if err := h.Instance.Launch.validate(); err != nil {
+		reply.Error = "launch refused: " + err.Error()
+		writeReply(c, reply)
+		return
+	}
+	key := instanceKey(d.key, h.Instance.Launch)
+	started := make(chan struct{})
+	d.mu.Lock()
+	delete(d.conns, c)
+	in := d.instances[key]
+	if in == nil {
+		d.watchers[key] = append(d.watchers[key], started)
+	}
+	d.armIdle()
+	d.mu.Unlock()
+	if in != nil {
+		// Started meanwhile (its start may still be under way: the window's attach waits for it).
+		reply.Started = true
+		writeReply(c, reply)
+		return
+	}
+	pending := reply
+	pending.Pending = true
+	if writeReply(c, pending) != nil {
+		d.unwatch(key, started)
+		return
+	}
+	left := make(chan struct{})
+	go func() {
+		_, _ = br.ReadByte() // ignore error: the window sends nothing more; EOF is its leaving
+		close(left)
+	}()
+	select {
+	case <-started:
+		reply.Started = true
+		writeReply(c, reply)
+	case <-left:
+		d.unwatch(key, started)
+	case <-d.stopc:
+		d.unwatch(key, started)
+	}
+}
+
+func (d *daemon) unwatch(key string, ch chan struct{}) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	ws := d.watchers[key]
+	for i, w := range ws {
+		if w == ch {
+			d.watchers[key] = append(ws[:i:i], ws[i+1:]...)
+			break
+		}
+	}
+	if len(d.watchers[key]) == 0 {
+		delete(d.watchers, key)
+	}
+}
+
+// started tells the watchers of key that its instance runs again.
+func (d *daemon) started(key string) {
+	d.mu.Lock()
+	ws := d.watchers[key]
+	delete(d.watchers, key)
+	d.mu.Unlock()
+	for _, w := range ws {
+		close(w)
+	}
 }
 
 var errNoInstance = errors.New("no window runs this server in the daemon")
