@@ -239,6 +239,7 @@ func TestSharedRestartSeenEverywhere(t *testing.T) {
 	cfg.Shared = config.SharedUser
 	var mu sync.Mutex
 	var seen []string // window 1's states of s, in order
+	changed := make(chan struct{}, 1)
 	var regs []*Registry
 	for i := range 2 {
 		opts := Options{Broker: &broker.Config{Dir: dir, Build: "test"}}
@@ -250,6 +251,10 @@ func TestSharedRestartSeenEverywhere(t *testing.T) {
 					if st.Name == "s" && (len(seen) == 0 || seen[len(seen)-1] != st.State) {
 						seen = append(seen, st.State)
 					}
+				}
+				select {
+				case changed <- struct{}{}:
+				default:
 				}
 			}
 		}
@@ -275,11 +280,20 @@ func TestSharedRestartSeenEverywhere(t *testing.T) {
 	if other.Tools == 0 || other.Shared == nil {
 		t.Fatalf("window 1 after window 0's Reconnect: %+v, want ready, shared, with its tools", other)
 	}
-	mu.Lock()
-	states := slices.Clone(seen)
-	mu.Unlock()
-	if i := slices.Index(states, StateStarting); i < 0 || !slices.Contains(states[i:], StateReady) {
-		t.Errorf("window 1's states of s after the crash: %v, want starting then ready", states)
+	// OnChange runs after the state changed (debounced): wait for it to have told ready.
+	for deadline := time.After(10 * time.Second); ; {
+		mu.Lock()
+		states := slices.Clone(seen)
+		mu.Unlock()
+		i := slices.Index(states, StateStarting)
+		if i >= 0 && slices.Contains(states[i:], StateReady) {
+			break
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("window 1's states of s after the crash: %v, want starting then ready", states)
+		}
 	}
 	bst, err := broker.GetStatus(context.Background(), broker.Config{Dir: dir})
 	if err != nil || len(bst.Instances) != 1 || bst.Instances[0].Windows != 2 {
