@@ -80,8 +80,19 @@ func runDaemon(args []string, stdout, stderr io.Writer) int {
 	if f := broker.ReadyFromEnv(); f != nil {
 		o.Ready = f
 	}
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	// The signal is the cause the windows are told (broker.Serve reads context.Cause).
+	ctx, end := context.WithCancelCause(context.Background())
+	defer end(nil)
+	sigs := make(chan os.Signal, 1)
+	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
+	defer signal.Stop(sigs)
+	go func() {
+		select {
+		case sig := <-sigs:
+			end(fmt.Errorf("by %s", sig))
+		case <-ctx.Done():
+		}
+	}()
 	if err := broker.Serve(ctx, o); err != nil {
 		fmt.Fprintf(stderr, "switchboard daemon: %v\n", err)
 		return 1

@@ -99,6 +99,9 @@ type Conn struct {
 type Exit struct {
 	Reason     string `json:"reason"`
 	StderrTail string `json:"stderrTail"`
+	// Reattach: the daemon ended the instance as it exits (a signal, `daemon restart`), not the
+	// server: the window attaches again. Read sets Daemon from it.
+	Reattach bool `json:"reattach,omitempty"`
 	// Daemon: the daemon, not the server, failed (it stopped answering).
 	Daemon bool `json:"-"`
 }
@@ -460,6 +463,7 @@ func (c *Conn) Read(p []byte) (int, error) {
 				Params Exit `json:"params"`
 			}
 			if json.Unmarshal(line, &n) == nil {
+				n.Params.Daemon = n.Params.Reattach
 				c.setExit(&n.Params)
 			}
 			continue

@@ -57,6 +57,8 @@ type instance struct {
 	gone     bool                   // retired or exited: attaches no window
 	// stopReason is set before a deliberate stop: why the windows lose the server.
 	stopReason string
+	// reattach: the daemon, not the server, ended it; the windows attach again (to a new daemon).
+	reattach bool
 }
 
 // pending is one request sent upstream.
@@ -277,6 +279,7 @@ func (in *instance) die(reason string) {
 		if in.linger != nil {
 			in.linger.Stop()
 		}
+		reattach := in.reattach
 		atts := in.atts
 		pend := in.pending
 		in.atts, in.pending, in.tokens, in.late, in.asked, in.elicits, in.subs = nil, nil, nil, nil, nil, nil, nil
@@ -289,7 +292,11 @@ func (in *instance) die(reason string) {
 				p.att.send(errorResponse(p.down, codeServerGone, "shared server "+in.req.Name+": "+reason))
 			}
 		}
-		exited := notification("switchboard/instanceExited", map[string]string{"reason": reason, "stderrTail": tail})
+		params := map[string]any{"reason": reason, "stderrTail": tail}
+		if reattach {
+			params["reattach"] = true
+		}
+		exited := notification("switchboard/instanceExited", params)
 		for a := range atts {
 			a.send(exited)
 			a.closeAfterFlush()
@@ -307,11 +314,15 @@ func (in *instance) setStopReason(r string) {
 }
 
 // retire stops the instance on purpose (linger over, daemon exiting) and waits for its end.
-func (in *instance) retire(reason string) {
+func (in *instance) retire(reason string) { in.retireFor(reason, false) }
+
+// retireFor is retire; with reattach the windows are told to attach again (the daemon ends, the
+// server did nothing wrong).
+func (in *instance) retireFor(reason string, reattach bool) {
 	in.mu.Lock()
 	in.gone = true
 	if in.stopReason == "" {
-		in.stopReason = reason
+		in.stopReason, in.reattach = reason, reattach
 	}
 	in.mu.Unlock()
 	in.d.forget(in)

@@ -363,3 +363,45 @@ func TestExistingOnly(t *testing.T) {
 		t.Fatalf("status %+v %v: want the one instance", st, err)
 	}
 }
+
+// TestDaemonEndsSaysWhy: a daemon that ends with windows attached tells each one why in one
+// sentence: stopped by `switchboard daemon stop` (the server shows failed until a Reconnect), or
+// ended from outside, by a signal (the window attaches again), never just a closed connection.
+func TestDaemonEndsSaysWhy(t *testing.T) {
+	t.Run("stop", func(t *testing.T) {
+		dir, done := serveInProcess(t, time.Minute)
+		w := attachWin(t, "A", Config{Dir: dir, Build: "test"}, request(launch()))
+		w.initialize()
+		if err := Stop(context.Background(), Config{Dir: dir}); err != nil {
+			t.Fatal(err)
+		}
+		<-w.ended
+		<-done
+		e := w.c.Exited()
+		if e == nil || !strings.Contains(e.Reason, "stopped with `switchboard daemon stop`") || !w.c.InstanceExited() {
+			t.Fatalf("Exited() = %+v, want the stop named, and the server ended for good", e)
+		}
+	})
+	t.Run("signal", func(t *testing.T) {
+		dir := testDir(t)
+		ctx, end := context.WithCancelCause(context.Background())
+		ready, done := make(chan struct{}), make(chan struct{})
+		go func() {
+			defer close(done)
+			if err := Serve(ctx, Options{Dir: dir, Build: "test", Idle: time.Minute, Ready: closeOnWrite(ready)}); err != nil {
+				t.Errorf("Serve: %v", err)
+			}
+		}()
+		t.Cleanup(func() { end(nil); <-done })
+		<-ready
+		w := attachWin(t, "A", Config{Dir: dir, Build: "test"}, request(launch()))
+		w.initialize()
+		end(errors.New("by terminated"))
+		<-w.ended
+		<-done
+		e := w.c.Exited()
+		if e == nil || !strings.Contains(e.Reason, "daemon was ended (by terminated)") || w.c.InstanceExited() {
+			t.Fatalf("Exited() = %+v, want the signal named, and the window to attach again", e)
+		}
+	})
+}

@@ -61,6 +61,10 @@ type daemon struct {
 	idle      *time.Timer
 	closing   bool
 	draining  bool // the socket is given up: exit as soon as no window is attached
+	// why is the sentence the windows get when the daemon ends their servers, and reattach
+	// whether they should attach again (to a new daemon) rather than show the server failed.
+	why      string
+	reattach bool
 	// watchers are windows whose instance ended, waiting for another window to start it again,
 	// by instance key. They keep no daemon alive (they are not in conns).
 	watchers map[string][]chan struct{}
@@ -113,10 +117,25 @@ func Serve(ctx context.Context, o Options) error {
 	go d.acceptLoop()
 	select {
 	case <-ctx.Done():
+		// Ended from outside (a signal, a logout): its windows attach again, to a new daemon.
+		why := "the shared-server daemon was ended"
+		if c := context.Cause(ctx); c != nil && !errors.Is(c, context.Canceled) {
+			why += " (" + c.Error() + ")"
+		}
+		d.ending(why+"; attaching again", true)
 	case <-d.stopc:
 	}
 	d.shutdown()
 	return nil
+}
+
+// ending records why the daemon ends its windows' servers (the first reason given wins).
+func (d *daemon) ending(why string, reattach bool) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	if d.why == "" {
+		d.why, d.reattach = why, reattach
+	}
 }
 
 // listen binds the socket, refusing to take over one a live daemon answers on.
@@ -306,6 +325,7 @@ func (d *daemon) handle(c *net.UnixConn) {
 	case opStop:
 		writeReply(c, reply)
 		d.log.Info("broker: stop asked by a window")
+		d.ending("the shared-server daemon was stopped with `switchboard daemon stop`; Reconnect starts the server again", false)
 		d.mu.Lock()
 		d.closing = true
 		d.mu.Unlock()
@@ -561,7 +581,10 @@ func (d *daemon) drain() {
 	d.mu.Lock()
 	d.draining = true
 	d.mu.Unlock()
-	time.AfterFunc(drainLimit, d.stop)
+	time.AfterFunc(drainLimit, func() {
+		d.ending("the shared-server daemon was replaced by `switchboard daemon restart`; moving to the new one", true)
+		d.stop()
+	})
 }
 
 // drainLimit bounds how long a draining daemon waits for its windows.
@@ -583,13 +606,17 @@ func (d *daemon) shutdown() {
 	for _, in := range d.instances {
 		ins = append(ins, in)
 	}
+	why, reattach := d.why, d.reattach
 	d.mu.Unlock()
+	if why == "" {
+		why = "the shared-server daemon stopped"
+	}
 	var wg sync.WaitGroup
 	for _, in := range ins {
 		wg.Go(func() {
 			<-in.ready
 			if in.err == nil {
-				in.retire("the shared-server daemon stopped")
+				in.retireFor(why, reattach)
 				<-in.loopDone // Serve returns after the instance has ended, its last word logged
 			}
 		})

@@ -407,7 +407,7 @@ func (t *Transport) streamEnded() error {
 	if reason, _ := t.stream.ExitInfo(); reason != "" {
 		return errors.New("shared server: " + reason)
 	}
-	return errors.New("the shared-server daemon closed the connection")
+	return errors.New("the shared-server daemon went away (killed or crashed); attaching again")
 }
 
 func (t *Transport) readLoop() {
