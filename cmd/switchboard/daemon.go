@@ -12,11 +12,13 @@ import (
 	"os/exec"
 	"os/signal"
 	"path/filepath"
+	"strings"
 	"syscall"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
 	"github.com/switchboard-dev/switchboard/permissions"
+	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
 
 const daemonUsage = `usage: switchboard daemon status|stop|restart [--dir DIR] [--json]
@@ -75,7 +77,7 @@ func runDaemon(args []string, stdout, stderr io.Writer) int {
 			logw = f
 		}
 	}
-	o := broker.Options{Dir: *dir, Build: version, Idle: *idle,
+	o := broker.Options{Dir: *dir, Build: version, Idle: *idle, Admit: daemonAdmit(policyPaths),
 		Log: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo}))}
 	if f := broker.ReadyFromEnv(); f != nil {
 		o.Ready = f
@@ -181,4 +183,53 @@ func daemonCommand(sock string, idle time.Duration) *exec.Cmd {
 		"--log", filepath.Join(permissions.StateDir(), "daemon.log"))
 	cmd.Dir = "/"
 	return cmd
+}
+
+// daemonAdmit is the daemon's own policy check (issue 33: a blocked server never starts from any
+// source, the shared-server daemon included): before every attach, the organisation's policy is
+// read afresh (so a change applies to the next start without a watcher) and asked about the
+// launch exactly as the daemon would run it. A broken policy blocks everything, as in a window.
+//
+// The daemon knows the launch, not the window's entry: a bare serverCommand of an allowlist is
+// found on the launch's own PATH (the child environment the window resolved), and a server from
+// a managed-mcp.json is not known as such, so under an exclusive managed-mcp.json the daemon
+// refuses every shared server and the windows run them themselves.
+func daemonAdmit(paths func() policy.Paths) func(broker.Request) error {
+	return func(req broker.Request) error {
+		l := req.Launch
+		path := ""
+		for _, kv := range l.Env {
+			if v, ok := strings.CutPrefix(kv, "PATH="); ok {
+				path = v
+			}
+		}
+		pol := policy.Load(policy.Options{Paths: paths(), LookPath: func(name string) (string, error) { return lookPathIn(name, path) }})
+		scope := policy.ScopeUser
+		if l.Source == broker.SourceWorkspace {
+			scope = policy.ScopeWorkspace
+		}
+		d := pol.Admit(policy.Launch{Name: req.Name, Scope: scope, Source: "the shared-server daemon", Transport: "stdio",
+			Command: l.Command, Args: l.Args, Path: l.Command})
+		if d.Allowed {
+			return nil
+		}
+		if d.Rule != nil {
+			return fmt.Errorf("%s (rule %s)", d.Message, d.Rule.Loc())
+		}
+		return errors.New(d.Message)
+	}
+}
+
+// lookPathIn finds name as exec.LookPath would with PATH set to path.
+func lookPathIn(name, path string) (string, error) {
+	for _, dir := range filepath.SplitList(path) {
+		if dir == "" || !filepath.IsAbs(dir) {
+			continue // never the daemon's working directory
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("%s: %w", name, exec.ErrNotFound)
 }

@@ -3,6 +3,7 @@
 package main
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -11,6 +12,9 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
 )
 
 // TestSharedServeAndCheck: two real `switchboard serve` windows whose user config marks a server
@@ -247,3 +251,63 @@ func processesOf(bin string) map[int]string {
 	}
 	return out
 }
+
+// TestDaemonPolicy (issue 33 through the daemon): the shared-server daemon checks the
+// organisation's policy itself, from real root-owned files, before it starts anything: a window
+// (of an older build, or one that lies) asking for a launch the policy denies is refused with the
+// rule named and no process starts; an allowed launch runs; a policy file others could write
+// blocks every launch.
+func TestDaemonPolicy(t *testing.T) {
+	bin := checkBuildMCPTest(t)
+	file := withPolicyTree(t, "{\n  \"deniedMcpServers\": [{\"serverCommand\": ["+jsonQ(bin)+", \"--instructions\", \"demo\"]}]\n}")
+	dir, err := os.MkdirTemp("", "sbp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir += "/d"
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := broker.Serve(ctx, broker.Options{Dir: dir, Build: "test", Idle: time.Minute, Ready: readyOnWrite(ready),
+			Admit: daemonAdmit(policyPaths)}); err != nil {
+			t.Errorf("broker.Serve: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	<-ready
+	cfg := broker.Config{Dir: dir, Build: "test", Heartbeat: -1}
+	req := func(name string, args ...string) broker.Request {
+		return broker.Request{Name: name, ProtocolVersion: "2025-11-25", Launch: broker.Launch{Command: bin, Args: args,
+			Env: []string{"PATH=" + os.Getenv("PATH")}, Dir: "/", Scope: broker.ScopeUser, Source: broker.SourceUser}}
+	}
+	attach := func(r broker.Request) (*broker.Conn, error) {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		return broker.Attach(ctx, cfg, r)
+	}
+	_, err = attach(req("demo", "--instructions", "demo"))
+	if err == nil || !strings.Contains(err.Error(), "deniedMcpServers[0]") || !strings.Contains(err.Error(), file+"#/deniedMcpServers/0") {
+		t.Fatalf("attach to a denied launch: %v, want it refused naming the rule", err)
+	}
+	if st, err := broker.GetStatus(context.Background(), cfg); err != nil || len(st.Instances) != 0 {
+		t.Fatalf("daemon status %+v %v: want no instance started", st, err)
+	}
+	c, err := attach(req("ok"))
+	if err != nil || c.ServerPid() == 0 {
+		t.Fatalf("attach to an allowed launch: %v", err)
+	}
+	c.Close()
+	// A policy file others could write is broken: it blocks every launch.
+	if err := os.Chmod(file, 0o666); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := attach(req("other", "--instructions", "other")); err == nil || !strings.Contains(err.Error(), "Blocked by your organisation") {
+		t.Fatalf("attach under a user-writable policy: %v, want it refused", err)
+	}
+}
+
+type readyOnWrite chan struct{}
+
+func (c readyOnWrite) Write(p []byte) (int, error) { close(c); return len(p), nil }

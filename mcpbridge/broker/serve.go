@@ -37,6 +37,12 @@ type Options struct {
 	Ready io.Writer
 	// Log receives the daemon's log (default: discarded). The daemon never writes to stdout.
 	Log *slog.Logger
+	// Admit, when set, is asked before every attach whether the launch may run at all: the
+	// organisation's policy, checked here too (defence in depth: each window's policy decided
+	// before it asked, but a window of an older build, or one that lies, must not make the
+	// daemon start what the policy blocks). Its error, naming the rule, is the window's answer.
+	// cmd/switchboard gives permissions/policy's decision; the package imports no policy itself.
+	Admit func(Request) error
 }
 
 // daemon is one running broker.
@@ -366,6 +372,14 @@ func (d *daemon) handle(c *net.UnixConn) {
 		reply.Error = "launch refused: " + err.Error()
 		writeReply(c, reply)
 		return
+	}
+	if d.o.Admit != nil {
+		if err := d.o.Admit(req); err != nil {
+			d.log.Warn("broker: the organisation's policy blocks a launch", "name", req.Name, "err", err)
+			reply.Error = "launch refused: " + err.Error()
+			writeReply(c, reply)
+			return
+		}
 	}
 	var (
 		in      *instance
