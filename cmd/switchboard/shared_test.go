@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -311,3 +312,80 @@ func TestDaemonPolicy(t *testing.T) {
 type readyOnWrite chan struct{}
 
 func (c readyOnWrite) Write(p []byte) (int, error) { close(c); return len(p), nil }
+
+// TestSharedRestartInEveryWindow: two real `serve` windows share a server that crashes; both show
+// it failed, and a Reconnect in one of them brings it back in both: the other window's status
+// goes through starting to ready without being asked, and its calls reach the new process.
+func TestSharedRestartInEveryWindow(t *testing.T) {
+	bin, mcptest := e2eBuild(t)
+	runtime, err := os.MkdirTemp("", "sbr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(runtime) })
+	os.Chmod(runtime, 0o700)
+	env := e2eEnv(t, "XDG_RUNTIME_DIR="+runtime)
+	t.Cleanup(func() {
+		cmd := exec.Command(bin, "daemon", "stop")
+		cmd.Env = env
+		cmd.Run() // ignore error: the daemon may have gone with its idle time
+	})
+	servers := map[string]any{"s": map[string]any{"command": mcptest, "args": []string{"--crash-after", "1"}, "shared": true}}
+	type status struct {
+		Name, State string
+		Shared      *struct{ DaemonPid int }
+	}
+	states := func(ms []e2eMsg) []string { // the states of s, in order, from serversChanged
+		var out []string
+		for _, m := range ms {
+			if m.Method != "switchboard/serversChanged" {
+				continue
+			}
+			var p struct{ Servers []status }
+			json.Unmarshal(m.Params, &p)
+			for _, s := range p.Servers {
+				if s.Name == "s" && (len(out) == 0 || out[len(out)-1] != s.State) {
+					out = append(out, s.State)
+				}
+			}
+		}
+		return out
+	}
+	last := func(ms []e2eMsg) string {
+		if st := states(ms); len(st) > 0 {
+			return st[len(st)-1]
+		}
+		return ""
+	}
+	var wins []*e2eEditor
+	for range 2 {
+		e := startE2E(t, bin, env)
+		t.Cleanup(func() { e.stdin.Close(); e.wait() })
+		e.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": nil, "capabilities": map[string]any{},
+			"initializationOptions": map[string]any{"daemonIdleSeconds": 5, "servers": servers}})
+		e.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+		e.await("s ready", func(ms []e2eMsg) bool { return last(ms) == "ready" })
+		wins = append(wins, e)
+	}
+	a, b := wins[0], wins[1]
+	for _, text := range []string{"one", "two"} { // the second call crashes the server
+		a.call("workspace/executeCommand", map[string]any{"command": "switchboard.callTool",
+			"arguments": []any{map[string]any{"name": "mcp__s__echo", "arguments": map[string]any{"text": text}, "mode": "always-allow"}}})
+	}
+	for _, e := range wins {
+		e.await("s failed", func(ms []e2eMsg) bool { return last(ms) == "failed" })
+	}
+	seen, _ := b.lsp.Messages()
+	before := len(seen)
+	a.call("workspace/executeCommand", map[string]any{"command": "switchboard.reconnect", "arguments": []any{map[string]any{"server": "s"}}})
+	b.await("s back in the other window", func(ms []e2eMsg) bool {
+		st := states(ms[before:])
+		i := slices.Index(st, "starting")
+		return i >= 0 && slices.Contains(st[i:], "ready")
+	})
+	res := b.call("workspace/executeCommand", map[string]any{"command": "switchboard.callTool",
+		"arguments": []any{map[string]any{"name": "mcp__s__echo", "arguments": map[string]any{"text": "again"}, "mode": "always-allow"}}})
+	if !strings.Contains(string(res.Result), `"text":"again"`) || strings.Contains(string(res.Result), `"isError":true`) {
+		t.Fatalf("the other window's call after the restart: %s", res.Result)
+	}
+}
