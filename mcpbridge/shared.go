@@ -40,6 +40,10 @@ func (r *Registry) openShared(cfg config.ServerConfig, env []string) stdio.OpenS
 		if w := c.Skew(); w != "" {
 			r.log.Warn(w, "server", cfg.Name)
 		}
+		c.OnNotice(func() {
+			r.log.Warn(c.Notice(), "server", cfg.Name)
+			r.changed() // the status's warning says it
+		})
 		return c, nil
 	}
 }
@@ -138,7 +142,11 @@ func sharedStatus(c *conn) *SharedStatus {
 		return nil
 	}
 	scope := bc.Scope()
-	return &SharedStatus{Scope: scope, Windows: bc.Windows(), DaemonPid: bc.DaemonPid(), DaemonBuild: bc.DaemonBuild(), Warning: bc.Skew()}
+	warning := bc.Notice() // the daemon is being replaced: more pressing than a build skew
+	if warning == "" {
+		warning = bc.Skew()
+	}
+	return &SharedStatus{Scope: scope, Windows: bc.Windows(), DaemonPid: bc.DaemonPid(), DaemonBuild: bc.DaemonBuild(), Warning: warning}
 }
 
 // reattachDelays are the waits before a window attaches again to a shared server whose daemon

@@ -353,3 +353,36 @@ func TestSharedRelativeCommand(t *testing.T) {
 		t.Errorf("the daemon would run %s, want %s (under the entry's cwd)", req.Launch.Command, want)
 	}
 }
+
+// TestSharedDrainWarning: `switchboard daemon restart` (a drain) is shown beside the window's
+// shared server at once (ServerStatus.shared.warning), while the server keeps running there.
+func TestSharedDrainWarning(t *testing.T) {
+	dir := sharedDaemon(t)
+	cfg := stdioCfg("s")
+	cfg.Shared = config.SharedUser
+	changed := make(chan struct{}, 1)
+	r := newTestRegistry(t, Options{Broker: &broker.Config{Dir: dir, Build: "test"}, OnChange: func([]ServerStatus) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}})
+	applyAndWait(t, r, cfg)
+	if err := broker.Drain(context.Background(), broker.Config{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.After(20 * time.Second); ; {
+		st := statusMap(r)["s"]
+		if st.Shared != nil && strings.Contains(st.Shared.Warning, "`switchboard daemon restart`") {
+			if st.State != StateReady {
+				t.Fatalf("the server during the drain: %+v, want still ready", st)
+			}
+			break
+		}
+		select {
+		case <-changed:
+		case <-deadline:
+			t.Fatalf("status %+v: want the drain in shared.warning", st)
+		}
+	}
+}

@@ -73,7 +73,7 @@ type SharedStatus struct {
 	Windows   int `json:"windows"`
 	DaemonPid int `json:"daemonPid"`
 	// DaemonBuild is the daemon's Switchboard version; Warning says what to do when it is not
-	// this window's.
+	// this window's, or that the daemon is being replaced (`switchboard daemon restart`).
 	DaemonBuild string `json:"daemonBuild,omitempty"`
 	Warning     string `json:"warning,omitempty"`
 }

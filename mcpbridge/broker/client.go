@@ -92,6 +92,9 @@ type Conn struct {
 
 	exitMu sync.Mutex
 	exit   *Exit
+	notice string // the daemon's word about itself (it is being replaced), under exitMu
+	// onNotice, when set, is called (from Read) when notice changes.
+	onNotice func()
 }
 
 // Exit is why the shared instance ended, as the daemon said (switchboard/instanceExited), or
@@ -444,7 +447,26 @@ func (c *Conn) Exited() *Exit {
 // so (the daemon relays no server frame with a method of this name).
 var exitedPrefix = []byte(`{"jsonrpc":"2.0","method":"switchboard/instanceExited"`)
 
-// Read reads the daemon's frames, keeping switchboard/instanceExited for Exited.
+// drainingPrefix is the daemon's switchboard/daemonDraining, as it writes it.
+var drainingPrefix = []byte(`{"jsonrpc":"2.0","method":"switchboard/daemonDraining"`)
+
+// Notice is what the daemon said about itself while this window uses it ("" : nothing): that it
+// is being replaced by `switchboard daemon restart`.
+func (c *Conn) Notice() string {
+	c.exitMu.Lock()
+	defer c.exitMu.Unlock()
+	return c.notice
+}
+
+// OnNotice sets f to be called when Notice changes (from the goroutine that reads the Conn).
+func (c *Conn) OnNotice(f func()) {
+	c.exitMu.Lock()
+	defer c.exitMu.Unlock()
+	c.onNotice = f
+}
+
+// Read reads the daemon's frames, keeping switchboard/instanceExited for Exited and
+// switchboard/daemonDraining for Notice.
 func (c *Conn) Read(p []byte) (int, error) {
 	for len(c.rbuf) == 0 {
 		line, err := readFrame(c.r, maxFrame)
@@ -455,6 +477,23 @@ func (c *Conn) Read(p []byte) (int, error) {
 			select {
 			case c.pong <- struct{}{}:
 			default:
+			}
+			continue
+		}
+		if bytes.HasPrefix(line, drainingPrefix) {
+			var n struct {
+				Params struct {
+					Message string `json:"message"`
+				} `json:"params"`
+			}
+			if json.Unmarshal(line, &n) == nil {
+				c.exitMu.Lock()
+				c.notice = n.Params.Message
+				f := c.onNotice
+				c.exitMu.Unlock()
+				if f != nil {
+					f()
+				}
 			}
 			continue
 		}

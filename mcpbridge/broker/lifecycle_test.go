@@ -289,8 +289,20 @@ func TestDrain(t *testing.T) {
 	a := attachWin(t, "A", cfg, request(launch()))
 	a.initialize()
 	a.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":0.5}}}`)
+	noticed := make(chan struct{})
+	var once sync.Once
+	a.c.OnNotice(func() { once.Do(func() { close(noticed) }) })
 	if err := Drain(context.Background(), Config{Dir: dir}); err != nil {
 		t.Fatal(err)
+	}
+	// The window is told at once why its server is still on the old daemon.
+	select {
+	case <-noticed:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the window was not told of the drain")
+	}
+	if n := a.c.Notice(); !strings.Contains(n, "is being replaced (`switchboard daemon restart`)") {
+		t.Fatalf("Notice() = %q", n)
 	}
 	b := attachWin(t, "B", cfg, request(launch()))
 	if b.c.DaemonPid() == a.c.DaemonPid() {

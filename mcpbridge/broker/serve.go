@@ -594,12 +594,33 @@ func (d *daemon) drain() {
 	d.retireSocket()
 	d.mu.Lock()
 	d.draining = true
+	ins := make([]*instance, 0, len(d.instances))
+	for _, in := range d.instances {
+		ins = append(ins, in)
+	}
 	d.mu.Unlock()
+	// The windows are told now, not only when the drain ends: their servers keep running here,
+	// and a person looking at one should know why it is not on the new daemon yet.
+	notice := notification("switchboard/daemonDraining", map[string]string{"message": drainingMessage})
+	for _, in := range ins {
+		in.mu.Lock()
+		atts := make([]*attachment, 0, len(in.atts))
+		for a := range in.atts {
+			atts = append(atts, a)
+		}
+		in.mu.Unlock()
+		for _, a := range atts {
+			a.send(notice)
+		}
+	}
 	time.AfterFunc(drainLimit, func() {
 		d.ending("the shared-server daemon was replaced by `switchboard daemon restart`; moving to the new one", true)
 		d.stop()
 	})
 }
+
+// drainingMessage is what a window of a draining daemon shows beside its shared servers.
+const drainingMessage = "the shared-server daemon is being replaced (`switchboard daemon restart`); this server moves to the new one when you Reconnect it or close this window, and within 10 minutes at most"
 
 // drainLimit bounds how long a draining daemon waits for its windows.
 const drainLimit = 10 * time.Minute
