@@ -620,7 +620,7 @@ func (d *daemon) drain() {
 }
 
 // drainingMessage is what a window of a draining daemon shows beside its shared servers.
-const drainingMessage = "the shared-server daemon is being replaced (`switchboard daemon restart`); this server moves to the new one when you Reconnect it or close this window, and within 10 minutes at most"
+const drainingMessage = "the shared-server daemon is being replaced (`switchboard daemon restart`); this server moves to the new one when you Reconnect it, or by itself within 10 minutes"
 
 // drainLimit bounds how long a draining daemon waits for its windows.
 const drainLimit = 10 * time.Minute
