@@ -27,9 +27,11 @@ The shared-server daemon holds one copy of each MCP server marked "shared" for a
 editor windows. Windows start it when they need it; it exits a minute after the last one closed.
 
   status   show the daemon, its servers and how many windows use each
-  stop     stop it now: its servers stop, windows using them see them fail
+  stop     stop it now: its servers stop, windows using them show them failed and say why
+           (a Reconnect starts them again)
   restart  hand over to a new daemon: the next window starts one from its own binary; the
-           running one finishes its windows' calls and exits when they have closed
+           running one finishes its windows' calls and exits when they have closed (its
+           windows are told, and move to the new daemon within 10 minutes)
 `
 
 // runDaemon is `switchboard daemon` (hidden: windows start it) and `daemon status|stop`.
