@@ -21,6 +21,11 @@ func (a *App) Confirm(ctx context.Context, req permissions.Request) (permissions
 		return permissions.AnswerDeny, a.noAnswer()
 	default:
 	}
+	if req.ViewID != "" { // views.go: a view's questions are bounded
+		if err := a.beginAsk(req.ViewID); err != nil {
+			return permissions.AnswerDeny, fmt.Errorf("host: %w", err)
+		}
+	}
 	q := a.questions.open(KindApproval, a.gate.Timeout(), func(q *Question) {
 		q.Approval = req
 		q.Arguments = approvalArguments(req.Arguments)
@@ -32,6 +37,10 @@ func (a *App) Confirm(ctx context.Context, req permissions.Request) (permissions
 	})
 	a.ui.Ask(q)
 	o := q.wait(ctx, a.gone)
+	if req.ViewID != "" {
+		allowed := o.By == ByUser && o.Reply.Decision != permissions.AnswerDeny
+		a.endAsk(req.ViewID, outcomeOf(allowed, o.By == ByUser && !allowed || o.By == ByTimeout))
+	}
 	switch o.By {
 	case ByUser:
 		return o.Reply.Decision, nil

@@ -153,6 +153,8 @@ type CallRequest struct {
 	Source string
 	// View is the tool whose MCP Apps view made the call ("" for any other): the question says so.
 	View string
+	// ViewID is that view's id: its questions are bounded (views.go, beginAsk).
+	ViewID string
 }
 
 // CallTool runs one tool call through the gate (the person is asked through the UI) and returns
@@ -196,7 +198,7 @@ func (a *App) CallToolView(ctx context.Context, r CallRequest) (mcpbridge.Result
 	if a.events != nil {
 		a.events.record("toolCallStart", map[string]any{"name": r.Name, "source": r.Source})
 	}
-	res, dec := a.sessions.CallToolFrom(ctx, r.Name, r.Arguments, mode, via, r.View)
+	res, dec := a.sessions.CallToolFrom(ctx, r.Name, r.Arguments, mode, via, r.View, r.ViewID)
 	if a.events != nil {
 		a.events.record("toolCallEnd", map[string]any{"name": r.Name, "source": r.Source, "isError": res.IsError, "decidedBy": dec.By})
 	}

@@ -59,7 +59,12 @@ type ViewContent struct {
 }
 
 type viewInstance struct {
-	ref     ViewRef
+	ref ViewRef
+	// asking, denials and muted bound the view's questions to the person (beginAsk); guarded by
+	// views.mu.
+	asking  bool
+	denials int // denied in a row
+	muted   bool
 	created time.Time
 	ui      *mcpbridge.ToolUI
 	tool    mcpbridge.Tool
@@ -251,7 +256,7 @@ func (a *App) ViewCallTool(ctx context.Context, id, name string, args json.RawMe
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
-	res, dec := a.CallTool(ctx, CallRequest{Name: target.Name, Arguments: args, Source: "view", View: vi.ref.Tool})
+	res, dec := a.CallTool(ctx, CallRequest{Name: target.Name, Arguments: args, Source: "view", View: vi.ref.Tool, ViewID: vi.ref.ID})
 	if len(res.Content) == 0 && res.Text != "" {
 		res.Content = []json.RawMessage{textContent(res.Text)}
 	}
@@ -274,9 +279,86 @@ func (a *App) ViewOpenLink(ctx context.Context, id, link string) (bool, error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
 		return false, badRequest("the view may open only http and https pages, not %q", safetext.Bounded(link, 200))
 	}
+	if err := a.beginAsk(id); err != nil {
+		return false, nil // the view learns only that nothing was opened (ui/open-link's isError)
+	}
 	r := a.elicit(ctx, mcpbridge.Elicitation{Server: vi.ref.Server, Mode: "url", URL: u.String(),
 		Message: fmt.Sprintf("(the view of %s wants to open this page)", vi.ref.Tool)})
-	return r.Action == mcpbridge.ElicitAccept, nil
+	accepted := r.Action == mcpbridge.ElicitAccept
+	a.endAsk(id, outcomeOf(accepted, !accepted && ctx.Err() == nil)) // declined or dismissed: refused
+	return accepted, nil
+}
+
+// A view's questions to the person are bounded: a view that calls tools (or asks to open links)
+// in a loop must not flood the person with questions nor queue thousands of them. A view has at
+// most one question open: what it asks meanwhile is refused at once, with a reason it can read.
+// After maxViewDenials answers in a row that refuse it (denied, or not answered in time), it is
+// muted for the rest of its life: nothing it asks reaches the person again, and the person is
+// told so once. What needs no question (an allowlisted call, mode always-allow) still runs.
+const maxViewDenials = 3
+
+// askOutcome is how a view's question ended, for its count of denials in a row.
+type askOutcome int
+
+const (
+	askNeutral askOutcome = iota // cancelled, or nobody there to answer: not the person's refusal
+	askAllowed
+	askDenied
+)
+
+func outcomeOf(allowed, denied bool) askOutcome {
+	switch {
+	case allowed:
+		return askAllowed
+	case denied:
+		return askDenied
+	}
+	return askNeutral
+}
+
+// beginAsk claims the view's one open question, or says why it may not ask. An unknown id (a view
+// forgotten meanwhile) asks as any call does.
+func (a *App) beginAsk(id string) error {
+	a.views.mu.Lock()
+	defer a.views.mu.Unlock()
+	vi := a.views.byID[id]
+	switch {
+	case vi == nil:
+		return nil
+	case vi.muted:
+		return permissions.ErrNotAsked{Why: fmt.Sprintf("the person stopped asking for the view of %s after %d denials in a row; nothing it asks that needs their approval runs", vi.ref.Tool, maxViewDenials)}
+	case vi.asking:
+		return permissions.ErrNotAsked{Why: fmt.Sprintf("the view of %s already has a question open; wait for its answer before asking again", vi.ref.Tool)}
+	}
+	vi.asking = true
+	return nil
+}
+
+// endAsk releases the view's open question and counts its outcome; the view that reaches
+// maxViewDenials is muted, and the person told once.
+func (a *App) endAsk(id string, o askOutcome) {
+	a.views.mu.Lock()
+	vi := a.views.byID[id]
+	if vi == nil {
+		a.views.mu.Unlock()
+		return
+	}
+	vi.asking = false
+	switch o {
+	case askAllowed:
+		vi.denials = 0
+	case askDenied:
+		vi.denials++
+	}
+	mutedNow := !vi.muted && vi.denials >= maxViewDenials
+	if mutedNow {
+		vi.muted = true
+	}
+	tool := vi.ref.Tool
+	a.views.mu.Unlock()
+	if mutedNow {
+		a.ui.Notify(LevelWarning, fmt.Sprintf("Switchboard will not ask you again for the view of %s: you refused it %d times in a row, so what it asks from now on is refused; call the tool again for a new view.", safetext.Bounded(tool, previewLimit), maxViewDenials))
+	}
 }
 
 // CallToolResultJSON is a result as MCP's CallToolResult, what a view reads: content,

@@ -215,6 +215,10 @@ func (g *Gate) ask(ctx context.Context, req Request, pv PinVerdict, pol PolicyVe
 		return Decision{By: ByCancel, Reason: "denied: the request was cancelled while asking the user"}, nil
 	case err != nil && (errors.Is(err, context.DeadlineExceeded) || errors.Is(err, ErrNoAnswer{By: ByTimeout})):
 		return Decision{By: ByTimeout, Reason: fmt.Sprintf("denied: no answer within %s", timeout)}, nil
+	case err != nil && errors.As(err, new(ErrNotAsked)):
+		var na ErrNotAsked
+		errors.As(err, &na)
+		return Decision{By: ByLimit, Reason: "denied: " + na.Why}, nil
 	case err != nil:
 		if na := (ErrNoAnswer{}); errors.As(err, &na) && (na.By == ByDisconnect || na.By == ByShutdown) {
 			return Decision{By: na.By, Reason: "denied: " + na.Error()}, nil

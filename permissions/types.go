@@ -82,6 +82,9 @@ type Request struct {
 	// Via names what asked for a direct call besides the person, for the question to say so: the
 	// tool whose MCP Apps view made the call; "" for the person's own calls and the model's.
 	Via string
+	// ViewID is that view's id: the Prompter bounds the questions of one view (a view that calls
+	// in a loop must not flood the person), refusing with [ErrNotAsked].
+	ViewID string
 }
 
 // Answer is the user's answer to a confirm prompt.
@@ -145,6 +148,9 @@ const (
 	// ByPolicy: the organisation's policy decided (a permissions.deny, ask or allow rule, a
 	// disabled mode, or a broken policy); Decision.Entry is the rule as file#/json/pointer.
 	ByPolicy = "policy"
+	// ByLimit: the Prompter refused to ask ([ErrNotAsked]): the MCP Apps view that made the call
+	// already has a question open, or the person has stopped its questions.
+	ByLimit = "limit"
 )
 
 // PolicyVerdict is what the organisation's policy (GateOptions.Policy) says about one call.
@@ -200,6 +206,12 @@ func (e ErrNoAnswer) Error() string {
 	}
 	return "no answer (" + e.By + ")"
 }
+
+// ErrNotAsked is a Prompter's error when it refuses to put the question to the person at all
+// (the gate decides ByLimit): Why says why, in a sentence for the caller.
+type ErrNotAsked struct{ Why string }
+
+func (e ErrNotAsked) Error() string { return "not asked: " + e.Why }
 
 // Decision is the gate's verdict on one Request.
 type Decision struct {

@@ -311,7 +311,7 @@ func (t *turnRun) runCall(ts *toolSet, c ToolCall) (msg Message, load []string) 
 		}
 		t.emit(Event{Kind: KindToolCall, ToolCall: &ToolCallEvent{ID: c.ID, Name: c.Name, Arguments: eventArgs(c.Args),
 			Approval: ap, DecidedBy: d.By, Reason: d.Reason}})
-	}, nil, "")
+	}, nil, permissions.Request{})
 	if res.IsError && t.ctx.Err() == nil {
 		if key == "" {
 			key = callKey(c.Name, args)

@@ -406,17 +406,18 @@ type CallFunc func(ctx context.Context, name string, args json.RawMessage) (mcpb
 // instead of Options.Tools.Call: the caller's own wrapper for this one call (the host gives it the
 // call's progress observer explicitly). Built-in tools run as in CallTool; nil call is CallTool.
 func (m *Manager) CallToolVia(ctx context.Context, name string, args json.RawMessage, mode permissions.Mode, call CallFunc) (mcpbridge.Result, permissions.Decision) {
-	return m.CallToolFrom(ctx, name, args, mode, call, "")
+	return m.CallToolFrom(ctx, name, args, mode, call, "", "")
 }
 
 // CallToolFrom is CallToolVia for a call that via asked for on the person's behalf (an MCP Apps
-// view: permissions.Request.Via), which the gate's question names.
-func (m *Manager) CallToolFrom(ctx context.Context, name string, args json.RawMessage, mode permissions.Mode, call CallFunc, via string) (mcpbridge.Result, permissions.Decision) {
+// view: permissions.Request.Via), which the gate's question names; viewID is that view's id
+// (permissions.Request.ViewID).
+func (m *Manager) CallToolFrom(ctx context.Context, name string, args json.RawMessage, mode permissions.Mode, call CallFunc, via, viewID string) (mcpbridge.Result, permissions.Decision) {
 	if call == nil && via == "" {
 		return m.CallTool(ctx, name, args, mode)
 	}
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	return m.callOne(ctx, m.snapshot(), nil, "", mode, name, args, nil, call, via)
+	return m.callOne(ctx, m.snapshot(), nil, "", mode, name, args, nil, call, permissions.Request{Via: via, ViewID: viewID})
 }

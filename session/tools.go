@@ -174,7 +174,7 @@ func deniedText(name string, d permissions.Decision) string {
 // the gate. conv is nil for direct calls. A denied, unknown, invalid or failed call is a Result with
 // IsError; the returned Decision says what the gate (or the session, By unknown/invalid) decided.
 func (m *Manager) callOne(ctx context.Context, ts *toolSet, conv *convo, turn string, mode permissions.Mode,
-	name string, args json.RawMessage, onDecision func(permissions.Decision), via CallFunc, from string) (mcpbridge.Result, permissions.Decision) {
+	name string, args json.RawMessage, onDecision func(permissions.Decision), via CallFunc, from permissions.Request) (mcpbridge.Result, permissions.Decision) {
 	decided := func(d permissions.Decision) permissions.Decision {
 		if onDecision != nil {
 			onDecision(d)
@@ -194,7 +194,7 @@ func (m *Manager) callOne(ctx context.Context, ts *toolSet, conv *convo, turn st
 		return errResult(name, errorJSON(fmt.Sprintf("invalid arguments for %s: want a JSON object, got %s", name, cutUTF8(string(args), 200)))), d
 	}
 	req := permissions.Request{Tool: name, Server: serverOf(ts, name), Definition: mcpTool.Definition, Arguments: args, Mode: mode, Turn: turn}
-	req.Via = from
+	req.Via, req.ViewID = from.Via, from.ViewID // who asked, besides the person (CallToolFrom)
 	if bi != nil {
 		req.ReadOnlyBuiltin = bi.readOnly
 	}
@@ -282,5 +282,5 @@ func (m *Manager) CallTool(ctx context.Context, name string, args json.RawMessag
 	if len(args) == 0 {
 		args = json.RawMessage("{}")
 	}
-	return m.callOne(ctx, m.snapshot(), nil, "", mode, name, args, nil, nil, "")
+	return m.callOne(ctx, m.snapshot(), nil, "", mode, name, args, nil, nil, permissions.Request{})
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/host/hosttest"
@@ -205,5 +206,100 @@ reply text "done"
 	env.MustCommand(wire.CmdView, map[string]any{"id": ref.ID}, &v)
 	if string(v.ToolInput) != `{"label":"hall"}` || !strings.Contains(string(v.ToolResult), "clock hall: tick 0") {
 		t.Errorf("view input %s result %s", v.ToolInput, v.ToolResult)
+	}
+}
+
+// TestViewPromptFlood: a view that calls tools in a loop. While one of its questions is open,
+// its further calls are refused at once (no second question, nothing queued); after three
+// denials in a row its questions stop for good, the person is told once, and calls that need
+// no question, and the person's own calls, still work.
+func TestViewPromptFlood(t *testing.T) {
+	release := make(chan struct{})
+	var mu sync.Mutex
+	asked := 0 // questions from the view
+	responder := func(ctx context.Context, p hosttest.ShowMessageRequestParams) string {
+		switch {
+		case strings.HasPrefix(p.Message, "The view of "):
+			mu.Lock()
+			asked++
+			first := asked == 1
+			mu.Unlock()
+			if first { // the person has not answered yet
+				select {
+				case <-release:
+				case <-ctx.Done():
+				}
+			}
+			return wire.TitleDeny
+		case strings.HasPrefix(p.Message, "Allow "):
+			return wire.TitleAllowOnce
+		}
+		return ""
+	}
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"apps": server("--apps")}), Responder: responder})
+	env.AwaitServer("apps", "ready")
+	res := callClock(t, env)
+	viewAsks := func(s *hosttest.State) int {
+		n := 0
+		for _, raw := range s.RequestParams("window/showMessageRequest") {
+			if strings.Contains(string(raw), "The view of ") {
+				n++
+			}
+		}
+		return n
+	}
+
+	first := make(chan wire.ToolResult, 1)
+	go func() {
+		var r wire.ToolResult
+		env.Command(wire.CmdViewCallTool, map[string]any{"id": res.View.ID, "name": "tick"}, &r) // ignore error: r is checked
+		first <- r
+	}()
+	env.Await("the view's first question", func(s *hosttest.State) bool { return viewAsks(s) == 1 })
+	for range 5 {
+		var r wire.ToolResult
+		env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": res.View.ID, "name": "tick"}, &r)
+		if !r.IsError || !strings.Contains(r.Text, "already has a question open") {
+			t.Fatalf("a call while the view's question is open: %+v", r)
+		}
+	}
+	if n := viewAsks(env.State()); n != 1 {
+		t.Fatalf("%d questions from the view while one was open", n)
+	}
+	close(release)
+	if r := <-first; !r.IsError || !strings.Contains(r.Text, "denied") {
+		t.Errorf("the first call: %+v", r)
+	}
+
+	for range 10 {
+		var r wire.ToolResult
+		env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": res.View.ID, "name": "tick"}, &r)
+		if !r.IsError {
+			t.Fatalf("a denied view ran a call: %+v", r)
+		}
+	}
+	if n := viewAsks(env.State()); n != 3 {
+		t.Errorf("%d questions from the view, want 3 (then it is muted)", n)
+	}
+	var r wire.ToolResult
+	env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": res.View.ID, "name": "tick"}, &r)
+	if !strings.Contains(r.Text, "stopped asking") {
+		t.Errorf("a muted view's call: %+v", r)
+	}
+	if n := len(env.State().Messages("window/showMessage", "view of mcp__apps__clock")); n != 1 {
+		t.Errorf("%d notices about the muted view, want 1", n)
+	}
+	// A muted view cannot ask to open a link either; the person's own call still asks and runs.
+	var ol wire.ViewOpenLinkResult
+	env.MustCommand(wire.CmdViewOpenLink, map[string]any{"id": res.View.ID, "url": "https://example.com/"}, &ol)
+	if ol.Opened || len(env.State().RequestParams("window/showDocument")) != 0 {
+		t.Errorf("a muted view opened a link: %+v", ol)
+	}
+	callClock(t, env)
+	// Another view (another call) asks its own questions.
+	other := callClock(t, env)
+	env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": other.View.ID, "name": "tick"}, &r)
+	if n := viewAsks(env.State()); n != 4 || !strings.Contains(r.Text, "denied") {
+		t.Errorf("another view: %d questions, %+v", n, r)
 	}
 }
