@@ -22,6 +22,9 @@ type Tool struct {
 	mcpbridge.Tool
 	Allowlisted bool
 	Pin         string // PinChanged or PinNew when it differs from the definition the person approved
+	// Policy is what the organisation's policy says of the tool: "deny", "ask" or "" (no rule
+	// that denies or asks); PolicyRule the rule as file#/json/pointer.
+	Policy, PolicyRule string
 }
 
 // Tools lists the tools of every server, or of one ("" = all).
@@ -41,7 +44,15 @@ func (a *App) Tools(server string) ([]Tool, error) {
 			t.InputSchema = json.RawMessage(`{"type":"object"}`)
 		}
 		t.Description = safetext.Block(t.Description)
-		out = append(out, Tool{Tool: t, Allowlisted: allowed, Pin: pins.byName[t.Name].Kind})
+		tool := Tool{Tool: t, Allowlisted: allowed, Pin: pins.byName[t.Name].Kind}
+		// As the gate's first step judges it (policyVerdict), whatever the mode.
+		switch pv := a.policyVerdict(permissions.Request{Tool: t.Name, Server: t.Server}); {
+		case pv.Deny:
+			tool.Policy, tool.PolicyRule = "deny", pv.Rule
+		case pv.Ask:
+			tool.Policy, tool.PolicyRule = "ask", pv.Rule
+		}
+		out = append(out, tool)
 	}
 	return out, nil
 }

@@ -225,7 +225,9 @@ func (s *server) cmdTools(ctx context.Context, arg, _ json.RawMessage) (any, err
 	out := make([]wire.ToolInfo, len(tools))
 	for i, t := range tools {
 		out[i] = wire.ToolInfo{Name: t.Name, Server: t.Server, Tool: t.Tool.Tool, Description: t.Description,
-			InputSchema: t.InputSchema, Allowlisted: t.Allowlisted, Pin: t.Pin, TaskSupport: t.TaskSupport}
+			InputSchema: t.InputSchema, Allowlisted: t.Allowlisted, Pin: t.Pin, TaskSupport: t.TaskSupport,
+			View: t.UI != nil && t.UI.ResourceURI != "", AppOnly: !t.UI.ModelVisible(),
+			Policy: t.Policy, PolicyRule: t.PolicyRule}
 	}
 	return out, nil
 }

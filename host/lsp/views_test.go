@@ -303,3 +303,36 @@ func TestViewPromptFlood(t *testing.T) {
 		t.Errorf("another view: %d questions, %+v", n, r)
 	}
 }
+
+// TestToolMarks: switchboard.tools says of each tool whether it has a view, whether only views
+// may call it (not offered to the model), and what the organisation's policy says of it.
+func TestToolMarks(t *testing.T) {
+	ps := policyTree(t, `{"permissions": {"deny": ["mcp__apps__echo"], "ask": ["mcp__apps__clock"]}}`)
+	env := hosttest.Run(t, hosttest.Config{
+		InitOptions: initOpts(map[string]any{"apps": server("--apps")}),
+		Options:     withPolicy(ps),
+	})
+	env.AwaitServer("apps", "ready")
+	var tools []wire.ToolInfo
+	env.MustCommand(wire.CmdTools, map[string]any{"server": "apps"}, &tools)
+	got := map[string]wire.ToolInfo{}
+	for _, ti := range tools {
+		got[ti.Tool] = ti
+	}
+	file := filepath.Join(ps.Dir, "managed-settings.json")
+	for _, c := range []struct {
+		tool          string
+		view, appOnly bool
+		policy, rule  string
+	}{
+		{"clock", true, false, "ask", file + "#/permissions/ask/0"},
+		{"tick", true, true, "", ""}, // it declares the same view
+		{"echo", false, false, "deny", file + "#/permissions/deny/0"},
+		{"model_only", false, false, "", ""},
+	} {
+		ti, ok := got[c.tool]
+		if !ok || ti.View != c.view || ti.AppOnly != c.appOnly || ti.Policy != c.policy || ti.PolicyRule != c.rule {
+			t.Errorf("%s: view %v appOnly %v policy %q %q, want %v %v %q %q", c.tool, ti.View, ti.AppOnly, ti.Policy, ti.PolicyRule, c.view, c.appOnly, c.policy, c.rule)
+		}
+	}
+}

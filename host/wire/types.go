@@ -116,6 +116,15 @@ type ToolInfo struct {
 	// TaskSupport is "required" or "optional" for a tool whose calls run as MCP tasks (PROTOCOL.md
 	// section 7, "Long calls").
 	TaskSupport string `json:"taskSupport,omitempty"`
+	// View says the tool declares an MCP Apps view (a call of it leaves one: ViewRef).
+	View bool `json:"view,omitempty"`
+	// AppOnly says only the server's views may call the tool: it is not offered to the model.
+	AppOnly bool `json:"appOnly,omitempty"`
+	// Policy is "deny" (refused in every mode, not offered to the model) or "ask" (asked even
+	// when allowlisted) when the organisation's policy has a rule for the tool; PolicyRule is the
+	// rule as file#/json/pointer.
+	Policy     string `json:"policy,omitempty"`
+	PolicyRule string `json:"policyRule,omitempty"`
 }
 
 // ToolsParams is arguments[0] of switchboard.tools (optional).
