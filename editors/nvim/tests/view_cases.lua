@@ -42,3 +42,28 @@ T.case('view: :Switchboard view with no view yet says so', function()
   vim.cmd('Switchboard view')
   T.has(T.notes_text(), 'no tool result with a view yet')
 end)
+
+T.case('view: :Switchboard tools marks tools with a view, tools only for views, and the policy', function()
+  T.start(apps_opts())
+  vim.cmd('Switchboard tools demo')
+  T.wait('tools buffer', function()
+    return vim.api.nvim_buf_get_name(0):find('switchboard://tools', 1, true) ~= nil
+  end)
+  local lines = vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  local function line_of(name)
+    for _, l in ipairs(lines) do
+      if l:find(name .. '  ', 1, true) == 1 then
+        return l
+      end
+    end
+    return ''
+  end
+  T.has(line_of('mcp__demo__clock'), '[view]')
+  T.hasnt(line_of('mcp__demo__clock'), '[view only]')
+  T.has(line_of('mcp__demo__tick'), '[view] [view only]')
+  T.hasnt(line_of('mcp__demo__echo'), '[view')
+  -- The policy's marks (a real policy needs root-owned /etc files: host/lsp TestToolMarks).
+  local marks = require('switchboard.toolform').marks
+  T.eq(marks({ allowlisted = true, policy = 'deny' }), '[blocked by your organisation]')
+  T.eq(marks({ allowlisted = true, policy = 'ask', view = true }), '[always asks: organisation] [allowed] [view]')
+end)

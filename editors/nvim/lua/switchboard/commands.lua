@@ -626,7 +626,8 @@ function sub.tools(server)
     local toolform = require('switchboard.toolform')
     for _, t in ipairs(tools or {}) do
       local desc = toolform.clean(tostring(t.description or ''):gsub('\n.*', ''), 200)
-      table.insert(lines, ('%s%s  %s'):format(toolform.clean(t.name), t.allowlisted and '  [allowed]' or '', desc))
+      local marks = toolform.marks(t)
+      table.insert(lines, ('%s%s  %s'):format(toolform.clean(t.name), marks ~= '' and '  ' .. marks or '', desc))
       -- Its parameters, from the input schema: name, type, required, description.
       vim.list_extend(lines, toolform.param_lines(t.inputSchema))
     end

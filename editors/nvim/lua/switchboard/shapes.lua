@@ -8,7 +8,7 @@ return {
   PolicyRef = { 'rule' },
   SharedStatus = { 'windows' },
   ServersChangedParams = { 'servers' },
-  ToolInfo = { 'name', 'server', 'description', 'allowlisted' },
+  ToolInfo = { 'name', 'server', 'description', 'allowlisted', 'view', 'appOnly', 'policy' },
   ToolResult = { 'name', 'isError', 'text', 'truncated' },
   Approval = { 'id', 'tool', 'server', 'arguments', 'mode', 'turn', 'requestedAt' },
   ApprovalResolvedParams = { 'id', 'decision', 'by' },

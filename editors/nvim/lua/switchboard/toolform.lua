@@ -30,6 +30,27 @@ function M.clean(s, max)
   return s
 end
 
+-- The marks after a tool's name in :Switchboard tools (host/wire ToolInfo): what the organisation's
+-- policy says, auto-approved, has a view, only for its view (never offered to the model).
+function M.marks(t)
+  local out = {}
+  if t.policy == 'deny' then
+    table.insert(out, '[blocked by your organisation]')
+  elseif t.policy == 'ask' then
+    table.insert(out, '[always asks: organisation]')
+  end
+  if t.allowlisted and t.policy ~= 'deny' then
+    table.insert(out, '[allowed]')
+  end
+  if t.view then
+    table.insert(out, '[view]')
+  end
+  if t.appOnly then
+    table.insert(out, '[view only]')
+  end
+  return table.concat(out, ' ')
+end
+
 local function strings(v)
   v = val(v)
   if type(v) ~= 'table' or #v == 0 then
