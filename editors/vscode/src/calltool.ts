@@ -68,7 +68,7 @@ function toolItem(t: ext.ToolInfo): ToolItem {
     const params = fmt.schemaParams(t.inputSchema).map((p) => (p.required ? p.name : `${p.name}?`));
     return {
         label: t.tool,
-        description: `${t.server}${t.allowlisted ? " · auto-approved" : ""}`,
+        description: [t.server, ...fmt.toolMarks(t)].join(" · "),
         detail: [params.length > 0 ? `(${params.join(", ")})` : "()", form.clip(t.description ?? "", 200)].filter((x) => x).join(" "),
         tool: t,
     };

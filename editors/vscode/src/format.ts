@@ -100,6 +100,17 @@ export function serverDetail(s: ServerStatus): string {
     return `from ${s.source}`;
 }
 
+/** A tool's marks, in a few words each: auto-approved, has a view, only for views, what the organisation's policy says. */
+export function toolMarks(t: ToolInfo): string[] {
+    const marks: string[] = [];
+    if (t.policy === "deny") marks.push("blocked by your organisation");
+    else if (t.policy === "ask") marks.push("always asks (organisation)");
+    if (t.allowlisted && t.policy !== "deny") marks.push("auto-approved");
+    if (t.view) marks.push("has a view");
+    if (t.appOnly) marks.push("only for its view");
+    return marks;
+}
+
 /** A full Markdown report of one server: state, tools, error and stderr tail. */
 export function serverReport(s: ServerStatus, tools: readonly ToolInfo[]): string {
     const out: string[] = [];
@@ -127,7 +138,9 @@ export function serverReport(s: ServerStatus, tools: readonly ToolInfo[]): strin
     if (tools.length > 0) {
         out.push("", "## Tools", "", "Run one with **Switchboard: Call Tool...** (it asks for each parameter and goes through approval).");
         for (const t of tools) {
-            out.push("", `### ${codeSpan(t.tool)}${t.allowlisted ? " (auto-approved)" : ""}`, "");
+            const marks = toolMarks(t);
+            out.push("", `### ${codeSpan(t.tool)}${marks.length > 0 ? ` (${marks.join(", ")})` : ""}`, "");
+            if (t.policyRule) out.push(`Rule: ${codeSpan(t.policyRule)}`, "");
             if (t.description) out.push(mdText(oneLine(t.description)), "");
             const params = schemaParams(t.inputSchema);
             if (params.length === 0) {

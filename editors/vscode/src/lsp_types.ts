@@ -67,6 +67,13 @@ export interface ToolInfo {
     pin?: string;
     /** "required" or "optional": the tool's calls run as MCP tasks. */
     taskSupport?: string;
+    /** The tool declares an MCP Apps view. */
+    view?: boolean;
+    /** Only its server's views may call it: it is not offered to the model. */
+    appOnly?: boolean;
+    /** The organisation's policy denies it or asks for it every time; policyRule is file#/json/pointer. */
+    policy?: "deny" | "ask";
+    policyRule?: string;
 }
 
 export interface Approval {

@@ -107,6 +107,21 @@ test("server report shows each tool's parameters from its input schema", () => {
     assert.match(evil, /`x\\\|y`/);
 });
 
+test("server report marks tools with a view, tools only for views, and the organisation's deny or ask", () => {
+    const base = { server: "a", description: "", inputSchema: { type: "object" } };
+    const tools: ToolInfo[] = [
+        { ...base, name: "mcp__a__clock", tool: "clock", allowlisted: false, view: true, policy: "ask", policyRule: "/etc/switchboard/managed-settings.json#/permissions/ask/0" },
+        { ...base, name: "mcp__a__tick", tool: "tick", allowlisted: false, view: true, appOnly: true },
+        { ...base, name: "mcp__a__rm", tool: "rm", allowlisted: true, policy: "deny", policyRule: "/etc/switchboard/managed-settings.json#/permissions/deny/0" },
+    ];
+    const report = fmt.serverReport(srv("a", "ready"), tools);
+    assert.match(report, /### `clock` \(always asks \(organisation\), has a view\)\n\nRule: `\/etc\/switchboard\/managed-settings.json#\/permissions\/ask\/0`/);
+    assert.match(report, /### `tick` \(has a view, only for its view\)/);
+    // A denied tool is never called auto-approved, whatever the allowlist says.
+    assert.match(report, /### `rm` \(blocked by your organisation\)\n/);
+    assert.deepEqual(fmt.toolMarks(tools[2]), ["blocked by your organisation"]);
+});
+
 test("server detail prefers the error, then the stderr tail", () => {
     assert.equal(fmt.serverDetail(srv("a", "failed", { error: "boom\nmore", stderrTail: "x\ny\n" })), "Error: boom ⏎ more");
     assert.equal(fmt.serverDetail(srv("a", "ready", { stderrTail: "first\nlast line\n\n" })), "stderr: last line");
