@@ -233,6 +233,14 @@ type ChatRequest struct {
 	Mode         *permissions.Mode
 	Attach       []ResourceRef // resources read and given to the model before Prompt (resources.go)
 	Invoke       *PromptCall   // a server prompt run as the turn's request (resources.go)
+	viewContext  string        // the views' contexts the turn carries (viewcontext.go), first
+}
+
+// ChatStarted is a turn that Chat started: its ids, and the context of views that went to the
+// model with it (for the person to see).
+type ChatStarted struct {
+	Conversation, Turn string
+	ViewContext        []ViewContextNote
 }
 
 // ChatEvent is one step of a chat turn with the text for people: Label on a decided toolCall
@@ -247,18 +255,20 @@ type ChatEvent struct {
 
 // Chat starts a turn and returns its ids at once; each step reaches UI.ChatEvent (on the turn's
 // goroutine, in order). The turn outlives the request: Cancel or Close ends it.
-func (a *App) Chat(r ChatRequest) (conversation, turn string, err error) {
+func (a *App) Chat(r ChatRequest) (ChatStarted, error) {
 	if strings.TrimSpace(r.Prompt) == "" && r.Invoke == nil {
-		return "", "", badRequest("prompt is required")
+		return ChatStarted{}, badRequest("prompt is required")
 	}
 	mode, err := a.policyMode(r.Mode)
 	if err != nil {
-		return "", "", err
+		return ChatStarted{}, err
 	}
 	decided := &decidedCalls{m: map[string]permissions.Decision{}}
+	views := a.viewContexts(r.Conversation)
+	r.viewContext = viewContextPrompt(views)
 	prompt, err := a.chatContext(a.baseCtx, r)
 	if err != nil {
-		return "", "", err
+		return ChatStarted{}, err
 	}
 	conv, turn, err := a.sessions.Start(a.baseCtx, session.StartParams{
 		Conversation: r.Conversation, Prompt: prompt, Mode: mode,
@@ -267,9 +277,10 @@ func (a *App) Chat(r ChatRequest) (conversation, turn string, err error) {
 		a.ui.ChatEvent(a.explain(decided, ev))
 	})
 	if err != nil {
-		return "", "", badRequest("%v", err)
+		return ChatStarted{}, badRequest("%v", err)
 	}
-	return conv, turn, nil
+	a.viewContextsGiven(views)
+	return ChatStarted{Conversation: conv, Turn: turn, ViewContext: viewContextNotes(views)}, nil
 }
 
 // decidedCalls is a turn's gate decisions by call id, for the people's text of their results.
@@ -299,7 +310,7 @@ func (a *App) explain(decided *decidedCalls, ev session.Event) ChatEvent {
 			d = permissions.Decision{Allowed: true}
 		}
 		out.Summary = a.Summary(r.Name, mcpbridge.Result{Name: r.Name, IsError: r.IsError, Text: r.Text}, d)
-		out.View = a.chatView(r.ID) // views.go
+		out.View = a.chatView(r.ID, ev.Conversation) // views.go
 	}
 	return out
 }

@@ -233,6 +233,7 @@ const attachmentBudget = session.DefaultResultTokens * session.BytesPerToken
 // content: each quoted and escaped, then the person's own text.
 func (a *App) chatContext(ctx context.Context, r ChatRequest) (string, error) {
 	var b strings.Builder
+	b.WriteString(r.viewContext)
 	for _, ref := range r.Attach {
 		res, err := a.ReadResource(ctx, ref.Server, ref.URI, false)
 		if err != nil {

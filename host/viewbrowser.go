@@ -69,7 +69,8 @@ func (a *App) OpenViewInBrowser(id string) (string, error) {
 // viewBridge is appview.Bridge: what a view in the browser asks for.
 type viewBridge struct{ a *App }
 
-// ViewRequest runs a view's tools/call or ui/open-link; anything else is not supported.
+// ViewRequest runs a view's tools/call, ui/open-link or ui/update-model-context; anything else is
+// not supported.
 func (b viewBridge) ViewRequest(ctx context.Context, id, method string, params json.RawMessage) (json.RawMessage, *appview.RPCError) {
 	switch method {
 	case "tools/call":
@@ -96,6 +97,18 @@ func (b viewBridge) ViewRequest(ctx context.Context, id, method string, params j
 		}
 		out, _ := json.Marshal(map[string]any{"isError": !opened}) // ignore error: plain
 		return out, nil
+	case "ui/update-model-context":
+		var p struct {
+			Content           []json.RawMessage `json:"content"`
+			StructuredContent json.RawMessage   `json:"structuredContent"`
+		}
+		if json.Unmarshal(params, &p) != nil {
+			return nil, &appview.RPCError{Code: -32602, Message: "ui/update-model-context needs content blocks"}
+		}
+		if err := b.a.ViewUpdateModelContext(id, p.Content, p.StructuredContent); err != nil {
+			return nil, &appview.RPCError{Code: -32602, Message: err.Error()}
+		}
+		return json.RawMessage("{}"), nil
 	}
 	return nil, &appview.RPCError{Code: -32601, Message: "Switchboard does not support " + safetext.Bounded(method, 80)}
 }

@@ -65,11 +65,15 @@ type viewInstance struct {
 	asking  bool
 	denials int // denied in a row
 	muted   bool
-	created time.Time
-	ui      *mcpbridge.ToolUI
-	tool    mcpbridge.Tool
-	input   json.RawMessage
-	result  json.RawMessage
+	// conversation is the chat conversation whose call made the view ("" for a direct call), and
+	// context what the view gave for the model's next turn (viewcontext.go); guarded by views.mu.
+	conversation string
+	context      *viewContext
+	created      time.Time
+	ui           *mcpbridge.ToolUI
+	tool         mcpbridge.Tool
+	input        json.RawMessage
+	result       json.RawMessage
 }
 
 // views are the views kept, and the chat calls whose view waits for their result event.
@@ -78,6 +82,7 @@ type views struct {
 	byID   map[string]*viewInstance
 	order  []string
 	byCall map[string]*viewInstance // a chat call's id -> its view, until its result event
+	seq    uint64                   // counts context updates (viewcontext.go)
 }
 
 func (v *views) add(vi *viewInstance, callID string) {
@@ -143,12 +148,16 @@ func (a *App) keepView(ctx context.Context, name string, args json.RawMessage, r
 	return &ref
 }
 
-// ChatView is the view of a chat call whose result event this is (nil: none), once.
-func (a *App) chatView(callID string) *ViewRef {
+// ChatView is the view of a chat call whose result event this is (nil: none), once; the view
+// then belongs to conversation conv.
+func (a *App) chatView(callID, conv string) *ViewRef {
 	vi := a.views.takeCall(callID)
 	if vi == nil {
 		return nil
 	}
+	a.views.mu.Lock()
+	vi.conversation = conv
+	a.views.mu.Unlock()
 	ref := vi.ref
 	return &ref
 }

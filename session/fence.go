@@ -13,9 +13,10 @@ const (
 	FenceInstructions = "server-instructions" // a server's instructions in the system prompt
 	FenceResource     = "attached-resource"   // a resource the user attached to a turn (host)
 	FencePrompt       = "server-prompt"       // the messages of a server prompt the user ran (host)
+	FenceViewContext  = "view-context"        // what an MCP Apps view added to the model's context (host)
 )
 
-var fences = []string{FenceInstructions, FenceResource, FencePrompt}
+var fences = []string{FenceInstructions, FenceResource, FencePrompt, FenceViewContext}
 
 // fenceEscape is what a "<" that would start a fence marker is written as.
 const fenceEscape = "&lt;"

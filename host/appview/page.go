@@ -71,7 +71,7 @@ body.fullscreen iframe { height: calc(100vh - 40px); }
     switch (m.method) {
     case 'ui/initialize':
       reply(m.id, {protocolVersion: '2026-01-26', hostInfo: {name: 'switchboard', version: data.version || 'dev'},
-        hostCapabilities: {openLinks: {}, serverTools: {}, logging: {}}, hostContext});
+        hostCapabilities: {openLinks: {}, serverTools: {}, logging: {}, updateModelContext: {text: {}, structuredContent: {}}}, hostContext});
       return;
     case 'ui/notifications/initialized':
       if (delivered) return;
@@ -98,6 +98,7 @@ body.fullscreen iframe { height: calc(100vh - 40px); }
       return;
     case 'tools/call':
     case 'ui/open-link':
+    case 'ui/update-model-context':
       if (isRequest) relay(m);
       return;
     case 'notifications/message':

@@ -53,10 +53,11 @@ func (s *server) commands() map[string]commandFunc {
 		wire.CmdTasks:        s.cmdTasks,        // tasks.go
 		wire.CmdCancelTask:   s.cmdCancelTask,   // tasks.go
 
-		wire.CmdView:              s.cmdView,              // views.go
-		wire.CmdViewCallTool:      s.cmdViewCallTool,      // views.go
-		wire.CmdViewOpenLink:      s.cmdViewOpenLink,      // views.go
-		wire.CmdViewOpenInBrowser: s.cmdViewOpenInBrowser, // views.go
+		wire.CmdView:                   s.cmdView,                   // views.go
+		wire.CmdViewCallTool:           s.cmdViewCallTool,           // views.go
+		wire.CmdViewOpenLink:           s.cmdViewOpenLink,           // views.go
+		wire.CmdViewOpenInBrowser:      s.cmdViewOpenInBrowser,      // views.go
+		wire.CmdViewUpdateModelContext: s.cmdViewUpdateModelContext, // views.go
 	}
 }
 
@@ -428,12 +429,16 @@ func (s *server) cmdChat(ctx context.Context, arg, _ json.RawMessage) (any, erro
 	if err != nil {
 		return nil, err
 	}
-	conv, turn, err := s.app.Chat(host.ChatRequest{Conversation: p.Conversation, Prompt: p.Prompt, Mode: mode,
+	started, err := s.app.Chat(host.ChatRequest{Conversation: p.Conversation, Prompt: p.Prompt, Mode: mode,
 		Attach: attach, Invoke: invoke})
 	if err != nil {
 		return nil, requestFailed(err) // a mode the organisation's policy disables: RequestFailed
 	}
-	return wire.ChatResult{Conversation: conv, Turn: turn}, nil
+	out := wire.ChatResult{Conversation: started.Conversation, Turn: started.Turn}
+	for _, n := range started.ViewContext {
+		out.ViewContext = append(out.ViewContext, wire.ViewContextNote{Server: n.Server, Tool: n.Tool, Text: n.Text})
+	}
+	return out, nil
 }
 
 func (s *server) cmdCancel(ctx context.Context, arg, _ json.RawMessage) (any, error) {

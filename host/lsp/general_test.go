@@ -52,6 +52,7 @@ func TestInitializeCapabilities(t *testing.T) {
 		"switchboard.input",
 		"switchboard.tasks", "switchboard.cancelTask", // tasks.go
 		"switchboard.view", "switchboard.view.callTool", "switchboard.view.openLink", "switchboard.view.openInBrowser", // views.go
+		"switchboard.view.updateModelContext",
 	}
 	if got := c.ExecuteCommandProvider.Commands; !slices.Equal(got, want) {
 		t.Errorf("commands = %v, want %v", got, want)

@@ -113,3 +113,17 @@ func (s *server) cmdViewOpenInBrowser(ctx context.Context, arg, _ json.RawMessag
 	err = s.conn.call(ctx, wire.MethodShowDocument, map[string]any{"uri": u, "external": true, "takeFocus": true}, &shown)
 	return wire.ViewOpenInBrowserResult{URL: u, Shown: err == nil && shown.Success}, nil
 }
+
+func (s *server) cmdViewUpdateModelContext(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	var p wire.ViewUpdateModelContextParams
+	if err := decodeArg(wire.CmdViewUpdateModelContext, arg, &p); err != nil {
+		return nil, err
+	}
+	if err := viewID(wire.CmdViewUpdateModelContext, p.ID); err != nil {
+		return nil, err
+	}
+	if err := s.app.ViewUpdateModelContext(p.ID, p.Content, p.StructuredContent); err != nil {
+		return nil, requestError(wire.CmdViewUpdateModelContext, err)
+	}
+	return struct{}{}, nil
+}

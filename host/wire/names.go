@@ -35,6 +35,8 @@ const (
 	CmdViewCallTool      = "switchboard.view.callTool"      // a view's tools/call, through the gate
 	CmdViewOpenLink      = "switchboard.view.openLink"      // a view's ui/open-link: the person is asked
 	CmdViewOpenInBrowser = "switchboard.view.openInBrowser" // serve the view on 127.0.0.1 and open it
+	// CmdViewUpdateModelContext is a view's ui/update-model-context: kept for the next chat turn.
+	CmdViewUpdateModelContext = "switchboard.view.updateModelContext"
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
@@ -48,6 +50,7 @@ var Commands = []string{
 	CmdInput,
 	CmdTasks, CmdCancelTask,
 	CmdView, CmdViewCallTool, CmdViewOpenLink, CmdViewOpenInBrowser,
+	CmdViewUpdateModelContext,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).

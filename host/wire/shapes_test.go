@@ -27,7 +27,7 @@ var contract = []any{
 	GetPromptResult{}, CompleteParams{}, CompleteResult{}, ResourceRef{}, ResourcesChangedParams{},
 	InputRequest{}, InputParams{}, InputResolvedParams{}, PolicyRef{},
 	TaskInfo{}, TasksResult{}, CancelTaskParams{},
-	ViewRef{}, ViewParams{}, ViewResult{}, ViewCSP{}, ViewPermissions{}, ViewCallToolParams{}, ViewOpenLinkParams{},
+	ViewRef{}, ViewParams{}, ViewResult{}, ViewCSP{}, ViewPermissions{}, ViewCallToolParams{}, ViewOpenLinkParams{}, ViewUpdateModelContextParams{}, ViewContextNote{},
 	ViewOpenLinkResult{}, ViewOpenInBrowserResult{},
 }
 

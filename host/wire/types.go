@@ -235,6 +235,9 @@ type ChatParams struct {
 type ChatResult struct {
 	Conversation string `json:"conversation"`
 	Turn         string `json:"turn"`
+	// ViewContext is the context MCP Apps views added that went to the model with this turn
+	// (PROTOCOL.md, "MCP Apps views"); editors show it in the transcript.
+	ViewContext []ViewContextNote `json:"viewContext,omitempty"`
 }
 
 // CancelParams is arguments[0] of switchboard.cancel.
@@ -501,6 +504,22 @@ type ViewCallToolParams struct {
 type ViewOpenLinkParams struct {
 	ID  string `json:"id"`
 	URL string `json:"url"`
+}
+
+// ViewUpdateModelContextParams is arguments[0] of switchboard.view.updateModelContext: the
+// params of the view's ui/update-model-context (MCP content blocks and structured content).
+type ViewUpdateModelContextParams struct {
+	ID                string            `json:"id"`
+	Content           []json.RawMessage `json:"content,omitempty"`
+	StructuredContent json.RawMessage   `json:"structuredContent,omitempty"`
+}
+
+// ViewContextNote says that a view's context went to the model with a chat turn: the view's
+// tool and server, and the text (escaped, cut) for the person to read.
+type ViewContextNote struct {
+	Server string `json:"server"`
+	Tool   string `json:"tool"`
+	Text   string `json:"text"`
 }
 
 // ViewOpenLinkResult says whether the person let the page open (the host then opened it).

@@ -38,6 +38,7 @@ export const Cmd = {
     viewCallTool: "switchboard.view.callTool",
     viewOpenLink: "switchboard.view.openLink",
     viewOpenInBrowser: "switchboard.view.openInBrowser",
+    viewUpdateModelContext: "switchboard.view.updateModelContext",
 } as const;
 
 // Notifications from the host.

@@ -39,6 +39,7 @@ M.cmd = {
   view_call_tool = 'switchboard.view.callTool',
   view_open_link = 'switchboard.view.openLink',
   view_open_in_browser = 'switchboard.view.openInBrowser',
+  view_update_model_context = 'switchboard.view.updateModelContext',
 }
 
 -- Notifications from the host.
