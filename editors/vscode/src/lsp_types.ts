@@ -154,6 +154,15 @@ export interface ChatParams {
 export interface ChatResult {
     conversation: string;
     turn: string;
+    /** What MCP Apps views added to the model's context with this turn (shown in the transcript). */
+    viewContext?: ViewContextNote[];
+}
+
+/** A view's context that went to the model with a turn: text is escaped and cut by the host. */
+export interface ViewContextNote {
+    server: string;
+    tool: string;
+    text: string;
 }
 
 export interface CancelParams {
@@ -270,6 +279,7 @@ export interface CommandSignatures {
     [Cmd.viewCallTool]: { params: ViewCallToolParams; result: ToolResult };
     [Cmd.viewOpenLink]: { params: ViewOpenLinkParams; result: ViewOpenLinkResult };
     [Cmd.viewOpenInBrowser]: { params: ViewParams; result: ViewOpenInBrowserResult };
+    [Cmd.viewUpdateModelContext]: { params: ViewUpdateModelContextParams; result: Record<string, never> };
 }
 
 // MCP Apps views (issue 31; PROTOCOL.md "MCP Apps views").
@@ -327,6 +337,12 @@ export interface ViewCallToolParams {
     /** The server's own tool name, as the view knows it. */
     name: string;
     arguments?: Record<string, unknown>;
+}
+
+export interface ViewUpdateModelContextParams {
+    id: string;
+    content?: unknown[];
+    structuredContent?: Record<string, unknown>;
 }
 
 export interface ViewOpenLinkParams {

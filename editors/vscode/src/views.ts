@@ -14,6 +14,7 @@ import { viewDocument } from "./view_html";
 type FromView =
     | { type: "callTool"; rid: number; secret?: string; name: string; arguments?: Record<string, unknown> }
     | { type: "openLink"; rid: number; secret?: string; url: string }
+    | { type: "updateModelContext"; rid: number; secret?: string; content?: unknown; structuredContent?: unknown }
     | { type: "initialized" };
 
 export class ViewPanels implements vscode.Disposable {
@@ -114,6 +115,18 @@ export class ViewPanels implements vscode.Disposable {
                 reply({ isError: !r.opened });
             } catch {
                 reply({ isError: true });
+            }
+        } else if (m.type === "updateModelContext") {
+            // Kept by the host for the next chat turn, quoted as the view's text (PROTOCOL.md).
+            try {
+                const params: ext.ViewUpdateModelContextParams = { id: v.id };
+                if (Array.isArray(m.content)) params.content = m.content;
+                const sc = m.structuredContent;
+                if (sc && typeof sc === "object" && !Array.isArray(sc)) params.structuredContent = sc as Record<string, unknown>;
+                await this.sb.exec(ext.Cmd.viewUpdateModelContext, params);
+                reply({});
+            } catch (err) {
+                reply({ error: `Switchboard refused the context: ${errorMessage(err)}` });
             }
         }
     }

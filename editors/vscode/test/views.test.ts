@@ -2,6 +2,8 @@
 // real host (views.ts): the view's HTML only ever runs in a sandboxed frame under exactly its
 // declared policy, and its tool calls and links go through the host's gate and questions.
 import assert from "node:assert/strict";
+import * as fs from "node:fs";
+import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { scriptJSON, viewDocument, webviewPolicy, withPolicyMeta } from "../src/view_html";
 import { fakeContext, freshEnv, loadExtension, processesUnder, stub, waitFor, type Env } from "./harness";
@@ -48,6 +50,14 @@ describe("view panel against the real host", () => {
         env = freshEnv("views");
         stub.settings["switchboard.path"] = env.bin.switchboard;
         stub.settings["switchboard.servers"] = { apps: { command: env.bin.mcptest, args: ["--apps"] } };
+        // The model's turn checks what a view's context looks like when it reaches it.
+        const script = path.join(env.dir, "chat.script");
+        fs.writeFileSync(script, [
+            'expect last_user ~ `(?s)<view-context server="apps" tool="mcp__apps__clock">\\n> picked 3 \\\\u202e\\n> \\{"n":3\\}\\n</view-context>\\n\\nwhat now$`',
+            'reply text "ok"',
+            "",
+        ].join("\n"));
+        stub.settings["switchboard.provider"] = { type: "script", script };
         stub.script.message = (msg: string, items: any[]) => {
             const pick = (t: string) => items.find((i) => (typeof i === "string" ? i : i.title) === t);
             if (msg.startsWith("The view of ")) return pick(allowView ? "Allow once" : "Deny");
@@ -100,5 +110,20 @@ describe("view panel against the real host", () => {
         // Junk from the webview is ignored.
         panel._send({ type: "callTool", name: "tick" });
         panel._send("nonsense");
+    });
+
+    test("a view's context goes to the model with the next turn, and the transcript says so", async () => {
+        const res = await api.sb.exec("switchboard.callTool", { name: "mcp__apps__clock", arguments: { label: "hall" } });
+        await api.views.show(res.view);
+        const panel = stub.webviewPanels[stub.webviewPanels.length - 1];
+        const reply = (rid: number) => waitFor(`reply ${rid}`, () => panel.posted.find((m: any) => m.type === "reply" && m.rid === rid));
+        panel._send({ type: "updateModelContext", rid: 11, content: [{ type: "text", text: "picked 3 \u202e" }], structuredContent: { n: 3 } });
+        assert.deepEqual((await reply(11)).result, {});
+        // A block that is not a content block: the host refuses, the view is told.
+        panel._send({ type: "updateModelContext", rid: 12, content: [{ text: "no type" }] });
+        assert.match((await reply(12)).result.error, /not an MCP content block/);
+        const t = await api.chat.sessions.run("what now", undefined, () => undefined);
+        assert.equal(t.state, "done", t.error);
+        assert.deepEqual(t.viewContext, ['The view of mcp__apps__clock added context: picked 3 \\u202e\\n{"n":3}']);
     });
 });

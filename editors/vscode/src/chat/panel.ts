@@ -140,6 +140,7 @@ body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size
 #log { padding-bottom: 90px; }
 .turn { border-bottom: 1px solid var(--vscode-panel-border); padding: 8px 0; }
 .prompt { font-weight: bold; margin-bottom: 4px; white-space: pre-wrap; }
+.viewctx { font-size: 0.85em; opacity: 0.8; margin-bottom: 4px; }
 .text { white-space: pre-wrap; }
 .tool { margin: 6px 0; padding: 4px 8px; border-left: 3px solid var(--vscode-textLink-foreground); background: var(--vscode-textBlockQuote-background); }
 .tool.waiting { border-left-color: var(--vscode-editorWarning-foreground); }
@@ -181,6 +182,7 @@ window.addEventListener('message', (ev) => {
   for (const t of m.turns) {
     const d = el('div', 'turn');
     d.appendChild(el('div', 'prompt', '> ' + t.prompt));
+    for (const line of t.viewContext || []) d.appendChild(el('div', 'viewctx', line));
     const tools = new Map(t.tools.map((c) => [c.id, c]));
     for (const part of t.parts) {
       if (part.kind === 'text') { d.appendChild(el('div', 'text', part.text)); continue; }

@@ -35,8 +35,13 @@ export function registerParticipant(sb: Switchboard, sessions: ChatSessions): vs
     if (!hasChatApi()) return undefined;
     const handler: vscode.ChatRequestHandler = async (request, context, stream, token) => {
         let shownText = 0;
+        let shownContext = false;
         const shownTools = new Map<string, string>();
         const render = (t: TurnView): void => {
+            if (!shownContext && t.viewContext.length > 0) {
+                shownContext = true;
+                stream.markdown(t.viewContext.map((l) => `_${fmt.mdText(l)}_\n\n`).join(""));
+            }
             if (t.text.length > shownText) {
                 stream.markdown(t.text.slice(shownText));
                 shownText = t.text.length;

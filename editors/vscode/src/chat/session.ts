@@ -65,7 +65,7 @@ export class ChatSessions implements vscode.Disposable {
             for (const a of attached) this.attachments?.add(a); // not sent: still attached
             throw err;
         }
-        const t = newTurn(started.turn, started.conversation, extra?.shown ?? prompt);
+        const t = newTurn(started.turn, started.conversation, extra?.shown ?? prompt, started.viewContext);
         this.running.set(t.turn, t);
         this.listeners.set(t.turn, onUpdate);
         const cleanup: vscode.Disposable[] = [];

@@ -1,7 +1,7 @@
 // Folds switchboard/event notifications (and approval notifications) into a transcript that both
 // chat UIs render. Pure: no vscode import.
 
-import type { Approval, ApprovalResolvedParams, Decision, SwitchboardEvent, Usage } from "../lsp_types";
+import type { Approval, ApprovalResolvedParams, Decision, SwitchboardEvent, Usage, ViewContextNote } from "../lsp_types";
 
 export type ApprovalState = "running" | "waiting" | "allowed" | "denied";
 
@@ -42,13 +42,20 @@ export interface TurnView {
     parts: TurnPart[];
     state: "running" | "done" | "error" | "cancelled";
     error?: string;
+    /** What MCP Apps views added to the model's context with this turn, one sentence each. */
+    viewContext: string[];
     /** From the done event: this turn's tokens and cost, and the conversation's so far. */
     usage?: Usage;
     conversationUsage?: Usage;
 }
 
-export function newTurn(turn: string, conversation: string, prompt: string): TurnView {
-    return { turn, conversation, prompt, text: "", tools: [], parts: [], state: "running" };
+export function newTurn(turn: string, conversation: string, prompt: string, viewContext: readonly ViewContextNote[] = []): TurnView {
+    return { turn, conversation, prompt, text: "", tools: [], parts: [], state: "running", viewContext: viewContext.map(viewContextLine) };
+}
+
+/** A view's context as the transcript says it (the host escaped and cut the text). */
+export function viewContextLine(n: ViewContextNote): string {
+    return `The view of ${n.tool} added context: ${n.text}`;
 }
 
 function addText(t: TurnView, text: string): void {

@@ -1,7 +1,8 @@
 // Runs inside the view's webview (bundled to dist/view.js): the ext-apps host bridge (AppBridge)
-// between the view's sandboxed frame and the extension. The view's tools/call and ui/open-link
-// go to the extension, which sends them to the host (switchboard.view.callTool / openLink): the
-// same confirm gate as any call. Messages are taken only from the view's frame (the bridge checks
+// between the view's sandboxed frame and the extension. The view's tools/call, ui/open-link and
+// ui/update-model-context go to the extension, which sends them to the host
+// (switchboard.view.callTool / openLink / updateModelContext): the same confirm gate as any call,
+// and the view's context quoted as its text. Messages are taken only from the view's frame (the bridge checks
 // the source) and, for the extension's replies, only from the webview's parent.
 import { AppBridge, PostMessageTransport } from "@modelcontextprotocol/ext-apps/app-bridge";
 
@@ -46,11 +47,18 @@ window.addEventListener("message", (e: MessageEvent) => {
     }
 });
 
-const bridge = new AppBridge(null, { name: "switchboard", version: data.version }, { openLinks: {}, serverTools: {}, logging: {} }, {
+const bridge = new AppBridge(null, { name: "switchboard", version: data.version }, {
+    openLinks: {}, serverTools: {}, logging: {}, updateModelContext: { text: {}, structuredContent: {} },
+}, {
     hostContext: data.hostContext,
 });
 bridge.oncalltool = async (params) => (await ask("callTool", { name: params.name, arguments: params.arguments ?? {} })) as ToolResult;
 bridge.onopenlink = async (params) => (await ask("openLink", { url: params.url })) as { isError?: boolean };
+bridge.onupdatemodelcontext = async (params) => {
+    const r = (await ask("updateModelContext", { content: params.content ?? [], structuredContent: params.structuredContent })) as { error?: string };
+    if (r?.error) throw new Error(r.error);
+    return {};
+};
 bridge.onsizechange = ({ height }) => {
     if (typeof height === "number" && mode === "inline") frame.style.height = `${Math.max(40, Math.min(4000, Math.ceil(height)))}px`;
 };
