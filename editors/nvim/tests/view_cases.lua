@@ -2,6 +2,10 @@
 -- 127.0.0.1 (the browser path); without a browser the address is shown, and it works once.
 local T = require('harness')
 
+local function protocol()
+  return require('switchboard.protocol')
+end
+
 local function apps_opts()
   return { servers = { demo = { command = T.mcptest, args = { '--apps' } } }, mode = 'always-allow' }
 end
@@ -66,4 +70,29 @@ T.case('view: :Switchboard tools marks tools with a view, tools only for views, 
   local marks = require('switchboard.toolform').marks
   T.eq(marks({ allowlisted = true, policy = 'deny' }), '[blocked by your organisation]')
   T.eq(marks({ allowlisted = true, policy = 'ask', view = true }), '[always asks: organisation] [allowed] [view]')
+end)
+
+T.case('view: the context a view gives goes with the next chat turn, and the chat says so', function()
+  local path = T.dir .. '/chat.script'
+  T.write(path, table.concat({
+    'expect last_user ~ `(?s)<view-context server="demo" tool="mcp__demo__clock">\\n> picked 3 \\\\u202e\\n</view-context>\\n\\nwhat now$`',
+    'reply text "noted"',
+    '',
+  }, '\n'))
+  local opts = apps_opts()
+  opts.provider = { type = 'script', script = path }
+  T.start(opts)
+  local res = T.exec(protocol().cmd.call_tool, { name = 'mcp__demo__clock', arguments = { label = 'hall' } })
+  T.ok(res.view and res.view.id, vim.inspect(res))
+  -- What the view's ui/update-model-context sends (the browser page relays it the same way).
+  T.exec(protocol().cmd.view_update_model_context, { id = res.view.id, content = { { type = 'text', text = 'picked 3 \226\128\174' } } })
+  vim.cmd('Switchboard chat what now')
+  local chat = require('switchboard.chat')
+  T.wait('turn done', function()
+    local c = chat.get()
+    return c and c.last_done ~= nil
+  end)
+  local tr = table.concat(chat.transcript(), '\n')
+  T.has(tr, '(the view of mcp__demo__clock added context: picked 3 \\u202e)')
+  T.has(tr, 'noted', 'the model got the quoted context (the script checks it)')
 end)

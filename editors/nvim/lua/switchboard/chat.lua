@@ -495,6 +495,11 @@ function M.send(text, buf, extra)
     end
     c.conversation = res.conversation
     c.turn = res.turn
+    -- What MCP Apps views added to the model's context with this turn (the host escaped it).
+    for _, n in ipairs(res.viewContext or {}) do
+      local toolform = require('switchboard.toolform')
+      append(c, { ('  (the view of %s added context: %s)'):format(toolform.clean(n.tool, 100), toolform.clean(n.text, 400)) })
+    end
     local early = c.early
     c.early = {}
     for _, ev in ipairs(early) do
