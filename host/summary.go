@@ -145,6 +145,8 @@ func DecisionLabel(allowed bool, by, reason string) string {
 			return "not run again: it repeats a call that was denied or failed"
 		case permissions.ByError:
 			return "denied: Switchboard could not ask you"
+		case permissions.ByLimit:
+			return "not asked: its view already had a question open, or you stopped its questions"
 		}
 		return "denied (" + safetext.Line(by) + ")"
 	}

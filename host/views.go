@@ -265,6 +265,9 @@ func (a *App) ViewCallTool(ctx context.Context, id, name string, args json.RawMe
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	if res, dec, refused := a.refusedBeforeGate(vi, *target); refused {
+		return res, dec, nil
+	}
 	res, dec := a.CallTool(ctx, CallRequest{Name: target.Name, Arguments: args, Source: "view", View: vi.ref.Tool, ViewID: vi.ref.ID})
 	if len(res.Content) == 0 && res.Text != "" {
 		res.Content = []json.RawMessage{textContent(res.Text)}
@@ -331,16 +334,45 @@ func (a *App) beginAsk(id string) error {
 	a.views.mu.Lock()
 	defer a.views.mu.Unlock()
 	vi := a.views.byID[id]
-	switch {
-	case vi == nil:
+	if vi == nil {
 		return nil
-	case vi.muted:
-		return permissions.ErrNotAsked{Why: fmt.Sprintf("the person stopped asking for the view of %s after %d denials in a row; nothing it asks that needs their approval runs", vi.ref.Tool, maxViewDenials)}
-	case vi.asking:
-		return permissions.ErrNotAsked{Why: fmt.Sprintf("the view of %s already has a question open; wait for its answer before asking again", vi.ref.Tool)}
+	}
+	if why := askRefusal(vi); why != "" {
+		return permissions.ErrNotAsked{Why: why}
 	}
 	vi.asking = true
 	return nil
+}
+
+// askRefusal says why the view may not ask the person now ("": it may); views.mu held.
+func askRefusal(vi *viewInstance) string {
+	switch {
+	case vi.muted:
+		return fmt.Sprintf("the person stopped asking for the view of %s after %d denials in a row; nothing it asks that needs their approval runs", vi.ref.Tool, maxViewDenials)
+	case vi.asking:
+		return fmt.Sprintf("the view of %s already has a question open; wait for its answer before asking again", vi.ref.Tool)
+	}
+	return ""
+}
+
+// refusedBeforeGate is the result of a view's call that is refused before the gate: the view may
+// not ask now, and the call is not one that runs without a question (mode always-allow, an
+// allowlist entry). The gate would refuse it too (ErrNotAsked), but it writes an audit line per
+// call: a view calling in a loop would rotate the person's audit history away.
+func (a *App) refusedBeforeGate(vi *viewInstance, t mcpbridge.Tool) (mcpbridge.Result, permissions.Decision, bool) {
+	a.views.mu.Lock()
+	why := askRefusal(vi)
+	a.views.mu.Unlock()
+	if why == "" {
+		return mcpbridge.Result{}, permissions.Decision{}, false
+	}
+	if mode, err := a.policyMode(nil); err == nil && mode == permissions.AlwaysAllow && a.Policy().Empty() ||
+		a.gate.Allowlisted(permissions.Request{Tool: t.Name, Server: t.Server, Definition: t.Definition}) {
+		return mcpbridge.Result{}, permissions.Decision{}, false // the gate decides: no question is needed
+	}
+	msg := fmt.Sprintf("Tool call %s was not run: %s.", t.Name, why)
+	return mcpbridge.Result{Name: t.Name, IsError: true, Text: msg, Bytes: len(msg), Content: []json.RawMessage{textContent(msg)}},
+		permissions.Decision{By: permissions.ByLimit, Reason: "denied: " + why}, true
 }
 
 // endAsk releases the view's open question and counts its outcome; the view that reaches

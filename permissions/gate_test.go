@@ -401,3 +401,13 @@ func TestGateNoAnswer(t *testing.T) {
 		t.Errorf("ErrNoAnswer{By: user}: By = %q, want error (a prompter cannot claim an answer it did not get)", d.By)
 	}
 }
+
+// TestGateNotAsked: a prompter that refuses to ask at all (a view with a question open, or muted)
+// gets a denial by "limit" carrying its reason, never an allowance.
+func TestGateNotAsked(t *testing.T) {
+	g := NewGate(GateOptions{Prompter: &fakePrompter{err: fmt.Errorf("host: %w", ErrNotAsked{Why: "the view of x already has a question open"})}})
+	d, err := g.Check(context.Background(), Request{Tool: "mcp__s__t", Server: "s", Via: "mcp__s__v", ViewID: "v1"})
+	if err != nil || d.Allowed || d.By != ByLimit || d.Reason != "denied: the view of x already has a question open" {
+		t.Errorf("Check = %+v, %v; want a denial by limit with the reason", d, err)
+	}
+}

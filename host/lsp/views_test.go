@@ -307,6 +307,11 @@ func TestViewPromptFlood(t *testing.T) {
 	if n := viewAsks(env.State()); n != 4 || !strings.Contains(r.Text, "denied") {
 		t.Errorf("another view: %d questions, %+v", n, r)
 	}
+	// The refusals came before the gate: no audit line each (a view calling in a loop would
+	// otherwise rotate the person's audit history away).
+	if n := auditLines(t, env, `"by":"limit"`); n != 0 {
+		t.Errorf("%d audit lines for refusals without a question", n)
+	}
 }
 
 // TestToolMarks: switchboard.tools says of each tool whether it has a view, whether only views
