@@ -470,3 +470,53 @@ func TestViewModelContextBrowser(t *testing.T) {
 		t.Errorf("viewContext %+v", r.ViewContext)
 	}
 }
+
+// TestViewModelContextStaysInItsConversation: the context of a view that a chat call made goes
+// only to that conversation's next turn, never to another conversation's.
+func TestViewModelContextStaysInItsConversation(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "llm.script")
+	writeFile(t, path, `reply tool_call id=c1 name=mcp__apps__clock args={"label":"hall"}
+
+expect last_tool_result id=c1 ~ "clock hall"
+reply text "shown"
+
+expect last_user ~ `+"`^elsewhere$`"+`
+reply text "ok"
+
+expect last_user ~ `+"`(?s)^The view of mcp__apps__clock .*<view-context server=\"apps\" tool=\"mcp__apps__clock\">\\n> secret of A\\n</view-context>\\n\\nback here$`"+`
+reply text "ok"
+`)
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"apps": server("--apps")},
+		"provider", map[string]any{"type": "script", "script": path}, "mode", "always-allow")})
+	env.AwaitServer("apps", "ready")
+	chat := func(conv, prompt string) wire.ChatResult {
+		t.Helper()
+		var r wire.ChatResult
+		env.MustCommand(wire.CmdChat, map[string]any{"conversation": conv, "prompt": prompt}, &r)
+		for _, e := range awaitDone(env, r.Turn) {
+			if e.Kind == "error" {
+				t.Fatalf("turn %q: %s", prompt, e.Raw)
+			}
+		}
+		return r
+	}
+	a := chat("", "show the clock")
+	var view *wire.ViewRef
+	for _, raw := range env.State().Params(wire.NotifyEvent) {
+		var ev wire.Event
+		if json.Unmarshal(raw, &ev) == nil && ev.Result != nil && ev.Result.View != nil {
+			view = ev.Result.View
+		}
+	}
+	if view == nil {
+		t.Fatal("no view from the chat call")
+	}
+	env.MustCommand(wire.CmdViewUpdateModelContext, map[string]any{"id": view.ID, "content": []map[string]any{{"type": "text", "text": "secret of A"}}}, nil)
+	if r := chat("", "elsewhere"); len(r.ViewContext) != 0 || r.Conversation == a.Conversation {
+		t.Errorf("another conversation got the view's context: %+v", r)
+	}
+	if r := chat(a.Conversation, "back here"); len(r.ViewContext) != 1 {
+		t.Errorf("its own conversation: %+v", r)
+	}
+}
