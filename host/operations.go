@@ -270,6 +270,8 @@ func (a *App) Chat(r ChatRequest) (ChatStarted, error) {
 	if err != nil {
 		return ChatStarted{}, err
 	}
+	back, taken := a.handBack() // tasks.go: results of the agent's tasks that outlived a restart
+	prompt = back + prompt
 	conv, turn, err := a.sessions.Start(a.baseCtx, session.StartParams{
 		Conversation: r.Conversation, Prompt: prompt, Mode: mode,
 	}, func(ev session.Event) {
@@ -277,6 +279,7 @@ func (a *App) Chat(r ChatRequest) (ChatStarted, error) {
 		a.ui.ChatEvent(a.explain(decided, ev))
 	})
 	if err != nil {
+		a.handBackUndo(taken)
 		return ChatStarted{}, badRequest("%v", err)
 	}
 	a.viewContextsGiven(views)

@@ -53,6 +53,11 @@ type TaskEntry struct {
 	// capped at maxTaskResult.
 	Result  string `json:"result,omitempty"`
 	IsError bool   `json:"isError,omitempty"`
+	// ForAgent: the agent started this call in a conversation that did not survive a restart, and
+	// its result waits to be handed to the agent at the next chat turn in one of Folders (handBack).
+	ForAgent bool `json:"forAgent,omitempty"`
+	// Folders are the workspace folders of the host that started it.
+	Folders []string `json:"folders,omitempty"`
 	// RequestState is the server's latest opaque requestState (2026-07-28), to resume.
 	RequestState string `json:"requestState,omitempty"`
 	Owner        int    `json:"owner,omitempty"` // pid of the host that follows it
@@ -76,6 +81,9 @@ const (
 	maxTaskResult = 64 << 10 // bytes of a resumed task's result kept for the person
 	maxTaskRecent = 20       // finished tasks kept
 	tickEvery     = time.Second
+	// taskNoticeAfter: a task followed from its start that ran this long is told to the person
+	// when it ends, with its result offered (Show result): they have likely looked elsewhere.
+	taskNoticeAfter = time.Minute
 )
 
 // errTaskCancelled is the cause of a call stopped by CancelTask.
@@ -246,7 +254,9 @@ func (a *App) Tasks() []TaskEntry {
 	for _, e := range b.listLocked() {
 		x := *e
 		x.Here = b.runs[e.ID] != nil
-		x.RequestState = "" // the server's, kept to resume: nothing for a front end
+		x.RequestState = ""                 // the server's, kept to resume: nothing for a front end
+		x.Result = safetext.Block(e.Result) // the server's text, on its way to a screen
+		x.Folders = slices.Clone(e.Folders)
 		out = append(out, x)
 	}
 	return out
@@ -302,6 +312,8 @@ type taskWatch struct {
 	// unkept: the server gave this call the task id of another call this host follows; the
 	// book keeps the other's entry, and this call is followed (and shown) without one.
 	unkept bool
+	// resumed: a task a host that stopped left running (resumeTask tells its end itself).
+	resumed bool
 }
 
 // watchTask wraps a call's ctx (cancel is its cancel) and its observer.
@@ -390,7 +402,8 @@ func (w *taskWatch) update(u mcpbridge.TaskUpdate) {
 		}
 		if e == nil || e.State != TaskRunning {
 			e = &TaskEntry{ID: id, Server: u.Server, Tool: u.Tool, TaskID: u.TaskID, Era: u.Era,
-				ArgsHash: argsHash(w.args), StartedBy: w.source, Started: w.started, Definition: w.a.definition(u.Server)}
+				ArgsHash: argsHash(w.args), StartedBy: w.source, Started: w.started, Definition: w.a.definition(u.Server),
+				Folders: w.a.Folders()}
 			b.entries[id] = e
 		}
 		e.Owner = os.Getpid()
@@ -487,8 +500,8 @@ func (w *taskWatch) end(ctx context.Context, res mcpbridge.Result, err error) {
 	if w.tick != nil {
 		close(w.tick)
 	}
-	id, last := w.id, w.last
-	unkept := w.unkept
+	id, last, started := w.id, w.last, w.started
+	unkept, resumed := w.unkept, w.resumed
 	w.mu.Unlock()
 	if id == "" || unkept {
 		return // not a task, or one whose id another call holds
@@ -505,10 +518,23 @@ func (w *taskWatch) end(ctx context.Context, res mcpbridge.Result, err error) {
 		return
 	}
 	state := taskEndState(last, res, err, context.Cause(ctx))
+	ran := w.now().Sub(started)
+	tell := !resumed && ran >= taskNoticeAfter && (state == TaskCompleted || state == TaskFailed)
 	b.update(id, func(e *TaskEntry) {
 		e.State, e.Updated, e.Owner = state, w.now(), 0
 		e.IsError = res.IsError
+		if tell {
+			e.Result = keptResult(res.Text)
+		}
 	})
+	if !tell {
+		return
+	}
+	level, how := LevelInfo, "finished"
+	if state != TaskCompleted {
+		level, how = LevelWarning, "ended: "+state
+	}
+	w.a.offerResult(level, fmt.Sprintf("The task of %s has %s after %s.", safetext.Line(w.name), how, formatElapsed(ran)), id)
 }
 
 // taskEndState is how a followed task ended.
@@ -608,6 +634,7 @@ func (a *App) resumeTask(e TaskEntry) {
 	w.id, w.started = e.ID, e.Started
 	w.last = mcpbridge.TaskUpdate{Server: e.Server, Tool: e.Tool, TaskID: e.TaskID, Status: e.Status, Message: e.Message}
 	w.tick = make(chan struct{})
+	w.resumed = true
 	go w.ticker(w.tick)
 	w.mu.Unlock()
 	b.mu.Lock()
@@ -627,21 +654,24 @@ func (a *App) resumeTask(e TaskEntry) {
 	if a.closing() {
 		return
 	}
-	text, _ := mcpbridge.Cap(res.Text)
-	if len(text) > maxTaskResult {
-		text = text[:maxTaskResult]
-	}
-	b.update(e.ID, func(x *TaskEntry) { x.Result, x.IsError = text, res.IsError })
 	var state string
-	for _, x := range a.Tasks() {
-		if x.ID == e.ID {
-			state = x.State
-		}
-	}
+	forAgent := false
+	b.update(e.ID, func(x *TaskEntry) {
+		x.Result, x.IsError = keptResult(res.Text), res.IsError
+		state = x.State
+		// Its conversation ended with the host that stopped: the result waits for the next chat
+		// turn in its workspace (handBack). Only an ended task has something to hand back.
+		forAgent = e.StartedBy == "agent" && (state == TaskCompleted || state == TaskFailed)
+		x.ForAgent = forAgent
+	})
 	level, how := LevelInfo, "finished"
 	if state != TaskCompleted {
 		level, how = LevelWarning, "ended: "+state
 	}
-	a.ui.Notify(level, fmt.Sprintf("The task of %s (%s), started before Switchboard restarted, has %s. Its result is in Switchboard: Tasks (task %s).",
-		safetext.Line(e.Tool), e.StartedBy, how, e.ID))
+	after := ""
+	if forAgent {
+		after = " The agent gets it with your next chat message in this workspace."
+	}
+	a.offerResult(level, fmt.Sprintf("The task of %s (%s), started before Switchboard restarted, has %s.%s",
+		safetext.Line(e.Tool), safetext.Line(e.StartedBy), how, after), e.ID)
 }

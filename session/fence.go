@@ -14,9 +14,10 @@ const (
 	FenceResource     = "attached-resource"   // a resource the user attached to a turn (host)
 	FencePrompt       = "server-prompt"       // the messages of a server prompt the user ran (host)
 	FenceViewContext  = "view-context"        // what an MCP Apps view added to the model's context (host)
+	FenceTaskResult   = "task-result"         // a task's result handed back after a restart (host)
 )
 
-var fences = []string{FenceInstructions, FenceResource, FencePrompt, FenceViewContext}
+var fences = []string{FenceInstructions, FenceResource, FencePrompt, FenceViewContext, FenceTaskResult}
 
 // fenceEscape is what a "<" that would start a fence marker is written as.
 const fenceEscape = "&lt;"

@@ -260,6 +260,9 @@ func (ts *taskStore) resultLocked(t *taskRecord) *mcp.CallToolResult {
 		b, _ := json.Marshal(t.Answer) // ignore error: decoded values
 		res = mcp.NewToolResultText("answer: " + string(b))
 	}
+	if ts.o.hostile {
+		res = mcp.NewToolResultText(res.Content[0].(mcp.TextContent).Text + " " + hostileText)
+	}
 	return res
 }
 

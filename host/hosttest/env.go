@@ -48,6 +48,9 @@ type Config struct {
 	// Inputs advertises capabilities.experimental.switchboard.inputs (input boxes for ${input:ID}).
 	Inputs   bool
 	TextOnce bool // declare capabilities.experimental.switchboard.textOnce
+	// TaskResults declares capabilities.experimental.switchboard.taskResults (the editor shows a
+	// task's result itself on switchboard/showTaskResult).
+	TaskResults bool
 	// Env is the environment the host sees (besides PATH and HOME).
 	Env map[string]string
 	// Options adjusts lsp.Options before Serve.
@@ -145,7 +148,7 @@ func Run(t testing.TB, cfg Config) *Env {
 			"processId": nil,
 			"capabilities": map[string]any{
 				"window":       map[string]any{"workDoneProgress": cfg.WorkDoneProgress},
-				"experimental": map[string]any{"switchboard": map[string]any{"elicitation": cfg.Elicitation, "inputs": cfg.Inputs, "textOnce": cfg.TextOnce}},
+				"experimental": map[string]any{"switchboard": map[string]any{"elicitation": cfg.Elicitation, "inputs": cfg.Inputs, "textOnce": cfg.TextOnce, "taskResults": cfg.TaskResults}},
 			},
 		}
 		if !cfg.NoWorkspace {

@@ -84,6 +84,7 @@ type initializeParams struct {
 				PinReview   bool `json:"pinReview"`
 				Inputs      bool `json:"inputs"`
 				TextOnce    bool `json:"textOnce"`
+				TaskResults bool `json:"taskResults"`
 			} `json:"switchboard"`
 		} `json:"experimental"`
 	} `json:"capabilities"`
@@ -122,9 +123,10 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.stateMu.Lock()
 	s.state = stateInitialized
 	s.caps = clientCaps{progress: p.Capabilities.Window.WorkDoneProgress, forms: p.Capabilities.Experimental.Switchboard.Elicitation,
-		pinReview: p.Capabilities.Experimental.Switchboard.PinReview,
-		inputs:    p.Capabilities.Experimental.Switchboard.Inputs,
-		textOnce:  p.Capabilities.Experimental.Switchboard.TextOnce}
+		pinReview:   p.Capabilities.Experimental.Switchboard.PinReview,
+		inputs:      p.Capabilities.Experimental.Switchboard.Inputs,
+		textOnce:    p.Capabilities.Experimental.Switchboard.TextOnce,
+		taskResults: p.Capabilities.Experimental.Switchboard.TaskResults}
 	s.stateMu.Unlock()
 	s.record("lifecycle", map[string]any{"event": "initialize"})
 	// The application starts now, before this answer, so the MCP servers start while the editor

@@ -60,6 +60,9 @@ type clientCaps struct {
 	// textOnce: capabilities.experimental.switchboard.textOnce: a big tool result's text is sent
 	// once, in text (wireResult).
 	textOnce bool
+	// taskResults: capabilities.experimental.switchboard.taskResults: the editor shows a task's
+	// result itself on switchboard/showTaskResult (else the host opens a file: tasks.go).
+	taskResults bool
 }
 
 // lifecycle is the once-only steps of a connection.

@@ -1,13 +1,17 @@
 package lsp_test
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/host/lsp"
 	"github.com/switchboard-dev/switchboard/host/wire"
 )
 
@@ -141,6 +145,135 @@ func TestTaskQuestionInEditor(t *testing.T) {
 			}
 			if !strings.Contains(string(b), method) {
 				t.Errorf("the answer did not go back by %s", method)
+			}
+		})
+	}
+}
+
+// restartWithTask runs a host whose agent starts task_slow (it ends once the file done exists) in
+// a chat turn, and ends that host (shutdown, exit) while the task runs: the task is left running,
+// to be followed by the next host started with the same state folder and server definition.
+func restartWithTask(t *testing.T, state, done string, srv map[string]any) {
+	t.Helper()
+	script := filepath.Join(state, "first.script")
+	writeFile(t, script, fmt.Sprintf("reply tool_call id=c1 name=mcp__t__task_slow args={\"file\":%q}\n\nreply text \"unreachable\"\n", done))
+	env := runWith(t, hosttest.Config{NoWorkspace: true,
+		Options:     func(o *lsp.Options) { o.PinsPath = filepath.Join(state, "pins.json") },
+		InitOptions: initOpts(map[string]any{"t": srv}, "provider", map[string]any{"type": "script", "script": script})})
+	env.MustCommand(wire.CmdChat, map[string]any{"prompt": "research go", "mode": "always-allow"}, nil)
+	env.Await("the agent's task running", func(*hosttest.State) bool {
+		ts := tasksOf(env)
+		return len(ts) == 1 && ts[0].State == "running" && ts[0].StartedBy == "agent" && strings.HasPrefix(ts[0].Message, "step ")
+	})
+	env.Call("shutdown", nil, nil)
+	env.Notify("exit", nil)
+	if err := env.Served(); err != nil {
+		t.Fatalf("the first host: %v", err)
+	}
+}
+
+// TestTaskResultShownAfterRestart: a task the agent started ends under the next host (the first
+// one was closed while it ran). The person is told with a Show result action; choosing it shows
+// the result, escaped (the server puts terminal escapes in it): an editor that declares
+// taskResults gets switchboard/showTaskResult, any other a read-only file opened with
+// window/showDocument. The conversation is gone, so the result waits for the agent: the next chat
+// turn in the workspace gets it once, quoted and fenced, and the turn after that does not.
+func TestTaskResultShownAfterRestart(t *testing.T) {
+	for _, own := range []bool{true, false} {
+		t.Run(fmt.Sprintf("taskResults=%v", own), func(t *testing.T) {
+			state := t.TempDir()
+			done := filepath.Join(state, "done")
+			srv := server("--tasks", "--task-poll-ms", "1", "--task-state", filepath.Join(state, "server-tasks.json"), "--hostile")
+			restartWithTask(t, state, done, srv)
+			writeFile(t, done, "")
+
+			script := filepath.Join(state, "second.script")
+			writeFile(t, script, "expect last_user ~ \"^[^\\x1b\\x07\\r\\u202e]*$\"\n"+
+				"expect last_user ~ `(?s)^A tool call you started before Switchboard restarted.*Call mcp__t__task_slow \\(task [0-9a-f]+, completed.*\\n<task-result server=\"t\">\\n> task_slow done after \\d+ polls clear\\\\x1b\\[2J.*\\n</task-result>\\n\\nhello$`\n"+
+				"reply text \"thanks\"\n\nexpect last_user ~ \"^again$\"\nreply text \"ok\"\n")
+			env := runWith(t, hosttest.Config{NoWorkspace: true, TaskResults: own,
+				Options:     func(o *lsp.Options) { o.PinsPath = filepath.Join(state, "pins.json") },
+				InitOptions: initOpts(map[string]any{"t": srv}, "provider", map[string]any{"type": "script", "script": script}),
+				Responder: func(_ context.Context, p hosttest.ShowMessageRequestParams) string {
+					if strings.Contains(p.Message, "has finished") && len(p.Actions) == 1 {
+						return p.Actions[0].Title
+					}
+					return ""
+				}})
+			st := env.Await("the offer of the result", func(s *hosttest.State) bool {
+				for _, raw := range s.RequestParams(wire.MethodShowMessageRequest) {
+					if strings.Contains(string(raw), "has finished") {
+						return true
+					}
+				}
+				return false
+			})
+			var offer hosttest.ShowMessageRequestParams
+			for _, raw := range st.RequestParams(wire.MethodShowMessageRequest) {
+				if strings.Contains(string(raw), "has finished") {
+					json.Unmarshal(raw, &offer)
+				}
+			}
+			if len(offer.Actions) != 1 || offer.Actions[0].Title != wire.TitleShowResult || !strings.Contains(offer.Message, "mcp__t__task_slow") ||
+				!strings.Contains(offer.Message, "The agent gets it with your next chat message") {
+				t.Errorf("offer = %+v", offer)
+			}
+			var shown string
+			if own {
+				st = env.Await("switchboard/showTaskResult", func(s *hosttest.State) bool { return len(s.Params(wire.NotifyShowTaskResult)) > 0 })
+				var ti wire.TaskInfo
+				json.Unmarshal(st.Params(wire.NotifyShowTaskResult)[0], &ti)
+				if ti.Tool != "mcp__t__task_slow" || ti.State != "completed" {
+					t.Errorf("showTaskResult = %+v", ti)
+				}
+				shown = ti.Result
+			} else {
+				st = env.Await("window/showDocument", func(s *hosttest.State) bool { return len(s.RequestParams(wire.MethodShowDocument)) > 0 })
+				var p struct {
+					URI      string `json:"uri"`
+					External bool   `json:"external"`
+				}
+				json.Unmarshal(st.RequestParams(wire.MethodShowDocument)[0], &p)
+				u, err := url.Parse(p.URI)
+				if err != nil || u.Scheme != "file" {
+					t.Fatalf("showDocument uri %q: %v", p.URI, err)
+				}
+				path := u.Path
+				if p.External || filepath.Dir(path) != filepath.Join(state, "task-results") {
+					t.Fatalf("showDocument %+v; want a file in the state folder, opened in the editor", p)
+				}
+				fi, err := os.Stat(path)
+				if err != nil || fi.Mode().Perm() != 0o400 {
+					t.Errorf("result file %v, %v; want read-only", fi, err)
+				}
+				shown = readFile(t, path)
+				if !strings.HasPrefix(shown, "Result of mcp__t__task_slow (task ") {
+					t.Errorf("result file:\n%s", shown)
+				}
+			}
+			if !strings.Contains(shown, "task_slow done after ") || !strings.Contains(shown, `clear\x1b[2J`) {
+				t.Errorf("result shown = %q; want the result, escaped", shown)
+			}
+			for _, bad := range []string{"\x1b", "\a", "\r", "\u202e", "\u200b"} {
+				if strings.Contains(shown, bad) {
+					t.Errorf("the result shown carries %q raw: %q", bad, shown)
+				}
+			}
+			if ts := tasksOf(env); len(ts) != 1 || !ts[0].ForAgent {
+				t.Fatalf("tasks = %+v; want the result waiting for the agent", ts)
+			}
+
+			for _, prompt := range []string{"hello", "again"} {
+				var res chatResult
+				env.MustCommand(wire.CmdChat, map[string]any{"prompt": prompt}, &res)
+				for _, e := range awaitDone(env, res.Turn) {
+					if e.Kind == "error" {
+						t.Errorf("turn %q failed: %+v", prompt, e)
+					}
+				}
+			}
+			if ts := tasksOf(env); len(ts) != 1 || ts[0].ForAgent {
+				t.Errorf("tasks = %+v; want the result handed back", ts)
 			}
 		})
 	}

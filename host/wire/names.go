@@ -66,6 +66,7 @@ const (
 	NotifyResourcesChanged = "switchboard/resourcesChanged" // resources.go
 	NotifyInputRequested   = "switchboard/inputRequested"
 	NotifyInputResolved    = "switchboard/inputResolved"
+	NotifyShowTaskResult   = "switchboard/showTaskResult" // tasks.go
 )
 
 // Notifications lists every switchboard notification.
@@ -75,6 +76,7 @@ var Notifications = []string{
 	NotifyPinsChanged,
 	NotifyResourcesChanged,
 	NotifyInputRequested, NotifyInputResolved,
+	NotifyShowTaskResult,
 }
 
 // Standard LSP methods the host handles or sends.
@@ -155,6 +157,10 @@ const (
 // arguments, a call of the same turn that was denied or failed twice: it was neither asked again
 // nor run, and Reason says why in one sentence.
 const DecidedByRepeat = "repeat"
+
+// Button title of the notice that a task ended (a task resumed after a restart, or a long one):
+// choosing it shows the task's result (switchboard/showTaskResult or window/showDocument).
+const TitleShowResult = "Show result"
 
 // Button title of the showMessageRequest that tells an editor without input boxes how to set a
 // config file's input from a terminal (switchboard mcp input set).

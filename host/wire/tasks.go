@@ -16,9 +16,12 @@ type TaskInfo struct {
 	Status  string `json:"status"`  // the server's last status: working, input_required, completed, failed, cancelled
 	Message string `json:"message"` // the server's last status message (escaped)
 	// Result is the result text of a task that finished after a restart of the host (nobody else
-	// received it); IsError says it is an error result.
+	// received it), or of a long one the person was told of (escaped); IsError says it is an
+	// error result.
 	Result  string `json:"result,omitempty"`
 	IsError bool   `json:"isError,omitempty"`
+	// ForAgent: the result waits for the agent; the next chat turn in its workspace gets it.
+	ForAgent bool `json:"forAgent,omitempty"`
 	// Here: this host follows it (it can be cancelled here).
 	Here bool `json:"here"`
 }

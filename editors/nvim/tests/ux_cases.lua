@@ -436,6 +436,20 @@ T.case('MCP task: its line in the statusline; :Switchboard tasks lists it and ca
   local list = T.exec(require('switchboard.protocol').cmd.tasks)
   T.eq(list.tasks[1].state, 'cancelled')
   T.has(require('switchboard.tasks').format(list.tasks[1]), 'cancelled  mcp__demo__task_slow')
+  -- Show result on the host's notice that a task ended: the plugin declares it shows results
+  -- itself, and switchboard/showTaskResult opens the (escaped) result in a scratch buffer.
+  local client = sb.client()
+  T.eq(client.config.capabilities.experimental.switchboard.taskResults, true, 'declares taskResults')
+  local handler = require('switchboard').handlers()[require('switchboard.protocol').notify.show_task_result]
+  handler(nil, { id = 'b49d8236a579', tool = 'mcp__demo__task_slow', state = 'completed', startedBy = 'agent',
+    started = '2026-12-05T18:00:00Z', result = '# Report\nclear\\x1b[2J done' }, { client_id = client.id })
+  T.wait('the result buffer', function()
+    return vim.api.nvim_buf_get_lines(0, 0, 1, false)[1] == '# mcp__demo__task_slow: task b49d8236a579, completed'
+  end, nil, nil, function()
+    return vim.api.nvim_buf_get_lines(0, 0, -1, false)
+  end)
+  T.eq(vim.api.nvim_buf_get_lines(0, 1, -1, false), { '# Report', 'clear\\x1b[2J done' })
+  T.eq(vim.bo.modifiable, false, 'read-only')
 end)
 
 return T

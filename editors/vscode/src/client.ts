@@ -65,6 +65,9 @@ export class Switchboard implements vscode.Disposable {
     private readonly resourceNews = new vscode.EventEmitter<ext.ResourcesChangedParams>();
     /** switchboard/resourcesChanged: a server's resource or prompt list changed, or an open resource did. */
     readonly onResourcesChanged = this.resourceNews.event;
+    private readonly taskResults = new vscode.EventEmitter<ext.TaskInfo>();
+    /** switchboard/showTaskResult: the person chose Show result on the notice that a task ended. */
+    readonly onShowTaskResult = this.taskResults.event;
 
     /** Events of turns nobody has claimed yet (a turn's first events can beat the chat reply). */
     private readonly unclaimed = new Map<string, ext.SwitchboardEvent[]>();
@@ -91,6 +94,7 @@ export class Switchboard implements vscode.Disposable {
             this.resolved,
             this.requested,
             this.pinsChangedEmitter,
+            this.taskResults,
             this.asked,
             this.ended,
             vscode.workspace.onDidChangeConfiguration((e) => this.configurationChanged(e)),
@@ -188,6 +192,9 @@ export class Switchboard implements vscode.Disposable {
             }),
             client.onNotification(ext.resourcesChanged, (p) => {
                 if (p?.server) this.resourceNews.fire(p);
+            }),
+            client.onNotification(ext.showTaskResult, (t) => {
+                if (typeof t?.id === "string" && typeof t.tool === "string") this.taskResults.fire(t);
             }),
             // Replaces the client's own showMessage handler: some messages need an action.
             client.onNotification(ShowMessageNotification.type, (m) => void this.hostMessage(m)),

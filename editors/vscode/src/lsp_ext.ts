@@ -53,6 +53,7 @@ export const Notify = {
     resourcesChanged: "switchboard/resourcesChanged",
     inputRequested: "switchboard/inputRequested",
     inputResolved: "switchboard/inputResolved",
+    showTaskResult: "switchboard/showTaskResult",
 } as const;
 
 export type CommandName = (typeof Cmd)[keyof typeof Cmd];

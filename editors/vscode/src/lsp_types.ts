@@ -431,9 +431,11 @@ export interface TaskInfo {
     state: string;
     status: string;
     message: string;
-    /** The result of a task that ended after a restart of the host. */
+    /** The result (escaped) of a task that ended after a restart of the host, or of a long one the person was told of. */
     result?: string;
     isError?: boolean;
+    /** The result waits for the agent: the next chat turn in its workspace gets it. */
+    forAgent?: boolean;
     /** This host follows it: it can be cancelled here. */
     here: boolean;
 }
@@ -632,6 +634,7 @@ export const pinsChanged = new NotificationType<PinsChangedParams>(Notify.pinsCh
 export const resourcesChanged = new NotificationType<ResourcesChangedParams>(Notify.resourcesChanged);
 export const inputRequested = new NotificationType<InputRequest>(Notify.inputRequested);
 export const inputResolved = new NotificationType<InputResolvedParams>(Notify.inputResolved);
+export const showTaskResult = new NotificationType<TaskInfo>(Notify.showTaskResult);
 
 // ---- Approval prompt (window/showMessageRequest), PROTOCOL.md section 4 ----
 

@@ -1,7 +1,8 @@
 // Long calls (MCP tasks): a status bar item with the number of running tasks (hidden when none),
 // refreshed every few seconds while the host runs, and the Switchboard: Tasks quick pick: picking
 // a running task offers to cancel it (switchboard.cancelTask, which sends the server tasks/cancel),
-// picking one that ended after a restart of the host shows its result. A running task's line
+// picking one that ended after a restart of the host shows its result, as does Show result on the
+// host's notice that a task ended (switchboard/showTaskResult). A running task's line
 // (status message and elapsed time) is the call's own work-done progress, which VS Code shows and
 // cancels by itself.
 
@@ -9,7 +10,8 @@ import * as vscode from "vscode";
 import { errorMessage, type Switchboard } from "./client";
 import { tasksBarId, ui } from "./ids";
 import * as ext from "./lsp_types";
-import { taskAction, taskItems, tasksStatusText, tasksTooltip } from "./tasks_model";
+import type { TaskInfo } from "./lsp_types";
+import { taskAction, taskItems, taskResultText, tasksStatusText, tasksTooltip } from "./tasks_model";
 
 const refreshEvery = 5000;
 
@@ -43,6 +45,8 @@ export function registerTasks(sb: Switchboard): vscode.Disposable[] {
         item,
         { dispose: () => clearInterval(timer) },
         sb.onDidChange(() => void refresh()),
+        // Show result on the host's notice that a task ended (a resumed one, or a long one).
+        sb.onShowTaskResult((t) => void openTaskResult(t)),
         vscode.commands.registerCommand(ui.showTasks, async () => {
             await showTasks(sb);
             await refresh();
@@ -72,14 +76,18 @@ export async function showTasks(sb: Switchboard): Promise<void> {
             }
             return;
         }
-        case "show": {
-            const doc = await vscode.workspace.openTextDocument({ content: t.result ?? "", language: "markdown" });
-            await vscode.window.showTextDocument(doc, { preview: true });
+        case "show":
+            await openTaskResult(t);
             return;
-        }
         default:
             void vscode.window.showInformationMessage(
                 t.state === "running" ? `Switchboard: ${t.tool} runs in another window; cancel it there.` : `Switchboard: ${t.tool} ${t.state}${t.message ? `: ${t.message}` : ""}.`,
             );
     }
+}
+
+/** The task result view: an untitled document with the (escaped) result under a heading. */
+export async function openTaskResult(t: TaskInfo): Promise<void> {
+    const doc = await vscode.workspace.openTextDocument({ content: taskResultText(t), language: "markdown" });
+    await vscode.window.showTextDocument(doc, { preview: true });
 }

@@ -50,3 +50,12 @@ export function taskAction(t: TaskInfo): "cancel" | "show" | "none" {
     if (t.state === "running") return t.here ? "cancel" : "none";
     return t.result ? "show" : "none";
 }
+
+/**
+ * The text of a task's result view: a heading Switchboard writes, then the server's result (the host
+ * escaped it: control, bidi and zero-width characters are visible).
+ */
+export function taskResultText(t: TaskInfo): string {
+    const how = t.isError ? `${t.state}, an error result` : t.state;
+    return `Result of ${t.tool} (task ${t.id}, ${how}; started by ${t.startedBy} at ${t.started}). The text below is the MCP server's.\n\n${t.result ?? ""}\n`;
+}

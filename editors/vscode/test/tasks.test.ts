@@ -2,7 +2,7 @@
 import assert from "node:assert/strict";
 import { test } from "node:test";
 import type { TaskInfo } from "../src/lsp_types";
-import { taskAction, taskItems, tasksStatusText, tasksTooltip } from "../src/tasks_model";
+import { taskAction, taskItems, taskResultText, tasksStatusText, tasksTooltip } from "../src/tasks_model";
 
 const base: TaskInfo = {
     id: "a1", server: "everything", tool: "mcp__everything__simulate-research-query", taskId: "t-1", startedBy: "agent",
@@ -27,4 +27,13 @@ test("quick pick: a running task here is cancelled, one elsewhere is not, an end
     assert.equal(items[0].label, "$(sync~spin) mcp__everything__simulate-research-query");
     assert.equal(items[1].description, "running in another window");
     assert.match(items[2].detail, /result kept: pick to show it/);
+});
+
+test("result view: Switchboard's heading, then the server's escaped text as the host sent it", () => {
+    const t = { ...base, state: "completed", result: "# Report\nclear\\x1b[2J" };
+    assert.equal(
+        taskResultText(t),
+        "Result of mcp__everything__simulate-research-query (task a1, completed; started by agent at 2026-12-05T15:00:00Z). The text below is the MCP server's.\n\n# Report\nclear\\x1b[2J\n",
+    );
+    assert.match(taskResultText({ ...t, state: "failed", isError: true }), /\(task a1, failed, an error result;/);
 });

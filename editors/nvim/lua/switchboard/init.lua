@@ -83,6 +83,14 @@ function M.handlers()
       require('switchboard.inputs').requested(params, ctx and ctx.client_id)
     end,
     [protocol.notify.input_resolved] = function() end,
+    -- Show result, chosen on the host's notice that a task ended (capability taskResults).
+    [protocol.notify.show_task_result] = function(_, params)
+      if type(params) == 'table' and type(params.id) == 'string' then
+        vim.schedule(function()
+          require('switchboard.tasks').show(params)
+        end)
+      end
+    end,
   }
 end
 
@@ -165,7 +173,7 @@ function M.client_config(opts)
   -- MCP elicitation forms are shown here (switchboard/elicitationRequested), not as prompts;
   -- a big tool result's text comes once, in `text` (the plugin never reads `content`).
   capabilities.experimental = capabilities.experimental or {}
-  capabilities.experimental.switchboard = { elicitation = true, pinReview = true, inputs = true, textOnce = true }
+  capabilities.experimental.switchboard = { elicitation = true, pinReview = true, inputs = true, textOnce = true, taskResults = true }
   local init = config.init_options(o)
   return {
     name = M.name,

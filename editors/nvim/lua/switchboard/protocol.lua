@@ -54,6 +54,7 @@ M.notify = {
   resources_changed = 'switchboard/resourcesChanged',
   input_requested = 'switchboard/inputRequested',
   input_resolved = 'switchboard/inputResolved',
+  show_task_result = 'switchboard/showTaskResult',
 }
 
 return M

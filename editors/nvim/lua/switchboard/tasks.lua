@@ -3,8 +3,9 @@
 -- call (progress.lua); :Switchboard cancel cancels it. :Switchboard tasks lists the running and
 -- recent tasks (switchboard.tasks): picking a running one offers to cancel it
 -- (switchboard.cancelTask, which sends the server tasks/cancel); picking one that ended after a
--- restart of the host shows its result in a scratch buffer. :Switchboard tasks cancel ID cancels
--- one by its id.
+-- restart of the host shows its result in a scratch buffer, as does Show result on the host's
+-- notice that a task ended (switchboard/showTaskResult). :Switchboard tasks cancel ID cancels one
+-- by its id.
 local protocol = require('switchboard.protocol')
 
 local M = {}
@@ -48,10 +49,12 @@ function M.cancel(id, cb)
   end)
 end
 
---- Shows a task's result in a scratch buffer; returns the buffer.
+--- Shows a task's result in a scratch buffer; returns the buffer. The result is the server's text,
+--- escaped by the host (control, bidi and zero-width characters made visible).
 function M.show(t)
   local buf = vim.api.nvim_create_buf(false, true)
-  local lines = { ('# %s: task %s, %s'):format(clean(t.tool), clean(t.id, 20), t.state) }
+  local how = clean(t.state, 20) .. (t.isError and ', an error result' or '')
+  local lines = { ('# %s: task %s, %s'):format(clean(t.tool), clean(t.id, 20), how) }
   vim.list_extend(lines, vim.split(tostring(t.result or ''), '\n', { plain = true }))
   vim.api.nvim_buf_set_lines(buf, 0, -1, false, lines)
   vim.bo[buf].bufhidden = 'wipe'
