@@ -370,6 +370,9 @@ func (w *taskWatch) observer() ToolProgress {
 
 // update is mcpbridge's TaskUpdate, on the call's goroutine.
 func (w *taskWatch) update(u mcpbridge.TaskUpdate) {
+	if u.Stopped != "" {
+		w.a.ui.Notify(LevelWarning, safetext.Line(u.Stopped)) // mcpbridge stopped it (a task that kept asking)
+	}
 	w.mu.Lock()
 	first := w.id == ""
 	if first {

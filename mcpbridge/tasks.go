@@ -87,6 +87,9 @@ type TaskUpdate struct {
 	TTL     time.Duration // 0: none
 	// RequestState is the latest opaque requestState (2026-07-28), needed to resume the task.
 	RequestState string
+	// Stopped, on the last update of a task Switchboard itself stopped, says why in one plain
+	// sentence for the person (the server's text is not in it).
+	Stopped string
 }
 
 // Terminal: the task ended (completed, failed or cancelled).
@@ -335,6 +338,7 @@ func (c *conn) followTask(ctx context.Context, name string, outSchema json.RawMe
 	}
 	report(t)
 	given := map[string]bool{} // 2026-07-28: input request keys answered (never twice)
+	rounds := 0                // 2026-07-28: input_required results answered
 	var legacyResult chan taskOutcome
 	lctx, lcancel := context.WithCancel(ctx) // a 2025-11-25 tasks/result open while this runs
 	defer lcancel()
@@ -342,6 +346,21 @@ func (c *conn) followTask(ctx context.Context, name string, outSchema json.RawMe
 	for {
 		if terminalTask(t.Status) {
 			return c.finishTask(ctx, name, outSchema, t, state, legacyResult, timeout)
+		}
+		if t.Status == TaskInputRequired && c.isModern() && unanswered(t.InputRequests, given) {
+			// A task may ask as many times as one ordinary request may (mrtr.go): a server that
+			// asks again after every answer would otherwise keep the person answering forever.
+			if rounds++; rounds > maxInputRounds {
+				c.cancelTask(ctx, id, state)
+				if fn != nil {
+					fn(TaskUpdate{Server: c.cfg.Name, Tool: name, TaskID: id, Era: c.era, Status: TaskCancelled, RequestState: state,
+						Message: fmt.Sprintf("stopped by Switchboard: it kept asking questions (%d answered)", maxInputRounds),
+						Stopped: fmt.Sprintf("Switchboard stopped the task of %s: MCP server '%s' kept asking you questions (%d answered; a task may ask at most %d).",
+							name, c.cfg.Name, maxInputRounds, maxInputRounds)})
+				}
+				return c.taskError(name, id, fmt.Sprintf("asked for input more than %d times; Switchboard cancelled it (tasks/cancel) so that it cannot keep asking the user. "+
+					"Do not call it again unless the user asks you to", maxInputRounds)), nil
+			}
 		}
 		if t.Status == TaskInputRequired {
 			if c.isModern() {
@@ -517,6 +536,16 @@ func (c *conn) updateTask(ctx context.Context, id, state string, reqs map[string
 	}
 	_, _, err = c.taskRequest(ctx, "tasks/update", id, state, members, timeout)
 	return err
+}
+
+// unanswered: reqs holds a request not answered yet.
+func unanswered(reqs map[string]json.RawMessage, answered map[string]bool) bool {
+	for k := range reqs {
+		if !answered[k] {
+			return true
+		}
+	}
+	return false
 }
 
 // cancelTask sends tasks/cancel for a task the caller gave up on; its ctx may have ended (the

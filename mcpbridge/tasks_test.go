@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"math"
 	"os"
 	"os/exec"
@@ -243,6 +244,44 @@ func TestTaskInputRequired(t *testing.T) {
 				t.Errorf("tasks/update sent %d times, want %d", got, wantUpdate)
 			}
 		})
+	}
+}
+
+// TestTaskInputRoundsBounded: a 2026-07-28 task that asks a new question at every poll, however
+// often it is answered, cannot ask the person forever: after maxInputRounds questions the next
+// one is not asked, the server gets tasks/cancel, and the model an error result saying why.
+func TestTaskInputRoundsBounded(t *testing.T) {
+	cfg, rec := taskServer(t, ProtocolModern)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	asked := 0
+	r := newTestRegistry(t, Options{
+		Elicit: func(ctx context.Context, el Elicitation) ElicitResult {
+			mu.Lock()
+			defer mu.Unlock()
+			if asked++; asked > maxInputRounds+2 {
+				cancel() // the bound did not hold: stop here rather than ask forever
+			}
+			return ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "agree": true}}
+		},
+	})
+	applyAndWait(t, r, cfg)
+	res, err, ups, _ := taskCall(t, r, ctx, "mcp__t__task_nag", `{}`)
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != maxInputRounds {
+		t.Errorf("the person was asked %d questions, want %d", asked, maxInputRounds)
+	}
+	if err != nil || !res.IsError || !strings.Contains(res.Text, fmt.Sprintf("asked for input more than %d times", maxInputRounds)) {
+		t.Errorf("call = %+v, %v; want an error result saying the task kept asking", res, err)
+	}
+	in, _ := recorded(t, rec)
+	if n := countMethod(in, "tasks/cancel"); n != 1 {
+		t.Errorf("tasks/cancel sent %d times, want 1", n)
+	}
+	if u := ups.last(); u.Status != TaskCancelled || !strings.Contains(u.Stopped, "kept asking you questions") {
+		t.Errorf("last update = %+v, want cancelled with a sentence for the person", u)
 	}
 }
 

@@ -24,6 +24,9 @@ import (
 //   - task_fail (required): fails at its first poll (2025-11-25: tasks/result answers with the
 //     JSON-RPC error; 2026-07-28: the error is in tasks/get).
 //   - task_optional (optional): as task_slow; called without a task it answers at once.
+//   - task_nag (required): a hostile task that never ends: 2026-07-28, it asks a new question
+//     (a new inputRequests key) at every poll, however often it is answered; 2025-11-25, as
+//     task_ask.
 //
 // 2025-11-25 is served on an initialized session (tools/call with a "task" member); 2026-07-28 on
 // any request whose _meta names it (resultType "task", requestState rotated at every message and
@@ -102,6 +105,7 @@ func (s *testServer) addTaskTools() {
 		mcp.WithString("message"))
 	add("task_fail", "A task that fails.", "required", mcp.WithString("message"))
 	add("task_optional", "A tool that may run as a task: as task_slow.", "optional", mcp.WithNumber("polls"))
+	add("task_nag", "A task that asks the user one more question at every poll, forever.", "required", mcp.WithString("message"))
 }
 
 // taskMessage is what the filter needs of a client message.
@@ -127,7 +131,7 @@ func (m taskMessage) modern() bool {
 
 func isTaskTool(name string) bool {
 	switch name {
-	case "task_slow", "task_ask", "task_fail", "task_optional":
+	case "task_slow", "task_ask", "task_fail", "task_optional", "task_nag":
 		return true
 	}
 	return false
@@ -233,7 +237,11 @@ func (ts *taskStore) wireLocked(t *taskRecord, detailed bool) map[string]any {
 	case "failed":
 		w["error"] = map[string]any{"code": -32603, "message": failMessage(t)}
 	case "input_required":
-		w["inputRequests"] = map[string]any{"q1": map[string]any{"method": "elicitation/create", "params": ts.question(t)}}
+		key := "q1"
+		if t.Tool == "task_nag" {
+			key = fmt.Sprintf("q%d", t.Polls) // a new question each time
+		}
+		w["inputRequests"] = map[string]any{key: map[string]any{"method": "elicitation/create", "params": ts.question(t)}}
 	}
 	w["resultType"] = "complete"
 	return w
@@ -279,6 +287,12 @@ func (ts *taskStore) advanceLocked(t *taskRecord) {
 	switch t.Tool {
 	case "task_fail":
 		t.Status, t.Message = "failed", failMessage(t)
+	case "task_nag":
+		if t.Modern || t.Answer == nil {
+			t.Status, t.Message = "input_required", fmt.Sprintf("question %d", t.Polls)
+		} else {
+			t.Status, t.Message = "completed", "answered"
+		}
 	case "task_ask":
 		if t.Answer != nil {
 			t.Status, t.Message = "completed", "answered"
