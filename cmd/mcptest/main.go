@@ -103,7 +103,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.record, "record", "", "append every message read (and, over stdio, written) to `FILE`")
 	fs.Int64Var(&o.ttlMs, "ttl-ms", 0, "ttlMs of list results to modern clients (a cache hint)")
 	fs.BoolVar(&o.mrtr, "mrtr", false, "add the tools mrtr_ask, mrtr_both, mrtr_loop and mrtr_unknown (on with --protocol 2026-07-28)")
-	fs.BoolVar(&o.tasks, "tasks", false, "add the task tools task_slow, task_ask, task_fail and task_optional, both eras, over stdio (see tasks.go)")
+	fs.BoolVar(&o.tasks, "tasks", false, "add the task tools task_slow, task_ask, task_fail, task_optional and task_nag, both eras, over stdio and streamable HTTP (see tasks.go)")
 	fs.StringVar(&o.taskState, "task-state", "", "keep the tasks in `FILE`, so that a server started again knows them")
 	fs.Int64Var(&o.taskPollMs, "task-poll-ms", 1000, "the pollInterval tasks announce, in milliseconds")
 	fs.Int64Var(&o.taskTTLMs, "task-ttl-ms", 0, "the ttl tasks announce, in milliseconds (0: none)")
@@ -167,7 +167,11 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 			hopts = append(hopts, server.WithStreamableHTTPProtocolVersions(mcp.ProtocolVersion20260728))
 		}
 		return serveHTTP(o.httpAddr, "/mcp", o.oauth.guard("/mcp", func(base string) http.Handler {
-			return modernHTTP(o, rec, server.NewStreamableHTTPServer(s.mcp, hopts...))
+			var h http.Handler = server.NewStreamableHTTPServer(s.mcp, hopts...)
+			if s.tasks != nil {
+				h = taskHTTP(s.tasks, h) // taskhttp.go
+			}
+			return modernHTTP(o, rec, h)
 		}), logf)
 	case o.sseAddr != "":
 		return serveHTTP(o.sseAddr, "/sse", o.oauth.guard("/sse", func(base string) http.Handler {

@@ -33,7 +33,7 @@ import (
 // checked when echoed). Tasks are kept in --task-state FILE when given, so a server started again
 // (a host that was killed and restarted) still knows them; --task-poll-ms and --task-ttl-ms are
 // the pollInterval and ttl it announces. tasks/cancel cancels a task that has not ended. Tasks are
-// served over stdio only.
+// served over stdio and streamable HTTP (taskhttp.go).
 
 const taskIDPrefix = "mcptest-task-"
 

@@ -1,11 +1,13 @@
 package lsp_test
 
 import (
+	"bufio"
 	"context"
 	"encoding/json"
 	"fmt"
 	"net/url"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -274,6 +276,86 @@ func TestTaskResultShownAfterRestart(t *testing.T) {
 			}
 			if ts := tasksOf(env); len(ts) != 1 || ts[0].ForAgent {
 				t.Errorf("tasks = %+v; want the result handed back", ts)
+			}
+		})
+	}
+}
+
+// startHTTPMCPTest runs mcptest --http on a free port with args and returns its MCP URL.
+func startHTTPMCPTest(t *testing.T, args ...string) string {
+	t.Helper()
+	cmd := exec.Command(mcptestBin, append([]string{"--http", "127.0.0.1:0"}, args...)...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	sc := bufio.NewScanner(stderr)
+	for sc.Scan() {
+		if u, ok := strings.CutPrefix(sc.Text(), "mcptest: listening on "); ok {
+			go func() {
+				for sc.Scan() {
+				}
+			}()
+			return u
+		}
+	}
+	t.Fatal("mcptest --http did not report its address")
+	return ""
+}
+
+// TestTaskOverHTTP: a streamable HTTP server's task tools run as tasks in both eras, as over
+// stdio: a long one completes after its polls with its line shown, and a task's question is the
+// editor's form, its answer going back by the era's path (2025-11-25: the question arrives in
+// the tasks/result event stream and the answer is a POST of its own; 2026-07-28: tasks/update).
+func TestTaskOverHTTP(t *testing.T) {
+	for _, era := range []string{"2025-11-25", "2026-07-28"} {
+		t.Run(era, func(t *testing.T) {
+			rec := filepath.Join(t.TempDir(), "rec")
+			args := []string{"--tasks", "--task-poll-ms", "1", "--record", rec}
+			if era == "2026-07-28" {
+				args = append(args, "--protocol", era)
+			}
+			u := startHTTPMCPTest(t, args...)
+			// The server speaks both eras unless told otherwise: the entry picks the older one.
+			entry := map[string]any{"type": "http", "url": u, "protocol": era}
+			env := runWith(t, hosttest.Config{Elicitation: true, WorkDoneProgress: true, InitOptions: initOpts(map[string]any{"t": entry})})
+			var servers []wire.ServerStatus
+			env.MustCommand(wire.CmdServers, nil, &servers)
+			if len(servers) != 1 || servers[0].Transport != "http" || servers[0].ProtocolVersion != era {
+				t.Fatalf("servers = %+v, want t over http speaking %s", servers, era)
+			}
+
+			var res toolResult
+			env.MustCommand(wire.CmdCallTool, map[string]any{"name": "mcp__t__task_slow", "arguments": map[string]any{"polls": 3}, "mode": "always-allow"}, &res)
+			if res.IsError || res.Text != "task_slow done after 3 polls" {
+				t.Fatalf("task_slow = %+v", res)
+			}
+			awaitProgress(env, "Switchboard: mcp__t__task_slow", lastIs("end", "done"))
+
+			ch := callAsync(env, "mcp__t__task_ask", map[string]any{"message": "Which Go?"}, "always-allow")
+			el := awaitElicitation(env, 1)
+			if el.Server != "t" || el.Message != "Which Go?" {
+				t.Errorf("elicitation = %+v", el)
+			}
+			env.MustCommand(wire.CmdElicit, map[string]any{"id": el.ID, "action": "accept", "content": map[string]any{"name": "Ada", "agree": true}}, nil)
+			out := <-ch
+			if out.err != nil || out.res.IsError || out.res.Text != `answer: {"action":"accept","content":{"agree":true,"name":"Ada"}}` {
+				t.Fatalf("task_ask = %+v, %v", out.res, out.err)
+			}
+			b, _ := os.ReadFile(rec)
+			method := `"method":"tasks/result"`
+			if era == "2026-07-28" {
+				method = `"method":"tasks/update"`
+			}
+			if !strings.Contains(string(b), method) || !strings.Contains(string(b), `"task_slow"`) {
+				t.Errorf("the server did not get %s over HTTP:\n%s", method, b)
+			}
+			if ts := tasksOf(env); len(ts) != 2 || ts[0].State != "completed" || ts[1].State != "completed" {
+				t.Errorf("tasks = %+v", ts)
 			}
 		})
 	}
