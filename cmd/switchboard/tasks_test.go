@@ -48,6 +48,26 @@ func (e *fEditor) waitTasks(what string, ok func([]fTask) bool) []fTask {
 	}
 }
 
+// waitMessages waits (bounded) until ok holds for every message the host sent so far, requests
+// included (notes has notifications only).
+func (e *fEditor) waitMessages(what string, ok func([]fMsg) bool) {
+	e.t.Helper()
+	deadline := time.After(faultBound())
+	for {
+		msgs, sig := e.lsp.Messages()
+		if ok(msgs) {
+			return
+		}
+		select {
+		case <-sig:
+		case <-e.exited:
+			e.t.Fatalf("waiting for %s: the host exited", what)
+		case <-deadline:
+			e.t.Fatalf("waiting for %s: not within %v", what, faultBound())
+		}
+	}
+}
+
 // TestTaskSurvivesHostKill: a host killed (SIGKILL) while a tool call runs as an MCP task leaves
 // the task running; the next host finds it in its state file, follows it by id without calling the
 // tool again, and tells the person its result.
@@ -82,9 +102,9 @@ func TestTaskSurvivesHostKill(t *testing.T) {
 	if !strings.HasPrefix(ended[0].Result, "task_slow done after ") {
 		t.Errorf("result kept for the person = %q", ended[0].Result)
 	}
-	e2.waitNotes("the person told", func(ns []fMsg) bool {
-		for _, n := range ns {
-			if n.Method == "window/showMessage" && strings.Contains(string(n.Params), "has finished") {
+	e2.waitMessages("the person told, with Show result", func(ms []fMsg) bool {
+		for _, m := range ms {
+			if m.Method == "window/showMessageRequest" && strings.Contains(string(m.Params), "has finished") && strings.Contains(string(m.Params), `"Show result"`) {
 				return true
 			}
 		}
