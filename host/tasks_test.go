@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -126,5 +127,65 @@ func TestHandBackHostileResult(t *testing.T) {
 	}
 	if again, _ := a.handBack(); again != "" {
 		t.Errorf("handed twice:\n%s", again)
+	}
+}
+
+// offerUI records notices and result offers.
+type offerUI struct {
+	nopUI
+	mu     sync.Mutex
+	offers []string // "id: msg"
+	notes  []string
+}
+
+func (u *offerUI) OfferTaskResult(_ Level, msg, id string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.offers = append(u.offers, id+": "+msg)
+}
+
+func (u *offerUI) Notify(_ Level, msg string) {
+	u.mu.Lock()
+	defer u.mu.Unlock()
+	u.notes = append(u.notes, msg)
+}
+
+// TestLongTaskOffersResult: a task followed from its start that ran a minute or more is told to
+// the person when it ends, with its result offered (kept, escaped when shown); a shorter one is
+// not (its caller shows the result).
+func TestLongTaskOffersResult(t *testing.T) {
+	ui := &offerUI{}
+	a := &App{gone: make(chan struct{}), ui: ui}
+	a.tasks = taskBook{path: filepath.Join(t.TempDir(), TasksFile), log: func(m string) { t.Log(m) }}
+	var mu sync.Mutex
+	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	a.opts.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+	step := func(d time.Duration) { mu.Lock(); now = now.Add(d); mu.Unlock() }
+	run := func(taskID string, took time.Duration) {
+		ctx, cancel := context.WithCancelCause(context.Background())
+		defer cancel(nil)
+		ctx, w := a.watchTask(ctx, cancel, nil, "callTool", "mcp__s__slow", json.RawMessage(`{}`))
+		u := mcpbridge.TaskUpdate{Server: "s", Tool: "mcp__s__slow", TaskID: taskID, Status: mcpbridge.TaskWorking}
+		w.update(u)
+		step(took)
+		u.Status = mcpbridge.TaskCompleted
+		w.update(u)
+		w.end(ctx, mcpbridge.Result{Name: "mcp__s__slow", Text: "report \x1b[2J\u202e done"}, nil)
+	}
+	run("short", 30*time.Second)
+	run("long", 61*time.Second)
+	ui.mu.Lock()
+	offers := ui.offers
+	ui.mu.Unlock()
+	long := taskEntryID("s", "long")
+	if len(offers) != 1 || offers[0] != long+": The task of mcp__s__slow has finished after 1m 01s." {
+		t.Fatalf("offers = %q, want the long task's only", offers)
+	}
+	e, err := a.TaskResult(long)
+	if err != nil || e.Result != `report \x1b[2J\u202e done` {
+		t.Errorf("TaskResult = %q, %v; want the result kept, escaped", e.Result, err)
+	}
+	if s, _ := a.TaskResult(taskEntryID("s", "short")); s.Result != "" {
+		t.Errorf("the short task's result was kept: %q", s.Result)
 	}
 }
