@@ -446,7 +446,7 @@ func (r *Registry) clientOptions(cfg config.ServerConfig) []client.ClientOption 
 	// MCP Apps (apps.go): the host shows views; servers may offer their UI tools only then.
 	caps := mcp.ClientCapabilities{Extensions: map[string]any{AppsExtension: map[string]any{"mimeTypes": []string{AppMIMEType}}}}
 	if r.opts.Elicit != nil {
-		opts = append(opts, client.WithElicitationHandler(elicitHandler{server: cfg.Name, fn: r.opts.Elicit}))
+		opts = append(opts, client.WithElicitationHandler(elicitHandler{server: cfg.Name, fn: r.opts.Elicit, tasks: &taskAsks{log: r.log}}))
 		caps.Elicitation = &mcp.ElicitationCapability{Form: &struct{}{}, URL: &struct{}{}}
 	}
 	return append(opts, client.WithClientCapabilities(caps))

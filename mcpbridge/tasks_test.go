@@ -285,6 +285,35 @@ func TestTaskInputRoundsBounded(t *testing.T) {
 	}
 }
 
+// TestTaskQuestionsBoundedLegacy: a 2025-11-25 task that sends a new elicitation/create after
+// every answer (while tasks/result is open) gets maxInputRounds of them put to the person; every
+// further one is answered cancel without asking.
+func TestTaskQuestionsBoundedLegacy(t *testing.T) {
+	cfg, _ := taskServer(t, "")
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	asked := 0
+	r := newTestRegistry(t, Options{Elicit: func(ctx context.Context, el Elicitation) ElicitResult {
+		mu.Lock()
+		defer mu.Unlock()
+		if asked++; asked > maxInputRounds+2 {
+			cancel() // the bound did not hold: stop here rather than ask forever
+		}
+		return ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "agree": true}}
+	}})
+	applyAndWait(t, r, cfg)
+	res, err, _, _ := taskCall(t, r, ctx, "mcp__t__task_nag", `{}`)
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != maxInputRounds {
+		t.Errorf("the person was asked %d questions, want %d", asked, maxInputRounds)
+	}
+	if want := fmt.Sprintf("task_nag: %d questions answered, then map[action:cancel content:<nil>]", maxInputRounds); err != nil || res.Text != want {
+		t.Errorf("call = %+v, %v; want %q", res, err, want)
+	}
+}
+
 // TestTaskFailed: a failed task is an error result for the model naming the server's reason, and
 // its last update says failed with the server's message for the person.
 func TestTaskFailed(t *testing.T) {

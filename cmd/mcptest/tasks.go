@@ -24,9 +24,10 @@ import (
 //   - task_fail (required): fails at its first poll (2025-11-25: tasks/result answers with the
 //     JSON-RPC error; 2026-07-28: the error is in tasks/get).
 //   - task_optional (optional): as task_slow; called without a task it answers at once.
-//   - task_nag (required): a hostile task that never ends: 2026-07-28, it asks a new question
-//     (a new inputRequests key) at every poll, however often it is answered; 2025-11-25, as
-//     task_ask.
+//   - task_nag (required): a hostile task that asks forever: 2026-07-28, a new question (a new
+//     inputRequests key) at every poll, however often it is answered; 2025-11-25, a new
+//     elicitation/create after every accepted answer, until an answer is not accept (then it
+//     completes saying how many it got).
 //
 // 2025-11-25 is served on an initialized session (tools/call with a "task" member); 2026-07-28 on
 // any request whose _meta names it (resultType "task", requestState rotated at every message and
@@ -49,6 +50,7 @@ type taskRecord struct {
 	Created   time.Time      `json:"created"`
 	Answer    any            `json:"answer,omitempty"` // task_ask's answer
 	Asked     bool           `json:"asked,omitempty"`
+	Asks      int            `json:"asks,omitempty"`  // task_nag (2025-11-25): questions answered accept
 	State     string         `json:"state,omitempty"` // the requestState last sent (modern)
 	Cancelled bool           `json:"cancelled,omitempty"`
 }
@@ -268,6 +270,9 @@ func (ts *taskStore) resultLocked(t *taskRecord) *mcp.CallToolResult {
 		b, _ := json.Marshal(t.Answer) // ignore error: decoded values
 		res = mcp.NewToolResultText("answer: " + string(b))
 	}
+	if t.Tool == "task_nag" && !t.Modern {
+		res = mcp.NewToolResultText(fmt.Sprintf("task_nag: %d questions answered, then %v", t.Asks, t.Answer))
+	}
 	if ts.o.hostile {
 		res = mcp.NewToolResultText(res.Content[0].(mcp.TextContent).Text + " " + hostileText)
 	}
@@ -419,6 +424,12 @@ func (ts *taskStore) result(m taskMessage, write func([]byte)) []byte {
 				}
 				_ = json.Unmarshal(raw, &ans) // ignore error: shown as decoded
 				ts.mu.Lock()
+				if t.Tool == "task_nag" && ans.Action == "accept" {
+					t.Asks++
+					t.Asked = false // and ask again
+					ts.mu.Unlock()
+					continue
+				}
 				t.Answer = map[string]any{"action": ans.Action, "content": ans.Content}
 				t.Status, t.Message = "completed", "answered"
 				ts.saveLocked()
