@@ -44,8 +44,8 @@ func (a *App) offerResult(level Level, msg, id string) {
 	a.ui.Notify(level, msg)
 }
 
-// TaskResult returns task id as Tasks does: its result escaped for a person. An unknown id, or a
-// task with no result kept, is an error.
+// TaskResult returns task id as Tasks does: its result (if one was kept) escaped for a person. An
+// unknown id, or a task still running, is an error.
 func (a *App) TaskResult(id string) (TaskEntry, error) {
 	for _, e := range a.Tasks() {
 		if e.ID != id {
