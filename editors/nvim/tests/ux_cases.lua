@@ -452,4 +452,39 @@ T.case('MCP task: its line in the statusline; :Switchboard tasks lists it and ca
   T.eq(vim.bo.modifiable, false, 'read-only')
 end)
 
+T.case('MCP task: one that ends after a restart of the host offers Show result, which opens its escaped result', function()
+  local done = T.dir .. '/done'
+  local args = { '--tasks', '--task-poll-ms', '1', '--task-state', T.dir .. '/server-tasks.json', '--hostile' }
+  local sb, c = T.start({ servers = { demo = { command = T.mcptest, args = args } } })
+  local commands, protocol = require('switchboard.commands'), require('switchboard.protocol')
+  commands.call_tool('mcp__demo__task_slow', { file = done }, 'always-allow', function() end) -- ends with the host
+  T.wait('the task running', function()
+    local list = commands.exec_sync(protocol.cmd.tasks, nil, 2000)
+    local t = type(list) == 'table' and list.tasks and list.tasks[1]
+    return t and t.state == 'running' and t.message:find('^step ') ~= nil
+  end, nil, 50)
+  T.write(done, '')
+  local offered
+  T.answer('switchboard_message', function(labels)
+    offered = labels
+    return T.pick('Show result')(labels)
+  end)
+  sb.restart()
+  T.wait('a new client', function()
+    local c2 = sb.client()
+    return c2 and c2.id ~= c.id and c2.initialized
+  end)
+  T.wait('the result buffer', function()
+    return (vim.api.nvim_buf_get_lines(0, 0, 1, false)[1] or ''):find('^# mcp__demo__task_slow: task %x+, completed$') ~= nil
+  end, nil, nil, function()
+    return { offered = offered, lines = vim.api.nvim_buf_get_lines(0, 0, -1, false) }
+  end)
+  T.eq(offered, { 'Show result' })
+  local text = table.concat(vim.api.nvim_buf_get_lines(0, 1, -1, false), '\n')
+  T.has(text, 'task_slow done after ')
+  T.has(text, 'clear\\x1b[2J', 'the escape made visible')
+  T.ok(not text:find('\27', 1, true) and not text:find('\7', 1, true), 'no raw control characters')
+  T.eq(vim.bo.modifiable, false, 'read-only')
+end)
+
 return T
