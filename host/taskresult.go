@@ -113,6 +113,18 @@ func (a *App) handBack() (string, []string) {
 	b := &a.tasks
 	b.mu.Lock()
 	b.loadLocked()
+	// Most turns have nothing to take: a read of the file tells, and only a take writes it.
+	if !b.broken && b.path != "" {
+		b.mergeLocked()
+	}
+	waiting := false
+	for _, e := range b.entries {
+		waiting = waiting || e.ForAgent && sameWorkspace(e.Folders, folders)
+	}
+	if !waiting {
+		b.mu.Unlock()
+		return "", nil
+	}
 	var take []TaskEntry
 	b.syncLocked(func() {
 		list := b.listLocked()

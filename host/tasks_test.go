@@ -125,8 +125,15 @@ func TestHandBackHostileResult(t *testing.T) {
 	if strings.ContainsAny(note, "\x1b\u202e") {
 		t.Errorf("control or bidi characters reach the model raw:\n%q", note)
 	}
+	before, err := os.Stat(a.tasks.path)
+	if err != nil {
+		t.Fatal(err)
+	}
 	if again, _ := a.handBack(); again != "" {
 		t.Errorf("handed twice:\n%s", again)
+	}
+	if after, err := os.Stat(a.tasks.path); err != nil || !os.SameFile(before, after) {
+		t.Errorf("a turn with nothing to hand back rewrote the task file (atomically: a new file)")
 	}
 }
 
