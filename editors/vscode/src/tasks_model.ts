@@ -40,7 +40,7 @@ export function taskItems(tasks: TaskInfo[]): TaskItem[] {
     return tasks.map((t) => ({
         label: `${stateIcon[t.state] ?? ""} ${t.tool}`.trim(),
         description: t.state === "running" && !t.here ? "running in another window" : t.state,
-        detail: [t.message, `started by ${t.startedBy} at ${t.started}`, t.result ? "result kept: pick to show it" : ""].filter(Boolean).join(" · "),
+        detail: [t.message, `started by ${t.startedBy} at ${t.started}`, t.result ? "result kept: pick to show it" : "", t.forAgent ? "the agent gets it with your next chat message" : ""].filter(Boolean).join(" · "),
         task: t,
     }));
 }
