@@ -436,6 +436,7 @@ T.case('MCP task: its line in the statusline; :Switchboard tasks lists it and ca
   local list = T.exec(require('switchboard.protocol').cmd.tasks)
   T.eq(list.tasks[1].state, 'cancelled')
   T.has(require('switchboard.tasks').format(list.tasks[1]), 'cancelled  mcp__demo__task_slow')
+  T.eq(require('switchboard.tasks').format(vim.tbl_extend('force', list.tasks[1], { forAgent = true })):sub(-17), '  [for the agent]')
   -- Show result on the host's notice that a task ended: the plugin declares it shows results
   -- itself, and switchboard/showTaskResult opens the (escaped) result in a scratch buffer.
   local client = sb.client()

@@ -32,7 +32,7 @@ return {
   PinChange = { 'tool', 'diff' },
   PinsChangedParams = { 'server', 'message' },
   TasksResult = { 'tasks' },
-  TaskInfo = { 'id', 'tool', 'startedBy', 'started', 'state', 'message', 'result', 'isError', 'here' },
+  TaskInfo = { 'id', 'tool', 'startedBy', 'started', 'state', 'message', 'result', 'isError', 'forAgent', 'here' },
   CancelTaskParams = { 'id' },
   -- resources.lua
   ResourcesResult = { 'resources', 'templates' },

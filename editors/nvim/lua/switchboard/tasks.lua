@@ -22,10 +22,12 @@ local function clean(s, n)
   return require('switchboard.toolform').clean(tostring(s or ''), n or 120)
 end
 
---- One picker line: "running  mcp__x__y  step 2 of 5  (agent, 2026-12-05T15:57:46Z)".
+--- One picker line: "running  mcp__x__y  step 2 of 5  (agent, 2026-12-05T15:57:46Z)"; a result
+--- that waits for the agent's next turn ends with "  [for the agent]".
 function M.format(t)
   local msg = t.message ~= '' and ('  ' .. clean(t.message, 80)) or ''
-  return ('%s  %s%s  (%s, %s)'):format(t.state, clean(t.tool), msg, clean(t.startedBy, 20), clean(t.started, 25))
+  local line = ('%s  %s%s  (%s, %s)'):format(t.state, clean(t.tool), msg, clean(t.startedBy, 20), clean(t.started, 25))
+  return t.forAgent and (line .. '  [for the agent]') or line
 end
 
 --- switchboard.tasks; cb(err, tasks).
