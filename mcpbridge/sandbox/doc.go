@@ -17,13 +17,14 @@
 //
 // [Wrap] turns the server's exec.Cmd into a start of the host's own executable, whose first act
 // ([Main], called at the top of cmd/switchboard's main and of test binaries' TestMain) is to
-// confine itself and then exec the server. Landlock (ABI 6 or later, required, never best effort)
-// restricts files, TCP connect/bind and signals/abstract sockets to outside the sandbox; the
-// launcher also sets no_new_privs. Unless the network is "true", the launcher starts in new user
-// and network namespaces: "no network" is a namespace with only its own loopback. A domain list
-// is served by a proxy in the host: the launcher listens on loopback inside the namespace, hands
-// that socket to the host over its status socket (SCM_RIGHTS), allows itself TCP connect to that
-// one port only, and execs the server with HTTP(S)_PROXY pointing there. The proxy allows CONNECT
+// confine itself and then start the server. Landlock (ABI 6 or later, required, never best
+// effort) restricts files, TCP connect/bind and signals/abstract sockets to outside the sandbox;
+// the launcher also sets no_new_privs. The launcher starts in new user, mount and PID namespaces,
+// and unless the network is "true" a network namespace: "no network" is a namespace with only its
+// own loopback. A domain list is served by a proxy in the host: the launcher listens on loopback
+// inside the namespace, hands that socket to the host over its status socket (SCM_RIGHTS), allows
+// itself TCP connect to that one port only, and starts the server with HTTP(S)_PROXY pointing
+// there. The proxy allows CONNECT
 // and plain HTTP to listed names only. Landlock and namespaces are inherited by every descendant
 // and cannot be left, so setsid, double forks and exec change nothing.
 //
@@ -57,12 +58,22 @@
 // turns into "blocked: ..." when the host sees the file). A socket inside a granted root stays
 // reachable.
 //
+// # Processes
+//
+// The launcher is its PID namespace's init and mounts that namespace's /proc over the host's, so
+// the server sees its own process tree only, never another process's command line (an
+// unsandboxed server started with --token). The launcher does not exec the server: it starts it,
+// passes on the signals the host sends it (init gets only the signals it handles), reaps the
+// orphans that the namespace gives it, and exits with the server's status once the server has
+// exited (128 plus the signal that killed it: init cannot die of its own signal). Its exit, or a
+// SIGKILL, ends every process left in the namespace, setsid ones included, before the host
+// reaps it. The launcher forwards signals from the thread that started the server: Landlock
+// (before ABI 8) confined each thread on its own, and its signal scope lets a thread signal only
+// its own domain's processes.
+//
 // # Limits
 //
-// There is no PID namespace (the server would be its namespace's init, which ignores the host's
-// SIGTERM and must reap orphans): /proc shows the server other processes and their command lines,
-// as it does to any process of the user; their environment and memory stay closed (Landlock
-// refuses ptrace-class access outside the sandbox). Inside a CONNECT tunnel the server speaks TLS
-// to whatever answers at the listed name: the list is of names, not of what a shared front
-// server routes to.
+// Inside a CONNECT tunnel the server speaks TLS to whatever answers at the listed name: the list
+// is of names, not of what a shared front server routes to. Where /proc cannot be mounted afresh
+// (a container that masks parts of the host's /proc), a sandboxed server does not start.
 package sandbox

@@ -60,7 +60,7 @@ type Sandbox struct {
 }
 
 // Wrap rewrites cmd (before Start) to run through the launcher under plan: the launcher confines
-// itself and then executes cmd's program with cmd's arguments, so the server and everything it
+// itself and then runs cmd's program with cmd's arguments, so the server and everything it
 // ever starts is confined (Landlock and namespaces are inherited; there is no way back out).
 // After cmd.Start, call [Sandbox.Started]; after the server is gone, [Sandbox.Close].
 //
@@ -85,7 +85,7 @@ func Wrap(cmd *exec.Cmd, plan *Plan, opts Options) (*Sandbox, error) {
 	return s, nil
 }
 
-// Started waits until the launcher has executed the server, or says why it did not. It closes
+// Started waits until the launcher has started the server, or says why it did not. It closes
 // the launcher's end of the status socket in the host. On error the server never ran; the
 // launcher exits by itself with status 126.
 func (s *Sandbox) Started() error {

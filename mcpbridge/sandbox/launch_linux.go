@@ -7,7 +7,9 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"syscall"
@@ -46,7 +48,9 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, launcher string) error {
 	// A user namespace (the same uid inside) lets the launcher make its own mounts (the cache
 	// overlays) and network namespace; nothing it grants reaches outside.
 	uid, gid := os.Getuid(), os.Getgid()
-	cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS
+	// A PID namespace (the launcher its init) with its own /proc: the server sees its own process
+	// tree only, not another process's command line (an unsandboxed server's --token).
+	cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWUSER | syscall.CLONE_NEWNS | syscall.CLONE_NEWPID
 	if s.plan.Network.Mode != NetAll {
 		cmd.SysProcAttr.Cloneflags |= syscall.CLONE_NEWNET
 	}
@@ -56,8 +60,8 @@ func (s *Sandbox) prepare(cmd *exec.Cmd, launcher string) error {
 	return nil
 }
 
-// started reads the launcher's messages until the socket closes (the launcher executed the
-// server: the socket is close-on-exec) or a refusal arrives.
+// started reads the launcher's messages until the socket closes (the launcher started the server
+// and closed its end; the server never had it: close-on-exec) or a refusal arrives.
 func (s *Sandbox) started() error {
 	buf := make([]byte, 4096)
 	oob := make([]byte, unix.CmsgSpace(4))
@@ -99,7 +103,8 @@ func (s *Sandbox) started() error {
 
 // Main is the launcher. cmd/switchboard's main and test binaries' TestMain call it before
 // anything else; it returns at once unless this process was started by [Wrap], and otherwise
-// never returns: it confines itself and executes the server, or reports why not and exits 126.
+// never returns: it confines itself, starts the server and stays as its PID namespace's init
+// until the server exits (then exits with the server's status), or reports why not and exits 126.
 func Main() {
 	raw, ok := os.LookupEnv(envPlan)
 	if !ok {
@@ -146,6 +151,11 @@ func launch(plan *Plan, status *os.File, need int) error {
 	if err := unix.Mount("", "/", "", unix.MS_REC|unix.MS_PRIVATE, ""); err != nil {
 		return fmt.Errorf("sandbox: mount namespace: %w; the server was not started", err)
 	}
+	// The /proc of this PID namespace, over the host's: the processes of this sandbox and no
+	// other. Landlock keeps the server from unmounting it.
+	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
+		return fmt.Errorf("sandbox: a private /proc: %w; the server was not started", err)
+	}
 	mountOverlays(plan)
 	if err := hide(plan); err != nil {
 		return fmt.Errorf("sandbox: %w; the server was not started", err)
@@ -153,11 +163,76 @@ func launch(plan *Plan, status *os.File, need int) error {
 	if err := confine(plan, netRules); err != nil {
 		return err
 	}
-	// The status socket came through ExtraFiles without close-on-exec; with it, the host sees
-	// EOF exactly when the server has replaced this process.
+	// The status socket came through ExtraFiles without close-on-exec; with it, the server does
+	// not inherit it, and the host sees EOF once this process closes it after the server started.
 	unix.CloseOnExec(int(status.Fd()))
-	err := syscall.Exec(plan.Command, os.Args, env)
-	return fmt.Errorf("sandbox: start %s: %w", plan.Command, err)
+	// Signals asked for before the server starts are kept and passed on once it has.
+	sigs := make(chan os.Signal, 8)
+	signal.Notify(sigs, forwarded...)
+	// The server gets stdin, stdout, stderr and the caller's other ExtraFiles, as exec gave them.
+	files := make([]uintptr, status.Fd())
+	for i := range files {
+		files[i] = uintptr(i)
+	}
+	// Landlock confined this process thread by thread (a domain per thread, before ABI 8's
+	// thread sync), and its signal scope lets a thread signal only processes of its own domain:
+	// the server's is the thread that starts it, so that thread alone passes signals on.
+	runtime.LockOSThread() // never unlocked: this goroutine ends in os.Exit
+	pid, err := syscall.ForkExec(plan.Command, os.Args, &syscall.ProcAttr{Env: env, Files: files})
+	if err != nil {
+		return fmt.Errorf("sandbox: start %s: %w", plan.Command, err)
+	}
+	status.Close() // ignore error: the host reads EOF: the server runs
+	os.Exit(initLoop(pid, sigs))
+	return nil // not reached
+}
+
+// forwarded are the signals the launcher passes on to the server. As its PID namespace's init it
+// gets from the host only the signals it handles (and SIGKILL, which ends it and, with it, every
+// process of the namespace).
+var forwarded = []os.Signal{unix.SIGTERM, unix.SIGINT, unix.SIGHUP, unix.SIGQUIT, unix.SIGUSR1, unix.SIGUSR2}
+
+// initLoop is the launcher's life once the server runs: it passes signals on to the server,
+// reaps every process that ends in the namespace (orphans are its children now), and returns the
+// server's exit status once the server has exited: its code, or 128 plus the signal that killed
+// it (init cannot die of a signal it sends itself). The kernel then kills whatever is left in the
+// namespace, so nothing the server started outlives it. It runs on the thread that started the
+// server.
+func initLoop(server int, sigs chan os.Signal) int {
+	exited := make(chan int, 1)
+	go reap(server, exited)
+	for {
+		select {
+		case sig := <-sigs:
+			unix.Kill(server, sig.(syscall.Signal)) // ignore error: the server may be gone
+		case code := <-exited:
+			return code
+		}
+	}
+}
+
+// reap waits for every child of the launcher and sends the server's exit status on exited.
+func reap(server int, exited chan<- int) {
+	for {
+		var ws unix.WaitStatus
+		pid, err := unix.Wait4(-1, &ws, 0, nil)
+		switch {
+		case errors.Is(err, unix.EINTR):
+			continue
+		case err != nil:
+			fmt.Fprintf(os.Stderr, "sandbox: launcher: wait: %v\n", err)
+			exited <- exitLaunch
+			return
+		case pid != server:
+			continue // an orphan, reaped
+		case ws.Signaled():
+			exited <- 128 + int(ws.Signal())
+			return
+		case ws.Exited():
+			exited <- ws.ExitStatus()
+			return
+		}
+	}
 }
 
 // confine applies the Landlock ruleset to this process (every thread), with no_new_privs.

@@ -5,8 +5,15 @@
 // sandbox tests run it confined and check that every escape fails and every allowed action works.
 //
 // Actions: read:PATH, write:PATH, list:PATH, connect:HOST:PORT, unix:PATH (a Unix socket), umount:PATH, get:URL (through the proxy the
-// environment names), exec:PATH (runs /bin/cat PATH), signal:PID (signal 0), and fork, which
-// runs the remaining actions in a grandchild that left the session (setsid) after a double fork.
+// environment names), exec:PATH (runs /bin/cat PATH), signal:PID (signal 0), procscan:NEEDLE
+// (succeeds when a visible process has the argument NEEDLE; the body lists every visible
+// process as "pid argv0"), spawn:MARKER (leaves a setsid grandchild "escaper _hold MARKER" running;
+// the body is its pid as the escaper sees it), orphan (a double-forked grandchild that exits at
+// once; succeeds when someone reaps it), wait (blocks until stdin closes), and fork, which runs the
+// remaining actions in a grandchild that left the session (setsid) after a double fork.
+//
+// "escaper _hold ARGS..." does nothing but wait for stdin to close: a process whose command line
+// holds a secret, or a grandchild left behind.
 package main
 
 import (
@@ -17,6 +24,7 @@ import (
 	"net/http"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -33,6 +41,27 @@ type result struct {
 func main() {
 	args := os.Args[1:]
 	prefix := ""
+	if len(args) > 0 && args[0] == "_exit" {
+		os.Exit(0)
+	}
+	if len(args) > 0 && args[0] == "_hold" {
+		io.Copy(io.Discard, os.Stdin) // ignore error: any end of stdin ends the hold
+		os.Exit(0)
+	}
+	if len(args) > 0 && args[0] == "_spawn" {
+		// The middle of spawn's or orphan's double fork: start the grandchild in a new session,
+		// print its pid and leave.
+		cmd := exec.Command(os.Args[0], args[1:]...)
+		cmd.Path = selfPath()
+		cmd.Stdin = os.Stdin
+		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
+		if err := cmd.Start(); err != nil {
+			fmt.Fprintln(os.Stderr, err)
+			os.Exit(1)
+		}
+		fmt.Println(cmd.Process.Pid)
+		os.Exit(0)
+	}
 	if len(args) > 0 && args[0] == "_middle" {
 		// The middle of the double fork: start the grandchild in a new session and leave.
 		cmd := exec.Command(os.Args[0], append([]string{"_grand"}, args[1:]...)...)
@@ -120,6 +149,20 @@ func try(a string) result {
 	case "exec":
 		out, err := exec.Command("/bin/cat", arg).CombinedOutput()
 		return result{OK: err == nil, Err: errString(err), Body: string(out)}
+	case "procscan":
+		return procscan(arg)
+	case "spawn":
+		pid, err := doubleFork("_hold", arg)
+		return result{OK: err == nil, Err: errString(err), Body: strconv.Itoa(pid)}
+	case "orphan":
+		pid, err := doubleFork("_exit")
+		if err != nil {
+			return result{Err: err.Error()}
+		}
+		return reaped(pid)
+	case "wait":
+		_, err := io.Copy(io.Discard, os.Stdin)
+		return result{OK: err == nil, Err: errString(err)}
 	case "signal":
 		pid, _ := strconv.Atoi(arg)
 		err := syscall.Kill(pid, 0)
@@ -138,4 +181,61 @@ func errString(err error) string {
 func emit(r result) {
 	b, _ := json.Marshal(r)
 	fmt.Println(string(b))
+}
+
+// procscan reads every visible process's command line, as a server hunting for another's token
+// would.
+func procscan(needle string) result {
+	ents, err := os.ReadDir("/proc")
+	if err != nil {
+		return result{Err: err.Error()}
+	}
+	var r result
+	var seen []string
+	for _, e := range ents {
+		if _, err := strconv.Atoi(e.Name()); err != nil {
+			continue
+		}
+		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err != nil {
+			continue // gone, or a kernel thread's empty line
+		}
+		argv0, _, _ := strings.Cut(string(b), "\x00")
+		seen = append(seen, e.Name()+" "+argv0)
+		if slices.Contains(strings.Split(string(b), "\x00"), needle) {
+			r.OK = true
+		}
+	}
+	r.Body = strings.Join(seen, "\n")
+	if !r.OK {
+		r.Err = "not found"
+	}
+	return r
+}
+
+// doubleFork starts "escaper args..." as a setsid grandchild through a middle process that exits
+// at once, so the grandchild is an orphan; it returns the grandchild's pid.
+func doubleFork(args ...string) (int, error) {
+	cmd := exec.Command(os.Args[0], append([]string{"_spawn"}, args...)...)
+	cmd.Path = selfPath()
+	cmd.Stdin = os.Stdin
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		return 0, err
+	}
+	return strconv.Atoi(strings.TrimSpace(string(out)))
+}
+
+// reaped waits until process pid is gone from /proc: an orphan that exited stays there as a
+// zombie until whoever adopted it reaps it.
+func reaped(pid int) result {
+	deadline := time.Now().Add(10 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat("/proc/" + strconv.Itoa(pid)); err != nil {
+			return result{OK: true}
+		}
+		time.Sleep(5 * time.Millisecond) // running still (about to exit) or a zombie not yet reaped
+	}
+	return result{Err: "orphan " + strconv.Itoa(pid) + " was never reaped"}
 }
