@@ -47,6 +47,11 @@ type Launch struct {
 	// policy package does not fetch; it decides on what it is told.
 	Registry    string
 	RegistryErr string
+	// Sandboxed: a stdio server whose entry confines it ("sandbox": true or a profile).
+	Sandboxed bool
+	// NoSandbox says why this system cannot run a sandboxed server ("" when it can), for the
+	// message of a server that mcpSandbox "required" blocks.
+	NoSandbox string
 }
 
 func (l Launch) stdio() bool { return l.Transport == "" || l.Transport == "stdio" }
@@ -96,7 +101,7 @@ func (p *Policy) Admit(l Launch) Decision {
 	step := func(check, outcome string, r *Rule) { chain = append(chain, Step{check, outcome, r}) }
 	blocked := func(r *Rule, why string) Decision {
 		step("result", "blocked", r)
-		return Decision{Rule: r, Reason: why, Message: p.message(r, why), Chain: chain}
+		return Decision{Rule: r, Reason: why, Message: p.message(r, why, ""), Chain: chain}
 	}
 	if p == nil {
 		return Decision{Allowed: true, Reason: "no policy", Chain: []Step{{"policy", "none", nil}}}
@@ -118,6 +123,7 @@ func (p *Policy) Admit(l Launch) Decision {
 		return blocked(p.mcpAccessRule, "MCP is turned off (mcpAccess none)")
 	}
 	exclusive := false
+	var managedRule *Rule
 	if len(p.exclusive) > 0 {
 		r := p.exclusive[0].rule
 		i := slices.IndexFunc(p.managed, func(m ManagedServer) bool { return m.Name == l.Name })
@@ -125,7 +131,8 @@ func (p *Policy) Admit(l Launch) Decision {
 			step("managed-mcp.json", "not one of its servers", r)
 			return blocked(r, fmt.Sprintf("only the servers of %s may start", r.File))
 		}
-		step("managed-mcp.json", "one of its servers", p.managed[i].Rule)
+		managedRule = p.managed[i].Rule
+		step("managed-mcp.json", "one of its servers", managedRule)
 		exclusive = true
 	}
 	if !exclusive {
@@ -161,12 +168,23 @@ func (p *Policy) Admit(l Launch) Decision {
 		step("workspaceServers", "deny", p.workspaceDeny)
 		return blocked(p.workspaceDeny, "servers defined by a workspace may not start (workspaceServers deny)")
 	}
-	step("result", "allowed", nil)
-	d := Decision{Allowed: true, Exclusive: exclusive, Reason: "allowed by the organisation's policy", Chain: chain}
-	if exclusive {
-		d.Rule = chain[len(chain)-2].Rule
+	if r := p.sandboxRule; r != nil && l.stdio() {
+		if !l.Sandboxed {
+			// Blocked, not confined by a default profile the person never saw: what runs is what
+			// the entry says, and the entry (its trust, its fingerprint) is the person's to change.
+			step("mcpSandbox", "required, and the entry has no sandbox", r)
+			why, hint := "local servers must run sandboxed (mcpSandbox required)", `add "sandbox": true to the server's entry`
+			if l.NoSandbox != "" {
+				why += "; this system cannot sandbox one: " + l.NoSandbox
+				hint = "this system cannot run a sandboxed server (" + l.NoSandbox + ")"
+			}
+			step("result", "blocked", r)
+			return Decision{Rule: r, Reason: why, Message: p.message(r, why, hint), Chain: chain}
+		}
+		step("mcpSandbox", "required: the entry is sandboxed", r)
 	}
-	return d
+	step("result", "allowed", nil)
+	return Decision{Allowed: true, Exclusive: exclusive, Rule: managedRule, Reason: "allowed by the organisation's policy", Chain: chain}
 }
 
 // brokenRule names the first broken file as a rule, so that status and audit can carry it.
@@ -183,11 +201,14 @@ func (p *Policy) brokenRule() *Rule {
 	return r
 }
 
-// message is the person's sentence: what blocked it, where, and whom to ask. Everything from
-// a file is escaped (a policy file is admin-written, but the server name and paths are not).
-func (p *Policy) message(r *Rule, why string) string { return p.messageDetail(r, why, "") }
+// message is the person's sentence: what blocked it, where, what the person can do (hint, when
+// there is something), and whom to ask. Everything from a file is escaped (a policy file is
+// admin-written, but the server name and paths are not).
+func (p *Policy) message(r *Rule, why, hint string) string { return p.messageDetail(r, why, "", hint) }
 
-func (p *Policy) messageDetail(r *Rule, why, detail string) string {
+// messageDetail is message with a detail in brackets after the rule's place (what the registry
+// check found).
+func (p *Policy) messageDetail(r *Rule, why, detail, hint string) string {
 	where := ""
 	if r != nil && r.File != "" {
 		where = " in " + r.File
@@ -206,12 +227,15 @@ func (p *Policy) messageDetail(r *Rule, why, detail string) string {
 	if detail != "" {
 		where += " (" + detail + ")"
 	}
+	if hint != "" {
+		where += ": " + hint
+	}
 	return safetext.Line("Blocked by your organisation: " + what + where + ". " + contact)
 }
 
 // messageWhy is message with the reason spelled out after the rule (the rule alone does not say
 // what the person can change).
-func (p *Policy) messageWhy(r *Rule, why string) string { return p.messageDetail(r, why, why) }
+func (p *Policy) messageWhy(r *Rule, why string) string { return p.messageDetail(r, why, why, "") }
 
 // Contact is whom the policy names to ask.
 func (p *Policy) Contact() Contact {

@@ -41,8 +41,9 @@
 // and mcp__* in deny and ask only), permissions.disableBypassPermissionsMode "disable",
 // allowManagedPermissionRulesOnly; and
 // Switchboard's own disabledModes, pinning, workspaceServers, sampling, sharedServers,
-// mcpAccess, mcpRegistryUrl, adminContact {email, url} and inheritPolicies. Unknown keys are
-// warnings; a known key with a wrong value is an error. managed-mcp.json is {"mcpServers": {...}}; an empty map
+// mcpAccess, mcpRegistryUrl, mcpSandbox ("required" | "optional"), adminContact {email, url}
+// and inheritPolicies. Unknown keys are warnings; a known key with a wrong value is an error.
+// managed-mcp.json is {"mcpServers": {...}}; an empty map
 // turns MCP off. VS Code's ChatMCP maps to mcpAccess, ChatToolsAutoApprove false disables
 // always-allow, ChatToolsEligibleForAutoApproval {tool: false} asks for MCP tool names, and
 // AdminContactEmail / AdminContactUrl give the contact.
@@ -54,7 +55,10 @@
 // Launch.Managed set); allowManagedMcpServersOnly without an allowlist; mcpAccess registry (only
 // a server the host found to be exactly what the organisation's registry gives for the name and
 // version its entry records, Launch.Registry; the registry is mcpRegistryUrl, else VS Code's
-// McpGalleryServiceUrl, else the official one); every allowlist; workspaceServers deny. Matching is on the resolved launch (Launch), never on the template, so ${env:X} cannot
+// McpGalleryServiceUrl, else the official one); every allowlist; workspaceServers deny;
+// mcpSandbox required (a stdio server whose entry has no sandbox, Launch.Sandboxed false, is
+// blocked, never confined by a profile the person did not see; HTTP servers are untouched).
+// Matching is on the resolved launch (Launch), never on the template, so ${env:X} cannot
 // dodge a rule. serverCommand compares the argument list exactly, as Claude Code does; its
 // command matches the program that runs: an allow rule's bare command is looked up on the
 // host's PATH and must be the same file as what runs; a deny rule also matches any program of

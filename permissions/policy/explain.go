@@ -108,6 +108,7 @@ func (p *Policy) Rules() []RuleInfo {
 		}
 	}
 	add("workspace servers denied", p.workspaceDeny)
+	add("local servers run sandboxed only", p.sandboxRule)
 	add("sampling denied", p.samplingDeny)
 	add("shared servers "+p.shared, p.sharedRule)
 	add("pinning "+p.pinning, p.pinningRule)

@@ -13,7 +13,8 @@ import (
 var ownKeys = []string{
 	"allowedMcpServers", "deniedMcpServers", "allowManagedMcpServersOnly", "permissions",
 	"allowManagedPermissionRulesOnly", "disabledModes", "pinning", "workspaceServers", "sampling",
-	"sharedServers", "mcpAccess", "mcpRegistryUrl", "adminContact", "inheritPolicies", "$schema",
+	"sharedServers", "mcpAccess", "mcpRegistryUrl", "mcpSandbox", "adminContact", "inheritPolicies",
+	"$schema",
 }
 
 // settings reads one managed-settings.json (or drop-in) object.
@@ -59,7 +60,7 @@ func (f *fileParse) settings(root *node) {
 						f.disableMode(e.str, f.rule(e))
 					}
 				}
-			case "pinning", "workspaceServers", "sampling", "sharedServers", "mcpAccess":
+			case "pinning", "workspaceServers", "sampling", "sharedServers", "mcpAccess", "mcpSandbox":
 				if f.want(v, 's', k, "a string") {
 					f.restrict(k, v.str, v)
 				}
@@ -163,6 +164,10 @@ func (f *fileParse) restrict(key, val string, n *node) {
 	case "sampling":
 		if val == "deny" {
 			p.samplingDeny = firstRule(p.samplingDeny, r)
+		}
+	case "mcpSandbox":
+		if val == "required" {
+			p.sandboxRule = firstRule(p.sandboxRule, r)
 		}
 	}
 	f.contributed("%s %s", key, val)

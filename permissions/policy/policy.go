@@ -156,6 +156,7 @@ type Policy struct {
 	mcpAccessRule  *Rule
 	workspaceDeny  *Rule
 	samplingDeny   *Rule
+	sandboxRule    *Rule // mcpSandbox "required": a stdio server starts only sandboxed
 	shared         string
 	sharedRule     *Rule
 	pinning        string
@@ -192,6 +193,7 @@ var (
 		"pinning":          {"enforce": 0, "warn": 1, "off": 2},
 		"workspaceServers": {"deny": 0, "ask": 1},
 		"sampling":         {"deny": 0, "ask": 1, "allow": 2},
+		"mcpSandbox":       {"required": 0, "optional": 1},
 	}
 	knownModes = []string{ModeSingleConfirm, ModeAlwaysAllow, ModeAllowlistOnly}
 )

@@ -29,7 +29,7 @@ func (p *Policy) Tool(tool, server string) ToolVerdict {
 		}
 		r := p.brokenRule()
 		why := "the organisation's policy is broken (" + p.broken[0].Error() + "), so every MCP call is refused"
-		return ToolVerdict{Deny: r, Reason: "denied: " + why, Message: p.message(r, why)}
+		return ToolVerdict{Deny: r, Reason: "denied: " + why, Message: p.message(r, why, "")}
 	}
 	if len(p.toolDeny)+len(p.toolAsk)+len(p.toolAllow) == 0 {
 		return ToolVerdict{}
@@ -46,12 +46,12 @@ func (p *Policy) Tool(tool, server string) ToolVerdict {
 	if server != "" {
 		if r := findTool(p.toolDeny["*"], part, "*", false); r != nil {
 			return ToolVerdict{Deny: r, Reason: fmt.Sprintf("denied by the organisation's policy: %s %s in %s", r.Key(), r.Text, r.Loc()),
-				Message: p.message(r, "")}
+				Message: p.message(r, "", "")}
 		}
 	}
 	if r := findTool(p.toolDeny[key], part, server, false); r != nil {
 		return ToolVerdict{Deny: r, Reason: fmt.Sprintf("denied by the organisation's policy: %s %s in %s", r.Key(), r.Text, r.Loc()),
-			Message: p.message(r, "")}
+			Message: p.message(r, "", "")}
 	}
 	var v ToolVerdict
 	r := findTool(p.toolAsk[key], part, server, false)
@@ -117,7 +117,7 @@ func (p *Policy) Mode(mode string, explicit bool) ModeVerdict {
 		return ModeVerdict{Mode: mode}
 	}
 	if explicit {
-		return ModeVerdict{Refused: r, Message: p.message(r, "mode "+mode+" is disabled")}
+		return ModeVerdict{Refused: r, Message: p.message(r, "mode "+mode+" is disabled", "")}
 	}
 	fb := ModeSingleConfirm
 	if _, x := p.disabledModes[fb]; x {
