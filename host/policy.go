@@ -15,6 +15,7 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/mcpregistry"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
+	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
 	"github.com/switchboard-dev/switchboard/permissions"
 	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
@@ -67,6 +68,12 @@ func PolicyLaunch(c config.ServerConfig, managed []policy.ManagedServer) policy.
 		l.Scope, l.Managed = policy.ScopeManaged, c.Source
 	}
 	if c.Transport == config.TransportStdio || c.Transport == "" {
+		// mcpSandbox "required" admits the entry's own sandbox only: the launcher refuses to start
+		// it where the kernel cannot confine it, and the block says when this system cannot.
+		l.Sandboxed = c.Sandbox != nil
+		if err := sandbox.Available(); err != nil {
+			l.NoSandbox = strings.TrimPrefix(err.Error(), "sandbox: ")
+		}
 		switch {
 		case filepath.IsAbs(c.Command):
 			l.Path = c.Command

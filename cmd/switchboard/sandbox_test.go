@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strings"
@@ -71,5 +72,62 @@ func TestMCPSandboxAllow(t *testing.T) {
 	errb.Reset()
 	if code := run([]string{"mcp", "sandbox", "open", "--allow-read", "/srv/data", "--file", file}, &out, &errb); code != 1 || !strings.Contains(errb.String(), "has no sandbox") {
 		t.Errorf("exit %d: %s", code, errb.String())
+	}
+}
+
+// TestCheckPolicySandboxRequired: with mcpSandbox "required" in a real root-owned policy file,
+// a sandboxed server starts (through this binary as its launcher) and one without a sandbox,
+// or with "sandbox": false, is blocked and never runs: check names the rule, its place and what
+// to do, and --json gives the deciding rule.
+func TestCheckPolicySandboxRequired(t *testing.T) {
+	if err := sandbox.Available(); err != nil {
+		t.Skipf("no sandbox on this system: %v", err)
+	}
+	bin := checkBuildMCPTest(t) // before HOME moves: go build's cache is under it
+	file := withPolicyTree(t, "{\n  \"mcpSandbox\": \"required\",\n  \"adminContact\": {\"email\": \"it@example.com\"}\n}")
+	home := t.TempDir()
+	t.Setenv("HOME", home)
+	t.Setenv("XDG_CONFIG_HOME", filepath.Join(home, ".config"))
+	t.Setenv("XDG_STATE_HOME", filepath.Join(home, ".local", "state"))
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "ran")
+	run := "touch " + marker + "; exec " + bin
+	cfg := checkWriteJSON(t, filepath.Join(dir, "mcp.json"), map[string]any{"mcpServers": map[string]any{
+		"boxed": map[string]any{"command": bin, "sandbox": true},
+		"plain": map[string]any{"command": "/bin/sh", "args": []string{"-c", run}},
+		"off":   map[string]any{"command": "/bin/sh", "args": []string{"-c", run}, "sandbox": false},
+	}})
+	var stdout, stderr bytes.Buffer
+	if code := runCheck([]string{"--config", cfg, "--pins", filepath.Join(dir, "pins.json")}, &stdout, &stderr); code != 0 {
+		t.Errorf("exit %d (blocked is a state, not an error)\n%s", code, stderr.String())
+	}
+	out := stdout.String()
+	for _, want := range []string{
+		"boxed  READY  stdio",
+		"plain  BLOCKED", "off  BLOCKED",
+		`blocked: Blocked by your organisation: mcpSandbox "required" in ` + file + `:2:17: add "sandbox": true to the server's entry. Contact it@example.com.`,
+		"rule local servers run sandboxed only: " + file + "#/mcpSandbox (line 2)",
+		"server plain: blocked by " + file + "#/mcpSandbox (line 2)",
+		"server boxed: allowed",
+	} {
+		if !strings.Contains(out, want) {
+			t.Errorf("check output lacks %q:\n%s\nstderr:\n%s", want, out, stderr.String())
+		}
+	}
+	if _, err := os.Stat(marker); err == nil {
+		t.Errorf("an unsandboxed server ran under mcpSandbox required")
+	}
+	stdout.Reset()
+	runCheck([]string{"--config", cfg, "--pins", filepath.Join(dir, "pins.json"), "--json"}, &stdout, &stderr)
+	var rep struct {
+		Policy struct {
+			Servers map[string]struct{ Decision, Rule string } `json:"servers"`
+		} `json:"policy"`
+	}
+	if err := json.Unmarshal(stdout.Bytes(), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if s := rep.Policy.Servers["off"]; s.Decision != "blocked" || s.Rule != file+"#/mcpSandbox" || rep.Policy.Servers["boxed"].Decision != "allowed" {
+		t.Errorf("json policy = %+v", rep.Policy)
 	}
 }

@@ -10,12 +10,14 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
 )
 
 // mcptestBin is cmd/mcptest, built once by TestMain.
 var mcptestBin string
 
 func TestMain(m *testing.M) {
+	sandbox.Main() // this test binary is the launcher of the sandboxed servers the host starts
 	// Fuzz workers run only the fuzz target, which starts no MCP server: skip the build there.
 	if slices.ContainsFunc(os.Args, func(a string) bool { return strings.HasPrefix(a, "-test.fuzzworker") }) {
 		os.Exit(m.Run())

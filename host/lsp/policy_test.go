@@ -10,6 +10,7 @@ import (
 	"github.com/switchboard-dev/switchboard/host/hosttest"
 	"github.com/switchboard-dev/switchboard/host/lsp"
 	"github.com/switchboard-dev/switchboard/host/wire"
+	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
 	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
 
@@ -213,5 +214,71 @@ func TestPolicyForcesPinning(t *testing.T) {
 	awaitPinsChanged(env, 1)
 	if res := call(env, "mcp__t__echo", map[string]string{"text": "after"}); !res.IsError || !strings.Contains(res.Text, "changed since you approved it") {
 		t.Errorf("echo after the change, pinning off but forced = %+v", res)
+	}
+}
+
+// TestPolicySandboxRequired: with mcpSandbox "required", a server without a sandbox does not
+// start from editor settings, the user's file or a workspace file (which is not even asked
+// about); each is blocked with the sentence naming the rule, its place and what to do. A
+// sandboxed server starts and answers.
+func TestPolicySandboxRequired(t *testing.T) {
+	if err := sandbox.Available(); err != nil {
+		t.Skipf("no sandbox on this system: %v", err)
+	}
+	ps := policyTree(t, `{"mcpSandbox": "required", "adminContact": {"email": "it@example.com"}}`)
+	file := filepath.Join(ps.Dir, policy.SettingsFile)
+	boxed := server()
+	boxed["sandbox"] = true
+	user := `{"servers": {"u": {"command": ` + jsonString(mcptestBin) + `, "args": [], "sandbox": false}}}`
+	ws := `{"mcpServers": {"w": {"command": ` + jsonString(mcptestBin) + `}}}`
+	env := hosttest.Run(t, hosttest.Config{
+		InitOptions: initOpts(map[string]any{"t": server(), "boxed": boxed}, "mode", "always-allow"),
+		UserFiles:   map[string]string{"mcp.json": user},
+		Files:       map[string]string{".mcp.json": ws},
+		Options:     withPolicy(ps),
+		Responder:   hosttest.Answer("Trust"),
+	})
+	env.AwaitServer("boxed", "ready")
+	for _, name := range []string{"t", "u", "w"} {
+		env.AwaitServer(name, "blocked")
+	}
+	st := servers(env)
+	want := `Blocked by your organisation: mcpSandbox "required" in ` + file + `:1:16: add "sandbox": true to the server's entry. Contact it@example.com.`
+	for _, name := range []string{"t", "u", "w"} {
+		if s := st[name]; s.Error != want || s.Policy == nil || s.Policy.Rule != file+"#/mcpSandbox" {
+			t.Errorf("%s = %+v", name, s)
+		}
+	}
+	if res := call(env, "mcp__boxed__echo", map[string]string{"text": "x"}); res.IsError || res.Text != "x" {
+		t.Errorf("the sandboxed server's echo = %+v", res)
+	}
+	if res := call(env, "mcp__t__echo", map[string]string{"text": "x"}); !res.IsError {
+		t.Errorf("a call to the blocked server ran: %+v", res)
+	}
+	if n := len(env.State().RequestParams("window/showMessageRequest")); n != 0 {
+		t.Errorf("%d questions asked (a blocked workspace server must not ask for trust)", n)
+	}
+}
+
+// TestPolicySandboxRequiredLive: mcpSandbox "required" written while the host runs stops the
+// running unsandboxed server; the sandboxed one runs on.
+func TestPolicySandboxRequiredLive(t *testing.T) {
+	if err := sandbox.Available(); err != nil {
+		t.Skipf("no sandbox on this system: %v", err)
+	}
+	ps := policyTree(t, "")
+	boxed := server()
+	boxed["sandbox"] = true
+	env := runWith(t, hosttest.Config{
+		InitOptions: initOpts(map[string]any{"t": server(), "boxed": boxed}),
+		Options:     withPolicy(ps),
+	})
+	env.AwaitServer("boxed", "ready")
+	writePolicy(t, filepath.Join(ps.Dir, policy.SettingsFile), `{"mcpSandbox": "required"}`)
+	if s := env.AwaitServer("t", "blocked"); !strings.Contains(s.Error, `mcpSandbox "required"`) {
+		t.Errorf("t = %+v", s)
+	}
+	if s := servers(env)["boxed"]; s.State != "ready" {
+		t.Errorf("the sandboxed server = %+v", s)
 	}
 }
