@@ -7,13 +7,14 @@
 // Actions: read:PATH, write:PATH, list:PATH, connect:HOST:PORT, unix:PATH (a Unix socket), umount:PATH, get:URL (through the proxy the
 // environment names), exec:PATH (runs /bin/cat PATH), signal:PID (signal 0), procscan:NEEDLE
 // (succeeds when a visible process has the argument NEEDLE; the body lists every visible
-// process as "pid argv0"), spawn:MARKER (leaves a setsid grandchild "escaper _hold MARKER" running;
+// process as "pid argv0"), spawn:MARKER (leaves a setsid grandchild "escaper _linger MARKER" running;
 // the body is its pid as the escaper sees it), orphan (a double-forked grandchild that exits at
 // once; succeeds when someone reaps it), wait (blocks until stdin closes), and fork, which runs the
 // remaining actions in a grandchild that left the session (setsid) after a double fork.
 //
 // "escaper _hold ARGS..." does nothing but wait for stdin to close: a process whose command line
-// holds a secret, or a grandchild left behind.
+// holds a secret. "escaper _linger ARGS..." waits an hour, whatever happens to its stdin: a
+// grandchild left behind, which only a kill ends.
 package main
 
 import (
@@ -42,6 +43,10 @@ func main() {
 	args := os.Args[1:]
 	prefix := ""
 	if len(args) > 0 && args[0] == "_exit" {
+		os.Exit(0)
+	}
+	if len(args) > 0 && args[0] == "_linger" {
+		time.Sleep(time.Hour)
 		os.Exit(0)
 	}
 	if len(args) > 0 && args[0] == "_hold" {
@@ -152,7 +157,7 @@ func try(a string) result {
 	case "procscan":
 		return procscan(arg)
 	case "spawn":
-		pid, err := doubleFork("_hold", arg)
+		pid, err := doubleFork("_linger", arg)
 		return result{OK: err == nil, Err: errString(err), Body: strconv.Itoa(pid)}
 	case "orphan":
 		pid, err := doubleFork("_exit")
