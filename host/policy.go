@@ -71,7 +71,7 @@ func PolicyLaunch(c config.ServerConfig, managed []policy.ManagedServer) policy.
 		// mcpSandbox "required" admits the entry's own sandbox only: the launcher refuses to start
 		// it where the kernel cannot confine it, and the block says when this system cannot.
 		l.Sandboxed = c.Sandbox != nil
-		if err := sandbox.Available(); err != nil {
+		if err := sandboxAvailable(); err != nil {
 			l.NoSandbox = strings.TrimPrefix(err.Error(), "sandbox: ")
 		}
 		switch {
@@ -92,6 +92,9 @@ func PolicyLaunch(c config.ServerConfig, managed []policy.ManagedServer) policy.
 	}
 	return l
 }
+
+// sandboxAvailable says why this system cannot sandbox a server (tests: a kernel without Landlock).
+var sandboxAvailable = sandbox.Available
 
 // lookPathIn finds command in the folders of path as the sandbox does (absolute entries only),
 // "" when none has it.

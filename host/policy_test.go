@@ -1,9 +1,11 @@
 package host
 
 import (
+	"errors"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
@@ -134,5 +136,30 @@ func BenchmarkPolicyVerdict(b *testing.B) {
 				a.policyVerdict(req)
 			}
 		})
+	}
+}
+
+// TestPolicySandboxRequiredNoKernel: under mcpSandbox "required", where the kernel cannot
+// sandbox, an unsandboxed server's block says so (adding "sandbox": true would not help); a
+// sandboxed entry passes the policy and is refused by the launcher, which never runs it
+// unconfined (mcpbridge/sandbox TestKernelLacksLandlockRefuses).
+func TestPolicySandboxRequiredNoKernel(t *testing.T) {
+	old := sandboxAvailable
+	sandboxAvailable = func() error { return errors.New("sandbox: this kernel has no Landlock") }
+	t.Cleanup(func() { sandboxAvailable = old })
+	pol := policy.FromSources(exec.LookPath, policy.MemSource{Path: "/etc/switchboard/managed-settings.json", Data: []byte(`{"mcpSandbox": "required"}`)})
+	plain := config.ServerConfig{Name: "fs", Transport: config.TransportStdio, Command: "/bin/sh"}
+	b := PolicyBlock(pol, plain)
+	if b == nil || b.Rule != "/etc/switchboard/managed-settings.json#/mcpSandbox" ||
+		!strings.HasSuffix(b.Message, "this system cannot run a sandboxed server (this kernel has no Landlock). Ask your administrator.") {
+		t.Errorf("block = %+v", b)
+	}
+	boxed := plain
+	boxed.Sandbox = &sandbox.Profile{}
+	if b := PolicyBlock(pol, boxed); b != nil {
+		t.Errorf("a sandboxed entry was blocked by the policy: %+v", b)
+	}
+	if b := PolicyBlock(pol, config.ServerConfig{Name: "api", Transport: config.TransportHTTP, URL: "https://mcp.example.com/"}); b != nil {
+		t.Errorf("an HTTP server was blocked: %+v", b)
 	}
 }
