@@ -130,4 +130,9 @@ func TestCheckPolicySandboxRequired(t *testing.T) {
 	if s := rep.Policy.Servers["off"]; s.Decision != "blocked" || s.Rule != file+"#/mcpSandbox" || rep.Policy.Servers["boxed"].Decision != "allowed" {
 		t.Errorf("json policy = %+v", rep.Policy)
 	}
+	stdout.Reset()
+	runPolicy([]string{"explain", "plain", "--config", cfg}, &stdout, &stderr)
+	if out := stdout.String(); !strings.Contains(out, "server plain: blocked") || !strings.Contains(out, "mcpSandbox: required, and the entry has no sandbox") {
+		t.Errorf("policy explain plain:\n%s", out)
+	}
 }
