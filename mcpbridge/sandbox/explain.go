@@ -6,22 +6,32 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 )
 
 // Refusals as programs print them: Node, Python, Go, C tools (cat: PATH: Permission denied).
-var (
-	nodeDenied   = regexp.MustCompile(`EACCES: permission denied, (\w+) '([^']+)'`)
-	pyDenied     = regexp.MustCompile(`\[Errno 13\] Permission denied: '([^']+)'`)
-	goDenied     = regexp.MustCompile(`\b(open|mkdir|remove|rename|stat|lstat|readdir|chmod|symlink|link|unlinkat|openat) (/[^:]*): permission denied`)
-	cDenied      = regexp.MustCompile(`(/[^:]*): Permission denied`)
-	nodeMissing  = regexp.MustCompile(`ENOENT: no such file or directory, (\w+) '([^']+)'`)
-	pyMissing    = regexp.MustCompile(`\[Errno 2\] No such file or directory: '([^']+)'`)
-	goMissing    = regexp.MustCompile(`\b(open|stat|lstat|readdir|openat|mkdir) (/[^:]*): no such file or directory`)
-	cMissing     = regexp.MustCompile(`(/[^:]*): No such file or directory`)
-	connectDenie = regexp.MustCompile(`(?:dial tcp|connect) ([0-9a-fA-F.:\[\]]+:\d+)(?:: connect)?: (?:permission denied|network is unreachable)`)
-)
+// Compiled on the first line Explain reads, not at package init: every start of the binary
+// (`switchboard serve`, each CLI command, the sandbox launcher) paid 82 KB in 408 allocations for
+// them, most without ever running a sandboxed server (cmd/sbbench "first call").
+var refusals = sync.OnceValue(func() *refusalREs {
+	return &refusalREs{
+		nodeDenied:    regexp.MustCompile(`EACCES: permission denied, (\w+) '([^']+)'`),
+		pyDenied:      regexp.MustCompile(`\[Errno 13\] Permission denied: '([^']+)'`),
+		goDenied:      regexp.MustCompile(`\b(open|mkdir|remove|rename|stat|lstat|readdir|chmod|symlink|link|unlinkat|openat) (/[^:]*): permission denied`),
+		cDenied:       regexp.MustCompile(`(/[^:]*): Permission denied`),
+		nodeMissing:   regexp.MustCompile(`ENOENT: no such file or directory, (\w+) '([^']+)'`),
+		pyMissing:     regexp.MustCompile(`\[Errno 2\] No such file or directory: '([^']+)'`),
+		goMissing:     regexp.MustCompile(`\b(open|stat|lstat|readdir|openat|mkdir) (/[^:]*): no such file or directory`),
+		cMissing:      regexp.MustCompile(`(/[^:]*): No such file or directory`),
+		connectDenied: regexp.MustCompile(`(?:dial tcp|connect) ([0-9a-fA-F.:\[\]]+:\d+)(?:: connect)?: (?:permission denied|network is unreachable)`),
+	}
+})
+
+type refusalREs struct {
+	nodeDenied, pyDenied, goDenied, cDenied, nodeMissing, pyMissing, goMissing, cMissing, connectDenied *regexp.Regexp
+}
 
 // Explain turns a line of the server's stderr that reports a refusal the sandbox caused (a
 // permission error, or "no such file" for a hidden path that exists) into one
@@ -33,29 +43,30 @@ var (
 func (p *Plan) Explain(line string) (string, bool) {
 	var path, op string
 	missing := false
+	re := refusals()
 	switch {
-	case nodeDenied.MatchString(line):
-		m := nodeDenied.FindStringSubmatch(line)
+	case re.nodeDenied.MatchString(line):
+		m := re.nodeDenied.FindStringSubmatch(line)
 		op, path = m[1], m[2]
-	case pyDenied.MatchString(line):
-		path = pyDenied.FindStringSubmatch(line)[1]
-	case goDenied.MatchString(line):
-		m := goDenied.FindStringSubmatch(line)
+	case re.pyDenied.MatchString(line):
+		path = re.pyDenied.FindStringSubmatch(line)[1]
+	case re.goDenied.MatchString(line):
+		m := re.goDenied.FindStringSubmatch(line)
 		op, path = m[1], m[2]
-	case cDenied.MatchString(line):
-		path = cDenied.FindStringSubmatch(line)[1]
-	case nodeMissing.MatchString(line):
-		m := nodeMissing.FindStringSubmatch(line)
+	case re.cDenied.MatchString(line):
+		path = re.cDenied.FindStringSubmatch(line)[1]
+	case re.nodeMissing.MatchString(line):
+		m := re.nodeMissing.FindStringSubmatch(line)
 		op, path, missing = m[1], m[2], true
-	case pyMissing.MatchString(line):
-		path, missing = pyMissing.FindStringSubmatch(line)[1], true
-	case goMissing.MatchString(line):
-		m := goMissing.FindStringSubmatch(line)
+	case re.pyMissing.MatchString(line):
+		path, missing = re.pyMissing.FindStringSubmatch(line)[1], true
+	case re.goMissing.MatchString(line):
+		m := re.goMissing.FindStringSubmatch(line)
 		op, path, missing = m[1], m[2], true
-	case cMissing.MatchString(line):
-		path, missing = cMissing.FindStringSubmatch(line)[1], true
-	case connectDenie.MatchString(line) && p.Network.Mode != NetAll:
-		addr := connectDenie.FindStringSubmatch(line)[1]
+	case re.cMissing.MatchString(line):
+		path, missing = re.cMissing.FindStringSubmatch(line)[1], true
+	case re.connectDenied.MatchString(line) && p.Network.Mode != NetAll:
+		addr := re.connectDenied.FindStringSubmatch(line)[1]
 		return "blocked: connection to " + safetext.Line(addr) + " (" + p.networkWhy() + ")", true
 	default:
 		return "", false
