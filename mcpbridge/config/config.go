@@ -761,27 +761,33 @@ type EnvRef struct{ Var, Where string }
 // (by key), headers (by name).
 func (c ServerConfig) EnvRefs() []EnvRef {
 	var out []EnvRef
-	add := func(where, s string) {
+	// A string without "${" has no reference: it skips the regexp and the label (Redact runs this
+	// for every logger a server's connection makes, several before its first call is answered).
+	add := func(where func() string, s string) {
+		if !strings.Contains(s, "${") {
+			return
+		}
 		for _, m := range varRE.FindAllString(s, -1) {
 			if name, _, _ := envRef(m); name != "" {
-				out = append(out, EnvRef{Var: name, Where: where})
+				out = append(out, EnvRef{Var: name, Where: where()})
 			}
 		}
 	}
-	add("the command", c.Command)
+	label := func(s string) func() string { return func() string { return s } }
+	add(label("the command"), c.Command)
 	for i, a := range c.Args {
-		add(fmt.Sprintf("argument %d", i+1), a)
+		add(func() string { return fmt.Sprintf("argument %d", i+1) }, a)
 	}
-	add("cwd", c.Cwd)
-	add("the url", c.URL)
+	add(label("cwd"), c.Cwd)
+	add(label("the url"), c.URL)
 	for _, k := range sortedKeys(c.Env) {
-		add("env "+k, c.Env[k])
+		add(func() string { return "env " + k }, c.Env[k])
 	}
 	for _, k := range sortedKeys(c.Headers) {
-		add("header "+k, c.Headers[k])
+		add(func() string { return "header " + k }, c.Headers[k])
 	}
 	if c.OAuth != nil {
-		add("oauth.clientSecret", c.OAuth.ClientSecret)
+		add(label("oauth.clientSecret"), c.OAuth.ClientSecret)
 	}
 	return out
 }

@@ -121,6 +121,9 @@ func inputRef(m string) string {
 func (c ServerConfig) InputRefs() []string {
 	var out []string
 	add := func(s string) {
+		if !strings.Contains(s, "${") { // no reference: the regexp is not needed
+			return
+		}
 		for _, m := range varRE.FindAllString(s, -1) {
 			if id := inputRef(m); id != "" && !slices.Contains(out, id) {
 				out = append(out, id)
