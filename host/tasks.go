@@ -584,12 +584,24 @@ func (a *App) resumeTasks() {
 	b := &a.tasks
 	b.mu.Lock()
 	b.loadLocked()
+	// Nothing to follow (the usual start): the file is neither locked nor written again. Writing
+	// it took an flock, a JSON encoding and an fsync'ed replace at every start, beside the
+	// first servers' start (cmd/sbbench "first call"). A task whose host stops after this
+	// read is not this host's to follow, as one that stops after the claim below is not.
+	follow := false
+	for _, e := range b.entries {
+		follow = follow || b.claimable(e)
+	}
+	if !follow {
+		b.mu.Unlock()
+		return
+	}
 	var todo []TaskEntry
 	// Claimed under the file's lock, after reading it again: of two windows starting at once, one
 	// follows each task.
 	b.syncLocked(func() {
 		for _, e := range b.entries {
-			if e.State == TaskRunning && b.runs[e.ID] == nil && !processAlive(e.Owner) {
+			if b.claimable(e) {
 				e.Owner = os.Getpid() // ours now: another window starting leaves it
 				e.Updated = a.taskNow()
 				todo = append(todo, *e)
@@ -600,6 +612,11 @@ func (a *App) resumeTasks() {
 	for _, e := range todo {
 		a.goBg(func() { a.resumeTask(e) })
 	}
+}
+
+// claimable: e is a running task no host follows (its owner is gone), so this one may.
+func (b *taskBook) claimable(e *TaskEntry) bool {
+	return e.State == TaskRunning && b.runs[e.ID] == nil && !processAlive(e.Owner)
 }
 
 // processAlive: pid is a running process other than this one (0: none).
