@@ -60,10 +60,10 @@ type AuditLog struct {
 	// while they send, Close holds it to close ch. Record only tries it, so it never waits.
 	closeMu sync.RWMutex
 	closed  bool
-	ch      chan auditMsg
-	urgent  chan struct{} // (capacity 1) ends the writer's linger: Flush, Close, a full batch
-	done    chan struct{} // closed when the writer has exited
-	fileErr error         // the file's Close error, set by the writer before done
+	ch      chan *auditMsg // from auditMsgs, back there once written
+	urgent  chan struct{}  // (capacity 1) ends the writer's linger: Flush, Close, a full batch
+	done    chan struct{}  // closed when the writer has exited
+	fileErr error          // the file's Close error, set by the writer before done
 
 	dropped atomic.Int64
 	warned  atomic.Bool
@@ -84,11 +84,17 @@ type auditLock interface {
 }
 
 // auditMsg is one queued entry (ArgsSha256 still raw), or a Flush marker when flushed != nil.
+// The queue holds pointers, recycled through auditMsgs: a queue of auditQueue entries by value
+// was 248 KB allocated at every open, a quarter of all `switchboard serve` allocated before its
+// first call was answered (enough to bring a collection into that path, cmd/sbbench "first
+// call"), and each entry was copied into and out of the channel.
 type auditMsg struct {
 	e       AuditEntry
 	sum     [sha256.Size]byte
 	flushed chan struct{}
 }
+
+var auditMsgs = sync.Pool{New: func() any { return new(auditMsg) }}
 
 // AuditEntry is one line of the audit log.
 type AuditEntry struct {
@@ -123,7 +129,7 @@ func OpenAuditLog(path string, maxBytes int64) (*AuditLog, error) {
 	l := &AuditLog{
 		path: path, max: maxBytes, now: time.Now,
 		lock:   lock,
-		ch:     make(chan auditMsg, auditQueue),
+		ch:     make(chan *auditMsg, auditQueue),
 		urgent: make(chan struct{}, 1),
 		done:   make(chan struct{}),
 	}
@@ -191,7 +197,8 @@ func (l *AuditLog) Record(req Request, d Decision, latency time.Duration) {
 		l.setErr(fmt.Errorf("audit log %s is closed", l.path))
 		return
 	}
-	m := auditMsg{
+	m := auditMsgs.Get().(*auditMsg)
+	*m = auditMsg{
 		e: AuditEntry{
 			Time:      l.now().UTC(),
 			Tool:      req.Tool,
@@ -220,6 +227,7 @@ func (l *AuditLog) Record(req Request, d Decision, latency time.Duration) {
 			l.hurry()
 		}
 	default:
+		auditMsgs.Put(m)
 		l.drop()
 	}
 }
@@ -255,7 +263,7 @@ func (l *AuditLog) Flush() error {
 		return l.Err()
 	}
 	flushed := make(chan struct{})
-	l.ch <- auditMsg{flushed: flushed} // may wait for room: Flush is not on the hot path
+	l.ch <- &auditMsg{flushed: flushed} // may wait for room: Flush is not on the hot path
 	l.closeMu.RUnlock()
 	l.hurry()
 	<-flushed
@@ -280,11 +288,12 @@ func (l *AuditLog) run() {
 		ends    []int                   // end offset of each line in buf
 		waiters []chan struct{}
 	)
-	add := func(m auditMsg) {
+	add := func(m *auditMsg) {
 		if m.flushed != nil {
 			waiters = append(waiters, m.flushed)
 			return
 		}
+		defer func() { *m = auditMsg{}; auditMsgs.Put(m) }()
 		if line, ok := appendAuditLine(buf.AvailableBuffer(), &m.e, &m.sum); ok {
 			buf.Write(line)
 		} else {
