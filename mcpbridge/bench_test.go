@@ -256,3 +256,15 @@ func BenchmarkCallToolCount(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkCallParams is the hand-written tools/call params of one call (every call's way).
+func BenchmarkCallParams(b *testing.B) {
+	args := json.RawMessage(`{"text": "hello, world", "n": [1, 2, 3], "opts": {"deep": true}}`)
+	buf := make([]byte, 0, 256)
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, ok := appendCallParams(buf[:0], "echo", args); !ok {
+			b.Fatal("not JSON")
+		}
+	}
+}

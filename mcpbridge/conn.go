@@ -217,17 +217,49 @@ func (c *conn) nextIDString() string {
 }
 
 // appendCallParams appends a tools/call request's params up to the arguments, without the
-// closing brace: {"name":tool,"arguments":args. args is checked and compacted in the one pass
-// (it must fit on the stdio line); false: it is not JSON.
+// closing brace: {"name":tool,"arguments":args. args is checked and compacted (it must fit on the
+// stdio line); false: it is not JSON.
 func appendCallParams(buf []byte, tool string, args json.RawMessage) ([]byte, bool) {
 	buf = append(buf, `{"name":`...)
 	buf = jsonscan.AppendString(buf, tool)
 	buf = append(buf, `,"arguments":`...)
+	// jsonscan checks as json.Valid does, in a fraction of encoding/json's time and without its
+	// allocations (json.Compact was 4% of the host's CPU under sbbench's 8 callers).
+	if jsonscan.Valid(args) {
+		return appendCompact(buf, args), true
+	}
+	// Not JSON, or nested deeper than jsonscan goes: encoding/json decides.
 	w := bytes.NewBuffer(buf)
 	if json.Compact(w, args) != nil {
 		return nil, false
 	}
 	return w.Bytes(), true
+}
+
+// appendCompact appends the valid JSON src to dst without the white space between its tokens:
+// the bytes json.Compact writes.
+func appendCompact(dst, src []byte) []byte {
+	inString, escaped := false, false
+	start := 0
+	for i, c := range src {
+		switch {
+		case inString:
+			switch {
+			case escaped:
+				escaped = false
+			case c == '\\':
+				escaped = true
+			case c == '"':
+				inString = false
+			}
+		case c == '"':
+			inString = true
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r':
+			dst = append(dst, src[start:i]...)
+			start = i + 1
+		}
+	}
+	return append(dst, src[start:]...)
 }
 
 // request sends one raw request; a JSON-RPC error becomes a Go error.

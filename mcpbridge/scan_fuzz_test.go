@@ -133,6 +133,7 @@ func FuzzCallParams(f *testing.F) {
 	f.Add("t\u2028\"<x>\\", "{\n}")
 	f.Add("bad\xff", `{"a":1}`)
 	f.Add("x", `{"a":}`)
+	f.Add("x", `{ "a" : "\\\" } ,\t\"" , "b":[ true ,null ] }`)
 	f.Fuzz(func(t *testing.T, tool, args string) {
 		b, ok := appendCallParams([]byte("prefix"), tool, json.RawMessage(args))
 		if ok != json.Valid([]byte(args)) {
@@ -143,6 +144,11 @@ func FuzzCallParams(f *testing.F) {
 		}
 		if string(b[:6]) != "prefix" {
 			t.Fatalf("the prefix is gone: %q", b)
+		}
+		var compact bytes.Buffer
+		json.Compact(&compact, []byte(args)) // ignore error: valid, checked above
+		if got := string(b[len(b)-compact.Len():]); got != compact.String() {
+			t.Fatalf("arguments %q written as %q, json.Compact: %q", args, got, compact.String())
 		}
 		line := append(b[6:], '}')
 		if bytesContainLineBreak(line) {
@@ -166,6 +172,20 @@ func FuzzCallParams(f *testing.F) {
 			t.Fatalf("params for %q, %q differ from encoding/json's (-want +got):\n%s", tool, args, diff)
 		}
 	})
+}
+
+// TestCallParamsDeep: arguments nested deeper than jsonscan goes are still checked and compacted
+// as encoding/json does (json.Valid takes them).
+func TestCallParamsDeep(t *testing.T) {
+	args := `{"a":` + strings.Repeat(" [", 600) + strings.Repeat("] ", 600) + `}`
+	b, ok := appendCallParams(nil, "x", json.RawMessage(args))
+	want := `{"name":"x","arguments":{"a":` + strings.Repeat("[", 600) + strings.Repeat("]", 600) + `}`
+	if !ok || string(b) != want {
+		t.Fatalf("appendCallParams = %.80q..., %v; want %.80q...", b, ok, want)
+	}
+	if _, ok := appendCallParams(nil, "x", json.RawMessage(args[:len(args)-3])); ok {
+		t.Fatal("appendCallParams took an unclosed deep value")
+	}
 }
 
 func bytesContainLineBreak(b []byte) bool {
