@@ -3,6 +3,7 @@ package host
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -194,5 +195,32 @@ func TestLongTaskOffersResult(t *testing.T) {
 	}
 	if s, _ := a.TaskResult(taskEntryID("s", "short")); s.Result != "" {
 		t.Errorf("the short task's result was kept: %q", s.Result)
+	}
+}
+
+// TestResumeNothingLeavesTaskFile: a host starting with no task to follow (the file's tasks ended,
+// or their hosts still run) neither rewrites tasks.json nor takes its lock: that was an fsync'ed
+// replace at every start.
+func TestResumeNothingLeavesTaskFile(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, TasksFile)
+	at := "2026-12-05T12:00:00Z"
+	file := `{"tasks":[{"id":"done","state":"` + TaskCompleted + `","updated":"` + at + `"},` +
+		`{"id":"elsewhere","state":"` + TaskRunning + `","owner":` + fmt.Sprint(os.Getppid()) + `,"updated":"` + at + `"}]}`
+	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	a := &App{gone: make(chan struct{}), firstApplied: make(chan struct{}), baseCtx: context.Background()}
+	a.tasks = taskBook{path: path, log: func(m string) { t.Log(m) }}
+	close(a.firstApplied)
+	a.resumeTasks()
+	if data, _ := os.ReadFile(path); string(data) != file {
+		t.Errorf("tasks.json was rewritten:\n%s", data)
+	}
+	if _, err := os.Stat(path + ".lock"); !os.IsNotExist(err) {
+		t.Errorf("the lock file is there (%v): the start took the lock", err)
+	}
+	if got := len(a.Tasks()); got != 2 {
+		t.Errorf("%d tasks listed, want both of the file's", got)
 	}
 }
