@@ -159,3 +159,19 @@ func TestFingerprintCoversToolFilters(t *testing.T) {
 		t.Errorf("prompt does not show the tool filter:\n%s", text)
 	}
 }
+
+// TestEnvRefs names every reference to the environment and where it goes, in the order of the
+// definition; strings without one (most) are skipped before the pattern runs.
+func TestEnvRefs(t *testing.T) {
+	c := ServerConfig{Command: "${env:BIN}", Args: []string{"--plain", "${TOKEN}x${env:OTHER}", "${workspaceFolder}"},
+		Cwd: "/srv", URL: "", Env: map[string]string{"B": "${B_VAL}", "A": "none"},
+		Headers: map[string]string{"Auth": "Bearer ${env:GH}"}, OAuth: &OAuthSettings{ClientSecret: "${SECRET:-x}"}}
+	var got []string
+	for _, r := range c.EnvRefs() {
+		got = append(got, r.Var+" into "+r.Where)
+	}
+	want := "BIN into the command, TOKEN into argument 2, OTHER into argument 2, B_VAL into env B, GH into header Auth, SECRET into oauth.clientSecret"
+	if strings.Join(got, ", ") != want {
+		t.Errorf("EnvRefs = %s\nwant       %s", strings.Join(got, ", "), want)
+	}
+}
