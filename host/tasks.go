@@ -327,10 +327,13 @@ func (a *App) watchTask(ctx context.Context, cancel context.CancelCauseFunc, obs
 		now = time.Now
 	}
 	w := &taskWatch{a: a, obs: obs, name: name, args: args, source: source, cancel: cancel, now: now}
-	ctx = mcpbridge.WithTaskUpdates(ctx, w.update)
-	ctx = mcpbridge.WithKeepTask(ctx, a.closing)
-	return ctx, w
+	return mcpbridge.WithTaskHooks(ctx, w), w
 }
+
+// TaskUpdate and KeepTask are mcpbridge.TaskHooks: updates go to update; a task is kept running
+// on its server while the host is closing.
+func (w *taskWatch) TaskUpdate(u mcpbridge.TaskUpdate) { w.update(u) }
+func (w *taskWatch) KeepTask() bool                    { return w.a.closing() }
 
 // TaskProgress is a ToolProgress that shows a task's line itself (the terminal); other observers
 // get the line as a Report's message.

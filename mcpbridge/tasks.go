@@ -99,28 +99,72 @@ func terminalTask(s string) bool {
 	return s == TaskCompleted || s == TaskFailed || s == TaskCancelled
 }
 
-type taskUpdatesKey struct{}
+// TaskHooks is what a caller tells the tool calls of a ctx about tasks (WithTaskHooks):
+// TaskUpdate gets every update of a call that runs as a task, once when the task is created and
+// at every change of its status or status message, the last one terminal (unless the call ended
+// otherwise: cancel, ttl, a dead server), on the call's goroutine (it must return quickly); while
+// KeepTask reports true, a task whose ctx ends is left running on its server, without
+// tasks/cancel: the host is going away and will follow it again (ResumeTask) when it is back. A
+// person's cancel still cancels.
+type TaskHooks interface {
+	TaskUpdate(TaskUpdate)
+	KeepTask() bool
+}
 
-// WithTaskUpdates returns a ctx whose tool calls that run as tasks report to fn: once when the
-// task is created and at every change of its status or status message, the last one terminal
-// (unless the call ended otherwise: cancel, ttl, a dead server). fn runs on the call's goroutine:
-// it must return quickly.
+type taskHooksKey struct{}
+
+// WithTaskHooks returns a ctx whose tool calls report to h. One value for both hooks, from one
+// pointer: the host sets them on every call, and two values with a closure each were four of the
+// call's allocations.
+func WithTaskHooks(ctx context.Context, h TaskHooks) context.Context {
+	return context.WithValue(ctx, taskHooksKey{}, h)
+}
+
+// WithTaskUpdates is WithTaskHooks with only the updates set (ctx's KeepTask kept).
 func WithTaskUpdates(ctx context.Context, fn func(TaskUpdate)) context.Context {
-	return context.WithValue(ctx, taskUpdatesKey{}, fn)
+	return WithTaskHooks(ctx, funcHooks{update: fn, keep: keepTaskFunc(ctx)})
 }
 
-func taskUpdatesFunc(ctx context.Context) func(TaskUpdate) {
-	fn, _ := ctx.Value(taskUpdatesKey{}).(func(TaskUpdate))
-	return fn
-}
-
-type keepTaskKey struct{}
-
-// WithKeepTask returns a ctx whose tasks are left running on their servers, without tasks/cancel,
-// when ctx ends while keep reports true: the host is going away and will follow them again
-// (ResumeTask) when it is back. A person's cancel still cancels.
+// WithKeepTask is WithTaskHooks with only KeepTask set (ctx's updates kept).
 func WithKeepTask(ctx context.Context, keep func() bool) context.Context {
-	return context.WithValue(ctx, keepTaskKey{}, keep)
+	return WithTaskHooks(ctx, funcHooks{update: taskUpdatesFunc(ctx), keep: keep})
+}
+
+type funcHooks struct {
+	update func(TaskUpdate)
+	keep   func() bool
+}
+
+func (h funcHooks) TaskUpdate(u TaskUpdate) {
+	if h.update != nil {
+		h.update(u)
+	}
+}
+
+func (h funcHooks) KeepTask() bool { return h.keep != nil && h.keep() }
+
+// taskUpdatesFunc is ctx's TaskUpdate hook, nil when none is set.
+func taskUpdatesFunc(ctx context.Context) func(TaskUpdate) {
+	h, _ := ctx.Value(taskHooksKey{}).(TaskHooks)
+	if f, ok := h.(funcHooks); ok {
+		return f.update
+	}
+	if h == nil {
+		return nil
+	}
+	return h.TaskUpdate
+}
+
+// keepTaskFunc is ctx's KeepTask hook, nil when none is set.
+func keepTaskFunc(ctx context.Context) func() bool {
+	h, _ := ctx.Value(taskHooksKey{}).(TaskHooks)
+	if f, ok := h.(funcHooks); ok {
+		return f.keep
+	}
+	if h == nil {
+		return nil
+	}
+	return h.KeepTask
 }
 
 // taskClock is the time source of task polling; tests inject one (withTaskClock).
@@ -552,7 +596,7 @@ func unanswered(reqs map[string]json.RawMessage, answered map[string]bool) bool 
 // notice goes out regardless, bounded by taskCancelWait). Errors are ignored: the server's
 // cancel is cooperative and the call ends anyway.
 func (c *conn) cancelTask(ctx context.Context, id, state string) {
-	if keep, _ := ctx.Value(keepTaskKey{}).(func() bool); keep != nil && keep() {
+	if keep := keepTaskFunc(ctx); keep != nil && keep() {
 		return
 	}
 	cctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), taskCancelWait)
