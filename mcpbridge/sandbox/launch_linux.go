@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"slices"
 	"strconv"
+	"strings"
 	"syscall"
 
 	"github.com/landlock-lsm/go-landlock/landlock"
@@ -158,6 +159,9 @@ func launch(plan *Plan, status *os.File, need int) error {
 	}
 	mountOverlays(plan)
 	if err := hide(plan); err != nil {
+		return fmt.Errorf("sandbox: %w; the server was not started", err)
+	}
+	if err := fixCode(plan); err != nil {
 		return fmt.Errorf("sandbox: %w; the server was not started", err)
 	}
 	if err := confine(plan, netRules); err != nil {
@@ -343,6 +347,69 @@ func hide(plan *Plan) error {
 			if err := os.Chdir(own); err != nil {
 				return fmt.Errorf("working folder %s: %w", own, err)
 			}
+		}
+	}
+	return nil
+}
+
+// fixCode binds the plan's Fixed paths read-only over themselves, its Anchors over themselves,
+// and its Reopen folders writable over a fixed one, shallowest first so that a deeper mount lands
+// on the one above it. Every bind is of the path as it was before the first (opened beforehand),
+// so a reopened folder is the writable original, not a copy of the read-only mount above it.
+// Landlock keeps the server from unmounting any of them, and a mount point can be neither
+// removed nor renamed, nor renamed over. A path that does not exist is left: a mount needs
+// something to mount on, and making a placeholder would change the user's folder.
+func fixCode(plan *Plan) error {
+	type bind struct {
+		path     string
+		fd       int
+		readOnly bool
+	}
+	var binds []bind
+	add := func(paths []string, readOnly bool) {
+		for _, p := range paths {
+			fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+			if err != nil {
+				continue // not there (or a link to nothing): nothing to keep
+			}
+			binds = append(binds, bind{p, fd, readOnly})
+		}
+	}
+	add(plan.Anchors, false)
+	add(plan.Fixed, true)
+	add(plan.Reopen, false)
+	defer func() {
+		for _, b := range binds {
+			unix.Close(b.fd)
+		}
+	}()
+	depth := func(p string) int { return strings.Count(filepath.Clean(p), "/") }
+	slices.SortStableFunc(binds, func(a, b bind) int { return depth(a.path) - depth(b.path) })
+	for _, b := range binds {
+		// The path as it is seen now (on the mount above it, if any), the original beneath it.
+		if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(b.fd), b.path, "", unix.MS_BIND|unix.MS_REC, ""); err != nil {
+			return fmt.Errorf("keep %s: %w", b.path, err)
+		}
+		if !b.readOnly {
+			continue
+		}
+		// A remount must keep the flags the mount was made with (nosuid, nodev, ... are locked
+		// in a user namespace), adding read-only.
+		var st unix.Statfs_t
+		if err := unix.Statfs(b.path, &st); err != nil {
+			return fmt.Errorf("keep %s read-only: %w", b.path, err)
+		}
+		flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
+		for _, f := range []struct{ st, ms uintptr }{
+			{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+			{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+		} {
+			if uintptr(st.Flags)&f.st != 0 {
+				flags |= f.ms
+			}
+		}
+		if err := unix.Mount("", b.path, "", flags, ""); err != nil {
+			return fmt.Errorf("keep %s read-only: %w", b.path, err)
 		}
 	}
 	return nil

@@ -62,6 +62,21 @@ type Plan struct {
 	// mounted back): connect(2) to a pathname Unix socket is not checked by Landlock before ABI 9,
 	// so an ssh-agent, gpg-agent or docker socket must not be there to find.
 	Hide []string
+
+	// Fixed are the paths inside the listed write folders that git, an editor, a shell or an
+	// agent runs code from, or reads its servers from (runsCode), unless the entry lists them by
+	// name: they stay read-only. On Linux those that exist at start are bound read-only over
+	// themselves (Landlock only allows, so it cannot carve them out of a writable folder; a
+	// mount point can also be neither removed nor renamed, nor renamed over); macOS denies
+	// writes to each, there or not.
+	Fixed []string
+	// Anchors are the folders between a write folder and a Fixed path that are not fixed
+	// themselves (.git when the entry lists it): bound over themselves, so they cannot be
+	// renamed away and made again without the fixed path in them.
+	Anchors []string
+	// Reopen are listed write folders inside a Fixed path (".git/hooks" inside .git), bound
+	// writable again over it.
+	Reopen []string
 }
 
 // Overlay is one overlay mount: Target (the real cache, the lower layer) seen with the server's
@@ -103,6 +118,39 @@ var cachesInHome = []string{
 // overlayCaches are the caches npx and uvx write even to run what they hold (npm rewrites its
 // index on a read, and reads nothing when it cannot).
 var overlayCaches = []string{".npm", ".cache/uv"}
+
+// runsCode are the paths, relative to a folder the entry lets the server write, that make git,
+// an editor, a shell or an agent run code outside the sandbox later, or change which servers
+// run: git's hooks and config (core.hooksPath, core.fsmonitor, filters; commondir points git at
+// another config), hook folders that core.hooksPath often names, editors' workspace settings and
+// tasks, direnv's and mise's files, and the MCP and agent configs of this and other hosts. All of
+// .git is here: a server may create files in it that git reads (commondir), and on Linux only a
+// path that exists can be kept read-only, so a server that is to commit lists ".git" (its
+// hooks and config stay read-only even then unless listed too).
+var runsCode = []string{
+	".git", ".git/hooks", ".git/config", ".git/config.worktree", ".git/commondir", ".git/info",
+	".git/modules", ".git/worktrees", ".githooks", ".husky",
+	".vscode", ".idea", ".devcontainer", ".zed", ".helix", ".nvim.lua", ".nvimrc", ".exrc",
+	".lazy.lua", ".envrc", ".mise.toml", "mise.toml", ".mise",
+	".mcp.json", ".switchboard", ".cursor", ".claude",
+}
+
+// RunsCode reports whether path, as an entry spells it ("./.git/hooks", "/home/u/p/.vscode"),
+// is or lies inside one of the paths that make git, an editor or a shell run code outside the
+// sandbox, and returns that path's name (".git/hooks").
+func RunsCode(path string) (string, bool) {
+	parts := strings.Split(filepath.ToSlash(filepath.Clean(path)), "/")
+	best := ""
+	for i := range parts {
+		for j := i + 1; j <= len(parts); j++ {
+			name := strings.Join(parts[i:j], "/")
+			if slices.Contains(runsCode, name) && len(name) > len(best) {
+				best = name
+			}
+		}
+	}
+	return best, best != ""
+}
 
 // Resolve turns a profile into the roots the kernel allows. It refuses a path the user listed
 // that is or holds a secret (the message names it), and leaves out of the default profile
@@ -203,6 +251,7 @@ func Resolve(p Profile, env Env) (*Plan, error) {
 			return nil, err
 		}
 	}
+	r.fixCode()
 	r.plan.Network = p.Network
 	hide := []string{"/tmp", "/var/tmp", "/run", "/dev/shm", env.Home}
 	if x := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(x) {
@@ -259,6 +308,65 @@ type resolver struct {
 	env    Env
 	denied []string
 	plan   Plan
+	// listedWrite are the write folders the entry lists, resolved.
+	listedWrite []string
+}
+
+// fixCode fills the plan's Fixed, Anchors and Reopen from the listed write folders.
+func (r *resolver) fixCode() {
+	listed := func(p string) bool {
+		if slices.Contains(r.listedWrite, p) {
+			return true
+		}
+		real, err := filepath.EvalSymlinks(p)
+		return err == nil && slices.Contains(r.listedWrite, real)
+	}
+	var fixed, anchors []string
+	for _, root := range r.listedWrite {
+		if fi, err := os.Stat(root); err != nil || !fi.IsDir() {
+			continue
+		}
+		for _, name := range runsCode {
+			p := filepath.Join(root, name)
+			if listed(p) {
+				continue
+			}
+			fixed = append(fixed, p)
+			// A symbolic link in the repository (.vscode -> config/vscode) is written through:
+			// its target inside a write folder is fixed too.
+			if real, err := filepath.EvalSymlinks(p); err == nil && real != p && !listed(real) {
+				for _, w := range r.listedWrite {
+					if within(real, w) {
+						fixed = append(fixed, real)
+						break
+					}
+				}
+			}
+			for d := filepath.Dir(p); d != root && within(d, root); d = filepath.Dir(d) {
+				anchors = append(anchors, d)
+			}
+		}
+	}
+	slices.Sort(fixed)
+	fixed = slices.Compact(fixed)
+	slices.Sort(anchors)
+	anchors = slices.Compact(anchors)
+	for _, a := range anchors {
+		if !slices.Contains(fixed, a) {
+			r.plan.Anchors = append(r.plan.Anchors, a)
+		}
+	}
+	r.plan.Fixed = fixed
+	for _, w := range r.listedWrite {
+		for _, f := range fixed {
+			if within(w, f) && w != f {
+				r.plan.Reopen = append(r.plan.Reopen, w)
+				break
+			}
+		}
+	}
+	slices.Sort(r.plan.Reopen)
+	r.plan.Reopen = slices.Compact(r.plan.Reopen)
 }
 
 func (r *resolver) addDenied(p string) {
@@ -377,6 +485,9 @@ func (r *resolver) grantListed(key, path string, write bool) error {
 		}
 	}
 	r.add(real, write)
+	if write {
+		r.listedWrite = append(r.listedWrite, real)
+	}
 	return nil
 }
 

@@ -4,7 +4,7 @@
 // command line and prints one JSON line per try, {"action": ..., "ok": ..., "err": ...}. The
 // sandbox tests run it confined and check that every escape fails and every allowed action works.
 //
-// Actions: read:PATH, write:PATH, list:PATH, connect:HOST:PORT, unix:PATH (a Unix socket), umount:PATH, get:URL (through the proxy the
+// Actions: read:PATH, write:PATH, rename:FROM=TO, remove:PATH, list:PATH, connect:HOST:PORT, unix:PATH (a Unix socket), umount:PATH, get:URL (through the proxy the
 // environment names), exec:PATH (runs /bin/cat PATH), signal:PID (signal 0), procscan:NEEDLE
 // (succeeds when a visible process has the argument NEEDLE; the body lists every visible
 // process as "pid argv0"), spawn:MARKER (leaves a setsid grandchild "escaper _linger MARKER" running;
@@ -120,6 +120,13 @@ func try(a string) result {
 		return result{OK: err == nil, Err: errString(err), Body: string(b)}
 	case "write":
 		err := os.WriteFile(arg, []byte("escaper was here\n"), 0o644)
+		return result{OK: err == nil, Err: errString(err)}
+	case "rename":
+		from, to, _ := strings.Cut(arg, "=")
+		err := os.Rename(from, to)
+		return result{OK: err == nil, Err: errString(err)}
+	case "remove":
+		err := os.Remove(arg)
 		return result{OK: err == nil, Err: errString(err)}
 	case "list":
 		_, err := os.ReadDir(arg)

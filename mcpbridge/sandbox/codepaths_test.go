@@ -1,0 +1,116 @@
+package sandbox
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+)
+
+// codeWorld is a project that is a git repository with an editor's and direnv's settings: files
+// that git, an editor or a shell run code from, outside any sandbox.
+func codeWorld(t *testing.T) world {
+	t.Helper()
+	w := newWorld(t)
+	for path, body := range map[string]string{
+		".git/HEAD":             "ref: refs/heads/main\n",
+		".git/config":           "[core]\n\trepositoryformatversion = 0\n",
+		".git/hooks/pre-commit": "#!/bin/sh\nexit 0\n",
+		".vscode/tasks.json":    "{}\n",
+		".envrc":                "export A=1\n",
+		"src/main.go":           "package main\n",
+		"payload":               "#!/bin/sh\necho pwned\n",
+		"draft":                 "a draft\n",
+	} {
+		full := filepath.Join(w.project, path)
+		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return w
+}
+
+// codeEscapes are what a server granted the workspace would write to run code outside its
+// sandbox later: a git hook (existing and new), git's config (core.hooksPath, core.fsmonitor), a
+// commondir that points git at another config, VS Code's tasks and settings, direnv's .envrc;
+// and the ways around a read-only file: remove it, move its folder away, rename over it.
+func codeEscapes(p string) []string {
+	j := func(s string) string { return filepath.Join(p, s) }
+	return []string{
+		"write:" + j(".git/hooks/pre-commit"),
+		"write:" + j(".git/hooks/post-checkout"),
+		"write:" + j(".git/config"),
+		"write:" + j(".git/commondir"),
+		"write:" + j(".vscode/tasks.json"),
+		"write:" + j(".vscode/settings.json"),
+		"write:" + j(".envrc"),
+		"remove:" + j(".git/config"),
+		"rename:" + j(".git") + "=" + j("git-moved"),
+		"rename:" + j(".vscode") + "=" + j("vscode-moved"),
+		"rename:" + j("payload") + "=" + j(".envrc"),
+	}
+}
+
+// codeAllowed are the workspace writes a server granted "." keeps.
+func codeAllowed(p string) []string {
+	j := func(s string) string { return filepath.Join(p, s) }
+	return []string{
+		"write:" + j("README"),
+		"write:" + j("new.txt"),
+		"write:" + j("src/new.go"),
+		"rename:" + j("draft") + "=" + j("final"),
+		"read:" + j(".git/config"),
+		"read:" + j(".vscode/tasks.json"),
+	}
+}
+
+// TestWorkspaceCodeStaysReadOnly: with "write": ["."], the files that make git, the editor or
+// direnv run code outside the sandbox stay as they were, whatever the server tries; the rest of
+// the workspace is writable.
+func TestWorkspaceCodeStaysReadOnly(t *testing.T) {
+	requireLandlock(t)
+	w := codeWorld(t)
+	escapes, allowed := codeEscapes(w.project), codeAllowed(w.project)
+	got := runConfined(t, w, Profile{Write: []string{"."}}, Options{}, append(append([]string{}, escapes...), allowed...)...)
+	for _, a := range escapes {
+		if r := got[a]; r.OK {
+			t.Errorf("%s: escaped", a)
+		} else if testing.Verbose() {
+			t.Logf("%s: %s", a, r.Err)
+		}
+	}
+	for _, a := range allowed {
+		if r := got[a]; !r.OK {
+			t.Errorf("%s: refused: %+v", a, r)
+		}
+	}
+	for path, body := range map[string]string{
+		".git/config":           "[core]\n\trepositoryformatversion = 0\n",
+		".git/hooks/pre-commit": "#!/bin/sh\nexit 0\n",
+		".envrc":                "export A=1\n",
+	} {
+		if b, err := os.ReadFile(filepath.Join(w.project, path)); err != nil || string(b) != body {
+			t.Errorf("%s is now %q (%v)", path, b, err)
+		}
+	}
+	for _, path := range []string{".git/hooks/post-checkout", ".git/commondir", ".vscode/settings.json", "git-moved"} {
+		if _, err := os.Lstat(filepath.Join(w.project, path)); err == nil {
+			t.Errorf("%s was made", path)
+		}
+	}
+}
+
+// TestWorkspaceCodeWorksUnconfined is the control: unconfined, each of those escapes works.
+func TestWorkspaceCodeWorksUnconfined(t *testing.T) {
+	n := len(codeEscapes(""))
+	// Each on a fresh world: an escape that succeeds (remove, rename) changes what the next finds.
+	for i := range n {
+		w := codeWorld(t)
+		a := codeEscapes(w.project)[i]
+		if r := runUnconfined(t, w, a)[a]; !r.OK {
+			t.Errorf("unconfined %s failed: %+v", a, r)
+		}
+	}
+}
