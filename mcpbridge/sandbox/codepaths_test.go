@@ -3,6 +3,7 @@ package sandbox
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -111,6 +112,60 @@ func TestWorkspaceCodeWorksUnconfined(t *testing.T) {
 		a := codeEscapes(w.project)[i]
 		if r := runUnconfined(t, w, a)[a]; !r.OK {
 			t.Errorf("unconfined %s failed: %+v", a, r)
+		}
+	}
+}
+
+// TestWorkspaceCodeGrantedByName: a path the entry lists by name is writable, and only that one;
+// the trust sentence names it, and the fingerprint differs from the entry without it.
+func TestWorkspaceCodeGrantedByName(t *testing.T) {
+	requireLandlock(t)
+	j := func(w world, s string) string { return filepath.Join(w.project, s) }
+	for _, tc := range []struct {
+		write            []string
+		allowed, refused []string
+	}{{
+		write:   []string{".", ".git/hooks"},
+		allowed: []string{"write:.git/hooks/post-checkout", "write:.git/hooks/pre-commit", "write:README"},
+		refused: []string{"write:.git/config", "write:.git/commondir", "write:.vscode/tasks.json", "rename:.git=git-moved", "rename:.git/hooks=.git/hooks-moved"},
+	}, {
+		// A server that commits lists .git: git's own files are writable, its hooks and config not,
+		// and .git cannot be moved away and made again without them.
+		write:   []string{".", ".git"},
+		allowed: []string{"write:.git/index", "write:.git/HEAD", "write:.git/COMMIT_EDITMSG"},
+		refused: []string{"write:.git/config", "write:.git/hooks/pre-commit", "write:.git/hooks/post-checkout", "rename:.git=git-moved", "rename:.git/hooks=hooks-moved"},
+	}} {
+		w := codeWorld(t)
+		abs := func(a string) string {
+			verb, arg, _ := strings.Cut(a, ":")
+			from, to, isRename := strings.Cut(arg, "=")
+			if isRename {
+				return verb + ":" + j(w, from) + "=" + j(w, to)
+			}
+			return verb + ":" + j(w, arg)
+		}
+		var actions []string
+		for _, a := range append(append([]string{}, tc.refused...), tc.allowed...) {
+			actions = append(actions, abs(a))
+		}
+		p := Profile{Write: tc.write}
+		got := runConfined(t, w, p, Options{}, actions...)
+		for _, a := range tc.allowed {
+			if r := got[abs(a)]; !r.OK {
+				t.Errorf("write %v: %s refused: %s", tc.write, a, r.Err)
+			}
+		}
+		for _, a := range tc.refused {
+			if r := got[abs(a)]; r.OK {
+				t.Errorf("write %v: %s escaped", tc.write, a)
+			}
+		}
+		listed := tc.write[1]
+		if d := p.Describe(); !strings.Contains(d, listed+", which git") {
+			t.Errorf("Describe() = %q, does not say that git runs %s", d, listed)
+		}
+		if p.Canonical() == (Profile{Write: []string{"."}}).Canonical() {
+			t.Errorf("write %v has the fingerprint of write [.]", tc.write)
 		}
 	}
 }

@@ -223,7 +223,9 @@ func (p Profile) Canonical() string {
 }
 
 // Describe is the one-line sentence a person sees in the trust prompt, `check` and the editors'
-// server views: "sandboxed: no network, writes only its own folder". Everything in it is escaped.
+// server views: "sandboxed: no network, writes only its own folder". A listed path that makes
+// git, an editor or a shell run code ([RunsCode]) is named apart ("also writes .git/hooks, which
+// git, an editor or a shell runs code from outside the sandbox"). Everything in it is escaped.
 func (p Profile) Describe() string {
 	var parts []string
 	switch p.Network.Mode {
@@ -234,10 +236,23 @@ func (p Profile) Describe() string {
 	default:
 		parts = append(parts, "network only "+list(p.Network.Domains))
 	}
-	if len(p.Write) == 0 {
+	// A path that git, an editor or a shell runs code from is said apart: within the others it
+	// stays read-only, and listed by name it reaches past the sandbox.
+	var plain, code []string
+	for _, w := range p.Write {
+		if _, ok := RunsCode(w); ok {
+			code = append(code, w)
+		} else {
+			plain = append(plain, w)
+		}
+	}
+	if len(plain) == 0 {
 		parts = append(parts, "writes only its own folder")
 	} else {
-		parts = append(parts, "writes only "+list(p.Write)+" and its own folder")
+		parts = append(parts, "writes only "+list(plain)+" and its own folder")
+	}
+	if len(code) > 0 {
+		parts = append(parts, "also writes "+list(code)+", which git, an editor or a shell runs code from outside the sandbox")
 	}
 	if len(p.Read) > 0 {
 		parts = append(parts, "also reads "+list(p.Read))

@@ -98,6 +98,11 @@ func TestDescribe(t *testing.T) {
 		{`{"network": true, "read": ["~/data", "/srv/a"]}`, "sandboxed: full network, writes only its own folder, also reads /srv/a and ~/data"},
 		{`{"network": ["api.github.com", "*.example.com"], "write": ["./a", "./b", "./c"]}`,
 			"sandboxed: network only *.example.com and api.github.com, writes only ./a, ./b and ./c and its own folder"},
+		{`{"write": [".", "./.git/hooks", "/home/u/p/.vscode/tasks.json"]}`,
+			"sandboxed: no network, writes only . and its own folder, also writes ./.git/hooks and /home/u/p/.vscode/tasks.json, which git, an editor or a shell runs code from outside the sandbox"},
+		{`{"write": [".envrc"]}`,
+			"sandboxed: no network, writes only its own folder, also writes .envrc, which git, an editor or a shell runs code from outside the sandbox"},
+		{`{"write": ["./git/hooks", "./vscode"]}`, "sandboxed: no network, writes only ./git/hooks and ./vscode and its own folder"},
 	} {
 		p, err := Parse([]byte(tc.in))
 		if err != nil {
