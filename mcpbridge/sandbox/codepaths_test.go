@@ -75,11 +75,21 @@ func TestWorkspaceCodeStaysReadOnly(t *testing.T) {
 	w := codeWorld(t)
 	escapes, allowed := codeEscapes(w.project), codeAllowed(w.project)
 	got := runConfined(t, w, Profile{Write: []string{"."}}, Options{}, append(append([]string{}, escapes...), allowed...)...)
+	plan, err := Resolve(Profile{Write: []string{"."}}, w.env(escaperPath(t)))
+	if err != nil {
+		t.Fatal(err)
+	}
 	for _, a := range escapes {
-		if r := got[a]; r.OK {
+		r := got[a]
+		if r.OK {
 			t.Errorf("%s: escaped", a)
+			continue
+		}
+		// Visible when it bites: the server's own error explains as one sentence.
+		if s, ok := plan.Explain(r.Err); !ok || !strings.Contains(s, "runs code from it") {
+			t.Errorf("%s: refusal %q explains as %q", a, r.Err, s)
 		} else if testing.Verbose() {
-			t.Logf("%s: %s", a, r.Err)
+			t.Logf("%s: %s", a, s)
 		}
 	}
 	for _, a := range allowed {

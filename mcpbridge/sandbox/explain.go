@@ -17,20 +17,25 @@ import (
 // them, most without ever running a sandboxed server (cmd/sbbench "first call").
 var refusals = sync.OnceValue(func() *refusalREs {
 	return &refusalREs{
-		nodeDenied:    regexp.MustCompile(`EACCES: permission denied, (\w+) '([^']+)'`),
-		pyDenied:      regexp.MustCompile(`\[Errno 13\] Permission denied: '([^']+)'`),
-		goDenied:      regexp.MustCompile(`\b(open|mkdir|remove|rename|stat|lstat|readdir|chmod|symlink|link|unlinkat|openat) (/[^:]*): permission denied`),
-		cDenied:       regexp.MustCompile(`(/[^:]*): Permission denied`),
-		nodeMissing:   regexp.MustCompile(`ENOENT: no such file or directory, (\w+) '([^']+)'`),
-		pyMissing:     regexp.MustCompile(`\[Errno 2\] No such file or directory: '([^']+)'`),
-		goMissing:     regexp.MustCompile(`\b(open|stat|lstat|readdir|openat|mkdir) (/[^:]*): no such file or directory`),
-		cMissing:      regexp.MustCompile(`(/[^:]*): No such file or directory`),
+		nodeDenied:  regexp.MustCompile(`EACCES: permission denied, (\w+) '([^']+)'`),
+		pyDenied:    regexp.MustCompile(`\[Errno 13\] Permission denied: '([^']+)'`),
+		goDenied:    regexp.MustCompile(`\b(open|mkdir|remove|rename|stat|lstat|readdir|chmod|symlink|link|unlinkat|openat) (/[^:]*): permission denied`),
+		cDenied:     regexp.MustCompile(`(/[^:]*): Permission denied`),
+		nodeMissing: regexp.MustCompile(`ENOENT: no such file or directory, (\w+) '([^']+)'`),
+		pyMissing:   regexp.MustCompile(`\[Errno 2\] No such file or directory: '([^']+)'`),
+		goMissing:   regexp.MustCompile(`\b(open|stat|lstat|readdir|openat|mkdir) (/[^:]*): no such file or directory`),
+		cMissing:    regexp.MustCompile(`(/[^:]*): No such file or directory`),
+		// A kept read-only path (Plan.Fixed) refuses with EROFS, and a mount point with EBUSY;
+		// the line names the paths, a rename's two among them.
+		fixedKind:     regexp.MustCompile(`(?i)\bE(?:ROFS|BUSY)\b|\[Errno (?:30|16)\]|read-only file system|device or resource busy`),
+		fixedPath:     regexp.MustCompile(`'(/[^']+)'|(?:^|\s)(/[^\s:']+)`),
 		connectDenied: regexp.MustCompile(`(?:dial tcp|connect) ([0-9a-fA-F.:\[\]]+:\d+)(?:: connect)?: (?:permission denied|network is unreachable)`),
 	}
 })
 
 type refusalREs struct {
-	nodeDenied, pyDenied, goDenied, cDenied, nodeMissing, pyMissing, goMissing, cMissing, connectDenied *regexp.Regexp
+	nodeDenied, pyDenied, goDenied, cDenied, nodeMissing, pyMissing, goMissing, cMissing *regexp.Regexp
+	fixedKind, fixedPath, connectDenied                                                  *regexp.Regexp
 }
 
 // Explain turns a line of the server's stderr that reports a refusal the sandbox caused (a
@@ -41,6 +46,9 @@ type refusalREs struct {
 // says false for a line that is not such a refusal, or for a path the plan allows (the refusal
 // was not the sandbox's).
 func (p *Plan) Explain(line string) (string, bool) {
+	if s, ok := p.explainFixed(line); ok {
+		return s, true
+	}
 	var path, op string
 	missing := false
 	re := refusals()
@@ -106,6 +114,24 @@ func (p *Plan) Explain(line string) (string, bool) {
 		}
 	}
 	return "blocked: " + verb(op) + " " + show + " (outside the server's sandbox)", true
+}
+
+// explainFixed explains a refusal by a path kept read-only because git, an editor or a shell
+// runs code from it; a read-only file system that is not the sandbox's says false.
+func (p *Plan) explainFixed(line string) (string, bool) {
+	if !refusals().fixedKind.MatchString(line) {
+		return "", false
+	}
+	for _, m := range refusals().fixedPath.FindAllStringSubmatch(line, -1) {
+		path := filepath.Clean(m[1] + m[2])
+		for _, f := range append(slices.Clone(p.Fixed), p.Anchors...) {
+			// Inside a fixed path, or a folder holding one (moved or removed whole).
+			if within(path, f) || within(f, path) {
+				return "blocked: write to " + p.show(path) + " (git, an editor or a shell runs code from it outside the sandbox; list it under the entry's write to allow it)", true
+			}
+		}
+	}
+	return "", false
 }
 
 func (p *Plan) networkWhy() string {

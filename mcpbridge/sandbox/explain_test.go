@@ -12,7 +12,9 @@ func TestExplain(t *testing.T) {
 		Write:   []string{"/home/u/.local/state/switchboard/sandboxes/fs", "/home/u/project/build"},
 		Denied:  []string{"/home/u/.ssh", "/home/u/.local/state/switchboard"},
 		Network: Network{Mode: NetNone},
+		Fixed:   []string{"/home/u/project/.git", "/home/u/project/.git/hooks", "/home/u/project/.envrc"},
 	}
+	const fixed = " (git, an editor or a shell runs code from it outside the sandbox; list it under the entry's write to allow it)"
 	for _, tc := range []struct{ line, want string }{
 		{`Error: EACCES: permission denied, open '/home/u/.ssh/id_rsa'`, "blocked: read of ~/.ssh/id_rsa (never open to a sandboxed server)"},
 		{`PermissionError: [Errno 13] Permission denied: '/etc/shadow2'`, "blocked: read of /etc/shadow2 (outside the server's sandbox)"},
@@ -22,6 +24,11 @@ func TestExplain(t *testing.T) {
 		{`dial tcp 140.82.112.3:443: connect: permission denied`, "blocked: connection to 140.82.112.3:443 (the sandbox has no network)"},
 		{`Error: EACCES: permission denied, open '/home/u/.ssh/\x1b[2Jx'`, `blocked: read of ~/.ssh/\x1b[2Jx (never open to a sandboxed server)`},
 		{`Error: EACCES: permission denied, open '/home/u/project/build/x'`, ""}, // allowed: not the sandbox
+		{`Error: EROFS: read-only file system, open '/home/u/project/.git/hooks/pre-commit'`, "blocked: write to ~/project/.git/hooks/pre-commit" + fixed},
+		{`OSError: [Errno 30] Read-only file system: '/home/u/project/.envrc'`, "blocked: write to ~/project/.envrc" + fixed},
+		{`rename /home/u/project/.git /home/u/project/g: device or resource busy`, "blocked: write to ~/project/.git" + fixed},
+		{`mv: cannot move '/home/u/project/.git' to '/home/u/g': Device or resource busy`, "blocked: write to ~/project/.git" + fixed},
+		{`open /mnt/cdrom/x: read-only file system`, ""}, // a read-only disk, not the sandbox
 		{`server listening`, ""},
 		{`Error: ENOENT: no such file or directory, open '/home/u/.ssh/id_rsa'`, ""}, // not there for the host either
 		{`EACCES: permission denied, open 'relative'`, ""},
