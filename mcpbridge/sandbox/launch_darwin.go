@@ -6,8 +6,12 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"path/filepath"
+	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // sandboxExec is macOS's sandbox runner (deprecated by Apple but shipped and used by, among
@@ -85,6 +89,9 @@ func darwinProfile(plan *Plan, proxyPort int) (string, error) {
 		}
 		fmt.Fprintf(&b, "(allow file-read* file-write* (subpath %s))\n", q)
 	}
+	if err := darwinFixed(&b, plan); err != nil {
+		return "", err
+	}
 	switch plan.Network.Mode {
 	case NetAll:
 		b.WriteString("(allow network*)\n")
@@ -98,6 +105,79 @@ func darwinProfile(plan *Plan, proxyPort int) (string, error) {
 		}
 		fmt.Fprintf(&b, "(deny file-read* file-write* (subpath %s))\n", q)
 	}
+	return b.String(), nil
+}
+
+// darwinFixed denies writes to the plan's Fixed paths (there or not: SBPL matches paths, so on
+// macOS a server cannot create .envrc either), writes to its Anchors themselves (rename, remove;
+// what is inside stays writable), and allows its Reopen folders again, shallowest first (later
+// rules win). macOS's file system usually ignores case, so each fixed name is also denied in any
+// case (.GIT/config is .git/config there).
+func darwinFixed(b *strings.Builder, plan *Plan) error {
+	type rule struct {
+		path string
+		sbpl string
+	}
+	var rules []rule
+	for _, f := range plan.Fixed {
+		q, err := sbplString(f)
+		if err != nil {
+			return err
+		}
+		re, err := foldedPathRegex(f, plan.Write)
+		if err != nil {
+			return err
+		}
+		rules = append(rules, rule{f, fmt.Sprintf("(deny file-write* (subpath %s) (regex #\"%s\"))\n", q, re)})
+	}
+	for _, a := range plan.Anchors {
+		q, err := sbplString(a)
+		if err != nil {
+			return err
+		}
+		rules = append(rules, rule{a, fmt.Sprintf("(deny file-write* (literal %s))\n", q)})
+	}
+	for _, r := range plan.Reopen {
+		q, err := sbplString(r)
+		if err != nil {
+			return err
+		}
+		rules = append(rules, rule{r, fmt.Sprintf("(allow file-read* file-write* (subpath %s))\n", q)})
+	}
+	depth := func(p string) int { return strings.Count(p, "/") }
+	slices.SortStableFunc(rules, func(x, y rule) int { return depth(x.path) - depth(y.path) })
+	for _, r := range rules {
+		b.WriteString(r.sbpl)
+	}
+	return nil
+}
+
+// foldedPathRegex matches path and what lies inside it with the part below its write folder in
+// any case: ^/Users/u/p/\.[gG][iI][tT]/[cC][oO][nN][fF][iI][gG](/|$).
+func foldedPathRegex(path string, writes []string) (string, error) {
+	root := ""
+	for _, w := range writes {
+		if within(path, w) && len(w) > len(root) && w != path {
+			root = w
+		}
+	}
+	if root == "" {
+		root = filepath.Dir(path)
+	}
+	if strings.ContainsAny(path, "\"\\") {
+		return "", fmt.Errorf("sandbox: a path with a quote or backslash cannot be kept read-only on macOS: %q", path)
+	}
+	var b strings.Builder
+	b.WriteString("^" + regexp.QuoteMeta(root))
+	for _, r := range path[len(root):] {
+		lo, up := unicode.ToLower(r), unicode.ToUpper(r)
+		if lo != up {
+			b.WriteString("[" + string(lo) + string(up) + "]")
+		} else {
+			b.WriteString(regexp.QuoteMeta(string(r)))
+		}
+	}
+	b.WriteString("(/|$)")
 	return b.String(), nil
 }
 
