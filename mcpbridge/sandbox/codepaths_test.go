@@ -179,3 +179,23 @@ func TestWorkspaceCodeGrantedByName(t *testing.T) {
 		}
 	}
 }
+
+// TestResolveCodeLink: a repository whose .vscode is a symbolic link (a mount would land on its
+// target and leave the link for the server to replace with a folder of its own) does not start
+// under "write": ["."], and the message names it; listed by name, it does.
+func TestResolveCodeLink(t *testing.T) {
+	w := codeWorld(t)
+	if err := os.RemoveAll(filepath.Join(w.project, ".vscode")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("src", filepath.Join(w.project, ".vscode")); err != nil {
+		t.Fatal(err)
+	}
+	_, err := Resolve(Profile{Write: []string{"."}}, w.env("/bin/sh"))
+	if err == nil || !strings.Contains(err.Error(), "~/project/.vscode is a symbolic link") {
+		t.Errorf("Resolve = %v, want a refusal naming ~/project/.vscode", err)
+	}
+	if _, err := Resolve(Profile{Write: []string{".", ".vscode"}}, w.env("/bin/sh")); err != nil {
+		t.Errorf("listed by name: %v", err)
+	}
+}

@@ -366,13 +366,20 @@ func fixCode(plan *Plan) error {
 		readOnly bool
 	}
 	var binds []bind
+	var linkErr error
 	add := func(paths []string, readOnly bool) {
 		for _, p := range paths {
-			fd, err := unix.Open(p, unix.O_PATH|unix.O_CLOEXEC, 0)
+			fd, err := unix.Open(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
 			if err != nil {
-				continue // not there (or a link to nothing): nothing to keep
+				continue // not there: nothing to keep (see the README)
 			}
 			binds = append(binds, bind{p, fd, readOnly})
+			// Resolve refused links; one made since would take the mount to what it names and
+			// leave the link replaceable.
+			var st unix.Stat_t
+			if err := unix.Fstat(fd, &st); err != nil || st.Mode&unix.S_IFMT == unix.S_IFLNK {
+				linkErr = fmt.Errorf("keep %s read-only: it is a symbolic link now", p)
+			}
 		}
 	}
 	add(plan.Anchors, false)
@@ -383,6 +390,9 @@ func fixCode(plan *Plan) error {
 			unix.Close(b.fd)
 		}
 	}()
+	if linkErr != nil {
+		return linkErr
+	}
 	depth := func(p string) int { return strings.Count(filepath.Clean(p), "/") }
 	slices.SortStableFunc(binds, func(a, b bind) int { return depth(a.path) - depth(b.path) })
 	for _, b := range binds {

@@ -251,7 +251,9 @@ func Resolve(p Profile, env Env) (*Plan, error) {
 			return nil, err
 		}
 	}
-	r.fixCode()
+	if err := r.fixCode(); err != nil {
+		return nil, err
+	}
 	r.plan.Network = p.Network
 	hide := []string{"/tmp", "/var/tmp", "/run", "/dev/shm", env.Home}
 	if x := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(x) {
@@ -312,14 +314,22 @@ type resolver struct {
 	listedWrite []string
 }
 
-// fixCode fills the plan's Fixed, Anchors and Reopen from the listed write folders.
-func (r *resolver) fixCode() {
+// fixCode fills the plan's Fixed, Anchors and Reopen from the listed write folders. A fixed
+// path or anchor that is a symbolic link is refused: a mount lands on what the link names, so
+// the link itself could be replaced by a folder of the server's making.
+func (r *resolver) fixCode() error {
 	listed := func(p string) bool {
 		if slices.Contains(r.listedWrite, p) {
 			return true
 		}
 		real, err := filepath.EvalSymlinks(p)
 		return err == nil && slices.Contains(r.listedWrite, real)
+	}
+	link := func(p string) error {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return fmt.Errorf("sandbox: write: %s is a symbolic link, which the sandbox cannot keep read-only (git, an editor or a shell runs code from it); list it under write to let the server change it, or make it a plain file or folder", r.show(p))
+		}
+		return nil
 	}
 	var fixed, anchors []string
 	for _, root := range r.listedWrite {
@@ -331,18 +341,14 @@ func (r *resolver) fixCode() {
 			if listed(p) {
 				continue
 			}
-			fixed = append(fixed, p)
-			// A symbolic link in the repository (.vscode -> config/vscode) is written through:
-			// its target inside a write folder is fixed too.
-			if real, err := filepath.EvalSymlinks(p); err == nil && real != p && !listed(real) {
-				for _, w := range r.listedWrite {
-					if within(real, w) {
-						fixed = append(fixed, real)
-						break
-					}
-				}
+			if err := link(p); err != nil {
+				return err
 			}
+			fixed = append(fixed, p)
 			for d := filepath.Dir(p); d != root && within(d, root); d = filepath.Dir(d) {
+				if err := link(d); err != nil {
+					return err
+				}
 				anchors = append(anchors, d)
 			}
 		}
@@ -367,6 +373,7 @@ func (r *resolver) fixCode() {
 	}
 	slices.Sort(r.plan.Reopen)
 	r.plan.Reopen = slices.Compact(r.plan.Reopen)
+	return nil
 }
 
 func (r *resolver) addDenied(p string) {
