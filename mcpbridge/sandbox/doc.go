@@ -13,6 +13,19 @@
 // folder) is granted child by child without it; a path the user listed that does is refused with
 // an error naming the secret.
 //
+// # What runs code stays read-only
+//
+// Inside a folder the entry lists under "write", the paths that make git, an editor, a shell or
+// an agent run code outside the sandbox later, or change which servers run ([RunsCode]: .git,
+// .vscode, .envrc, .mcp.json, ...), stay read-only unless the entry lists them by name, and then
+// [Profile.Describe] names them apart. Landlock only grants, and a grant of a folder is a grant of
+// every name that may ever be made in it, so on Linux the launcher binds each such path that
+// exists read-only over itself after its other mounts ([Plan.Fixed]); a mount point can be
+// neither removed nor renamed, nor renamed over, and the folders between ([Plan.Anchors]) are
+// bound over themselves so they cannot be moved away either. A path that does not exist at start
+// is not covered (a mount needs something to mount on; a placeholder would change the user's
+// folder). macOS's profile denies them by path, there or not.
+//
 // # Linux
 //
 // [Wrap] turns the server's exec.Cmd into a start of the host's own executable, whose first act
@@ -74,6 +87,8 @@
 // # Limits
 //
 // Inside a CONNECT tunnel the server speaks TLS to whatever answers at the listed name: the list
-// is of names, not of what a shared front server routes to. Where /proc cannot be mounted afresh
+// is of names, not of what a shared front server routes to. On Linux a server granted a folder
+// can create a code-running path that was not there at start (.envrc, .vscode/, .git in a folder
+// that was not a repository). Where /proc cannot be mounted afresh
 // (a container that masks parts of the host's /proc), a sandboxed server does not start.
 package sandbox
