@@ -72,6 +72,27 @@ func TestSandboxedServer(t *testing.T) {
 	}
 }
 
+// TestSandboxStatusNamesCodePaths: a server whose entry lets it write a git hooks folder says so
+// in its status, apart from its other writes.
+func TestSandboxStatusNamesCodePaths(t *testing.T) {
+	home := sandboxHome(t)
+	hooks := filepath.Join(home, "p", ".git", "hooks")
+	if err := os.MkdirAll(hooks, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := stdioCfg("hooked")
+	cfg.Sandbox = &sandbox.Profile{Write: []string{filepath.Join(home, "p"), hooks}}
+	r := newTestRegistry(t, Options{})
+	st := applyAndWait(t, r, cfg)["hooked"]
+	if st.State != StateReady {
+		t.Fatalf("status %+v", st)
+	}
+	want := "sandboxed: no network, writes only " + filepath.Join(home, "p") + " and its own folder, also writes " + hooks + ", which git, an editor or a shell runs code from outside the sandbox"
+	if st.Sandbox != want {
+		t.Errorf("status sandbox = %q, want %q", st.Sandbox, want)
+	}
+}
+
 // TestSandboxRefusedNeverRuns: a profile that lists a secret fails the server with the reason,
 // and nothing ran.
 func TestSandboxRefusedNeverRuns(t *testing.T) {
