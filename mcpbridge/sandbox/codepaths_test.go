@@ -21,6 +21,8 @@ func codeWorld(t *testing.T) world {
 		"src/main.go":           "package main\n",
 		"payload":               "#!/bin/sh\necho pwned\n",
 		"draft":                 "a draft\n",
+		"lib/.git/config":       "[core]\n",
+		"lib/lib.c":             "int x;\n",
 	} {
 		full := filepath.Join(w.project, path)
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -51,6 +53,7 @@ func codeEscapes(p string) []string {
 		"rename:" + j(".git") + "=" + j("git-moved"),
 		"rename:" + j(".vscode") + "=" + j("vscode-moved"),
 		"rename:" + j("payload") + "=" + j(".envrc"),
+		"write:" + j("lib/.git/config"),
 	}
 }
 
@@ -62,6 +65,7 @@ func codeAllowed(p string) []string {
 		"write:" + j("new.txt"),
 		"write:" + j("src/new.go"),
 		"rename:" + j("draft") + "=" + j("final"),
+		"write:" + j("lib/lib.c"),
 		"read:" + j(".git/config"),
 		"read:" + j(".vscode/tasks.json"),
 	}

@@ -17,7 +17,7 @@
 //
 // Inside a folder the entry lists under "write", the paths that make git, an editor, a shell or
 // an agent run code outside the sandbox later, or change which servers run ([RunsCode]: .git,
-// .vscode, .envrc, .mcp.json, ...), stay read-only unless the entry lists them by name, and then
+// .vscode, .envrc, .mcp.json, ..., and the .git of each folder right inside), stay read-only unless the entry lists them by name, and then
 // [Profile.Describe] names them apart. Landlock only grants, and a grant of a folder is a grant of
 // every name that may ever be made in it, so on Linux the launcher binds each such path that
 // exists read-only over itself after its other mounts ([Plan.Fixed]); a mount point can be

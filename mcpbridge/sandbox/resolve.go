@@ -352,6 +352,25 @@ func (r *resolver) fixCode() error {
 				anchors = append(anchors, d)
 			}
 		}
+		// A repository one level down (a clone inside the project, a submodule): editors open
+		// those too (VS Code's git looks one folder deep) and run git in them.
+		ents, err := os.ReadDir(root)
+		if err != nil {
+			continue
+		}
+		for _, e := range ents {
+			if !e.IsDir() || slices.Contains(runsCode, e.Name()) {
+				continue
+			}
+			p := filepath.Join(root, e.Name(), ".git")
+			if _, err := os.Lstat(p); err != nil || listed(p) {
+				continue
+			}
+			if err := link(p); err != nil {
+				return err
+			}
+			fixed = append(fixed, p)
+		}
 	}
 	slices.Sort(fixed)
 	fixed = slices.Compact(fixed)
