@@ -209,8 +209,10 @@ func procscan(needle string) result {
 			continue
 		}
 		b, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
-		if err != nil {
-			continue // gone, or a kernel thread's empty line
+		if err != nil || len(b) == 0 {
+			// Gone; or a kernel thread, or a zombie (the escaper's own fork's middle process, not
+			// yet reaped): no command line to read, so no secret in it.
+			continue
 		}
 		argv0, _, _ := strings.Cut(string(b), "\x00")
 		seen = append(seen, e.Name()+" "+argv0)
