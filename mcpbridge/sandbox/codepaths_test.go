@@ -117,6 +117,26 @@ func TestWorkspaceCodeStaysReadOnly(t *testing.T) {
 	}
 }
 
+// TestWorkspaceCodeFromInside: a server started inside a folder kept read-only (its working
+// folder .vscode) cannot write there by a relative path, beneath the read-only mount.
+func TestWorkspaceCodeFromInside(t *testing.T) {
+	requireLandlock(t)
+	w := codeWorld(t)
+	w.dir = filepath.Join(w.project, ".vscode")
+	got := runConfined(t, w, Profile{Write: []string{"."}}, Options{}, "write:tasks.json", "write:settings.json", "write:../new.txt")
+	for _, a := range []string{"write:tasks.json", "write:settings.json"} {
+		if got[a].OK {
+			t.Errorf("%s from inside .vscode: escaped", a)
+		}
+	}
+	if !got["write:../new.txt"].OK {
+		t.Errorf("write:../new.txt from inside .vscode: refused: %+v", got["write:../new.txt"])
+	}
+	if b, _ := os.ReadFile(filepath.Join(w.project, ".vscode/tasks.json")); string(b) != "{}\n" {
+		t.Errorf(".vscode/tasks.json is now %q", b)
+	}
+}
+
 // TestWorkspaceCodeWorksUnconfined is the control: unconfined, each of those escapes works.
 func TestWorkspaceCodeWorksUnconfined(t *testing.T) {
 	n := len(codeEscapes(""))

@@ -157,12 +157,20 @@ func launch(plan *Plan, status *os.File, need int) error {
 	if err := unix.Mount("proc", "/proc", "proc", unix.MS_NOSUID|unix.MS_NODEV|unix.MS_NOEXEC, ""); err != nil {
 		return fmt.Errorf("sandbox: a private /proc: %w; the server was not started", err)
 	}
+	wd, wdErr := os.Getwd()
 	mountOverlays(plan)
 	if err := hide(plan); err != nil {
 		return fmt.Errorf("sandbox: %w; the server was not started", err)
 	}
 	if err := fixCode(plan); err != nil {
 		return fmt.Errorf("sandbox: %w; the server was not started", err)
+	}
+	// The working folder is entered again, so a relative path cannot reach beneath a cover or a
+	// read-only mount (a server started in .vscode) through the old one.
+	if wdErr == nil {
+		if err := reenter(plan, wd); err != nil {
+			return fmt.Errorf("sandbox: %w; the server was not started", err)
+		}
 	}
 	if err := confine(plan, netRules); err != nil {
 		return err
@@ -280,13 +288,11 @@ func mountOverlays(plan *Plan) {
 }
 
 // hide covers each of plan.Hide with an empty tmpfs and mounts back the granted roots inside it
-// (opened before the cover, bound from /proc/self/fd). The working folder is entered again
-// afterwards, so a relative path cannot reach beneath a cover through the old one.
+// (opened before the cover, bound from /proc/self/fd).
 func hide(plan *Plan) error {
 	if len(plan.Hide) == 0 {
 		return nil
 	}
-	wd, wdErr := os.Getwd()
 	keep := append(append([]string{plan.Command}, plan.Read...), plan.Write...)
 	for _, h := range plan.Hide {
 		if slices.Contains(keep, h) {
@@ -338,15 +344,18 @@ func hide(plan *Plan) error {
 			unix.Close(fds[i])
 		}
 	}
-	if wdErr == nil {
-		if err := os.Chdir(wd); err != nil {
-			// The working folder is not in the sandbox: start in the server's own folder (it
-			// could read nothing where it was) and say so.
-			own := filepath.Dir(plan.TempDir)
-			fmt.Fprintf(os.Stderr, "sandbox: the working folder %s is outside the sandbox; the server starts in its own folder\n", wd)
-			if err := os.Chdir(own); err != nil {
-				return fmt.Errorf("working folder %s: %w", own, err)
-			}
+	return nil
+}
+
+// reenter enters the working folder wd again, through the mounts as they are now.
+func reenter(plan *Plan, wd string) error {
+	if err := os.Chdir(wd); err != nil {
+		// The working folder is not in the sandbox: start in the server's own folder (it could
+		// read nothing where it was) and say so.
+		own := filepath.Dir(plan.TempDir)
+		fmt.Fprintf(os.Stderr, "sandbox: the working folder %s is outside the sandbox; the server starts in its own folder\n", wd)
+		if err := os.Chdir(own); err != nil {
+			return fmt.Errorf("working folder %s: %w", own, err)
 		}
 	}
 	return nil

@@ -56,6 +56,8 @@ type tryResult struct {
 // world is a fake user: a home with secrets, Switchboard's state with a token file, a project.
 type world struct {
 	home, project, build, state, token, stateRoot, other string
+	// dir is the server's working folder when not the project.
+	dir string
 }
 
 func newWorld(t *testing.T) world {
@@ -147,6 +149,9 @@ func runConfined(t *testing.T, w world, p Profile, opts Options, actions ...stri
 	}
 	cmd := exec.Command(esc, actions...)
 	cmd.Dir = w.project
+	if w.dir != "" {
+		cmd.Dir = w.dir
+	}
 	var stderr strings.Builder
 	cmd.Stderr = &stderr
 	out, err := cmd.StdoutPipe()
