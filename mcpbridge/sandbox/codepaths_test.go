@@ -78,7 +78,13 @@ func TestWorkspaceCodeStaysReadOnly(t *testing.T) {
 	requireLandlock(t)
 	w := codeWorld(t)
 	escapes, allowed := codeEscapes(w.project), codeAllowed(w.project)
-	got := runConfined(t, w, Profile{Write: []string{"."}}, Options{}, append(append([]string{}, escapes...), allowed...)...)
+	// Taking a read-only mount away first (there is no unconfined control: outside, there is
+	// no mount to take).
+	umount := "umount:" + filepath.Join(w.project, ".git")
+	got := runConfined(t, w, Profile{Write: []string{"."}}, Options{}, append(append([]string{umount}, escapes...), allowed...)...)
+	if got[umount].OK {
+		t.Errorf("%s: the read-only mount was taken away", umount)
+	}
 	plan, err := Resolve(Profile{Write: []string{"."}}, w.env(escaperPath(t)))
 	if err != nil {
 		t.Fatal(err)
