@@ -326,10 +326,16 @@ func (r *resolver) fixCode() error {
 		return err == nil && slices.Contains(r.listedWrite, real)
 	}
 	link := func(p string) error {
-		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
-			return fmt.Errorf("sandbox: write: %s is a symbolic link, which the sandbox cannot keep read-only (git, an editor or a shell runs code from it); list it under write to let the server change it, or make it a plain file or folder", r.show(p))
+		fi, err := os.Lstat(p)
+		if err != nil || fi.Mode()&fs.ModeSymlink == 0 {
+			return nil
 		}
-		return nil
+		if listed(p) {
+			// An anchor the entry lists (.git when it holds the hooks kept read-only): the
+			// server could put a folder of its own in the link's place.
+			return fmt.Errorf("sandbox: write: %s is a symbolic link, so the sandbox cannot keep it in place (the server could put a folder of its own there, with code git, an editor or a shell runs); make it a plain folder", r.show(p))
+		}
+		return fmt.Errorf("sandbox: write: %s is a symbolic link, which the sandbox cannot keep read-only (git, an editor or a shell runs code from it); list it under write to let the server change it, or make it a plain file or folder", r.show(p))
 	}
 	var fixed, anchors []string
 	for _, root := range r.listedWrite {
