@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -324,6 +325,12 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 			r.changed()
 			return
 		}
+	}
+	if err == nil && resolved.Registry != nil && resolved.Cwd == "" {
+		// A registry's launch (npx -y pkg@1.0.0, uvx, docker) is exact only outside any project:
+		// run from the workspace (the host's working folder), npx would run the package from a
+		// node_modules the repository ships, or fetch it through the repository's .npmrc.
+		resolved.Cwd = string(filepath.Separator)
 	}
 	if err == nil {
 		env := stdio.ChildEnv(r.baseEnv, resolved.Env)
