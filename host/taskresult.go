@@ -74,9 +74,17 @@ func (a *App) TaskResultFile(id string) (string, error) {
 	if a.tasks.path == "" {
 		return "", fmt.Errorf("host: task result %s: no state folder", id)
 	}
+	if !isResultFileName(e.ID + ".txt") { // the book's ids are hex; a file's may be anything
+		return "", fmt.Errorf("host: task result %q: not a task id this host writes a file for", safetext.Line(id))
+	}
 	dir := filepath.Join(filepath.Dir(a.tasks.path), TaskResultDir)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
 		return "", fmt.Errorf("host: task result %s: %w", id, err)
+	}
+	// MkdirAll accepts a symlink to a folder: the tidying below would empty whatever folder
+	// it points to, and the result would be written there.
+	if fi, err := os.Lstat(dir); err != nil || !fi.IsDir() {
+		return "", fmt.Errorf("host: task result %s: %s is not a folder of Switchboard's (a symlink?); remove it", id, dir)
 	}
 	keep := map[string]bool{}
 	for _, x := range a.Tasks() {
@@ -84,8 +92,9 @@ func (a *App) TaskResultFile(id string) (string, error) {
 	}
 	if des, err := os.ReadDir(dir); err == nil {
 		for _, de := range des {
-			if !keep[de.Name()] {
-				os.Remove(filepath.Join(dir, de.Name())) // ignore error: a stale copy stays a while
+			// Only what this function writes (a task entry's id: hex) is tidied.
+			if n := de.Name(); !keep[n] && isResultFileName(n) && de.Type().IsRegular() {
+				os.Remove(filepath.Join(dir, n)) // ignore error: a stale copy stays a while
 			}
 		}
 	}
@@ -100,6 +109,21 @@ func (a *App) TaskResultFile(id string) (string, error) {
 		return "", fmt.Errorf("host: task result %s: %w", id, err)
 	}
 	return path, nil
+}
+
+// isResultFileName: name is one TaskResultFile writes, the hex id of a task entry (taskEntryID)
+// and ".txt".
+func isResultFileName(name string) bool {
+	id, ok := strings.CutSuffix(name, ".txt")
+	if !ok || id == "" {
+		return false
+	}
+	for _, r := range id {
+		if !('0' <= r && r <= '9' || 'a' <= r && r <= 'f') {
+			return false
+		}
+	}
+	return true
 }
 
 // maxHandBack bounds the tasks handed back in one turn (the oldest first; the rest wait).
