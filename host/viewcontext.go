@@ -87,7 +87,9 @@ type pendingContext struct {
 }
 
 // viewContexts are the contexts waiting for a turn of conversation conv ("" = a new one): those
-// of its own views and of views of direct calls.
+// of its own views and of views of direct calls, whose server runs now. A view outlives its
+// server on the person's screen; once the server is removed or blocked (by the person, by the
+// organisation's policy), its text waits and reaches the model only if the server is back.
 func (a *App) viewContexts(conv string) []pendingContext {
 	a.views.mu.Lock()
 	defer a.views.mu.Unlock()
@@ -95,6 +97,9 @@ func (a *App) viewContexts(conv string) []pendingContext {
 	for _, id := range a.views.order {
 		vi := a.views.byID[id]
 		if vi == nil || vi.context == nil || vi.conversation != "" && vi.conversation != conv {
+			continue
+		}
+		if t, ok := a.registry.Lookup(vi.ref.Tool); !ok || t.Server != vi.ref.Server {
 			continue
 		}
 		out = append(out, pendingContext{vi, *vi.context})
