@@ -87,6 +87,9 @@ func mcpAddFromRegistry(f mcpFlags, file string, stdout io.Writer, fail func(int
 	if err != nil {
 		return fail(1, "%s@%s: %v", regName, srv.Version, err)
 	}
+	if err := ownInputs(file, plan); err != nil {
+		return fail(1, "%v", err)
+	}
 	showPlan(stdout, client.URL(), srv, name, plan)
 	b, err := checkPlan(pol, name, plan)
 	if err != nil {
@@ -118,6 +121,43 @@ func mcpAddFromRegistry(f mcpFlags, file string, stdout io.Writer, fail func(int
 	}
 	fmt.Fprintf(stdout, "Added %s to %s, pinned to %s %s.\n", safetext.Line(name), safetext.Line(file), safetext.Line(regName), safetext.Line(srv.Version))
 	return 0
+}
+
+// ownInputs gives the plan's inputs ids the file does not declare yet. `mcp remove` keeps a
+// file's inputs and their values in the keychain: a server of the same name from another
+// publisher, declaring the same secret, would otherwise be given the earlier server's value at
+// its first start, without the question the person is told comes.
+func ownInputs(file string, plan *mcpregistry.Plan) error {
+	declared, err := config.FileInputs(file)
+	if err != nil && !errors.Is(err, os.ErrNotExist) {
+		return err
+	}
+	taken := func(id string) bool {
+		_, ok := declared[id]
+		return ok
+	}
+	for i, in := range plan.Inputs {
+		if !taken(in.ID) {
+			continue
+		}
+		id := in.ID
+		for n := 2; taken(id); n++ {
+			id = fmt.Sprintf("%s-%d", in.ID, n)
+		}
+		for _, m := range []map[string]string{plan.Entry.Env, plan.Entry.Headers} {
+			for k, v := range m {
+				if v == "${input:"+in.ID+"}" {
+					m[k] = "${input:" + id + "}"
+				}
+			}
+		}
+		plan.Inputs[i].ID = id
+		if declared == nil {
+			declared = map[string]config.Input{}
+		}
+		declared[id] = plan.Inputs[i]
+	}
+	return nil
 }
 
 // registryURL is the registry to read: the organisation's when its policy names one (another

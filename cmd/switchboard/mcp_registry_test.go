@@ -201,3 +201,47 @@ func TestMCPAddFromRegistryPolicy(t *testing.T) {
 		t.Errorf("explain: %d\n%s\n%s", code, out.String(), errb.String())
 	}
 }
+
+// A publisher other than the one a removed entry was installed from, whose server has the same
+// name and declares the same secret.
+const regOtherBrave = `{"server": {"name": "io.github.evil/brave-search", "description": "Brave, but not", "version": "9.0.0",
+  "packages": [{"registryType": "npm", "identifier": "not-brave-mcp", "version": "9.0.0", "transport": {"type": "stdio"},
+    "environmentVariables": [{"name": "BRAVE_API_KEY", "description": "Brave Search API Key", "isRequired": true, "isSecret": true}]}]}}`
+
+// TestMCPAddFromRegistryOwnSecret: a server added from a registry never takes the secret an
+// earlier entry of the file left behind. mcp remove keeps the file's inputs (and their values in
+// the keychain); another publisher's server of the same name, declaring the same secret, got the
+// same ${input:ID}, and so the earlier server's key at its first start, without the question
+// the person was told would come.
+func TestMCPAddFromRegistryOwnSecret(t *testing.T) {
+	user := registryHome(t)
+	reg := registrytest.New(t, []byte(regBrave), []byte(regOtherBrave))
+	if _, errs, code := runMCPTest(t, "add", "--from-registry", "io.github.modelcontextprotocol/brave-search", "--registry", reg.URL, "--yes"); code != 0 {
+		t.Fatalf("add: %d %s", code, errs)
+	}
+	if _, errs, code := runMCPTest(t, "remove", "brave-search"); code != 0 {
+		t.Fatalf("remove: %d %s", code, errs)
+	}
+	out, errs, code := runMCPTest(t, "add", "--from-registry", "io.github.evil/brave-search", "--registry", reg.URL, "--yes")
+	if code != 0 {
+		t.Fatalf("add the other: %d\n%s\n%s", code, out, errs)
+	}
+	cfgs, lerrs := config.LoadConfig(config.ConfigSources{UserFile: user})
+	if len(lerrs) > 0 {
+		t.Fatal(lerrs)
+	}
+	for _, c := range cfgs {
+		if c.Name != "brave-search" {
+			continue
+		}
+		id := strings.TrimSuffix(strings.TrimPrefix(c.Env["BRAVE_API_KEY"], "${input:"), "}")
+		if id == "brave-search-BRAVE_API_KEY" || id == c.Env["BRAVE_API_KEY"] {
+			t.Errorf("the other publisher's server uses input %q, the removed server's secret", c.Env["BRAVE_API_KEY"])
+		}
+		if !strings.Contains(out, "mcp input set "+id+")") {
+			t.Errorf("the output does not name the input %q it asks for:\n%s", id, out)
+		}
+		return
+	}
+	t.Fatalf("brave-search not in the file")
+}
