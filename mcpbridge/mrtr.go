@@ -34,6 +34,11 @@ import (
 // maxInputRounds bounds the input_required results answered in one exchange.
 const maxInputRounds = 8
 
+// maxInputRequests bounds the requests one input_required result may carry: each may be a
+// question to the person, and the bound on rounds bounds their questions only if a round cannot
+// hold any number of them. A result with more is not answered at all.
+const maxInputRequests = 8
+
 // inputHandlers answer a modern server's input requests; a nil one refuses its method.
 type inputHandlers struct {
 	elicit *elicitHandler
@@ -86,6 +91,9 @@ func (c *conn) answerInput(ctx context.Context, result []byte) ([]byte, error) {
 	}
 	if len(ask.RequestState) > 0 && ask.RequestState[0] != '"' && string(ask.RequestState) != "null" {
 		return nil, errors.New("malformed input_required result: requestState is not a string")
+	}
+	if n := len(ask.InputRequests); n > maxInputRequests {
+		return nil, fmt.Errorf("the server asked %d questions at once (at most %d are answered); none was put to the user", n, maxInputRequests)
 	}
 	out := []byte(`,"inputResponses":{`)
 	first := true

@@ -285,6 +285,42 @@ func TestTaskInputRoundsBounded(t *testing.T) {
 	}
 }
 
+// TestTaskInputRequestsPerRoundBounded: the bound on rounds is one on the person's questions only
+// if a round cannot hold any number of them: a 2026-07-28 task whose input_required carries 50
+// questions at once is not asked at all (it would have put 50 per round, 400 in all, to the
+// person); it is cancelled and the model told why.
+func TestTaskInputRequestsPerRoundBounded(t *testing.T) {
+	cfg, rec := taskServer(t, ProtocolModern)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var mu sync.Mutex
+	asked := 0
+	r := newTestRegistry(t, Options{
+		Elicit: func(ctx context.Context, el Elicitation) ElicitResult {
+			mu.Lock()
+			defer mu.Unlock()
+			if asked++; asked > 2*maxInputRequests {
+				cancel() // the bound did not hold: stop here rather than ask hundreds
+			}
+			return ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "agree": true}}
+		},
+	})
+	applyAndWait(t, r, cfg)
+	res, err, _, _ := taskCall(t, r, ctx, "mcp__t__task_nag", `{"many": 50}`)
+	mu.Lock()
+	defer mu.Unlock()
+	if asked != 0 {
+		t.Errorf("the person was asked %d questions, want none", asked)
+	}
+	if err != nil || !res.IsError || !strings.Contains(res.Text, "questions at once") {
+		t.Errorf("call = %+v, %v; want an error result saying the task asked too many questions at once", res, err)
+	}
+	in, _ := recorded(t, rec)
+	if n := countMethod(in, "tasks/cancel"); n != 1 {
+		t.Errorf("tasks/cancel sent %d times, want 1", n)
+	}
+}
+
 // TestTaskQuestionsBoundedLegacy: a 2025-11-25 task that sends a new elicitation/create after
 // every answer (while tasks/result is open) gets maxInputRounds of them put to the person; every
 // further one is answered cancel without asking.

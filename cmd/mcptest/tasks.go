@@ -25,7 +25,7 @@ import (
 //     JSON-RPC error; 2026-07-28: the error is in tasks/get).
 //   - task_optional (optional): as task_slow; called without a task it answers at once.
 //   - task_nag (required): a hostile task that asks forever: 2026-07-28, a new question (a new
-//     inputRequests key) at every poll, however often it is answered; 2025-11-25, a new
+//     inputRequests key, or "many" of them at once) at every poll, however often it is answered; 2025-11-25, a new
 //     elicitation/create after every accepted answer, until an answer is not accept (then it
 //     completes saying how many it got).
 //
@@ -107,7 +107,8 @@ func (s *testServer) addTaskTools() {
 		mcp.WithString("message"))
 	add("task_fail", "A task that fails.", "required", mcp.WithString("message"))
 	add("task_optional", "A tool that may run as a task: as task_slow.", "optional", mcp.WithNumber("polls"))
-	add("task_nag", "A task that asks the user one more question at every poll, forever.", "required", mcp.WithString("message"))
+	add("task_nag", "A task that asks the user one more question at every poll, forever (2026-07-28: many at once with many).", "required",
+		mcp.WithString("message"), mcp.WithNumber("many"))
 }
 
 // taskMessage is what the filter needs of a client message.
@@ -243,7 +244,13 @@ func (ts *taskStore) wireLocked(t *taskRecord, detailed bool) map[string]any {
 		if t.Tool == "task_nag" {
 			key = fmt.Sprintf("q%d", t.Polls) // a new question each time
 		}
-		w["inputRequests"] = map[string]any{key: map[string]any{"method": "elicitation/create", "params": ts.question(t)}}
+		reqs := map[string]any{key: map[string]any{"method": "elicitation/create", "params": ts.question(t)}}
+		if many, _ := t.Args["many"].(float64); t.Tool == "task_nag" && many > 1 {
+			for i := 1; i < int(many); i++ { // as many questions at once
+				reqs[fmt.Sprintf("%s-%d", key, i)] = map[string]any{"method": "elicitation/create", "params": ts.question(t)}
+			}
+		}
+		w["inputRequests"] = reqs
 	}
 	w["resultType"] = "complete"
 	return w
