@@ -39,7 +39,9 @@ func (a *App) Confirm(ctx context.Context, req permissions.Request) (permissions
 	o := q.wait(ctx, a.gone)
 	if req.ViewID != "" {
 		allowed := o.By == ByUser && o.Reply.Decision != permissions.AnswerDeny
-		a.endAsk(req.ViewID, outcomeOf(allowed, o.By == ByUser && !allowed || o.By == ByTimeout))
+		// A question the view withdrew (its request ended before an answer) counts as refused:
+		// else a view asking and withdrawing at once would never be muted.
+		a.endAsk(req.ViewID, outcomeOf(allowed, o.By == ByUser && !allowed || o.By == ByTimeout || o.By == ByCancelled))
 	}
 	switch o.By {
 	case ByUser:

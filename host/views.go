@@ -297,14 +297,15 @@ func (a *App) ViewOpenLink(ctx context.Context, id, link string) (bool, error) {
 	r := a.elicit(ctx, mcpbridge.Elicitation{Server: vi.ref.Server, Mode: "url", URL: u.String(),
 		Message: fmt.Sprintf("(the view of %s wants to open this page)", vi.ref.Tool)})
 	accepted := r.Action == mcpbridge.ElicitAccept
-	a.endAsk(id, outcomeOf(accepted, !accepted && ctx.Err() == nil)) // declined or dismissed: refused
+	a.endAsk(id, outcomeOf(accepted, !accepted)) // declined, dismissed or withdrawn by the view: refused
 	return accepted, nil
 }
 
 // A view's questions to the person are bounded: a view that calls tools (or asks to open links)
 // in a loop must not flood the person with questions nor queue thousands of them. A view has at
 // most one question open: what it asks meanwhile is refused at once, with a reason it can read.
-// After maxViewDenials answers in a row that refuse it (denied, or not answered in time), it is
+// After maxViewDenials answers in a row that refuse it (denied, not answered in time, or withdrawn
+// by the view before an answer: asking and withdrawing at once must not ask forever), it is
 // muted for the rest of its life: nothing it asks reaches the person again, and the person is
 // told so once. What needs no question (an allowlisted call, mode always-allow) still runs.
 const maxViewDenials = 3

@@ -549,3 +549,79 @@ func TestViewModelContextOfRemovedServer(t *testing.T) {
 		t.Errorf("viewContext %+v, want none: its server is gone", r.ViewContext)
 	}
 }
+
+// TestViewPromptWithdrawn: a view in the browser that asks and withdraws its question before
+// the person can answer (it aborts its own request) is not a view that asks without bound: a
+// withdrawn question counts as refused, and after three the view is muted as after three
+// denials (it kept the person's editor flashing questions forever, never answered, never muted).
+func TestViewPromptWithdrawn(t *testing.T) {
+	responder := func(ctx context.Context, p hosttest.ShowMessageRequestParams) string {
+		if strings.HasPrefix(p.Message, "The view of ") {
+			<-ctx.Done() // the person has not answered when the view withdraws it
+			return ""
+		}
+		if strings.HasPrefix(p.Message, "Allow ") {
+			return wire.TitleAllowOnce
+		}
+		return ""
+	}
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"apps": server("--apps")}), Responder: responder})
+	env.AwaitServer("apps", "ready")
+	res := callClock(t, env)
+	var ob wire.ViewOpenInBrowserResult
+	env.MustCommand(wire.CmdViewOpenInBrowser, map[string]any{"id": res.View.ID}, &ob)
+	page, err := http.Get(ob.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(page.Body)
+	page.Body.Close()
+	m := regexp.MustCompile(`(?s)<script type="application/json" id="data" nonce="[^"]+">(.*?)</script>`).FindSubmatch(body)
+	var d struct{ Secret string }
+	if m == nil || json.Unmarshal(m[1], &d) != nil || d.Secret == "" {
+		t.Fatalf("no data in the page:\n%s", body)
+	}
+	u, _ := url.Parse(ob.URL)
+	base := u.Scheme + "://" + u.Host
+	viewAsks := func(s *hosttest.State) int {
+		n := 0
+		for _, raw := range s.RequestParams("window/showMessageRequest") {
+			if strings.Contains(string(raw), "The view of ") {
+				n++
+			}
+		}
+		return n
+	}
+	for i := range 8 {
+		ctx, cancel := context.WithCancel(context.Background())
+		req, _ := http.NewRequestWithContext(ctx, http.MethodPost, base+"/rpc", strings.NewReader(`{"method":"tools/call","params":{"name":"tick"}}`))
+		req.Header.Set("Origin", base)
+		req.Header.Set("X-Switchboard-Secret", d.Secret)
+		done := make(chan struct{})
+		var text string
+		go func() {
+			defer close(done)
+			out, err := http.DefaultClient.Do(req)
+			if err != nil {
+				return // withdrawn
+			}
+			b, _ := io.ReadAll(out.Body)
+			out.Body.Close()
+			text = string(b)
+		}()
+		if i < 3 {
+			env.Await("the view's question", func(s *hosttest.State) bool { return viewAsks(s) == i+1 })
+			cancel()
+			<-done
+			continue
+		}
+		<-done // muted: answered at once, no question
+		cancel()
+		if !strings.Contains(text, "stopped asking") {
+			t.Errorf("call %d of a view that withdrew 3 questions: %s", i, text)
+		}
+	}
+	if n := viewAsks(env.State()); n != 3 {
+		t.Errorf("%d questions from the view, want 3 (then it is muted)", n)
+	}
+}
