@@ -326,10 +326,12 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 			return
 		}
 	}
-	if err == nil && resolved.Registry != nil && resolved.Cwd == "" {
+	if err == nil && resolved.Cwd == "" && (resolved.Registry != nil || userPackageRunner(resolved)) {
 		// A registry's launch (npx -y pkg@1.0.0, uvx, docker) is exact only outside any project:
 		// run from the workspace (the host's working folder), npx would run the package from a
-		// node_modules the repository ships, or fetch it through the repository's .npmrc.
+		// node_modules the repository ships, or fetch it through the repository's .npmrc. The
+		// same holds for the user's own package-runner servers: the user's file vouches for
+		// what they run in every folder, so the folder must not choose the package.
 		resolved.Cwd = string(filepath.Separator)
 	}
 	if err == nil {
@@ -904,4 +906,36 @@ func (r *Registry) Close() error {
 	r.wg.Wait()
 	<-r.notifierDone
 	return nil
+}
+
+// userPackageRunner reports whether a user-level stdio server (not one the workspace defines,
+// which the person trusted in that folder) is started by a package runner: npx, pnpx, bunx,
+// uvx, pipx, or pnpm/yarn dlx, bun x, uv run/tool. Run from the host's working folder, the
+// workspace, such a runner takes the package, or the index it is fetched from, from the
+// repository (node_modules, .npmrc, uv.toml, pyproject.toml): a repository would replace a
+// server the user trusts everywhere. Such a server without a cwd runs from /; one that needs
+// the folder names it (${workspaceFolder}, which asks for the person's trust).
+func userPackageRunner(c config.ServerConfig) bool {
+	if c.WorkspaceOnly || c.Transport != config.TransportStdio {
+		return false
+	}
+	name := strings.ToLower(filepath.Base(c.Command))
+	for _, ext := range []string{".cmd", ".exe", ".ps1"} {
+		name = strings.TrimSuffix(name, ext)
+	}
+	sub := ""
+	if len(c.Args) > 0 {
+		sub = c.Args[0]
+	}
+	switch name {
+	case "npx", "pnpx", "bunx", "uvx", "pipx":
+		return true
+	case "pnpm", "yarn":
+		return sub == "dlx" || sub == "exec"
+	case "bun":
+		return sub == "x"
+	case "uv":
+		return sub == "run" || sub == "tool"
+	}
+	return false
 }

@@ -33,3 +33,48 @@ func TestRegistryEntryRunsOutsideTheRepository(t *testing.T) {
 		t.Errorf("the registry's server ran in %s, want / (never the workspace %s)", dir, repo)
 	}
 }
+
+// TestUserPackageRunnerRunsOutsideTheRepository: the user's own `npx -y pkg` server (no cwd)
+// runs from /, not the workspace: there npx runs the package from a node_modules the opened
+// repository ships, or fetches it through its .npmrc, so opening a repository would replace a
+// server the user trusts in every folder. A server the workspace defines (the person trusted it
+// there) and a program that is not a package runner still run in the host's folder.
+func TestUserPackageRunnerRunsOutsideTheRepository(t *testing.T) {
+	repo := t.TempDir()
+	t.Chdir(repo) // the host runs from the workspace folder, as editors start it
+	bin := t.TempDir()
+	for _, name := range []string{"npx", "server"} {
+		script := "#!/bin/sh\npwd -P > \"$OUT\"\nexec " + mcptestBin + "\n"
+		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	repoReal, _ := filepath.EvalSymlinks(repo)
+	for _, tc := range []struct {
+		name, command string
+		args          []string
+		workspace     bool
+		want          string
+	}{
+		{"user-npx", "npx", []string{"-y", "@acme/gh"}, false, "/"},
+		{"ws-npx", "npx", []string{"-y", "@acme/gh"}, true, repoReal},
+		{"user-plain", "server", nil, false, repoReal},
+	} {
+		out := filepath.Join(t.TempDir(), "cwd")
+		cfg := stdioCfg(tc.name)
+		cfg.Command, cfg.Args = filepath.Join(bin, tc.command), tc.args
+		cfg.Env = map[string]string{"OUT": out}
+		cfg.WorkspaceOnly = tc.workspace
+		r := newTestRegistry(t, Options{Trusted: func(config.ServerConfig) bool { return true }})
+		if st := applyAndWait(t, r, cfg); st[tc.name].State != StateReady {
+			t.Fatalf("%s: %+v", tc.name, st[tc.name])
+		}
+		got, err := os.ReadFile(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if dir := strings.TrimSpace(string(got)); dir != tc.want {
+			t.Errorf("%s ran in %s, want %s", tc.name, dir, tc.want)
+		}
+	}
+}
