@@ -24,10 +24,10 @@ type fileInfo struct {
 	Digest string // sha256 of the content, hex
 }
 
-// readTrusted reads a policy file after checking that nobody but root could have written it or
-// anything on its way: every directory from the root down to it, both on the path as named and
-// on the path it resolves to through symlinks, and the file itself, which must be a regular
-// file. A missing file is not an error (exists false). Anything else that stops the read is.
+// readTrusted reads a policy file after checking that nobody but root (on Windows: SYSTEM,
+// Administrators, TrustedInstaller) could have written it or anything on its way: every
+// directory from the root down to it, both on the path as named and on the path it resolves to
+// through symlinks (and junctions), and the file itself, which must be a regular file. A missing file is not an error (exists false). Anything else that stops the read is.
 func readTrusted(path string) (data []byte, info fileInfo, exists bool, err error) {
 	if _, err := os.Lstat(path); err != nil {
 		if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.ENOTDIR) {
@@ -42,12 +42,19 @@ func readTrusted(path string) (data []byte, info fileInfo, exists bool, err erro
 	if err != nil {
 		return fail("cannot read: %v", err)
 	}
-	real, err := filepath.EvalSymlinks(abs)
+	real, err := resolvePath(abs)
 	if err != nil {
 		return fail("cannot resolve: %v", err)
 	}
 	for _, p := range []string{filepath.Dir(abs), filepath.Dir(real)} {
 		if err := trustedDirs(p); err != nil {
+			return fail("not trusted: %v", err)
+		}
+	}
+	if linksHaveOwnACL && real != abs {
+		// The file as named may be a link whose own access list lets someone point it
+		// elsewhere.
+		if err := trustedInfo(abs, nil, roleFile); err != nil {
 			return fail("not trusted: %v", err)
 		}
 	}
@@ -63,7 +70,7 @@ func readTrusted(path string) (data []byte, info fileInfo, exists bool, err erro
 	if !fi.Mode().IsRegular() {
 		return fail("not a regular file (%s)", fi.Mode().Type())
 	}
-	if err := trustedInfo(real, fi); err != nil {
+	if err := trustedInfo(real, fi, roleFile); err != nil {
 		return fail("not trusted: %v", err)
 	}
 	data, err = io.ReadAll(io.LimitReader(f, maxFileSize+1))
@@ -80,20 +87,22 @@ func readTrusted(path string) (data []byte, info fileInfo, exists bool, err erro
 	return data, info, true, nil
 }
 
-// trustedDirs checks dir and each directory above it (Lstat: a symlinked directory on the way
-// is checked as the link's own directory and again where it leads, by the caller's resolved
-// path).
+// trustedDirs checks dir, the folder holding policy files, and each folder above it (Lstat: a
+// symlinked folder on the way is checked as the link's own folder and again where it leads, by
+// the caller's resolved path; on Windows the link itself is checked too).
 func trustedDirs(dir string) error {
+	role := roleHolder
 	for {
 		fi, err := os.Lstat(dir)
 		if err != nil {
 			return err
 		}
-		if fi.Mode()&fs.ModeSymlink == 0 {
-			if err := trustedInfo(dir, fi); err != nil {
+		if fi.Mode()&fs.ModeSymlink == 0 || linksHaveOwnACL {
+			if err := trustedInfo(dir, fi, role); err != nil {
 				return err
 			}
 		}
+		role = roleAncestor
 		up := filepath.Dir(dir)
 		if up == dir {
 			return nil
@@ -111,7 +120,7 @@ func dropIns(dir string) ([]string, error) {
 		return nil, nil
 	}
 	if err == nil {
-		real, rerr := filepath.EvalSymlinks(dir)
+		real, rerr := resolvePath(dir)
 		switch {
 		case rerr != nil:
 			err = rerr

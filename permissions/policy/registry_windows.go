@@ -10,7 +10,8 @@ import (
 )
 
 // registryKeys are the policy keys under HKLM (only administrators can write under
-// SOFTWARE\Policies).
+// SOFTWARE\Policies, by Windows' own ACLs, so the keys need no check of their own). HKCU is
+// never read for policy: the user writes it.
 var registryKeys = map[string]string{
 	FromSwitchboard: `SOFTWARE\Policies\Switchboard`,
 	FromClaudeCode:  `SOFTWARE\Policies\ClaudeCode`,

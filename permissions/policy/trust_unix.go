@@ -6,12 +6,20 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"path/filepath"
 	"syscall"
 )
 
 // openFlags make opening a policy file safe: never block on a FIFO, never follow a final
 // symlink (the path opened is already resolved and checked).
 const openFlags = os.O_RDONLY | syscall.O_NONBLOCK | syscall.O_NOFOLLOW
+
+// linksHaveOwnACL: a symbolic link's own mode means nothing on Unix; the folder holding it and
+// where it leads are what is checked.
+const linksHaveOwnACL = false
+
+// resolvePath is path with its symbolic links resolved.
+func resolvePath(path string) (string, error) { return filepath.EvalSymlinks(path) }
 
 // owner returns the uid owning fi.
 func owner(fi fs.FileInfo) (uid int, ok bool) {
@@ -25,7 +33,7 @@ func owner(fi fs.FileInfo) (uid int, ok bool) {
 // trustedInfo says why fi (of path) cannot hold policy, or nil: it must be owned by root and
 // not writable by group or others. A directory that is world-writable with the sticky bit set
 // and owned by root (/tmp) is accepted: nobody but root can replace what root put in it.
-func trustedInfo(path string, fi fs.FileInfo) error {
+func trustedInfo(path string, fi fs.FileInfo, _ trustRole) error {
 	uid, ok := owner(fi)
 	if !ok {
 		return fmt.Errorf("%s: cannot tell its owner", path)
