@@ -143,18 +143,10 @@ func (a *App) auditBlock(server string, b *mcpbridge.Blocked) {
 }
 
 // registryClients are this process's clients of organisation registries, by URL: a server.json
-// read for one admission is reused by the next (for mcpregistry.VerifyMaxAge), and the documents
-// are kept in the user's cache folder for when the registry cannot be reached.
+// read for one admission is reused by the next (for mcpregistry.VerifyMaxAge), and decides
+// while the registry cannot be reached. Nothing is kept on disk: a copy in the user's cache
+// folder is the user's to forge (see mcpregistry.Client.Lookup).
 var registryClients sync.Map // string -> *mcpregistry.Client
-
-// RegistryCacheDir is where registry documents are kept ("" when there is no cache folder).
-func RegistryCacheDir() string {
-	d, err := os.UserCacheDir()
-	if err != nil {
-		return ""
-	}
-	return filepath.Join(d, "switchboard", "registry")
-}
 
 // RegistryClient is the process's client of the registry at url (the official one for "").
 func RegistryClient(url string) (*mcpregistry.Client, error) {
@@ -164,7 +156,7 @@ func RegistryClient(url string) (*mcpregistry.Client, error) {
 	if c, ok := registryClients.Load(url); ok {
 		return c.(*mcpregistry.Client), nil
 	}
-	c, err := mcpregistry.NewClient(url, mcpregistry.Options{CacheDir: RegistryCacheDir()})
+	c, err := mcpregistry.NewClient(url, mcpregistry.Options{})
 	if err != nil {
 		return nil, err
 	}
@@ -178,7 +170,7 @@ const registryTimeout = 15 * time.Second
 
 // registryCheck is what Launch.Registry and RegistryErr say under mcpAccess registry: whether
 // resolved is exactly what the organisation's registry gives for the entry's name and version.
-// Fails closed: no registry, no cached copy, no admission.
+// Fails closed: no registry and no copy read by this process, no admission.
 func registryCheck(p *policy.Policy, resolved config.ServerConfig) (ok, why string) {
 	url, _ := p.RegistryURL()
 	c, err := RegistryClient(url)

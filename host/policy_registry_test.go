@@ -2,7 +2,10 @@ package host
 
 import (
 	"bufio"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -161,5 +164,39 @@ func TestPolicyBlockAudited(t *testing.T) {
 	if e.Tool != "mcp__shell" || e.Server != "shell" || e.By != "policy" || e.Decision != "deny" ||
 		e.Entry != dir+"#/deniedMcpServers/0" || e.File != dir || !strings.Contains(e.Reason, "Blocked by your organisation") {
 		t.Errorf("audit line %+v", e)
+	}
+}
+
+// TestPolicyRegistryForgedCache is the attack on mcpAccess "registry" through the user's own
+// cache folder: after a real install, the user edits the cached server.json to declare
+// NODE_OPTIONS, adds NODE_OPTIONS to the entry by hand and cuts the network. Nothing this
+// process verified vouches for the entry, so it is blocked, saying the registry could not be
+// reached.
+func TestPolicyRegistryForgedCache(t *testing.T) {
+	t.Setenv("XDG_CACHE_HOME", t.TempDir())
+	reg := registrytest.New(t, []byte(braveDoc))
+	// The forged document goes where the cache kept server.json files (named by the hash of the
+	// document's URL) before it went: the user can write there, so nothing there may count.
+	forged := strings.Replace(braveDoc, `"environmentVariables": [`, `"environmentVariables": [{"name": "NODE_OPTIONS"}, `, 1)
+	sum := sha256.Sum256([]byte(reg.URL + "/v0.1/servers/" + url.PathEscape("io.github.modelcontextprotocol/brave-search") + "/versions/1.0.2"))
+	cacheDir, err := os.UserCacheDir()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cacheDir = filepath.Join(cacheDir, "switchboard", "registry")
+	os.MkdirAll(cacheDir, 0o700)
+	if err := os.WriteFile(filepath.Join(cacheDir, hex.EncodeToString(sum[:16])+".json"), []byte(forged), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfg := installed(t, reg.URL, func(e *config.Entry) { e.Env["NODE_OPTIONS"] = "--require /tmp/x.js" })
+	reg.Close() // the network is cut: nothing answers at the registry's address
+	p := rootPolicy(t, `{"mcpAccess": "registry", "mcpRegistryUrl": "`+reg.URL+`"}`)
+	b := PolicyBlock(p, cfg)
+	if b == nil {
+		t.Fatal("a hand-edited entry was admitted on a forged cache with the registry unreachable")
+	}
+	t.Logf("blocked: %s", b.Message)
+	if !strings.Contains(b.Message, "could not be reached") || !strings.Contains(b.Message, reg.URL) {
+		t.Errorf("blocked, but the message does not say the registry could not be reached: %q", b.Message)
 	}
 }

@@ -2,8 +2,6 @@ package mcpregistry
 
 import (
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -11,8 +9,6 @@ import (
 	"net"
 	"net/http"
 	"net/url"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"time"
@@ -28,12 +24,37 @@ const MaxDocument = 1 << 20
 // ErrNotFound is returned (wrapped) when the registry has no such server or version.
 var ErrNotFound = errors.New("not in the registry")
 
+// ErrUnreachable is returned (wrapped) when the registry did not answer: no connection, a
+// timeout, a refused redirect, or an HTTP error status.
+var ErrUnreachable = errors.New("the registry could not be reached")
+
+// unreachable is ErrUnreachable with its cause.
+type unreachable struct{ err error }
+
+// cause is the innermost error of why the registry could not be reached ("connection
+// refused", "HTTP 503"): enough for a person, unlike the whole chain of the request.
+func cause(err error) string {
+	for {
+		var u *unreachable
+		if errors.As(err, &u) {
+			err = u.err
+		}
+		next := errors.Unwrap(err)
+		if next == nil {
+			return err.Error()
+		}
+		err = next
+	}
+}
+
+func (u *unreachable) Error() string   { return u.err.Error() }
+func (u *unreachable) Unwrap() []error { return []error{ErrUnreachable, u.err} }
+
 // Client reads one registry. The zero value is not usable: use NewClient. Safe for concurrent use.
 type Client struct {
-	base  string
-	http  *http.Client
-	cache string // folder of cached documents, "" = none
-	now   func() time.Time
+	base string
+	http *http.Client
+	now  func() time.Time
 
 	// memMu guards mem and failed: documents read by this process, by URL, and when and how
 	// reading one last failed.
@@ -61,10 +82,7 @@ type Options struct {
 	// HTTP is the client requests go through (nil: a client with a 15 s timeout). Its
 	// CheckRedirect is replaced: a redirect may not leave the registry's host.
 	HTTP *http.Client
-	// CacheDir keeps the documents read, for Lookup when the registry cannot be reached ("" = no
-	// cache on disk).
-	CacheDir string
-	Now      func() time.Time
+	Now  func() time.Time
 }
 
 // NormalizeURL checks a registry base URL and returns it without a trailing slash: https, or
@@ -121,7 +139,7 @@ func NewClient(base string, o Options) (*Client, error) {
 	if now == nil {
 		now = time.Now
 	}
-	return &Client{base: b, http: hc, cache: o.CacheDir, now: now, mem: map[string]memDoc{}, failed: map[string]failure{}}, nil
+	return &Client{base: b, http: hc, now: now, mem: map[string]memDoc{}, failed: map[string]failure{}}, nil
 }
 
 // URL is the registry's base URL, normalised.
@@ -132,7 +150,7 @@ func (c *Client) docURL(name, version string) string {
 }
 
 // Get reads server name at version ("latest" for the newest) from the registry, now. The
-// document is kept (in memory and in the cache folder) for Lookup when it names an exact version.
+// document is kept in memory for Lookup when it names an exact version.
 func (c *Client) Get(ctx context.Context, name, version string) (*Response, error) {
 	if err := CheckName(name); err != nil {
 		return nil, fmt.Errorf("mcpregistry: %w", err)
@@ -160,7 +178,12 @@ func (c *Client) Get(ctx context.Context, name, version string) (*Response, erro
 
 // Lookup is Get of an exact version for admission: a document this process read less than
 // maxAge ago is used as it is; else it is read again; when the registry cannot be reached, the
-// cached copy (of any age) is used. With neither, the error says the registry cannot be reached.
+// copy this process read (of any age) is used. With neither, the error (ErrUnreachable when the
+// registry did not answer) says so.
+//
+// There is no copy on disk: admission trusts only what this process read from the registry. A
+// copy in the user's cache folder is the user's to edit, and one edited to match a hand-edited
+// entry, with the network cut, would admit that entry under mcpAccess "registry".
 func (c *Client) Lookup(ctx context.Context, name, version string, maxAge time.Duration) (*Response, error) {
 	u := c.docURL(name, version)
 	c.memMu.Lock()
@@ -187,11 +210,6 @@ func (c *Client) Lookup(ctx context.Context, name, version string, maxAge time.D
 	if err == nil || errors.Is(err, ErrNotFound) {
 		return r, err
 	}
-	if !ok && c.cache != "" {
-		if body, rerr := os.ReadFile(c.cachePath(u)); rerr == nil {
-			d, ok = memDoc{body: body}, true
-		}
-	}
 	if ok {
 		return c.check(d.body, name, version)
 	}
@@ -201,7 +219,7 @@ func (c *Client) Lookup(ctx context.Context, name, version string, maxAge time.D
 func (c *Client) check(body []byte, name, version string) (*Response, error) {
 	r, err := parse(body)
 	if err != nil || r.Server.Name != name || r.Server.Version != version {
-		return nil, fmt.Errorf("mcpregistry: the cached copy of %s@%s is not that server.json", name, version)
+		return nil, fmt.Errorf("mcpregistry: the copy of %s@%s read before is not that server.json", name, version)
 	}
 	return r, nil
 }
@@ -210,29 +228,6 @@ func (c *Client) keep(u string, body []byte) {
 	c.memMu.Lock()
 	c.mem[u] = memDoc{body: body, at: c.now()}
 	c.memMu.Unlock()
-	if c.cache == "" {
-		return
-	}
-	if err := os.MkdirAll(c.cache, 0o700); err != nil {
-		return // ignore error: the cache is an aid for when the registry cannot be reached
-	}
-	tmp, err := os.CreateTemp(c.cache, ".doc-*")
-	if err != nil {
-		return
-	}
-	_, werr := tmp.Write(body)
-	if cerr := tmp.Close(); werr != nil || cerr != nil {
-		os.Remove(tmp.Name())
-		return
-	}
-	if os.Rename(tmp.Name(), c.cachePath(u)) != nil {
-		os.Remove(tmp.Name())
-	}
-}
-
-func (c *Client) cachePath(u string) string {
-	sum := sha256.Sum256([]byte(u))
-	return filepath.Join(c.cache, hex.EncodeToString(sum[:16])+".json")
 }
 
 func (c *Client) fetch(ctx context.Context, u string) ([]byte, error) {
@@ -243,14 +238,14 @@ func (c *Client) fetch(ctx context.Context, u string) ([]byte, error) {
 	req.Header.Set("Accept", "application/json")
 	resp, err := c.http.Do(req)
 	if err != nil {
-		return nil, err
+		return nil, &unreachable{err}
 	}
 	defer resp.Body.Close()
 	switch {
 	case resp.StatusCode == http.StatusNotFound:
 		return nil, ErrNotFound
 	case resp.StatusCode != http.StatusOK:
-		return nil, fmt.Errorf("HTTP %d", resp.StatusCode)
+		return nil, &unreachable{fmt.Errorf("HTTP %d", resp.StatusCode)}
 	}
 	body, err := io.ReadAll(io.LimitReader(resp.Body, MaxDocument+1))
 	if err != nil {

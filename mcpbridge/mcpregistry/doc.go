@@ -14,8 +14,9 @@
 // ${input:ID} questions, never values in the file.
 //
 // The entry records where it came from ({"registry": {"url", "name", "version"}}). That is only a
-// claim: Verify derives the launch again from the registry's server.json (cached) and requires
-// the same command and arguments, the URL, and no environment variable or header the server.json
-// does not declare, so a hand-edited entry fails. The host uses it for an organisation's
+// claim: Verify derives the launch again from the registry's server.json (as this process read
+// it; never a copy on disk, which the user could forge) and requires the same command and
+// arguments, the URL, and no environment variable or header the server.json does not declare,
+// so a hand-edited entry fails. The host uses it for an organisation's
 // `mcpAccess: "registry"`.
 package mcpregistry

@@ -2,6 +2,7 @@ package mcpregistry
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -29,6 +30,9 @@ func Verify(ctx context.Context, client *Client, c config.ServerConfig) error {
 		return fmt.Errorf("%s was installed from %s, not from the organisation's registry %s", c.Name, ref.URL, client.URL())
 	}
 	r, err := client.Lookup(ctx, ref.Name, ref.Version, VerifyMaxAge)
+	if errors.Is(err, ErrUnreachable) {
+		return fmt.Errorf("%s@%s cannot be checked: the registry %s could not be reached (%s)", ref.Name, ref.Version, client.URL(), cause(err))
+	}
 	if err != nil {
 		return fmt.Errorf("%s@%s cannot be checked against the registry %s: %v", ref.Name, ref.Version, client.URL(), err)
 	}
