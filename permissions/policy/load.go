@@ -105,7 +105,7 @@ func (b *builder) readFile(path, from string, imp bool, kind string) {
 	if !exists {
 		return
 	}
-	src := &Source{Path: path, From: from, Import: imp, Owner: info.Owner, Mode: info.Mode, Digest: info.Digest}
+	src := &Source{Path: path, From: from, Import: imp, Owner: info.Owner, OwnerSID: info.OwnerSID, Mode: info.Mode, Digest: info.Digest}
 	if err != nil {
 		b.brokenSource(src, err)
 		return
@@ -121,7 +121,7 @@ func (b *builder) readPlist(path, from string, imp bool, kind string) {
 	if !exists {
 		return
 	}
-	src := &Source{Path: path, From: from, Import: imp, Owner: info.Owner, Mode: info.Mode, Digest: info.Digest}
+	src := &Source{Path: path, From: from, Import: imp, Owner: info.Owner, OwnerSID: info.OwnerSID, Mode: info.Mode, Digest: info.Digest}
 	if err != nil {
 		b.brokenSource(src, err)
 		return
@@ -161,7 +161,7 @@ func (b *builder) parse(src *Source, data []byte, kind string) {
 		sum := sha256.Sum256(data)
 		src.Digest = hex.EncodeToString(sum[:])
 	}
-	fmt.Fprintf(&b.digests, "%s\x00%s\x00%d\x00%o\n", src.Path, src.Digest, src.Owner, src.Mode)
+	fmt.Fprintf(&b.digests, "%s\x00%s\x00%d\x00%s\x00%o\n", src.Path, src.Digest, src.Owner, src.OwnerSID, src.Mode)
 	root, p, err := parseJSONC(src.Path, data)
 	if err != nil {
 		b.brokenSource(src, err)

@@ -80,12 +80,14 @@ func (c Contact) String() string {
 
 // A Source is one policy file that was found.
 type Source struct {
-	Path   string      `json:"path"`
-	From   string      `json:"from"`
-	Import bool        `json:"import"` // restrict-only
-	Owner  int         `json:"owner"`
-	Mode   fs.FileMode `json:"mode"`
-	Digest string      `json:"sha256"`
+	Path   string `json:"path"`
+	From   string `json:"from"`
+	Import bool   `json:"import"` // restrict-only
+	Owner  int    `json:"owner"`
+	// OwnerSID is the owner on Windows, where Owner is -1.
+	OwnerSID string      `json:"ownerSid,omitempty"`
+	Mode     fs.FileMode `json:"mode"`
+	Digest   string      `json:"sha256"`
 	// Contributed names what the policy took from the file ("deniedMcpServers (2 entries)").
 	Contributed []string `json:"contributed,omitempty"`
 	Err         string   `json:"error,omitempty"`

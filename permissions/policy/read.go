@@ -19,9 +19,10 @@ const maxFileSize = 1 << 20
 
 // fileInfo is what check shows about a source it read.
 type fileInfo struct {
-	Owner  int
-	Mode   fs.FileMode
-	Digest string // sha256 of the content, hex
+	Owner    int
+	OwnerSID string // Windows
+	Mode     fs.FileMode
+	Digest   string // sha256 of the content, hex
 }
 
 // readTrusted reads a policy file after checking that nobody but root (on Windows: SYSTEM,
@@ -82,6 +83,7 @@ func readTrusted(path string) (data []byte, info fileInfo, exists bool, err erro
 	}
 	sum := sha256.Sum256(data)
 	info.Owner, _ = owner(fi)
+	info.OwnerSID = ownerSID(real)
 	info.Mode = fi.Mode()
 	info.Digest = hex.EncodeToString(sum[:])
 	return data, info, true, nil

@@ -86,7 +86,11 @@ func (r Report) WriteText(w io.Writer) {
 		if len(digest) > 12 {
 			digest = digest[:12]
 		}
-		fmt.Fprintf(w, "  source %s (%s), owner uid %d, mode %s, sha256 %s\n", safetext.Line(s.Path), from, s.Owner, s.Mode.Perm(), digest)
+		if s.OwnerSID != "" {
+			fmt.Fprintf(w, "  source %s (%s), owner %s, sha256 %s\n", safetext.Line(s.Path), from, sidName(s.OwnerSID), digest)
+		} else {
+			fmt.Fprintf(w, "  source %s (%s), owner uid %d, mode %s, sha256 %s\n", safetext.Line(s.Path), from, s.Owner, s.Mode.Perm(), digest)
+		}
 		if s.Err != "" {
 			fmt.Fprintf(w, "    BROKEN: %s\n", safetext.Line(s.Err))
 		}

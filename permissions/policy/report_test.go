@@ -59,3 +59,14 @@ func TestExplainText(t *testing.T) {
 		}
 	}
 }
+
+// TestReportWindowsOwner: on Windows check names a source's owner by its SID (and name), not as
+// uid -1.
+func TestReportWindowsOwner(t *testing.T) {
+	r := Report{Sources: []Source{{Path: `C:\Program Files\Switchboard\managed-settings.json`, From: FromSwitchboard, Owner: -1, OwnerSID: sidAdministrators}}}
+	var b strings.Builder
+	r.WriteText(&b)
+	if text := b.String(); !strings.Contains(text, "owner Administrators (S-1-5-32-544)") || strings.Contains(text, "uid -1") {
+		t.Errorf("report:\n%s", text)
+	}
+}

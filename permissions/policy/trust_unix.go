@@ -21,6 +21,9 @@ const linksHaveOwnACL = false
 // resolvePath is path with its symbolic links resolved.
 func resolvePath(path string) (string, error) { return filepath.EvalSymlinks(path) }
 
+// ownerSID: Unix owners are uids.
+func ownerSID(string) string { return "" }
+
 // owner returns the uid owning fi.
 func owner(fi fs.FileInfo) (uid int, ok bool) {
 	st, ok := fi.Sys().(*syscall.Stat_t)

@@ -22,6 +22,12 @@ const linksHaveOwnACL = true
 // owner: Windows owners are SIDs, not uids; check shows -1.
 func owner(fs.FileInfo) (int, bool) { return -1, false }
 
+// ownerSID is path's owner, for check ("" when it cannot be read: trustedInfo said why).
+func ownerSID(path string) string {
+	o, _ := winSecurity(path, roleFile) // ignore error: trustedInfo reported it
+	return o.Owner
+}
+
 // trustedInfo says why path cannot hold (or lead to) policy, or nil: see winTrusted. It reads
 // the security descriptor of path itself, a reparse point's own rather than its target's.
 func trustedInfo(path string, _ fs.FileInfo, r trustRole) error {
