@@ -4,12 +4,22 @@ package broker
 
 import (
 	"bufio"
+	"bytes"
 	"context"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"os/exec"
+	"path/filepath"
+	"strconv"
+	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mark3labs/mcp-go/mcp"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // benchCalls makes b.N echo calls over rw, one at a time, as a window's agent does.
@@ -57,4 +67,173 @@ func BenchmarkCallShared(b *testing.B) {
 	}
 	defer c.Close()
 	benchCalls(b, c, bufio.NewReader(c))
+}
+
+// Profiles of a daemon the benchmark starts (BenchmarkRelay/daemon): set these to file paths to
+// get its CPU and allocation profiles (go tool pprof), written as it exits at the end.
+const (
+	cpuProfileVar = "BROKER_BENCH_CPUPROFILE"
+	memProfileVar = "BROKER_BENCH_MEMPROFILE"
+)
+
+// BenchmarkRelay is one window's tools/call (mcptest's echo) made as the window makes it: by its
+// stdio transport (mcpbridge/stdio), the same code in-window and shared.
+//
+//   - direct: the server on the window's own pipes, the in-window floor;
+//   - daemon: through a daemon in a process of its own, as `switchboard daemon` runs: the
+//     window, socket, daemon, pipe, server hop the goal is about (allocs/op: the window's only);
+//   - inproc: through a daemon in this process (allocs/op: the window's and the daemon's).
+//
+// Besides ns/op it reports the CPU time per call of each process (window-cpu-ns, daemon-cpu-ns,
+// server-cpu-ns, all threads) and the daemon's context switches per call: on a loaded machine
+// these move far less than the wall time.
+func BenchmarkRelay(b *testing.B) {
+	for _, mode := range []string{"direct", "daemon", "inproc"} {
+		b.Run(mode, func(b *testing.B) { benchRelay(b, mode) })
+	}
+}
+
+func benchRelay(b *testing.B, mode string) {
+	log := slog.New(slog.DiscardHandler)
+	t := stdio.NewTransport(mcptestBin, nil, []string{"PATH=" + os.Getenv("PATH")}, "", 64<<20, log)
+	daemonPid := 0
+	var conn *Conn
+	if mode != "direct" {
+		dir, err := os.MkdirTemp("", "sb")
+		if err != nil {
+			b.Fatal(err)
+		}
+		defer os.RemoveAll(dir)
+		os.Chmod(dir, 0o700) // ignore error: EnsureDir says
+		cfg := Config{Dir: dir, Build: "test", Heartbeat: -1}
+		if mode == "inproc" {
+			ctx, cancel := context.WithCancel(context.Background())
+			ready, done := make(chan struct{}), make(chan struct{})
+			go func() {
+				defer close(done)
+				Serve(ctx, Options{Dir: dir, Build: "test", Idle: time.Minute, Ready: closeOnWrite(ready)})
+			}()
+			defer func() { cancel(); <-done }()
+			<-ready
+		} else {
+			cfg.Start = func(string) *exec.Cmd {
+				cmd := daemonCmd(dir, time.Minute)("")
+				for _, v := range []string{cpuProfileVar, memProfileVar} {
+					if p := os.Getenv(v); p != "" {
+						abs, _ := filepath.Abs(p) // ignore error: the daemon runs in "/"
+						cmd.Env = append(cmd.Env, v+"="+abs)
+					}
+				}
+				return cmd
+			}
+			defer func() {
+				if daemonPid == 0 {
+					return
+				}
+				Stop(context.Background(), cfg) // ignore error: a dead daemon stops nothing
+				tick := time.NewTicker(10 * time.Millisecond)
+				defer tick.Stop()
+				for !gone(daemonPid) { // the profiles are written as it exits
+					<-tick.C
+				}
+			}()
+		}
+		t.Shared(func(ctx context.Context) (stdio.Stream, error) {
+			c, err := Attach(ctx, cfg, request(launch()))
+			conn = c
+			return c, err
+		})
+	}
+	ctx := context.Background()
+	if err := t.Start(ctx); err != nil {
+		b.Fatal(err)
+	}
+	defer t.Close()
+	if mode != "direct" {
+		if t.SharedStream() == nil {
+			b.Fatal("the transport runs the server itself: the attach failed")
+		}
+		if mode == "daemon" {
+			daemonPid = conn.DaemonPid()
+		}
+	}
+	init := []byte(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
+	if _, err := t.RoundTripLine(ctx, mcp.NewRequestId("init"), init, time.Minute); err != nil {
+		b.Fatal(err)
+	}
+	if err := t.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/initialized"}}); err != nil {
+		b.Fatal(err)
+	}
+	serverPid := t.Pid()
+	if conn != nil {
+		serverPid = conn.ServerPid()
+	}
+	call := func(i int) {
+		id := "c" + strconv.Itoa(i)
+		line := []byte(`{"jsonrpc":"2.0","id":"` + id + `","method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`)
+		r, err := t.RoundTripLine(ctx, mcp.NewRequestId(id), line, time.Minute)
+		if err != nil {
+			b.Fatal(err)
+		}
+		if r.Error != nil || !bytes.Contains(r.Result, []byte("hello")) {
+			b.Fatalf("call %d: %s", i, r.Frame.Data)
+		}
+	}
+	for i := range 100 { // warm: the first calls grow buffers and tables
+		call(-i - 1)
+	}
+	w0, d0, s0 := selfCPU(), procCPU(daemonPid), procCPU(serverPid)
+	b.ResetTimer()
+	for i := range b.N {
+		call(i)
+	}
+	b.StopTimer()
+	w1, d1, s1 := selfCPU(), procCPU(daemonPid), procCPU(serverPid)
+	n := float64(b.N)
+	b.ReportMetric(float64(w1-w0)/n, "window-cpu-ns/op")
+	b.ReportMetric(float64(s1.ns-s0.ns)/n, "server-cpu-ns/op")
+	if daemonPid != 0 {
+		b.ReportMetric(float64(d1.ns-d0.ns)/n, "daemon-cpu-ns/op")
+		b.ReportMetric(float64(d1.switches-d0.switches)/n, "daemon-cs/op")
+	}
+}
+
+// selfCPU is this process's CPU time (all threads, user and system), in ns.
+func selfCPU() int64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return ru.Utime.Nano() + ru.Stime.Nano()
+}
+
+// cpuUse is a process's CPU time and context switches, summed over its threads.
+type cpuUse struct{ ns, switches int64 }
+
+// procCPU reads pid's threads from /proc (zero where there is no /proc, or pid is 0).
+func procCPU(pid int) cpuUse {
+	var u cpuUse
+	if pid == 0 {
+		return u
+	}
+	task := "/proc/" + strconv.Itoa(pid) + "/task"
+	tids, _ := os.ReadDir(task)
+	for _, tid := range tids {
+		if b, err := os.ReadFile(task + "/" + tid.Name() + "/schedstat"); err == nil {
+			if f := bytes.Fields(b); len(f) > 0 {
+				ns, _ := strconv.ParseInt(string(f[0]), 10, 64)
+				u.ns += ns
+			}
+		}
+		b, _ := os.ReadFile(task + "/" + tid.Name() + "/status")
+		for _, line := range bytes.Split(b, []byte("\n")) {
+			for _, k := range []string{"voluntary_ctxt_switches:", "nonvoluntary_ctxt_switches:"} {
+				if v, ok := bytes.CutPrefix(line, []byte(k)); ok {
+					n, _ := strconv.ParseInt(string(bytes.TrimSpace(v)), 10, 64)
+					u.switches += n
+				}
+			}
+		}
+	}
+	return u
 }

@@ -13,6 +13,8 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync"
@@ -67,6 +69,21 @@ func daemonMain() int {
 		Log: slog.New(slog.NewTextHandler(os.Stderr, &slog.HandlerOptions{Level: slog.LevelDebug}))}
 	if f := ReadyFromEnv(); f != nil {
 		o.Ready = f
+	}
+	if p := os.Getenv(cpuProfileVar); p != "" { // BenchmarkRelay
+		f, err := os.Create(p)
+		if err == nil && pprof.StartCPUProfile(f) == nil {
+			defer pprof.StopCPUProfile()
+		}
+	}
+	if p := os.Getenv(memProfileVar); p != "" {
+		runtime.MemProfileRate = 4096
+		defer func() {
+			if f, err := os.Create(p); err == nil {
+				pprof.Lookup("allocs").WriteTo(f, 0) // ignore error: a benchmark's aid
+				f.Close()
+			}
+		}()
 	}
 	if err := Serve(context.Background(), o); err != nil {
 		fmt.Fprintln(os.Stderr, err)
