@@ -8,6 +8,8 @@ import (
 	"sync"
 	"syscall"
 	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/rawio"
 )
 
 // maxQueue bounds what waits to be written to one window. A window that stops reading while its
@@ -18,6 +20,7 @@ const maxQueue = 2 * maxFrame
 type attachment struct {
 	in   *instance
 	conn *net.UnixConn
+	rw   rawio.Conn // conn as read and written: raw system calls where rawio takes it
 	r    *bufio.Reader
 
 	// Guarded by in.mu.
@@ -34,12 +37,19 @@ type attachment struct {
 	closed  bool // write nothing more
 	wake    chan struct{}
 
-	raw syscall.RawConn // for send's one non-blocking write (nil: always queue)
+	// try is send's one non-blocking write: rawio's where it took the socket, else through raw.
+	try func([]byte) int
+	raw syscall.RawConn // (nil: always queue)
 }
 
-func newAttachment(in *instance, c *net.UnixConn, r *bufio.Reader) *attachment {
-	a := &attachment{in: in, conn: c, r: r, calls: map[string]int64{}, wake: make(chan struct{}, 1)}
-	a.raw, _ = c.SyscallConn() // ignore error: a nil raw conn queues every frame
+func newAttachment(in *instance, c *net.UnixConn, rw rawio.Conn, r *bufio.Reader) *attachment {
+	a := &attachment{in: in, conn: c, rw: rw, r: r, calls: map[string]int64{}, wake: make(chan struct{}, 1)}
+	if f, ok := rw.(*rawio.File); ok {
+		a.try = f.TryWrite
+	} else {
+		a.raw, _ = c.SyscallConn() // ignore error: a nil raw conn queues every frame
+		a.try = a.tryWrite
+	}
 	return a
 }
 
@@ -57,7 +67,7 @@ func (a *attachment) send(b []byte) {
 		// Nothing waits before this frame: try to write it at once, without blocking. Handing
 		// every frame to the write loop cost a goroutine wake-up per message, about a fifth of
 		// a relayed call.
-		if n := a.tryWrite(b); n == len(b) {
+		if n := a.try(b); n == len(b) {
 			a.qmu.Unlock()
 			return
 		} else {
@@ -150,7 +160,7 @@ func (a *attachment) writeLoop() {
 		a.writing = true
 		a.qmu.Unlock()
 		_ = a.conn.SetWriteDeadline(time.Now().Add(stall)) // ignore error: a socket takes deadlines
-		_, err := a.conn.Write(b)
+		_, err := a.rw.Write(b)
 		a.qmu.Lock()
 		a.writing = false
 		a.qmu.Unlock()

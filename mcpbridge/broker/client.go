@@ -18,6 +18,8 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/rawio"
 )
 
 // Config is a window's side of the broker.
@@ -77,6 +79,7 @@ var ErrNoInstance = errors.New("broker: no window runs this server in the daemon
 // used from one goroutine each.
 type Conn struct {
 	c     *net.UnixConn
+	rw    rawio.Conn // c as read and written (see connect)
 	r     *bufio.Reader
 	reply helloReply
 	build string
@@ -118,14 +121,14 @@ func Attach(ctx context.Context, cfg Config, req Request) (*Conn, error) {
 	if cfg.Existing {
 		cfg.Start = nil
 	}
-	c, r, reply, err := connect(ctx, cfg, h)
+	c, rw, r, reply, err := connect(ctx, cfg, h)
 	if reply.NoInstance {
 		return nil, ErrNoInstance
 	}
 	if err != nil {
 		return nil, err
 	}
-	conn := &Conn{c: c, r: r, reply: reply, build: cfg.Build, scope: req.Launch.Scope, pong: make(chan struct{}, 1), done: make(chan struct{})}
+	conn := &Conn{c: c, rw: rw, r: r, reply: reply, build: cfg.Build, scope: req.Launch.Scope, pong: make(chan struct{}, 1), done: make(chan struct{})}
 	hb := cfg.Heartbeat
 	if hb == 0 {
 		hb = defaultHeartbeat
@@ -166,7 +169,7 @@ func (c *Conn) heartbeat(every time.Duration) {
 		ping := []byte(`{"jsonrpc":"2.0","id":"` + heartbeatID + strconv.Itoa(n) + `","method":"ping"}` + "\n")
 		c.wmu.Lock()
 		_ = c.c.SetWriteDeadline(time.Now().Add(every)) // ignore error: a socket takes deadlines
-		_, err := c.c.Write(ping)
+		_, err := c.rw.Write(ping)
 		_ = c.c.SetWriteDeadline(time.Time{})
 		c.wmu.Unlock()
 		if err != nil && !isTimeout(err) {
@@ -190,7 +193,7 @@ var pongPrefix = []byte(`{"jsonrpc":"2.0","id":"` + heartbeatID)
 // GetStatus asks a running daemon for its state; it never starts one.
 func GetStatus(ctx context.Context, cfg Config) (*Status, error) {
 	cfg.Start = nil
-	c, _, reply, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opStatus})
+	c, _, _, reply, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opStatus})
 	if err != nil {
 		return nil, err
 	}
@@ -205,7 +208,7 @@ func GetStatus(ctx context.Context, cfg Config) (*Status, error) {
 // get an error) and the windows attach again to a new daemon.
 func Stop(ctx context.Context, cfg Config) error {
 	cfg.Start = nil
-	c, _, _, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opStop})
+	c, _, _, _, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opStop})
 	if err != nil {
 		return err
 	}
@@ -218,7 +221,7 @@ func Stop(ctx context.Context, cfg Config) error {
 // to it have left; no call in flight fails.
 func Drain(ctx context.Context, cfg Config) error {
 	cfg.Start = nil
-	c, _, _, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opDrain})
+	c, _, _, _, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opDrain})
 	if err != nil {
 		return err
 	}
@@ -231,7 +234,7 @@ func Drain(ctx context.Context, cfg Config) error {
 // exiting or lacking the feature, ctx ended). It starts neither a daemon nor an instance.
 func Watch(ctx context.Context, cfg Config, req Request) error {
 	cfg.Start = nil
-	c, _, reply, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opWatch, Instance: &req})
+	c, _, _, reply, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opWatch, Instance: &req})
 	if err != nil {
 		return err
 	}
@@ -242,21 +245,23 @@ func Watch(ctx context.Context, cfg Config, req Request) error {
 	return nil
 }
 
-// connect finds (or starts) the daemon, sends the hello and reads the reply.
-func connect(ctx context.Context, cfg Config, h hello) (*net.UnixConn, *bufio.Reader, helloReply, error) {
+// connect finds (or starts) the daemon, sends the hello and reads the reply. rw is the connection
+// as read and written (raw system calls where rawio takes the socket: a frame then does not wake
+// the runtime's monitor thread, as the window's pipes to its own servers do not), r reads rw.
+func connect(ctx context.Context, cfg Config, h hello) (*net.UnixConn, rawio.Conn, *bufio.Reader, helloReply, error) {
 	dir := cfg.Dir
 	var err error
 	if dir == "" {
 		if dir, err = DefaultDir(); err != nil {
-			return nil, nil, helloReply{}, err
+			return nil, nil, nil, helloReply{}, err
 		}
 	} else if err := EnsureDir(dir); err != nil {
-		return nil, nil, helloReply{}, err
+		return nil, nil, nil, helloReply{}, err
 	}
 	p := PathsIn(dir)
 	line, err := json.Marshal(h)
 	if err != nil {
-		return nil, nil, helloReply{}, fmt.Errorf("broker: hello: %w", err)
+		return nil, nil, nil, helloReply{}, fmt.Errorf("broker: hello: %w", err)
 	}
 	line = append(line, '\n')
 	var last error
@@ -266,33 +271,34 @@ func connect(ctx context.Context, cfg Config, h hello) (*net.UnixConn, *bufio.Re
 			// one is started under the lock.
 			select {
 			case <-ctx.Done():
-				return nil, nil, helloReply{}, ctx.Err()
+				return nil, nil, nil, helloReply{}, ctx.Err()
 			case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
 			}
 		}
 		c, err := dial(ctx, p.Sock)
 		if err != nil {
 			if !notRunning(err) {
-				return nil, nil, helloReply{}, err
+				return nil, nil, nil, helloReply{}, err
 			}
 			if cfg.Start == nil {
-				return nil, nil, helloReply{}, ErrNotRunning
+				return nil, nil, nil, helloReply{}, ErrNotRunning
 			}
 			if c, err = start(ctx, cfg, p); err != nil {
-				return nil, nil, helloReply{}, err
+				return nil, nil, nil, helloReply{}, err
 			}
 		}
-		r, reply, err := handshake(ctx, c, line)
+		rw := rawio.OrConn(c)
+		r, reply, err := handshake(ctx, c, rw, line)
 		if err == nil {
-			return c, r, reply, nil
+			return c, rw, r, reply, nil
 		}
 		c.Close() // ignore error: failed
 		last = err
 		if !reply.Retry {
-			return nil, nil, reply, err
+			return nil, nil, nil, reply, err
 		}
 	}
-	return nil, nil, helloReply{}, last
+	return nil, nil, nil, helloReply{}, last
 }
 
 // notRunning: nothing listens on the socket (no file, or a stale one).
@@ -373,13 +379,13 @@ func start(ctx context.Context, cfg Config, p Paths) (*net.UnixConn, error) {
 
 // handshake sends the hello and reads the reply (waiting, for an attach, while the daemon starts
 // the instance).
-func handshake(ctx context.Context, c *net.UnixConn, hello []byte) (*bufio.Reader, helloReply, error) {
+func handshake(ctx context.Context, c *net.UnixConn, rw rawio.Conn, hello []byte) (*bufio.Reader, helloReply, error) {
 	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) }) // ignore error: unblocks the reads
 	defer stop()
-	if _, err := c.Write(hello); err != nil {
+	if _, err := rw.Write(hello); err != nil {
 		return nil, helloReply{}, fmt.Errorf("broker: hello: %w", err)
 	}
-	r := bufio.NewReaderSize(c, 64<<10)
+	r := bufio.NewReaderSize(rw, 64<<10)
 	// A daemon answers a hello at once (an attach with a pending reply first): one that does not
 	// is stopped or hung, and the window should not wait out its startup timeout on it.
 	_ = c.SetReadDeadline(time.Now().Add(helloTimeout)) // ignore error: a socket takes deadlines
@@ -528,7 +534,7 @@ func (c *Conn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	_ = c.c.SetWriteDeadline(c.deadline) // ignore error: a socket takes deadlines
-	return c.c.Write(p)
+	return c.rw.Write(p)
 }
 
 // SetWriteDeadline bounds the window's Writes (the heartbeat keeps deadlines of its own).

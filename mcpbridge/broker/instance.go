@@ -232,8 +232,8 @@ func (in *instance) writeUp(frame []byte) {
 	}
 	in.writeMu.Lock()
 	defer in.writeMu.Unlock()
-	_ = in.child.stdin.SetWriteDeadline(time.Now().Add(stall)) // ignore error: a pipe takes deadlines
-	if _, err := in.child.stdin.Write(frame); err != nil {
+	_ = in.child.in.SetWriteDeadline(time.Now().Add(stall)) // ignore error: a pipe takes deadlines
+	if _, err := in.child.in.Write(frame); err != nil {
 		if isTimeout(err) {
 			in.d.log.Warn("broker: server stopped reading its input; stopping it", "name", in.req.Name)
 			in.setStopReason("the server stopped reading its input")
@@ -245,7 +245,7 @@ func (in *instance) writeUp(frame []byte) {
 // readLoop reads the server's frames until its stdout ends, then ends the instance.
 func (in *instance) readLoop() {
 	defer close(in.loopDone)
-	br := bufio.NewReaderSize(in.child.stdout, 64<<10)
+	br := bufio.NewReaderSize(in.child.out, 64<<10)
 	reason := ""
 	for {
 		data, err := readFrame(br, maxFrame)

@@ -12,6 +12,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/rawio"
 	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
@@ -31,7 +32,11 @@ type child struct {
 	cmd    *exec.Cmd
 	stdin  *os.File
 	stdout *os.File
-	stderr *ring
+	// in and out are stdin and stdout as the relay writes and reads them: raw system calls where
+	// rawio takes the pipes, so that a frame does not wake the runtime's monitor thread (the
+	// window's own stdio transport does the same).
+	in, out rawio.Conn
+	stderr  *ring
 
 	exited  chan struct{} // closed once Wait returned
 	waitErr error         // set before exited is closed
@@ -72,7 +77,7 @@ func startChild(l Launch) (*child, error) {
 		closeAll(inW, outR, errR)
 		return nil, fmt.Errorf("start %s: %w", l.Command, err)
 	}
-	c := &child{cmd: cmd, stdin: inW, stdout: outR, stderr: newRing(64 << 10),
+	c := &child{cmd: cmd, stdin: inW, stdout: outR, in: rawio.Or(inW), out: rawio.Or(outR), stderr: newRing(64 << 10),
 		exited: make(chan struct{}), errDone: make(chan struct{})}
 	go func() {
 		defer close(c.errDone)

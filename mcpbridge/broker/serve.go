@@ -17,6 +17,7 @@ import (
 
 	"github.com/gofrs/flock"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/rawio"
 	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
@@ -305,7 +306,10 @@ const maxHello = 4 << 20
 func (d *daemon) handle(c *net.UnixConn) {
 	defer d.leave(c)
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
-	br := bufio.NewReaderSize(c, 64<<10)
+	// Raw system calls where rawio takes the socket: a relayed frame then does not wake the
+	// runtime's monitor thread (about two wake-ups per call with net.Conn's reads and writes).
+	rw := rawio.OrConn(c)
+	br := bufio.NewReaderSize(rw, 64<<10)
 	line, err := readFrame(br, maxHello)
 	if err != nil {
 		return
@@ -403,7 +407,7 @@ func (d *daemon) handle(c *net.UnixConn) {
 			writeReply(c, reply)
 			return
 		}
-		a = newAttachment(in, c, br)
+		a = newAttachment(in, c, rw, br)
 		var ok bool
 		if windows, ok = in.attach(a); ok {
 			break

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"os"
 	"os/exec"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/rawio"
 )
 
 // Shared servers need Unix sockets and process groups (design §4.1: Windows is phase 2). The
@@ -20,6 +22,7 @@ var errUnsupported = errors.New("broker: shared servers are not available on thi
 
 type child struct {
 	stdin, stdout *os.File
+	in, out       rawio.Conn
 	exited        chan struct{}
 }
 

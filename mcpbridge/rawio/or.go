@@ -2,6 +2,7 @@ package rawio
 
 import (
 	"io"
+	"net"
 	"os"
 	"time"
 )
@@ -19,4 +20,12 @@ func Or(f *os.File) Conn {
 		return r
 	}
 	return f
+}
+
+// OrConn is c read and written with raw system calls when NewConn takes it, else c itself.
+func OrConn(c *net.UnixConn) Conn {
+	if r, ok := NewConn(c); ok {
+		return r
+	}
+	return c
 }

@@ -17,11 +17,16 @@
 // falls back to os.File's reads and writes for good, as the host did before rawio. A raw call can
 // still sleep in the kernel for a moment (a pipe's lock held by a writer taking a page fault); with
 // one P nothing else runs meanwhile, as with any short system call.
+//
+// The same holds for a Unix-domain socket (NewConn): the broker daemon and a window attached to
+// it (mcpbridge/broker) relay every message of a shared server through one, and with net.Conn's
+// reads and writes each message woke the daemon's monitor thread about twice.
 package rawio
 
 import (
 	"errors"
 	"io"
+	"net"
 	"os"
 	"sync"
 	"sync/atomic"
@@ -32,9 +37,18 @@ import (
 	"golang.org/x/sys/unix"
 )
 
+// polled is what a File reads, writes and waits on: an *os.File or a *net.UnixConn.
+type polled interface {
+	io.ReadWriteCloser
+	SetReadDeadline(time.Time) error
+	SetWriteDeadline(time.Time) error
+	SyscallConn() (syscall.RawConn, error)
+}
+
 // File reads and writes one polled descriptor.
 type File struct {
-	f     *os.File
+	f     polled
+	name  string // for errors (a file's; "" for a socket, whose errors are net's already)
 	rc    syscall.RawConn
 	plain atomic.Bool // RWF_NOWAIT was refused: os.File's reads and writes
 
@@ -45,6 +59,7 @@ type File struct {
 	r, w     op
 	readFn   func(fd uintptr) bool // (*File).readOnce
 	writeFn  func(fd uintptr) bool // (*File).writeOnce
+	tryFn    func(fd uintptr) bool // (*File).tryOnce
 }
 
 // op is one read or write in progress.
@@ -60,6 +75,18 @@ var noDeadline time.Time
 // terminal, a descriptor that was blocking when it was opened) or is blocking now: there would
 // be no poller to wait in.
 func New(f *os.File) (*File, bool) {
+	return wrapPolled(f, f.Name())
+}
+
+// NewConn wraps a Unix-domain socket as New wraps a file (the net package polls every socket it
+// makes). Errors are the net package's (*net.OpError: net.ErrClosed once closed,
+// os.ErrDeadlineExceeded past a deadline); a kernel that refuses RWF_NOWAIT on sockets gets the
+// Conn's own reads and writes, as New's fallback.
+func NewConn(c *net.UnixConn) (*File, bool) {
+	return wrapPolled(c, "")
+}
+
+func wrapPolled(f polled, name string) (*File, bool) {
 	rc, err := f.SyscallConn()
 	if err != nil {
 		return nil, false
@@ -74,8 +101,8 @@ func New(f *os.File) (*File, bool) {
 	}) != nil || !ok {
 		return nil, false
 	}
-	r := &File{f: f, rc: rc}
-	r.readFn, r.writeFn = r.readOnce, r.writeOnce
+	r := &File{f: f, name: name, rc: rc}
+	r.readFn, r.writeFn, r.tryFn = r.readOnce, r.writeOnce, r.tryOnce
 	return r, true
 }
 
@@ -122,7 +149,7 @@ func (r *File) Read(p []byte) (int, error) {
 		r.plain.Store(true)
 		return r.f.Read(p)
 	case errno != 0:
-		return 0, &os.PathError{Op: "read", Path: r.f.Name(), Err: errno}
+		return 0, r.errno("read", errno)
 	case n == 0:
 		return 0, io.EOF
 	}
@@ -153,9 +180,38 @@ func (r *File) Write(p []byte) (int, error) {
 		r.plain.Store(true)
 		return r.f.Write(p)
 	case errno != 0:
-		return n, &os.PathError{Op: "write", Path: r.f.Name(), Err: errno}
+		return n, r.errno("write", errno)
 	}
 	return n, nil
+}
+
+// TryWrite makes one non-blocking write of p and returns how much of it the descriptor took: 0
+// when it takes nothing now, on any error (a Write then meets it), and where RWF_NOWAIT was
+// refused. It never waits, so a caller holding a lock can hand the rest to a writer that may.
+func (r *File) TryWrite(p []byte) int {
+	if len(p) == 0 || r.plain.Load() {
+		return 0
+	}
+	released()
+	r.wmu.Lock()
+	r.w = op{p: p}
+	err := r.rc.Write(r.tryFn)
+	n, errno := r.w.n, r.w.errno
+	r.w = op{}
+	r.wmu.Unlock()
+	if err != nil {
+		return 0
+	}
+	if refused(errno) && n == 0 {
+		r.plain.Store(true)
+	}
+	return n
+}
+
+// tryOnce is writeOnce that never waits in the poller.
+func (r *File) tryOnce(fd uintptr) bool {
+	r.writeOnce(fd)
+	return true
 }
 
 // readOnce is one raw read into r.r.p: false to wait in the poller.
@@ -198,10 +254,21 @@ func (r *File) writeOnce(fd uintptr) bool {
 // wrap gives a wait's error as os.File gives it: a *os.PathError around os.ErrDeadlineExceeded
 // or, for a closed file, os.ErrClosed (the poller's own "use of closed file" is another value).
 func (r *File) wrap(op string, err error) error {
+	if _, sock := r.f.(*net.UnixConn); sock {
+		return err // a *net.OpError already, as the Conn's own would be
+	}
 	if !errors.Is(err, os.ErrDeadlineExceeded) && err.Error() == "use of closed file" {
 		err = os.ErrClosed
 	}
-	return &os.PathError{Op: op, Path: r.f.Name(), Err: err}
+	return &os.PathError{Op: op, Path: r.name, Err: err}
+}
+
+// errno is a failed raw call's error as the file's or the socket's own call would give it.
+func (r *File) errno(op string, e syscall.Errno) error {
+	if c, sock := r.f.(*net.UnixConn); sock {
+		return &net.OpError{Op: op, Net: "unix", Source: c.LocalAddr(), Addr: c.RemoteAddr(), Err: os.NewSyscallError(op, e)}
+	}
+	return &os.PathError{Op: op, Path: r.name, Err: e}
 }
 
 // SetReadDeadline and SetWriteDeadline are os.File's.

@@ -3,6 +3,7 @@
 package rawio
 
 import (
+	"net"
 	"os"
 	"time"
 )
@@ -12,6 +13,11 @@ type File struct{}
 
 // New reports false: raw system calls are only used on Linux.
 func New(*os.File) (*File, bool) { return nil, false }
+
+// NewConn reports false: raw system calls are only used on Linux.
+func NewConn(*net.UnixConn) (*File, bool) { return nil, false }
+
+func (*File) TryWrite([]byte) int { return 0 }
 
 func (*File) Read([]byte) (int, error)         { return 0, os.ErrInvalid }
 func (*File) Write([]byte) (int, error)        { return 0, os.ErrInvalid }

@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"errors"
 	"io"
+	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -230,4 +231,114 @@ func noWait(t *testing.T, f *os.File) syscall.Errno {
 		t.Fatal(err)
 	}
 	return e
+}
+
+// socketPair is two connected Unix stream sockets as the net package makes them (polled,
+// non-blocking), wrapped by NewConn.
+func socketPair(t *testing.T) (a, b *File, ca, cb *net.UnixConn) {
+	t.Helper()
+	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	conns := make([]*net.UnixConn, 2)
+	for i, fd := range fds {
+		f := os.NewFile(uintptr(fd), "socket")
+		c, err := net.FileConn(f) // a dup, polled; f is ours to close
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		conns[i] = c.(*net.UnixConn)
+		t.Cleanup(func() { c.Close() })
+	}
+	files := make([]*File, 2)
+	for i, c := range conns {
+		f, ok := NewConn(c)
+		if !ok {
+			t.Fatal("NewConn refused a socket of the net package")
+		}
+		files[i] = f
+	}
+	return files[0], files[1], conns[0], conns[1]
+}
+
+// A socket carries in order what is larger than its buffer, the writer waiting in the poller
+// (the broker relays every frame of a shared server this way).
+func TestSocketRoundTrip(t *testing.T) {
+	a, b, ca, _ := socketPair(t)
+	want := bytes.Repeat([]byte("0123456789abcdef"), 1<<16) // 1 MiB: many socket buffers
+	errc := make(chan error, 1)
+	go func() {
+		n, err := a.Write(want)
+		if err == nil && n != len(want) {
+			err = io.ErrShortWrite
+		}
+		ca.CloseWrite() // ignore error: EOF for the reader
+		errc <- err
+	}()
+	got, err := io.ReadAll(b)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := <-errc; err != nil {
+		t.Fatalf("Write: %v", err)
+	}
+	if !bytes.Equal(got, want) {
+		t.Fatalf("read %d bytes, not what was written", len(got))
+	}
+}
+
+// A socket's errors are the net package's, as callers test them: a deadline passed, a closed
+// connection, a peer gone.
+func TestSocketErrors(t *testing.T) {
+	a, b, _, _ := socketPair(t)
+	if err := a.SetReadDeadline(time.Now().Add(20 * time.Millisecond)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := a.Read(make([]byte, 8)); !errors.Is(err, os.ErrDeadlineExceeded) {
+		t.Errorf("read past the deadline: %v, want os.ErrDeadlineExceeded", err)
+	}
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := b.Read(make([]byte, 8)); !errors.Is(err, net.ErrClosed) {
+		t.Errorf("read of a closed socket: %v, want net.ErrClosed", err)
+	}
+	var err error
+	for err == nil { // the peer is gone: EPIPE (or ECONNRESET) once the kernel says so
+		_, err = a.Write([]byte("x"))
+	}
+	var op *net.OpError
+	if !errors.As(err, &op) || !(errors.Is(err, syscall.EPIPE) || errors.Is(err, syscall.ECONNRESET)) {
+		t.Errorf("write to a socket whose peer closed: %#v, want a *net.OpError with EPIPE", err)
+	}
+}
+
+// TryWrite takes what fits and never waits: a full socket takes 0 bytes, and what it took is
+// read in order.
+func TestTryWriteNeverWaits(t *testing.T) {
+	a, b, _, _ := socketPair(t)
+	if n := a.TryWrite([]byte("hello\n")); n != 6 {
+		t.Fatalf("TryWrite to an empty socket took %d bytes of 6", n)
+	}
+	got := make([]byte, 6)
+	if _, err := io.ReadFull(b, got); err != nil || string(got) != "hello\n" {
+		t.Fatalf("read %q, %v", got, err)
+	}
+	big := make([]byte, 1<<20) // more than the socket holds, nobody reading
+	total := 0
+	for {
+		n := a.TryWrite(big)
+		if n == 0 {
+			break // full: it returned instead of waiting
+		}
+		total += n
+		if total > 64<<20 {
+			t.Fatal("the socket never filled")
+		}
+	}
+	if total == 0 {
+		t.Fatal("TryWrite took nothing of an empty socket")
+	}
 }
