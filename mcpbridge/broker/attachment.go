@@ -2,6 +2,7 @@ package broker
 
 import (
 	"bufio"
+	"bytes"
 	"errors"
 	"net"
 	"os"
@@ -28,6 +29,9 @@ type attachment struct {
 	calls    map[string]int64 // the window's request id (JSON text) -> upstream id
 	nextAsk  int64            // ids of the server's questions as this window sees them
 
+	// scratch is the read loop's buffer for the frames it rewrites for the server.
+	scratch []byte
+
 	// qmu guards the queue of frames to write to the window, and its state.
 	qmu     sync.Mutex
 	q       [][]byte
@@ -53,11 +57,10 @@ func newAttachment(in *instance, c *net.UnixConn, rw rawio.Conn, r *bufio.Reader
 	return a
 }
 
-// send queues one frame for the window; it never blocks on the window.
+// send queues one frame for the window; it never blocks on the window. b is only lent: it may be
+// a read buffer's or a scratch buffer reused for the next frame, so what is queued is a copy.
 func (a *attachment) send(b []byte) {
-	if len(b) == 0 || b[len(b)-1] != '\n' {
-		b = append(b, '\n')
-	}
+	b = withNewline(b)
 	a.qmu.Lock()
 	if a.closed || a.flush {
 		a.qmu.Unlock()
@@ -82,6 +85,7 @@ func (a *attachment) send(b []byte) {
 		a.conn.Close() // ignore error: ends its read loop, which detaches it
 		return
 	}
+	b = bytes.Clone(b)
 	a.q = append(a.q, b)
 	a.qbytes += len(b)
 	a.qmu.Unlock()
@@ -174,7 +178,7 @@ func (a *attachment) writeLoop() {
 // readLoop relays the window's frames until it leaves, then detaches it.
 func (a *attachment) readLoop() {
 	for {
-		data, err := readFrame(a.r, maxFrame)
+		data, err := nextFrame(a.r, maxFrame)
 		if err != nil {
 			break
 		}

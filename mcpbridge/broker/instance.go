@@ -37,6 +37,10 @@ type instance struct {
 
 	writeMu sync.Mutex // one frame at a time to the child's stdin
 
+	// scratch is readLoop's buffer for the frames it rewrites for a window (used by fromServer
+	// only, which runs on readLoop).
+	scratch []byte
+
 	dieOnce sync.Once
 
 	// mu guards the routing tables and every attachment's inflight, calls and nextAsk.
@@ -64,9 +68,9 @@ type instance struct {
 // pending is one request sent upstream.
 type pending struct {
 	att   *attachment // nil: the daemon's own
-	down  []byte      // the window's id
+	down  string      // the window's id (JSON text; its key in att.calls)
 	token string      // the daemon's progress token ("": none)
-	orig  []byte      // the window's progress token
+	orig  string      // the window's progress token (JSON text)
 	then  func(ok bool)
 	reply chan []byte // the daemon's own request waiting for its response
 }
@@ -227,9 +231,7 @@ func (in *instance) ownRequest(method string, params []byte) ([]byte, *pending) 
 // writeUp writes one frame to the child. A child that takes none of it within stall has stopped
 // reading, and is stopped; its death then ends every attachment.
 func (in *instance) writeUp(frame []byte) {
-	if len(frame) == 0 || frame[len(frame)-1] != '\n' {
-		frame = append(frame, '\n')
-	}
+	frame = withNewline(frame)
 	in.writeMu.Lock()
 	defer in.writeMu.Unlock()
 	_ = in.child.in.SetWriteDeadline(time.Now().Add(stall)) // ignore error: a pipe takes deadlines
@@ -248,7 +250,7 @@ func (in *instance) readLoop() {
 	br := bufio.NewReaderSize(in.child.out, 64<<10)
 	reason := ""
 	for {
-		data, err := readFrame(br, maxFrame)
+		data, err := nextFrame(br, maxFrame)
 		if err != nil {
 			if err == errFrameTooLarge {
 				reason = "the server sent a frame larger than 64 MiB"
@@ -289,7 +291,7 @@ func (in *instance) die(reason string) {
 			if p.reply != nil {
 				close(p.reply)
 			} else if p.att != nil {
-				p.att.send(errorResponse(p.down, codeServerGone, "shared server "+in.req.Name+": "+reason))
+				p.att.send(errorResponse([]byte(p.down), codeServerGone, "shared server "+in.req.Name+": "+reason))
 			}
 		}
 		params := map[string]any{"reason": reason, "stderrTail": tail}
@@ -433,7 +435,7 @@ func (in *instance) dropCall(up int64) *pending {
 		}
 	}
 	if p.att != nil {
-		delete(p.att.calls, idKey(p.down))
+		delete(p.att.calls, p.down)
 		p.att.inflight--
 	}
 	return p

@@ -20,7 +20,30 @@ var errFrameTooLarge = errors.New("frame too large")
 // readFrame reads one newline-terminated line of at most limit bytes into a buffer of its own
 // (the message is relayed, and its id patched, without decoding it whole).
 func readFrame(r *bufio.Reader, limit int) ([]byte, error) {
-	var out []byte
+	return readRest(r, limit, nil)
+}
+
+// nextFrame is readFrame for a relay's read loop: a frame that fits in r's buffer, as nearly all
+// do, is returned where it lies, without a copy, and is valid only until the next read of r; a
+// larger one gets a buffer of its own. The loops handle each frame before they read the next, and
+// whatever keeps a frame's bytes longer copies them (attachment.send copies what it queues).
+func nextFrame(r *bufio.Reader, limit int) ([]byte, error) {
+	line, err := r.ReadSlice('\n')
+	switch {
+	case len(line) > limit:
+		return nil, errFrameTooLarge
+	case err == nil:
+		return line, nil
+	case errors.Is(err, bufio.ErrBufferFull):
+		return readRest(r, limit, bytes.Clone(line))
+	case len(bytes.TrimSpace(line)) > 0 && errors.Is(err, io.EOF):
+		return bytes.Clone(line), nil // a last line without its newline
+	}
+	return nil, err
+}
+
+// readRest reads the rest of a line whose start is out.
+func readRest(r *bufio.Reader, limit int, out []byte) ([]byte, error) {
 	for {
 		chunk, err := r.ReadSlice('\n')
 		if len(out)+len(chunk) > limit {
@@ -80,7 +103,10 @@ func parseMsg(data []byte) (msg, bool) {
 			}
 			m.id = value
 		case 2:
-			s, ok := jsonscan.String(value)
+			s, ok := knownMethod(value)
+			if !ok {
+				s, ok = jsonscan.String(value)
+			}
 			if !ok && json.Unmarshal(value, &s) != nil {
 				return false
 			}
@@ -96,6 +122,35 @@ func parseMsg(data []byte) (msg, bool) {
 		return true
 	})
 	return m, ok && (m.method != "" || m.id != nil)
+}
+
+// knownMethods are the methods the daemon sees on every call, or routes by: a frame's method is
+// one of these strings instead of a new one.
+var knownMethods = func() map[string]string {
+	m := map[string]string{}
+	for _, s := range []string{
+		"initialize", "ping", "logging/setLevel", "tools/call", "tools/list", "resources/list",
+		"resources/read", "resources/templates/list", "resources/subscribe", "resources/unsubscribe",
+		"prompts/list", "prompts/get", "completion/complete", "roots/list", "elicitation/create",
+		"sampling/createMessage", "tasks/get", "tasks/result", "tasks/list", "tasks/cancel",
+		"notifications/initialized", "notifications/cancelled", "notifications/progress",
+		"notifications/message", "notifications/resources/updated", "notifications/elicitation/complete",
+		"notifications/tools/list_changed", "notifications/resources/list_changed",
+		"notifications/prompts/list_changed", "notifications/roots/list_changed", "notifications/tasks/status",
+	} {
+		m[s] = s
+	}
+	return m
+}()
+
+// knownMethod is the method of a JSON string value that is one of knownMethods, written plainly
+// (no escape: an escaped one is decoded the long way and compares equal all the same).
+func knownMethod(value []byte) (string, bool) {
+	if len(value) < 2 || value[0] != '"' || value[len(value)-1] != '"' {
+		return "", false
+	}
+	s, ok := knownMethods[string(value[1:len(value)-1])]
+	return s, ok
 }
 
 // member returns the value of the member name of the JSON object obj (nil: none, or obj is not
@@ -140,17 +195,30 @@ func off(data, sub []byte) int { return cap(data) - cap(sub) }
 // edit replaces the bytes at [at, at+n) of a message.
 type edit struct {
 	at, n int
-	with  []byte
+	with  string
 }
 
 // splice applies edits (in any order, not overlapping) to data, returning a new message.
 func splice(data []byte, edits ...edit) []byte {
-	slices.SortFunc(edits, func(a, b edit) int { return a.at - b.at })
+	return spliceTo(nil, data, edits)
+}
+
+// spliceTo is splice writing into dst's space, a buffer its caller reuses frame after frame when
+// the message is written before the next one is read (nothing keeps it: see attachment.send).
+func spliceTo(dst, data []byte, edits []edit) []byte {
+	for i := 1; i < len(edits); i++ { // a few edits: sorted in place, no closure to allocate
+		for j := i; j > 0 && edits[j].at < edits[j-1].at; j-- {
+			edits[j], edits[j-1] = edits[j-1], edits[j]
+		}
+	}
 	grow := 0
 	for _, e := range edits {
 		grow += len(e.with) - e.n
 	}
-	out := make([]byte, 0, len(data)+grow)
+	out := dst[:0]
+	if cap(out) < len(data)+grow {
+		out = make([]byte, 0, len(data)+grow)
+	}
 	last := 0
 	for _, e := range edits {
 		out = append(out, data[last:e.at]...)
@@ -161,8 +229,35 @@ func splice(data []byte, edits ...edit) []byte {
 }
 
 // replace returns data with the value sub (a slice of data) replaced by with.
-func replace(data, sub, with []byte) []byte {
-	return splice(data, edit{at: off(data, sub), n: len(sub), with: with})
+func replace(data, sub []byte, with string) []byte {
+	return replaceTo(nil, data, sub, with)
+}
+
+// replaceTo is replace into dst's space (see spliceTo).
+func replaceTo(dst, data, sub []byte, with string) []byte {
+	e := [1]edit{{at: off(data, sub), n: len(sub), with: with}}
+	return spliceTo(dst, data, e[:])
+}
+
+// scratchMax is the largest buffer a relay keeps for the next frame: one large result does not
+// hold its size for good.
+const scratchMax = 64 << 10
+
+// keep returns b to hold as the next frame's scratch buffer, or nil when it grew too large.
+func keep(b []byte) []byte {
+	if cap(b) > scratchMax {
+		return nil
+	}
+	return b[:0]
+}
+
+// withNewline is b ending in a newline, in a new buffer when it has none (never appended in place:
+// b may be a read buffer's or a scratch buffer that the caller still uses).
+func withNewline(b []byte) []byte {
+	if len(b) > 0 && b[len(b)-1] == '\n' {
+		return b
+	}
+	return slices.Concat(b, []byte{'\n'})
 }
 
 // idKey is a JSON-RPC id as a map key: its JSON text, so that 1 and "1" stay apart.

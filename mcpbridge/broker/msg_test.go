@@ -48,8 +48,8 @@ func TestRewriteInPlace(t *testing.T) {
 	if string(tok) != `"w-1"` {
 		t.Fatalf("progressToken = %s", tok)
 	}
-	out := splice(m.data, edit{at: off(m.data, m.id), n: len(m.id), with: []byte("17")},
-		edit{at: off(m.data, tok), n: len(tok), with: []byte(`"sb-17"`)})
+	out := splice(m.data, edit{at: off(m.data, m.id), n: len(m.id), with: "17"},
+		edit{at: off(m.data, tok), n: len(tok), with: `"sb-17"`})
 	want := strings.Replace(strings.Replace(in, `"id" : "w-1"`, `"id" : 17`, 1), `"progressToken":"w-1"`, `"progressToken":"sb-17"`, 1)
 	if string(out) != want {
 		t.Fatalf("rewritten:\n%s\nwant\n%s", out, want)

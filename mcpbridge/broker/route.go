@@ -41,9 +41,11 @@ func (in *instance) serverResponse(m *msg) {
 	switch {
 	case p == nil: // cancelled, or its window left: a late result is dropped
 	case p.reply != nil:
-		p.reply <- m.data
+		p.reply <- bytes.Clone(m.data) // kept past this frame
 	case p.att != nil:
-		p.att.send(replace(m.data, m.id, p.down))
+		in.scratch = replaceTo(in.scratch, m.data, m.id, p.down)
+		p.att.send(in.scratch)
+		in.scratch = keep(in.scratch)
 	}
 }
 
@@ -65,7 +67,9 @@ func (in *instance) serverNotification(m *msg) {
 		}
 		in.mu.Unlock()
 		if p != nil && p.att != nil {
-			p.att.send(replace(m.data, tok, p.orig))
+			in.scratch = replaceTo(in.scratch, m.data, tok, p.orig)
+			p.att.send(in.scratch)
+			in.scratch = keep(in.scratch)
 		}
 	case "notifications/cancelled": // the server gives up a question it asked a window
 		rid := member(m.params, "requestId")
@@ -77,7 +81,7 @@ func (in *instance) serverNotification(m *msg) {
 		delete(in.asked, idKey(rid))
 		in.mu.Unlock()
 		if q != nil {
-			q.att.send(replace(m.data, rid, []byte(strconv.FormatInt(q.down, 10))))
+			q.att.send(replace(m.data, rid, strconv.FormatInt(q.down, 10)))
 		}
 	case "notifications/resources/updated":
 		uri, ok := stringMember(m.params, "uri")
@@ -178,7 +182,7 @@ func (in *instance) question(m *msg) {
 		}
 		in.asked[idKey(m.id)] = q
 		in.mu.Unlock()
-		a.send(replace(m.data, m.id, []byte(strconv.FormatInt(q.down, 10))))
+		a.send(replace(m.data, m.id, strconv.FormatInt(q.down, 10)))
 		return
 	}
 	in.mu.Unlock()
@@ -250,26 +254,32 @@ func (in *instance) forward(a *attachment, m *msg, then func(ok bool)) {
 		a.send(errorResponse(m.id, codeInternal, fmt.Sprintf("more than %d requests in flight on a shared server", maxInflight)))
 		return
 	}
-	if _, dup := a.calls[idKey(m.id)]; dup {
+	if _, dup := a.calls[string(m.id)]; dup {
 		in.mu.Unlock()
 		a.send(errorResponse(m.id, codeInvalidParams, "a request with this id is already in flight"))
 		return
 	}
 	in.nextID++
 	up := in.nextID
-	p := &pending{att: a, down: bytes.Clone(m.id), then: then}
-	edits := []edit{{at: off(m.data, m.id), n: len(m.id), with: []byte(strconv.FormatInt(up, 10))}}
+	p := &pending{att: a, down: string(m.id), then: then}
+	var edits [2]edit
+	edits[0] = edit{at: off(m.data, m.id), n: len(m.id), with: strconv.FormatInt(up, 10)}
+	n := 1
 	if tok := progressToken(m.params); tok != nil {
-		p.token = `"sb-` + strconv.FormatInt(up, 10) + `"`
-		p.orig = bytes.Clone(tok)
+		p.token = `"sb-` + edits[0].with + `"`
+		p.orig = string(tok)
 		in.tokens[p.token] = p
-		edits = append(edits, edit{at: off(m.data, tok), n: len(tok), with: []byte(p.token)})
+		edits[1] = edit{at: off(m.data, tok), n: len(tok), with: p.token}
+		n++
 	}
 	in.pending[up] = p
-	a.calls[idKey(m.id)] = up
+	a.calls[p.down] = up
 	a.inflight++
 	in.mu.Unlock()
-	in.writeUp(splice(m.data, edits...))
+	// a.scratch: forward runs on a's read loop only (fromWindow), and writeUp keeps nothing.
+	a.scratch = spliceTo(a.scratch, m.data, edits[:n])
+	in.writeUp(a.scratch)
+	a.scratch = keep(a.scratch)
 }
 
 // progressToken is params._meta.progressToken (nil: none).
@@ -292,13 +302,13 @@ func (in *instance) cancel(a *attachment, m *msg) {
 		return
 	}
 	in.mu.Lock()
-	up, ok := a.calls[idKey(rid)]
+	up, ok := a.calls[string(rid)]
 	if ok {
 		in.dropCall(up)
 	}
 	in.mu.Unlock()
 	if ok {
-		in.writeUp(replace(m.data, rid, []byte(strconv.FormatInt(up, 10))))
+		in.writeUp(replace(m.data, rid, strconv.FormatInt(up, 10)))
 	}
 }
 
@@ -320,7 +330,7 @@ func (in *instance) answer(a *attachment, m *msg) {
 	}
 	in.mu.Unlock()
 	if q != nil {
-		in.writeUp(replace(m.data, m.id, q.up))
+		in.writeUp(replace(m.data, m.id, string(q.up)))
 	}
 }
 

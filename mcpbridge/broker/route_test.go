@@ -3,10 +3,13 @@
 package broker
 
 import (
+	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -233,5 +236,71 @@ func TestListChangedFanOut(t *testing.T) {
 	}
 	if ms := methods(other.sync()); len(ms) > 0 {
 		t.Errorf("a window of another instance got %v", ms)
+	}
+}
+
+// TestQueuedFramesIntact: the daemon rewrites each frame in a buffer it reuses for the next one,
+// and writes it to the window at once when it can; a window that reads nothing for a while gets
+// its frames queued, and each must reach it as it was, never overwritten by a later frame (one
+// window's result turning into another's, or into a mix of two). Another window's calls go on
+// meanwhile and must not reach it at all.
+func TestQueuedFramesIntact(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test", Heartbeat: -1}
+	req := request(launch())
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	c, err := Attach(ctx, cfg, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	other := attachWin(t, "B", cfg, req)
+	other.initialize()
+	r := bufio.NewReaderSize(c, 1<<20)
+	fmt.Fprintln(c, `{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"A","version":"1"}}}`)
+	if _, err := r.ReadBytes('\n'); err != nil {
+		t.Fatal(err)
+	}
+	fmt.Fprintln(c, `{"jsonrpc":"2.0","method":"notifications/initialized"}`)
+	// 40 results of 30 kB, each its own text, with nobody reading: several times what a socket
+	// holds, so that most of them wait in the daemon's queue.
+	const calls = 40
+	want := func(i int) string { return strings.Repeat(fmt.Sprintf("A%03d", i), 7500) }
+	for i := range calls {
+		fmt.Fprintf(c, `{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":%q}}}`+"\n", i, want(i))
+		other.send(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"echo","arguments":{"text":"B%d"}}}`, i, i)
+	}
+	for got := map[string]bool{}; len(got) < calls; { // in any order: the server answers as it goes
+		f := other.next()
+		if f.Method != "" {
+			continue
+		}
+		if got[string(f.ID)] || text(f) != "B"+string(f.ID) {
+			t.Fatalf("B got %.200s", f.raw)
+		}
+		got[string(f.ID)] = true
+	}
+	seen := map[int]bool{}
+	for len(seen) < calls {
+		line, err := r.ReadBytes('\n')
+		if err != nil {
+			t.Fatalf("after %d results: %v", len(seen), err)
+		}
+		var f frame
+		if err := json.Unmarshal(line, &f); err != nil {
+			t.Fatalf("a frame that is not JSON (%d bytes): %.200s", len(line), line)
+		}
+		if f.Method != "" {
+			continue
+		}
+		i, err := strconv.Atoi(string(f.ID))
+		if err != nil || i < 0 || i >= calls || seen[i] {
+			t.Fatalf("a result with id %s (after %d results)", f.ID, len(seen))
+		}
+		seen[i] = true
+		if got := text(f); got != want(i) {
+			t.Fatalf("result %d is not its call's text: %.40q...", i, got)
+		}
 	}
 }
