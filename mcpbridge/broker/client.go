@@ -475,7 +475,9 @@ func (c *Conn) OnNotice(f func()) {
 // switchboard/daemonDraining for Notice.
 func (c *Conn) Read(p []byte) (int, error) {
 	for len(c.rbuf) == 0 {
-		line, err := readFrame(c.r, maxFrame)
+		// In place in c.r's buffer (no copy per frame): c.r is read again only once rbuf, the
+		// caller's share of this frame, is used up.
+		line, err := nextFrame(c.r, maxFrame)
 		if err != nil {
 			return 0, err
 		}
