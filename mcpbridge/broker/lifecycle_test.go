@@ -417,3 +417,39 @@ func TestDaemonEndsSaysWhy(t *testing.T) {
 		}
 	})
 }
+
+// TestServerStopsReading: a server that answers initialize and then reads nothing more leaves the
+// daemon's write of a frame larger than the pipe unfinished; after stall the daemon stops it and
+// the window hears why. (The daemon writes a frame the pipe takes at once without a deadline, and
+// finishes one it does not under the deadline: without it this write would wait for good.)
+func TestServerStopsReading(t *testing.T) {
+	saved := stall
+	t.Cleanup(func() { stall = saved }) // after the daemon's end (cleanups run last first)
+	stall = 300 * time.Millisecond
+	dir, _ := serveInProcess(t, time.Minute)
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	deaf := `read l; echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"deaf","version":"1"}}}'; exec sleep 600`
+	l := Launch{Command: sh, Args: []string{"-c", deaf}, Env: []string{"PATH=" + os.Getenv("PATH")}, Scope: ScopeUser, Source: SourceUser}
+	w := attachWin(t, "A", Config{Dir: dir, Build: "test", Heartbeat: -1}, request(l))
+	w.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"x","arguments":{"text":"%s"}}}`, strings.Repeat("x", 1<<20))
+	select {
+	case <-w.ended:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the window's attachment never ended: the daemon still waits on a server that reads nothing")
+	}
+	if e := w.c.Exited(); e == nil || !strings.Contains(e.Reason, "stopped reading its input") {
+		t.Fatalf("the window was told %+v; want the server stopped reading its input", e)
+	}
+	var f frame
+	for len(w.frames) > 0 {
+		if f = <-w.frames; string(f.ID) == "1" {
+			break
+		}
+	}
+	if string(f.ID) != "1" || f.Error == nil {
+		t.Errorf("the call in flight ended with %s; want an error response", f.raw)
+	}
+}
