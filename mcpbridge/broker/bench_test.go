@@ -12,6 +12,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"syscall"
 	"testing"
@@ -94,16 +95,81 @@ func BenchmarkRelay(b *testing.B) {
 }
 
 func benchRelay(b *testing.B, mode string) {
+	r := startRelay(b, mode)
+	defer r.close()
+	w0, d0, s0 := selfCPU(), procCPU(r.daemonPid), procCPU(r.serverPid)
+	b.ResetTimer()
+	for i := range b.N {
+		r.call(i)
+	}
+	b.StopTimer()
+	w1, d1, s1 := selfCPU(), procCPU(r.daemonPid), procCPU(r.serverPid)
+	n := float64(b.N)
+	b.ReportMetric(float64(w1-w0)/n, "window-cpu-ns/op")
+	b.ReportMetric(float64(s1.ns-s0.ns)/n, "server-cpu-ns/op")
+	if r.daemonPid != 0 {
+		b.ReportMetric(float64(d1.ns-d0.ns)/n, "daemon-cpu-ns/op")
+		b.ReportMetric(float64(d1.switches-d0.switches)/n, "daemon-cs/op")
+	}
+}
+
+// BenchmarkRelayPaired makes each call twice, on the window's own pipes and through a daemon
+// process, alternating call by call, and reports both medians and their ratio (the goal: at most
+// 1.25x): on a loaded machine, load that comes and goes falls on both sides alike, which
+// separate runs of BenchmarkRelay/direct and /daemon cannot promise. ns/op is one pair.
+func BenchmarkRelayPaired(b *testing.B) {
+	direct, shared := startRelay(b, "direct"), startRelay(b, "daemon")
+	defer direct.close()
+	defer shared.close()
+	times := [2][]time.Duration{make([]time.Duration, 0, b.N), make([]time.Duration, 0, b.N)}
+	b.ResetTimer()
+	for i := range b.N {
+		for side, r := range []*relay{direct, shared} {
+			t0 := time.Now()
+			r.call(i)
+			times[side] = append(times[side], time.Since(t0))
+		}
+	}
+	b.StopTimer()
+	p50 := func(d []time.Duration) float64 {
+		slices.Sort(d)
+		return float64(d[len(d)/2])
+	}
+	b.ReportMetric(p50(times[0]), "direct-p50-ns")
+	b.ReportMetric(p50(times[1]), "daemon-p50-ns")
+	b.ReportMetric(p50(times[1])/p50(times[0]), "daemon/direct-p50")
+}
+
+// relay is one window's transport to mcptest, initialized and warm, as BenchmarkRelay's mode
+// says.
+type relay struct {
+	call                 func(i int)
+	daemonPid, serverPid int
+	close                func()
+}
+
+func startRelay(b *testing.B, mode string) *relay {
+	var cleanup []func()
+	r := &relay{close: func() {
+		for i := len(cleanup) - 1; i >= 0; i-- {
+			cleanup[i]()
+		}
+	}}
+	ok := false
+	defer func() {
+		if !ok {
+			r.close()
+		}
+	}()
 	log := slog.New(slog.DiscardHandler)
 	t := stdio.NewTransport(mcptestBin, nil, []string{"PATH=" + os.Getenv("PATH")}, "", 64<<20, log)
-	daemonPid := 0
 	var conn *Conn
 	if mode != "direct" {
 		dir, err := os.MkdirTemp("", "sb")
 		if err != nil {
 			b.Fatal(err)
 		}
-		defer os.RemoveAll(dir)
+		cleanup = append(cleanup, func() { os.RemoveAll(dir) })
 		os.Chmod(dir, 0o700) // ignore error: EnsureDir says
 		cfg := Config{Dir: dir, Build: "test", Heartbeat: -1}
 		if mode == "inproc" {
@@ -113,7 +179,7 @@ func benchRelay(b *testing.B, mode string) {
 				defer close(done)
 				Serve(ctx, Options{Dir: dir, Build: "test", Idle: time.Minute, Ready: closeOnWrite(ready)})
 			}()
-			defer func() { cancel(); <-done }()
+			cleanup = append(cleanup, func() { cancel(); <-done })
 			<-ready
 		} else {
 			cfg.Start = func(string) *exec.Cmd {
@@ -126,17 +192,17 @@ func benchRelay(b *testing.B, mode string) {
 				}
 				return cmd
 			}
-			defer func() {
-				if daemonPid == 0 {
+			cleanup = append(cleanup, func() {
+				if r.daemonPid == 0 {
 					return
 				}
 				Stop(context.Background(), cfg) // ignore error: a dead daemon stops nothing
 				tick := time.NewTicker(10 * time.Millisecond)
 				defer tick.Stop()
-				for !gone(daemonPid) { // the profiles are written as it exits
+				for !gone(r.daemonPid) { // the profiles are written as it exits
 					<-tick.C
 				}
-			}()
+			})
 		}
 		t.Shared(func(ctx context.Context) (stdio.Stream, error) {
 			c, err := Attach(ctx, cfg, request(launch()))
@@ -148,13 +214,13 @@ func benchRelay(b *testing.B, mode string) {
 	if err := t.Start(ctx); err != nil {
 		b.Fatal(err)
 	}
-	defer t.Close()
+	cleanup = append(cleanup, func() { t.Close() })
 	if mode != "direct" {
 		if t.SharedStream() == nil {
 			b.Fatal("the transport runs the server itself: the attach failed")
 		}
 		if mode == "daemon" {
-			daemonPid = conn.DaemonPid()
+			r.daemonPid = conn.DaemonPid()
 		}
 	}
 	init := []byte(`{"jsonrpc":"2.0","id":"init","method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"b","version":"1"}}}`)
@@ -164,38 +230,26 @@ func benchRelay(b *testing.B, mode string) {
 	if err := t.SendNotification(ctx, mcp.JSONRPCNotification{JSONRPC: "2.0", Notification: mcp.Notification{Method: "notifications/initialized"}}); err != nil {
 		b.Fatal(err)
 	}
-	serverPid := t.Pid()
+	r.serverPid = t.Pid()
 	if conn != nil {
-		serverPid = conn.ServerPid()
+		r.serverPid = conn.ServerPid()
 	}
-	call := func(i int) {
+	r.call = func(i int) {
 		id := "c" + strconv.Itoa(i)
 		line := []byte(`{"jsonrpc":"2.0","id":"` + id + `","method":"tools/call","params":{"name":"echo","arguments":{"text":"hello"}}}`)
-		r, err := t.RoundTripLine(ctx, mcp.NewRequestId(id), line, time.Minute)
+		resp, err := t.RoundTripLine(ctx, mcp.NewRequestId(id), line, time.Minute)
 		if err != nil {
 			b.Fatal(err)
 		}
-		if r.Error != nil || !bytes.Contains(r.Result, []byte("hello")) {
-			b.Fatalf("call %d: %s", i, r.Frame.Data)
+		if resp.Error != nil || !bytes.Contains(resp.Result, []byte("hello")) {
+			b.Fatalf("call %d: %s", i, resp.Frame.Data)
 		}
 	}
 	for i := range 100 { // warm: the first calls grow buffers and tables
-		call(-i - 1)
+		r.call(-i - 1)
 	}
-	w0, d0, s0 := selfCPU(), procCPU(daemonPid), procCPU(serverPid)
-	b.ResetTimer()
-	for i := range b.N {
-		call(i)
-	}
-	b.StopTimer()
-	w1, d1, s1 := selfCPU(), procCPU(daemonPid), procCPU(serverPid)
-	n := float64(b.N)
-	b.ReportMetric(float64(w1-w0)/n, "window-cpu-ns/op")
-	b.ReportMetric(float64(s1.ns-s0.ns)/n, "server-cpu-ns/op")
-	if daemonPid != 0 {
-		b.ReportMetric(float64(d1.ns-d0.ns)/n, "daemon-cpu-ns/op")
-		b.ReportMetric(float64(d1.switches-d0.switches)/n, "daemon-cs/op")
-	}
+	ok = true
+	return r
 }
 
 // selfCPU is this process's CPU time (all threads, user and system), in ns.
