@@ -186,10 +186,11 @@ func (r *File) Write(p []byte) (int, error) {
 }
 
 // TryWrite makes one non-blocking write of p and returns how much of it the descriptor took: 0
-// when it takes nothing now, on any error (a Write then meets it), and where RWF_NOWAIT was
-// refused. It never waits, so a caller holding a lock can hand the rest to a writer that may.
+// when it takes nothing now or on any error (a Write then meets it). It never waits, so a caller
+// holding a lock can hand the rest to a writer that may. Where RWF_NOWAIT was refused it is one
+// write(2), which the descriptor's O_NONBLOCK (New and NewConn require it) keeps from waiting.
 func (r *File) TryWrite(p []byte) int {
-	if len(p) == 0 || r.plain.Load() {
+	if len(p) == 0 {
 		return 0
 	}
 	released()
@@ -202,14 +203,21 @@ func (r *File) TryWrite(p []byte) int {
 	if err != nil {
 		return 0
 	}
-	if refused(errno) && n == 0 {
+	if refused(errno) && n == 0 && !r.plain.Load() {
 		r.plain.Store(true)
+		return r.TryWrite(p) // the plain way
 	}
 	return n
 }
 
 // tryOnce is writeOnce that never waits in the poller.
 func (r *File) tryOnce(fd uintptr) bool {
+	if r.plain.Load() {
+		if m, err := syscall.Write(int(fd), r.w.p); err == nil && m > 0 {
+			r.w.n = m
+		}
+		return true
+	}
 	r.writeOnce(fd)
 	return true
 }

@@ -214,6 +214,16 @@ func TestFallbackWhenNoWaitIsRefused(t *testing.T) {
 			if calls != 2 {
 				t.Errorf("RWF_NOWAIT tried %d times; want once per file, then never again", calls)
 			}
+			// TryWrite still writes, with a plain write(2): a caller that tries before it queues
+			// (the broker daemon) would otherwise queue every frame.
+			_, w2 := pipe(t)
+			tw := wrap(t, w2)
+			if n := tw.TryWrite([]byte("hello")); n != 5 {
+				t.Errorf("TryWrite with RWF_NOWAIT refused took %d bytes of 5", n)
+			}
+			if n := tw.TryWrite([]byte("again")); n != 5 {
+				t.Errorf("the second TryWrite took %d bytes of 5", n)
+			}
 		})
 	}
 }
