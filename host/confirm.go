@@ -34,15 +34,19 @@ func (a *App) Confirm(ctx context.Context, req permissions.Request) (permissions
 		if v := req.Via; v != "" { // views.go: the call comes from a tool's view, not the model
 			q.Text = fmt.Sprintf("The view of %s asks: %s", safetext.Bounded(v, previewLimit), q.Text)
 		}
+		if req.ViewID != "" {
+			// Released before the outcome is announced: a view told its question ended (or an
+			// editor that saw approvalResolved) may ask again at once.
+			q.ended = func(o Outcome) {
+				allowed := o.By == ByUser && o.Reply.Decision != permissions.AnswerDeny
+				// A question the view withdrew (its request ended before an answer) counts as
+				// refused: else a view asking and withdrawing at once would never be muted.
+				a.endAsk(req.ViewID, outcomeOf(allowed, o.By == ByUser && !allowed || o.By == ByTimeout || o.By == ByCancelled))
+			}
+		}
 	})
 	a.ui.Ask(q)
 	o := q.wait(ctx, a.gone)
-	if req.ViewID != "" {
-		allowed := o.By == ByUser && o.Reply.Decision != permissions.AnswerDeny
-		// A question the view withdrew (its request ended before an answer) counts as refused:
-		// else a view asking and withdrawing at once would never be muted.
-		a.endAsk(req.ViewID, outcomeOf(allowed, o.By == ByUser && !allowed || o.By == ByTimeout || o.By == ByCancelled))
-	}
 	switch o.By {
 	case ByUser:
 		return o.Reply.Decision, nil

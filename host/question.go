@@ -74,10 +74,14 @@ type Question struct {
 	Pins        ServerPinChanges        // KindPin: the changes shown (accepting accepts exactly these)
 	Input       config.Input            // KindInput: the input asked for (ID and Description escaped)
 
-	qs      *Questions
-	check   func(Reply) error // validates a person's reply (elicitation forms); nil = any
-	done    chan struct{}     // closed once resolved
-	outcome Outcome           // set before done is closed
+	qs    *Questions
+	check func(Reply) error // validates a person's reply (elicitation forms); nil = any
+	// ended, when set, runs once with the outcome before the front end is told (UI.Resolved):
+	// what the asker's bookkeeping frees (a view's one open question) is free by the time anyone
+	// sees the question resolved.
+	ended   func(Outcome)
+	done    chan struct{} // closed once resolved
+	outcome Outcome       // set before done is closed
 }
 
 // Done is closed when the question has been resolved.
@@ -172,6 +176,9 @@ func (qs *Questions) resolve(q *Question, o Outcome) bool {
 	delete(qs.pending, q.ID)
 	q.outcome = o
 	qs.mu.Unlock()
+	if q.ended != nil {
+		q.ended(o)
+	}
 	if qs.resolved != nil {
 		qs.resolved(q)
 	}

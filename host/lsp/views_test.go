@@ -613,6 +613,9 @@ func TestViewPromptWithdrawn(t *testing.T) {
 			env.Await("the view's question", func(s *hosttest.State) bool { return viewAsks(s) == i+1 })
 			cancel()
 			<-done
+			// The view's slot is free once the editor sees the question resolved (the clock's
+			// own approval is the first resolution): asking sooner is refused as one already open.
+			env.Await("the withdrawn question resolved", func(s *hosttest.State) bool { return len(s.Resolutions()) == i+2 })
 			continue
 		}
 		<-done // muted: answered at once, no question
