@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -687,14 +688,29 @@ func (a *App) resumeTask(e TaskEntry) {
 		forAgent = e.StartedBy == "agent" && (state == TaskCompleted || state == TaskFailed)
 		x.ForAgent = forAgent
 	})
-	level, how := LevelInfo, "finished"
+	level := LevelInfo
 	if state != TaskCompleted {
-		level, how = LevelWarning, "ended: "+state
+		level = LevelWarning
+	}
+	a.offerResult(level, resumedNotice(e, state, forAgent, a.Folders()), e.ID)
+}
+
+// resumedNotice is the person's sentence for a task this host followed after the host that
+// started it stopped. Any host with the server's definition follows it, whatever its folders;
+// the result goes to the agent only in the task's own workspace (handBack), and the sentence
+// says which.
+func resumedNotice(e TaskEntry, state string, forAgent bool, folders []string) string {
+	how := "finished"
+	if state != TaskCompleted {
+		how = "ended: " + state
 	}
 	after := ""
-	if forAgent {
+	switch {
+	case forAgent && sameWorkspace(e.Folders, folders):
 		after = " The agent gets it with your next chat message in this workspace."
+	case forAgent:
+		after = " The agent gets it with your next chat message in the workspace it was started from (" + safetext.Line(strings.Join(e.Folders, ", ")) + ")."
 	}
-	a.offerResult(level, fmt.Sprintf("The task of %s (%s), started before Switchboard restarted, has %s.%s",
-		safetext.Line(e.Tool), safetext.Line(e.StartedBy), how, after), e.ID)
+	return fmt.Sprintf("The task of %s (%s), started before Switchboard restarted, has %s.%s",
+		safetext.Line(e.Tool), safetext.Line(e.StartedBy), how, after)
 }

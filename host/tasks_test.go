@@ -224,3 +224,21 @@ func TestResumeNothingLeavesTaskFile(t *testing.T) {
 		t.Errorf("%d tasks listed, want both of the file's", got)
 	}
 }
+
+// TestResumedNoticeNamesItsWorkspace: a host in another folder follows a stopped window's task
+// (it has the server's definition), but the agent gets the result only in the task's own
+// workspace: the sentence must not promise it "in this workspace".
+func TestResumedNoticeNamesItsWorkspace(t *testing.T) {
+	e := TaskEntry{Tool: "mcp__s__slow", StartedBy: "agent", Folders: []string{"/ws/a"}}
+	here := resumedNotice(e, TaskCompleted, true, []string{"/ws/a"})
+	if !strings.HasSuffix(here, "in this workspace.") {
+		t.Errorf("same workspace: %q", here)
+	}
+	there := resumedNotice(e, TaskCompleted, true, []string{"/ws/b"})
+	if strings.Contains(there, "this workspace") || !strings.Contains(there, "(/ws/a)") {
+		t.Errorf("another workspace: %q, want the task's own folder named", there)
+	}
+	if s := resumedNotice(e, TaskFailed, false, nil); !strings.Contains(s, "has ended: ") || strings.Contains(s, "agent gets") {
+		t.Errorf("not for the agent: %q", s)
+	}
+}
