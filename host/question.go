@@ -26,9 +26,10 @@ const (
 	KindSignIn      Kind = "signIn"      // sign in to this server now? (OAuth, signin.go)
 	KindPin         Kind = "pin"         // accept a server's changed tool definitions? (pins.go)
 	KindInput       Kind = "input"       // the value of a config file's ${input:ID} (inputs.go)
+	KindViewMessage Kind = "viewMessage" // send this message of a view to the chat? (viewmessage.go)
 )
 
-var idLetter = map[Kind]string{KindApproval: "a", KindElicitation: "e", KindSampling: "s", KindTrust: "t", KindSignIn: "o", KindPin: "p", KindInput: "i"}
+var idLetter = map[Kind]string{KindApproval: "a", KindElicitation: "e", KindSampling: "s", KindTrust: "t", KindSignIn: "o", KindPin: "p", KindInput: "i", KindViewMessage: "m"}
 
 // Who or what resolved a question (Outcome.By).
 const (
@@ -42,7 +43,7 @@ const (
 type Reply struct {
 	Decision permissions.Answer     // approval
 	Elicit   mcpbridge.ElicitResult // elicitation
-	Allow    bool                   // sampling (allow this time), trust (trust it), signIn (sign in now), pin (accept all shown)
+	Allow    bool                   // sampling (allow this time), trust (trust it), signIn (sign in now), pin (accept all shown), viewMessage (send it)
 	Always   bool                   // sampling: allow this server until the host exits
 	Value    string                 // input: the value typed or picked (a secret: never logged)
 }
@@ -73,6 +74,7 @@ type Question struct {
 	Server      config.ServerConfig     // KindTrust, KindSignIn, KindInput
 	Pins        ServerPinChanges        // KindPin: the changes shown (accepting accepts exactly these)
 	Input       config.Input            // KindInput: the input asked for (ID and Description escaped)
+	ViewMessage ViewMessageAsk          // KindViewMessage: the view and its message as shown
 
 	qs    *Questions
 	check func(Reply) error // validates a person's reply (elicitation forms); nil = any

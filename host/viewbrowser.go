@@ -44,11 +44,38 @@ func (a *App) closeBrowserViews() {
 	}
 }
 
-// OpenViewInBrowser serves the view id and returns its one-time address.
+// closeBrowserViewsOf stops serving the views ids: their conversation ended (EndConversation).
+// A view of a direct call has no conversation and is served until the server's idle stop.
+func (a *App) closeBrowserViewsOf(ids []string) {
+	a.browser.mu.Lock()
+	srv := a.browser.srv
+	a.browser.mu.Unlock()
+	if srv == nil {
+		return
+	}
+	for _, id := range ids {
+		srv.CloseView(id)
+	}
+}
+
+// OpenViewInBrowser serves the view id and returns its one-time address. A chat call's view is
+// served until its conversation ends (EndConversation) or the server's idle stop; the page
+// offers it ui/message (viewmessage.go). A direct call's view, only until the idle stop.
 func (a *App) OpenViewInBrowser(id string) (string, error) {
 	v, err := a.View(id)
 	if err != nil {
 		return "", err
+	}
+	message := false
+	if vi, ok := a.views.get(id); ok {
+		a.views.mu.Lock()
+		ended, conv := vi.ended, vi.conversation
+		a.views.mu.Unlock()
+		if ended {
+			return "", badRequest("the view of %s is not served any more: its chat conversation ended", v.Tool)
+		}
+		_, turns := a.ui.(ViewTurnUI)
+		message = conv != "" && turns // a direct call's view has no conversation to send to
 	}
 	init, _ := json.Marshal(map[string]any{ // ignore error: JSON values
 		"toolInput": v.ToolInput, "toolResult": v.ToolResult,
@@ -58,7 +85,7 @@ func (a *App) OpenViewInBrowser(id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	u, err := srv.Open(appview.Page{ID: v.ID, Title: safetext.Bounded(v.Tool, 100), HTML: v.HTML, CSP: v.CSP, Allow: v.Allow, Init: init})
+	u, err := srv.Open(appview.Page{ID: v.ID, Title: safetext.Bounded(v.Tool, 100), HTML: v.HTML, CSP: v.CSP, Allow: v.Allow, Init: init, Message: message})
 	if err != nil {
 		return "", err
 	}
@@ -69,8 +96,8 @@ func (a *App) OpenViewInBrowser(id string) (string, error) {
 // viewBridge is appview.Bridge: what a view in the browser asks for.
 type viewBridge struct{ a *App }
 
-// ViewRequest runs a view's tools/call, ui/open-link or ui/update-model-context; anything else is
-// not supported.
+// ViewRequest runs a view's tools/call, ui/open-link, ui/update-model-context or ui/message;
+// anything else is not supported.
 func (b viewBridge) ViewRequest(ctx context.Context, id, method string, params json.RawMessage) (json.RawMessage, *appview.RPCError) {
 	switch method {
 	case "tools/call":
@@ -107,6 +134,29 @@ func (b viewBridge) ViewRequest(ctx context.Context, id, method string, params j
 		}
 		if err := b.a.ViewUpdateModelContext(id, p.Content, p.StructuredContent); err != nil {
 			return nil, &appview.RPCError{Code: -32602, Message: err.Error()}
+		}
+		return json.RawMessage("{}"), nil
+	case "ui/message":
+		var p struct {
+			Role    string          `json:"role"`
+			Content json.RawMessage `json:"content"`
+		}
+		if json.Unmarshal(params, &p) != nil {
+			return nil, &appview.RPCError{Code: -32602, Message: "ui/message needs content blocks"}
+		}
+		blocks, err := ContentBlocks(p.Content)
+		if err != nil {
+			return nil, &appview.RPCError{Code: -32602, Message: err.Error()}
+		}
+		r, err := b.a.ViewMessage(ctx, id, p.Role, blocks)
+		if err != nil {
+			return nil, &appview.RPCError{Code: -32602, Message: err.Error()}
+		}
+		if !r.Sent {
+			// McpUiMessageResult: isError when the host did not deliver it; the reason is for
+			// the view's author.
+			out, _ := json.Marshal(map[string]any{"isError": true, "reason": r.Reason}) // ignore error: plain
+			return out, nil
 		}
 		return json.RawMessage("{}"), nil
 	}

@@ -96,7 +96,7 @@ func (a *App) viewContexts(conv string) []pendingContext {
 	var out []pendingContext
 	for _, id := range a.views.order {
 		vi := a.views.byID[id]
-		if vi == nil || vi.context == nil || vi.conversation != "" && vi.conversation != conv {
+		if vi == nil || vi.context == nil || vi.ended || vi.conversation != "" && vi.conversation != conv {
 			continue
 		}
 		if t, ok := a.registry.Lookup(vi.ref.Tool); !ok || t.Server != vi.ref.Server {

@@ -74,6 +74,9 @@ type viewInstance struct {
 	tool         mcpbridge.Tool
 	input        json.RawMessage
 	result       json.RawMessage
+
+	// ended: its conversation ended (EndConversation); guarded by views.mu.
+	ended bool
 }
 
 // views are the views kept, and the chat calls whose view waits for their result event.
@@ -155,8 +158,9 @@ func (a *App) chatView(callID, conv string) *ViewRef {
 	if vi == nil {
 		return nil
 	}
+	ended := !a.sessions.Has(conv) // ended while the call ran
 	a.views.mu.Lock()
-	vi.conversation = conv
+	vi.conversation, vi.ended = conv, ended
 	a.views.mu.Unlock()
 	ref := vi.ref
 	return &ref

@@ -15,9 +15,10 @@ const (
 	FencePrompt       = "server-prompt"       // the messages of a server prompt the user ran (host)
 	FenceViewContext  = "view-context"        // what an MCP Apps view added to the model's context (host)
 	FenceTaskResult   = "task-result"         // a task's result handed back after a restart (host)
+	FenceViewMessage  = "view-message"        // a message an MCP Apps view sent to the chat (host)
 )
 
-var fences = []string{FenceInstructions, FenceResource, FencePrompt, FenceViewContext, FenceTaskResult}
+var fences = []string{FenceInstructions, FenceResource, FencePrompt, FenceViewContext, FenceTaskResult, FenceViewMessage}
 
 // fenceEscape is what a "<" that would start a fence marker is written as.
 const fenceEscape = "&lt;"

@@ -307,6 +307,41 @@ func (m *Manager) Cancel(turn string) bool {
 	return true
 }
 
+// Busy reports whether a turn of conversation runs.
+func (m *Manager) Busy(conversation string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	for _, rt := range m.turns {
+		if rt.conv.id == conversation {
+			return true
+		}
+	}
+	return false
+}
+
+// Has reports whether conversation is known (started, not ended nor forgotten as least
+// recently used).
+func (m *Manager) Has(conversation string) bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.convs[conversation] != nil
+}
+
+// End forgets a conversation: its running turn is cancelled and its history dropped; a later
+// Start with its id begins afresh. It reports whether the conversation was known.
+func (m *Manager) End(conversation string) bool {
+	m.mu.Lock()
+	c := m.convs[conversation]
+	delete(m.convs, conversation)
+	for _, rt := range m.turns {
+		if rt.conv == c {
+			rt.cancel()
+		}
+	}
+	m.mu.Unlock()
+	return c != nil
+}
+
 // History returns a copy of a conversation's messages (tests, debugging).
 func (m *Manager) History(conversation string) ([]Message, bool) {
 	m.mu.Lock()

@@ -8,11 +8,12 @@ import (
 
 // hostPage is the small page that holds the view's frame and speaks the MCP Apps postMessage
 // protocol (ui/initialize, the tool input and result, size changes, display modes) with it. It
-// answers what it can itself and relays tools/call and ui/open-link to /rpc with its secret; any
+// answers what it can itself and relays tools/call, ui/open-link, ui/update-model-context and
+// ui/message (offered only when Page.Message) to /rpc with its secret; any
 // other request gets "method not found". Messages from anything but its own frame are ignored.
 func hostPage(p *Page, nonce, appURL, secret, version string) string {
 	data, _ := json.Marshal(map[string]any{ // ignore error: JSON values; escapes <, > and &
-		"app": appURL, "secret": secret, "init": p.Init, "version": version,
+		"app": appURL, "secret": secret, "init": p.Init, "version": version, "message": p.Message,
 	})
 	r := strings.NewReplacer(
 		"{{NONCE}}", nonce,
@@ -71,7 +72,8 @@ body.fullscreen iframe { height: calc(100vh - 40px); }
     switch (m.method) {
     case 'ui/initialize':
       reply(m.id, {protocolVersion: '2026-01-26', hostInfo: {name: 'switchboard', version: data.version || 'dev'},
-        hostCapabilities: {openLinks: {}, serverTools: {}, logging: {}, updateModelContext: {text: {}, structuredContent: {}}}, hostContext});
+        hostCapabilities: Object.assign({openLinks: {}, serverTools: {}, logging: {}, updateModelContext: {text: {}, structuredContent: {}}},
+          data.message ? {message: {text: {}}} : {}), hostContext});
       return;
     case 'ui/notifications/initialized':
       if (delivered) return;
@@ -99,6 +101,7 @@ body.fullscreen iframe { height: calc(100vh - 40px); }
     case 'tools/call':
     case 'ui/open-link':
     case 'ui/update-model-context':
+    case 'ui/message':
       if (isRequest) relay(m);
       return;
     case 'notifications/message':

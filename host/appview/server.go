@@ -32,6 +32,9 @@ type Page struct {
 	Allow string // the frame's allow attribute ("camera; clipboard-write")
 	// Init is what the host page gives the view: {hostContext, toolInput, toolResult}.
 	Init json.RawMessage
+	// Message: the page offers the view ui/message (hostCapabilities.message): the host can
+	// deliver it to a conversation.
+	Message bool
 }
 
 // RPCError is a JSON-RPC error for the view.
@@ -150,6 +153,20 @@ func (s *Server) Close() error {
 	defer s.mu.Unlock()
 	s.stopLocked()
 	return nil
+}
+
+// CloseView stops serving the view id: its unused addresses stop working and its loaded
+// pages' relay is refused (403), so nothing it asks reaches the host any more.
+func (s *Server) CloseView(id string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, m := range []map[string]*Page{s.pages, s.apps, s.sessions} {
+		for k, p := range m {
+			if p.ID == id {
+				delete(m, k)
+			}
+		}
+	}
 }
 
 // take removes and returns the page of a one-time token in m.

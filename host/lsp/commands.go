@@ -58,6 +58,8 @@ func (s *server) commands() map[string]commandFunc {
 		wire.CmdViewOpenLink:           s.cmdViewOpenLink,           // views.go
 		wire.CmdViewOpenInBrowser:      s.cmdViewOpenInBrowser,      // views.go
 		wire.CmdViewUpdateModelContext: s.cmdViewUpdateModelContext, // views.go
+		wire.CmdViewMessage:            s.cmdViewMessage,            // views.go
+		wire.CmdChatEnd:                s.cmdChatEnd,                // views.go
 	}
 }
 

@@ -56,6 +56,10 @@ func (s *server) Ask(q *host.Question) {
 		s.prompt(q, protocol.MessageTypeInfo, q.Text, func(title string) {
 			q.Answer(host.Reply{Allow: title == wire.TitleSignIn}) // ignore error
 		}, q.Dismiss, wire.TitleSignIn, wire.TitleNotNow)
+	case host.KindViewMessage: // views.go: a view's ui/message
+		s.prompt(q, protocol.MessageTypeInfo, q.Text, func(title string) {
+			q.Answer(host.Reply{Allow: title == wire.TitleSend}) // ignore error: resolved another way first
+		}, q.Dismiss, wire.TitleSend, wire.TitleDontSend)
 	case host.KindPin:
 		s.askPins(q)
 	case host.KindInput:

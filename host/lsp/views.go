@@ -127,3 +127,41 @@ func (s *server) cmdViewUpdateModelContext(ctx context.Context, arg, _ json.RawM
 	}
 	return struct{}{}, nil
 }
+
+func (s *server) cmdViewMessage(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	var p wire.ViewMessageParams
+	if err := decodeArg(wire.CmdViewMessage, arg, &p); err != nil {
+		return nil, err
+	}
+	if err := viewID(wire.CmdViewMessage, p.ID); err != nil {
+		return nil, err
+	}
+	r, err := s.app.ViewMessage(ctx, p.ID, p.Role, p.Content)
+	if err != nil {
+		return nil, requestError(wire.CmdViewMessage, err)
+	}
+	return wire.ViewMessageResult{Sent: r.Sent, Reason: r.Reason, Conversation: r.Conversation, Turn: r.Turn}, nil
+}
+
+func (s *server) cmdChatEnd(ctx context.Context, arg, _ json.RawMessage) (any, error) {
+	var p wire.ChatEndParams
+	if err := decodeArg(wire.CmdChatEnd, arg, &p); err != nil {
+		return nil, err
+	}
+	if err := s.app.EndConversation(p.Conversation); err != nil {
+		return nil, requestError(wire.CmdChatEnd, err)
+	}
+	return struct{}{}, nil
+}
+
+var _ host.ViewTurnUI = (*server)(nil)
+
+// ViewMessageStarted is host.ViewTurnUI: switchboard/viewMessage, before the turn's first event.
+func (s *server) ViewMessageStarted(m host.ViewMessageStarted) {
+	n := wire.ViewMessageNotice{Conversation: m.Conversation, Turn: m.Turn, View: *wireViewRef(&m.View), Text: m.Text}
+	for _, c := range m.ViewContext {
+		n.ViewContext = append(n.ViewContext, wire.ViewContextNote{Server: c.Server, Tool: c.Tool, Text: c.Text})
+	}
+	s.record("viewMessage", map[string]any{"conversation": m.Conversation, "turn": m.Turn, "tool": m.View.Tool})
+	s.conn.sendJSON(wire.NotifyViewMessage, n)
+}

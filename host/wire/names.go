@@ -37,6 +37,12 @@ const (
 	CmdViewOpenInBrowser = "switchboard.view.openInBrowser" // serve the view on 127.0.0.1 and open it
 	// CmdViewUpdateModelContext is a view's ui/update-model-context: kept for the next chat turn.
 	CmdViewUpdateModelContext = "switchboard.view.updateModelContext"
+	// CmdViewMessage is a view's ui/message: the person is asked, then it starts a turn of the
+	// view's conversation, quoted as the view's text.
+	CmdViewMessage = "switchboard.view.message"
+	// CmdChatEnd says the editor is done with a conversation (chat cleared, new conversation,
+	// chat closed): its history is forgotten and its views stop being served.
+	CmdChatEnd = "switchboard.chat.end"
 )
 
 // Commands lists every command, as advertised in executeCommandProvider.commands.
@@ -50,7 +56,8 @@ var Commands = []string{
 	CmdInput,
 	CmdTasks, CmdCancelTask,
 	CmdView, CmdViewCallTool, CmdViewOpenLink, CmdViewOpenInBrowser,
-	CmdViewUpdateModelContext,
+	CmdViewUpdateModelContext, CmdViewMessage,
+	CmdChatEnd,
 }
 
 // Notifications from the host (PROTOCOL.md section 6).
@@ -67,6 +74,8 @@ const (
 	NotifyInputRequested   = "switchboard/inputRequested"
 	NotifyInputResolved    = "switchboard/inputResolved"
 	NotifyShowTaskResult   = "switchboard/showTaskResult" // tasks.go
+	// NotifyViewMessage says a view's ui/message, sent by the person, started a chat turn.
+	NotifyViewMessage = "switchboard/viewMessage"
 )
 
 // Notifications lists every switchboard notification.
@@ -77,6 +86,7 @@ var Notifications = []string{
 	NotifyResourcesChanged,
 	NotifyInputRequested, NotifyInputResolved,
 	NotifyShowTaskResult,
+	NotifyViewMessage,
 }
 
 // Standard LSP methods the host handles or sends.
@@ -145,6 +155,12 @@ const (
 	ResolvedByTimeout    = "timeout"
 	ResolvedByCancelled  = "cancelled"
 	ResolvedByDisconnect = "disconnect"
+)
+
+// Button titles of the question a view's ui/message asks (switchboard.view.message).
+const (
+	TitleSend     = "Send"
+	TitleDontSend = "Don't send"
 )
 
 // Button titles of the sign-in showMessageRequest (an http or sse server in state needs-auth).

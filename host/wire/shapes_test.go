@@ -29,6 +29,7 @@ var contract = []any{
 	TaskInfo{}, TasksResult{}, CancelTaskParams{},
 	ViewRef{}, ViewParams{}, ViewResult{}, ViewCSP{}, ViewPermissions{}, ViewCallToolParams{}, ViewOpenLinkParams{}, ViewUpdateModelContextParams{}, ViewContextNote{},
 	ViewOpenLinkResult{}, ViewOpenInBrowserResult{},
+	ViewMessageParams{}, ViewMessageResult{}, ViewMessageNotice{}, ChatEndParams{},
 }
 
 // Field is one JSON field of a wire struct as shapes.json describes it.

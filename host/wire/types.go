@@ -533,3 +533,40 @@ type ViewOpenInBrowserResult struct {
 	URL   string `json:"url"`
 	Shown bool   `json:"shown"`
 }
+
+// ViewMessageParams is arguments[0] of switchboard.view.message: the params of the view's
+// ui/message. Role, when given, must be "user" (the only role MCP Apps has); the text content
+// blocks are the message, other blocks are named in it, not passed.
+type ViewMessageParams struct {
+	ID      string            `json:"id"`
+	Role    string            `json:"role,omitempty"`
+	Content []json.RawMessage `json:"content"`
+}
+
+// ViewMessageResult says whether the message went to the chat: Sent with the turn it started,
+// else Reason, one sentence for the view (the person refused, the view may not ask now, its
+// conversation ended, its server is gone, ...).
+type ViewMessageResult struct {
+	Sent         bool   `json:"sent"`
+	Reason       string `json:"reason,omitempty"`
+	Conversation string `json:"conversation,omitempty"`
+	Turn         string `json:"turn,omitempty"`
+}
+
+// ViewMessageNotice is the params of switchboard/viewMessage: a view's message that the person
+// chose to send started Turn of Conversation. Text is the message as the person was shown it
+// (escaped); editors show it in that conversation's transcript as from the view ("From the view
+// of mcp__x__y: ..."), never as the person's words, and follow the turn's switchboard/event
+// notifications as for a turn they started.
+type ViewMessageNotice struct {
+	Conversation string            `json:"conversation"`
+	Turn         string            `json:"turn"`
+	View         ViewRef           `json:"view"`
+	Text         string            `json:"text"`
+	ViewContext  []ViewContextNote `json:"viewContext,omitempty"`
+}
+
+// ChatEndParams is arguments[0] of switchboard.chat.end.
+type ChatEndParams struct {
+	Conversation string `json:"conversation"`
+}

@@ -39,6 +39,8 @@ export const Cmd = {
     viewOpenLink: "switchboard.view.openLink",
     viewOpenInBrowser: "switchboard.view.openInBrowser",
     viewUpdateModelContext: "switchboard.view.updateModelContext",
+    viewMessage: "switchboard.view.message",
+    chatEnd: "switchboard.chat.end",
 } as const;
 
 // Notifications from the host.
@@ -54,6 +56,7 @@ export const Notify = {
     inputRequested: "switchboard/inputRequested",
     inputResolved: "switchboard/inputResolved",
     showTaskResult: "switchboard/showTaskResult",
+    viewMessage: "switchboard/viewMessage",
 } as const;
 
 export type CommandName = (typeof Cmd)[keyof typeof Cmd];

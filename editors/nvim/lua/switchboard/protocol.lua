@@ -40,6 +40,8 @@ M.cmd = {
   view_open_link = 'switchboard.view.openLink',
   view_open_in_browser = 'switchboard.view.openInBrowser',
   view_update_model_context = 'switchboard.view.updateModelContext',
+  view_message = 'switchboard.view.message',
+  chat_end = 'switchboard.chat.end',
 }
 
 -- Notifications from the host.
@@ -55,6 +57,7 @@ M.notify = {
   input_requested = 'switchboard/inputRequested',
   input_resolved = 'switchboard/inputResolved',
   show_task_result = 'switchboard/showTaskResult',
+  view_message = 'switchboard/viewMessage',
 }
 
 return M
