@@ -336,6 +336,38 @@ function M.on_event(ev, _)
   end
 end
 
+--- switchboard/viewMessage handler: a view's message, which the person chose to send, started a
+--- turn of a chat's conversation. It goes in that chat's transcript as from the view (the host
+--- escaped the text), never as the person's, and the chat follows the turn as its own.
+function M.on_view_message(n)
+  if type(n) ~= 'table' or type(n.conversation) ~= 'string' or type(n.turn) ~= 'string' then
+    return
+  end
+  local toolform = require('switchboard.toolform')
+  local tool = toolform.clean(type(n.view) == 'table' and n.view.tool or 'a tool', 100)
+  local c
+  for _, x in pairs(M.chats) do
+    if vim.api.nvim_buf_is_valid(x.buf) and x.conversation == n.conversation then
+      c = x
+    end
+  end
+  if not c then
+    -- Not a conversation of a chat buffer here: say so, the turn runs on the host regardless.
+    vim.notify(('switchboard: the view of %s sent a message to a chat that is not open: %s'):format(tool, toolform.clean(n.text, 300)), vim.log.levels.INFO)
+    return
+  end
+  local lines = { '## From the view of ' .. tool }
+  table.insert(lines, '> ' .. toolform.clean(n.text, 8000))
+  for _, v in ipairs(n.viewContext or {}) do
+    table.insert(lines, ('  (the view of %s added context: %s)'):format(toolform.clean(v.tool, 100), toolform.clean(v.text, 400)))
+  end
+  table.insert(lines, '')
+  table.insert(lines, '## Switchboard')
+  append(c, lines)
+  c.turn = n.turn
+  follow(c)
+end
+
 approvals.on_change(function(e)
   for _, c in pairs(M.chats) do
     if vim.api.nvim_buf_is_valid(c.buf) then
@@ -416,6 +448,10 @@ local function create()
     buffer = buf,
     callback = function()
       M.chats[buf] = nil
+      -- The conversation ends with its buffer: the host forgets it, and stops serving its views.
+      if c.conversation then
+        require('switchboard.commands').chat_end(c.conversation)
+      end
     end,
   })
   return c

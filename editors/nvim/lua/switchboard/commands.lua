@@ -134,6 +134,11 @@ function M.chat(prompt, conversation, mode, cb, extra)
   M.exec(cmd.chat, arg, cb)
 end
 
+--- Ends a conversation on the host (its chat buffer was wiped).
+function M.chat_end(conversation, cb)
+  M.exec(cmd.chat_end, { conversation = conversation }, cb)
+end
+
 function M.cancel(turn, cb)
   M.exec(cmd.cancel, { turn = turn }, cb)
 end

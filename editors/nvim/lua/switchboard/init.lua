@@ -83,6 +83,10 @@ function M.handlers()
       require('switchboard.inputs').requested(params, ctx and ctx.client_id)
     end,
     [protocol.notify.input_resolved] = function() end,
+    -- A view's message that the person sent started a chat turn (MCP Apps ui/message).
+    [protocol.notify.view_message] = function(_, params)
+      require('switchboard.chat').on_view_message(params)
+    end,
     -- Show result, chosen on the host's notice that a task ended (capability taskResults).
     [protocol.notify.show_task_result] = function(_, params)
       if type(params) == 'table' and type(params.id) == 'string' then
