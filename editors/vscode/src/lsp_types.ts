@@ -280,6 +280,8 @@ export interface CommandSignatures {
     [Cmd.viewOpenLink]: { params: ViewOpenLinkParams; result: ViewOpenLinkResult };
     [Cmd.viewOpenInBrowser]: { params: ViewParams; result: ViewOpenInBrowserResult };
     [Cmd.viewUpdateModelContext]: { params: ViewUpdateModelContextParams; result: Record<string, never> };
+    [Cmd.viewMessage]: { params: ViewMessageParams; result: ViewMessageResult };
+    [Cmd.chatEnd]: { params: ChatEndParams; result: Record<string, never> };
 }
 
 // MCP Apps views (issue 31; PROTOCOL.md "MCP Apps views").
@@ -357,6 +359,36 @@ export interface ViewOpenLinkResult {
 export interface ViewOpenInBrowserResult {
     url: string;
     shown: boolean;
+}
+
+/** A view's ui/message (view_message.ts): the person is asked, then it starts a chat turn. */
+export interface ViewMessageParams {
+    id: string;
+    /** "user", the only role MCP Apps has. */
+    role?: string;
+    content: unknown[];
+}
+
+export interface ViewMessageResult {
+    sent: boolean;
+    /** Why not, one sentence. */
+    reason?: string;
+    conversation?: string;
+    turn?: string;
+}
+
+/** switchboard/viewMessage: a view's message, sent by the person, started turn of conversation. */
+export interface ViewMessageNotice {
+    conversation: string;
+    turn: string;
+    view: ViewRef;
+    /** The message as the person was shown it (escaped by the host). */
+    text: string;
+    viewContext?: ViewContextNote[];
+}
+
+export interface ChatEndParams {
+    conversation: string;
 }
 
 /** The result of switchboard.models: the configured model and the provider's models. */
@@ -635,6 +667,7 @@ export const resourcesChanged = new NotificationType<ResourcesChangedParams>(Not
 export const inputRequested = new NotificationType<InputRequest>(Notify.inputRequested);
 export const inputResolved = new NotificationType<InputResolvedParams>(Notify.inputResolved);
 export const showTaskResult = new NotificationType<TaskInfo>(Notify.showTaskResult);
+export const viewMessage = new NotificationType<ViewMessageNotice>(Notify.viewMessage);
 
 // ---- Approval prompt (window/showMessageRequest), PROTOCOL.md section 4 ----
 

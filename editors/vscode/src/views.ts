@@ -9,12 +9,14 @@ import * as vscode from "vscode";
 import { errorMessage, type Switchboard } from "./client";
 import * as ext from "./lsp_types";
 import { viewDocument } from "./view_html";
+import { sendViewMessage } from "./view_message";
 
 /** What a view's webview may send; anything else is ignored. */
 type FromView =
     | { type: "callTool"; rid: number; secret?: string; name: string; arguments?: Record<string, unknown> }
     | { type: "openLink"; rid: number; secret?: string; url: string }
     | { type: "updateModelContext"; rid: number; secret?: string; content?: unknown; structuredContent?: unknown }
+    | { type: "message"; rid: number; secret?: string; role?: unknown; content?: unknown }
     | { type: "initialized" };
 
 export class ViewPanels implements vscode.Disposable {
@@ -128,6 +130,8 @@ export class ViewPanels implements vscode.Disposable {
             } catch (err) {
                 reply({ error: `Switchboard refused the context: ${errorMessage(err)}` });
             }
+        } else if (m.type === "message") {
+            reply(await sendViewMessage(this.sb, v.id, m)); // view_message.ts: the person is asked first
         }
     }
 

@@ -6,6 +6,7 @@ import type { Switchboard } from "../client";
 import type { ChatUi } from "../commands";
 import type { GetPromptParams } from "../lsp_types";
 import type { Attachments } from "../resources";
+import { ViewMessages } from "../view_message";
 import { ChatPanel } from "./panel";
 import { registerParticipant } from "./participant";
 import { ChatSessions } from "./session";
@@ -14,11 +15,14 @@ export class Chat implements ChatUi, vscode.Disposable {
     readonly sessions: ChatSessions;
     readonly panel: ChatPanel;
     readonly participant: vscode.Disposable | undefined;
+    /** Turns started by a view's message (ui/message), shown in the panel. */
+    readonly viewMessages: ViewMessages;
 
     constructor(sb: Switchboard, attachments?: Attachments) {
         this.sessions = new ChatSessions(sb, attachments);
         this.panel = new ChatPanel(sb, this.sessions);
         this.participant = registerParticipant(sb, this.sessions);
+        this.viewMessages = new ViewMessages(sb, this.panel);
     }
 
     open(): void {
@@ -38,6 +42,7 @@ export class Chat implements ChatUi, vscode.Disposable {
 
     dispose(): void {
         this.participant?.dispose();
+        this.viewMessages.dispose();
         this.panel.dispose();
         this.sessions.dispose();
     }

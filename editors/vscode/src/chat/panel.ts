@@ -8,6 +8,7 @@ import { chatPanelViewType } from "../ids";
 import * as ext from "../lsp_types";
 import { attachPicked, pickPrompt, routeChatMessage } from "../resources";
 import type { ChatSessions } from "./session";
+import { endConversation, type ViewTurnSink } from "../view_message";
 import { approvalText, turnUsageText, type ToolCallView, type TurnView } from "./transcript";
 
 type FromView =
@@ -16,7 +17,7 @@ type FromView =
     | { type: "new" }
     | { type: "approve"; id: string; decision: ext.Decision };
 
-export class ChatPanel implements vscode.Disposable {
+export class ChatPanel implements vscode.Disposable, ViewTurnSink {
     static readonly viewType = chatPanelViewType;
     private panel: vscode.WebviewPanel | undefined;
     private conversation: string | undefined;
@@ -44,6 +45,9 @@ export class ChatPanel implements vscode.Disposable {
         panel.onDidDispose(() => {
             this.panel = undefined;
             this.current?.cancel();
+            endConversation(this.sb, this.conversation); // view_message.ts: closed, the conversation ends
+            this.conversation = undefined;
+            this.turns = [];
         });
         this.post();
     }
@@ -58,6 +62,7 @@ export class ChatPanel implements vscode.Disposable {
                 return;
             case "new":
                 this.current?.cancel();
+                endConversation(this.sb, this.conversation); // view_message.ts
                 this.conversation = undefined;
                 this.turns = [];
                 this.post();
@@ -118,6 +123,21 @@ export class ChatPanel implements vscode.Disposable {
             cts.dispose();
             this.post();
         }
+    }
+
+    /** ViewTurnSink (view_message.ts): a turn a view's message started, shown in its conversation. */
+    adoptTurn(t: TurnView): void {
+        this.open();
+        if (this.conversation !== t.conversation) {
+            this.conversation = t.conversation;
+            this.turns = [];
+        }
+        this.turns.push(t);
+        this.post();
+    }
+
+    update(): void {
+        this.post();
     }
 
     private post(): void {

@@ -1,6 +1,6 @@
 // Runs inside the view's webview (bundled to dist/view.js): the ext-apps host bridge (AppBridge)
-// between the view's sandboxed frame and the extension. The view's tools/call, ui/open-link and
-// ui/update-model-context go to the extension, which sends them to the host
+// between the view's sandboxed frame and the extension. The view's tools/call, ui/open-link,
+// ui/update-model-context and ui/message go to the extension, which sends them to the host
 // (switchboard.view.callTool / openLink / updateModelContext): the same confirm gate as any call,
 // and the view's context quoted as its text. Messages are taken only from the view's frame (the bridge checks
 // the source) and, for the extension's replies, only from the webview's parent.
@@ -49,6 +49,8 @@ window.addEventListener("message", (e: MessageEvent) => {
 
 const bridge = new AppBridge(null, { name: "switchboard", version: data.version }, {
     openLinks: {}, serverTools: {}, logging: {}, updateModelContext: { text: {}, structuredContent: {} },
+    // ui/message: the host asks the person, then starts a turn of the view's chat (view_message.ts).
+    message: { text: {} },
 }, {
     hostContext: data.hostContext,
 });
@@ -59,6 +61,7 @@ bridge.onupdatemodelcontext = async (params) => {
     if (r?.error) throw new Error(r.error);
     return {};
 };
+bridge.onmessage = async (params) => (await ask("message", { role: params.role, content: params.content ?? [] })) as { isError?: boolean };
 bridge.onsizechange = ({ height }) => {
     if (typeof height === "number" && mode === "inline") frame.style.height = `${Math.max(40, Math.min(4000, Math.ceil(height)))}px`;
 };
