@@ -270,6 +270,7 @@ func New(opts Options, ui UI) (*App, error) {
 		Logger:    slog.New(quietHandler{a.log.Handler(), &a.quiet}),
 		Warn:      func(msg string) { a.ui.Notify(LevelWarning, msg) },
 		Getenv:    a.getenv,
+		Forgotten: a.conversationEnded, // viewmessage.go
 	})
 	a.quiet.Store(false)
 	return a, nil

@@ -223,6 +223,13 @@ func (a *App) EndConversation(conv string) error {
 		return badRequest("conversation is required")
 	}
 	a.sessions.End(conv)
+	a.conversationEnded(conv)
+	return nil
+}
+
+// conversationEnded ends what views keep of conversation conv: ended by the front end, or
+// forgotten by the session as least recently used.
+func (a *App) conversationEnded(conv string) {
 	var ids []string
 	a.views.mu.Lock()
 	for id, vi := range a.views.byID {
@@ -236,7 +243,6 @@ func (a *App) EndConversation(conv string) error {
 	if a.events != nil {
 		a.events.record("conversationEnded", map[string]any{"conversation": conv, "views": len(ids)})
 	}
-	return nil
 }
 
 // ContentBlocks is a ui/message's content: a list of MCP content blocks, or one block (the

@@ -35,6 +35,9 @@ type Options struct {
 	// MaxConversations bounds the conversations kept in memory; past it the least recently used
 	// idle one is forgotten (continuing it starts afresh). Default 64.
 	MaxConversations int
+	// Forgotten, when set, is told each conversation forgotten as least recently used (after
+	// Start, outside the Manager's lock): what others keep for it ends too. End is not reported.
+	Forgotten func(conversation string)
 	// ToolSearch configures tool search for large tool sets (default: on above 40 tools).
 	ToolSearch ToolSearchOptions
 }
@@ -231,6 +234,12 @@ func (m *Manager) Start(ctx context.Context, p StartParams, emit func(Event)) (c
 	if strings.TrimSpace(p.Prompt) == "" {
 		return "", "", errors.New("session: empty prompt")
 	}
+	var forgotten []string
+	defer func() { // after the unlock below
+		for _, id := range forgotten {
+			m.opts.Forgotten(id)
+		}
+	}()
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if m.closed {
@@ -244,7 +253,7 @@ func (m *Manager) Start(ctx context.Context, p StartParams, emit func(Event)) (c
 	if conv == nil {
 		conv = &convo{id: convID}
 		m.convs[convID] = conv
-		m.evictLocked()
+		forgotten = m.evictLocked()
 	}
 	for id, rt := range m.turns {
 		if rt.conv == conv {
@@ -273,7 +282,7 @@ func (m *Manager) Start(ctx context.Context, p StartParams, emit func(Event)) (c
 
 // evictLocked forgets least recently used idle conversations while there are more than
 // MaxConversations (a long editor session must not keep every history forever).
-func (m *Manager) evictLocked() {
+func (m *Manager) evictLocked() (forgotten []string) {
 	for len(m.convs) > m.opts.MaxConversations {
 		busy := map[*convo]bool{}
 		for _, rt := range m.turns {
@@ -286,11 +295,15 @@ func (m *Manager) evictLocked() {
 			}
 		}
 		if oldest == nil {
-			return // all busy or new: keep them
+			return forgotten // all busy or new: keep them
 		}
 		delete(m.convs, oldest.id)
+		if m.opts.Forgotten != nil {
+			forgotten = append(forgotten, oldest.id)
+		}
 		m.log.Debug("session: forgot the least recently used conversation", "conversation", oldest.id)
 	}
+	return forgotten
 }
 
 // Cancel cancels a running turn: the model call and running tool calls end, the history stays

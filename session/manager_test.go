@@ -358,3 +358,51 @@ reply text "three"
 		t.Errorf("conversation %s has %d messages, want 4 (two turns): %+v", a, len(h), h)
 	}
 }
+
+// TestEndConversation: End cancels the conversation's running turn and forgets its history;
+// Busy and Has say so; the same id starts afresh.
+func TestEndConversation(t *testing.T) {
+	started := make(chan struct{})
+	tools := sessiontest.NewTools().Add("fs", "slow", sessiontest.Block(started))
+	m := newManager(t, session.Options{Tools: tools}, "reply tool_call id=c1 name=mcp__fs__slow args={}\n\nreply text \"afresh\"\n")
+	rec := newRecorder()
+	conv, _, err := m.Start(context.Background(), session.StartParams{Prompt: "one"}, rec.emit)
+	if err != nil {
+		t.Fatal(err)
+	}
+	<-started
+	if !m.Busy(conv) || !m.Has(conv) {
+		t.Fatalf("running: Busy %v Has %v", m.Busy(conv), m.Has(conv))
+	}
+	if !m.End(conv) {
+		t.Fatal("End of a known conversation = false")
+	}
+	if evs := rec.wait(t); evs[len(evs)-1].StopReason != session.StopCancelled {
+		t.Errorf("the ended conversation's turn: %+v", evs[len(evs)-1])
+	}
+	if m.Busy(conv) || m.Has(conv) || m.End(conv) {
+		t.Errorf("ended: Busy %v Has %v", m.Busy(conv), m.Has(conv))
+	}
+	runTurn(t, m, session.StartParams{Conversation: conv, Prompt: "two"})
+	if hist, _ := m.History(conv); len(hist) != 2 || hist[0].Text != "two" {
+		t.Errorf("history after End: %+v, want only the new turn", hist)
+	}
+}
+
+// TestForgottenConversation: a conversation forgotten as least recently used is reported.
+func TestForgottenConversation(t *testing.T) {
+	var mu sync.Mutex
+	var forgotten []string
+	m := newManager(t, session.Options{MaxConversations: 1, Forgotten: func(c string) {
+		mu.Lock()
+		forgotten = append(forgotten, c)
+		mu.Unlock()
+	}}, "reply text \"a\"\n\nreply text \"b\"\n")
+	first, _ := runTurn(t, m, session.StartParams{Prompt: "one"})
+	runTurn(t, m, session.StartParams{Prompt: "two"})
+	mu.Lock()
+	defer mu.Unlock()
+	if len(forgotten) != 1 || forgotten[0] != first {
+		t.Errorf("forgotten %v, want [%s]", forgotten, first)
+	}
+}
