@@ -23,6 +23,8 @@ import (
 //	toolCallEnd        {name, source, isError, decidedBy?, turn?, id?}
 //	serverState        {server, state, error?}                      each state change of a server
 //	trust              {server, decision: trust|deny, by: prompt|command}
+//	viewMessage        {id, tool, sent, reason?, conversation?, turn?, bytes?}  a view's ui/message
+//	conversationEnded  {conversation, views}                        switchboard.chat.end, or forgotten
 const EventsEnv = "SWITCHBOARD_EVENTS"
 
 // eventsFile appends JSON lines to a file; a nil *eventsFile records nothing. Safe for concurrent use.

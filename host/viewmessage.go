@@ -27,8 +27,10 @@ import (
 //     person's words. The view's pending context goes with it. The front end is told
 //     (ViewTurnUI) so that the chat shows "From the view of mcp__x__y: ..." and follows the turn.
 
-// maxViewMessage bounds a view's message, in characters as the person is shown it (escaped).
-const maxViewMessage = 1000
+// maxViewMessage bounds a view's message, in characters as the person is shown it (escaped): the
+// question (a sentence naming the tool, at most previewLimit characters, then the message) must
+// fit VS Code's notifications, which cut a message after 1000 characters.
+const maxViewMessage = 700
 
 // ViewMessageAsk is what a KindViewMessage question shows: the view, and its message escaped.
 type ViewMessageAsk struct {

@@ -198,7 +198,7 @@ func TestViewMessageRefused(t *testing.T) {
 	}
 	for _, bad := range []map[string]any{
 		{"id": view.ID, "content": []map[string]any{{"type": "image", "data": "AAAA", "mimeType": "image/png"}}}, // no text
-		{"id": view.ID, "content": []map[string]any{{"type": "text", "text": strings.Repeat("\u202e", 200)}}},    // 1200 characters shown
+		{"id": view.ID, "content": []map[string]any{{"type": "text", "text": strings.Repeat("\u202e", 120)}}},    // 720 characters shown
 		{"id": view.ID, "content": []any{"text"}},
 		{"id": view.ID, "role": "assistant", "content": []map[string]any{{"type": "text", "text": "as the model"}}},
 		{"id": "v0000", "content": []map[string]any{{"type": "text", "text": "hi"}}},
