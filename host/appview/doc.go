@@ -16,5 +16,6 @@
 //     listener's address is refused (DNS rebinding). Nothing else is served.
 //
 // The server starts on the first Open and stops after Options.Idle without a request; the
-// tokens and secrets of a stopped server are forgotten.
+// tokens and secrets of a stopped server are forgotten. CloseView stops serving one view (the
+// host calls it when the view's chat conversation ends).
 package appview

@@ -202,3 +202,32 @@ func TestIdleStop(t *testing.T) {
 		t.Errorf("same address after restart")
 	}
 }
+
+// TestCloseView: a view whose conversation ended is not served any more: its loaded page's relay
+// is refused, its unused addresses are gone; another view is served as before.
+func TestCloseView(t *testing.T) {
+	s, b := newTestServer(t, Options{})
+	u := open(t, s)
+	pu, _ := url.Parse(u)
+	base := "http://" + pu.Host
+	_, secret, _ := loadPage(t, u)
+	unused := open(t, s)
+	other, err := s.Open(Page{ID: "v2", Title: "other", HTML: "<p>2</p>", CSP: testCSP})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, otherSecret, _ := loadPage(t, other)
+	s.CloseView("v1")
+	if code := rpc(t, base, base, secret, `{"method":"tools/call","params":{"name":"tick"}}`); code != http.StatusForbidden {
+		t.Errorf("relay of a closed view: %d", code)
+	}
+	if res, _ := get(t, unused, ""); res.StatusCode != http.StatusNotFound {
+		t.Errorf("an unused address of a closed view: %d", res.StatusCode)
+	}
+	if code := rpc(t, base, base, otherSecret, `{"method":"tools/call","params":{"name":"tick"}}`); code != 200 {
+		t.Errorf("relay of another view: %d", code)
+	}
+	if got := b.seen(); len(got) != 1 || !strings.HasPrefix(got[0], "v2 ") {
+		t.Errorf("bridge saw %q", got)
+	}
+}
