@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -175,12 +176,17 @@ func (r *Registry) planFor(cfg config.ServerConfig) eraPlan {
 	return eraPlan{remembered: r.opts.Eras.Get(cfg.Fingerprint())}
 }
 
-// learnt records the era a server answered in (auto only).
+// learnt records the era a server answered in (auto only). The store holds it at once; the file
+// is written in the background (Close waits for it): the write (a lock file, a temporary file, a
+// rename) used to sit between the server's tools/list and its being ready, in the path of a
+// host's first call.
 func (r *Registry) learnt(cfg config.ServerConfig, plan eraPlan, era string) {
-	if plan.fixed != "" || era == "" || era == plan.remembered {
+	if plan.fixed != "" || era == "" || era == plan.remembered || r.opts.Eras == nil {
 		return
 	}
-	r.opts.Eras.Set(cfg.Fingerprint(), cfg.Name, era)
+	fp := cfg.Fingerprint()
+	r.opts.Eras.remember(fp, cfg.Name, era)
+	r.wg.Go(r.opts.Eras.write)
 }
 
 // clientMeta is the _meta object of every modern request: protocol version, client info and the
@@ -370,10 +376,11 @@ func (c *conn) appendMetaKeys(buf []byte) []byte {
 type EraStore struct {
 	path string
 
-	// mu guards m and loaded.
-	mu     sync.Mutex
-	m      map[string]eraRecord
-	loaded bool
+	// mu guards m, loaded and pending.
+	mu      sync.Mutex
+	m       map[string]eraRecord
+	loaded  bool
+	pending map[string]eraRecord // remembered, not yet written
 }
 
 type eraRecord struct {
@@ -426,6 +433,25 @@ func (s *EraStore) Set(fingerprint, server, era string) {
 	if s == nil {
 		return
 	}
+	s.remember(fingerprint, server, era)
+	s.write()
+}
+
+// remember is Set without the file: Get answers era from now on.
+func (s *EraStore) remember(fingerprint, server, era string) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	s.loadLocked()
+	s.m[fingerprint] = eraRecord{Server: server, Era: era}
+	if s.pending == nil {
+		s.pending = map[string]eraRecord{}
+	}
+	s.pending[fingerprint] = s.m[fingerprint]
+}
+
+// write is Set's file: what the file holds now, with every era remembered since the last write
+// (the latest for each server, whichever order writes run in).
+func (s *EraStore) write() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if err := os.MkdirAll(filepath.Dir(s.path), 0o700); err != nil {
@@ -439,7 +465,8 @@ func (s *EraStore) Set(fingerprint, server, era string) {
 		s.loaded = false
 	}
 	s.loadLocked()
-	s.m[fingerprint] = eraRecord{Server: server, Era: era}
+	maps.Copy(s.m, s.pending)
+	clear(s.pending)
 	b, _ := json.MarshalIndent(struct { // ignore error: plain values
 		Servers map[string]eraRecord `json:"servers"`
 	}{s.m}, "", "  ")

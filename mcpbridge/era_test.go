@@ -377,8 +377,12 @@ func TestEraRelearnt(t *testing.T) {
 	if st["x"].State != StateReady || st["x"].ProtocolVersion != ProtocolLegacy {
 		t.Fatalf("status = %+v", st["x"])
 	}
-	if got := OpenEraStore(eras.path).Get(cfg.Fingerprint()); got != ProtocolLegacy {
+	if got := eras.Get(cfg.Fingerprint()); got != ProtocolLegacy {
 		t.Errorf("remembered era = %q after re-learning, want %s", got, ProtocolLegacy)
+	}
+	r.Close() // the file is written in the background; Close waits for it
+	if got := OpenEraStore(eras.path).Get(cfg.Fingerprint()); got != ProtocolLegacy {
+		t.Errorf("era in the file = %q after re-learning, want %s", got, ProtocolLegacy)
 	}
 }
 

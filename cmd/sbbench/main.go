@@ -91,7 +91,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 	fs.DurationVar(&cfg.poll, "poll", 5*time.Millisecond, "poll interval while waiting for readiness (both hosts)")
 	fs.BoolVar(&cfg.verbose, "v", false, "log each run to stderr")
 	fs.StringVar(&cfg.work, "work", "", "scratch dir (default: a temp dir, removed at the end)")
-	fs.StringVar(&cfg.compare, "compare", "", "a second switchboard `BINARY` (say, the build before a change): the server-everything rows run it as a fifth interleaved subject and compare it with --switchboard")
+	fs.StringVar(&cfg.compare, "compare", "", "a second switchboard `BINARY` (say, the build before a change): the server-everything rows run it as a fifth interleaved subject and the first-call row as a third, and compare it with --switchboard")
 	fs.StringVar(&cfg.profiles, "host-profiles", "", "write each switchboard host's CPU profile into `DIR` (serve --cpuprofile; `go tool pprof DIR/*.pprof` reads them together)")
 	if err := fs.Parse(args); err != nil {
 		return 2
@@ -129,8 +129,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 			fmt.Fprintln(stderr, "sbbench: --compare:", err)
 			return 2
 		}
-		if !cfg.only["everything"] {
-			fmt.Fprintln(stderr, "sbbench: --compare only adds to the server-everything rows, and --only leaves them out")
+		if !cfg.only["everything"] && !cfg.only["first"] {
+			fmt.Fprintln(stderr, "sbbench: --compare only adds to the server-everything and first-call rows, and --only leaves them out")
 		}
 	}
 	if cfg.profiles != "" {

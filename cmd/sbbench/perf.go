@@ -70,11 +70,51 @@ func (b *bench) perfRows() []perfRow {
 	}
 	if b.cfg.only["first"] {
 		// Issue 35: the median of at least 11 runs (a start is ~20 ms, and its spread is wide).
-		sb, base := b.measurePair("first call", max(b.cfg.runs, firstCallRuns), b.firstCallSB, b.firstCallBase)
-		rows = append(rows, perfRow{name: "first call answered after process start, 1 server (mcptest)", unit: "ms",
-			a: sb, b: base, aWho: "switchboard", bWho: "bare mcp-go", goal: "≤ 1.5x", max: 1.5})
+		runs := max(b.cfg.runs, firstCallRuns)
+		if b.cfg.compare == "" {
+			sb, base := b.measurePair("first call", runs, b.firstCallSB, b.firstCallBase)
+			rows = append(rows, perfRow{name: "first call answered after process start, 1 server (mcptest)", unit: "ms",
+				a: sb, b: base, aWho: "switchboard", bWho: "bare mcp-go", goal: "≤ 1.5x", max: 1.5})
+		} else {
+			// A change to the start measured against the binary before it: the three subjects
+			// take turns, each run in another order.
+			figs := b.measureRotating("first call", runs, []perfSubject{
+				func() (float64, error) { return b.firstCallOf(b.cfg.switchboard) },
+				b.firstCallBase,
+				func() (float64, error) { return b.firstCallOf(b.cfg.compare) },
+			})
+			rows = append(rows,
+				perfRow{name: "first call answered after process start, 1 server (mcptest)", unit: "ms",
+					a: figs[0], b: figs[1], aWho: "switchboard", bWho: "bare mcp-go", goal: "≤ 1.5x", max: 1.5},
+				perfRow{name: "--compare: first call answered after process start", unit: "ms",
+					a: figs[2], b: figs[0], aWho: "--compare binary", bWho: "switchboard"})
+		}
 	}
 	return rows
+}
+
+// measureRotating runs every subject runs times, the order rotated from run to run.
+func (b *bench) measureRotating(what string, runs int, subj []perfSubject) []figure {
+	vals := make([][]float64, len(subj))
+	t := make([]tally, len(subj))
+	for run := range runs {
+		for k := range subj {
+			i := (run + k) % len(subj)
+			if t[i].giveUp(len(vals[i])) {
+				continue
+			}
+			v, err := subj[i]()
+			if t[i].record(err) {
+				vals[i] = append(vals[i], v)
+			}
+			b.logf("%s run %d side %d: %.1f %v", what, run, i, v, err)
+		}
+	}
+	figs := make([]figure, len(subj))
+	for i := range subj {
+		figs[i] = figOf(vals[i], t[i])
+	}
+	return figs
 }
 
 // firstCallRuns is the fewest runs of the first-call row (issue 35: its goal is on the median of 11).
@@ -572,13 +612,16 @@ func (b *bench) throughput(callers int, call func(ctx context.Context, i int) er
 
 // firstCallSB starts switchboard with one server and calls echo as soon as it can: right after
 // initialized, and again on every serversChanged until the call is answered.
-func (b *bench) firstCallSB() (float64, error) {
+func (b *bench) firstCallSB() (float64, error) { return b.firstCallOf(b.cfg.switchboard) }
+
+// firstCallOf is firstCallSB with the switchboard binary bin.
+func (b *bench) firstCallOf(bin string) (float64, error) {
 	home := b.home("sb")
 	changed := make(chan struct{}, 1)
 	ctx, cancel := withTimeout(60 * time.Second)
 	defer cancel()
 	t0 := time.Now()
-	c, err := startSwitchboard(b.cfg.switchboard, home, b.cfg.profiles, func(method string, _ json.RawMessage) {
+	c, err := startSwitchboard(bin, home, b.cfg.profiles, func(method string, _ json.RawMessage) {
 		if method == "switchboard/serversChanged" {
 			select {
 			case changed <- struct{}{}:

@@ -7,6 +7,7 @@ import (
 	"regexp"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
@@ -31,15 +32,23 @@ var defaultBase = map[string][]string{
 	"oci":  {"", "https://docker.io", "https://registry-1.docker.io", "https://index.docker.io"},
 }
 
+// The patterns are compiled at their first use, not at the program's start: every process of
+// switchboard links this package, and ociRE alone (its counted repetitions unrolled) was most of
+// the 270 KB and 2 ms its init took before `serve` could answer the editor.
 var (
-	npmNameRE  = regexp.MustCompile(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`)
-	pypiNameRE = regexp.MustCompile(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
+	npmNameRE  = lazyRE(`^(@[a-z0-9][a-z0-9._~-]*/)?[a-z0-9][a-z0-9._~-]*$`)
+	pypiNameRE = lazyRE(`^[A-Za-z0-9]([A-Za-z0-9._-]*[A-Za-z0-9])?$`)
 	// An OCI reference: [registry/]path[:tag][@sha256:hex], lower-case path.
-	ociRE     = regexp.MustCompile(`^[a-z0-9]([a-z0-9._:-]*[a-z0-9])?(/[a-z0-9]([a-z0-9._-]*[a-z0-9])?)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$`)
-	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	flagRE    = regexp.MustCompile(`^--?[A-Za-z0-9][A-Za-z0-9._-]*$`)
-	headerRE  = regexp.MustCompile("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
+	ociRE     = lazyRE(`^[a-z0-9]([a-z0-9._:-]*[a-z0-9])?(/[a-z0-9]([a-z0-9._-]*[a-z0-9])?)*(:[A-Za-z0-9_][A-Za-z0-9_.-]{0,127})?(@sha256:[a-f0-9]{64})?$`)
+	envNameRE = lazyRE(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	flagRE    = lazyRE(`^--?[A-Za-z0-9][A-Za-z0-9._-]*$`)
+	headerRE  = lazyRE("^[!#$%&'*+.^_`|~0-9A-Za-z-]+$")
 )
+
+// lazyRE is a pattern compiled once, at its first use.
+func lazyRE(expr string) func() *regexp.Regexp {
+	return sync.OnceValue(func() *regexp.Regexp { return regexp.MustCompile(expr) })
+}
 
 // Derive turns server s (from the registry at ref.URL, as ref.Name@ref.Version) into the entry
 // of server name: the first package Switchboard can run exactly (npm, then PyPI, then OCI, in
@@ -89,7 +98,7 @@ func derivePackage(p Package, name string) (*Plan, error) {
 	e := &plan.Entry
 	switch kind {
 	case "npm":
-		if !npmNameRE.MatchString(p.Identifier) || len(p.Identifier) > 214 {
+		if !npmNameRE().MatchString(p.Identifier) || len(p.Identifier) > 214 {
 			return nil, bad("not an npm package name")
 		}
 		if err := CheckVersion(p.Version); err != nil {
@@ -97,7 +106,7 @@ func derivePackage(p Package, name string) (*Plan, error) {
 		}
 		e.Command, e.Args = "npx", []string{"-y", p.Identifier + "@" + p.Version}
 	case "pypi":
-		if !pypiNameRE.MatchString(p.Identifier) || len(p.Identifier) > 200 {
+		if !pypiNameRE().MatchString(p.Identifier) || len(p.Identifier) > 200 {
 			return nil, bad("not a PyPI package name")
 		}
 		if err := CheckVersion(p.Version); err != nil {
@@ -105,7 +114,7 @@ func derivePackage(p Package, name string) (*Plan, error) {
 		}
 		e.Command, e.Args = "uvx", []string{p.Identifier + "==" + p.Version}
 	case "oci":
-		if !ociRE.MatchString(p.Identifier) || len(p.Identifier) > 255 {
+		if !ociRE().MatchString(p.Identifier) || len(p.Identifier) > 255 {
 			return nil, bad("not an OCI image reference")
 		}
 		ref := p.Identifier
@@ -123,7 +132,7 @@ func derivePackage(p Package, name string) (*Plan, error) {
 		}
 		e.Command, e.Args = "docker", []string{"run", "-i", "--rm"}
 		for _, v := range p.EnvironmentVariables {
-			if envNameRE.MatchString(v.Name) && (v.IsRequired || v.IsSecret || v.Value != "") {
+			if envNameRE().MatchString(v.Name) && (v.IsRequired || v.IsSecret || v.Value != "") {
 				e.Args = append(e.Args, "-e", v.Name) // the value goes through docker's own environment
 			}
 		}
@@ -134,7 +143,7 @@ func derivePackage(p Package, name string) (*Plan, error) {
 		return nil, bad("%v", err)
 	}
 	e.Args = append(e.Args, args...)
-	env, inputs, optional, err := variables(p.EnvironmentVariables, name, "environment variable", envNameRE)
+	env, inputs, optional, err := variables(p.EnvironmentVariables, name, "environment variable", envNameRE())
 	if err != nil {
 		return nil, bad("%v", err)
 	}
@@ -159,7 +168,7 @@ func deriveRemote(r Remote, name string) (*Plan, error) {
 		return nil, bad("not a plain https URL (URL variables are not supported)")
 	}
 	plan.Entry.URL = r.URL
-	h, inputs, optional, err := variables(r.Headers, name, "header", headerRE)
+	h, inputs, optional, err := variables(r.Headers, name, "header", headerRE())
 	if err != nil {
 		return nil, bad("%v", err)
 	}
@@ -199,7 +208,7 @@ func packageArgs(list []Argument) ([]string, error) {
 			}
 			out = append(out, v)
 		case "named":
-			if !flagRE.MatchString(a.Name) {
+			if !flagRE().MatchString(a.Name) {
 				return nil, fmt.Errorf("argument name %q is not a flag (--name)", safetext.Line(a.Name))
 			}
 			if v == "" && !a.IsRequired {

@@ -3,7 +3,6 @@ package mcpregistry
 import (
 	"encoding/json"
 	"fmt"
-	"regexp"
 	"strings"
 )
 
@@ -89,27 +88,27 @@ type KeyValue struct {
 }
 
 // nameRE is server.json's name pattern: a reverse-DNS namespace, one slash, a name.
-var nameRE = regexp.MustCompile(`^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`)
+var nameRE = lazyRE(`^[a-zA-Z0-9.-]+/[a-zA-Z0-9._-]+$`)
 
 // CheckName says whether name is a registry server name (what the schema allows: no spaces,
 // control or bidi characters, exactly one slash).
 func CheckName(name string) error {
 	ns, short, _ := strings.Cut(name, "/")
 	// ".." as a namespace or name matches the pattern; as a path segment it would not stay one.
-	if len(name) < 3 || len(name) > 200 || !nameRE.MatchString(name) || strings.Trim(ns, ".") == "" || strings.Trim(short, ".") == "" {
+	if len(name) < 3 || len(name) > 200 || !nameRE().MatchString(name) || strings.Trim(ns, ".") == "" || strings.Trim(short, ".") == "" {
 		return fmt.Errorf("%q is not an MCP Registry server name (namespace/name, as io.github.owner/server)", name)
 	}
 	return nil
 }
 
 // versionRE is what an exact version may hold: no range operators, spaces or wildcards.
-var versionRE = regexp.MustCompile(`^[0-9A-Za-z][0-9A-Za-z.+_-]{0,127}$`)
+var versionRE = lazyRE(`^[0-9A-Za-z][0-9A-Za-z.+_-]{0,127}$`)
 
 // CheckVersion says whether v names one version exactly: not "latest", not a range (^1.2,
 // ~1.2, >=1, 1.x, 1.*, "1 || 2"), not a tag an npm or PyPI publisher can move.
 func CheckVersion(v string) error {
 	bad := fmt.Errorf("version %q is not an exact version (a range, a wildcard or a tag such as \"latest\" could run something else tomorrow)", v)
-	if !versionRE.MatchString(v) {
+	if !versionRE().MatchString(v) {
 		return bad
 	}
 	switch strings.ToLower(v) {
