@@ -22,6 +22,9 @@ type bench struct {
 	log   io.Writer
 	homes atomic.Int64 // homes made so far (subjects start side by side: openAll)
 	leaks []string     // processes left behind by a host after it was shut down
+	// firstCPU is, per switchboard binary, the host's CPU time (ms) from its start to its first
+	// call answered, one figure per first-call run (firstCallOf).
+	firstCPU map[string][]float64
 }
 
 func (b *bench) logf(format string, args ...any) {
