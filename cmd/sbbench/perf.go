@@ -170,6 +170,7 @@ func (b *bench) everythingRows() []perfRow {
 			{name: "--compare: callTool p50, server-everything echo", unit: "µs", a: p50[4], b: p50[0], aWho: c, bWho: s},
 			{name: "--compare: throughput, 8 concurrent callers, server-everything echo", unit: "calls/s", a: tput[4], b: tput[0], aWho: c, bWho: s},
 			{name: "--compare: host CPU per call, server-everything echo", unit: "µs", a: use[4].hostCPU, b: use[0].hostCPU, aWho: c, bWho: s},
+			{name: "--compare: 8 callers: host CPU per call, server-everything echo", unit: "µs", a: load[4].hostCPU, b: load[0].hostCPU, aWho: c, bWho: s},
 			{name: "--compare: host context switches per call, server-everything echo", unit: "switches", a: use[4].hostSwitches, b: use[0].hostSwitches, aWho: c, bWho: s},
 			{name: "--compare: server CPU per call, server-everything echo (node process)", unit: "µs", a: use[4].serverCPU, b: use[0].serverCPU, aWho: "behind " + c, bWho: "behind " + s},
 		}
