@@ -450,3 +450,31 @@ func TestEraStoreKeepsOtherWindows(t *testing.T) {
 		t.Errorf("eras.json holds %q, want %q", got, want)
 	}
 }
+
+// TestEraStoreBackgroundWrites: a learnt era is held at once and written later (Registry.learnt);
+// the file ends with the latest era of each server whatever order the writes run in, and a write
+// keeps what another window wrote meanwhile.
+func TestEraStoreBackgroundWrites(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "state", DefaultErasFile)
+	s := OpenEraStore(path)
+	s.remember("fp-x", "x", ProtocolModern)
+	s.remember("fp-x", "x", ProtocolLegacy) // relearnt before the first write ran
+	s.remember("fp-y", "y", ProtocolModern)
+	if got := s.Get("fp-x"); got != ProtocolLegacy {
+		t.Fatalf("Get before the write = %q, want %s", got, ProtocolLegacy)
+	}
+	if _, err := os.Stat(path); !os.IsNotExist(err) {
+		t.Fatalf("remember wrote the file (%v)", err)
+	}
+	OpenEraStore(path).Set("fp-z", "z", ProtocolModern) // another window, meanwhile
+	var wg sync.WaitGroup
+	for range 2 { // one write per learnt era, in either order
+		wg.Go(s.write)
+	}
+	wg.Wait()
+	fresh := OpenEraStore(path)
+	got := [3]string{fresh.Get("fp-x"), fresh.Get("fp-y"), fresh.Get("fp-z")}
+	if want := [3]string{ProtocolLegacy, ProtocolModern, ProtocolModern}; got != want {
+		t.Errorf("eras.json holds %q, want %q", got, want)
+	}
+}
