@@ -24,7 +24,8 @@ import (
 //     The question is the view's one open question and counts towards its mute (views.go);
 //   - sent, it starts a turn of that conversation whose prompt says whose text it is and quotes
 //     it in a view-message fence (escaped, "> " lines, fence markers neutralised): never the
-//     person's words. The view's pending context goes with it. The front end is told
+//     person's words. Its mode is the stricter of the host's and that of the conversation's
+//     last turn. The view's pending context goes with it. The front end is told
 //     (ViewTurnUI) so that the chat shows "From the view of mcp__x__y: ..." and follows the turn.
 
 // maxViewMessage bounds a view's message, in characters as the person is shown it (escaped): the
@@ -138,6 +139,12 @@ func (a *App) ViewMessage(ctx context.Context, id, role string, content []json.R
 	if err != nil {
 		return refuse(err.Error())
 	}
+	// Never more permissive than the conversation's own turns: a chat the person runs in
+	// allowlist-only (switchboard.chat's mode) must not auto-run what a view's message asks for
+	// because the host's mode is always-allow.
+	if last, ok := a.sessions.Mode(conv); ok {
+		mode = stricterMode(mode, last)
+	}
 	decided := &decidedCalls{m: map[string]permissions.Decision{}}
 	told := make(chan struct{}) // the front end hears of the turn before its first event
 	conv, turn, err := a.sessions.Start(a.baseCtx, session.StartParams{Conversation: conv, Prompt: prompt, Mode: mode}, func(ev session.Event) {
@@ -158,6 +165,24 @@ func (a *App) ViewMessage(ctx context.Context, id, role string, content []json.R
 	ui.ViewMessageStarted(ViewMessageStarted{Conversation: conv, Turn: turn, View: vi.ref, Text: shown, ViewContext: viewContextNotes(views)})
 	close(told)
 	return ViewMessageResult{Sent: true, Conversation: conv, Turn: turn}, nil
+}
+
+// stricterMode is the stricter of two modes: allowlist-only, then single-confirm, then
+// always-allow.
+func stricterMode(x, y permissions.Mode) permissions.Mode {
+	rank := func(m permissions.Mode) int {
+		switch m {
+		case permissions.AlwaysAllow:
+			return 0
+		case permissions.SingleConfirm:
+			return 1
+		}
+		return 2 // allowlist-only, and any unknown mode (the gate refuses it)
+	}
+	if rank(y) > rank(x) {
+		return y
+	}
+	return x
 }
 
 // viewMessageText is a ui/message's content as one text: its text blocks, and a note for each

@@ -60,8 +60,9 @@ type StartParams struct {
 type convo struct {
 	id    string
 	hist  History
-	used  int   // Manager.uses when a turn last started on it (guarded by Manager.mu)
-	usage Usage // the finished turns' total (belongs to the running turn, like hist)
+	used  int              // Manager.uses when a turn last started on it (guarded by Manager.mu)
+	mode  permissions.Mode // the mode its last turn started with (guarded by Manager.mu)
+	usage Usage            // the finished turns' total (belongs to the running turn, like hist)
 
 	// resultsMu guards results and resultOrder: full texts of tool results that were cut for the
 	// context, by call id, the newest maxKeptResults.
@@ -261,7 +262,7 @@ func (m *Manager) Start(ctx context.Context, p StartParams, emit func(Event)) (c
 		}
 	}
 	m.uses++
-	conv.used = m.uses
+	conv.used, conv.mode = m.uses, p.Mode
 	turnID := m.newIDLocked("turn-", func(id string) bool { _, ok := m.turns[id]; return ok })
 	tctx, cancel := context.WithCancel(context.WithoutCancel(ctx))
 	m.turns[turnID] = &runningTurn{conv: conv, cancel: cancel}
@@ -338,6 +339,17 @@ func (m *Manager) Has(conversation string) bool {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	return m.convs[conversation] != nil
+}
+
+// Mode is the mode the last turn of conversation started with; false when it is not known.
+func (m *Manager) Mode(conversation string) (permissions.Mode, bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.convs[conversation]
+	if c == nil || c.used == 0 {
+		return 0, false
+	}
+	return c.mode, true
 }
 
 // End forgets a conversation: its running turn is cancelled and its history dropped; a later

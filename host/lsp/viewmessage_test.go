@@ -311,3 +311,38 @@ func TestViewBrowserEndsWithConversation(t *testing.T) {
 		t.Errorf("chat.end without a conversation: %v", err)
 	}
 }
+
+// TestViewMessageTurnMode: a view's message never starts a turn in a mode more permissive than
+// the one its conversation ran in. The host's mode is always-allow, but the person's last turn
+// of the conversation asked for allowlist-only: the view's turn must not auto-run the tool its
+// message gets the model to call.
+func TestViewMessageTurnMode(t *testing.T) {
+	env := viewMessageEnv(t, `reply text "strict now"
+
+reply tool_call id=c2 name=mcp__u__echo args={"text":"run by the view's turn"}
+
+reply text "done"
+`, func(context.Context, string) string { return wire.TitleSend })
+	chat, view := chatView(t, env, "")
+	var strict wire.ChatResult
+	env.MustCommand(wire.CmdChat, map[string]any{"conversation": chat.Conversation, "prompt": "from now on, nothing unlisted", "mode": "allowlist-only"}, &strict)
+	awaitDone(env, strict.Turn)
+	r := viewMessage(t, env, view.ID, "please echo something")
+	if !r.Sent || r.Conversation != chat.Conversation {
+		t.Fatalf("result %+v", r)
+	}
+	found := false
+	for _, e := range awaitDone(env, r.Turn) {
+		var ev wire.Event
+		if json.Unmarshal(e.Raw, &ev) != nil || ev.ToolCall == nil || ev.ToolCall.Approval == "pending" {
+			continue
+		}
+		found = true
+		if ev.ToolCall.Approval != "denied" || ev.ToolCall.DecidedBy != "mode" {
+			t.Errorf("the view's turn ran %s: %s by %s (%s), want denied by mode allowlist-only", ev.ToolCall.Name, ev.ToolCall.Approval, ev.ToolCall.DecidedBy, ev.ToolCall.Reason)
+		}
+	}
+	if !found {
+		t.Fatal("the view's turn made no tool call")
+	}
+}
