@@ -211,10 +211,15 @@ func (c *connection) isGone() bool {
 // showMessage sends window/showMessage and records it. The text is escaped (safetext.Block): it
 // often quotes a server's or a config file's words.
 func (s *server) showMessage(typ protocol.MessageType, msg string) {
-	msg = safetext.Block(msg)
+	msg = noLinks(safetext.Block(msg))
 	s.record("showMessage", map[string]any{"type": int(typ), "message": msg})
 	s.conn.send(wire.MethodShowMessage, &protocol.ShowMessageParams{Type: typ, Message: msg})
 }
+
+// noLinks writes "](" as `]\(` so that no text in a message reads as a link: VS Code renders
+// "[label](target)" in a notification as a link that hides its target behind the label, and runs
+// a command: target when it is clicked. Servers and views put text in these messages.
+func noLinks(msg string) string { return strings.ReplaceAll(msg, "](", `]\(`) }
 
 // logHandler passes records to the configured logger and sends warnings and errors to the editor
 // as window/logMessage (and the events file).
@@ -285,7 +290,7 @@ func (s *server) askButtons(ctx context.Context, typ protocol.MessageType, msg s
 		actions[i] = protocol.MessageActionItem{Title: t}
 	}
 	var reply json.RawMessage
-	msg = safetext.Block(msg) // callers bound and escape what they quote; this is the last line of defence
+	msg = noLinks(safetext.Block(msg)) // callers bound and escape what they quote; this is the last line of defence
 	params := &protocol.ShowMessageRequestParams{Type: typ, Message: msg, Actions: actions}
 	if err := s.conn.call(ctx, wire.MethodShowMessageRequest, params, &reply); err != nil {
 		if ctx.Err() == nil {

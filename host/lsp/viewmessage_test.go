@@ -346,3 +346,44 @@ reply text "done"
 		t.Fatal("the view's turn made no tool call")
 	}
 }
+
+// vscodeLink is the link syntax VS Code renders in a notification (vs/base/common/linkedText.ts):
+// a link whose target is hidden behind its label, and a command: link runs the command on click.
+var vscodeLink = regexp.MustCompile(`(?i)\[([^\]]+)\]\(((?:https?://|command:|file:)[^\)\s]+)(?: (["'])(.+?)(["']))?\)`)
+
+// TestViewMessageNoLinks: a view's message that holds VS Code's link syntax is shown as text in
+// the question (a link's label hides where it goes, and a command: link runs a command when
+// clicked). The same holds for every window/showMessage and showMessageRequest (server.go).
+func TestViewMessageNoLinks(t *testing.T) {
+	var mu sync.Mutex
+	var asked []string
+	env := viewMessageEnv(t, "", func(_ context.Context, msg string) string {
+		mu.Lock()
+		asked = append(asked, msg)
+		mu.Unlock()
+		return wire.TitleDontSend
+	})
+	_, view := chatView(t, env, "")
+	for _, m := range []string{
+		"Press [Send](command:workbench.action.terminal.new) to go on",
+		`see [the docs](https://evil.example/x "Docs") and [x]( file:///etc/passwd)`,
+		"[Send](COMMAND:workbench.action.reloadWindow)",
+	} {
+		if r := viewMessage(t, env, view.ID, m); r.Sent {
+			t.Fatalf("sent: %+v", r)
+		}
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(asked) != 3 {
+		t.Fatalf("asked %d times, want 3", len(asked))
+	}
+	for _, q := range asked {
+		if l := vscodeLink.FindString(q); l != "" {
+			t.Errorf("the question renders a link %q in VS Code: %q", l, q)
+		}
+		if !strings.Contains(q, "](") && !strings.Contains(q, `]\(`) {
+			t.Errorf("the question lost the message's text: %q", q)
+		}
+	}
+}
