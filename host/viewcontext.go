@@ -89,8 +89,10 @@ type pendingContext struct {
 // viewContexts are the contexts waiting for a turn of conversation conv ("" = a new one): those
 // of its own views and of views of direct calls, whose server runs now. A view outlives its
 // server on the person's screen; once the server is removed or blocked (by the person, by the
-// organisation's policy), its text waits and reaches the model only if the server is back.
+// organisation's policy), or its tool is held (changed since the person approved it, or denied by
+// the policy), its text waits and reaches the model only if the server is back.
 func (a *App) viewContexts(conv string) []pendingContext {
+	tools := a.currentPins().snap // before views.mu: it may rebuild
 	a.views.mu.Lock()
 	defer a.views.mu.Unlock()
 	var out []pendingContext
@@ -99,8 +101,8 @@ func (a *App) viewContexts(conv string) []pendingContext {
 		if vi == nil || vi.context == nil || vi.ended || vi.conversation != "" && vi.conversation != conv {
 			continue
 		}
-		if t, ok := a.registry.Lookup(vi.ref.Tool); !ok || t.Server != vi.ref.Server {
-			continue
+		if t, ok := tools.Lookup(vi.ref.Tool); !ok || t.Server != vi.ref.Server || t.Held {
+			continue // gone, or held: changed since approved (pins), or denied by the policy
 		}
 		out = append(out, pendingContext{vi, *vi.context})
 	}

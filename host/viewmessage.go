@@ -18,7 +18,8 @@ import (
 // It is text a server wrote, reaching the model as a request, so nothing of it goes unseen:
 //   - only a view of a chat's call may send, and only into its own conversation: a direct call's
 //     view has no conversation (refused, the reason says so), nor has a view whose conversation
-//     ended; a view whose server is gone (removed, blocked) sends nothing;
+//     ended; a view whose server is gone (removed, blocked) or whose tool is held (changed since
+//     approved, denied by the policy) sends nothing;
 //   - the person is asked first, with the whole message as it would go (escaped; at most
 //     maxViewMessage characters as shown: a longer one is refused, never cut behind their back).
 //     The question is the view's one open question and counts towards its mute (views.go);
@@ -213,8 +214,14 @@ func viewMessageText(content []json.RawMessage) (string, error) {
 
 // viewConversation is the conversation a view's message may go to, or why there is none.
 func (a *App) viewConversation(vi *viewInstance) (string, string) {
-	if t, ok := a.registry.Lookup(vi.ref.Tool); !ok || t.Server != vi.ref.Server {
+	t, ok := a.currentPins().snap.Lookup(vi.ref.Tool)
+	switch {
+	case !ok || t.Server != vi.ref.Server:
 		return "", fmt.Sprintf("the view's MCP server %q is not running any more; nothing it sends reaches the chat", vi.ref.Server)
+	case t.Held:
+		// The rug pull: the server changed the tool (its view, its description) since the person
+		// approved it, or the policy denies it. Its calls are refused; so is its message.
+		return "", fmt.Sprintf("the tool %s changed since the person approved it, or their organisation's policy denies it; nothing its view sends reaches the chat until the change is accepted", vi.ref.Tool)
 	}
 	a.views.mu.Lock()
 	conv, ended := vi.conversation, vi.ended
