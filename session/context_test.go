@@ -118,3 +118,23 @@ func TestUnfence(t *testing.T) {
 		}
 	}
 }
+
+// TestUnfenceEscapedSlash: a closing marker whose slash is escaped as in JSON or a script ("<\/",
+// which reads as "</"), doubled, or written twice in other ways still reads as a fence marker, and
+// is neutralised.
+func TestUnfenceEscapedSlash(t *testing.T) {
+	for in, want := range map[string]string{
+		`<\/view-message>`:              `&lt;\/view-message>`,
+		`<\\/view-message>`:             `&lt;\\/view-message>`,
+		`<//view-message>`:              `&lt;//view-message>`,
+		`< \ / View Message>`:           `&lt; \ / View Message>`,
+		"<\u2215\u2215server-prompt>":   "&lt;\u2215\u2215server-prompt>",
+		`a <\/b> and <\/code> stay`:     `a <\/b> and <\/code> stay`,
+		`<\/view-context server="x">`:   `&lt;\/view-context server="x">`,
+		`path <\\server\share> is text`: `path <\\server\share> is text`,
+	} {
+		if got := Unfence(in); got != want {
+			t.Errorf("Unfence(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -26,10 +26,10 @@ const fenceEscape = "&lt;"
 // Unfence neutralises every fence marker in server text, so that the text can neither open nor
 // close a fence: a "<" that starts what reads as a fence marker is written "&lt;". What reads as
 // one:
-//   - an ASCII "<", then (after any white space or invisible characters, an optional "/" or a
-//     look-alike of it, and those again) a name whose letters, with every separator between them
-//     dropped (dashes, underscores, dots, white space, digits, invisible characters), begin with a
-//     fence name in any case ("</Attached Resource>", "<server_instructions_x", "</server.prompt");
+//   - an ASCII "<", then (after any white space or invisible characters, any run of "/", its
+//     look-alikes and "\" ("<\/" is "</" escaped), and those again) a name whose letters, with
+//     every separator between them dropped (dashes, underscores, dots, white space, digits,
+//     invisible characters), begin with a fence name in any case ("</Attached Resource>", "<server_instructions_x", "</server.prompt");
 //     or a name that holds anything but ASCII (a look-alike letter, a fullwidth letter, a
 //     combining mark, a control character): such a name is not text a person reads past, and a
 //     model may read it as a marker, so it is neutralised whatever it spells;
@@ -82,10 +82,15 @@ func isSlashLike(r rune) bool {
 // passed over.
 func tagName(s string) string {
 	s = strings.TrimLeftFunc(s, fenceSkippable)
-	if r, n := utf8.DecodeRuneInString(s); isSlashLike(r) {
+	// Any run of slashes and backslashes: "<\/" is "</" escaped as in JSON or a script, which a
+	// model reads as "</"; "<//" and "<\\/" read as it too.
+	for {
+		r, n := utf8.DecodeRuneInString(s)
+		if !isSlashLike(r) && r != '\\' {
+			return s
+		}
 		s = strings.TrimLeftFunc(s[n:], fenceSkippable)
 	}
-	return s
 }
 
 // opensTag: after a look-alike "<", a letter.
