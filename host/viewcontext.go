@@ -39,7 +39,8 @@ type ViewContextNote struct {
 // blocks, of which the model gets the text ones, and structured content as JSON) for the next
 // turn, replacing what it gave before; an update with neither clears it.
 func (a *App) ViewUpdateModelContext(id string, content []json.RawMessage, structured json.RawMessage) error {
-	if _, ok := a.views.get(id); !ok {
+	vi, ok := a.views.get(id)
+	if !ok {
 		return badRequest("no view %q", id)
 	}
 	var parts []string
@@ -65,7 +66,8 @@ func (a *App) ViewUpdateModelContext(id string, content []json.RawMessage, struc
 		parts = append(parts, buf.String())
 	}
 	text := strings.Join(parts, "\n")
-	vi, _ := a.views.get(id)
+	// vi as found above: looked up again, a view forgotten meanwhile (the oldest, when a 65th is
+	// kept) would be nil, and its panic would leave views.mu locked for good.
 	a.views.mu.Lock()
 	a.views.seq++
 	if text == "" {
