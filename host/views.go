@@ -126,7 +126,9 @@ func (v *views) takeCall(callID string) *viewInstance {
 
 // keepView records a finished call of a tool with a view; nil when the tool has none.
 func (a *App) keepView(ctx context.Context, name string, args json.RawMessage, res mcpbridge.Result) *ViewRef {
-	t, ok := a.registry.Lookup(name)
+	// The tool as the gate sees it now: a server that changed the tool (its view) while the call
+	// ran has it held, and the changed view is not shown before the person reviewed it.
+	t, ok := a.currentPins().snap.Lookup(name)
 	if !ok || t.UI == nil || t.UI.ResourceURI == "" {
 		return nil
 	}
@@ -139,7 +141,9 @@ func (a *App) keepView(ctx context.Context, name string, args json.RawMessage, r
 		input:   args,
 		created: time.Now(),
 	}
-	if t.UI.View == nil || t.UI.View.Error != "" || t.UI.View.HTML == "" {
+	if t.Held {
+		vi.ref.Error = "the tool changed while the call ran; review the change, then call it again to see its view"
+	} else if t.UI.View == nil || t.UI.View.Error != "" || t.UI.View.HTML == "" {
 		vi.ref.Error = "the view could not be read from the server"
 		if t.UI.View != nil && t.UI.View.Error != "" {
 			vi.ref.Error = safetext.Bounded(t.UI.View.Error, 300)
