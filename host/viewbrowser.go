@@ -74,7 +74,8 @@ func (a *App) OpenViewInBrowser(id string) (string, error) {
 		if ended {
 			return "", badRequest("the view of %s is not served any more: its chat conversation ended", v.Tool)
 		}
-		_, turns := a.ui.(ViewTurnUI)
+		ui, turns := a.ui.(ViewTurnUI)
+		turns = turns && ui.ShowsViewTurns()
 		message = conv != "" && turns // a direct call's view has no conversation to send to
 	}
 	init, _ := json.Marshal(map[string]any{ // ignore error: JSON values

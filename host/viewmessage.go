@@ -62,6 +62,9 @@ type ViewMessageStarted struct {
 // without it cannot show a view's message, which is then refused.
 type ViewTurnUI interface {
 	ViewMessageStarted(m ViewMessageStarted)
+	// ShowsViewTurns reports whether this front end's editor said it shows such turns (an
+	// editor that ignores them would run a turn whose message the person never saw in the chat).
+	ShowsViewTurns() bool
 }
 
 // ViewMessage is a view's ui/message: role "" or "user", content MCP content blocks. It fails
@@ -91,7 +94,7 @@ func (a *App) ViewMessage(ctx context.Context, id, role string, content []json.R
 		return ViewMessageResult{Reason: why}, nil
 	}
 	ui, ok := a.ui.(ViewTurnUI)
-	if !ok {
+	if !ok || !ui.ShowsViewTurns() {
 		return refuse("this editor cannot show a message from a view")
 	}
 	conv, why := a.viewConversation(vi)

@@ -46,8 +46,9 @@ type Config struct {
 	// Elicitation advertises capabilities.experimental.switchboard.elicitation (forms).
 	Elicitation bool
 	// Inputs advertises capabilities.experimental.switchboard.inputs (input boxes for ${input:ID}).
-	Inputs   bool
-	TextOnce bool // declare capabilities.experimental.switchboard.textOnce
+	Inputs       bool
+	TextOnce     bool // declare capabilities.experimental.switchboard.textOnce
+	ViewMessages bool // declare capabilities.experimental.switchboard.viewMessages
 	// TaskResults declares capabilities.experimental.switchboard.taskResults (the editor shows a
 	// task's result itself on switchboard/showTaskResult).
 	TaskResults bool
@@ -148,7 +149,7 @@ func Run(t testing.TB, cfg Config) *Env {
 			"processId": nil,
 			"capabilities": map[string]any{
 				"window":       map[string]any{"workDoneProgress": cfg.WorkDoneProgress},
-				"experimental": map[string]any{"switchboard": map[string]any{"elicitation": cfg.Elicitation, "inputs": cfg.Inputs, "textOnce": cfg.TextOnce, "taskResults": cfg.TaskResults}},
+				"experimental": map[string]any{"switchboard": map[string]any{"elicitation": cfg.Elicitation, "inputs": cfg.Inputs, "textOnce": cfg.TextOnce, "taskResults": cfg.TaskResults, "viewMessages": cfg.ViewMessages}},
 			},
 		}
 		if !cfg.NoWorkspace {

@@ -80,11 +80,12 @@ type initializeParams struct {
 		} `json:"window"`
 		Experimental struct {
 			Switchboard struct {
-				Elicitation bool `json:"elicitation"`
-				PinReview   bool `json:"pinReview"`
-				Inputs      bool `json:"inputs"`
-				TextOnce    bool `json:"textOnce"`
-				TaskResults bool `json:"taskResults"`
+				Elicitation  bool `json:"elicitation"`
+				PinReview    bool `json:"pinReview"`
+				Inputs       bool `json:"inputs"`
+				TextOnce     bool `json:"textOnce"`
+				TaskResults  bool `json:"taskResults"`
+				ViewMessages bool `json:"viewMessages"`
 			} `json:"switchboard"`
 		} `json:"experimental"`
 	} `json:"capabilities"`
@@ -123,10 +124,11 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	s.stateMu.Lock()
 	s.state = stateInitialized
 	s.caps = clientCaps{progress: p.Capabilities.Window.WorkDoneProgress, forms: p.Capabilities.Experimental.Switchboard.Elicitation,
-		pinReview:   p.Capabilities.Experimental.Switchboard.PinReview,
-		inputs:      p.Capabilities.Experimental.Switchboard.Inputs,
-		textOnce:    p.Capabilities.Experimental.Switchboard.TextOnce,
-		taskResults: p.Capabilities.Experimental.Switchboard.TaskResults}
+		pinReview:    p.Capabilities.Experimental.Switchboard.PinReview,
+		inputs:       p.Capabilities.Experimental.Switchboard.Inputs,
+		textOnce:     p.Capabilities.Experimental.Switchboard.TextOnce,
+		taskResults:  p.Capabilities.Experimental.Switchboard.TaskResults,
+		viewMessages: p.Capabilities.Experimental.Switchboard.ViewMessages}
 	s.stateMu.Unlock()
 	s.record("lifecycle", map[string]any{"event": "initialize"})
 	// The application starts now, before this answer, so the MCP servers start while the editor

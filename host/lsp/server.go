@@ -63,6 +63,10 @@ type clientCaps struct {
 	// taskResults: capabilities.experimental.switchboard.taskResults: the editor shows a task's
 	// result itself on switchboard/showTaskResult (else the host opens a file: tasks.go).
 	taskResults bool
+	// viewMessages: capabilities.experimental.switchboard.viewMessages: the editor shows a chat
+	// turn a view started (switchboard/viewMessage); without it a view's ui/message is refused,
+	// so that no turn runs whose message the editor never showed.
+	viewMessages bool
 }
 
 // lifecycle is the once-only steps of a connection.

@@ -33,7 +33,7 @@ func viewMessageEnv(t *testing.T, script string, answer func(ctx context.Context
 	t.Helper()
 	path := filepath.Join(t.TempDir(), "llm.script")
 	writeFile(t, path, chatViewScript+"\n"+script)
-	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"apps": server("--apps"), "u": server()},
+	env := hosttest.Run(t, hosttest.Config{ViewMessages: true, InitOptions: initOpts(map[string]any{"apps": server("--apps"), "u": server()},
 		"provider", map[string]any{"type": "script", "script": path}, "mode", "always-allow"),
 		Responder: func(ctx context.Context, p hosttest.ShowMessageRequestParams) string {
 			if strings.HasPrefix(p.Message, "The view of ") && strings.Contains(p.Message, "wants to send this to the chat") {
@@ -413,5 +413,39 @@ func TestViewMessageHeldTool(t *testing.T) {
 		if e.Kind == "error" || e.Kind == "done" && e.StopReason == "error" {
 			t.Errorf("the held view's context reached the model: %s", e.Raw)
 		}
+	}
+}
+
+// TestViewMessageEditorWithoutTurns: an editor that did not declare
+// experimental.switchboard.viewMessages (an older plugin, a third-party client) would run a
+// view's turn without ever showing its message in a chat: the message is refused without a
+// question, and the browser page does not offer ui/message.
+func TestViewMessageEditorWithoutTurns(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "llm.script")
+	writeFile(t, path, chatViewScript)
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"apps": server("--apps")},
+		"provider", map[string]any{"type": "script", "script": path}, "mode", "always-allow"),
+		Responder: func(context.Context, hosttest.ShowMessageRequestParams) string { return wire.TitleSend }})
+	env.AwaitServer("apps", "ready")
+	_, view := chatView(t, env, "")
+	if r := viewMessage(t, env, view.ID, "run something"); r.Sent || !strings.Contains(r.Reason, "cannot show a message from a view") {
+		t.Errorf("a message to an editor that shows no view turns: %+v", r)
+	}
+	if n := viewMessageAsks(env.State()); n != 0 {
+		t.Errorf("%d questions asked for a message the editor could not show", n)
+	}
+	if s := env.State(); len(s.Params(wire.NotifyViewMessage)) != 0 {
+		t.Errorf("switchboard/viewMessage sent to an editor that did not ask for it")
+	}
+	var ob wire.ViewOpenInBrowserResult
+	env.MustCommand(wire.CmdViewOpenInBrowser, map[string]any{"id": view.ID}, &ob)
+	res, err := http.Get(ob.URL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	body, _ := io.ReadAll(res.Body)
+	res.Body.Close()
+	if strings.Contains(string(body), `"message":true`) {
+		t.Errorf("the browser page offers ui/message to an editor that shows no view turns")
 	}
 }

@@ -156,6 +156,9 @@ func (s *server) cmdChatEnd(ctx context.Context, arg, _ json.RawMessage) (any, e
 
 var _ host.ViewTurnUI = (*server)(nil)
 
+// ShowsViewTurns is host.ViewTurnUI: the editor declared experimental.switchboard.viewMessages.
+func (s *server) ShowsViewTurns() bool { return s.capabilities().viewMessages }
+
 // ViewMessageStarted is host.ViewTurnUI: switchboard/viewMessage, before the turn's first event.
 func (s *server) ViewMessageStarted(m host.ViewMessageStarted) {
 	n := wire.ViewMessageNotice{Conversation: m.Conversation, Turn: m.Turn, View: *wireViewRef(&m.View), Text: m.Text}

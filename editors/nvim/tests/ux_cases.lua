@@ -441,6 +441,7 @@ T.case('MCP task: its line in the statusline; :Switchboard tasks lists it and ca
   -- itself, and switchboard/showTaskResult opens the (escaped) result in a scratch buffer.
   local client = sb.client()
   T.eq(client.config.capabilities.experimental.switchboard.taskResults, true, 'declares taskResults')
+  T.eq(client.config.capabilities.experimental.switchboard.viewMessages, true, 'declares viewMessages')
   local handler = require('switchboard').handlers()[require('switchboard.protocol').notify.show_task_result]
   handler(nil, { id = 'b49d8236a579', tool = 'mcp__demo__task_slow', state = 'completed', startedBy = 'agent',
     started = '2026-12-05T18:00:00Z', result = '# Report\nclear\\x1b[2J done' }, { client_id = client.id })

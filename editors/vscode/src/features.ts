@@ -6,7 +6,7 @@ import type { ClientCapabilities, FeatureState, StaticFeature } from "vscode-lan
  * Declares `capabilities.experimental.switchboard.elicitation = true` in initialize: the host then
  * sends forms as switchboard/elicitationRequested (host/wire/PROTOCOL.md section 7); `pinReview`
  * (the extension reviews changed tools itself) and `textOnce` (a big tool result's text comes once,
- * in `text`: the extension never reads `content`) and `taskResults` (a task's result the person asks
+ * in `text`: the extension never reads `content`) and `viewMessages` (a turn a view started is shown: view_message.ts) and `taskResults` (a task's result the person asks
  * to see comes as switchboard/showTaskResult, shown by tasks.ts). Other experimental keys, and other
  * keys under `switchboard`, are kept.
  */
@@ -14,7 +14,7 @@ export class ElicitationFeature implements StaticFeature {
     fillClientCapabilities(capabilities: ClientCapabilities): void {
         const experimental: Record<string, unknown> = isObject(capabilities.experimental) ? capabilities.experimental : {};
         const mine = isObject(experimental["switchboard"]) ? experimental["switchboard"] : {};
-        experimental["switchboard"] = { ...mine, elicitation: true, pinReview: true, textOnce: true, taskResults: true };
+        experimental["switchboard"] = { ...mine, elicitation: true, pinReview: true, textOnce: true, taskResults: true, viewMessages: true };
         capabilities.experimental = experimental;
     }
 

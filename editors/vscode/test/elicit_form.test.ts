@@ -98,8 +98,8 @@ test("the field a host refusal names", () => {
 test("the elicitation capability keeps other experimental keys", () => {
     const caps: any = { experimental: { other: 1, switchboard: { x: true } } };
     new ElicitationFeature().fillClientCapabilities(caps);
-    assert.deepEqual(caps.experimental, { other: 1, switchboard: { x: true, elicitation: true, pinReview: true, textOnce: true, taskResults: true } });
+    assert.deepEqual(caps.experimental, { other: 1, switchboard: { x: true, elicitation: true, pinReview: true, textOnce: true, taskResults: true, viewMessages: true } });
     const empty: any = {};
     new ElicitationFeature().fillClientCapabilities(empty);
-    assert.deepEqual(empty.experimental, { switchboard: { elicitation: true, pinReview: true, textOnce: true, taskResults: true } });
+    assert.deepEqual(empty.experimental, { switchboard: { elicitation: true, pinReview: true, textOnce: true, taskResults: true, viewMessages: true } });
 });

@@ -177,7 +177,7 @@ function M.client_config(opts)
   -- MCP elicitation forms are shown here (switchboard/elicitationRequested), not as prompts;
   -- a big tool result's text comes once, in `text` (the plugin never reads `content`).
   capabilities.experimental = capabilities.experimental or {}
-  capabilities.experimental.switchboard = { elicitation = true, pinReview = true, inputs = true, textOnce = true, taskResults = true }
+  capabilities.experimental.switchboard = { elicitation = true, pinReview = true, inputs = true, textOnce = true, taskResults = true, viewMessages = true }
   local init = config.init_options(o)
   return {
     name = M.name,
