@@ -31,6 +31,7 @@ export function activate(context: vscode.ExtensionContext): Api {
     const status = new StatusBar(sb);
     const questions = new Questions(sb);
     const views = new ViewPanels(sb, context.extensionUri, (context.extension?.packageJSON as { version?: string } | undefined)?.version);
+    chat.panel.attachViews(views); // a chat view's results show their views inline
     context.subscriptions.push(status, chat, questions, views, ...registerCommands(sb, chat, questions, views), ...registerPins(sb));
     context.subscriptions.push(...registerResources(sb, attachments, (p) => chat.runPrompt(p)));
     context.subscriptions.push(...registerTasks(sb));

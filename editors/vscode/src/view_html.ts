@@ -44,27 +44,44 @@ export function scriptJSON(v: unknown): string {
     return JSON.stringify(v).replace(/</g, "\\u003c").replace(/>/g, "\\u003e").replace(/&/g, "\\u0026").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
 }
 
+/** Where a view document is shown: its own panel, or inline in the chat view's transcript. */
+export type Embed = "panel" | "inline";
+
+/** The tallest an inline view may make its frame (px); the panel is its fullscreen mode. */
+export const inlineMaxHeight = 600;
+
 export interface HostContext {
     theme: "light" | "dark";
     locale: string;
     timeZone?: string;
 }
 
-/** The webview document for view v; script is dist/view.js as a webview URI. */
-export function viewDocument(v: ViewResult, script: string, cspSource: string, ctx: HostContext, version: string): string {
+/**
+ * The document for view v; script is dist/view.js as a webview URI. embed "panel" is the whole
+ * webview of a view's panel; "inline" is the document the chat view writes into a frame of its
+ * own (chat/panel.ts), one per view in the transcript: the same policy, frame and bridge, only
+ * its messages go to the chat document instead of acquireVsCodeApi (which only the chat
+ * document has).
+ */
+export function viewDocument(v: ViewResult, script: string, cspSource: string, ctx: HostContext, version: string, embed: Embed = "panel"): string {
+    const inline = embed === "inline";
     const data = {
         html: withPolicyMeta(v.html, v.csp),
         allow: v.allow,
         toolInput: v.toolInput ?? {},
         toolResult: v.toolResult,
         version,
+        embed,
         hostContext: {
             theme: ctx.theme, locale: ctx.locale, timeZone: ctx.timeZone, platform: "desktop", userAgent: "switchboard (VS Code)",
             displayMode: "inline", availableDisplayModes: ["inline", "fullscreen"], toolInfo: (v.toolInfo as { tool?: unknown }) ?? undefined,
-            containerDimensions: { maxHeight: 4000 },
+            containerDimensions: { maxHeight: inline ? inlineMaxHeight : 4000 },
         },
     };
     const title = attr(`${v.tool}: a view from MCP server '${v.server}'`);
+    // VS Code's theme variables exist only in the webview's own document, not in a frame the chat
+    // document makes: the inline document picks its colours from the theme itself.
+    const colors = !inline ? "" : ctx.theme === "dark" ? "body { color: #ccc; } .note { border-color: #444; }" : "body { color: #333; } .note { border-color: #ddd; }";
     return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8">
 <meta http-equiv="Content-Security-Policy" content="${attr(webviewPolicy(v.csp, cspSource))}">
@@ -72,8 +89,9 @@ export function viewDocument(v: ViewResult, script: string, cspSource: string, c
 <style>
 body { margin: 0; padding: 0; color: var(--vscode-foreground); font-family: var(--vscode-font-family); }
 .note { padding: 4px 8px; opacity: .75; font-size: .9em; border-bottom: 1px solid var(--vscode-panel-border); }
-iframe { display: block; width: 100%; height: 320px; border: 0; }
+iframe { display: block; width: 100%; height: ${inline ? 160 : 320}px; border: 0; }
 body.fullscreen iframe { height: calc(100vh - 30px); }
+${colors}
 </style></head>
 <body>
 <div class="note">${title}. Its tool calls ask you as any call does.</div>

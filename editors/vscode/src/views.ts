@@ -8,7 +8,7 @@
 import * as vscode from "vscode";
 import { errorMessage, type Switchboard } from "./client";
 import * as ext from "./lsp_types";
-import { viewDocument } from "./view_html";
+import { viewDocument, type Embed } from "./view_html";
 import { sendViewMessage } from "./view_message";
 
 /** What a view's webview may send; anything else is ignored. */
@@ -17,7 +17,8 @@ type FromView =
     | { type: "openLink"; rid: number; secret?: string; url: string }
     | { type: "updateModelContext"; rid: number; secret?: string; content?: unknown; structuredContent?: unknown }
     | { type: "message"; rid: number; secret?: string; role?: unknown; content?: unknown }
-    | { type: "initialized" };
+    | { type: "initialized" }
+    | { type: "fullscreen" };
 
 export class ViewPanels implements vscode.Disposable {
     private readonly panels = new Map<string, vscode.WebviewPanel>();
@@ -26,6 +27,11 @@ export class ViewPanels implements vscode.Disposable {
     readonly opened: string[] = [];
     /** Views whose bridge finished ui/initialize (ids). */
     readonly initialized = new Set<string>();
+    /**
+     * Whether the chat view shows this turn's views inline (chat/panel.ts): then a result's view
+     * does not also open a panel. The @switchboard participant's turns and direct calls do.
+     */
+    shownInline: (turn: string | undefined) => boolean = () => false;
 
     constructor(
         private readonly sb: Switchboard,
@@ -35,7 +41,7 @@ export class ViewPanels implements vscode.Disposable {
         // A chat turn's result with a view opens it.
         this.subs.push(
             sb.onEvent((e) => {
-                if (e.kind === "toolResult" && e.result?.view) void this.show(e.result.view);
+                if (e.kind === "toolResult" && e.result?.view && !this.shownInline(e.turn)) void this.show(e.result.view);
             }),
             vscode.window.onDidChangeActiveColorTheme?.((t) => {
                 for (const p of this.panels.values()) void p.webview.postMessage({ type: "theme", theme: themeOf(t.kind) });
@@ -76,17 +82,14 @@ export class ViewPanels implements vscode.Disposable {
             void vscode.window.showWarningMessage(`Switchboard: the view of ${ref.tool} cannot be shown: ${errorMessage(err)}`);
             return;
         }
-        const dist = this.extensionUri ? vscode.Uri.joinPath(this.extensionUri, "dist") : undefined;
         const panel = vscode.window.createWebviewPanel("switchboard.view", `${v.tool} (view)`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {
             enableScripts: true,
             retainContextWhenHidden: true,
-            localResourceRoots: dist ? [dist] : [],
+            localResourceRoots: this.scriptRoots(),
         });
         this.panels.set(ref.id, panel);
         this.opened.push(ref.id);
-        const script = dist ? panel.webview.asWebviewUri(vscode.Uri.joinPath(dist, "view.js")).toString() : "view.js";
-        const theme = themeOf(vscode.window.activeColorTheme?.kind);
-        panel.webview.html = viewDocument(v, script, panel.webview.cspSource, { theme, locale: vscode.env.language ?? "en" }, this.version);
+        panel.webview.html = this.document(v, panel.webview, "panel");
         panel.webview.onDidReceiveMessage((m: unknown) => void this.receive(panel, v, m));
         panel.onDidDispose(() => {
             this.panels.delete(ref.id);
@@ -94,16 +97,38 @@ export class ViewPanels implements vscode.Disposable {
         });
     }
 
+    /** Where a webview that shows views may load dist/view.js from (its localResourceRoots). */
+    scriptRoots(): vscode.Uri[] {
+        return this.extensionUri ? [vscode.Uri.joinPath(this.extensionUri, "dist")] : [];
+    }
+
+    /** The document that shows view v in webview (its panel's, or a frame of the chat view's). */
+    document(v: ext.ViewResult, webview: vscode.Webview, embed: Embed): string {
+        const script = this.extensionUri ? webview.asWebviewUri(vscode.Uri.joinPath(this.extensionUri, "dist", "view.js")).toString() : "view.js";
+        const theme = themeOf(vscode.window.activeColorTheme?.kind);
+        return viewDocument(v, script, webview.cspSource, { theme, locale: vscode.env.language ?? "en" }, this.version, embed);
+    }
+
     /** Answers one message of a view's webview. */
     async receive(panel: vscode.WebviewPanel, v: ext.ViewResult, raw: unknown): Promise<void> {
+        if ((raw as FromView | undefined)?.type === "fullscreen") return; // the panel is already full size
+        await this.answer(v, raw, (m) => void panel.webview.postMessage(m));
+    }
+
+    /**
+     * Answers one message from view v's document, wherever it is shown (its panel, or inline in
+     * the chat view): its tool calls, links and context go to the host, the reply goes back
+     * through post with the secret the document sent (view/webview.ts).
+     */
+    async answer(v: ext.ViewResult, raw: unknown, post: (m: unknown) => void): Promise<void> {
         const m = raw as FromView | undefined;
         if (!m || typeof m !== "object") return;
         if (m.type === "initialized") {
             this.initialized.add(v.id);
             return;
         }
-        if (typeof m.rid !== "number") return;
-        const reply = (result: unknown) => void panel.webview.postMessage({ type: "reply", rid: m.rid, secret: m.secret, result });
+        if (m.type === "fullscreen" || typeof m.rid !== "number") return;
+        const reply = (result: unknown) => post({ type: "reply", rid: m.rid, secret: m.secret, result });
         if (m.type === "callTool" && typeof m.name === "string") {
             try {
                 const args = m.arguments && typeof m.arguments === "object" && !Array.isArray(m.arguments) ? m.arguments : {};
@@ -149,7 +174,7 @@ export function callToolResult(r: ext.ToolResult): Record<string, unknown> {
     return out;
 }
 
-function themeOf(kind: vscode.ColorThemeKind | undefined): "light" | "dark" {
+export function themeOf(kind: vscode.ColorThemeKind | undefined): "light" | "dark" {
     // ColorThemeKind: 1 Light, 2 Dark, 3 HighContrast (dark), 4 HighContrastLight.
     const k = kind as number | undefined;
     return k === 2 || k === 3 ? "dark" : "light";

@@ -1,5 +1,16 @@
 // A simple chat view (webview panel) fed by switchboard/event. It works in every VS Code build,
 // including ones without the chat API or without a chat UI.
+//
+// A tool result with an MCP App view shows the view inline, under its tool call (issue 31). A
+// frame made from the chat document itself (srcdoc, blob:, data:) would inherit the chat
+// document's own policy, so the view would get less than it declared (and the chat document
+// would have to allow more than it should). Each view instead gets a frame loaded from the
+// webview's own blank page (fake.html, the page VS Code itself writes a webview's HTML into: a
+// fresh document with no policy of its own), into which the chat document writes the view's
+// document (view_html.ts, embed "inline"): the same policy, sandboxed frame and ext-apps bridge
+// (dist/view.js) as the view's panel. That document talks to the chat document by postMessage;
+// the chat document relays to the extension, naming the view by the frame the message came
+// from, and the extension answers through the same code as the panel (ViewPanels.answer).
 
 import * as crypto from "node:crypto";
 import * as vscode from "vscode";
@@ -7,6 +18,8 @@ import { errorMessage, type Switchboard } from "../client";
 import { chatPanelViewType } from "../ids";
 import * as ext from "../lsp_types";
 import { attachPicked, pickPrompt, routeChatMessage } from "../resources";
+import { inlineMaxHeight } from "../view_html";
+import { themeOf, type ViewPanels } from "../views";
 import type { ChatSessions } from "./session";
 import { endConversation, type ViewTurnSink } from "../view_message";
 import { approvalText, turnUsageText, type ToolCallView, type TurnView } from "./transcript";
@@ -15,7 +28,21 @@ type FromView =
     | { type: "send"; text: string }
     | { type: "cancel" }
     | { type: "new" }
-    | { type: "approve"; id: string; decision: ext.Decision };
+    | { type: "approve"; id: string; decision: ext.Decision }
+    | { type: "view"; id: string; msg: unknown }
+    | { type: "openView"; id: string };
+
+/** How many views of the transcript stay live inline; older ones become an "Open the view" button. */
+export const liveViews = 8;
+
+/** A view the transcript shows inline. */
+interface InlineView {
+    ref: ext.ViewRef;
+    /** Its document's content, once the host gave it. */
+    v?: ext.ViewResult;
+    /** Why it cannot be shown (the host's view command failed). */
+    error?: string;
+}
 
 export class ChatPanel implements vscode.Disposable, ViewTurnSink {
     static readonly viewType = chatPanelViewType;
@@ -23,11 +50,36 @@ export class ChatPanel implements vscode.Disposable, ViewTurnSink {
     private conversation: string | undefined;
     private turns: TurnView[] = [];
     private current: vscode.CancellationTokenSource | undefined;
+    /** Turns this view started: their views show inline, not in a panel. */
+    private readonly mine = new Set<string>();
+    /** The live inline views, oldest first (at most liveViews). */
+    private readonly live = new Map<string, InlineView>();
+    /** Views that were live and are now a button (older than the liveViews newest). */
+    private readonly collapsed = new Set<string>();
+    /** Views whose document went to the current webview. */
+    private sent = new Set<string>();
+    private views: ViewPanels | undefined;
+    private readonly subs: vscode.Disposable[] = [];
 
     constructor(
         private readonly sb: Switchboard,
         private readonly sessions: ChatSessions,
     ) {}
+
+    /** Shows results' views inline through views (its panels are their full-size mode). */
+    attachViews(views: ViewPanels): void {
+        this.views = views;
+        views.shownInline = (turn) => this.panel !== undefined && turn !== undefined && this.mine.has(turn);
+        this.subs.push(
+            vscode.window.onDidChangeActiveColorTheme?.((t) => void this.panel?.webview.postMessage({ type: "theme", theme: themeOf(t.kind) })) ??
+                new vscode.Disposable(() => undefined),
+        );
+    }
+
+    /** The inline views' state, for tests: live ids (oldest first) and collapsed ids. */
+    inlineViews(): { live: string[]; collapsed: string[] } {
+        return { live: [...this.live.keys()], collapsed: [...this.collapsed] };
+    }
 
     open(): void {
         if (this.panel) {
@@ -37,9 +89,11 @@ export class ChatPanel implements vscode.Disposable, ViewTurnSink {
         const panel = vscode.window.createWebviewPanel(ChatPanel.viewType, "Switchboard Chat", vscode.ViewColumn.Beside, {
             enableScripts: true,
             retainContextWhenHidden: true,
-            localResourceRoots: [],
+            // dist/view.js, for the views' documents (their own policy names the webview's resource origin).
+            localResourceRoots: this.views?.scriptRoots() ?? [],
         });
         this.panel = panel;
+        this.sent = new Set();
         panel.webview.html = html(crypto.randomBytes(16).toString("base64"), panel.webview.cspSource);
         panel.webview.onDidReceiveMessage((m: FromView) => void this.receive(m));
         panel.onDidDispose(() => {
@@ -65,8 +119,18 @@ export class ChatPanel implements vscode.Disposable, ViewTurnSink {
                 endConversation(this.sb, this.conversation); // view_message.ts
                 this.conversation = undefined;
                 this.turns = [];
+                this.live.clear();
+                this.collapsed.clear();
                 this.post();
                 return;
+            case "view":
+                await this.fromView(m.id, m.msg);
+                return;
+            case "openView": {
+                const ref = this.viewRef(m.id);
+                if (ref) await this.views?.show(ref);
+                return;
+            }
             case "approve":
                 try {
                     await this.sb.exec(ext.Cmd.approve, { id: m.id, decision: m.decision });
@@ -106,6 +170,7 @@ export class ChatPanel implements vscode.Disposable, ViewTurnSink {
                 (view) => {
                     if (!added) {
                         this.turns.push(view);
+                        this.mine.add(view.turn);
                         added = true;
                     }
                     this.conversation = view.conversation;
@@ -141,10 +206,67 @@ export class ChatPanel implements vscode.Disposable, ViewTurnSink {
     }
 
     private post(): void {
-        void this.panel?.webview.postMessage({ type: "state", turns: this.turns.map(withStatus), busy: this.current !== undefined });
+        if (!this.panel) return;
+        this.syncViews();
+        const inline = (id: string) => (this.collapsed.has(id) ? "collapsed" : this.live.get(id)?.error ?? "live");
+        void this.panel.webview.postMessage({ type: "state", turns: this.turns.map((t) => withStatus(t, inline)), busy: this.current !== undefined });
+        for (const [id, iv] of this.live) if (iv.v && !this.sent.has(id)) this.sendView(iv);
+    }
+
+    /** Takes in the transcript's new views: the liveViews newest stay live, older ones collapse. */
+    private syncViews(): void {
+        if (!this.views) return;
+        for (const t of this.turns) {
+            for (const c of t.tools) {
+                const ref = c.view;
+                if (!ref || ref.error || this.live.has(ref.id) || this.collapsed.has(ref.id)) continue;
+                const iv: InlineView = { ref };
+                this.live.set(ref.id, iv);
+                void this.load(iv);
+            }
+        }
+        while (this.live.size > liveViews) {
+            const oldest = this.live.keys().next().value as string;
+            this.live.delete(oldest);
+            this.collapsed.add(oldest);
+        }
+    }
+
+    private async load(iv: InlineView): Promise<void> {
+        try {
+            iv.v = await this.sb.exec(ext.Cmd.view, { id: iv.ref.id });
+        } catch (err) {
+            iv.error = `The view cannot be shown: ${errorMessage(err)}`;
+        }
+        this.post();
+    }
+
+    /** Sends a live view's document to the chat webview, which frames it under its tool call. */
+    private sendView(iv: InlineView): void {
+        if (!this.panel || !this.views || !iv.v) return;
+        this.sent.add(iv.ref.id);
+        void this.panel.webview.postMessage({ type: "viewDoc", id: iv.ref.id, html: this.views.document(iv.v, this.panel.webview, "inline") });
+    }
+
+    /** One message of an inline view's document (the chat document named the view by its frame). */
+    private async fromView(id: string, msg: unknown): Promise<void> {
+        const iv = typeof id === "string" ? this.live.get(id) : undefined;
+        if (!iv?.v || !this.views) return; // collapsed, gone, or never shown: nothing answers it
+        if ((msg as { type?: unknown } | undefined)?.type === "fullscreen") {
+            // Inline is the view's small mode; its panel is the full-size one.
+            await this.views.show(iv.ref);
+            return;
+        }
+        await this.views.answer(iv.v, msg, (reply) => void this.panel?.webview.postMessage({ type: "viewReply", id, msg: reply }));
+    }
+
+    private viewRef(id: string): ext.ViewRef | undefined {
+        for (const t of this.turns) for (const c of t.tools) if (c.view?.id === id) return c.view;
+        return undefined;
     }
 
     dispose(): void {
+        for (const s of this.subs) s.dispose();
         this.current?.cancel();
         this.panel?.dispose();
     }
@@ -153,7 +275,7 @@ export class ChatPanel implements vscode.Disposable, ViewTurnSink {
 function html(nonce: string, cspSource: string): string {
     return `<!DOCTYPE html>
 <html lang="en"><head><meta charset="UTF-8">
-<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${cspSource} 'nonce-${nonce}'; script-src 'nonce-${nonce}';">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src ${cspSource} 'nonce-${nonce}'; script-src 'nonce-${nonce}'; frame-src 'self';">
 <meta name="viewport" content="width=device-width, initial-scale=1.0">
 <style nonce="${nonce}">
 body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size); color: var(--vscode-foreground); padding: 0 12px; }
@@ -172,6 +294,9 @@ body { font-family: var(--vscode-font-family); font-size: var(--vscode-font-size
 #bar { position: fixed; bottom: 0; left: 0; right: 0; padding: 8px 12px; background: var(--vscode-editor-background); display: flex; gap: 6px; }
 #prompt { flex: 1; min-height: 2.5em; font-family: inherit; color: var(--vscode-input-foreground); background: var(--vscode-input-background); border: 1px solid var(--vscode-input-border, transparent); }
 button { color: var(--vscode-button-foreground); background: var(--vscode-button-background); border: none; padding: 4px 10px; cursor: pointer; }
+.viewslot { margin-top: 6px; }
+.viewslot iframe { display: block; width: 100%; height: 200px; border: 1px solid var(--vscode-panel-border); background: var(--vscode-editor-background); }
+.viewbar { margin-top: 2px; }
 button.secondary { color: var(--vscode-button-secondaryForeground); background: var(--vscode-button-secondaryBackground); }
 </style></head>
 <body>
@@ -194,45 +319,159 @@ cancelBtn.addEventListener('click', () => vscode.postMessage({ type: 'cancel' })
 document.getElementById('new').addEventListener('click', () => vscode.postMessage({ type: 'new' }));
 const actions = ${JSON.stringify(ext.approvalActions)};
 const states = { running: 'running', waiting: 'waiting for approval', allowed: 'allowed', denied: 'denied' };
-window.addEventListener('message', (ev) => {
-  const m = ev.data; if (!m || m.type !== 'state') return;
-  sendBtn.disabled = m.busy; cancelBtn.disabled = !m.busy;
-  log.replaceChildren();
-  if (m.turns.length === 0) log.appendChild(el('p', '', 'Ask the Switchboard agent. Tool calls it makes wait for your approval unless they are allowlisted.'));
-  for (const t of m.turns) {
-    const d = el('div', 'turn');
-    d.appendChild(el('div', 'prompt', '> ' + t.prompt));
-    for (const line of t.viewContext || []) d.appendChild(el('div', 'viewctx', line));
-    const tools = new Map(t.tools.map((c) => [c.id, c]));
-    for (const part of t.parts) {
-      if (part.kind === 'text') { d.appendChild(el('div', 'text', part.text)); continue; }
-      const c = tools.get(part.id); if (!c) continue;
-      const box = el('div', 'tool ' + c.approval);
-      const head = el('div');
-      head.appendChild(el('code', '', c.name));
-      head.appendChild(document.createTextNode(' ' + JSON.stringify(c.arguments ?? {}).slice(0, 200) + ' — ' + (c.status || states[c.approval] || c.approval)));
-      box.appendChild(head);
-      if (c.approval === 'waiting' && c.approvalId) {
-        for (const { title, decision } of actions) {
-          const b = el('button', decision === 'deny' ? 'secondary' : '', title);
-          b.addEventListener('click', () => vscode.postMessage({ type: 'approve', id: c.approvalId, decision }));
-          box.appendChild(b); box.appendChild(document.createTextNode(' '));
-        }
-      }
-      if (c.result) box.appendChild(el('div', 'result' + (c.result.isError ? ' error' : ''), c.result.shown));
-      d.appendChild(box);
+const emptyText = 'Ask the Switchboard agent. Tool calls it makes wait for your approval unless they are allowlisted.';
+// The transcript is updated in place, never rebuilt: a view's frame that left the document would
+// start again from nothing.
+const turnEls = new Map();
+// MCP App views shown inline, by view id: { slot, frame, html }. A view's messages are known by
+// the frame they come from (ev.source), never by what they say.
+const views = new Map();
+const blank = new URL('fake.html?id=' + encodeURIComponent(new URLSearchParams(location.search).get('id') || ''), location.href).href;
+const inlineMax = ${inlineMaxHeight} + 40;
+function clear(e) { while (e.firstChild) e.removeChild(e.firstChild); }
+function turnEl(t) {
+  let te = turnEls.get(t.turn);
+  if (te) return te;
+  const root = el('div', 'turn'); root.dataset.turn = t.turn;
+  te = { root, prompt: el('div', 'prompt'), ctx: el('div'), parts: el('div'), partEls: [], trailer: el('div') };
+  root.append(te.prompt, te.ctx, te.parts, te.trailer);
+  log.appendChild(root);
+  turnEls.set(t.turn, te);
+  return te;
+}
+function toolEl() {
+  const box = el('div', 'tool');
+  const parts = { box, head: el('div'), actions: el('div'), result: el('div'), view: el('div', 'viewarea') };
+  box.append(parts.head, parts.actions, parts.result, parts.view);
+  return parts;
+}
+function renderTool(p, c) {
+  p.box.className = 'tool ' + c.approval;
+  clear(p.head);
+  p.head.appendChild(el('code', '', c.name));
+  p.head.appendChild(document.createTextNode(' ' + JSON.stringify(c.arguments ?? {}).slice(0, 200) + ' — ' + (c.status || states[c.approval] || c.approval)));
+  clear(p.actions);
+  if (c.approval === 'waiting' && c.approvalId) {
+    for (const { title, decision } of actions) {
+      const b = el('button', decision === 'deny' ? 'secondary' : '', title);
+      b.addEventListener('click', () => vscode.postMessage({ type: 'approve', id: c.approvalId, decision }));
+      p.actions.appendChild(b); p.actions.appendChild(document.createTextNode(' '));
     }
-    if (t.state === 'error') d.appendChild(el('div', 'error', 'Error: ' + (t.error || 'failed')));
-    if (t.state === 'cancelled') d.appendChild(el('div', 'error', 'Cancelled.'));
-    if (t.usageText) d.appendChild(el('div', 'usage', t.usageText));
-    log.appendChild(d);
+  }
+  clear(p.result);
+  if (c.result) p.result.appendChild(el('div', 'result' + (c.result.isError ? ' error' : ''), c.result.shown));
+  if (c.view) renderView(p.view, c.view, c.inline);
+}
+function openButton(id) {
+  const b = el('button', 'secondary openview', 'Open the view');
+  b.addEventListener('click', () => vscode.postMessage({ type: 'openView', id }));
+  return b;
+}
+function renderView(area, ref, inline) {
+  let v = views.get(ref.id);
+  if (!v) {
+    v = { slot: el('div', 'viewslot'), frame: null, html: null, state: '' };
+    v.slot.dataset.view = ref.id;
+    views.set(ref.id, v);
+  }
+  if (v.slot.parentNode !== area) area.appendChild(v.slot);
+  if (v.state === inline) return;
+  v.state = inline;
+  if (inline === 'live') { mount(ref.id); return; }
+  // Collapsed (older than the newest ${liveViews}) or not showable: its frame goes, a button or a sentence stays.
+  v.frame = null; v.html = null;
+  clear(v.slot);
+  if (inline === 'collapsed') v.slot.appendChild(openButton(ref.id));
+  else v.slot.appendChild(el('div', 'error', inline));
+}
+function mount(id) {
+  const v = views.get(id);
+  if (!v || v.state !== 'live' || v.frame || !v.html) return;
+  const html = v.html;
+  const f = document.createElement('iframe');
+  f.className = 'sbview';
+  f.title = 'A tool view';
+  let written = false;
+  f.addEventListener('load', () => {
+    if (written) return;
+    written = true;
+    const d = f.contentDocument;
+    if (!d) return;
+    d.open(); d.write(html); d.close();
+  });
+  f.src = blank;
+  v.frame = f;
+  clear(v.slot);
+  const bar = el('div', 'viewbar');
+  bar.appendChild(openButton(id));
+  v.slot.append(f, bar);
+}
+function render(m) {
+  sendBtn.disabled = m.busy; cancelBtn.disabled = !m.busy;
+  const keep = new Set(m.turns.map((t) => t.turn));
+  for (const [id, te] of turnEls) if (!keep.has(id)) { te.root.remove(); turnEls.delete(id); }
+  if (m.turns.length === 0) { for (const [, v] of views) v.slot.remove(); views.clear(); }
+  const empty = document.getElementById('empty');
+  if (m.turns.length === 0 && !empty) { const p = el('p', '', emptyText); p.id = 'empty'; log.appendChild(p); }
+  if (m.turns.length > 0 && empty) empty.remove();
+  for (const t of m.turns) {
+    const te = turnEl(t);
+    te.prompt.textContent = '> ' + t.prompt;
+    clear(te.ctx);
+    for (const line of t.viewContext || []) te.ctx.appendChild(el('div', 'viewctx', line));
+    const tools = new Map(t.tools.map((c) => [c.id, c]));
+    t.parts.forEach((part, i) => {
+      let pe = te.partEls[i];
+      if (!pe || pe.kind !== part.kind || (part.kind === 'tool' && pe.id !== part.id)) {
+        const fresh = part.kind === 'text' ? { kind: 'text', node: el('div', 'text') } : { kind: 'tool', id: part.id, tool: toolEl() };
+        fresh.node = fresh.node || fresh.tool.box;
+        if (pe) te.parts.replaceChild(fresh.node, pe.node); else te.parts.appendChild(fresh.node);
+        te.partEls[i] = pe = fresh;
+      }
+      if (part.kind === 'text') { pe.node.textContent = part.text; return; }
+      const c = tools.get(part.id);
+      if (c) renderTool(pe.tool, c);
+    });
+    clear(te.trailer);
+    if (t.state === 'error') te.trailer.appendChild(el('div', 'error', 'Error: ' + (t.error || 'failed')));
+    if (t.state === 'cancelled') te.trailer.appendChild(el('div', 'error', 'Cancelled.'));
+    if (t.usageText) te.trailer.appendChild(el('div', 'usage', t.usageText));
   }
   window.scrollTo(0, document.body.scrollHeight);
+}
+window.addEventListener('message', (ev) => {
+  const m = ev.data;
+  // A view's document: relayed to the extension under the id of the frame it came from.
+  for (const [id, v] of views) {
+    if (!v.frame || ev.source !== v.frame.contentWindow) continue;
+    if (m && m.type === 'switchboard.view') vscode.postMessage({ type: 'view', id, msg: m.msg });
+    else if (m && m.type === 'switchboard.size' && typeof m.height === 'number') v.frame.style.height = Math.max(40, Math.min(inlineMax, Math.ceil(m.height))) + 'px';
+    return;
+  }
+  // Anything else comes from the extension, through VS Code (this document's parent); a view's
+  // frame can post here too, and is not listened to.
+  if (ev.source !== window.parent || !m) return;
+  if (m.type === 'state') render(m);
+  else if (m.type === 'viewDoc' && typeof m.id === 'string' && typeof m.html === 'string') {
+    const v = views.get(m.id);
+    if (v && !v.html && !v.frame) { v.html = m.html; mount(m.id); }
+  } else if (m.type === 'viewReply' && typeof m.id === 'string') {
+    views.get(m.id)?.frame?.contentWindow?.postMessage(m.msg, '*');
+  } else if (m.type === 'theme') {
+    for (const [, v] of views) v.frame?.contentWindow?.postMessage({ type: 'theme', theme: m.theme }, '*');
+  }
 });
 </script></body></html>`;
 }
 
-/** The turn as the webview gets it: each tool call with its approval in words (approvalText). */
-function withStatus(t: TurnView): TurnView & { tools: (ToolCallView & { status: string })[]; usageText: string } {
-    return { ...t, tools: t.tools.map((c) => ({ ...c, status: approvalText(c) })), usageText: turnUsageText(t) };
+/**
+ * The turn as the webview gets it: each tool call with its approval in words (approvalText) and,
+ * where it has a view, how the transcript shows it ("live", "collapsed", or why it cannot).
+ */
+function withStatus(t: TurnView, inline: (id: string) => string): TurnView & { tools: (ToolCallView & { status: string; inline?: string })[]; usageText: string } {
+    return {
+        ...t,
+        tools: t.tools.map((c) => ({ ...c, status: approvalText(c), inline: c.view ? (c.view.error ? `The view cannot be shown: ${c.view.error}` : inline(c.view.id)) : undefined })),
+        usageText: turnUsageText(t),
+    };
 }

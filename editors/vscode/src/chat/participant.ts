@@ -59,6 +59,8 @@ export function registerParticipant(sb: Switchboard, sessions: ChatSessions): vs
                     // A denied, unrun or failed call: the host's sentence for people, never the model's text.
                     const why = c.result.summary ? ` — ${fmt.mdText(c.result.summary)}` : "";
                     stream.markdown(`\n\n\`${c.name}\`: ${state}${why}\n\n`);
+                    // VS Code's chat cannot show a view's page: it opens in a panel (views.ts), and again from here.
+                    if (c.view && !c.view.error) stream.button({ command: ui.openView, title: "Open the view", arguments: [c.view] });
                 } else {
                     stream.progress(`${c.name}: ${state}`);
                 }

@@ -1,7 +1,7 @@
 // Folds switchboard/event notifications (and approval notifications) into a transcript that both
 // chat UIs render. Pure: no vscode import.
 
-import type { Approval, ApprovalResolvedParams, Decision, SwitchboardEvent, Usage, ViewContextNote } from "../lsp_types";
+import type { Approval, ApprovalResolvedParams, Decision, SwitchboardEvent, Usage, ViewContextNote, ViewRef } from "../lsp_types";
 
 export type ApprovalState = "running" | "waiting" | "allowed" | "denied";
 
@@ -27,6 +27,8 @@ export interface ToolCallView {
      * sentence for people; shown is what a person sees (the summary where there is one).
      */
     result?: { isError: boolean; text: string; truncated: boolean; summary?: string; shown: string };
+    /** The result's MCP App view, when its tool has one (the chat view shows it inline). */
+    view?: ViewRef;
 }
 
 /** The turn's output in order: text runs and tool calls (by id), as the model produced them. */
@@ -154,6 +156,8 @@ export function applyEvent(t: TurnView, e: SwitchboardEvent): boolean {
             const summary = str(r["summary"]) || undefined;
             view.result = { isError, text, truncated, shown: shownResult(text, truncated, summary) };
             if (summary) view.result.summary = summary;
+            const ref = viewRef(r["view"]);
+            if (ref) view.view = ref;
             const state = approvalState(str(c["approval"]) ?? str(r["approval"]), str(c["decidedBy"]) ?? str(r["decidedBy"]));
             if (state) view.approval = state;
             else if (view.approval === "waiting" || view.approval === "running") view.approval = "allowed";
@@ -174,6 +178,18 @@ export function applyEvent(t: TurnView, e: SwitchboardEvent): boolean {
         default:
             return false;
     }
+}
+
+/** A result's view as the host named it; anything malformed is no view. */
+export function viewRef(v: unknown): ViewRef | undefined {
+    const o = obj(v);
+    if (!o) return undefined;
+    const id = str(o["id"]), server = str(o["server"]), tool = str(o["tool"]), uri = str(o["uri"]);
+    if (!id || !tool || server === undefined || uri === undefined) return undefined;
+    const ref: ViewRef = { id, server, tool, uri };
+    const error = str(o["error"]);
+    if (error) ref.error = error;
+    return ref;
 }
 
 /**

@@ -13,14 +13,20 @@ type ToolResult = Parameters<AppBridge["sendToolResult"]>[0];
 
 interface Data {
     html: string;
+    embed?: "panel" | "inline";
     toolInput: Record<string, unknown>;
     toolResult: Record<string, unknown>;
     version: string;
     hostContext: Record<string, unknown>;
 }
 
-const vscode = acquireVsCodeApi();
 const data = JSON.parse(document.getElementById("data")?.textContent ?? "{}") as Data;
+const inline = data.embed === "inline";
+/** The tallest the view's frame may be (view_html.ts: 600 px inline, 4000 px in its panel). */
+const maxHeight = Number((data.hostContext?.containerDimensions as { maxHeight?: unknown } | undefined)?.maxHeight) || 4000;
+const vscode = inline
+    ? { postMessage: (m: unknown) => window.parent.postMessage({ type: "switchboard.view", msg: m }, "*") }
+    : acquireVsCodeApi();
 const frame = document.getElementById("app") as HTMLIFrameElement;
 const waiting = new Map<number, (r: unknown) => void>();
 let seq = 0;
@@ -38,6 +44,7 @@ function ask(type: string, payload: Record<string, unknown>): Promise<unknown> {
 
 window.addEventListener("message", (e: MessageEvent) => {
     if (e.source === frame.contentWindow) return; // the view's own messages are the bridge's
+    if (inline && e.source !== window.parent) return; // the chat document relays the extension
     const m = e.data as { type?: string; rid?: number; secret?: string; result?: unknown; theme?: string } | undefined;
     if (m?.type === "reply" && typeof m.rid === "number" && m.secret === secret) {
         waiting.get(m.rid)?.(m.result);
@@ -63,9 +70,17 @@ bridge.onupdatemodelcontext = async (params) => {
 };
 bridge.onmessage = async (params) => (await ask("message", { role: params.role, content: params.content ?? [] })) as { isError?: boolean };
 bridge.onsizechange = ({ height }) => {
-    if (typeof height === "number" && mode === "inline") frame.style.height = `${Math.max(40, Math.min(4000, Math.ceil(height)))}px`;
+    if (typeof height !== "number" || mode !== "inline") return;
+    frame.style.height = `${Math.max(40, Math.min(maxHeight, Math.ceil(height)))}px`;
+    // The chat document sizes this document's frame to fit.
+    if (inline) window.parent.postMessage({ type: "switchboard.size", height: document.documentElement.scrollHeight }, "*");
 };
 bridge.onrequestdisplaymode = ({ mode: want }) => {
+    if (inline) {
+        // Inline, fullscreen is the view's panel (views.ts), opened beside the chat; this frame stays inline.
+        if (want === "fullscreen") vscode.postMessage({ type: "fullscreen" });
+        return Promise.resolve({ mode: "inline" as const });
+    }
     mode = want === "fullscreen" ? "fullscreen" : "inline";
     document.body.classList.toggle("fullscreen", mode === "fullscreen");
     bridge.setHostContext({ ...data.hostContext, displayMode: mode });
@@ -79,4 +94,5 @@ bridge.oninitialized = () => {
 };
 void bridge.connect(new PostMessageTransport(frame.contentWindow!, frame.contentWindow!)).then(() => {
     frame.srcdoc = data.html;
+    if (inline) window.parent.postMessage({ type: "switchboard.size", height: document.documentElement.scrollHeight }, "*");
 });
