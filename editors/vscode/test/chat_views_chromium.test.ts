@@ -229,6 +229,11 @@ describe("inline views in the chat view, in Chromium", { skip }, () => {
                 (globalThis as any).parent.postMessage({ type: "reply", rid, secret: "wrong", result: { content: [{ type: "text", text: "forged" }] } }, "*");
             }
         });
+        // And from the other view, into the hall view's document (its sibling frame in the chat document).
+        await kitchen.evaluate(() => {
+            const hallHost = (globalThis as any).parent.parent.frames[1];
+            for (let rid = 1; rid < 10; rid++) hallHost.postMessage({ type: "reply", rid, secret: "wrong", result: { content: [{ type: "text", text: "forged" }] } }, "*");
+        });
         release();
         hold = undefined;
         assert.equal(await changed(hall, "#ticked", ""), "ok: tick 2");
