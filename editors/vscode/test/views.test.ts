@@ -46,6 +46,7 @@ describe("view panel against the real host", () => {
     let api: any;
     let allowView = false;
     const messages: string[] = [];
+    let participant: any;
 
     before(async () => {
         env = freshEnv("views");
@@ -79,6 +80,8 @@ describe("view panel against the real host", () => {
             if (msg.includes("asks you to open")) return pick("Open");
             return undefined;
         };
+        // VS Code's chat API, so that @switchboard registers (its turns' views open in a panel).
+        vscode.chat = { createChatParticipant: (_id: string, h: any) => ((participant = h), { dispose() {} }) };
         ext = loadExtension();
         api = ext.activate(fakeContext());
         assert.equal(await api.started, true);
@@ -261,5 +264,23 @@ describe("view panel against the real host", () => {
         await reply(25);
         assert.equal(chat.posted.find((m: any) => m.type === "viewReply" && m.msg.rid === 24), undefined);
         assert.equal(viewPanels(), panelsBefore + 1, "still no panel for inline views");
+    });
+
+    test("@switchboard (VS Code's chat, which cannot show a page): the view opens in its panel and the answer offers \"Open the view\"", async () => {
+        const script = path.join(env.dir, "participant.script");
+        fs.writeFileSync(script, ['expect last_user ~ "porch"', 'reply tool_call id=p1 name=mcp__apps__clock args={"label":"porch"}', "", 'reply text "shown"', ""].join("\n"));
+        await vscode.workspace.getConfiguration("switchboard").update("provider", { type: "script", script });
+        await waitFor("apps ready", () => api.sb.servers.some((s: any) => s.name === "apps" && s.state === "ready"));
+        const panels = stub.webviewPanels.filter((p: any) => p.viewType === "switchboard.view").length;
+        const parts: any[] = [];
+        const stream = { markdown: (v: any) => parts.push({ kind: "markdown", v }), progress: () => undefined, button: (v: any) => parts.push({ kind: "button", v }) };
+        const result = await participant({ prompt: "the porch clock" }, { history: [] }, stream, new vscode.CancellationTokenSource().token);
+        assert.equal(result.errorDetails, undefined, JSON.stringify(result));
+        const open = parts.find((p) => p.kind === "button" && p.v.title === "Open the view");
+        assert.ok(open, JSON.stringify(parts));
+        assert.equal(open.v.command, "switchboard.ui.openView");
+        assert.equal(open.v.arguments[0].tool, "mcp__apps__clock");
+        await waitFor("the view's panel", () => stub.webviewPanels.filter((p: any) => p.viewType === "switchboard.view").length === panels + 1);
+        assert.ok(!api.chat.panel.inlineViews().live.includes(open.v.arguments[0].id), "not the chat view's");
     });
 });
