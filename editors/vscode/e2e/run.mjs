@@ -629,4 +629,43 @@ async function trustedSuite() {
     if (esc !== "fetch:blocked parent:blocked storage:blocked cookie:blocked vscode:blocked") throw new Error(`escapes: ${esc}`);
     await page.screenshot({ path: path.join(shots, "mcp-app-view.png") });
   });
+
+  await step("MCP App view inline in the chat view: under its call, no panel; its button's call asks; Deny shows; its escapes fail", async () => {
+    await clearNotifications();
+    // Only the chat's webview: the view's panel of the step before closes with the other editors.
+    await palette("View: Close All Editors");
+    await page.locator("iframe.webview").first().waitFor({ state: "detached", timeout: 15000 }).catch(() => {});
+    await palette("Switchboard: Chat");
+    const chat = page.frameLocator("iframe.webview").frameLocator("iframe#active-frame");
+    const input = chat.locator("#prompt");
+    await input.waitFor({ state: "visible", timeout: 30000 });
+    await input.fill("show the clock inline");
+    await input.press("Control+Enter");
+    const waiting = chat.locator(".tool.waiting", { hasText: "mcp__apps__clock" });
+    await waiting.waitFor({ state: "visible", timeout: 30000 });
+    await waiting.getByRole("button", { name: "Allow once", exact: true }).click();
+    // The view's document is in a frame the chat document made (the webview's blank page), the view in its sandboxed frame.
+    const app = chat.locator(".tool", { hasText: "mcp__apps__clock" }).frameLocator("iframe.sbview").frameLocator("iframe#app");
+    const logs = [];
+    page.on("console", (m) => logs.push(m.text()));
+    const text = (sel, pred, what) => waitFor(what, async () => {
+      const t = await app.locator(sel).innerText({ timeout: 5000 }).catch(() => "");
+      return pred(t) ? t : undefined;
+    }, 60000).catch((e) => {
+      throw new Error(`${e.message}; console: ${logs.slice(-12).join(" | ").slice(0, 1500)}`);
+    });
+    await text("#status", (t) => /^initialized theme=(light|dark) mode=inline$/.test(t), "the inline view to initialize");
+    await text("#result", (t) => /^clock inline: tick \d+$/.test(t), "the inline view to show the result");
+    if ((await page.locator("iframe.webview").count()) !== 1) throw new Error("a view panel opened for a view the chat shows inline");
+    await clearNotifications();
+    await app.locator("#tick").click();
+    const viewAsk = toast("The view of mcp__apps__clock asks");
+    await viewAsk.waitFor({ state: "visible", timeout: 30000 });
+    await viewAsk.getByRole("button", { name: "Deny", exact: true }).click();
+    await text("#ticked", (t) => t.startsWith("denied or failed:") && t.includes("denied"), "the denial in the inline view");
+    await app.locator("#escape").click();
+    const esc = await text("#escapes", (t) => t !== "", "the escapes' outcome");
+    if (esc !== "fetch:blocked parent:blocked storage:blocked cookie:blocked vscode:blocked") throw new Error(`escapes: ${esc}`);
+    await page.screenshot({ path: path.join(shots, "mcp-app-inline.png") });
+  });
 }

@@ -128,6 +128,12 @@ fs.writeFileSync(path.join(d, "chat.script"), [
   'expect last_user ~ "(?s)<server-prompt server=\\"asker\\" name=\\"review\\">\\n> user: Please give a brief review of gamma."',
   'reply text "A brief review of gamma."',
   "",
+  // MCP Apps: a turn whose tool has a view (mcptest --apps, added by the view step); the chat view shows it inline.
+  'expect last_user ~ "show the clock inline"',
+  'reply tool_call id=v1 name=mcp__apps__clock args={"label":"inline"}',
+  "",
+  'reply text "The clock is shown."',
+  "",
 ].join("\n"));
 // Machine-scoped settings (all switchboard.*) are read from the remote (Machine) settings in code-server.
 for (const s of ["User", "Machine"]) fs.writeFileSync(path.join(d, "ud", s, "settings.json"), JSON.stringify(settings, null, 2));

@@ -107,7 +107,8 @@ describe("inline views in the chat view, in Chromium", { skip }, () => {
             fromChat.push(m);
             chat._send(m);
         });
-        await page.addInitScript("if (window === window.top) window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__toExtension(m) });");
+        // VS Code also deletes the webview document's parent, top and frameElement.
+        await page.addInitScript("if (window === window.top) { window.acquireVsCodeApi = () => ({ postMessage: (m) => window.__toExtension(m) }); delete window.parent; delete window.top; delete window.frameElement; }");
         const post = chat.webview.postMessage;
         chat.webview.postMessage = async (m: any) => {
             await post(m);

@@ -360,7 +360,7 @@ function renderTool(p, c) {
   }
   clear(p.result);
   if (c.result) p.result.appendChild(el('div', 'result' + (c.result.isError ? ' error' : ''), c.result.shown));
-  if (c.view) renderView(p.view, c.view, c.inline);
+  if (c.view && c.inline) renderView(p.view, c.view, c.inline);
 }
 function openButton(id) {
   const b = el('button', 'secondary openview', 'Open the view');
@@ -439,6 +439,16 @@ function render(m) {
   }
   window.scrollTo(0, document.body.scrollHeight);
 }
+// Whether w is a frame inside this document, at any depth (a view can make frames of its own).
+function inside(w) {
+  if (!w) return false;
+  const stack = [window];
+  while (stack.length) {
+    const p = stack.pop();
+    for (let i = 0; i < p.length; i++) { const c = p[i]; if (c === w) return true; stack.push(c); }
+  }
+  return false;
+}
 window.addEventListener('message', (ev) => {
   const m = ev.data;
   // A view's document: relayed to the extension under the id of the frame it came from.
@@ -448,9 +458,10 @@ window.addEventListener('message', (ev) => {
     else if (m && m.type === 'switchboard.size' && typeof m.height === 'number') v.frame.style.height = Math.max(40, Math.min(inlineMax, Math.ceil(m.height))) + 'px';
     return;
   }
-  // Anything else comes from the extension, through VS Code (this document's parent); a view's
-  // frame can post here too, and is not listened to.
-  if (ev.source !== window.parent || !m) return;
+  // Anything else from inside this document (a view's own frame, or one it made) is not listened
+  // to: only the extension, through VS Code from outside, says what the transcript shows. (VS Code
+  // deletes window.parent in a webview's document, so "from the parent" cannot be asked.)
+  if (inside(ev.source) || !m) return;
   if (m.type === 'state') render(m);
   else if (m.type === 'viewDoc' && typeof m.id === 'string' && typeof m.html === 'string') {
     const v = views.get(m.id);
