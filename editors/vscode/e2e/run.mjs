@@ -631,6 +631,9 @@ async function trustedSuite() {
   });
 
   await step("MCP App view inline in the chat view: under its call, no panel; its button's call asks; Deny shows; its escapes fail", async () => {
+    // The focus is in the view of the step before, a frame inside a webview: VS Code forwards no
+    // keys from there (F1 would not open the palette). Give it back to the workbench.
+    await page.locator(".part.sidebar .title-label").first().click();
     await clearNotifications();
     // Only the chat's webview: the view's panel of the step before closes with the other editors.
     await palette("View: Close All Editors");
