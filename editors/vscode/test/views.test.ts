@@ -264,6 +264,9 @@ describe("view panel against the real host", () => {
         await reply(25);
         assert.equal(chat.posted.find((m: any) => m.type === "viewReply" && m.msg.rid === 24), undefined);
         assert.equal(viewPanels(), panelsBefore + 1, "still no panel for inline views");
+        // Its "Open the view" button opens its panel.
+        chat._send({ type: "openView", id: inline.live[0] });
+        await waitFor("the button's panel", () => viewPanels() === panelsBefore + 2);
     });
 
     test("@switchboard (VS Code's chat, which cannot show a page): the view opens in its panel and the answer offers \"Open the view\"", async () => {
