@@ -4,6 +4,10 @@
 // them. What the view asks for comes here and goes to the host: its tool calls through
 // switchboard.view.callTool (the confirm gate, the question saying the view asks), a link
 // through switchboard.view.openLink (the person is asked; http and https only).
+//
+// The chat view shows its own turns' views inline instead (chat/panel.ts), with the same document
+// (view_html.ts, embed "inline"), and answers them through answer() below; a view's panel is then
+// its full-size mode. The @switchboard participant's turns and direct calls open the panel.
 
 import * as vscode from "vscode";
 import { errorMessage, type Switchboard } from "./client";
