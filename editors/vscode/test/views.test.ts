@@ -146,6 +146,7 @@ describe("view panel against the real host", () => {
 
     test("a view's message is asked first, then its turn shows in the chat panel as from the view; New ends the conversation", async () => {
         const chat = api.chat.panel;
+        api.chat.open();
         const first = await chat.send("show the clock");
         assert.equal(first.state, "done", first.error);
         // The chat view shows the call's view inline; the view's messages come through the chat document.
@@ -170,6 +171,33 @@ describe("view panel against the real host", () => {
         assert.equal(r.sent, false);
         assert.match(r.reason, /ended/);
         assert.equal(messages.length, 1, "no question for a message that cannot go");
+    });
+
+    test("a view's turn of another chat never replaces the chat on screen; Show It switches to it", async () => {
+        api.chat.open();
+        const chat = api.chat.panel;
+        const mine = { turn: "t-mine", conversation: "c-mine", prompt: "my question", text: "", tools: [], viewContext: [], state: "done" };
+        chat.adoptTurn({ ...mine });
+        assert.equal(chat.turns.length, 1);
+        let asked = "";
+        const saved = stub.script.message;
+        stub.script.message = (msg: string, items: any[]) => {
+            if (msg.includes("started a turn in the chat it came from")) {
+                asked = msg;
+                return items.find((i) => (typeof i === "string" ? i : i.title) === "Show It");
+            }
+            return saved(msg, items);
+        };
+        try {
+            const other = { turn: "t-view", conversation: "c-participant", prompt: "From the view of mcp__apps__clock: hi", text: "", tools: [], viewContext: [], state: "running" };
+            chat.adoptTurn(other);
+            assert.deepEqual(chat.turns.map((t: any) => t.turn), ["t-mine"], "the chat on screen is kept");
+            await waitFor("the person told", () => asked);
+            await waitFor("Show It switched", () => chat.turns.length === 1 && chat.turns[0].turn === "t-view");
+        } finally {
+            stub.script.message = saved;
+            await chat.receive({ type: "new" });
+        }
     });
 
     test("in the chat view, a turn's view shows inline under its call (no panel); its calls pass the same gate; a call without a view has none", async () => {
@@ -201,12 +229,15 @@ describe("view panel against the real host", () => {
         assert.ok(chat, "the chat view opened");
         // The chat document may frame only its own origin's blank page (each view's document goes into one).
         assert.match(chat.webview.html, /script-src 'nonce-[^']+'; frame-src 'self';/);
+        // What the chat document was sent by this test (an earlier test may have used the chat view).
+        const before = chat.posted.length;
+        const posted = () => chat.posted.slice(before);
         const viewPanels = () => stub.webviewPanels.filter((p: any) => p.viewType === "switchboard.view").length;
         const panelsBefore = viewPanels();
 
         const t = await api.chat.panel.send("show the clock");
         assert.equal(t.state, "done", t.error);
-        const doc = await waitFor("the view's document", () => chat.posted.find((m: any) => m.type === "viewDoc"));
+        const doc = await waitFor("the view's document", () => posted().find((m: any) => m.type === "viewDoc"));
         const call = t.tools.find((c: any) => c.id === "k1");
         assert.equal(doc.id, call.view.id);
         assert.match(doc.html, /<iframe id="app" sandbox="allow-scripts" allow="clipboard-write"/);
@@ -216,12 +247,12 @@ describe("view panel against the real host", () => {
         assert.match(doc.html, /"displayMode":"inline","availableDisplayModes":\["inline","fullscreen"\]/);
         assert.match(doc.html, /"containerDimensions":\{"maxHeight":600\}/);
         assert.doesNotMatch(doc.html, /<script>evil|mcptest clock 1<\/h1>/, "the view's HTML is data in the document, not markup");
-        const state = chat.posted.filter((m: any) => m.type === "state").at(-1);
+        const state = posted().filter((m: any) => m.type === "state").at(-1);
         assert.equal(state.turns[0].tools[0].inline, "live");
         assert.equal(viewPanels(), panelsBefore, "no panel for a view the chat shows inline");
 
         // The chat document relays the view's messages under the view's id: the host's gate, the same replies.
-        const reply = (rid: number) => waitFor(`reply ${rid}`, () => chat.posted.find((m: any) => m.type === "viewReply" && m.msg.rid === rid));
+        const reply = (rid: number) => waitFor(`reply ${rid}`, () => posted().find((m: any) => m.type === "viewReply" && m.msg.rid === rid));
         chat._send({ type: "view", id: doc.id, msg: { type: "callTool", rid: 21, secret: "s21", name: "tick", arguments: {} } });
         const denied = await reply(21);
         assert.equal(denied.id, doc.id);
@@ -233,17 +264,17 @@ describe("view panel against the real host", () => {
         allowView = true;
         chat._send({ type: "view", id: doc.id, msg: { type: "callTool", rid: 23, secret: "s23", name: "tick" } });
         assert.equal((await reply(23)).msg.result.isError, false);
-        assert.equal(chat.posted.find((m: any) => m.type === "viewReply" && m.msg.rid === 22), undefined);
+        assert.equal(posted().find((m: any) => m.type === "viewReply" && m.msg.rid === 22), undefined);
         // Fullscreen is the view's panel.
         chat._send({ type: "view", id: doc.id, msg: { type: "fullscreen" } });
         await waitFor("the view's panel", () => viewPanels() === panelsBefore + 1);
 
-        const docs = () => chat.posted.filter((m: any) => m.type === "viewDoc").length;
+        const docs = () => posted().filter((m: any) => m.type === "viewDoc").length;
         assert.equal(docs(), 1);
         const t2 = await api.chat.panel.send("no view");
         assert.equal(t2.state, "done", t2.error);
         assert.equal(t2.tools[0].view, undefined);
-        assert.equal(chat.posted.filter((m: any) => m.type === "state").at(-1).turns[1].tools[0].inline, undefined);
+        assert.equal(posted().filter((m: any) => m.type === "state").at(-1).turns[1].tools[0].inline, undefined);
         assert.equal(docs(), 1, "no frame for a call without a view");
 
         // Nine more views: the 8 newest stay live, older ones become a button and are no longer answered.
@@ -256,13 +287,13 @@ describe("view panel against the real host", () => {
         // Oldest is the first shown (the nine results arrive in any order).
         assert.equal(inline.collapsed[0], doc.id);
         assert.deepEqual([...inline.collapsed.slice(1), ...inline.live].sort(), t3.tools.map((c: any) => c.view.id).sort());
-        await waitFor("every live view's document sent", () => inline.live.every((id: string) => chat.posted.some((m: any) => m.type === "viewDoc" && m.id === id)));
-        const last = chat.posted.filter((m: any) => m.type === "state").at(-1);
+        await waitFor("every live view's document sent", () => inline.live.every((id: string) => posted().some((m: any) => m.type === "viewDoc" && m.id === id)));
+        const last = posted().filter((m: any) => m.type === "state").at(-1);
         assert.equal(last.turns[0].tools[0].inline, "collapsed");
         chat._send({ type: "view", id: doc.id, msg: { type: "callTool", rid: 24, secret: "x", name: "tick" } });
         chat._send({ type: "view", id: inline.live[0], msg: { type: "callTool", rid: 25, secret: "s25", name: "tick" } });
         await reply(25);
-        assert.equal(chat.posted.find((m: any) => m.type === "viewReply" && m.msg.rid === 24), undefined);
+        assert.equal(posted().find((m: any) => m.type === "viewReply" && m.msg.rid === 24), undefined);
         assert.equal(viewPanels(), panelsBefore + 1, "still no panel for inline views");
         // Its "Open the view" button opens its panel.
         chat._send({ type: "openView", id: inline.live[0] });

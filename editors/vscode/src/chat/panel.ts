@@ -193,9 +193,26 @@ export class ChatPanel implements vscode.Disposable, ViewTurnSink {
     /** ViewTurnSink (view_message.ts): a turn a view's message started, shown in its conversation. */
     adoptTurn(t: TurnView): void {
         this.open();
+        if (this.conversation !== t.conversation && (this.current !== undefined || this.turns.length > 0)) {
+            // Another chat is on screen (an @switchboard chat's view sent this): never replace it
+            // under the person, hide a turn still running, or send their next message elsewhere.
+            // Say so; the turn is shown when they ask and nothing runs here meanwhile.
+            void vscode.window
+                .showInformationMessage("Switchboard: a view's message started a turn in the chat it came from, not the one shown here.", "Show It")
+                .then((choice) => {
+                    if (choice === "Show It" && this.current === undefined) this.switchTo(t);
+                });
+            return;
+        }
+        this.switchTo(t);
+    }
+
+    private switchTo(t: TurnView): void {
         if (this.conversation !== t.conversation) {
             this.conversation = t.conversation;
             this.turns = [];
+            this.live.clear();
+            this.collapsed.clear();
         }
         this.turns.push(t);
         this.post();
