@@ -53,6 +53,7 @@ func TestInitializeCapabilities(t *testing.T) {
 		"switchboard.tasks", "switchboard.cancelTask", // tasks.go
 		"switchboard.view", "switchboard.view.callTool", "switchboard.view.openLink", "switchboard.view.openInBrowser", // views.go
 		"switchboard.view.updateModelContext",
+		"switchboard.view.message", "switchboard.chat.end",
 	}
 	if got := c.ExecuteCommandProvider.Commands; !slices.Equal(got, want) {
 		t.Errorf("commands = %v, want %v", got, want)
