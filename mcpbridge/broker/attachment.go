@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"errors"
+	"io"
 	"net"
 	"os"
 	"sync"
@@ -20,9 +21,16 @@ const maxQueue = 2 * maxFrame
 // attachment is one window's connection to one instance.
 type attachment struct {
 	in   *instance
-	conn *net.UnixConn
-	rw   rawio.Conn // conn as read and written: raw system calls where rawio takes it
-	r    *bufio.Reader
+	conn *net.UnixConn // the hello's socket; frames too, unless pipes carry them
+	w    rawio.Conn    // where frames to the window go (raw system calls where rawio takes it)
+	r    *bufio.Reader // the window's frames
+	// pipes are the daemon's ends of the attachment's pipes (featurePipes), closed with conn.
+	pipes []io.Closer
+	// upFD is the up pipe's read end until the relay loop takes it (rd), under qmu; done is
+	// closed once the loop has ended the attachment.
+	upFD int
+	rd   *reader
+	done chan struct{}
 
 	// Guarded by in.mu.
 	inflight int
@@ -41,20 +49,63 @@ type attachment struct {
 	closed  bool // write nothing more
 	wake    chan struct{}
 
-	// try is send's one non-blocking write: rawio's where it took the socket, else through raw.
+	// try is send's one non-blocking write: rawio's where it took w, else through raw.
 	try func([]byte) int
 	raw syscall.RawConn // (nil: always queue)
 }
 
-func newAttachment(in *instance, c *net.UnixConn, rw rawio.Conn, r *bufio.Reader) *attachment {
-	a := &attachment{in: in, conn: c, rw: rw, r: r, calls: map[string]int64{}, wake: make(chan struct{}, 1)}
-	if f, ok := rw.(*rawio.File); ok {
+// newAttachment makes the attachment of the window on c, whose frames come from r and go to w
+// (c's own, or pipes whose daemon ends are closed with c).
+func newAttachment(in *instance, c *net.UnixConn, w rawio.Conn, r *bufio.Reader, upFD int, pipes ...io.Closer) *attachment {
+	a := &attachment{in: in, conn: c, w: w, r: r, upFD: upFD, pipes: pipes, done: make(chan struct{}),
+		calls: map[string]int64{}, wake: make(chan struct{}, 1)}
+	if f, ok := w.(*rawio.File); ok {
 		a.try = f.TryWrite
 	} else {
-		a.raw, _ = c.SyscallConn() // ignore error: a nil raw conn queues every frame
+		if sc, ok := w.(syscall.Conn); ok {
+			a.raw, _ = sc.SyscallConn() // ignore error: a nil raw conn queues every frame
+		}
 		a.try = a.tryWrite
 	}
 	return a
+}
+
+// closeIO closes the socket and the pipes: the read loop ends, and so does the window's.
+func (a *attachment) closeIO() {
+	a.conn.Close() // ignore error: closing is the point
+	for _, p := range a.pipes {
+		p.Close() // ignore error: as above
+	}
+	a.qmu.Lock()
+	rd, fd := a.rd, a.upFD
+	a.upFD = -1
+	a.qmu.Unlock()
+	if rd != nil {
+		loop().drop(rd)
+	} else if fd >= 0 {
+		closeFD(fd)
+	}
+}
+
+// startReading hands the up pipe to the relay loop (false: the attachment was closed first, or
+// the loop refused it).
+func (a *attachment) startReading() bool {
+	a.qmu.Lock()
+	defer a.qmu.Unlock()
+	if a.upFD < 0 {
+		return false
+	}
+	rd, err := loop().add(a.upFD, func(frame []byte) { a.in.fromWindow(a, frame) }, func(error) {
+		a.in.detach(a)
+		a.kill()
+		close(a.done)
+	})
+	if err != nil {
+		a.in.d.log.Warn("broker: the relay loop refused an attachment", "err", err)
+		return false // closeIO closes upFD
+	}
+	a.rd, a.upFD = rd, -1
+	return true
 }
 
 // send queues one frame for the window; it never blocks on the window. b is only lent: it may be
@@ -82,7 +133,7 @@ func (a *attachment) send(b []byte) {
 		a.q = nil
 		a.qmu.Unlock()
 		a.in.d.log.Warn("broker: a window stopped reading; closing its attachment", "name", a.in.req.Name)
-		a.conn.Close() // ignore error: ends its read loop, which detaches it
+		a.closeIO() // ends its read loop, which detaches it
 		return
 	}
 	b = bytes.Clone(b)
@@ -134,7 +185,7 @@ func (a *attachment) kill() {
 	a.closed = true
 	a.q = nil
 	a.qmu.Unlock()
-	a.conn.Close() // ignore error: closing is the point
+	a.closeIO()
 	a.poke()
 }
 
@@ -146,7 +197,7 @@ func (a *attachment) writeLoop() {
 			if a.closed || a.flush {
 				a.closed = true
 				a.qmu.Unlock()
-				a.conn.Close() // ignore error: ends the read loop too
+				a.closeIO() // ends the read loop too
 				return
 			}
 			a.qmu.Unlock()
@@ -163,8 +214,8 @@ func (a *attachment) writeLoop() {
 		a.qbytes -= len(b)
 		a.writing = true
 		a.qmu.Unlock()
-		_ = a.conn.SetWriteDeadline(time.Now().Add(stall)) // ignore error: a socket takes deadlines
-		_, err := a.rw.Write(b)
+		_ = a.w.SetWriteDeadline(time.Now().Add(stall)) // ignore error: sockets and pipes take deadlines
+		_, err := a.w.Write(b)
 		a.qmu.Lock()
 		a.writing = false
 		a.qmu.Unlock()

@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"slices"
 	"strconv"
 	"sync"
 	"syscall"
@@ -79,8 +80,9 @@ var ErrNoInstance = errors.New("broker: no window runs this server in the daemon
 // used from one goroutine each.
 type Conn struct {
 	c     *net.UnixConn
-	rw    rawio.Conn // c as read and written (see connect)
+	rw    rawio.Conn // where frames are written: c, or the up pipe (see connect)
 	r     *bufio.Reader
+	pipes []io.Closer // the pipes' ends when frames move on them (featurePipes), closed with c
 	reply helloReply
 	build string
 	scope string
@@ -118,17 +120,26 @@ type Exit struct {
 // server. An error means: run the server in the window.
 func Attach(ctx context.Context, cfg Config, req Request) (*Conn, error) {
 	h := hello{Broker: Major, Minor: Minor, Build: cfg.Build, Features: features, Require: cfg.Require, Instance: &req, Existing: cfg.Existing}
+	if !pipesSupported {
+		h.Features = slices.DeleteFunc(slices.Clone(features), func(f string) bool { return f == featurePipes })
+	}
 	if cfg.Existing {
 		cfg.Start = nil
 	}
 	c, rw, r, reply, err := connect(ctx, cfg, h)
+	var pipes []io.Closer
+	if err == nil && reply.Pipes {
+		if rw, r, pipes, err = takePipes(reply.fds, r); err != nil {
+			c.Close() // ignore error: failed
+		}
+	}
 	if reply.NoInstance {
 		return nil, ErrNoInstance
 	}
 	if err != nil {
 		return nil, err
 	}
-	conn := &Conn{c: c, rw: rw, r: r, reply: reply, build: cfg.Build, scope: req.Launch.Scope, pong: make(chan struct{}, 1), done: make(chan struct{})}
+	conn := &Conn{c: c, rw: rw, r: r, pipes: pipes, reply: reply, build: cfg.Build, scope: req.Launch.Scope, pong: make(chan struct{}, 1), done: make(chan struct{})}
 	hb := cfg.Heartbeat
 	if hb == 0 {
 		hb = defaultHeartbeat
@@ -160,7 +171,7 @@ func (c *Conn) heartbeat(every time.Duration) {
 			default:
 				if misses++; misses >= 2 {
 					c.setExit(&Exit{Reason: "the shared-server daemon stopped answering (pid " + strconv.Itoa(c.reply.Pid) + ")", Daemon: true})
-					c.c.Close() // ignore error: ends the window's reads with an error
+					c.closeIO() // ends the window's reads with an error
 					return
 				}
 			}
@@ -168,9 +179,9 @@ func (c *Conn) heartbeat(every time.Duration) {
 		n++
 		ping := []byte(`{"jsonrpc":"2.0","id":"` + heartbeatID + strconv.Itoa(n) + `","method":"ping"}` + "\n")
 		c.wmu.Lock()
-		_ = c.c.SetWriteDeadline(time.Now().Add(every)) // ignore error: a socket takes deadlines
+		_ = c.rw.SetWriteDeadline(time.Now().Add(every)) // ignore error: sockets and pipes take deadlines
 		_, err := c.rw.Write(ping)
-		_ = c.c.SetWriteDeadline(time.Time{})
+		_ = c.rw.SetWriteDeadline(time.Time{})
 		c.wmu.Unlock()
 		if err != nil && !isTimeout(err) {
 			return
@@ -288,13 +299,29 @@ func connect(ctx context.Context, cfg Config, h hello) (*net.UnixConn, rawio.Con
 			}
 		}
 		rw := rawio.OrConn(c)
-		r, reply, err := handshake(ctx, c, rw, line)
+		var src io.Reader = rw
+		if h.Op == opAttach && pipesSupported && slices.Contains(h.Features, featurePipes) {
+			// The final reply may come with the pipes' descriptors, which a plain read drops.
+			src = &fdReader{c: c}
+		}
+		r, reply, err := handshake(ctx, c, rw, src, line)
+		if fr, ok := src.(*fdReader); ok {
+			if reply.Pipes && err == nil {
+				reply.fds = fr.fds
+			} else {
+				closeFDs(fr.fds) // none are expected
+			}
+		}
 		if err == nil {
 			return c, rw, r, reply, nil
 		}
 		c.Close() // ignore error: failed
 		last = err
-		if !reply.Retry {
+		// A daemon that is exiting says so (Retry); one that was killed a moment ago may still
+		// hold its listening socket while its other descriptors close (exit closes them in
+		// order), so a window that saw its attachment end can connect to it and be reset
+		// without a word: that too is a daemon going away, and the next attempt starts a new one.
+		if !reply.Retry && !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, io.EOF) {
 			return nil, nil, nil, reply, err
 		}
 	}
@@ -377,15 +404,27 @@ func start(ctx context.Context, cfg Config, p Paths) (*net.UnixConn, error) {
 	return dial(ctx, p.Sock)
 }
 
+// takePipes takes the two pipe ends that came with an attach's final reply (featurePipes): the
+// window writes its frames to the first and reads the daemon's from the second.
+func takePipes(fds []int, r *bufio.Reader) (rawio.Conn, *bufio.Reader, []io.Closer, error) {
+	if len(fds) != 2 || r.Buffered() > 0 {
+		closeFDs(fds)
+		return nil, nil, nil, errors.New("broker: the daemon's reply announced pipes that did not arrive")
+	}
+	up := rawio.Or(os.NewFile(uintptr(fds[0]), "broker-up"))
+	down := rawio.Or(os.NewFile(uintptr(fds[1]), "broker-down"))
+	return up, bufio.NewReaderSize(down, 64<<10), []io.Closer{up, down}, nil
+}
+
 // handshake sends the hello and reads the reply (waiting, for an attach, while the daemon starts
 // the instance).
-func handshake(ctx context.Context, c *net.UnixConn, rw rawio.Conn, hello []byte) (*bufio.Reader, helloReply, error) {
+func handshake(ctx context.Context, c *net.UnixConn, rw rawio.Conn, src io.Reader, hello []byte) (*bufio.Reader, helloReply, error) {
 	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) }) // ignore error: unblocks the reads
 	defer stop()
 	if _, err := rw.Write(hello); err != nil {
 		return nil, helloReply{}, fmt.Errorf("broker: hello: %w", err)
 	}
-	r := bufio.NewReaderSize(rw, 64<<10)
+	r := bufio.NewReaderSize(src, 64<<10)
 	// A daemon answers a hello at once (an attach with a pending reply first): one that does not
 	// is stopped or hung, and the window should not wait out its startup timeout on it.
 	_ = c.SetReadDeadline(time.Now().Add(helloTimeout)) // ignore error: a socket takes deadlines
@@ -535,7 +574,7 @@ func (c *Conn) setExit(e *Exit) {
 func (c *Conn) Write(p []byte) (int, error) {
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
-	_ = c.c.SetWriteDeadline(c.deadline) // ignore error: a socket takes deadlines
+	_ = c.rw.SetWriteDeadline(c.deadline) // ignore error: sockets and pipes take deadlines
 	return c.rw.Write(p)
 }
 
@@ -566,7 +605,16 @@ func (c *Conn) ExitInfo() (reason, stderrTail string) {
 // Close ends the attachment: the daemon cancels this window's calls in flight upstream.
 func (c *Conn) Close() error {
 	c.closeOnce.Do(func() { close(c.done) })
-	return c.c.Close()
+	return c.closeIO()
+}
+
+// closeIO closes the socket and the pipes.
+func (c *Conn) closeIO() error {
+	err := c.c.Close()
+	for _, p := range c.pipes {
+		p.Close() // ignore error: the socket's says
+	}
+	return err
 }
 
 var _ io.ReadWriteCloser = (*Conn)(nil)

@@ -18,7 +18,15 @@ const (
 )
 
 // features the daemon offers. A window that requires one it lacks runs that server in-window.
-var features = []string{"attach", "roots", "subscriptions", "elicitation-routing", "watch"}
+var features = []string{"attach", "roots", "subscriptions", "elicitation-routing", "watch", featurePipes}
+
+// featurePipes: a window that says it in its hello gets its attachment's frames on a pair of
+// pipes passed with the final reply (helloReply.Pipes) instead of the socket. A Unix socket
+// wakes its peer's poller with a write-space event (EPOLLOUT) each time one side reads, so every
+// relayed frame cost the other process one wake-up for nothing, two per call between them; a
+// pipe wakes a writer only when it was full. The socket stays open, unused, for the attachment's
+// life.
+const featurePipes = "pipes"
 
 type hello struct {
 	Broker   int      `json:"broker"`
@@ -71,6 +79,10 @@ type helloReply struct {
 	Status     *Status `json:"status,omitempty"`
 	// Started answers a watch: an instance of the launch runs (again).
 	Started bool `json:"started,omitempty"`
+	// Pipes: the attachment's frames move to the two pipes whose ends come with this reply
+	// (SCM_RIGHTS): the window's write end first, then its read end (featurePipes).
+	Pipes bool `json:"pipes,omitempty"`
+	fds   []int // the descriptors that came with it (the window's side)
 }
 
 // Status is the daemon's state as `switchboard daemon status` shows it: names and display forms,

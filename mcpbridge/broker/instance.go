@@ -37,7 +37,13 @@ type instance struct {
 	// loopDone is closed when readLoop has ended the instance (set with child, before ready).
 	loopDone chan struct{}
 
-	writeMu sync.Mutex // one frame at a time to the child's stdin
+	// upMu guards the frames waiting for the child's stdin, in order, behind what it has not
+	// taken yet: writeUp never waits for the child (it runs on the relay loop).
+	upMu      sync.Mutex
+	upQ       [][]byte
+	upBytes   int
+	upWriting bool // upWriter runs
+	upDead    bool // the child's stdin failed: write nothing more
 
 	// scratch is readLoop's buffer for the frames it rewrites for a window (used by fromServer
 	// only, which runs on readLoop).
@@ -116,7 +122,23 @@ func (in *instance) start() {
 	}
 	in.child = c
 	in.loopDone = make(chan struct{})
-	go in.readLoop()
+	if c.outFD >= 0 {
+		// The relay loop reads the server (loop_linux.go).
+		rd, err := loop().add(c.outFD, in.fromServer, func(err error) {
+			defer close(in.loopDone)
+			in.ended(err)
+		})
+		if err != nil {
+			closeFD(c.outFD)
+			in.err = fmt.Errorf("broker: %w", err)
+			go func() { c.stop(); close(in.loopDone) }()
+			in.d.forget(in)
+			return
+		}
+		c.outRd = rd
+	} else {
+		go in.readLoop()
+	}
 	params, err := json.Marshal(map[string]any{
 		"protocolVersion": in.req.ProtocolVersion,
 		"capabilities":    json.RawMessage(in.capabilities()),
@@ -230,45 +252,95 @@ func (in *instance) ownRequest(method string, params []byte) ([]byte, *pending) 
 	return append(b, "}\n"...), p
 }
 
-// writeUp writes one frame to the child. A child that takes none of it within stall has stopped
-// reading, and is stopped; its death then ends every attachment.
+// writeUp writes one frame to the child without waiting: what its stdin does not take at once
+// waits in order for upWriter. A child that takes nothing within stall has stopped reading, and
+// is stopped (as is one that falls more than maxQueue behind); its death then ends every
+// attachment.
 func (in *instance) writeUp(frame []byte) {
 	frame = withNewline(frame)
-	in.writeMu.Lock()
-	defer in.writeMu.Unlock()
-	// A frame the pipe takes at once, as nearly all do, needs no deadline: setting one per frame
-	// read the clock and moved a runtime timer every time.
-	if f, ok := in.child.in.(*rawio.File); ok {
-		n := f.TryWrite(frame)
-		if n == len(frame) {
+	in.upMu.Lock()
+	defer in.upMu.Unlock()
+	if in.upDead {
+		return
+	}
+	if len(in.upQ) == 0 && !in.upWriting {
+		// A frame the pipe takes at once, as nearly all do, needs no deadline and no goroutine.
+		if f, ok := in.child.in.(*rawio.File); ok {
+			n := f.TryWrite(frame)
+			if n == len(frame) {
+				return
+			}
+			frame = frame[n:]
+		}
+	}
+	if in.upBytes+len(frame) > maxQueue && len(in.upQ) > 0 {
+		in.upDead, in.upQ, in.upBytes = true, nil, 0
+		in.stopStalled()
+		return
+	}
+	in.upQ = append(in.upQ, bytes.Clone(frame))
+	in.upBytes += len(frame)
+	if !in.upWriting {
+		in.upWriting = true
+		go in.upWriter()
+	}
+}
+
+// upWriter writes the queued frames to the child, waiting for it as long as stall.
+func (in *instance) upWriter() {
+	for {
+		in.upMu.Lock()
+		if len(in.upQ) == 0 || in.upDead {
+			in.upWriting = false
+			in.upMu.Unlock()
 			return
 		}
-		frame = frame[n:]
-	}
-	_ = in.child.in.SetWriteDeadline(time.Now().Add(stall)) // ignore error: a pipe takes deadlines
-	if _, err := in.child.in.Write(frame); err != nil {
-		if isTimeout(err) {
-			in.d.log.Warn("broker: server stopped reading its input; stopping it", "name", in.req.Name)
-			in.setStopReason("the server stopped reading its input")
-			go in.child.stop()
+		b := in.upQ[0]
+		in.upQ[0] = nil
+		in.upQ = in.upQ[1:]
+		in.upBytes -= len(b)
+		in.upMu.Unlock()
+		_ = in.child.in.SetWriteDeadline(time.Now().Add(stall)) // ignore error: a pipe takes deadlines
+		_, err := in.child.in.Write(b)
+		if err != nil {
+			in.upMu.Lock()
+			in.upDead, in.upQ, in.upBytes, in.upWriting = true, nil, 0, false
+			in.upMu.Unlock()
+			if isTimeout(err) {
+				in.stopStalled()
+			}
+			return
 		}
 	}
 }
 
-// readLoop reads the server's frames until its stdout ends, then ends the instance.
+func (in *instance) stopStalled() {
+	in.d.log.Warn("broker: server stopped reading its input; stopping it", "name", in.req.Name)
+	in.setStopReason("the server stopped reading its input")
+	go in.child.stop()
+}
+
+// readLoop reads the server's frames until its stdout ends, then ends the instance (where there
+// is no relay loop to read it).
 func (in *instance) readLoop() {
 	defer close(in.loopDone)
 	br := bufio.NewReaderSize(in.child.out, 64<<10)
-	reason := ""
+	var err error
 	for {
-		data, err := nextFrame(br, maxFrame)
-		if err != nil {
-			if err == errFrameTooLarge {
-				reason = "the server sent a frame larger than 64 MiB"
-			}
+		var data []byte
+		if data, err = nextFrame(br, maxFrame); err != nil {
 			break
 		}
 		in.fromServer(data)
+	}
+	in.ended(err)
+}
+
+// ended: the server's stdout ended or failed (err), or its reader was dropped; the instance ends.
+func (in *instance) ended(err error) {
+	reason := ""
+	if err == errFrameTooLarge {
+		reason = "the server sent a frame larger than 64 MiB"
 	}
 	go in.child.stop() // stdout closed or broken: the process is done for
 	<-in.child.exited

@@ -37,6 +37,10 @@ type child struct {
 	// window's own stdio transport does the same).
 	in, out rawio.Conn
 	stderr  *ring
+	// outFD is stdout's read end as a bare descriptor when the relay loop reads it (stdout and
+	// out are nil then), until the loop takes it (outRd); -1 otherwise.
+	outFD int
+	outRd *reader
 
 	exited  chan struct{} // closed once Wait returned
 	waitErr error         // set before exited is closed
@@ -60,25 +64,49 @@ func startChild(l Launch) (*child, error) {
 	if err != nil {
 		return nil, err
 	}
-	outR, outW, err := os.Pipe()
-	if err != nil {
+	// stdout's read end is the relay loop's where there is one: never in the runtime's poller,
+	// which would wake for every frame too (loop_linux.go).
+	var (
+		outR, outW *os.File
+		outFD      = -1
+	)
+	if loop() != nil {
+		r, w, err := rawPipe(false)
+		if err != nil {
+			closeAll(inR, inW)
+			return nil, err
+		}
+		outFD, outW = r, os.NewFile(uintptr(w), "|1")
+	} else if outR, outW, err = os.Pipe(); err != nil {
 		closeAll(inR, inW)
 		return nil, err
 	}
+	closeOut := func() {
+		if outR != nil {
+			outR.Close() // ignore error: ours
+		} else {
+			syscall.Close(outFD) // ignore error: ours
+		}
+	}
 	errR, errW, err := os.Pipe()
 	if err != nil {
-		closeAll(inR, inW, outR, outW)
+		closeOut()
+		closeAll(inR, inW, outW)
 		return nil, err
 	}
 	cmd.Stdin, cmd.Stdout, cmd.Stderr = inR, outW, errW
 	err = spawn(cmd) // with a parent-death signal where there is one (proc_linux.go)
 	closeAll(inR, outW, errW)
 	if err != nil {
-		closeAll(inW, outR, errR)
+		closeOut()
+		closeAll(inW, errR)
 		return nil, fmt.Errorf("start %s: %w", l.Command, err)
 	}
-	c := &child{cmd: cmd, stdin: inW, stdout: outR, in: rawio.Or(inW), out: rawio.Or(outR), stderr: newRing(64 << 10),
+	c := &child{cmd: cmd, stdin: inW, stdout: outR, in: rawio.Or(inW), outFD: outFD, stderr: newRing(64 << 10),
 		exited: make(chan struct{}), errDone: make(chan struct{})}
+	if outR != nil {
+		c.out = rawio.Or(outR)
+	}
 	go func() {
 		defer close(c.errDone)
 		_, _ = io.Copy(c.stderr, errR) // ignore error: ends with the child
@@ -118,7 +146,12 @@ func (c *child) stop() {
 		}
 	})
 	<-c.exited
-	c.stdout.Close() // ignore error: our pipe end
+	// stdout may be held open by what the server left behind: its reader ends now.
+	if c.stdout != nil {
+		c.stdout.Close() // ignore error: our pipe end
+	} else {
+		loop().drop(c.outRd)
+	}
 }
 
 // stderrTail is the end of what the child wrote to stderr; after its exit it first lets the

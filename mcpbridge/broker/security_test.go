@@ -240,7 +240,7 @@ func TestSkew(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	_, _, err = handshake(context.Background(), c, c, []byte(`{"broker":2,"minor":0,"build":"future"}`+"\n"))
+	_, _, err = handshake(context.Background(), c, c, c, []byte(`{"broker":2,"minor":0,"build":"future"}`+"\n"))
 	if err == nil || !strings.Contains(err.Error(), "broker protocol 2 is not 1") {
 		t.Errorf("hello of major 2: %v", err)
 	}

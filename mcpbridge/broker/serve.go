@@ -12,6 +12,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"slices"
 	"sync"
 	"time"
 
@@ -64,7 +65,7 @@ type daemon struct {
 	// mu guards the instances, the connection count, the idle timer, closing and draining.
 	mu        sync.Mutex
 	instances map[string]*instance
-	conns     map[*net.UnixConn]struct{}
+	conns     map[*net.UnixConn]*attachment // its attachment once it has one
 	idle      *time.Timer
 	closing   bool
 	draining  bool // the socket is given up: exit as soon as no window is attached
@@ -98,7 +99,7 @@ func Serve(ctx context.Context, o Options) error {
 		return err
 	}
 	d := &daemon{o: o, log: o.Log, paths: PathsIn(o.Dir), stopc: make(chan struct{}),
-		instances: map[string]*instance{}, conns: map[*net.UnixConn]struct{}{}, watchers: map[string][]chan struct{}{}}
+		instances: map[string]*instance{}, conns: map[*net.UnixConn]*attachment{}, watchers: map[string][]chan struct{}{}}
 	d.key = make([]byte, 32)
 	if _, err := rand.Read(d.key); err != nil {
 		return fmt.Errorf("broker: serve: %w", err)
@@ -272,7 +273,7 @@ func (d *daemon) acceptLoop() {
 			c.Close() // ignore error: refused
 			continue
 		}
-		d.conns[c] = struct{}{}
+		d.conns[c] = nil
 		if d.idle != nil {
 			d.idle.Stop()
 			d.idle = nil
@@ -385,6 +386,41 @@ func (d *daemon) handle(c *net.UnixConn) {
 			return
 		}
 	}
+	// The frames move to pipes when the window can take them (featurePipes); made before the
+	// attach, so that nothing the instance sends meanwhile goes to the socket instead.
+	var (
+		upFD                   = -1 // the up pipe's read end, for the relay loop
+		upR, upW, downR, downW *os.File
+		fr                     = rw
+		fbr                    = br
+		pipes                  []io.Closer
+	)
+	if pipesSupported && slices.Contains(h.Features, featurePipes) {
+		if upFD, upR, upW, downR, downW, err = newPipes(); err != nil {
+			d.log.Warn("broker: no pipes for an attachment; its frames go on the socket", "err", err)
+		} else {
+			down := rawio.Or(downW)
+			fr, fbr, pipes = down, nil, []io.Closer{down}
+			if upR != nil {
+				up := rawio.Or(upR)
+				fbr, pipes = bufio.NewReaderSize(up, 64<<10), append(pipes, up)
+			}
+		}
+	}
+	// The window's ends are closed here once sent (or not needed): a copy kept open would hide
+	// the window's leaving (no end of file on the up pipe while the daemon holds its write end).
+	closePipes := func() {
+		if pipes != nil {
+			closeAll(upW, downR)
+		}
+		for _, p := range pipes {
+			p.Close() // ignore error: unused
+		}
+		if upFD >= 0 {
+			closeFD(upFD)
+			upFD = -1
+		}
+	}
 	var (
 		in      *instance
 		a       *attachment
@@ -393,21 +429,24 @@ func (d *daemon) handle(c *net.UnixConn) {
 	for range 3 { // an instance that ends between its lookup and the attach is started anew
 		in, err = d.instanceFor(req, h.Existing)
 		if errors.Is(err, errNoInstance) {
+			closePipes()
 			reply.Error, reply.NoInstance = err.Error(), true
 			writeReply(c, reply)
 			return
 		}
 		if err != nil {
+			closePipes()
 			reply.Error = err.Error()
 			writeReply(c, reply)
 			return
 		}
 		if in.req.ProtocolVersion != req.ProtocolVersion {
+			closePipes()
 			reply.Error = fmt.Sprintf("the shared instance speaks MCP %s, this window %s", in.req.ProtocolVersion, req.ProtocolVersion)
 			writeReply(c, reply)
 			return
 		}
-		a = newAttachment(in, c, rw, br)
+		a = newAttachment(in, c, fr, fbr, upFD, pipes...)
 		var ok bool
 		if windows, ok = in.attach(a); ok {
 			break
@@ -415,6 +454,7 @@ func (d *daemon) handle(c *net.UnixConn) {
 		a = nil
 	}
 	if a == nil {
+		closePipes()
 		reply.Error = "the shared server kept ending while this window attached"
 		writeReply(c, reply)
 		return
@@ -422,11 +462,35 @@ func (d *daemon) handle(c *net.UnixConn) {
 	reply.Instance = in.key[:12]
 	reply.ServerPid = in.child.pid()
 	reply.Windows = windows
-	if err := writeReply(c, reply); err != nil {
+	if pipes != nil {
+		reply.Pipes = true
+		b, _ := json.Marshal(reply) // ignore error: plain values
+		err = writeWithFiles(c, append(b, '\n'), upW, downR)
+		closeAll(upW, downR) // the window has its copies (or the attach failed)
+	} else {
+		err = writeReply(c, reply)
+	}
+	if err != nil {
 		in.detach(a)
+		a.kill()
 		return
 	}
+	d.mu.Lock()
+	if _, ok := d.conns[c]; ok {
+		d.conns[c] = a
+	}
+	d.mu.Unlock()
 	go a.writeLoop()
+	if fbr == nil {
+		// The relay loop reads the window's frames; handle returns when it has ended them.
+		if !a.startReading() {
+			in.detach(a)
+			a.kill()
+			return
+		}
+		<-a.done
+		return
+	}
 	a.readLoop()
 }
 
@@ -669,8 +733,12 @@ func (d *daemon) shutdown() {
 	case <-done:
 	case <-time.After(2 * time.Second):
 		d.mu.Lock()
-		for c := range d.conns {
-			c.Close() // ignore error: forced
+		for c, a := range d.conns {
+			if a != nil {
+				a.kill() // its pipes too
+			} else {
+				c.Close() // ignore error: forced
+			}
 		}
 		d.mu.Unlock()
 		<-done

@@ -5,6 +5,7 @@ package broker
 import (
 	"errors"
 	"io/fs"
+	"net"
 	"os"
 	"os/exec"
 
@@ -23,6 +24,8 @@ var errUnsupported = errors.New("broker: shared servers are not available on thi
 type child struct {
 	stdin, stdout *os.File
 	in, out       rawio.Conn
+	outFD         int
+	outRd         *reader
 	exited        chan struct{}
 }
 
@@ -33,3 +36,28 @@ func (*child) stderrTail() string       { return "" }
 func (*child) exitReason() string       { return "" }
 
 func rawWrite(uintptr, []byte) (int, error) { return 0, errUnsupported }
+
+const pipesSupported = false
+
+func newPipes() (upFD int, upR, upW, downR, downW *os.File, err error) {
+	return -1, nil, nil, nil, nil, errUnsupported
+}
+
+func writeWithFiles(*net.UnixConn, []byte, ...*os.File) error { return errUnsupported }
+
+type fdReader struct {
+	c   *net.UnixConn
+	fds []int
+}
+
+func (r *fdReader) Read(p []byte) (int, error) { return r.c.Read(p) }
+
+func closeFDs([]int) {}
+
+func closeAll(fs ...*os.File) {
+	for _, f := range fs {
+		f.Close() // ignore error: our files
+	}
+}
+
+func closeFD(int) {}
