@@ -81,7 +81,7 @@ type helloReply struct {
 	Started bool `json:"started,omitempty"`
 	// Pipes: the attachment's frames move to the two pipes whose ends come with this reply
 	// (SCM_RIGHTS): the window's write end first, then its read end (featurePipes).
-	Pipes bool `json:"pipes,omitempty"`
+	Pipes bool  `json:"pipes,omitempty"`
 	fds   []int // the descriptors that came with it (the window's side)
 }
 

@@ -33,7 +33,7 @@ type reader struct {
 	fd      int32
 	buf     []byte // buf[r:w] is read and not yet handed on
 	r, w    int
-	seen    int // buf[r:seen] has no newline (a large frame is not searched again per read)
+	seen    int          // buf[r:seen] has no newline (a large frame is not searched again per read)
 	onFrame func([]byte) // on the loop; the frame is valid until it returns
 	onEnd   func(error)  // on a goroutine of its own, once: end of file, a read error, or drop
 	drop    atomic.Bool  // asked to stop reading (drop)
