@@ -245,15 +245,27 @@ func Drain(ctx context.Context, cfg Config) error {
 // exiting or lacking the feature, ctx ended). It starts neither a daemon nor an instance.
 func Watch(ctx context.Context, cfg Config, req Request) error {
 	cfg.Start = nil
-	c, _, _, reply, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opWatch, Instance: &req})
-	if err != nil {
-		return err
+	for attempt := 0; ; attempt++ {
+		c, _, _, reply, err := connect(ctx, cfg, hello{Broker: Major, Minor: Minor, Build: cfg.Build, Op: opWatch, Instance: &req})
+		if err != nil {
+			return err
+		}
+		c.Close() // ignore error: one answer was all
+		switch {
+		case reply.Started:
+			return nil
+		case reply.Retry && attempt < 3:
+			// The daemon is being replaced (`daemon restart`): watch the new one, which the
+			// next window to need it starts.
+			select {
+			case <-ctx.Done():
+				return ctx.Err()
+			case <-time.After(time.Duration(attempt+1) * 50 * time.Millisecond):
+			}
+		default:
+			return errors.New("broker: watch: the daemon ended the watch")
+		}
 	}
-	c.Close() // ignore error: one answer was all
-	if !reply.Started {
-		return errors.New("broker: watch: the daemon ended the watch")
-	}
-	return nil
 }
 
 // connect finds (or starts) the daemon, sends the hello and reads the reply. rw is the connection

@@ -118,6 +118,7 @@ func (in *instance) start() {
 	if err != nil {
 		in.err = fmt.Errorf("broker: %w", err)
 		in.d.forget(in)
+		in.d.live.Done()
 		return
 	}
 	in.child = c
@@ -131,7 +132,7 @@ func (in *instance) start() {
 		if err != nil {
 			closeFD(c.outFD)
 			in.err = fmt.Errorf("broker: %w", err)
-			go func() { c.stop(); close(in.loopDone) }()
+			go func() { c.stop(); close(in.loopDone); in.d.live.Done() }()
 			in.d.forget(in)
 			return
 		}
@@ -387,6 +388,7 @@ func (in *instance) die(reason string) {
 			a.closeAfterFlush()
 		}
 		in.d.log.Info("broker: instance ended", "name", in.req.Name, "id", in.key[:12], "reason", reason)
+		in.d.live.Done()
 	})
 }
 

@@ -453,3 +453,49 @@ func TestServerStopsReading(t *testing.T) {
 		t.Errorf("the call in flight ended with %s; want an error response", f.raw)
 	}
 }
+
+// TestWatchKeepsDaemon: a window whose shared server crashed watches for its restart; it keeps the
+// daemon from idling out, so that another window's Reconnect, however late, restarts the server
+// in the daemon it watches (before, the daemon exited after Idle and each window then needed a
+// Reconnect of its own). Once no window attaches or watches, the daemon idles out as before.
+func TestWatchKeepsDaemon(t *testing.T) {
+	const idle = 100 * time.Millisecond
+	dir, done := serveInProcess(t, idle)
+	cfg := Config{Dir: dir, Build: "test"}
+	req := request(launch("--crash-after", "1"))
+	a := attachWin(t, "A", cfg, req)
+	a.initialize()
+	for _, id := range []string{"1", "2"} {
+		a.send(`{"jsonrpc":"2.0","id":` + id + `,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+		a.until(id)
+	}
+	<-a.ended
+	if !a.c.InstanceExited() {
+		t.Fatalf("A: Exited() = %+v, want the server's crash", a.c.Exited())
+	}
+	a.c.Close()
+	watched := make(chan error, 1)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go func() { watched <- Watch(ctx, cfg, req) }()
+	// Many times the idle time with only A watching: the daemon must still run. (A broken daemon
+	// may also survive a slow machine's short wait; a working one never fails here.)
+	select {
+	case <-done:
+		t.Fatal("the daemon idled out while a window watched its crashed server")
+	case err := <-watched:
+		t.Fatalf("Watch returned %v before any window restarted the server", err)
+	case <-time.After(20 * idle):
+	}
+	b := attachWin(t, "B", cfg, req) // B's Reconnect
+	b.initialize()
+	if err := <-watched; err != nil {
+		t.Fatalf("A's watch after B restarted the server: %v", err)
+	}
+	b.c.Close()
+	select {
+	case <-done:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the daemon did not idle out once no window attached or watched")
+	}
+}

@@ -45,6 +45,12 @@ type Options struct {
 	// daemon start what the policy blocks). Its error, naming the rule, is the window's answer.
 	// cmd/switchboard gives permissions/policy's decision; the package imports no policy itself.
 	Admit func(Request) error
+	// Recheck, when set with Admit, tells the daemon that the policy may have changed: every
+	// running instance is asked of Admit again, and one it now blocks is stopped at once, its
+	// windows told why (the rule) in switchboard/instanceExited. Each window's own policy watch
+	// shows the server blocked; the daemon does not rely on every window having one (an older
+	// build, one that lies).
+	Recheck <-chan struct{}
 }
 
 // daemon is one running broker.
@@ -58,7 +64,11 @@ type daemon struct {
 
 	stopOnce sync.Once
 	stopc    chan struct{}
-	wg       sync.WaitGroup
+	// live counts instances until they have ended, retired ones included (no longer in
+	// instances): the daemon returns only after the last one's end is logged.
+	live   sync.WaitGroup
+	drainc chan struct{} // closed when the daemon starts draining
+	wg     sync.WaitGroup
 
 	retireOnce sync.Once
 
@@ -74,8 +84,12 @@ type daemon struct {
 	why      string
 	reattach bool
 	// watchers are windows whose instance ended, waiting for another window to start it again,
-	// by instance key. They keep no daemon alive (they are not in conns).
+	// by instance key. A watching window keeps the daemon alive as an attached one does (its
+	// connection stays in conns, and in watching): were the daemon to idle out, the next
+	// Reconnect would start a new one that no other window watches, and each window would need
+	// a Reconnect of its own. A draining daemon does not wait for them: they watch the new one.
 	watchers map[string][]chan struct{}
+	watching map[*net.UnixConn]bool
 }
 
 // Serve runs the daemon until ctx ends, it was idle for Options.Idle with no window attached, or
@@ -98,8 +112,8 @@ func Serve(ctx context.Context, o Options) error {
 	if err := EnsureDir(o.Dir); err != nil {
 		return err
 	}
-	d := &daemon{o: o, log: o.Log, paths: PathsIn(o.Dir), stopc: make(chan struct{}),
-		instances: map[string]*instance{}, conns: map[*net.UnixConn]*attachment{}, watchers: map[string][]chan struct{}{}}
+	d := &daemon{o: o, log: o.Log, paths: PathsIn(o.Dir), stopc: make(chan struct{}), drainc: make(chan struct{}),
+		instances: map[string]*instance{}, conns: map[*net.UnixConn]*attachment{}, watchers: map[string][]chan struct{}{}, watching: map[*net.UnixConn]bool{}}
 	d.key = make([]byte, 32)
 	if _, err := rand.Read(d.key); err != nil {
 		return fmt.Errorf("broker: serve: %w", err)
@@ -123,6 +137,9 @@ func Serve(ctx context.Context, o Options) error {
 	d.mu.Unlock()
 	d.wg.Add(1)
 	go d.acceptLoop()
+	if o.Admit != nil && o.Recheck != nil {
+		go d.recheckLoop()
+	}
 	select {
 	case <-ctx.Done():
 		// Ended from outside (a signal, a logout): its windows attach again, to a new daemon.
@@ -135,6 +152,43 @@ func Serve(ctx context.Context, o Options) error {
 	}
 	d.shutdown()
 	return nil
+}
+
+// recheckLoop stops the instances the policy blocks each time Recheck says it changed.
+func (d *daemon) recheckLoop() {
+	for {
+		select {
+		case <-d.stopc:
+			return
+		case _, ok := <-d.o.Recheck:
+			if !ok {
+				return
+			}
+			d.recheck()
+		}
+	}
+}
+
+// recheck asks Admit again about every running instance and stops those it now blocks.
+func (d *daemon) recheck() {
+	d.mu.Lock()
+	ins := make([]*instance, 0, len(d.instances))
+	for _, in := range d.instances {
+		ins = append(ins, in)
+	}
+	d.mu.Unlock()
+	for _, in := range ins {
+		go func() {
+			<-in.ready // one still starting was admitted under the old policy: asked again once up
+			if in.err != nil {
+				return
+			}
+			if err := d.o.Admit(in.req); err != nil {
+				d.log.Warn("broker: the organisation's policy now blocks a running server; stopping it", "name", in.req.Name, "err", err)
+				in.retire("the organisation's policy now blocks this server: " + err.Error())
+			}
+		}()
+	}
 }
 
 // ending records why the daemon ends its windows' servers (the first reason given wins).
@@ -221,9 +275,18 @@ func ReadInfo(dir string) (pid int, startTime uint64, build string, err error) {
 
 func (d *daemon) stop() { d.stopOnce.Do(func() { close(d.stopc) }) }
 
-// armIdle starts the idle timer when no connection is open (d.mu held).
+// inUse reports whether a window keeps the daemon (d.mu held): one attached or watching, or,
+// draining, one attached.
+func (d *daemon) inUse() bool {
+	if d.draining {
+		return len(d.conns) > len(d.watching)
+	}
+	return len(d.conns) > 0
+}
+
+// armIdle starts the idle timer when no window keeps the daemon (d.mu held).
 func (d *daemon) armIdle() {
-	if len(d.conns) > 0 || d.closing || d.idle != nil {
+	if d.inUse() || d.closing || d.idle != nil {
 		return
 	}
 	wait := d.o.Idle
@@ -232,7 +295,7 @@ func (d *daemon) armIdle() {
 	}
 	d.idle = time.AfterFunc(wait, func() {
 		d.mu.Lock()
-		expired := len(d.conns) == 0 && !d.closing
+		expired := !d.inUse() && !d.closing
 		if expired {
 			d.closing = true
 		}
@@ -512,13 +575,25 @@ func (d *daemon) watch(c *net.UnixConn, br *bufio.Reader, h hello, reply helloRe
 	key := instanceKey(d.key, h.Instance.Launch)
 	started := make(chan struct{})
 	d.mu.Lock()
-	delete(d.conns, c)
 	in := d.instances[key]
 	if in == nil {
 		d.watchers[key] = append(d.watchers[key], started)
+		d.watching[c] = true
 	}
-	d.armIdle()
+	draining := d.draining
 	d.mu.Unlock()
+	defer func() {
+		d.mu.Lock()
+		delete(d.watching, c)
+		d.mu.Unlock()
+	}()
+	if in == nil && draining {
+		// The window should watch the daemon that replaces this one.
+		d.unwatch(key, started)
+		reply.Retry = true
+		writeReply(c, reply)
+		return
+	}
 	if in != nil {
 		// Started meanwhile (its start may still be under way: the window's attach waits for it).
 		reply.Started = true
@@ -542,8 +617,18 @@ func (d *daemon) watch(c *net.UnixConn, br *bufio.Reader, h hello, reply helloRe
 		writeReply(c, reply)
 	case <-left:
 		d.unwatch(key, started)
+	case <-d.drainc:
+		d.unwatch(key, started)
+		reply.Retry = true // watch the daemon that replaces this one
+		writeReply(c, reply)
 	case <-d.stopc:
 		d.unwatch(key, started)
+		select {
+		case <-d.drainc: // drained and stopped at once: watch the new daemon all the same
+			reply.Retry = true
+			writeReply(c, reply)
+		default:
+		}
 	}
 }
 
@@ -591,6 +676,7 @@ func (d *daemon) instanceFor(req Request, existing bool) (*instance, error) {
 	}
 	if in == nil {
 		in = newInstance(d, key, req)
+		d.live.Add(1) // done when it has ended (die), or failed to start a process
 		d.instances[key] = in
 		go in.start()
 	}
@@ -661,7 +747,11 @@ func (d *daemon) retireSocket() {
 func (d *daemon) drain() {
 	d.retireSocket()
 	d.mu.Lock()
+	if !d.draining {
+		close(d.drainc)
+	}
 	d.draining = true
+	d.armIdle() // only windows watching: nothing to wait for
 	ins := make([]*instance, 0, len(d.instances))
 	for _, in := range d.instances {
 		ins = append(ins, in)
@@ -725,6 +815,7 @@ func (d *daemon) shutdown() {
 		})
 	}
 	wg.Wait()
+	d.live.Wait()
 	// Attachments close once their instanceExited is written; a window that reads nothing is cut
 	// off after a moment.
 	done := make(chan struct{})
