@@ -79,14 +79,15 @@ func runDaemon(args []string, stdout, stderr io.Writer) int {
 			logw = f
 		}
 	}
-	o := broker.Options{Dir: *dir, Build: version, Idle: *idle, Admit: daemonAdmit(policyPaths),
-		Log: slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo}))}
-	if f := broker.ReadyFromEnv(); f != nil {
-		o.Ready = f
-	}
 	// The signal is the cause the windows are told (broker.Serve reads context.Cause).
 	ctx, end := context.WithCancelCause(context.Background())
 	defer end(nil)
+	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	o := broker.Options{Dir: *dir, Build: version, Idle: *idle, Admit: daemonAdmit(policyPaths),
+		Recheck: daemonPolicyChanges(ctx, policyPaths(), log), Log: log}
+	if f := broker.ReadyFromEnv(); f != nil {
+		o.Ready = f
+	}
 	sigs := make(chan os.Signal, 1)
 	signal.Notify(sigs, os.Interrupt, syscall.SIGTERM)
 	defer signal.Stop(sigs)
@@ -220,6 +221,26 @@ func daemonAdmit(paths func() policy.Paths) func(broker.Request) error {
 		}
 		return errors.New(d.Message)
 	}
+}
+
+// daemonPolicyChanges says when the organisation's policy files change, until ctx ends: the
+// daemon then stops the shared servers the policy now blocks (broker.Options.Recheck). The
+// watch starts before this returns, so a change from then on is seen.
+func daemonPolicyChanges(ctx context.Context, paths policy.Paths, log *slog.Logger) <-chan struct{} {
+	ch := make(chan struct{}, 1)
+	w := policy.NewWatcher(policy.Options{Paths: paths})
+	go func() {
+		err := w.Run(ctx, func(*policy.Policy) {
+			select {
+			case ch <- struct{}{}:
+			default: // one pending recheck asks the policy as it is by then
+			}
+		})
+		if err != nil {
+			log.Warn("switchboard daemon: policy changes will not stop running shared servers until restart", "err", err)
+		}
+	}()
+	return ch
 }
 
 // lookPathIn finds name as exec.LookPath would with PATH set to path.

@@ -6,6 +6,8 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -387,5 +389,69 @@ func TestSharedRestartInEveryWindow(t *testing.T) {
 		"arguments": []any{map[string]any{"name": "mcp__s__echo", "arguments": map[string]any{"text": "again"}, "mode": "always-allow"}}})
 	if !strings.Contains(string(res.Result), `"text":"again"`) || strings.Contains(string(res.Result), `"isError":true`) {
 		t.Fatalf("the other window's call after the restart: %s", res.Result)
+	}
+}
+
+// TestDaemonPolicyChange: the organisation's policy changes (a root-owned file rewritten) so that
+// a running shared server is blocked: the daemon stops it at once and tells its window why,
+// naming the rule; a server the policy still allows keeps running.
+func TestDaemonPolicyChange(t *testing.T) {
+	bin := checkBuildMCPTest(t)
+	file := withPolicyTree(t, "{}\n")
+	dir, err := os.MkdirTemp("", "sbp")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir += "/d"
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := broker.Serve(ctx, broker.Options{Dir: dir, Build: "test", Idle: time.Minute, Ready: readyOnWrite(ready),
+			Admit: daemonAdmit(policyPaths), Recheck: daemonPolicyChanges(ctx, policyPaths(), slog.New(slog.DiscardHandler))}); err != nil {
+			t.Errorf("broker.Serve: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	<-ready
+	cfg := broker.Config{Dir: dir, Build: "test", Heartbeat: -1}
+	req := func(name string, args ...string) broker.Request {
+		return broker.Request{Name: name, ProtocolVersion: "2025-11-25", Launch: broker.Launch{Command: bin, Args: args,
+			Env: []string{"PATH=" + os.Getenv("PATH")}, Dir: "/", Scope: broker.ScopeUser, Source: broker.SourceUser}}
+	}
+	attach := func(r broker.Request) *broker.Conn {
+		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+		defer cancel()
+		c, err := broker.Attach(ctx, cfg, r)
+		if err != nil {
+			t.Fatalf("attach %s: %v", r.Name, err)
+		}
+		t.Cleanup(func() { c.Close() })
+		return c
+	}
+	demo, ok := attach(req("demo", "--instructions", "demo")), attach(req("ok"))
+	ended := make(chan error, 1)
+	go func() { _, err := io.Copy(io.Discard, demo); ended <- err }()
+	// Rewritten as an administrator's editor does (a new file renamed over the old), root-owned.
+	tmp := file + ".new"
+	if err := os.WriteFile(tmp, []byte("{\n  \"deniedMcpServers\": [{\"serverCommand\": ["+jsonQ(bin)+", \"--instructions\", \"demo\"]}]\n}\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, file); err != nil {
+		t.Fatal(err)
+	}
+	select {
+	case <-ended:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the daemon did not stop a running server the policy now blocks")
+	}
+	e := demo.Exited()
+	if e == nil || !demo.InstanceExited() || !strings.Contains(e.Reason, "deniedMcpServers[0]") || !strings.Contains(e.Reason, file+"#/deniedMcpServers/0") {
+		t.Fatalf("Exited() = %+v, want the server stopped naming the rule", e)
+	}
+	st, err := broker.GetStatus(context.Background(), cfg)
+	if err != nil || len(st.Instances) != 1 || st.Instances[0].Name != "ok" || st.Instances[0].ServerPid != ok.ServerPid() {
+		t.Fatalf("daemon status %+v %v: want only the allowed server, still the same process", st, err)
 	}
 }
