@@ -436,7 +436,11 @@ func handshake(ctx context.Context, c *net.UnixConn, rw rawio.Conn, src io.Reade
 	if _, err := rw.Write(hello); err != nil {
 		return nil, helloReply{}, fmt.Errorf("broker: hello: %w", err)
 	}
-	r := bufio.NewReaderSize(src, 64<<10)
+	size := 64 << 10 // the attachment's reader from here on
+	if _, ok := src.(*fdReader); ok {
+		size = 4 << 10 // the replies only: the frames come on a pipe (a longer reply is read in parts)
+	}
+	r := bufio.NewReaderSize(src, size)
 	// A daemon answers a hello at once (an attach with a pending reply first): one that does not
 	// is stopped or hung, and the window should not wait out its startup timeout on it.
 	_ = c.SetReadDeadline(time.Now().Add(helloTimeout)) // ignore error: a socket takes deadlines
@@ -630,3 +634,6 @@ func (c *Conn) closeIO() error {
 }
 
 var _ io.ReadWriteCloser = (*Conn)(nil)
+
+// usesPipes reports whether the frames move on pipes (featurePipes) rather than the socket.
+func (c *Conn) usesPipes() bool { return c.pipes != nil }

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -247,5 +248,52 @@ func TestSkew(t *testing.T) {
 	_, err = Attach(context.Background(), Config{Dir: dir, Build: "test", Require: []string{"teleport"}}, request(launch()))
 	if err == nil || !strings.Contains(err.Error(), `lacks the feature "teleport"`) {
 		t.Errorf("a required feature the daemon lacks: %v", err)
+	}
+}
+
+// TestNoDescriptorLeaksToServers: a shared server started while windows are attached holds no
+// descriptor of theirs. The windows' frames move on pipes the daemon makes and passes: a server
+// that inherited one could read another window's calls, or write answers into it. Every
+// descriptor a server has beyond its stdin, stdout and stderr must be one it opened itself (no
+// pipe, no socket).
+func TestNoDescriptorLeaksToServers(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc")
+	}
+	// What this process inherited from whoever ran it (a pipe left open by a shell's job
+	// control, say) is passed on by every program it starts: not the daemon's doing.
+	inherited := map[string]bool{}
+	self, _ := os.ReadDir("/proc/self/fd")
+	for _, fd := range self {
+		if target, err := os.Readlink("/proc/self/fd/" + fd.Name()); err == nil {
+			inherited[target] = true
+		}
+	}
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	a := attachWin(t, "A", cfg, request(launch()))
+	b := attachWin(t, "B", cfg, request(launch()))
+	a.initialize()
+	b.initialize()
+	for _, w := range []*win{a, b} {
+		if !w.c.usesPipes() {
+			t.Fatalf("%s: the attachment's frames are not on pipes", w.name)
+		}
+	}
+	// Started after A's and B's pipes exist, from the same daemon.
+	c := attachWin(t, "C", cfg, request(launch("--instructions", "other")))
+	c.initialize()
+	fds, err := os.ReadDir("/proc/" + strconv.Itoa(c.c.ServerPid()) + "/fd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, fd := range fds {
+		target, err := os.Readlink("/proc/" + strconv.Itoa(c.c.ServerPid()) + "/fd/" + fd.Name())
+		if err != nil {
+			continue // closed meanwhile
+		}
+		if n := fd.Name(); n != "0" && n != "1" && n != "2" && !inherited[target] && (strings.HasPrefix(target, "pipe:") || strings.HasPrefix(target, "socket:")) {
+			t.Errorf("the server holds descriptor %s (%s) it did not open itself", n, target)
+		}
 	}
 }
