@@ -120,7 +120,7 @@ type Exit struct {
 // server. An error means: run the server in the window.
 func Attach(ctx context.Context, cfg Config, req Request) (*Conn, error) {
 	h := hello{Broker: Major, Minor: Minor, Build: cfg.Build, Features: features, Require: cfg.Require, Instance: &req, Existing: cfg.Existing}
-	if !pipesSupported {
+	if !pipesSupported || !offerPipes {
 		h.Features = slices.DeleteFunc(slices.Clone(features), func(f string) bool { return f == featurePipes })
 	}
 	if cfg.Existing {
@@ -634,6 +634,10 @@ func (c *Conn) closeIO() error {
 }
 
 var _ io.ReadWriteCloser = (*Conn)(nil)
+
+// offerPipes: a window asks for pipes (featurePipes) where they exist; tests turn it off to be a
+// window of an older build.
+var offerPipes = true
 
 // usesPipes reports whether the frames move on pipes (featurePipes) rather than the socket.
 func (c *Conn) usesPipes() bool { return c.pipes != nil }

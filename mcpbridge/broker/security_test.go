@@ -297,3 +297,29 @@ func TestNoDescriptorLeaksToServers(t *testing.T) {
 		}
 	}
 }
+
+// TestWindowWithoutPipes: a window of an older build (no featurePipes in its hello) still gets
+// its frames on the socket, beside a window on pipes, each only its own.
+func TestWindowWithoutPipes(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	offerPipes = false
+	old := attachWin(t, "old", cfg, request(launch()))
+	offerPipes = true
+	cur := attachWin(t, "new", cfg, request(launch()))
+	if old.c.usesPipes() || !cur.c.usesPipes() {
+		t.Fatalf("pipes: old window %v, new window %v; want false, true", old.c.usesPipes(), cur.c.usesPipes())
+	}
+	for _, w := range []*win{old, cur} {
+		w.initialize()
+	}
+	big := strings.Repeat("x", 200<<10) // larger than every buffer on the way: read in parts
+	old.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"` + big + `"}}}`)
+	cur.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"new"}}}`)
+	if fs := old.until("1"); text(fs[len(fs)-1]) != big {
+		t.Errorf("the old window's call: %.200s", fs[len(fs)-1].raw)
+	}
+	if fs := cur.until("1"); text(fs[len(fs)-1]) != "new" {
+		t.Errorf("the new window's call: %.200s", fs[len(fs)-1].raw)
+	}
+}

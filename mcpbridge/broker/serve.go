@@ -373,7 +373,9 @@ func (d *daemon) handle(c *net.UnixConn) {
 	// Raw system calls where rawio takes the socket: a relayed frame then does not wake the
 	// runtime's monitor thread (about two wake-ups per call with net.Conn's reads and writes).
 	rw := rawio.OrConn(c)
-	br := bufio.NewReaderSize(rw, 64<<10)
+	// The hello's reader is small: a window's frames come on pipes with a reader of their own
+	// (a window without featurePipes gets a larger one on top of this, below).
+	br := bufio.NewReaderSize(rw, 4<<10)
 	line, err := readFrame(br, maxHello)
 	if err != nil {
 		return
@@ -455,7 +457,7 @@ func (d *daemon) handle(c *net.UnixConn) {
 		upFD                   = -1 // the up pipe's read end, for the relay loop
 		upR, upW, downR, downW *os.File
 		fr                     = rw
-		fbr                    = br
+		fbr                    *bufio.Reader
 		pipes                  []io.Closer
 	)
 	if pipesSupported && slices.Contains(h.Features, featurePipes) {
@@ -469,6 +471,9 @@ func (d *daemon) handle(c *net.UnixConn) {
 				fbr, pipes = bufio.NewReaderSize(up, 64<<10), append(pipes, up)
 			}
 		}
+	}
+	if pipes == nil {
+		fbr = bufio.NewReaderSize(br, 64<<10) // a long read goes past br's buffer to the socket
 	}
 	// The window's ends are closed here once sent (or not needed): a copy kept open would hide
 	// the window's leaving (no end of file on the up pipe while the daemon holds its write end).
