@@ -60,10 +60,14 @@ func ReadyFromEnv() *os.File {
 }
 
 // Timeouts of finding and starting the daemon (design §2.2).
+// A daemon's start is the same binary's start plus a socket: tens of milliseconds, but seconds on
+// a machine busy enough (TestDaemonStopped saw more than 2 s at load 11 on 2 cores). A window
+// that gives up too soon runs its servers itself while the late daemon comes up anyway, so the
+// waits are generous: the start runs under the lock, which outlasts it.
 var (
 	dialTimeout  = time.Second
-	lockTimeout  = 5 * time.Second
-	readyTimeout = 2 * time.Second
+	lockTimeout  = 20 * time.Second
+	readyTimeout = 10 * time.Second
 )
 
 // helloTimeout bounds the wait for a daemon's first answer to a hello.
