@@ -90,6 +90,18 @@ func (a *App) OpenViewInBrowser(id string) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	// Its conversation may have ended since the check above: EndConversation marks the view ended
+	// and then closes what the browser serves of it, which was nothing yet. Looked at again now
+	// that the page is served, one of the two closes it.
+	if vi, ok := a.views.get(id); ok {
+		a.views.mu.Lock()
+		ended := vi.ended
+		a.views.mu.Unlock()
+		if ended {
+			srv.CloseView(id)
+			return "", badRequest("the view of %s is not served any more: its chat conversation ended", v.Tool)
+		}
+	}
 	a.events.record("viewOpened", map[string]any{"id": v.ID, "tool": v.Tool, "browser": true})
 	return u, nil
 }
