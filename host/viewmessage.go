@@ -151,7 +151,7 @@ func (a *App) ViewMessage(ctx context.Context, id, role string, content []json.R
 	}
 	decided := &decidedCalls{m: map[string]permissions.Decision{}}
 	told := make(chan struct{}) // the front end hears of the turn before its first event
-	conv, turn, err := a.sessions.Start(a.baseCtx, session.StartParams{Conversation: conv, Prompt: prompt, Mode: mode}, func(ev session.Event) {
+	conv, turn, err := a.sessions.Start(a.baseCtx, session.StartParams{Conversation: conv, Prompt: prompt, Mode: mode, Existing: true}, func(ev session.Event) {
 		<-told
 		a.recordEvent(ev)
 		a.ui.ChatEvent(a.explain(decided, ev))
@@ -159,6 +159,9 @@ func (a *App) ViewMessage(ctx context.Context, id, role string, content []json.R
 	if err != nil {
 		if errors.Is(err, session.ErrBusy) {
 			return refuse("the chat started another turn in the view's conversation meanwhile; the message was not sent")
+		}
+		if errors.Is(err, session.ErrNoConversation) {
+			return refuse("the view's chat conversation ended meanwhile; the message was not sent")
 		}
 		return refuse(fmt.Sprintf("the chat could not take the message: %v", err))
 	}

@@ -48,11 +48,19 @@ var ErrBusy = errors.New("session: conversation busy")
 // ErrClosed is returned by Start after Close.
 var ErrClosed = errors.New("session: manager closed")
 
+// ErrNoConversation is returned by Start with StartParams.Existing for a conversation the manager
+// does not hold (never started, ended, or forgotten).
+var ErrNoConversation = errors.New("session: no such conversation")
+
 // StartParams starts a turn.
 type StartParams struct {
 	Conversation string // "" = a new conversation
 	Prompt       string
 	Mode         permissions.Mode
+	// Existing: continue Conversation only if the manager holds it (ErrNoConversation otherwise),
+	// checked under the same lock as End: a turn meant for a conversation must not start it
+	// afresh after it ended.
+	Existing bool
 }
 
 // convo is one conversation's state. hist belongs to the running turn (one at a time, enforced
@@ -251,6 +259,9 @@ func (m *Manager) Start(ctx context.Context, p StartParams, emit func(Event)) (c
 		convID = m.newIDLocked("conv-", func(id string) bool { _, ok := m.convs[id]; return ok })
 	}
 	conv := m.convs[convID]
+	if conv == nil && p.Existing {
+		return "", "", fmt.Errorf("%w: %s", ErrNoConversation, convID)
+	}
 	if conv == nil {
 		conv = &convo{id: convID}
 		m.convs[convID] = conv

@@ -383,6 +383,13 @@ func TestEndConversation(t *testing.T) {
 	if m.Busy(conv) || m.Has(conv) || m.End(conv) {
 		t.Errorf("ended: Busy %v Has %v", m.Busy(conv), m.Has(conv))
 	}
+	// A turn meant for the ended conversation (a view's message) does not start it afresh.
+	if _, _, err := m.Start(context.Background(), session.StartParams{Conversation: conv, Prompt: "from a view", Existing: true}, nil); !errors.Is(err, session.ErrNoConversation) {
+		t.Errorf("Start Existing on an ended conversation: %v, want ErrNoConversation", err)
+	}
+	if m.Has(conv) {
+		t.Errorf("Start Existing made the ended conversation again")
+	}
 	runTurn(t, m, session.StartParams{Conversation: conv, Prompt: "two"})
 	if hist, _ := m.History(conv); len(hist) != 2 || hist[0].Text != "two" {
 		t.Errorf("history after End: %+v, want only the new turn", hist)

@@ -42,6 +42,7 @@ func viewMessageEnv(t *testing.T, script string, answer func(ctx context.Context
 			return ""
 		}})
 	env.AwaitServer("apps", "ready")
+	env.AwaitServer("u", "ready") // a turn that calls mcp__u__echo before u is up finds no such tool
 	return env
 }
 
