@@ -276,7 +276,21 @@ func (a *App) ViewCallTool(ctx context.Context, id, name string, args json.RawMe
 	if res, dec, refused := a.refusedBeforeGate(vi, *target); refused {
 		return res, dec, nil
 	}
-	res, dec := a.CallTool(ctx, CallRequest{Name: target.Name, Arguments: args, Source: "view", View: vi.ref.Tool, ViewID: vi.ref.ID})
+	req := CallRequest{Name: target.Name, Arguments: args, Source: "view", View: vi.ref.Tool, ViewID: vi.ref.ID}
+	// A chat call's view acts within its conversation: never in a mode looser than the one the
+	// person last ran that conversation in (as its message's turn, viewmessage.go), so a chat in
+	// allowlist-only does not auto-run what its view calls because the host's mode is always-allow.
+	a.views.mu.Lock()
+	conv := vi.conversation
+	a.views.mu.Unlock()
+	if last, ok := a.sessions.Mode(conv); ok && conv != "" {
+		if base, err := a.policyMode(nil); err == nil {
+			if m := stricterMode(base, last); m != base {
+				req.Mode = &m
+			}
+		}
+	}
+	res, dec := a.CallTool(ctx, req)
 	if len(res.Content) == 0 && res.Text != "" {
 		res.Content = []json.RawMessage{textContent(res.Text)}
 	}

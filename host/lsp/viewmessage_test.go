@@ -450,3 +450,33 @@ func TestViewMessageEditorWithoutTurns(t *testing.T) {
 		t.Errorf("the browser page offers ui/message to an editor that shows no view turns")
 	}
 }
+
+// TestViewCallToolConversationMode: a chat call's view calls its tools in the stricter of the
+// host's mode and the mode its conversation last ran in, like its message's turn: the host runs
+// always-allow, the person's last turn asked for allowlist-only, and the view's call of a tool not
+// on the allowlist is denied by the mode instead of running.
+func TestViewCallToolConversationMode(t *testing.T) {
+	env := viewMessageEnv(t, `reply text "strict now"
+`, func(context.Context, string) string { return wire.TitleSend })
+	chat, view := chatView(t, env, "")
+	var ran wire.ToolResult
+	env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": view.ID, "name": "tick"}, &ran)
+	if ran.IsError {
+		t.Fatalf("the view's call under always-allow: %+v", ran)
+	}
+	var strict wire.ChatResult
+	env.MustCommand(wire.CmdChat, map[string]any{"conversation": chat.Conversation, "prompt": "from now on, nothing unlisted", "mode": "allowlist-only"}, &strict)
+	awaitDone(env, strict.Turn)
+	var denied wire.ToolResult
+	env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": view.ID, "name": "tick"}, &denied)
+	if !denied.IsError || !strings.Contains(denied.Text, "allowlist") {
+		t.Errorf("the view's call after an allowlist-only turn: %+v, want denied by the mode", denied)
+	}
+	// A direct call's view keeps the host's mode.
+	direct := callClock(t, env)
+	var d wire.ToolResult
+	env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": direct.View.ID, "name": "tick"}, &d)
+	if d.IsError {
+		t.Errorf("a direct call's view under always-allow: %+v", d)
+	}
+}
