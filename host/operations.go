@@ -313,7 +313,7 @@ func (a *App) explain(decided *decidedCalls, ev session.Event) ChatEvent {
 			d = permissions.Decision{Allowed: true}
 		}
 		out.Summary = a.Summary(r.Name, mcpbridge.Result{Name: r.Name, IsError: r.IsError, Text: r.Text}, d)
-		out.View = a.chatView(r.ID, ev.Conversation) // views.go
+		out.View = a.chatView(ev.Turn, r.ID, ev.Conversation) // views.go
 	}
 	return out
 }

@@ -84,11 +84,11 @@ type views struct {
 	mu     sync.Mutex // guards byID, order, byCall
 	byID   map[string]*viewInstance
 	order  []string
-	byCall map[string]*viewInstance // a chat call's id -> its view, until its result event
+	byCall map[string]*viewInstance // a chat call's chatCallKey -> its view, until its result event
 	seq    uint64                   // counts context updates (viewcontext.go)
 }
 
-func (v *views) add(vi *viewInstance, callID string) {
+func (v *views) add(vi *viewInstance, callKey string) {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	if v.byID == nil {
@@ -100,11 +100,11 @@ func (v *views) add(vi *viewInstance, callID string) {
 		delete(v.byID, v.order[0])
 		v.order = v.order[1:]
 	}
-	if callID != "" {
-		v.byCall[callID] = vi
+	if callKey != "" {
+		v.byCall[callKey] = vi
 		if len(v.byCall) > maxViews { // results that never came (a cancelled turn)
 			clear(v.byCall)
-			v.byCall[callID] = vi
+			v.byCall[callKey] = vi
 		}
 	}
 }
@@ -116,11 +116,11 @@ func (v *views) get(id string) (*viewInstance, bool) {
 	return vi, ok
 }
 
-func (v *views) takeCall(callID string) *viewInstance {
+func (v *views) takeCall(callKey string) *viewInstance {
 	v.mu.Lock()
 	defer v.mu.Unlock()
-	vi := v.byCall[callID]
-	delete(v.byCall, callID)
+	vi := v.byCall[callKey]
+	delete(v.byCall, callKey)
 	return vi
 }
 
@@ -150,15 +150,24 @@ func (a *App) keepView(ctx context.Context, name string, args json.RawMessage, r
 		}
 	}
 	vi.result = CallToolResultJSON(res)
-	a.views.add(vi, session.CallID(ctx))
+	key := ""
+	if id := session.CallID(ctx); id != "" {
+		key = chatCallKey(session.CallTurn(ctx), id)
+	}
+	a.views.add(vi, key)
 	ref := vi.ref
 	return &ref
 }
 
+// chatCallKey names one chat call among all running turns: a call id alone is the model's to
+// choose, and two conversations' turns running at once could use the same one (their views
+// would be swapped, each then acting in the other's conversation).
+func chatCallKey(turn, callID string) string { return turn + "\x00" + callID }
+
 // ChatView is the view of a chat call whose result event this is (nil: none), once; the view
 // then belongs to conversation conv.
-func (a *App) chatView(callID, conv string) *ViewRef {
-	vi := a.views.takeCall(callID)
+func (a *App) chatView(turn, callID, conv string) *ViewRef {
+	vi := a.views.takeCall(chatCallKey(turn, callID))
 	if vi == nil {
 		return nil
 	}

@@ -304,7 +304,7 @@ func (t *turnRun) runCall(ts *toolSet, c ToolCall) (msg Message, load []string) 
 			return Message{Role: llm.RoleTool, ToolCallID: c.ID, ToolName: c.Name, Text: text, IsError: true}, nil
 		}
 	}
-	res, d := t.m.callOne(withCallID(t.ctx, c.ID), ts, t.conv, t.id, t.mode, c.Name, args, func(d permissions.Decision) {
+	res, d := t.m.callOne(withCallID(t.ctx, t.id, c.ID), ts, t.conv, t.id, t.mode, c.Name, args, func(d permissions.Decision) {
 		ap := ApprovalDenied
 		if d.Allowed {
 			ap = ApprovalAllowed
