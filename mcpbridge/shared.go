@@ -210,9 +210,9 @@ func instanceEnded(c *conn) bool {
 // watchRestart waits, after e's shared instance ended, until another window starts it again
 // (its Reconnect), and then restarts e here as any restart: starting, attached, tools listed
 // again and pins checked. A restart in one window is thus one in every window, as the
-// instance is one. It ends without effect when e was restarted or removed meanwhile, and when
-// the daemon cannot watch (gone, exiting, or an older build): then e stays failed until a
-// Reconnect here.
+// instance is one. It ends without effect when e was restarted or removed meanwhile; while the
+// daemon cannot watch (gone, exiting, or an older build) it tries again, as a lost attachment
+// does, until a daemon says the instance runs again or a Reconnect here restarts e.
 func (r *Registry) watchRestart(e *entry, gen uint64, cfg config.ServerConfig) {
 	resolved, err := cfg.Resolve(r.opts.Getenv)
 	if err != nil {
@@ -236,8 +236,22 @@ func (r *Registry) watchRestart(e *entry, gen uint64, cfg config.ServerConfig) {
 	}
 	e.cancel = cancel
 	r.mu.Unlock()
-	if err := broker.Watch(ctx, *r.opts.Broker, req); err != nil {
-		return
+	// A daemon that goes away meanwhile (killed, crashed, replaced) ends the watch with an error;
+	// another window's Reconnect then starts a new daemon and the instance in it, so watch that
+	// one, waiting as a lost attachment does (reattachDelays) while there is none: otherwise this
+	// window alone would stay failed until its own Reconnect.
+	for attempt := 0; ; attempt++ {
+		err := broker.Watch(ctx, *r.opts.Broker, req)
+		if err == nil {
+			break
+		}
+		t := time.NewTimer(reattachDelays[min(attempt, len(reattachDelays)-1)])
+		select {
+		case <-t.C:
+		case <-ctx.Done():
+			t.Stop()
+			return
+		}
 	}
 	trusted := r.trusted(cfg)
 	r.mu.Lock()

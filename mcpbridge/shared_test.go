@@ -386,3 +386,59 @@ func TestSharedDrainWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedWatchOutlivesDaemon: a window whose shared server crashed waits for another window's
+// Reconnect to restart it (watchRestart). When the daemon itself is killed meanwhile, the other
+// window's Reconnect starts a new daemon and the server in it; the waiting window follows that
+// one by itself instead of staying failed until its own Reconnect.
+func TestSharedWatchOutlivesDaemon(t *testing.T) {
+	dir, err := os.MkdirTemp("", "sbw")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir += "/d"
+	bcfg := &broker.Config{Dir: dir, Build: "test", Start: func(string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = []string{brokerDirVar + "=" + dir}
+		return cmd
+	}}
+	t.Cleanup(func() { broker.Stop(context.Background(), broker.Config{Dir: dir}) })
+	cfg := stdioCfg("s", "--crash-after", "1")
+	cfg.Shared = config.SharedUser
+	var regs []*Registry
+	for range 2 {
+		r := newTestRegistry(t, Options{Broker: bcfg})
+		applyAndWait(t, r, cfg)
+		regs = append(regs, r)
+	}
+	old := statusMap(regs[0])["s"].Shared.DaemonPid
+	for _, text := range []string{"one", "two"} {
+		regs[0].Call(context.Background(), "mcp__s__echo", json.RawMessage(`{"text":"`+text+`"}`))
+	}
+	for _, r := range regs {
+		waitState(t, r, "s", StateFailed)
+	}
+	if err := syscall.Kill(old, syscall.SIGKILL); err != nil {
+		t.Fatal(err)
+	}
+	st, err := regs[0].ReconnectServer(context.Background(), "s")
+	if err != nil || st.State != StateReady || st.Shared == nil || st.Shared.DaemonPid == old {
+		t.Fatalf("window 0: Reconnect: %+v %v, want ready under a new daemon", st, err)
+	}
+	deadline := time.After(20 * time.Second)
+	for {
+		st := statusMap(regs[1])["s"]
+		if st.State == StateReady && st.Shared != nil && st.Shared.DaemonPid != old {
+			break
+		}
+		select {
+		case <-deadline:
+			t.Fatalf("window 1 after the daemon was killed and window 0 reconnected: %+v, want ready under the new daemon", st)
+		case <-time.After(20 * time.Millisecond): // poll: the watch runs on its own goroutine
+		}
+	}
+	if res, err := regs[1].Call(context.Background(), "mcp__s__echo", json.RawMessage(`{"text":"again"}`)); err != nil || res.Text != "again" {
+		t.Fatalf("window 1's call after following the new daemon: %+v %v", res, err)
+	}
+}
