@@ -5,11 +5,14 @@ package broker
 import (
 	"bufio"
 	"context"
+	"errors"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"time"
@@ -321,5 +324,61 @@ func TestWindowWithoutPipes(t *testing.T) {
 	}
 	if fs := cur.until("1"); text(fs[len(fs)-1]) != "new" {
 		t.Errorf("the new window's call: %.200s", fs[len(fs)-1].raw)
+	}
+}
+
+// TestPolicyChangeDuringAttach: the organisation's policy changes while a window's attach is
+// past the daemon's policy check but has not yet found or started its instance. The policy's
+// recheck runs meanwhile and finds no instance to stop; the attach must not then start the
+// server the policy now blocks (before, it did, and the server ran until the next change).
+func TestPolicyChangeDuringAttach(t *testing.T) {
+	dir := testDir(t)
+	var blocked, first atomic.Bool
+	inAdmit, release := make(chan struct{}), make(chan struct{})
+	admit := func(Request) error {
+		decided := blocked.Load() // the policy as read now
+		if first.CompareAndSwap(false, true) {
+			close(inAdmit)
+			<-release // the policy file is rewritten while this attach goes on with the old one
+		}
+		if decided {
+			return errors.New("blocked (rule test)")
+		}
+		return nil
+	}
+	recheck := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := Serve(ctx, Options{Dir: dir, Build: "test", Idle: time.Minute, Ready: closeOnWrite(ready), Admit: admit, Recheck: recheck,
+			Log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))}); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	<-ready
+	type result struct {
+		c   *Conn
+		err error
+	}
+	attached := make(chan result, 1)
+	go func() {
+		c, err := Attach(context.Background(), Config{Dir: dir, Build: "test"}, request(launch()))
+		attached <- result{c, err}
+	}()
+	<-inAdmit
+	blocked.Store(true)
+	recheck <- struct{}{} // taken by the daemon's recheck loop
+	recheck <- struct{}{} // taken only once the first recheck has looked at every instance
+	close(release)
+	r := <-attached
+	if r.err == nil {
+		defer r.c.Close()
+		pid := r.c.ServerPid()
+		t.Fatalf("a window attached to a server the policy blocked during its attach (pid %d running: %v)", pid, !gone(pid))
+	}
+	if !strings.Contains(r.err.Error(), "blocked (rule test)") {
+		t.Errorf("Attach = %v, want the policy's rule", r.err)
 	}
 }

@@ -90,6 +90,10 @@ type daemon struct {
 	// a Reconnect of its own. A draining daemon does not wait for them: they watch the new one.
 	watchers map[string][]chan struct{}
 	watching map[*net.UnixConn]bool
+	// policyGen counts Recheck's rounds. An attach admitted under one generation finds or starts
+	// its instance only under the same one: otherwise the policy changed after Admit answered,
+	// and the round's recheck may have looked at the instances before this one was among them.
+	policyGen uint64
 }
 
 // Serve runs the daemon until ctx ends, it was idle for Options.Idle with no window attached, or
@@ -172,6 +176,7 @@ func (d *daemon) recheckLoop() {
 // recheck asks Admit again about every running instance and stops those it now blocks.
 func (d *daemon) recheck() {
 	d.mu.Lock()
+	d.policyGen++
 	ins := make([]*instance, 0, len(d.instances))
 	for _, in := range d.instances {
 		ins = append(ins, in)
@@ -443,13 +448,11 @@ func (d *daemon) handle(c *net.UnixConn) {
 		writeReply(c, reply)
 		return
 	}
-	if d.o.Admit != nil {
-		if err := d.o.Admit(req); err != nil {
-			d.log.Warn("broker: the organisation's policy blocks a launch", "name", req.Name, "err", err)
-			reply.Error = "launch refused: " + err.Error()
-			writeReply(c, reply)
-			return
-		}
+	gen, err := d.admit(req)
+	if err != nil {
+		reply.Error = "launch refused: " + err.Error()
+		writeReply(c, reply)
+		return
 	}
 	// The frames move to pipes when the window can take them (featurePipes); made before the
 	// attach, so that nothing the instance sends meanwhile goes to the socket instead.
@@ -495,7 +498,16 @@ func (d *daemon) handle(c *net.UnixConn) {
 		windows int
 	)
 	for range 3 { // an instance that ends between its lookup and the attach is started anew
-		in, err = d.instanceFor(req, h.Existing)
+		in, err = d.instanceFor(req, h.Existing, gen)
+		if errors.Is(err, errPolicyChanged) {
+			if gen, err = d.admit(req); err != nil {
+				closePipes()
+				reply.Error = "launch refused: " + err.Error()
+				writeReply(c, reply)
+				return
+			}
+			continue
+		}
 		if errors.Is(err, errNoInstance) {
 			closePipes()
 			reply.Error, reply.NoInstance = err.Error(), true
@@ -665,14 +677,37 @@ func (d *daemon) started(key string) {
 
 var errNoInstance = errors.New("no window runs this server in the daemon")
 
+// errPolicyChanged: the policy changed since the attach was admitted; ask it again.
+var errPolicyChanged = errors.New("the organisation's policy changed")
+
+// admit asks the policy about req (nil without Admit) and returns the generation it answered
+// under.
+func (d *daemon) admit(req Request) (uint64, error) {
+	d.mu.Lock()
+	gen := d.policyGen
+	d.mu.Unlock()
+	if d.o.Admit != nil {
+		if err := d.o.Admit(req); err != nil {
+			d.log.Warn("broker: the organisation's policy blocks a launch", "name", req.Name, "err", err)
+			return gen, err
+		}
+	}
+	return gen, nil
+}
+
 // instanceFor returns the running instance of req's launch, starting it if there is none; a
-// start storm of windows waits for the one start (single-flight).
-func (d *daemon) instanceFor(req Request, existing bool) (*instance, error) {
+// start storm of windows waits for the one start (single-flight). gen is the policy generation
+// the attach was admitted under (errPolicyChanged when it is over).
+func (d *daemon) instanceFor(req Request, existing bool, gen uint64) (*instance, error) {
 	key := instanceKey(d.key, req.Launch)
 	d.mu.Lock()
 	if d.closing {
 		d.mu.Unlock()
 		return nil, errors.New("the daemon is exiting")
+	}
+	if gen != d.policyGen {
+		d.mu.Unlock()
+		return nil, errPolicyChanged
 	}
 	in := d.instances[key]
 	if in == nil && existing {
