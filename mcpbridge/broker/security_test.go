@@ -382,3 +382,46 @@ func TestPolicyChangeDuringAttach(t *testing.T) {
 		t.Errorf("Attach = %v, want the policy's rule", r.err)
 	}
 }
+
+// TestStarterDescriptorsNotPassedOn: a descriptor the first window's process holds without
+// close-on-exec (one its editor left it: Go's own are all close-on-exec, an editor's need not be)
+// goes to the daemon that window starts, as any exec passes it; the daemon must not pass it on
+// to the shared servers it starts for every window: a server started for another window would
+// hold a pipe of the first one's editor.
+func TestStarterDescriptorsNotPassedOn(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc")
+	}
+	var p [2]int
+	if err := syscall.Pipe(p[:]); err != nil { // no close-on-exec: as an editor may leave one
+		t.Fatal(err)
+	}
+	defer syscall.Close(p[0])
+	defer syscall.Close(p[1])
+	leaked, err := os.Readlink("/proc/self/fd/" + strconv.Itoa(p[0]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir := testDir(t)
+	w := attachWin(t, "A", Config{Dir: dir, Build: "test", Start: daemonCmd(dir, time.Minute)}, request(launch()))
+	t.Cleanup(func() {
+		Stop(context.Background(), Config{Dir: dir})
+		waitFor(t, "the daemon to exit", func() bool { return gone(w.c.DaemonPid()) })
+	})
+	w.initialize()
+	holds := func(pid int) bool {
+		fds, _ := os.ReadDir("/proc/" + strconv.Itoa(pid) + "/fd")
+		for _, fd := range fds {
+			if target, _ := os.Readlink("/proc/" + strconv.Itoa(pid) + "/fd/" + fd.Name()); target == leaked {
+				return true
+			}
+		}
+		return false
+	}
+	if !holds(w.c.DaemonPid()) {
+		t.Log("the daemon did not inherit the descriptor (nothing to pass on)")
+	}
+	if holds(w.c.ServerPid()) {
+		t.Errorf("the shared server holds %s, a descriptor of the window that started the daemon", leaked)
+	}
+}

@@ -116,6 +116,7 @@ func Serve(ctx context.Context, o Options) error {
 	if err := EnsureDir(o.Dir); err != nil {
 		return err
 	}
+	closeInheritedOnExec() // before any server starts
 	d := &daemon{o: o, log: o.Log, paths: PathsIn(o.Dir), stopc: make(chan struct{}), drainc: make(chan struct{}),
 		instances: map[string]*instance{}, conns: map[*net.UnixConn]*attachment{}, watchers: map[string][]chan struct{}{}, watching: map[*net.UnixConn]bool{}}
 	d.key = make([]byte, 32)

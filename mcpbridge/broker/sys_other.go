@@ -19,6 +19,8 @@ func fileOwner(fs.FileInfo) (int, bool) { return 0, false }
 
 func newSession(*exec.Cmd) {}
 
+func closeInheritedOnExec() {}
+
 var errUnsupported = errors.New("broker: shared servers are not available on this system")
 
 type child struct {

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"runtime"
+	"strconv"
 	"syscall"
 	"time"
 )
@@ -122,3 +123,18 @@ func closeFDs(fds []int) {
 }
 
 func closeFD(fd int) { syscall.Close(fd) } // ignore error: ours
+
+// closeInheritedOnExec marks every descriptor above stderr close-on-exec. The daemon's own are
+// already; what it inherited from the window that started it (a pipe its editor left it without
+// close-on-exec) is not, and every server the daemon starts, for any window, would hold it.
+func closeInheritedOnExec() {
+	fds, err := os.ReadDir("/dev/fd") // Linux: /proc/self/fd
+	if err != nil {
+		return // nothing to list them by: as before
+	}
+	for _, e := range fds {
+		if fd, err := strconv.Atoi(e.Name()); err == nil && fd > 2 {
+			syscall.CloseOnExec(fd) // the listing's own descriptor is closed by now: EBADF, no harm
+		}
+	}
+}
