@@ -5,6 +5,7 @@ package broker
 import (
 	"bufio"
 	"context"
+	"encoding/json"
 	"errors"
 	"log/slog"
 	"os"
@@ -423,5 +424,85 @@ func TestStarterDescriptorsNotPassedOn(t *testing.T) {
 	}
 	if holds(w.c.ServerPid()) {
 		t.Errorf("the shared server holds %s, a descriptor of the window that started the daemon", leaked)
+	}
+}
+
+// TestWindowDescriptorsRefused: a window (of any build) that sends descriptors of its own with
+// its hello, or with a frame on the socket, gives the daemon none of them: the daemon reads the
+// socket without taking descriptors, so the kernel closes what came; and the window still gets
+// exactly its two pipes.
+func TestWindowDescriptorsRefused(t *testing.T) {
+	if _, err := os.Stat("/proc/self/fd"); err != nil {
+		t.Skip("no /proc")
+	}
+	dir, _ := serveInProcess(t, time.Minute) // in this process: a descriptor it took shows below
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	target, _ := os.Readlink("/proc/self/fd/" + strconv.Itoa(int(r.Fd())))
+	held := func() bool {
+		fds, _ := os.ReadDir("/proc/self/fd")
+		for _, fd := range fds {
+			if l, _ := os.Readlink("/proc/self/fd/" + fd.Name()); l == target {
+				return true
+			}
+		}
+		return false
+	}
+	req := request(launch())
+	for _, pipes := range []bool{true, false} {
+		c, err := dial(context.Background(), PathsIn(dir).Sock)
+		if err != nil {
+			t.Fatal(err)
+		}
+		h := hello{Broker: Major, Minor: Minor, Build: "test", Instance: &req}
+		if pipes {
+			h.Features = []string{featurePipes, featurePipes} // asked twice, too
+		}
+		line, _ := json.Marshal(h)
+		rights := syscall.UnixRights(int(r.Fd()), int(w.Fd()), int(r.Fd()))
+		if _, _, err := c.WriteMsgUnix(append(line, '\n'), rights, nil); err != nil {
+			t.Fatal(err)
+		}
+		fr := &fdReader{c: c}
+		br := bufio.NewReader(fr)
+		var reply helloReply
+		for reply.Instance == "" {
+			l, err := readFrame(br, maxHello)
+			if err != nil {
+				t.Fatalf("pipes %v: reply: %v", pipes, err)
+			}
+			reply = helloReply{}
+			json.Unmarshal(l, &reply)
+			if reply.Error != "" {
+				t.Fatalf("pipes %v: %s", pipes, reply.Error)
+			}
+		}
+		if reply.Pipes != pipes || len(fr.fds) != map[bool]int{true: 2, false: 0}[pipes] {
+			t.Errorf("pipes %v: reply.Pipes %v with %d descriptors", pipes, reply.Pipes, len(fr.fds))
+		}
+		if !pipes {
+			// A frame on the socket with descriptors attached: relayed, the descriptors not.
+			f := `{"jsonrpc":"2.0","id":1,"method":"ping"}` + "\n"
+			if _, _, err := c.WriteMsgUnix([]byte(f), rights, nil); err != nil {
+				t.Fatal(err)
+			}
+			if l, err := readFrame(br, maxFrame); err != nil || !strings.Contains(string(l), `"id":1`) {
+				t.Fatalf("ping on the socket: %q %v", l, err)
+			}
+		}
+		for _, fd := range fr.fds {
+			if l, _ := os.Readlink("/proc/self/fd/" + strconv.Itoa(fd)); l == target {
+				t.Errorf("pipes %v: the daemon passed back the window's own descriptor", pipes)
+			}
+		}
+		closeFDs(fr.fds)
+		defer c.Close()
+	}
+	r.Close()
+	w.Close()
+	if held() {
+		t.Error("the daemon holds a descriptor a window sent it")
 	}
 }
