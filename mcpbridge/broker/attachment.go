@@ -18,6 +18,12 @@ import (
 // server keeps talking is cut off rather than growing the daemon (design §4.2).
 const maxQueue = 2 * maxFrame
 
+// maxQueueFrames bounds the same queues in frames: a queued frame costs several times its bytes
+// (its allocation, its slice header), and a server flooding tiny frames (pings the daemon
+// answers, notifications to a window that reads nothing) grew the daemon past 700 MB under
+// maxQueue alone. Windows' requests are at most maxInflight each, far fewer.
+const maxQueueFrames = 1 << 16
+
 // attachment is one window's connection to one instance.
 type attachment struct {
 	in   *instance
@@ -128,7 +134,7 @@ func (a *attachment) send(b []byte) {
 			b = b[n:]
 		}
 	}
-	if a.qbytes+len(b) > maxQueue && len(a.q) > 0 {
+	if (a.qbytes+len(b) > maxQueue || len(a.q) >= maxQueueFrames) && len(a.q) > 0 {
 		a.closed = true
 		a.q = nil
 		a.qmu.Unlock()

@@ -255,7 +255,7 @@ func (in *instance) ownRequest(method string, params []byte) ([]byte, *pending) 
 
 // writeUp writes one frame to the child without waiting: what its stdin does not take at once
 // waits in order for upWriter. A child that takes nothing within stall has stopped reading, and
-// is stopped (as is one that falls more than maxQueue behind); its death then ends every
+// is stopped (as is one that falls more than maxQueue or maxQueueFrames behind); its death then ends every
 // attachment.
 func (in *instance) writeUp(frame []byte) {
 	frame = withNewline(frame)
@@ -274,7 +274,7 @@ func (in *instance) writeUp(frame []byte) {
 			frame = frame[n:]
 		}
 	}
-	if in.upBytes+len(frame) > maxQueue && len(in.upQ) > 0 {
+	if (in.upBytes+len(frame) > maxQueue || len(in.upQ) >= maxQueueFrames) && len(in.upQ) > 0 {
 		in.upDead, in.upQ, in.upBytes = true, nil, 0
 		in.stopStalled()
 		return

@@ -8,6 +8,8 @@ import (
 	"encoding/json"
 	"errors"
 	"io/fs"
+	"log/slog"
+	"net"
 	"os"
 	"os/exec"
 	"strings"
@@ -498,4 +500,78 @@ func TestWatchKeepsDaemon(t *testing.T) {
 	case <-time.After(30 * time.Second):
 		t.Fatal("the daemon did not idle out once no window attached or watched")
 	}
+}
+
+// TestTinyFramesBoundTheQueues: a server that never reads its input and asks the daemon
+// something small without end (a ping flood) gets an answer queued for each; a window that stops
+// reading while its server floods it with small notifications gets each queued. maxQueue counts
+// bytes, and a queued frame costs several times its bytes (its own allocation, its slice
+// header): a flood of tiny frames grew the daemon past 700 MB before the byte bound stopped the
+// server (measured with `yes` writing pings). The queues are bounded in frames too.
+func TestTinyFramesBoundTheQueues(t *testing.T) {
+	d := &daemon{log: slog.New(slog.DiscardHandler)}
+	tiny := response([]byte("1"), "{}")
+	const flood = 1 << 20 // 41 MB of answers: under maxQueue's bytes
+
+	t.Run("to a server", func(t *testing.T) {
+		deaf := Launch{Command: "/bin/sh", Args: []string{"-c", "exec sleep 600"}, Scope: ScopeUser, Source: SourceUser}
+		c, err := startChild(deaf)
+		if err != nil {
+			t.Skip(err)
+		}
+		in := newInstance(d, "k", request(deaf))
+		in.child = c
+		defer c.stop()
+		most := 0
+		for range flood {
+			in.writeUp(tiny)
+			in.upMu.Lock()
+			most = max(most, len(in.upQ))
+			dead := in.upDead
+			in.upMu.Unlock()
+			if dead {
+				break
+			}
+		}
+		in.upMu.Lock()
+		dead := in.upDead
+		in.upMu.Unlock()
+		if !dead || most > maxQueueFrames {
+			t.Errorf("after %d tiny frames to a server that reads nothing: stopped %v, at most %d queued (want stopped, at most %d)", flood, dead, most, maxQueueFrames)
+		}
+	})
+	t.Run("to a window", func(t *testing.T) {
+		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		f := os.NewFile(uintptr(fds[0]), "s")
+		fc, err := net.FileConn(f)
+		f.Close()
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer syscall.Close(fds[1]) // the window: reads nothing
+		in := newInstance(d, "k", request(launch()))
+		conn := fc.(*net.UnixConn)
+		a := newAttachment(in, conn, conn, nil, -1)
+		defer a.kill()
+		most := 0
+		for range flood {
+			a.send(tiny)
+			a.qmu.Lock()
+			most = max(most, len(a.q))
+			closed := a.closed
+			a.qmu.Unlock()
+			if closed {
+				break
+			}
+		}
+		a.qmu.Lock()
+		closed := a.closed
+		a.qmu.Unlock()
+		if !closed || most > maxQueueFrames {
+			t.Errorf("after %d tiny frames to a window that reads nothing: cut off %v, at most %d queued (want cut off, at most %d)", flood, closed, most, maxQueueFrames)
+		}
+	})
 }
