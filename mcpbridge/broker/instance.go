@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"strconv"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/rawio"
@@ -71,6 +72,8 @@ type instance struct {
 	stopReason string
 	// reattach: the daemon, not the server, ended it; the windows attach again (to a new daemon).
 	reattach bool
+	// refusedLogged: the daemon's log has said that a question of this server was refused.
+	refusedLogged atomic.Bool
 }
 
 // pending is one request sent upstream.

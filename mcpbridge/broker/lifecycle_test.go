@@ -12,6 +12,7 @@ import (
 	"net"
 	"os"
 	"os/exec"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -574,4 +575,49 @@ func TestTinyFramesBoundTheQueues(t *testing.T) {
 			t.Errorf("after %d tiny frames to a window that reads nothing: cut off %v, at most %d queued (want cut off, at most %d)", flood, closed, most, maxQueueFrames)
 		}
 	})
+}
+
+// countWriter counts the log lines that contain what.
+type countWriter struct {
+	what string
+	n    atomic.Int64
+}
+
+func (w *countWriter) Write(p []byte) (int, error) {
+	w.n.Add(int64(strings.Count(string(p), w.what)))
+	return len(p), nil
+}
+
+// TestQuestionFloodLogsOnce: a server that asks questions no window can be named for, without
+// end, gets each refused; the daemon's log (a file of the user's) says so once per instance, not
+// once per question: a server asking in a loop filled the disk a line at a time, each written on
+// the relay loop's thread.
+func TestQuestionFloodLogsOnce(t *testing.T) {
+	sh, err := exec.LookPath("sh")
+	if err != nil {
+		t.Skip("no sh")
+	}
+	dir := testDir(t)
+	logged := &countWriter{what: "refused a question"}
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := Serve(ctx, Options{Dir: dir, Build: "test", Idle: time.Minute, Ready: closeOnWrite(ready), Log: slog.New(slog.NewTextHandler(logged, nil))}); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	<-ready
+	const asks = 5000
+	asker := `read l; echo '{"jsonrpc":"2.0","id":1,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},"serverInfo":{"name":"asker","version":"1"}}}'; ` +
+		`cat >/dev/null & yes '{"jsonrpc":"2.0","id":1,"method":"elicitation/create","params":{"message":"x","requestedSchema":{"type":"object"}}}' | head -n ` + strconv.Itoa(asks) + `; ` +
+		`echo '{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}'; exec sleep 600`
+	l := Launch{Command: sh, Args: []string{"-c", asker}, Env: []string{"PATH=" + os.Getenv("PATH")}, Scope: ScopeUser, Source: SourceUser}
+	w := attachWin(t, "A", Config{Dir: dir, Build: "test", Heartbeat: -1}, request(l))
+	for f := w.next(); f.Method != "notifications/tools/list_changed"; f = w.next() {
+	}
+	if n := logged.n.Load(); n > 1 {
+		t.Errorf("%d questions refused: %d log lines, want one", asks, n)
+	}
 }

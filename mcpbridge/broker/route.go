@@ -2,7 +2,9 @@ package broker
 
 import (
 	"bytes"
+	"context"
 	"fmt"
+	"log/slog"
 	"strconv"
 )
 
@@ -198,7 +200,13 @@ func (in *instance) question(m *msg) {
 	for _, a := range busy {
 		a.send(line)
 	}
-	in.d.log.Info("broker: refused a question no window could be named for", "name", in.req.Name, "method", m.method, "busy", len(busy))
+	// Logged once per instance (then at debug level): a server asking in a loop must not fill
+	// the user's disk through the daemon's log.
+	level := slog.LevelDebug
+	if !in.refusedLogged.Swap(true) {
+		level = slog.LevelInfo
+	}
+	in.d.log.Log(context.Background(), level, "broker: refused a question no window could be named for (said once per server)", "name", in.req.Name, "method", m.method, "busy", len(busy))
 }
 
 // fromWindow routes one frame from a window.
