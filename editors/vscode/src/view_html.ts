@@ -3,7 +3,7 @@
 //
 // The view's HTML runs in a frame inside the webview: sandbox="allow-scripts" (no
 // allow-same-origin: an opaque origin, so it cannot reach the webview's document, its scripts,
-// its storage or acquireVsCodeApi), srcdoc with the view's own CSP as a meta tag, and the webview
+// its storage or acquireVsCodeApi), srcdoc with the view's own CSP as its first tag, and the webview
 // document's CSP is that same policy (a srcdoc frame inherits it), widened only by the webview's
 // own resource origin so that dist/view.js (the ext-apps AppBridge) can load. So whatever the
 // view's HTML does to its meta tag, it gets no more than it declared.
@@ -25,14 +25,19 @@ export function webviewPolicy(viewCsp: string, cspSource: string): string {
     return out.join("; ");
 }
 
-/** The view's HTML with its CSP as the first thing its head holds. */
+/**
+ * The view's HTML with its CSP as the first thing it holds (after a leading doctype alone). Not
+ * after the first "<head" its text has: that may sit in a comment, a script's text or a title,
+ * where the meta tag would not count (nor would one after a script that ran first), and the view
+ * would run under its host document's wider policy. Placed first, the parser puts it in the head
+ * it makes; the view's own <html> keeps its attributes, its <head> tag is ignored.
+ */
 export function withPolicyMeta(html: string, csp: string): string {
     const meta = `<meta http-equiv="Content-Security-Policy" content="${attr(csp)}">`;
-    const head = /<head(\s[^>]*)?>/i.exec(html);
-    if (head) return html.slice(0, head.index + head[0].length) + meta + html.slice(head.index + head[0].length);
-    const root = /<html(\s[^>]*)?>/i.exec(html);
-    if (root) return html.slice(0, root.index + root[0].length) + `<head>${meta}</head>` + html.slice(root.index + root[0].length);
-    return meta + html;
+    // HTML's whitespace only (not \s: a no-break space is text, which would start the body), and
+    // a doctype ends at its first ">" even inside quotes, as the tokenizer ends it.
+    const lead = /^[\t\n\f\r ]*(?:<!doctype[^>]*>)?/i.exec(html)?.[0] ?? "";
+    return lead + meta + html.slice(lead.length);
 }
 
 function attr(s: string): string {

@@ -17,11 +17,14 @@ describe("view document", () => {
             "default-src 'none'; script-src 'unsafe-inline' https://cdn.example.com vscode-webview://x; connect-src https://api.example.com; frame-src 'none'",
         );
     });
-    test("the view's policy goes first into its head", () => {
+    test("the view's policy goes first, before any head its text may hide", () => {
         const meta = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'">`;
         assert.equal(withPolicyMeta("<!doctype html><html><head lang=x><title>t</title></head></html>", "default-src 'none'"),
-            `<!doctype html><html><head lang=x>${meta}<title>t</title></head></html>`);
-        assert.equal(withPolicyMeta("<html><body>x</body></html>", "default-src 'none'"), `<html><head>${meta}</head><body>x</body></html>`);
+            `<!doctype html>${meta}<html><head lang=x><title>t</title></head></html>`);
+        assert.equal(withPolicyMeta("\n <!DOCTYPE html \"a>b\"><!-- <head> --><head></head>", "default-src 'none'"),
+            `\n <!DOCTYPE html "a>${meta}b"><!-- <head> --><head></head>`);
+        assert.equal(withPolicyMeta("<html><body>x</body></html>", "default-src 'none'"), `${meta}<html><body>x</body></html>`);
+        assert.equal(withPolicyMeta("\u00a0<!doctype html><p>x</p>", "default-src 'none'"), `${meta}\u00a0<!doctype html><p>x</p>`);
         assert.equal(withPolicyMeta("<p>x</p>", "default-src 'none'"), `${meta}<p>x</p>`);
         assert.match(withPolicyMeta("<head>", `a" onload="x`), /content="a&quot; onload=&quot;x"/);
     });
