@@ -468,6 +468,10 @@ function inside(w) {
 }
 window.addEventListener('message', (ev) => {
   const m = ev.data;
+  // Every message this document takes has a source: the extension's (VS Code's document above
+  // this one) or a view's frame. A frame removed before its message arrived has none, and is
+  // inside nothing any more: a view can have that of a frame it makes and removes.
+  if (!ev.source) return;
   // A view's document: relayed to the extension under the id of the frame it came from.
   for (const [id, v] of views) {
     if (!v.frame || ev.source !== v.frame.contentWindow) continue;
@@ -477,8 +481,9 @@ window.addEventListener('message', (ev) => {
   }
   // Anything else from inside this document (a view's own frame, or one it made) is not listened
   // to: only the extension, through VS Code from outside, says what the transcript shows. (VS Code
-  // deletes window.parent in a webview's document, so "from the parent" cannot be asked.)
-  if (inside(ev.source) || !m) return;
+  // deletes window.parent in a webview's document, so "from the parent" cannot be asked.) It posts
+  // at this document's origin; a view's frames are sandboxed, each of an opaque origin of its own.
+  if (ev.origin !== window.origin || inside(ev.source) || !m) return;
   if (m.type === 'state') render(m);
   else if (m.type === 'viewDoc' && typeof m.id === 'string' && typeof m.html === 'string') {
     const v = views.get(m.id);
