@@ -139,4 +139,25 @@ describe("a hostile inline view in the chat view, in Chromium", { skip }, () => 
         assert.equal(await page.locator("iframe.sbview").count(), 1, "a forged view's frame was made");
         assert.ok(!fromChat.some((m) => JSON.stringify(m).includes("pwned")), "the forged view's document drove the chat");
     });
+
+    test("a view cannot take the focus from the chat's prompt while the person types", async () => {
+        const view = await viewFrame(0);
+        // The view moves the focus into an input of its own before each key the person types.
+        await view.evaluate(`(() => {
+            const i = document.createElement("input"); i.id = "steal"; document.body.appendChild(i);
+            window.steal = () => { window.focus(); i.focus(); return document.hasFocus(); };
+        })()`);
+        await page.locator("#prompt").click();
+        for (const ch of "secret words") {
+            await view.evaluate("window.steal()");
+            await waitFor("the prompt has the focus", () => page.evaluate(`document.hasFocus() && document.activeElement === document.getElementById("prompt")`), 5000);
+            await page.keyboard.type(ch);
+        }
+        assert.equal(await view.evaluate(`document.getElementById("steal").value`), "", "the view took keys typed into the prompt");
+        assert.equal(await page.locator("#prompt").inputValue(), "secret words");
+        // A click on the view gives it the focus back.
+        const box = await page.locator("iframe.sbview").first().boundingBox();
+        await page.mouse.click(box.x + box.width / 2, box.y + box.height / 2);
+        await waitFor("the view's frame is live again", () => page.evaluate(`!document.querySelector("iframe.sbview").inert`));
+    });
 });

@@ -334,6 +334,20 @@ sendBtn.addEventListener('click', send);
 prompt.addEventListener('keydown', (e) => { if (e.key === 'Enter' && (e.ctrlKey || e.metaKey)) { e.preventDefault(); send(); } });
 cancelBtn.addEventListener('click', () => vscode.postMessage({ type: 'cancel' }));
 document.getElementById('new').addEventListener('click', () => vscode.postMessage({ type: 'new' }));
+// While the person types a message, a view may move the focus into its frame whenever it likes
+// (no user action needed) and would take what is typed: the focus goes back to the prompt. The
+// views' frames are inert meanwhile, so a click on one lands on its slot, not in it: the prompt
+// loses the focus to no frame, and the views are live again.
+function viewsInert(on) { for (const f of document.querySelectorAll('iframe.sbview')) f.inert = on; }
+prompt.addEventListener('focus', () => viewsInert(true));
+prompt.addEventListener('blur', () => {
+  // Where the focus went is known once it got there (during blur it is on the body).
+  setTimeout(() => {
+    const a = document.activeElement;
+    if (a && a.classList.contains('sbview') && a.inert) prompt.focus();
+    else if (a !== prompt) viewsInert(false);
+  }, 0);
+});
 const actions = ${JSON.stringify(ext.approvalActions)};
 const states = { running: 'running', waiting: 'waiting for approval', allowed: 'allowed', denied: 'denied' };
 const emptyText = 'Ask the Switchboard agent. Tool calls it makes wait for your approval unless they are allowlisted.';
@@ -407,6 +421,7 @@ function mount(id) {
   const html = v.html;
   const f = document.createElement('iframe');
   f.className = 'sbview';
+  f.inert = document.activeElement === prompt;
   f.title = 'A tool view';
   let written = false;
   f.addEventListener('load', () => {
