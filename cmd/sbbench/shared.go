@@ -334,6 +334,27 @@ func (b *bench) ownCaller(spec serverSpec, args func(string) map[string]any, pre
 	}
 }
 
+// ownRelayedCaller is ownCaller with the server behind `sbbench _relay` (childRelay).
+func (b *bench) ownRelayedCaller(spec serverSpec, args func(string) map[string]any, prefix string) caller {
+	return func() (*running, error) {
+		self, err := os.Executable()
+		if err != nil {
+			return nil, err
+		}
+		relayed := serverSpec{Command: self, Args: append([]string{"_relay", spec.Command}, spec.Args...)}
+		r, err := b.ownCaller(relayed, args, prefix)()
+		if err != nil {
+			return nil, err
+		}
+		if r.server != 0 { // the relay: the server is its child
+			if kids := directChildren(r.server); len(kids) == 1 {
+				r.server = kids[0]
+			}
+		}
+		return r, nil
+	}
+}
+
 // firstCallIn starts a window in home and calls echo on s00 as soon as it can (as firstCallSB);
 // the time is from the process start to the answer, in ms.
 func (b *bench) firstCallIn(home string, env []string, entries map[string]any, opts map[string]any, k sharedKind) (float64, *lspClient, error) {
@@ -435,10 +456,18 @@ func (b *bench) sharedRows() []perfRow {
 		if k.label == "server-everything" {
 			warm, calls = b.cfg.warmup+b.cfg.warmServer, b.cfg.serverCalls
 		}
+		// The third subject is the floor of any daemon: the server in the window behind
+		// `sbbench _relay` (one process that copies bytes, on one thread with raw system calls),
+		// which pays the hop the daemon pays (a pipe each way and one more process to wake) and
+		// does nothing else.
 		p50, _ := b.interleavedP50("shared p50 "+k.label, warm, calls, []caller{
-			b.sharedCaller(k.spec, k.args, k.prefix), b.ownCaller(k.spec, k.args, k.prefix)})
+			b.sharedCaller(k.spec, k.args, k.prefix), b.ownCaller(k.spec, k.args, k.prefix), b.ownRelayedCaller(k.spec, k.args, k.prefix)})
 		rows = append(rows, perfRow{name: "callTool p50 through the daemon, against the same server in the window (" + k.label + ")", unit: "µs",
-			a: p50[0], b: p50[1], aWho: "shared", bWho: "in the window", goal: "≤ 1.25x", max: 1.25})
+			a: p50[0], b: p50[1], aWho: "shared", bWho: "in the window", goal: "≤ 1.25x", max: 1.25},
+			perfRow{name: "callTool p50, the same server in the window behind a byte relay (the floor of one more process), against it in the window (" + k.label + ")", unit: "µs",
+				a: p50[2], b: p50[1], aWho: "in the window, relayed", bWho: "in the window"},
+			perfRow{name: "callTool p50 through the daemon, against the same server in the window behind a byte relay: what the daemon adds to the hop (" + k.label + ")", unit: "µs",
+				a: p50[0], b: p50[2], aWho: "shared", bWho: "in the window, relayed"})
 		w, c := b.measurePair("shared first call "+k.label, max(b.cfg.runs, firstCallRuns),
 			func() (float64, error) { return b.firstWarm(k) }, func() (float64, error) { return b.firstCold(k) })
 		rows = append(rows, perfRow{name: "a second window's first call to a warm shared server, against a cold first call, from process start (" + k.label + ")", unit: "ms",
