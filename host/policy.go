@@ -218,7 +218,12 @@ func (a *App) policyVerdict(req permissions.Request) permissions.PolicyVerdict {
 	if p.Empty() {
 		return permissions.PolicyVerdict{}
 	}
-	v := p.Tool(req.Tool, req.Server)
+	var v policy.ToolVerdict
+	if t, ok := a.registryTool(req); ok {
+		v = p.ToolNamed(req.Tool, req.Server, t.Tool) // a rule names the server's tool, not a made-safe name
+	} else {
+		v = p.Tool(req.Tool, req.Server)
+	}
 	out := permissions.PolicyVerdict{Deny: v.Deny != nil, Ask: v.Ask != nil, Allow: v.Allow != nil, Reason: v.Reason}
 	for _, r := range []*policy.Rule{v.Deny, v.Ask, v.Allow} {
 		if r != nil {
@@ -232,6 +237,15 @@ func (a *App) policyVerdict(req permissions.Request) permissions.PolicyVerdict {
 	}
 	out.NoUserGrants = p.ManagedRulesOnly() != nil
 	return out
+}
+
+// registryTool is the MCP tool req calls, as the registry has it (its server's own name for it).
+func (a *App) registryTool(req permissions.Request) (mcpbridge.Tool, bool) {
+	if req.Server == "" || a.registry == nil {
+		return mcpbridge.Tool{}, false
+	}
+	t, ok := a.registry.Lookup(req.Tool)
+	return t, ok && t.Server == req.Server
 }
 
 // policyMode is the mode a request runs in: a disabled mode asked for by name is refused (an
@@ -265,7 +279,7 @@ func (a *App) policyTools(snap *mcpbridge.ToolSet) *mcpbridge.ToolSet {
 	}
 	var tools []mcpbridge.Tool
 	for i, t := range snap.All() {
-		if !t.Held && !p.Offered(t.Name, t.Server) {
+		if !t.Held && p.ToolNamed(t.Name, t.Server, t.Tool).Deny != nil {
 			if tools == nil {
 				tools = slices.Clone(snap.All())
 			}

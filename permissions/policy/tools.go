@@ -69,6 +69,41 @@ func (p *Policy) Tool(tool, server string) ToolVerdict {
 	return v
 }
 
+// ToolNamed is Tool for an MCP tool that its server calls original. Switchboard registers a
+// tool whose name has characters outside [A-Za-z0-9_-], or is too long, under a made-safe name
+// with a hash (mcpbridge/naming.go), which no rule written for the tool names: Claude Code, whose
+// rules these are, writes such a character as '_' and never cuts. A deny or ask rule that names
+// the tool that way covers it too. Allow rules match the registered name only (a grant is for
+// the name the person sees).
+func (p *Policy) ToolNamed(tool, server, original string) ToolVerdict {
+	v := p.Tool(tool, server)
+	if v.Deny != nil || server == "" || original == "" || len(p.broken) > 0 {
+		return v
+	}
+	alt := "mcp__" + server + "__" + ruleName(original)
+	if alt == tool {
+		return v
+	}
+	w := p.Tool(alt, server)
+	switch {
+	case w.Deny != nil:
+		return w
+	case w.Ask != nil && v.Ask == nil:
+		v.Ask, v.Allow, v.Reason = w.Ask, nil, w.Reason
+	}
+	return v
+}
+
+// ruleName is a tool's name as a rule spells it: each character outside [A-Za-z0-9_-] as '_'.
+func ruleName(tool string) string {
+	return strings.Map(func(r rune) rune {
+		if r < 0x80 && isNameChar(byte(r)) {
+			return r
+		}
+		return '_'
+	}, tool)
+}
+
 // findTool finds the first rule covering the tool part (built-in name when server is "").
 // Deny and ask rules compare the server without regard to case (the map key already did);
 // allow rules compare it exactly.
