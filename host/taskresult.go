@@ -138,8 +138,8 @@ func (a *App) handBack() (string, []string) {
 	b.mu.Lock()
 	b.loadLocked()
 	// Most turns have nothing to take: a read of the file tells, and only a take writes it.
-	if !b.broken && b.path != "" {
-		b.mergeLocked()
+	if b.path != "" {
+		b.mergeLocked() // a broken file is read again: the person may have fixed it
 	}
 	waiting := false
 	for _, e := range b.entries {

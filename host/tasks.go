@@ -95,12 +95,15 @@ type taskBook struct {
 	path string
 	log  func(string)
 
-	mu      sync.Mutex
-	loaded  bool
-	broken  bool // the file could not be read: never overwritten
-	entries map[string]*TaskEntry
-	runs    map[string]context.CancelCauseFunc // tasks this host follows now, by ID
-	written map[string]time.Time               // when each running entry was last written
+	mu     sync.Mutex
+	loaded bool
+	broken bool // the file could not be read: never overwritten (read again at each write)
+	// brokenWhy says where and why (file:line:col), for the person; told: they were told.
+	brokenWhy string
+	told      bool
+	entries   map[string]*TaskEntry
+	runs      map[string]context.CancelCauseFunc // tasks this host follows now, by ID
+	written   map[string]time.Time               // when each running entry was last written
 }
 
 func (b *taskBook) loadLocked() {
@@ -131,7 +134,7 @@ func (b *taskBook) saveLocked() { b.syncLocked(nil) }
 // syncLocked takes the file's lock, reads again what other processes wrote, runs f (nil: nothing)
 // and writes the file.
 func (b *taskBook) syncLocked(f func()) {
-	if b.path == "" || b.broken {
+	if b.path == "" {
 		if f != nil {
 			f()
 		}
@@ -172,24 +175,63 @@ func (b *taskBook) syncLocked(f func()) {
 }
 
 // readLocked reads the file's entries (none, ok, when it does not exist). A file that cannot be
-// read or parsed marks the book broken: it is never written over.
+// read or parsed marks the book broken: it is never written over, and is read again at each
+// write, so that a file the person fixed is used again without a restart.
 func (b *taskBook) readLocked() ([]*TaskEntry, bool) {
 	data, err := os.ReadFile(b.path)
 	if errors.Is(err, os.ErrNotExist) {
+		b.broken = false
 		return nil, true
 	}
 	var f struct {
 		Tasks []*TaskEntry `json:"tasks"`
 	}
+	why := ""
 	if err == nil {
-		err = json.Unmarshal(data, &f)
+		if err = json.Unmarshal(data, &f); err != nil {
+			why = fmt.Sprintf("%s:%s: %v", b.path, jsonPos(data, err), err)
+		}
+	} else {
+		why = err.Error() // names the file
 	}
 	if err != nil {
-		b.broken = true
-		b.log(fmt.Sprintf("host: task file %s: %v (it is left as it is; tasks are not kept until it is fixed or removed)", b.path, err))
+		if !b.broken || why != b.brokenWhy { // once, not at every write while it stays broken
+			b.log(fmt.Sprintf("host: task file %s (it is left as it is; tasks are not kept until it is fixed or removed)", why))
+		}
+		b.broken, b.brokenWhy = true, why
 		return nil, false
 	}
+	b.broken, b.brokenWhy, b.told = false, "", false
 	return f.Tasks, true
+}
+
+// jsonPos is where a JSON decoding error is in data, as line:col (1:1 when it does not say).
+func jsonPos(data []byte, err error) string {
+	var off int64
+	var se *json.SyntaxError
+	var te *json.UnmarshalTypeError
+	switch {
+	case errors.As(err, &se):
+		off = se.Offset
+	case errors.As(err, &te):
+		off = te.Offset
+	}
+	line, col := 1, 1
+	for _, c := range data[:min(int(off), len(data))] {
+		if c == '\n' {
+			line, col = line+1, 1
+		} else {
+			col++
+		}
+	}
+	return fmt.Sprintf("%d:%d", line, col)
+}
+
+// keeping: the book can keep a task for a restart (its file is not broken).
+func (b *taskBook) keeping() bool {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return !b.broken
 }
 
 // mergeLocked reads the file again: an entry another process added is kept, and one it changed
@@ -332,9 +374,10 @@ func (a *App) watchTask(ctx context.Context, cancel context.CancelCauseFunc, obs
 }
 
 // TaskUpdate and KeepTask are mcpbridge.TaskHooks: updates go to update; a task is kept running
-// on its server while the host is closing.
+// on its server while the host is closing, unless the task file is broken: no host could follow
+// it again, and it would run on with nobody to see its end (tasks/cancel goes out instead).
 func (w *taskWatch) TaskUpdate(u mcpbridge.TaskUpdate) { w.update(u) }
-func (w *taskWatch) KeepTask() bool                    { return w.a.closing() }
+func (w *taskWatch) KeepTask() bool                    { return w.a.closing() && w.a.tasks.keeping() }
 
 // TaskProgress is a ToolProgress that shows a task's line itself (the terminal); other observers
 // get the line as a Report's message.
@@ -424,9 +467,9 @@ func (w *taskWatch) update(u mcpbridge.TaskUpdate) {
 		return
 	}
 	b.mu.Lock()
-	defer b.mu.Unlock()
 	e := b.entries[id]
 	if e == nil {
+		b.mu.Unlock()
 		return
 	}
 	// The file is written when the status changes; a new message or requestState alone (a server
@@ -438,6 +481,15 @@ func (w *taskWatch) update(u mcpbridge.TaskUpdate) {
 	if write {
 		b.written[id] = now
 		b.saveLocked()
+	}
+	broken := ""
+	if first && b.broken && !b.told {
+		b.told, broken = true, b.brokenWhy // once, until the file is fixed
+	}
+	b.mu.Unlock()
+	if broken != "" {
+		w.a.ui.Notify(LevelWarning, fmt.Sprintf("Switchboard cannot keep the task of %s for a restart: its task file %s is not valid (it is left as it is). "+
+			"Fix or remove the file; until then a task still running when Switchboard stops is cancelled.", safetext.Line(w.name), safetext.Line(broken)))
 	}
 }
 
