@@ -678,3 +678,14 @@ func (r *Registry) ResumeTask(ctx context.Context, tool, taskID, requestState st
 	res, err := c.followTask(ctx, tool, t.OutputSchema, wt, timeout)
 	return r.callOutcome(ctx, c, tool, res, err, timeout)
 }
+
+// CancelTask sends tasks/cancel for a task an earlier run started (as ResumeTask names it),
+// without following it: the caller will not take its result.
+func (r *Registry) CancelTask(ctx context.Context, tool, taskID, requestState string) error {
+	_, c, ok := r.snap.Load().lookupConn(tool)
+	if !ok || c == nil {
+		return fmt.Errorf("mcpbridge: cancel task %s of %s: the tool's server is not running", strconv.Quote(Cut(taskID, 64)), tool)
+	}
+	c.cancelTask(context.WithoutCancel(ctx), taskID, requestState)
+	return nil
+}
