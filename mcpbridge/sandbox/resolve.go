@@ -251,6 +251,9 @@ func Resolve(p Profile, env Env) (*Plan, error) {
 			return nil, err
 		}
 	}
+	if err := r.checkLinkedWrites(); err != nil {
+		return nil, err
+	}
 	if err := r.fixCode(); err != nil {
 		return nil, err
 	}
@@ -312,6 +315,36 @@ type resolver struct {
 	plan   Plan
 	// listedWrite are the write folders the entry lists, resolved.
 	listedWrite []string
+	// plainWrite are those written as they are (no symlink in the repository on the way);
+	// linkedWrite are the others, checked by checkLinkedWrites.
+	plainWrite  []string
+	linkedWrite []linkedWrite
+}
+
+// linkedWrite is a listed write path in the repository that goes through a symlink the
+// repository holds: path as written, real where it leads, base the repository folder, resolved.
+type linkedWrite struct {
+	path, real, base string
+}
+
+// checkLinkedWrites refuses a write path in the repository that goes through a symlink the
+// repository holds, even one that stays inside it (to .git/hooks, to the repository itself): the
+// server would write what the link names, not what the person was shown, and the code paths
+// kept read-only inside a listed folder would not be kept in the folder itself; the repository
+// can also retarget the link later without changing the entry. Unless the link leads into
+// another listed folder, written as it is, and not to a code path: then it grants nothing more
+// than the person saw. (A read through such a link gives nothing more: the repository is
+// readable anyway.)
+func (r *resolver) checkLinkedWrites() error {
+	for _, l := range r.linkedWrite {
+		rel, _ := filepath.Rel(l.base, l.real) // ignore error: both absolute
+		_, code := RunsCode(rel)
+		covered := slices.ContainsFunc(r.plainWrite, func(w string) bool { return within(l.real, w) })
+		if code || !covered {
+			return fmt.Errorf("sandbox: write %q: it is a symbolic link (or goes through one) to %s; list that path itself if the server is to write there", safetext.Line(l.path), r.show(l.real))
+		}
+	}
+	return nil
 }
 
 // fixCode fills the plan's Fixed, Anchors and Reopen from the listed write folders. A fixed
@@ -516,10 +549,33 @@ func (r *resolver) grantListed(key, path string, write bool) error {
 			return fmt.Errorf("sandbox: %s %q: it leads out of %s through a symbolic link, to %s; list that folder itself if the server is to have it", key, safetext.Line(path), r.show(b), r.show(real))
 		}
 	}
+	// A write path in the repository must be where it is written: through a symlink the
+	// repository holds, even one that stays inside it (to .git/hooks, to the repository itself),
+	// the server would write what the link names, not what the person was shown, and the code
+	// paths kept read-only inside a listed folder would not be kept in the folder itself. The
+	// repository can also retarget the link later without changing the entry. (A read through one
+	// gives nothing more: the repository is readable anyway.)
 	r.add(real, write)
-	if write {
-		r.listedWrite = append(r.listedWrite, real)
+	if !write {
+		return nil
 	}
+	r.listedWrite = append(r.listedWrite, real)
+	for _, b := range append([]string{r.base()}, r.env.Workspace...) {
+		if b == "" || !within(abs, b) {
+			continue
+		}
+		rb, err := filepath.EvalSymlinks(b)
+		if err != nil {
+			rb = b
+		}
+		rel, _ := filepath.Rel(b, abs) // ignore error: abs is within b
+		if real != filepath.Join(rb, rel) {
+			r.linkedWrite = append(r.linkedWrite, linkedWrite{path: path, real: real, base: rb})
+			return nil
+		}
+		break
+	}
+	r.plainWrite = append(r.plainWrite, real)
 	return nil
 }
 
