@@ -173,9 +173,24 @@ func (p *proxy) resolve(ctx context.Context, c net.Conn, addr string) (string, b
 }
 
 func local(ip net.IP) bool {
-	return ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
-		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast()
+	if nat64.Contains(ip) {
+		ip = ip[12:16] // the IPv4 address a NAT64 gateway would reach
+	}
+	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
+		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
+		return true
+	}
+	ip4 := ip.To4()
+	return ip4 != nil && (ip4[0] == 0 || sharedSpace.Contains(ip4))
 }
+
+// Local networks that net.IP's predicates do not name: the shared address space (carrier-grade
+// NAT, and Tailscale's tailnet with its 100.100.100.100), and IPv4 reached through the well-known
+// NAT64 prefix. (0.0.0.0/8, "this network", is checked by its first byte.)
+var (
+	sharedSpace = net.IPNet{IP: net.IPv4(100, 64, 0, 0).To4(), Mask: net.CIDRMask(10, 32)}
+	nat64       = net.IPNet{IP: net.ParseIP("64:ff9b::"), Mask: net.CIDRMask(96, 128)}
+)
 
 // tunnel serves CONNECT: the TCP destination is checked; what runs inside (TLS) is the server's.
 func (p *proxy) tunnel(c net.Conn, br *bufio.Reader, req *http.Request) {
