@@ -218,9 +218,9 @@ func Resolve(p Profile, env Env) (*Plan, error) {
 	}
 	// The command's own package (a symlinked npx leads into npm's), then any argument that names
 	// an existing file (node server.js): its package too.
-	r.grantPackage(cmd)
+	r.grantPackage(cmd, false)
 	if real, err := filepath.EvalSymlinks(cmd); err == nil && real != cmd {
-		r.grantPackage(real)
+		r.grantPackage(real, false)
 	}
 	for _, a := range env.Args {
 		if a == "" || strings.HasPrefix(a, "-") {
@@ -234,7 +234,7 @@ func Resolve(p Profile, env Env) (*Plan, error) {
 			path = filepath.Join(env.Dir, path)
 		}
 		if fi, err := os.Stat(path); err == nil && !fi.IsDir() {
-			r.grantPackage(path)
+			r.grantPackage(path, true)
 		}
 	}
 	for _, w := range env.Workspace {
@@ -497,24 +497,42 @@ func (r *resolver) grantDefault(p string, write bool) {
 
 // grantPackage grants the folder of a program or script, widened to its package (the nearest
 // folder above with a package.json, pyproject.toml, go.mod or Cargo.toml, below the home
-// folder), or only the file when that folder holds a secret.
-func (r *resolver) grantPackage(file string) {
+// folder), or only the file when that folder holds a secret. For an argument (arg) in a hidden
+// folder of the home folder (where programs keep their settings and sign-ins) that is in no
+// package, only the file: an entry names it ("${userHome}/.gemini/settings.json"), and the
+// folder beside it (~/.gemini/oauth_creds.json) is nothing the person was shown.
+func (r *resolver) grantPackage(file string, arg bool) {
 	real, err := filepath.EvalSymlinks(file)
 	if err != nil || r.insideDenied(real) != "" {
 		return
 	}
 	dir := filepath.Dir(real)
+	found := false
 	for d := dir; within(d, r.env.Home) && d != r.env.Home; d = filepath.Dir(d) {
 		if hasAny(d, "package.json", "pyproject.toml", "setup.py", "go.mod", "Cargo.toml") {
-			dir = d
+			dir, found = d, true
 			break
 		}
 	}
-	if r.containedDenied(dir) != "" || dir == "/" {
+	if r.containedDenied(dir) != "" || dir == "/" || arg && !found && r.hiddenInHome(dir) {
 		r.add(real, false)
 		return
 	}
 	r.add(dir, false)
+}
+
+// hiddenInHome: dir is or lies in a folder of the home folder whose name starts with a dot.
+func (r *resolver) hiddenInHome(dir string) bool {
+	rel, err := filepath.Rel(r.env.Home, dir)
+	if err != nil || !within(dir, r.env.Home) {
+		return false
+	}
+	for _, part := range strings.Split(filepath.ToSlash(rel), "/") {
+		if strings.HasPrefix(part, ".") && part != "." && part != ".." {
+			return true
+		}
+	}
+	return false
 }
 
 // grantListed grants a path the user listed in the entry. It must exist and must neither be nor
