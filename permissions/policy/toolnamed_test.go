@@ -18,7 +18,7 @@ func TestToolNamed(t *testing.T) {
 		{"mcp__s__files_read_1a2b3c4d", "files.read", "deny"},
 		{"mcp__s__files_read_1a2b3c4d", "files/read", "deny"},
 		{"mcp__s__files_write_3c4d5e6f", "files.write", "ask"}, // ask beats the allow of its registered name
-		{"mcp__s__files_list_5e6f7a8b", "files.list", ""},     // an allow never reaches a made-safe name
+		{"mcp__s__files_list_5e6f7a8b", "files.list", ""},      // an allow never reaches a made-safe name
 		{"mcp__s__files_read", "files_read", "deny"},
 		{"mcp__s__other_9a8b7c6d", "other!", ""},
 	}
