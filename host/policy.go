@@ -239,6 +239,17 @@ func (a *App) policyVerdict(req permissions.Request) permissions.PolicyVerdict {
 	return out
 }
 
+// toolDenied is the policy rule that denies tool of server ("" none, or no policy watched).
+func (a *App) toolDenied(tool, server string) string {
+	if a.policyW == nil {
+		return ""
+	}
+	if pv := a.policyVerdict(permissions.Request{Tool: tool, Server: server}); pv.Deny {
+		return pv.Rule
+	}
+	return ""
+}
+
 // registryTool is the MCP tool req calls, as the registry has it (its server's own name for it).
 func (a *App) registryTool(req permissions.Request) (mcpbridge.Tool, bool) {
 	if req.Server == "" || a.registry == nil {

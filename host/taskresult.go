@@ -157,10 +157,17 @@ func (a *App) handBack() (string, []string) {
 			if len(take) == maxHandBack {
 				break
 			}
-			if e.ForAgent && sameWorkspace(e.Folders, folders) {
-				e.ForAgent, e.Updated = false, a.taskNow()
-				take = append(take, *e)
+			if !e.ForAgent || !sameWorkspace(e.Folders, folders) {
+				continue
 			}
+			e.ForAgent, e.Updated = false, a.taskNow()
+			if rule := a.toolDenied(e.Tool, e.Server); rule != "" {
+				// The policy came to deny the tool since the task ended: the model gets
+				// nothing of it.
+				e.Message = "not given to the agent: the organisation's policy denies the tool (" + rule + ")"
+				continue
+			}
+			take = append(take, *e)
 		}
 	})
 	b.mu.Unlock()

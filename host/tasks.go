@@ -21,7 +21,6 @@ import (
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
-	"github.com/switchboard-dev/switchboard/permissions"
 )
 
 // Long calls (MCP tasks, issue 30). A tool call that its server runs as a task (mcpbridge/tasks.go)
@@ -704,15 +703,15 @@ func (a *App) resumeTask(e TaskEntry) {
 		lost("its server " + safetext.Line(e.Server) + " is not running")
 		return
 	}
-	if pv := a.policyVerdict(permissions.Request{Tool: e.Tool, Server: e.Server}); pv.Deny {
+	if rule := a.toolDenied(e.Tool, e.Server); rule != "" {
 		// The policy came to deny the tool while no host ran: its result reaches neither the
 		// agent nor the person as the tool's, and the server stops working on it.
 		a.registry.CancelTask(a.baseCtx, e.Tool, e.TaskID, e.RequestState) // ignore error: the server went away; nothing follows it
 		b.update(e.ID, func(x *TaskEntry) {
-			x.State, x.Owner, x.Updated, x.Message = TaskCancelled, 0, a.taskNow(), "cancelled: the organisation's policy denies the tool ("+pv.Rule+")"
+			x.State, x.Owner, x.Updated, x.Message = TaskCancelled, 0, a.taskNow(), "cancelled: the organisation's policy denies the tool ("+rule+")"
 		})
 		a.ui.Notify(LevelWarning, fmt.Sprintf("The task of %s that was running when Switchboard stopped was cancelled: your organisation's policy now denies the tool (%s).",
-			safetext.Line(e.Tool), safetext.Line(pv.Rule)))
+			safetext.Line(e.Tool), safetext.Line(rule)))
 		return
 	}
 	ctx, cancel := context.WithCancelCause(a.baseCtx)

@@ -1,0 +1,57 @@
+package host
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/permissions/policy"
+)
+
+// TestHandBackPolicyDenied: a task result waiting for the agent (its task ended under a host
+// started after the one that began it) is not handed to the next chat turn once the
+// organisation's policy denies its tool: the deny says the model gets nothing of the tool's. It
+// is dropped, saying why; another tool's waiting result still goes.
+func TestHandBackPolicyDenied(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make root-owned policy files")
+	}
+	base := t.TempDir()
+	os.Chmod(base, 0o755)
+	dir := filepath.Join(base, "switchboard")
+	os.MkdirAll(dir, 0o755)
+	f := filepath.Join(dir, policy.SettingsFile)
+	os.WriteFile(f, []byte(`{"permissions": {"deny": ["mcp__t__slow"]}}`), 0o644)
+	os.Chmod(f, 0o644)
+	a := &App{gone: make(chan struct{}), folders: []string{"/ws"}, policyW: policy.NewWatcher(policy.Options{Paths: policy.Paths{Dir: dir}})}
+	if err := a.Policy().Broken(); err != nil {
+		t.Fatal(err)
+	}
+	a.tasks = taskBook{path: filepath.Join(t.TempDir(), TasksFile), log: func(m string) { t.Log(m) }}
+	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	a.opts.Now = func() time.Time { return now }
+	b := &a.tasks
+	b.mu.Lock()
+	b.loadLocked()
+	b.entries["x"] = &TaskEntry{ID: "x", Server: "t", Tool: "mcp__t__slow", State: TaskCompleted, Started: now, Updated: now,
+		Result: "the denied tool's result", ForAgent: true, Folders: []string{"/ws"}}
+	b.entries["y"] = &TaskEntry{ID: "y", Server: "t", Tool: "mcp__t__other", State: TaskCompleted, Started: now, Updated: now,
+		Result: "another tool's result", ForAgent: true, Folders: []string{"/ws"}}
+	b.saveLocked()
+	b.mu.Unlock()
+
+	note, ids := a.handBack()
+	if len(ids) != 1 || ids[0] != "y" || strings.Contains(note, "denied tool's result") {
+		t.Fatalf("handed %v:\n%s\nwant y only", ids, note)
+	}
+	for _, e := range a.Tasks() {
+		if e.ID == "x" && (e.ForAgent || !strings.Contains(e.Message, "policy")) {
+			t.Errorf("x after the turn = %+v; want it no longer waiting, saying why", e)
+		}
+	}
+	if note, ids := a.handBack(); len(ids) != 0 {
+		t.Errorf("the next turn was handed %v:\n%s", ids, note)
+	}
+}
