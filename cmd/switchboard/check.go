@@ -111,12 +111,15 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return *trust || store != nil && store.Get(c.Name, c.Fingerprint()) == permissions.Trusted
 	}
 
+	// Sign-ins (switchboard auth login, or the editor's) and input values share one store.
+	secrets := &lazyStore{}
 	reg := mcpbridge.NewRegistry(mcpbridge.Options{
 		Logger:  logger,
 		Trusted: trusted,
 		Admit:   func(c config.ServerConfig) *mcpbridge.Blocked { return host.PolicyBlock(pol, c) },
 		Roots:   func() []string { return absPaths(workspaces) },
-		Getenv:  inputLookup(), // mcp_input.go: ${input:ID} values from the store
+		Getenv:  inputLookupIn(secrets), // mcp_input.go: ${input:ID} values from the store
+		Tokens:  secrets,                // a server signed in to sends its token; one not signed in needs-auth
 		Eras:    mcpbridge.OpenEraStore(filepath.Join(filepath.Dir(*pinsPath), mcpbridge.DefaultErasFile)),
 		// A shared server a window runs is checked in the daemon (warm); check never starts a
 		// daemon or an instance there.
@@ -216,7 +219,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		return 2 // a broken policy is an error to fix; a blocked server is only a state
 	}
 	for _, s := range rep.Servers {
-		if s.State == mcpbridge.StateFailed || s.State == mcpbridge.StateStarting {
+		if s.State == mcpbridge.StateFailed || s.State == mcpbridge.StateStarting || s.State == mcpbridge.StateNeedsAuth {
 			code = 1
 		}
 	}
@@ -258,7 +261,7 @@ func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, sh
 	}
 	var summary []string
 	for _, st := range []string{mcpbridge.StateReady, mcpbridge.StateFailed, mcpbridge.StateStarting,
-		mcpbridge.StateUntrusted, mcpbridge.StateBlocked, mcpbridge.StateDisabled, mcpbridge.StateStopped} {
+		mcpbridge.StateNeedsAuth, mcpbridge.StateUntrusted, mcpbridge.StateBlocked, mcpbridge.StateDisabled, mcpbridge.StateStopped} {
 		if states[st] > 0 {
 			summary = append(summary, fmt.Sprintf("%d %s", states[st], st))
 		}
@@ -297,6 +300,8 @@ func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, sh
 			fmt.Fprintf(w, "  note:    defined only in a workspace file; not started (use --trust-workspace)\n")
 		case mcpbridge.StateDisabled:
 			fmt.Fprintf(w, "  note:    disabled in its config\n")
+		case mcpbridge.StateNeedsAuth:
+			fmt.Fprintf(w, "  note:    needs you to sign in: switchboard auth login %s\n", safetext.Line(s.Name))
 		case mcpbridge.StateBlocked:
 			fmt.Fprintf(w, "  blocked: %s\n", safetext.Line(s.Error))
 			if s.Policy != nil {

@@ -188,18 +188,42 @@ func setEcho(tty *os.File, on bool) bool {
 // inputLookup is os.LookupEnv that also answers the values of config files' inputs
 // (config.InputVar names) from the store, opened on first use: `switchboard check` starts a
 // server with the input values kept by the editor or `switchboard mcp input set`.
-func inputLookup() func(string) (string, bool) {
-	var once sync.Once
-	var store tokenstore.Store
+func inputLookup() func(string) (string, bool) { return inputLookupIn(&lazyStore{}) }
+
+// inputLookupIn is inputLookup reading the input values from store.
+func inputLookupIn(store tokenstore.Store) func(string) (string, bool) {
 	return func(name string) (string, bool) {
 		key, ok := config.InputKeyOfVar(name)
 		if !ok {
 			return os.LookupEnv(name)
 		}
-		once.Do(func() { store, _ = openInputStore() })
 		ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 		defer cancel()
 		v, err := config.LoadInput(ctx, store, key)
 		return v, err == nil
 	}
+}
+
+// lazyStore is the store of sign-ins and input values (openInputStore), opened on first use: a
+// command none of whose servers signs in or names an input never probes the keychain.
+type lazyStore struct {
+	once  sync.Once
+	store tokenstore.Store
+}
+
+func (l *lazyStore) open() tokenstore.Store {
+	l.once.Do(func() { l.store, _ = openInputStore() })
+	return l.store
+}
+
+func (l *lazyStore) Load(ctx context.Context, server string) (tokenstore.Credential, error) {
+	return l.open().Load(ctx, server)
+}
+
+func (l *lazyStore) Save(ctx context.Context, server string, c tokenstore.Credential) error {
+	return l.open().Save(ctx, server, c)
+}
+
+func (l *lazyStore) Delete(ctx context.Context, server string) error {
+	return l.open().Delete(ctx, server)
 }

@@ -111,11 +111,14 @@ func runPins(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	pol := policy.Load(policy.Options{Paths: policyPaths()})
+	secrets := &lazyStore{} // sign-ins and input values, as check starts servers (mcp_input.go)
 	reg := mcpbridge.NewRegistry(mcpbridge.Options{
 		Logger:  slog.New(slog.DiscardHandler),
 		Trusted: func(c config.ServerConfig) bool { return trust.Get(c.Name, c.Fingerprint()) == permissions.Trusted },
 		Admit:   func(c config.ServerConfig) *mcpbridge.Blocked { return host.PolicyBlock(pol, c) },
 		Roots:   func() []string { return absPaths(workspaces) },
+		Getenv:  inputLookupIn(secrets),
+		Tokens:  secrets,
 	})
 	defer reg.Close()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
