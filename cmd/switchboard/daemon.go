@@ -34,16 +34,25 @@ editor windows. Windows start it when they need it; it exits a minute after the 
            windows are told, and move to the new daemon within 10 minutes)
 `
 
-// runDaemon is `switchboard daemon` (hidden: windows start it) and `daemon status|stop`.
+// runDaemon is `daemon status|stop|restart`, and the daemon itself: `switchboard daemon --dir
+// DIR ...`, as a window starts it (daemonStart; only flags). Bare `switchboard daemon` and an
+// unknown verb are usage errors: a person who types them means one of the verbs, and would
+// otherwise get a daemon in the foreground that prints nothing.
 func runDaemon(args []string, stdout, stderr io.Writer) int {
-	if len(args) > 0 {
-		switch args[0] {
-		case "status", "stop", "restart":
-			return runDaemonCtl(args[0], args[1:], stdout, stderr)
-		case "-h", "-help", "--help", "help":
-			fmt.Fprint(stdout, daemonUsage)
-			return 0
-		}
+	if len(args) == 0 {
+		fmt.Fprint(stderr, daemonUsage)
+		return 2
+	}
+	switch args[0] {
+	case "status", "stop", "restart":
+		return runDaemonCtl(args[0], args[1:], stdout, stderr)
+	case "-h", "-help", "--help", "help":
+		fmt.Fprint(stdout, daemonUsage)
+		return 0
+	}
+	if !strings.HasPrefix(args[0], "-") {
+		fmt.Fprintf(stderr, "switchboard daemon: unknown command %q (want status, stop or restart)\n\n%s", args[0], daemonUsage)
+		return 2
 	}
 	fs := flag.NewFlagSet("daemon", flag.ContinueOnError)
 	fs.SetOutput(stderr)

@@ -90,3 +90,46 @@ func gonePid(pid int) bool {
 	i := strings.LastIndexByte(string(b), ')')
 	return i > 0 && len(b) > i+2 && (b[i+2] == 'Z' || b[i+2] == 'X')
 }
+
+// TestDaemonVerbs: the daemon's verbs are a listed command (switchboard help daemon answered
+// "unknown command"), and bare `switchboard daemon` or a mistyped verb is a usage error: it ran
+// a daemon in the foreground that printed nothing, or said only "unexpected argument".
+func TestDaemonVerbs(t *testing.T) {
+	needFaultBinaries(t)
+	var out, errb strings.Builder
+	usage(&out)
+	if !strings.Contains(out.String(), "daemon status|stop|restart") {
+		t.Errorf("usage does not list daemon:\n%s", out.String())
+	}
+	out.Reset()
+	if code := run([]string{"help", "daemon"}, &out, &errb); code != 0 || !strings.HasPrefix(out.String(), "usage: switchboard daemon status|stop|restart") {
+		t.Errorf("help daemon = %d\nstdout %s\nstderr %s", code, out.String(), errb.String())
+	}
+	out.Reset()
+	errb.Reset()
+	if code := run([]string{"daemon", "satus"}, &out, &errb); code != 2 || !strings.Contains(errb.String(), `unknown command "satus" (want status, stop or restart)`) {
+		t.Errorf("daemon satus = %d\nstderr %s", code, errb.String())
+	}
+
+	// Bare: the real binary, its runtime folder a temporary one, so that a daemon it started
+	// would be a socket there (and would be this test's to kill, by the context).
+	rt, err := os.MkdirTemp("", "sbd")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(rt)
+	os.Chmod(rt, 0o700)
+	home := t.TempDir()
+	ctx, cancel := context.WithTimeout(context.Background(), e2eTimeout())
+	defer cancel()
+	cmd := exec.CommandContext(ctx, fBins.switchboard, "daemon")
+	cmd.Env = []string{"PATH=/usr/bin:/bin", "HOME=" + home, "XDG_RUNTIME_DIR=" + rt, "XDG_STATE_HOME=" + home}
+	b, err := cmd.CombinedOutput()
+	var exit *exec.ExitError
+	if !errors.As(err, &exit) || exit.ExitCode() != 2 || !strings.HasPrefix(string(b), "usage: switchboard daemon status|stop|restart") {
+		t.Errorf("switchboard daemon: %v\n%s", err, b)
+	}
+	if ents, _ := os.ReadDir(filepath.Join(rt, "switchboard")); len(ents) != 0 {
+		t.Errorf("switchboard daemon started a daemon: %v", ents)
+	}
+}

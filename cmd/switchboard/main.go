@@ -35,7 +35,7 @@ func subcommands() []subcommand {
 	return []subcommand{
 		{"serve", "serve [--stdio] [--log FILE]       run the LSP server on stdin/stdout (what editors start)", runServe, flags(runServe), nil},
 		{"check", "check [--config FILE]... [--workspace DIR] [--trust-workspace] [--json]   connect every configured MCP server and report", runCheck, flags(runCheck), nil},
-		{"call", "call NAME [JSON-ARGS] [--mode M]  call one tool through the confirm gate", runCall, text(callUsage), nil},
+		{"call", "call NAME [JSON-ARGS] [--mode M] [--config FILE]...   call one tool through the confirm gate", runCall, text(callUsage), nil},
 		{"allow", "allow list | allow set PREFIX [ENTRY...]   show or change the tool allowlist", runAllow, text(allowUsage), []string{"list", "set"}},
 		{"mcp", "mcp add|remove|list|get|import|sandbox ... manage MCP servers in config files (switchboard mcp help)", runMCP, mcpHelp,
 			[]string{"add", "remove", "list", "get", "import", "sandbox", "input", "input set", "input delete"}},
@@ -48,6 +48,8 @@ func subcommands() []subcommand {
 		{"read", "read URI [--server S]              print an MCP resource", runRead, text(resourcesUsage), nil},
 		{"prompts", "prompts [SERVER]                   list the MCP servers' prompts", runPrompts, text(resourcesUsage), nil},
 		{"prompt", "prompt NAME [ARGS-JSON]            run an MCP prompt and print its messages", runPrompt, text(resourcesUsage), nil},
+		{"daemon", "daemon status|stop|restart         show, stop or replace the shared-server daemon", runDaemon, text(daemonUsage),
+			[]string{"status", "stop", "restart"}},
 	}
 }
 
@@ -67,8 +69,6 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "--version", "-version", "version":
 		fmt.Fprintf(stdout, "switchboard %s\n", version)
 		return 0
-	case "daemon": // hidden: windows start it (mcpbridge/broker)
-		return runDaemon(args[1:], stdout, stderr)
 	case "--stdio": // vscode-languageclient may start the binary with only --stdio
 		args = append([]string{"serve"}, args...)
 	case "-h", "-help", "--help", "help":
