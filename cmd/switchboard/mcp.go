@@ -6,6 +6,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 
@@ -191,14 +192,37 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		return 0
 	case "list", "get":
 		cfgs, errs := config.LoadConfig(config.ConfigSources{WorkspaceFolders: []string{f.workspace}})
+		// An entry the configuration rejects is still defined: it is listed (as check lists it),
+		// and get names its problem, not "no server named" (say, a ${env:X} not set here). get
+		// tells only of its own server (a workspace entry refused under its name, say) and of
+		// whole files.
+		var rejected []*config.ConfigError
 		for _, e := range errs {
+			var ce *config.ConfigError
+			if errors.As(e, &ce) && ce.Server != "" {
+				if !slices.ContainsFunc(rejected, func(r *config.ConfigError) bool { return r.Server == ce.Server }) {
+					rejected = append(rejected, ce)
+				}
+				if sub == "get" && (len(f.pos) != 1 || ce.Server != f.pos[0] || !slices.ContainsFunc(cfgs, func(c config.ServerConfig) bool { return c.Name == ce.Server })) {
+					continue // another server's, or the error below says it
+				}
+			}
 			fmt.Fprintf(stderr, "switchboard mcp: config: %s\n", safetext.Line(e.Error()))
+		}
+		problem := func(ce *config.ConfigError) string {
+			if ce.Key != "" {
+				return ce.Key + ": " + ce.Msg
+			}
+			return ce.Msg
 		}
 		if sub == "list" {
 			for _, c := range cfgs {
 				fmt.Fprintf(stdout, "%s\t%s\t%s\t(%s)\n", safetext.Line(c.Name), c.Transport, safetext.Line(c.Summary()), safetext.Line(c.Source))
 			}
-			if len(cfgs) == 0 {
+			for _, ce := range rejected {
+				fmt.Fprintf(stdout, "%s\terror\t%s\t(%s)\n", safetext.Line(ce.Server), safetext.Line(problem(ce)), safetext.Line(ce.File))
+			}
+			if len(cfgs) == 0 && len(rejected) == 0 {
 				fmt.Fprintln(stdout, "No MCP servers configured. Add one with: switchboard mcp add NAME -- COMMAND [ARGS...]")
 			}
 			return 0
@@ -210,6 +234,11 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 			if c.Name == f.pos[0] {
 				printServer(stdout, c)
 				return 0
+			}
+		}
+		for _, ce := range rejected {
+			if ce.Server == f.pos[0] {
+				return fail(1, "%s in %s cannot be used: %s", ce.Server, ce.File, problem(ce))
 			}
 		}
 		return fail(1, "no server named %s (see switchboard mcp list)", f.pos[0])

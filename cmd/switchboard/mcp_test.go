@@ -108,3 +108,42 @@ func TestMCPGetWorkspaceFolderInUserFile(t *testing.T) {
 		t.Errorf("mcp get u --workspace %s: exit %d, stdout %q, stderr %q; want cwd %s", ws, code, stdout.String(), stderr.String(), ws)
 	}
 }
+
+// TestMCPListGetRejectedEntry: an entry the configuration rejects (here: a header naming a
+// variable not set in this environment, as README advises writing secrets) is listed, and get
+// names its file and problem; get said "no server named gh" and list left it out.
+func TestMCPListGetRejectedEntry(t *testing.T) {
+	cfg := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", cfg)
+	t.Setenv("SB_TEST_UNSET_TOKEN", "")
+	os.Unsetenv("SB_TEST_UNSET_TOKEN")
+	user := filepath.Join(cfg, "switchboard", "mcp.json")
+	if err := os.MkdirAll(filepath.Dir(user), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(user, []byte(`{"mcpServers": {
+		"ok": {"command": "node"},
+		"gh": {"type": "http", "url": "https://api.example.com/mcp", "headers": {"Authorization": "Bearer ${env:SB_TEST_UNSET_TOKEN}"}}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	ws := t.TempDir()
+	var stdout, stderr bytes.Buffer
+	code := run([]string{"mcp", "get", "gh", "--workspace", ws}, &stdout, &stderr)
+	want := "switchboard mcp: gh in " + user + " cannot be used: headers.Authorization: environment variable SB_TEST_UNSET_TOKEN is not set"
+	if code != 1 || !strings.Contains(stderr.String(), want) || strings.Contains(stderr.String(), "no server named") ||
+		strings.Count(stderr.String(), "SB_TEST_UNSET_TOKEN is not set") != 1 {
+		t.Errorf("mcp get gh: exit %d, stderr %q; want 1 and %q once", code, stderr.String(), want)
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"mcp", "get", "ok", "--workspace", ws}, &stdout, &stderr); code != 0 || stderr.Len() != 0 {
+		t.Errorf("mcp get ok: exit %d, stderr %q; want 0 and nothing of gh", code, stderr.String())
+	}
+	stdout.Reset()
+	stderr.Reset()
+	if code := run([]string{"mcp", "list", "--workspace", ws}, &stdout, &stderr); code != 0 ||
+		!strings.Contains(stdout.String(), "gh\terror\theaders.Authorization: environment variable SB_TEST_UNSET_TOKEN is not set") ||
+		!strings.Contains(stdout.String(), "ok\tstdio\tnode\t") {
+		t.Errorf("mcp list: exit %d, stdout %q", code, stdout.String())
+	}
+}
