@@ -10,6 +10,7 @@ import (
 	"os"
 	"os/signal"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 
@@ -165,6 +166,11 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		// A person reads this: one sentence saying what happened and what to do, not the text
 		// written for the model ({"error": ...}, "do not retry").
 		fmt.Fprintf(stderr, "switchboard call: %s\n", summary)
+		if o.workspace == "" {
+			if hint := workspaceOnlyHint(o.name, app.Servers()); hint != "" {
+				fmt.Fprintf(stderr, "switchboard call: %s\n", hint)
+			}
+		}
 		if dec.By == permissions.ByDisconnect && ui.term == nil {
 			fmt.Fprintln(stderr, "switchboard call: stdin is not a terminal, so the confirm gate could not ask you; run it in a terminal, or grant the tool first (switchboard allow set).")
 		}
@@ -179,6 +185,40 @@ func runCall(args []string, stdout, stderr io.Writer) int {
 		return 1
 	}
 	return 0
+}
+
+// workspaceOnlyHint is what to do when the tool's server is not configured but a workspace file
+// of the current directory defines it: call reads a folder's MCP files only with --workspace
+// (check reads the current directory's by default, so it lists the server there).
+func workspaceOnlyHint(tool string, running []mcpbridge.ServerStatus) string {
+	server, _, ok := mcpbridge.ParseToolName(tool)
+	if !ok || slices.ContainsFunc(running, func(s mcpbridge.ServerStatus) bool { return s.Name == server }) {
+		return ""
+	}
+	wd, err := os.Getwd()
+	if err != nil {
+		return ""
+	}
+	cfgs, errs := config.LoadConfig(config.ConfigSources{WorkspaceFolders: []string{wd}})
+	source := ""
+	for _, c := range cfgs {
+		if c.Name == server && c.WorkspaceOnly {
+			source = c.Source
+		}
+	}
+	for _, err := range errs {
+		if ce := (*config.ConfigError)(nil); errors.As(err, &ce) && ce.Server == server && source == "" {
+			source = ce.File
+		}
+	}
+	if source == "" {
+		return ""
+	}
+	if rel, err := filepath.Rel(wd, source); err == nil && filepath.IsLocal(rel) {
+		source = rel
+	}
+	return fmt.Sprintf("%s in this folder defines %s: add --workspace . to use this folder's servers (one a workspace file defines runs once you trusted it in the editor).",
+		safetext.Line(source), safetext.Line(server))
 }
 
 // isTerminal reports whether f looks like a terminal: a character device other than the null

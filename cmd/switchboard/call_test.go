@@ -79,3 +79,32 @@ func TestCallTerminalUI(t *testing.T) {
 		})
 	}
 }
+
+// TestCallHintsWorkspaceServer: check lists the current directory's workspace servers by
+// default, call reads them only with --workspace; a call to one without it says so, beyond "no
+// MCP server named ... is configured" (which was all it said), and nothing is started.
+func TestCallHintsWorkspaceServer(t *testing.T) {
+	home := t.TempDir()
+	t.Setenv("XDG_CONFIG_HOME", home)
+	t.Setenv("XDG_STATE_HOME", home)
+	ws := t.TempDir()
+	checkWriteJSON(t, filepath.Join(ws, ".mcp.json"), map[string]any{"mcpServers": map[string]any{
+		"wsonly": map[string]any{"command": filepath.Join(ws, "never-started")},
+	}})
+	t.Chdir(ws)
+	var out, errb bytes.Buffer
+	code := run([]string{"call", "mcp__wsonly__echo", "{}", "--mode", "always-allow"}, &out, &errb)
+	want := "switchboard call: .mcp.json in this folder defines wsonly: add --workspace . to use this folder's servers"
+	if code != 1 || !strings.Contains(errb.String(), "No MCP server named 'wsonly' is configured") || !strings.Contains(errb.String(), want) {
+		t.Errorf("call: exit %d, stderr %q; want 1 and %q", code, errb.String(), want)
+	}
+	errb.Reset()
+	if code := run([]string{"call", "mcp__other__echo", "{}", "--mode", "always-allow"}, &out, &errb); code != 1 || strings.Contains(errb.String(), "--workspace") {
+		t.Errorf("call of a server no file defines: exit %d, stderr %q; want 1 and no hint", code, errb.String())
+	}
+	errb.Reset()
+	if code := run([]string{"call", "mcp__wsonly__echo", "{}", "--mode", "always-allow", "--workspace", "."}, &out, &errb); code != 1 ||
+		!strings.Contains(errb.String(), "not trusted") || strings.Contains(errb.String(), "add --workspace") {
+		t.Errorf("call --workspace .: exit %d, stderr %q; want 1, untrusted and no hint", code, errb.String())
+	}
+}
