@@ -14,6 +14,7 @@ import (
 	"syscall"
 
 	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 )
@@ -240,25 +241,43 @@ func getPrompt(ctx context.Context, app *host.App, o resourceOptions, w io.Write
 			return &host.RequestError{Msg: "ARGS-JSON must be a JSON object of strings: " + err.Error()}
 		}
 	}
-	server := o.server
-	if server == "" {
-		ps, err := app.Prompts(ctx, "")
-		if err != nil {
-			return err
+	ps, err := app.Prompts(ctx, o.server)
+	if err != nil {
+		return err
+	}
+	var found []mcpbridge.Prompt
+	for _, p := range ps {
+		if p.Name == name {
+			found = append(found, p)
 		}
-		var found []string
-		for _, p := range ps {
-			if p.Name == name {
-				found = append(found, p.Server)
+	}
+	server := o.server
+	switch {
+	case len(found) > 1 && server == "":
+		var names []string
+		for _, p := range found {
+			names = append(names, p.Server)
+		}
+		return fmt.Errorf("servers %s all offer %s: say which with --server", strings.Join(names, ", "), name)
+	case len(found) == 0 && server == "":
+		return fmt.Errorf("no server offers a prompt %s", name)
+	case len(found) > 0:
+		server = found[0].Server
+		// The prompt's required arguments are asked for here, by name: the server's answer
+		// to a call without one is its own error ("internal error: topic is required").
+		var missing []string
+		for _, a := range found[0].Arguments {
+			if _, ok := args[a.Name]; a.Required && !ok {
+				missing = append(missing, a.Name)
 			}
 		}
-		switch len(found) {
-		case 0:
-			return fmt.Errorf("no server offers a prompt %s", name)
-		case 1:
-			server = found[0]
-		default:
-			return fmt.Errorf("servers %s all offer %s: say which with --server", strings.Join(found, ", "), name)
+		if len(missing) > 0 {
+			example := map[string]string{}
+			for _, a := range missing {
+				example[a] = "..."
+			}
+			b, _ := json.Marshal(example) // ignore error: strings
+			return fmt.Errorf("prompt %s needs the argument %s: switchboard prompt %s '%s'", name, strings.Join(missing, ", "), name, b)
 		}
 	}
 	res, err := app.GetPrompt(ctx, server, name, args)

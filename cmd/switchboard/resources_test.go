@@ -60,7 +60,10 @@ func TestResourcesCLI(t *testing.T) {
 		{[]string{"prompts"}, 0, []string{"r\treview(topic*, style): Ask for a review of a topic."}},
 		{[]string{"prompt", "review", `{"topic":"beta","style":"thorough"}`}, 0, []string{"user: Please give a thorough review of beta.\n"}},
 		{[]string{"prompt", "hostile"}, 0, []string{`user: prompt clear\x1b[2J`}},
-		{[]string{"prompt", "review"}, 1, []string{"switchboard prompt:"}}, // the server refuses: topic is required
+		// A required argument left out is named, with the command that gives it (the server's own
+		// refusal read "host: prompt r: internal error: topic is required").
+		{[]string{"prompt", "review"}, 1, []string{`switchboard prompt: prompt review needs the argument topic: switchboard prompt review '{"topic":"..."}'`}},
+		{[]string{"prompt", "review", `{"style":"short"}`, "--server", "r"}, 1, []string{"prompt review needs the argument topic"}},
 		{[]string{"prompt", "review", "[1]"}, 1, []string{"ARGS-JSON must be a JSON object"}},
 		{[]string{"prompt", "nope"}, 1, []string{"no server offers a prompt nope"}},
 		{[]string{"read", "other://x"}, 1, []string{"no server offers other://x"}},
