@@ -14,6 +14,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+	"unicode/utf16"
+	"unicode/utf8"
 
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
@@ -191,12 +193,12 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		rep.Tools = append(rep.Tools, info)
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
+		b, err := json.MarshalIndent(rep, "", "  ")
+		if err != nil {
 			fmt.Fprintf(stderr, "switchboard check: %v\n", err)
 			return 1
 		}
+		stdout.Write(append(jsonForTerminal(b), '\n')) // ignore error: as Fprint
 	} else {
 		shared := map[string]string{}
 		for _, c := range cfgs {
@@ -350,6 +352,37 @@ func parseExit(err error) int {
 		return 0
 	}
 	return 2
+}
+
+// jsonForTerminal is encoded JSON with the bidi, zero-width and other invisible characters of
+// its strings written as \u escapes, as encoding/json writes control characters: the same JSON
+// to a program, and nothing a server wrote can reorder or hide text on the terminal of a person
+// reading it. Such a character is never part of JSON's syntax, so it is always inside a string.
+func jsonForTerminal(b []byte) []byte {
+	var out []byte
+	for i := 0; i < len(b); {
+		r, size := utf8.DecodeRune(b[i:])
+		if r < utf8.RuneSelf || !safetext.Needs(r) {
+			if out != nil {
+				out = append(out, b[i:i+size]...)
+			}
+			i += size
+			continue
+		}
+		if out == nil {
+			out = append(make([]byte, 0, len(b)+16), b[:i]...)
+		}
+		if r1, r2 := utf16.EncodeRune(r); r1 != utf8.RuneError {
+			out = fmt.Appendf(out, `\u%04x\u%04x`, r1, r2)
+		} else {
+			out = fmt.Appendf(out, `\u%04x`, r)
+		}
+		i += size
+	}
+	if out == nil {
+		return b
+	}
+	return out
 }
 
 // checkOneLine is the first line of s, escaped, at most n characters of s (then "...").

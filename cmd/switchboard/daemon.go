@@ -152,7 +152,7 @@ func runDaemonCtl(verb string, args []string, stdout, stderr io.Writer) int {
 	}
 	if *asJSON {
 		b, _ := json.MarshalIndent(st, "", "  ") // ignore error: plain values
-		fmt.Fprintln(stdout, string(b))
+		fmt.Fprintln(stdout, string(jsonForTerminal(b)))
 		return 0
 	}
 	fmt.Fprintf(stdout, "Shared-server daemon: pid %d, Switchboard %s (broker protocol %d.%d)\n", st.Pid, checkOneLine(st.Build, 80), st.Broker, st.Minor)

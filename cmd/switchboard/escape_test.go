@@ -82,6 +82,26 @@ func TestHostileServerTextEscaped(t *testing.T) {
 		}
 	})
 
+	// The JSON carries the server's text exactly, as JSON escapes: a person reading it on the
+	// terminal sees \u202e, and a program decoding it gets the character back.
+	t.Run("check --json", func(t *testing.T) {
+		stdout, stderr := runBinary(t, bin, "check", "--json", "--config", cfg, "--workspace", dir)
+		if at, bad := rawControls(append(stdout, stderr...)); bad {
+			t.Errorf("check --json prints a raw control or invisible character near %q:\n%s", at, stdout)
+		}
+		var rep checkReport
+		if err := json.Unmarshal(stdout, &rep); err != nil {
+			t.Fatalf("check --json: %v\n%s", err, stdout)
+		}
+		found := false
+		for _, tool := range rep.Tools {
+			found = found || strings.Contains(tool.Description, "rlo\u202etxt.exe zw\u200b")
+		}
+		if !found {
+			t.Errorf("check --json: no tool description carries the server's text as it sent it:\n%s", stdout)
+		}
+	})
+
 	t.Run("call", func(t *testing.T) {
 		stdout, stderr := runBinary(t, bin, "call", "mcp__h__hostile", "--config", cfg, "--mode", "always-allow")
 		for name, out := range map[string][]byte{"stdout": stdout, "stderr": stderr} {
