@@ -39,6 +39,9 @@ type checkToolInfo struct {
 	// Policy is "policy-deny", "policy-ask" or "policy-allow" when the organisation's policy has
 	// a rule for the tool.
 	Policy string `json:"policy,omitempty"`
+	// explain is the name `policy explain` takes for the tool when it is not Name: the rule's
+	// spelling of the server's own name for a tool registered under a made-safe one.
+	explain string
 }
 
 type checkReport struct {
@@ -170,9 +173,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	marks := pinMarks(stderr, *pinsPath, reg, cfgs)
-	var names []string
+	var names []policy.ToolName
 	for _, t := range reg.Tools() {
-		names = append(names, t.Name)
+		n := policy.ToolName{Name: t.Name, Server: t.Server}
+		if t.Server != "" {
+			n.Original = t.Tool // the server's own name: a rule names it so
+		}
+		names = append(names, n)
 	}
 	if !pol.Empty() {
 		var launches []policy.Launch
@@ -189,6 +196,11 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		info := checkToolInfo{Name: t.Name, Server: t.Server, Tool: t.Tool, Description: t.Description, InputSchema: t.InputSchema, Pin: marks[t.Name]}
 		if rep.Policy != nil {
 			info.Policy = rep.Policy.Tools[t.Name].Mark
+			if info.Policy != "" && t.Server != "" && pol.Tool(t.Name, t.Server) == (policy.ToolVerdict{}) {
+				// Marked by a rule that names the server's own name for a tool registered under a
+				// made-safe one: explain takes that name.
+				info.explain = policy.RuleName(t.Server, t.Tool)
+			}
 		}
 		rep.Tools = append(rep.Tools, info)
 	}
@@ -328,7 +340,11 @@ func printCheckReport(w io.Writer, rep checkReport, defs map[string][]string, sh
 					mark = "  [" + t.Pin + " since you approved it: switchboard pins diff " + safetext.Line(t.Server) + "]"
 				}
 				if t.Policy != "" {
-					mark += "  [" + t.Policy + ": switchboard policy explain " + safetext.Line(t.Name) + "]"
+					explain := t.Name
+					if t.explain != "" {
+						explain = t.explain
+					}
+					mark += "  [" + t.Policy + ": switchboard policy explain " + safetext.Line(explain) + "]"
 				}
 				fmt.Fprintf(tw, "    %s\t%s%s\n", safetext.Line(t.Name), checkOneLine(t.Description, 90), mark)
 			}

@@ -35,8 +35,17 @@ type ToolReport struct {
 	Rule string `json:"rule"`
 }
 
-// Report judges every launch and tool name and gathers the rest of check's Policy section.
-func (p *Policy) Report(launches []Launch, tools []string) Report {
+// ToolName is one tool as check lists it: its registered name, its server ("" for a built-in
+// tool) and the server's own name for it (which a rule names when the registered name was made
+// safe; "" when the same).
+type ToolName struct {
+	Name, Server, Original string
+}
+
+// Report judges every launch and tool and gathers the rest of check's Policy section. A tool is
+// judged as the gate judges it (ToolNamed): a deny or ask rule that names the server's own name
+// for a tool registered under a made-safe one marks it too.
+func (p *Policy) Report(launches []Launch, tools []ToolName) Report {
 	r := Report{Sources: p.Sources(), Rules: p.Rules(), Servers: map[string]ServerReport{}, Warnings: p.Warnings()}
 	for _, e := range p.Errors() {
 		r.Errors = append(r.Errors, e.Error())
@@ -50,18 +59,18 @@ func (p *Policy) Report(launches []Launch, tools []string) Report {
 		r.Servers[l.Name] = sr
 	}
 	for _, t := range tools {
-		server, _, ok := cutToolName(t)
-		if !ok {
+		server := t.Server
+		if _, _, ok := cutToolName(t.Name); !ok {
 			server = ""
 		}
-		v := p.Tool(t, server)
+		v := p.ToolNamed(t.Name, server, t.Original)
 		switch {
 		case v.Deny != nil:
-			r.addTool(t, "policy-deny", v.Deny)
+			r.addTool(t.Name, "policy-deny", v.Deny)
 		case v.Ask != nil:
-			r.addTool(t, "policy-ask", v.Ask)
+			r.addTool(t.Name, "policy-ask", v.Ask)
 		case v.Allow != nil:
-			r.addTool(t, "policy-allow", v.Allow)
+			r.addTool(t.Name, "policy-allow", v.Allow)
 		}
 	}
 	return r

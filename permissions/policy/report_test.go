@@ -10,10 +10,11 @@ import (
 // decision with its rule as file#/json/pointer and line, and the tool marks; --json carries
 // the same.
 func TestReport(t *testing.T) {
-	p := mem(t, "{\n  \"deniedMcpServers\": [{\"serverName\": \"shell\"}],\n  \"permissions\": {\"deny\": [\"mcp__github__delete_repository\"], \"ask\": [\"mcp__github__create_*\"]}\n}",
+	p := mem(t, "{\n  \"deniedMcpServers\": [{\"serverName\": \"shell\"}],\n  \"permissions\": {\"deny\": [\"mcp__github__delete_repository\", \"mcp__github__issue_delete\"], \"ask\": [\"mcp__github__create_*\"]}\n}",
 		MemSource{Path: "/etc/claude-code/managed-settings.json", From: FromClaudeCode, Data: []byte(`{"permissions": {"deny": ["Bash(rm:*)"]}}`)})
 	r := p.Report([]Launch{stdio("shell", "sh", "/bin/sh"), stdio("github", "npx", "")},
-		[]string{"mcp__github__delete_repository", "mcp__github__create_issue", "mcp__github__get_issue"})
+		[]ToolName{{Name: "mcp__github__delete_repository", Server: "github"}, {Name: "mcp__github__create_issue", Server: "github"},
+			{Name: "mcp__github__get_issue", Server: "github"}, {Name: "mcp__github__issue_delete_1a2b3c4d", Server: "github", Original: "issue.delete"}})
 	var b strings.Builder
 	r.WriteText(&b)
 	text := b.String()
@@ -24,6 +25,8 @@ func TestReport(t *testing.T) {
 		"server github: allowed",
 		"tool mcp__github__delete_repository: policy-deny by /etc/switchboard/managed-settings.json#/permissions/deny/0",
 		"tool mcp__github__create_issue: policy-ask",
+		// Registered under a made-safe name: judged by the server's own name too, as the gate does.
+		"tool mcp__github__issue_delete_1a2b3c4d: policy-deny",
 		`warning: /etc/claude-code/managed-settings.json#/permissions/deny/0: "Bash(rm:*)" is a Claude Code rule`,
 		"denies by name only",
 	} {

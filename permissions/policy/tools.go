@@ -80,7 +80,7 @@ func (p *Policy) ToolNamed(tool, server, original string) ToolVerdict {
 	if v.Deny != nil || server == "" || original == "" || len(p.broken) > 0 {
 		return v
 	}
-	alt := "mcp__" + server + "__" + ruleName(original)
+	alt := RuleName(server, original)
 	if alt == tool {
 		return v
 	}
@@ -93,6 +93,11 @@ func (p *Policy) ToolNamed(tool, server, original string) ToolVerdict {
 	}
 	return v
 }
+
+// RuleName is server's tool as a rule names it (mcp__server__tool, the tool's own name with each
+// character outside [A-Za-z0-9_-] as '_', never cut): what `policy explain` takes for a tool
+// registered under a made-safe name.
+func RuleName(server, tool string) string { return "mcp__" + server + "__" + ruleName(tool) }
 
 // ruleName is a tool's name as a rule spells it: each character outside [A-Za-z0-9_-] as '_'.
 func ruleName(tool string) string {
