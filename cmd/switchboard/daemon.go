@@ -127,6 +127,10 @@ func runDaemonCtl(verb string, args []string, stdout, stderr io.Writer) int {
 	defer cancel()
 	st, err := broker.GetStatus(ctx, cfg)
 	if errors.Is(err, broker.ErrNotRunning) {
+		if *asJSON && verb == "status" {
+			fmt.Fprintln(stdout, "null") // JSON for "no daemon", so a program reading it never meets prose
+			return 0
+		}
 		fmt.Fprintln(stdout, "No shared-server daemon is running.")
 		return 0
 	}

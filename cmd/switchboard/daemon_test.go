@@ -4,6 +4,7 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"io/fs"
 	"os"
@@ -75,6 +76,11 @@ func TestDaemonCommand(t *testing.T) {
 	out, _ = exec.Command(bin, "daemon", "status", "--dir", dir).CombinedOutput()
 	if !strings.Contains(string(out), "No shared-server daemon is running") {
 		t.Errorf("status after stop: %s", out)
+	}
+	out, _ = exec.Command(bin, "daemon", "status", "--json", "--dir", dir).Output()
+	var none any = "unset"
+	if err := json.Unmarshal(out, &none); err != nil || none != nil {
+		t.Errorf("status --json after stop = %q (%v), want JSON null", out, err)
 	}
 }
 
