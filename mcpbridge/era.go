@@ -78,7 +78,7 @@ func (c *conn) negotiate(ctx context.Context, plan eraPlan) error {
 		}
 		c.relearnt = plan.remembered != ""
 		if lerr := c.initLegacy(ctx); lerr != nil {
-			return fmt.Errorf("%w (server/discover: %v)", lerr, err)
+			return fmt.Errorf("%w (%v)", lerr, err) // err says server/discover already
 		}
 		return nil
 	}
