@@ -630,7 +630,9 @@ func (a *App) definition(server string) string {
 
 // resumeTasks follows again the tasks a host that stopped left running, once the servers have
 // started: one whose server is gone or defined otherwise is lost; one another live host follows
-// is left to it. Each outcome is told to the person.
+// is left to it while that host lives, and followed once it has exited (an editor's reload starts
+// the new window's host before the old one has let its tasks go). Each outcome is told to the
+// person.
 func (a *App) resumeTasks() {
 	select {
 	case <-a.firstApplied:
@@ -645,16 +647,39 @@ func (a *App) resumeTasks() {
 	// first servers' start (cmd/sbbench "first call"). A task whose host stops after this
 	// read is not this host's to follow, as one that stops after the claim below is not.
 	follow := false
+	owners := map[int]bool{}
 	for _, e := range b.entries {
 		follow = follow || b.claimable(e)
+		if e.State == TaskRunning && b.runs[e.ID] == nil && processAlive(e.Owner) {
+			owners[e.Owner] = true
+		}
 	}
-	if !follow {
-		b.mu.Unlock()
-		return
+	b.mu.Unlock()
+	for pid := range owners {
+		a.log.Info(fmt.Sprintf("host: tasks are followed by another Switchboard (process %d); this one follows what it leaves running once it exits", pid))
+		a.goBg(func() { a.followAfter(pid) })
 	}
+	if follow {
+		a.claimTasks()
+	}
+}
+
+// followAfter waits for the host pid, which follows tasks of the file, to exit, and then follows
+// what it left running.
+func (a *App) followAfter(pid int) {
+	awaitProcessExit(a.baseCtx, pid)
+	if a.baseCtx.Err() == nil {
+		a.claimTasks()
+	}
+}
+
+// claimTasks claims, under the file's lock and after reading it again, every task no live host
+// follows, and follows each: of two windows starting at once, one follows each task.
+func (a *App) claimTasks() {
+	b := &a.tasks
 	var todo []TaskEntry
-	// Claimed under the file's lock, after reading it again: of two windows starting at once, one
-	// follows each task.
+	b.mu.Lock()
+	b.loadLocked()
 	b.syncLocked(func() {
 		for _, e := range b.entries {
 			if b.claimable(e) {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -210,8 +211,10 @@ func TestResumeNothingLeavesTaskFile(t *testing.T) {
 	if err := os.WriteFile(path, []byte(file), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	a := &App{gone: make(chan struct{}), firstApplied: make(chan struct{}), baseCtx: context.Background()}
+	ctx, cancel := context.WithCancel(context.Background())
+	a := &App{gone: make(chan struct{}), firstApplied: make(chan struct{}), baseCtx: ctx, log: slog.New(slog.DiscardHandler)}
 	a.tasks = taskBook{path: path, log: func(m string) { t.Log(m) }}
+	t.Cleanup(func() { cancel(); a.bg.Wait() }) // the wait for the other host ends with the App
 	close(a.firstApplied)
 	a.resumeTasks()
 	if data, _ := os.ReadFile(path); string(data) != file {

@@ -1,0 +1,85 @@
+package lsp_test
+
+import (
+	"encoding/json"
+	"log/slog"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/host/lsp"
+)
+
+// TestTaskFollowedAfterOwnerExits: an editor's reload starts the new window's host while the old
+// one still runs and still names itself the follower of a task in tasks.json. The new host must
+// not leave the task unfollowed for its whole session: once the old host has exited, it follows
+// the task (never calling the tool again) and the task's end is recorded.
+func TestTaskFollowedAfterOwnerExits(t *testing.T) {
+	state := t.TempDir()
+	done := filepath.Join(state, "done")
+	srv := server("--tasks", "--task-poll-ms", "1", "--task-state", filepath.Join(state, "server-tasks.json"))
+	restartWithTask(t, state, done, srv)
+
+	// The old host, still alive: a process of ours that the test ends when it chooses.
+	old := exec.Command("sleep", "600")
+	if err := old.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { old.Wait(); close(exited) }() // ignore error: killed
+	t.Cleanup(func() { old.Process.Kill(); <-exited })
+	tasksFile := filepath.Join(state, "tasks.json")
+	data, err := os.ReadFile(tasksFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string][]map[string]any
+	if err := json.Unmarshal(data, &f); err != nil || len(f["tasks"]) != 1 {
+		t.Fatalf("tasks.json = %s (%v)", data, err)
+	}
+	f["tasks"][0]["owner"] = old.Process.Pid
+	data, _ = json.Marshal(f)
+	writeFile(t, tasksFile, string(data))
+
+	waiting := &logWatch{want: "once it exits", seen: make(chan struct{})}
+	env := runWith(t, hosttest.Config{NoWorkspace: true,
+		Options: func(o *lsp.Options) {
+			o.PinsPath = filepath.Join(state, "pins.json")
+			o.Logger = slog.New(slog.NewTextHandler(waiting, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		},
+		InitOptions: initOpts(map[string]any{"t": srv})})
+	select { // the new host has looked at the file and left the task to the old one
+	case <-waiting.seen:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the new host never said it waits for the old one")
+	}
+	if ts := tasksOf(env); len(ts) != 1 || ts[0].State != "running" {
+		t.Fatalf("tasks = %+v; want the task running, left to the old host", ts)
+	}
+	writeFile(t, done, "") // the server's task can end now; only a host that follows it sees that
+	old.Process.Kill()     // the old host exits
+	<-exited
+	env.Await("the task followed to its end", func(*hosttest.State) bool {
+		ts := tasksOf(env)
+		return len(ts) == 1 && ts[0].State == "completed"
+	})
+}
+
+// logWatch is a log's writer that closes seen at the first line holding want.
+type logWatch struct {
+	want string
+	seen chan struct{}
+	once sync.Once
+}
+
+func (w *logWatch) Write(p []byte) (int, error) {
+	if strings.Contains(string(p), w.want) {
+		w.once.Do(func() { close(w.seen) })
+	}
+	return len(p), nil
+}
