@@ -156,21 +156,30 @@ func knownMethod(value []byte) (string, bool) {
 // member returns the value of the member name of the JSON object obj (nil: none, or obj is not
 // an object, or the name is ambiguous).
 func member(obj []byte, name string) []byte {
-	var out []byte
-	ok := jsonscan.Members(obj, func(n, v []byte) bool {
+	v, _ := lookup(obj, name)
+	return v
+}
+
+// lookup is member telling an ambiguous name apart from none: the member twice, or a member
+// whose name has an escape or equals name only without regard to case. A reader of the message
+// (encoding/json, JavaScript) may take one of those as the member, where member found none or
+// another.
+func lookup(obj []byte, name string) (v []byte, ambiguous bool) {
+	ok := jsonscan.Members(obj, func(n, val []byte) bool {
 		is, unsure := jsonscan.Name(n, name)
-		if unsure || (is && out != nil) {
+		if unsure || (is && v != nil) {
+			ambiguous = true
 			return false
 		}
 		if is {
-			out = v
+			v = val
 		}
 		return true
 	})
 	if !ok {
-		return nil
+		return nil, ambiguous
 	}
-	return out
+	return v, false
 }
 
 // stringMember decodes the string member name of obj.

@@ -44,8 +44,8 @@ func TestRewriteInPlace(t *testing.T) {
 	if !ok {
 		t.Fatal("not parsed")
 	}
-	tok := progressToken(m.params)
-	if string(tok) != `"w-1"` {
+	tok, ok := progressToken(m.params)
+	if !ok || string(tok) != `"w-1"` {
 		t.Fatalf("progressToken = %s", tok)
 	}
 	out := splice(m.data, edit{at: off(m.data, m.id), n: len(m.id), with: "17"},

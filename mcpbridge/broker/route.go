@@ -247,6 +247,13 @@ func (in *instance) fromWindow(a *attachment, data []byte) {
 // forward sends a window's request upstream under a fresh id, and a fresh progress token when it
 // has one.
 func (in *instance) forward(a *attachment, m *msg, then func(ok bool)) {
+	tok, ok := progressToken(m.params)
+	if !ok {
+		// The server might read another token than the one this daemon would replace: another
+		// window's, whose progress it would then report with this call's.
+		a.send(errorResponse(m.id, codeInvalidParams, "the request names its progress token ambiguously (twice, escaped, or in another case)"))
+		return
+	}
 	in.mu.Lock()
 	if in.pending == nil {
 		in.mu.Unlock()
@@ -273,7 +280,7 @@ func (in *instance) forward(a *attachment, m *msg, then func(ok bool)) {
 	var edits [2]edit
 	edits[0] = edit{at: off(m.data, m.id), n: len(m.id), with: strconv.FormatInt(up, 10)}
 	n := 1
-	if tok := progressToken(m.params); tok != nil {
+	if tok != nil {
 		p.token = `"sb-` + edits[0].with + `"`
 		p.orig = string(tok)
 		in.tokens[p.token] = p
@@ -290,16 +297,21 @@ func (in *instance) forward(a *attachment, m *msg, then func(ok bool)) {
 	a.scratch = keep(a.scratch)
 }
 
-// progressToken is params._meta.progressToken (nil: none).
-func progressToken(params []byte) []byte {
+// progressToken is params._meta.progressToken (nil: none); ok is false when _meta or the token
+// is named ambiguously (see lookup).
+func progressToken(params []byte) (tok []byte, ok bool) {
 	if params == nil {
-		return nil
+		return nil, true
 	}
-	meta := member(params, "_meta")
+	meta, ambiguous := lookup(params, "_meta")
+	if ambiguous {
+		return nil, false
+	}
 	if meta == nil {
-		return nil
+		return nil, true
 	}
-	return member(meta, "progressToken")
+	tok, ambiguous = lookup(meta, "progressToken")
+	return tok, !ambiguous
 }
 
 // cancel translates a window's notifications/cancelled to the upstream id; the call is forgotten
