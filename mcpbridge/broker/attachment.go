@@ -27,6 +27,7 @@ const maxQueueFrames = 1 << 16
 // attachment is one window's connection to one instance.
 type attachment struct {
 	in   *instance
+	req  Request       // the window's own: its launch is the instance's, its name its own
 	conn *net.UnixConn // the hello's socket; frames too, unless pipes carry them
 	w    rawio.Conn    // where frames to the window go (raw system calls where rawio takes it)
 	r    *bufio.Reader // the window's frames

@@ -3,8 +3,12 @@
 package broker
 
 import (
+	"context"
 	"encoding/json"
+	"fmt"
+	"log/slog"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -47,3 +51,76 @@ func TestCraftedProgressToken(t *testing.T) {
 }
 
 func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }
+
+// TestRecheckEachWindowsName: two windows name one launch differently ("x" and "y"), and share
+// its process. The policy comes to block the name "y" (a serverName rule): the daemon must cut
+// off the window that asked for "y", telling it the rule, and keep serving the other; once "x" is
+// blocked too no window may run the server, and it stops. Before, the recheck asked only about
+// the first window's name, and the window of "y" kept calling the server.
+func TestRecheckEachWindowsName(t *testing.T) {
+	dir := testDir(t)
+	var mu sync.Mutex
+	denied := map[string]bool{}
+	admit := func(r Request) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if denied[r.Name] {
+			return fmt.Errorf("blocked: serverName %s (rule test)", r.Name)
+		}
+		return nil
+	}
+	deny := func(name string) {
+		mu.Lock()
+		denied[name] = true
+		mu.Unlock()
+	}
+	recheck := make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := Serve(ctx, Options{Dir: dir, Build: "test", Idle: time.Minute, Ready: closeOnWrite(ready), Admit: admit, Recheck: recheck,
+			Log: slog.New(slog.NewTextHandler(testWriter{t}, &slog.HandlerOptions{Level: slog.LevelDebug}))}); err != nil {
+			t.Errorf("Serve: %v", err)
+		}
+	}()
+	t.Cleanup(func() { cancel(); <-done })
+	<-ready
+	cfg := Config{Dir: dir, Build: "test", Heartbeat: -1}
+	rx, ry := request(launch()), request(launch())
+	rx.Name, ry.Name = "x", "y"
+	x, y := attachWin(t, "x", cfg, rx), attachWin(t, "y", cfg, ry)
+	if x.c.ServerPid() != y.c.ServerPid() {
+		t.Fatalf("one launch, two processes")
+	}
+	pid := x.c.ServerPid()
+	x.initialize()
+	y.initialize()
+
+	deny("y")
+	recheck <- struct{}{}
+	select {
+	case <-y.ended:
+	case <-time.After(20 * time.Second):
+		t.Fatal("the window whose name the policy now blocks is still attached")
+	}
+	if e := y.c.Exited(); e == nil || !strings.Contains(e.Reason, "serverName y (rule test)") {
+		t.Errorf("y told %+v, want the rule", e)
+	}
+	x.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"still"}}}`)
+	if fs := x.until("5"); text(fs[len(fs)-1]) != "still" {
+		t.Errorf("x's call after y was cut off: %s", fs[len(fs)-1].raw)
+	}
+	if gone(pid) {
+		t.Fatal("the server stopped while a window may still use it")
+	}
+
+	deny("x")
+	recheck <- struct{}{}
+	select {
+	case <-x.ended:
+	case <-time.After(20 * time.Second):
+		t.Fatal("no window may run the server, and its last window is still attached")
+	}
+	waitFor(t, "the server's end", func() bool { return gone(pid) })
+}

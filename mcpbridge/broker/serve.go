@@ -189,11 +189,56 @@ func (d *daemon) recheck() {
 			if in.err != nil {
 				return
 			}
-			if err := d.o.Admit(in.req); err != nil {
-				d.log.Warn("broker: the organisation's policy now blocks a running server; stopping it", "name", in.req.Name, "err", err)
-				in.retire("the organisation's policy now blocks this server: " + err.Error())
-			}
+			in.recheck()
 		}()
+	}
+}
+
+// recheck asks Admit again about the instance as each attached window asked for it: a window's
+// request names the server as that window does, and a rule on the name (serverName) may block one
+// window's name and not another's. The windows now blocked are cut off, told the rule; when no
+// window may run the server any more, it stops.
+func (in *instance) recheck() {
+	in.mu.Lock()
+	atts := make([]*attachment, 0, len(in.atts))
+	for a := range in.atts {
+		atts = append(atts, a)
+	}
+	in.mu.Unlock()
+	decided := map[string]error{} // by name: the launch is the same for all
+	admit := func(r Request) error {
+		err, ok := decided[r.Name]
+		if !ok {
+			err = in.d.o.Admit(r)
+			decided[r.Name] = err
+		}
+		return err
+	}
+	var (
+		blocked []*attachment
+		why     error
+	)
+	for _, a := range atts {
+		if err := admit(a.req); err != nil {
+			blocked, why = append(blocked, a), err
+		}
+	}
+	if len(atts) == 0 {
+		why = admit(in.req) // lingering: as its first window asked
+	}
+	switch {
+	case why == nil:
+	case len(blocked) == len(atts):
+		in.d.log.Warn("broker: the organisation's policy now blocks a running server; stopping it", "name", in.req.Name, "err", why)
+		in.retire("the organisation's policy now blocks this server: " + why.Error())
+	default:
+		for _, a := range blocked {
+			err := admit(a.req)
+			in.d.log.Warn("broker: the organisation's policy now blocks a window's server; cutting that window off", "name", a.req.Name, "err", err)
+			in.detach(a) // nothing more it sends reaches the server
+			a.send(notification("switchboard/instanceExited", map[string]any{"reason": "the organisation's policy now blocks this server: " + err.Error()}))
+			a.closeAfterFlush()
+		}
 	}
 }
 
@@ -528,6 +573,7 @@ func (d *daemon) handle(c *net.UnixConn) {
 			return
 		}
 		a = newAttachment(in, c, fr, fbr, upFD, pipes...)
+		a.req = req
 		var ok bool
 		if windows, ok = in.attach(a); ok {
 			break
