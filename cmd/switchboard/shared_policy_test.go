@@ -122,7 +122,8 @@ func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
 // TestSharedPolicyBlocksInEveryWindow: two real `serve` windows use one shared server in a real
 // daemon; the organisation's policy then denies it. Both windows show it blocked with the rule,
 // no call from either reaches the server from then on, and the daemon stops the instance (no
-// window may run it), while a shared server the policy still allows keeps its process.
+// window may run it), while a shared server the policy still allows keeps its process. Allowed
+// again, it comes back in both windows by itself, on one new process.
 func TestSharedPolicyBlocksInEveryWindow(t *testing.T) {
 	bin, mcptest := e2eBuild(t)
 	polDir, rewrite := rootPolicyDir(t, "{}\n")
@@ -205,6 +206,30 @@ func TestSharedPolicyBlocksInEveryWindow(t *testing.T) {
 	if alive(sPid) {
 		// The daemon reaps its children: a pid still there is the server, not a zombie of it.
 		t.Errorf("s's process %d still runs", sPid)
+	}
+
+	// The policy allows it again: both windows start it by themselves, on one new process.
+	rewrite("{}\n")
+	for _, e := range wins {
+		e.await("s ready again, shared", func(ms []e2eMsg) bool {
+			s, _ := lastStatus(ms, "s")
+			return s.State == "ready" && s.Shared != nil
+		})
+	}
+	for i, e := range wins {
+		text := "again-" + strconv.Itoa(i)
+		if r := echo(e, "s", text); !strings.Contains(r, text) || strings.Contains(r, `"isError":true`) {
+			t.Errorf("window %d's call once allowed again: %s", i, r)
+		}
+	}
+	st = daemonStatus(t, bin, env)
+	if len(st.Instances) != 2 || st.pid("s") == 0 || st.pid("s") == sPid {
+		t.Errorf("daemon status %+v: want one new s and keep", st)
+	}
+	for _, in := range st.Instances {
+		if in.Windows != 2 {
+			t.Errorf("daemon status: %s used by %d windows, want 2", in.Name, in.Windows)
+		}
 	}
 }
 
