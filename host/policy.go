@@ -324,9 +324,46 @@ func policyPinning(p *policy.Policy, person string) string {
 
 // WithManaged adds the servers of the policy's managed-mcp.json to cfgs (design section 6.3):
 // they are read from that file as the user's own (no trust question) and take the place of any
-// server of the same name, which would be blocked anyway. Without a managed-mcp.json, cfgs is
-// returned as is.
+// server of the same name, which would be blocked anyway. It also narrows every server's sharing
+// to the policy's sharedServers (narrowShared). Without a managed-mcp.json or sharedServers, cfgs
+// is returned as is.
 func WithManaged(p *policy.Policy, cfgs []config.ServerConfig, getenv func(string) (string, bool)) ([]config.ServerConfig, []error) {
+	out, errs := withManaged(p, cfgs, getenv)
+	return narrowShared(p, out), errs
+}
+
+// narrowShared applies the policy's sharedServers (design section 6.2): "deny" runs every server
+// in its own window, "workspace-only" shares a server marked true only among windows of the same
+// folders. The server still runs; only who else's windows reach its process narrows.
+func narrowShared(p *policy.Policy, cfgs []config.ServerConfig) []config.ServerConfig {
+	v, _ := p.SharedServers()
+	if v != "deny" && v != "workspace-only" {
+		return cfgs
+	}
+	var out []config.ServerConfig // a copy once something changes: cfgs may be the caller's
+	for i, c := range cfgs {
+		switch {
+		case c.Shared == "":
+			continue
+		case v == "deny":
+			c.Shared = ""
+		case c.Shared == config.SharedUser:
+			c.Shared = config.SharedWorkspace
+		default:
+			continue
+		}
+		if out == nil {
+			out = slices.Clone(cfgs)
+		}
+		out[i] = c
+	}
+	if out == nil {
+		return cfgs
+	}
+	return out
+}
+
+func withManaged(p *policy.Policy, cfgs []config.ServerConfig, getenv func(string) (string, bool)) ([]config.ServerConfig, []error) {
 	managed := p.ManagedServers()
 	if len(managed) == 0 {
 		return cfgs, nil

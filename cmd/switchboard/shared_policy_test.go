@@ -328,3 +328,72 @@ func TestSharedPolicyOneWindowDenies(t *testing.T) {
 		t.Errorf("window B: s is %s, want ready", s.State)
 	}
 }
+
+// TestSharedServersPolicy: the organisation's "sharedServers": "deny" keeps every server in its
+// window: two windows whose user marks a server shared each run it themselves, and no daemon runs
+// it. When the policy allows sharing again, both move to one shared process; denied again, both
+// run it themselves again.
+func TestSharedServersPolicy(t *testing.T) {
+	bin, mcptest := e2eBuild(t)
+	polDir, rewrite := rootPolicyDir(t, "{\"sharedServers\": \"deny\"}\n")
+	serve := nsServe(t, bin, polDir)
+	runtime, err := os.MkdirTemp("", "sbr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(runtime) })
+	os.Chmod(runtime, 0o700)
+	env := e2eEnv(t, "XDG_RUNTIME_DIR="+runtime)
+	t.Cleanup(func() {
+		cmd := exec.Command(bin, "daemon", "stop")
+		cmd.Env = env
+		cmd.Run() // ignore error: the daemon may not have started
+	})
+	servers := map[string]any{"s": map[string]any{"command": mcptest, "shared": true}}
+	inWindow := func(ms []e2eMsg) bool {
+		s, _ := lastStatus(ms, "s")
+		return s.State == "ready" && s.Shared == nil
+	}
+	var wins []*e2eEditor
+	for range 2 {
+		e := startE2E(t, serve, env)
+		t.Cleanup(func() { e.stdin.Close(); e.wait() })
+		e.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": nil, "capabilities": map[string]any{},
+			"initializationOptions": map[string]any{"daemonIdleSeconds": 30, "servers": servers}})
+		e.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+		e.await("s ready in the window", inWindow)
+		wins = append(wins, e)
+	}
+	for i, e := range wins {
+		msgs, _ := e.lsp.Messages()
+		if s, _ := lastStatus(msgs, "s"); s.Shared != nil {
+			t.Fatalf("window %d: s shared (%+v) under sharedServers deny", i, s.Shared)
+		}
+	}
+	cmd := exec.Command(bin, "daemon", "status")
+	cmd.Env = env
+	if out, _ := cmd.CombinedOutput(); !strings.Contains(string(out), "No shared-server daemon is running") {
+		t.Fatalf("under sharedServers deny:\n%s", out)
+	}
+
+	rewrite("{}\n")
+	for _, e := range wins {
+		e.await("s shared once allowed", func(ms []e2eMsg) bool {
+			s, _ := lastStatus(ms, "s")
+			return s.State == "ready" && s.Shared != nil
+		})
+	}
+	if st := daemonStatus(t, bin, env); len(st.Instances) != 1 || st.Instances[0].Windows != 2 {
+		t.Fatalf("daemon status %+v: want s shared by both windows", st)
+	}
+
+	rewrite("{\"sharedServers\": \"deny\"}\n")
+	for _, e := range wins {
+		e.await("s back in the window", inWindow)
+	}
+	for i, e := range wins {
+		if r := echo(e, "s", "mine"); !strings.Contains(r, "mine") || strings.Contains(r, `"isError":true`) {
+			t.Errorf("window %d's call: %s", i, r)
+		}
+	}
+}
