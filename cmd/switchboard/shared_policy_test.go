@@ -397,3 +397,59 @@ func TestSharedServersPolicy(t *testing.T) {
 		}
 	}
 }
+
+// TestSharedPolicyDaemonDenies: the daemon reads the policy itself and refuses a launch its
+// policy denies, whatever the window says (design §4.2); a window whose own policy allows the
+// server then runs it itself, ready and unshared, while its other shared server stays shared.
+// Window A, whose policy denies s, starts the daemon (for keep) in its view of the policy.
+func TestSharedPolicyDaemonDenies(t *testing.T) {
+	bin, mcptest := e2eBuild(t)
+	dirA, _ := rootPolicyDir(t, "{\n  \"deniedMcpServers\": [{\"serverName\": \"s\"}]\n}\n")
+	dirB, _ := rootPolicyDir(t, "{}\n")
+	runtime, err := os.MkdirTemp("", "sbr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(runtime) })
+	os.Chmod(runtime, 0o700)
+	env := e2eEnv(t, "XDG_RUNTIME_DIR="+runtime)
+	t.Cleanup(func() {
+		cmd := exec.Command(bin, "daemon", "stop")
+		cmd.Env = env
+		cmd.Run() // ignore error: the daemon may have gone with its idle time
+	})
+	servers := map[string]any{
+		"s":    map[string]any{"command": mcptest, "shared": true},
+		"keep": map[string]any{"command": mcptest, "args": []string{"--instructions", "keep"}, "shared": true},
+	}
+	start := func(dir string) *e2eEditor {
+		e := startE2E(t, nsServe(t, bin, dir), env)
+		t.Cleanup(func() { e.stdin.Close(); e.wait() })
+		e.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": nil, "capabilities": map[string]any{},
+			"initializationOptions": map[string]any{"daemonIdleSeconds": 30, "servers": servers}})
+		e.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+		return e
+	}
+	a := start(dirA)
+	a.await("keep shared, s blocked in A", func(ms []e2eMsg) bool {
+		s, _ := lastStatus(ms, "s")
+		k, _ := lastStatus(ms, "keep")
+		return s.State == "blocked" && k.State == "ready" && k.Shared != nil
+	})
+	b := start(dirB)
+	b.await("keep shared and s ready in B", func(ms []e2eMsg) bool {
+		s, _ := lastStatus(ms, "s")
+		k, _ := lastStatus(ms, "keep")
+		return s.State == "ready" && k.State == "ready" && k.Shared != nil
+	})
+	msgs, _ := b.lsp.Messages()
+	if s, _ := lastStatus(msgs, "s"); s.Shared != nil {
+		t.Errorf("B's s is shared (%+v) in a daemon whose policy denies it", s.Shared)
+	}
+	if r := echo(b, "s", "in-b"); !strings.Contains(r, "in-b") || strings.Contains(r, `"isError":true`) {
+		t.Errorf("B's call: %s", r)
+	}
+	if st := daemonStatus(t, bin, env); st.pid("s") != 0 || st.pid("keep") == 0 {
+		t.Errorf("daemon status %+v: want keep and no s", st)
+	}
+}
