@@ -11,6 +11,7 @@ import (
 	"strings"
 	"syscall"
 	"testing"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
@@ -198,14 +199,12 @@ func TestSharedPolicyBlocksInEveryWindow(t *testing.T) {
 	if strings.Contains(string(rec), "after-") {
 		t.Errorf("a call made after the policy denied s reached it:\n%s", rec)
 	}
-	// No window may run s: the daemon's instance is stopped (its process gone), keep's is not.
-	st = daemonStatus(t, bin, env)
-	if st.pid("s") != 0 || st.pid("keep") != keepPid {
-		t.Errorf("daemon status %+v: want s stopped and keep still pid %d", st, keepPid)
-	}
-	if alive(sPid) {
-		// The daemon reaps its children: a pid still there is the server, not a zombie of it.
-		t.Errorf("s's process %d still runs", sPid)
+	// No window may run s: the daemon's instance is stopped (its process gone: the daemon reaps
+	// its children, so a pid still there is the server), keep's is not. The daemon sees the
+	// change through its own watch, not the windows': waited for.
+	st = awaitDaemon(t, bin, env, "s stopped in the daemon", func(st daemonStatusJSON) bool { return st.pid("s") == 0 && !alive(sPid) })
+	if st.pid("keep") != keepPid {
+		t.Errorf("daemon status %+v: want keep still pid %d", st, keepPid)
 	}
 
 	// The policy allows it again: both windows start it by themselves, on one new process.
@@ -249,6 +248,25 @@ func (s daemonStatusJSON) pid(name string) int {
 		}
 	}
 	return 0
+}
+
+// awaitDaemon asks the daemon for its status until cond holds (the change is in another process,
+// with no event this test can wait on), and fails the test after e2eTimeout.
+func awaitDaemon(t *testing.T, bin string, env []string, what string, cond func(daemonStatusJSON) bool) daemonStatusJSON {
+	t.Helper()
+	deadline := time.Now().Add(e2eTimeout())
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
+	for {
+		st := daemonStatus(t, bin, env)
+		if cond(st) {
+			return st
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %s for %s; daemon status %+v", e2eTimeout(), what, st)
+		}
+		<-tick.C
+	}
 }
 
 func daemonStatus(t *testing.T, bin string, env []string) daemonStatusJSON {
@@ -319,9 +337,10 @@ func TestSharedPolicyOneWindowDenies(t *testing.T) {
 	if rec, _ := os.ReadFile(record); strings.Contains(string(rec), "from-a") || !strings.Contains(string(rec), "from-b") {
 		t.Errorf("the server's record: want B's call and not A's:\n%s", rec)
 	}
-	st := daemonStatus(t, bin, env)
-	if st.pid("s") != pid || len(st.Instances) != 1 || st.Instances[0].Windows != 1 {
-		t.Errorf("daemon status %+v: want s still pid %d, used by B alone", st, pid)
+	// A's leaving reaches the daemon when A's connection ends: waited for.
+	st := awaitDaemon(t, bin, env, "A detached", func(st daemonStatusJSON) bool { return len(st.Instances) == 1 && st.Instances[0].Windows == 1 })
+	if st.pid("s") != pid {
+		t.Errorf("daemon status %+v: want s still pid %d", st, pid)
 	}
 	msgs, _ := b.lsp.Messages()
 	if s, _ := lastStatus(msgs, "s"); s.State != "ready" {
