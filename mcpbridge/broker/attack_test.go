@@ -48,6 +48,25 @@ func TestCraftedProgressToken(t *testing.T) {
 			}
 		}
 	}
+	// An escaped name that is another one altogether is no reason to refuse: A's own token is
+	// replaced, and its progress comes back to A alone.
+	a.send(`{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":0,"steps":2},"_meta":{"a\u0026b":1,"progressToken":"mine"}}}`)
+	for progress, done := 0, false; progress < 2 || !done; { // mcp-go may send progress after the result
+		switch f := a.next(); {
+		case f.Method == "notifications/progress" && strings.Contains(string(f.Params), `"progressToken":"mine"`):
+			progress++
+		case f.Method == "" && f.Error != nil:
+			t.Fatalf("A's call with an escaped other name in _meta was refused: %s", f.raw)
+		case f.Method == "" && string(f.ID) == "20":
+			done = true
+		}
+	}
+	b.send(`{"jsonrpc":"2.0","id":21,"method":"tools/call","params":{"name":"echo","arguments":{"text":"sync"}}}`)
+	for _, f := range b.until("21") {
+		if f.Method == "notifications/progress" && strings.Contains(string(f.Params), `"total":2`) {
+			t.Errorf("B got progress of A's call: %s", f.raw)
+		}
+	}
 }
 
 func jsonInt(i int) string { b, _ := json.Marshal(i); return string(b) }

@@ -7,6 +7,7 @@ import (
 	"errors"
 	"io"
 	"slices"
+	"strings"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/jsonscan"
 )
@@ -167,6 +168,13 @@ func member(obj []byte, name string) []byte {
 func lookup(obj []byte, name string) (v []byte, ambiguous bool) {
 	ok := jsonscan.Members(obj, func(n, val []byte) bool {
 		is, unsure := jsonscan.Name(n, name)
+		if unsure && bytes.IndexByte(n, '\\') >= 0 {
+			// Escaped: decoded, it may be another name altogether, which no reader takes for name.
+			var s string
+			if json.Unmarshal(slices.Concat([]byte{'"'}, n, []byte{'"'}), &s) == nil && !strings.EqualFold(s, name) {
+				return true
+			}
+		}
 		if unsure || (is && v != nil) {
 			ambiguous = true
 			return false
