@@ -35,6 +35,7 @@ func (r *Registry) RootsChanged() {
 	if r.opts.Roots == nil {
 		return
 	}
+	r.sharedRootsChanged() // shared.go: a workspace-scope instance's roots never change
 	r.mu.Lock()
 	if r.closed {
 		r.mu.Unlock()

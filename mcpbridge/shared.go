@@ -266,3 +266,47 @@ func (r *Registry) watchRestart(e *entry, gen uint64, cfg config.ServerConfig) {
 	r.mu.Unlock()
 	r.changed()
 }
+
+// sharedRootsChanged moves each server shared at workspace scope to the instance of the window's
+// new folder set (design §3.1). An instance's roots are its folder set and never change (the
+// daemon drops a window's roots/list_changed), so on the old one the server would keep a folder
+// the person removed from the window, and never see one added. The calls in flight on the old
+// attachment end with it, as at a Reconnect. A server running in this window (the daemon out of
+// reach) hears roots/list_changed as any other.
+func (r *Registry) sharedRootsChanged() {
+	if r.opts.Broker == nil {
+		return
+	}
+	type move struct {
+		e   *entry
+		gen uint64
+		cfg config.ServerConfig
+	}
+	var moves []move
+	r.mu.Lock()
+	for _, e := range r.servers {
+		if e.cfg.Shared != config.SharedWorkspace {
+			continue
+		}
+		// One still starting may have read the old folders for its attach.
+		if e.state == StateStarting || (e.state == StateReady && e.conn != nil && sharedStatus(e.conn) != nil) {
+			moves = append(moves, move{e, e.gen, e.cfg})
+		}
+	}
+	r.mu.Unlock()
+	moved := false
+	for _, m := range moves {
+		trusted := r.trusted(m.cfg)
+		r.mu.Lock()
+		if !r.closed && m.e.gen == m.gen && r.servers[m.cfg.Name] == m.e {
+			r.log.Info("the window's folders changed; moving the shared server to the instance of its new folders", "server", m.cfg.Name)
+			r.restartLocked(m.e, trusted)
+			r.rebuildLocked()
+			moved = true
+		}
+		r.mu.Unlock()
+	}
+	if moved {
+		r.changed()
+	}
+}
