@@ -396,6 +396,15 @@ func (t progressTools) observed(ctx context.Context, obs ToolProgress, source, n
 	}
 	res, err := t.Registry.Call(ctx, name, args)
 	w.end(ctx, res, err)
+	if rule := w.deniedAtEnd(); rule != "" {
+		// Its task was stopped (or ended) as the policy came to deny the tool (tasks.go): the
+		// model gets why, never what the task produced.
+		res = policyStoppedResult(name, rule)
+		if obs != nil {
+			obs.End(res, true)
+		}
+		return res, nil
+	}
 	cause := context.Cause(ctx)
 	stopped := cause == errProgressCancelled || cause == errTaskCancelled
 	if obs != nil {

@@ -34,8 +34,9 @@ func (a *App) policyWatch() {
 	err := a.policyW.Run(a.baseCtx, func(p *policy.Policy) {
 		a.log.Info("host: the organisation's policy changed", "digest", p.Digest())
 		a.policyNotice(p)
-		a.pins.gen.Add(1) // the model's tool list is remade with the new denials
-		a.reapply()       // the registry asks the policy anew: newly blocked servers stop
+		a.stopDeniedTasks() // tasks.go: a running task whose tool it now denies hands nothing on
+		a.pins.gen.Add(1)   // the model's tool list is remade with the new denials
+		a.reapply()         // the registry asks the policy anew: newly blocked servers stop
 	})
 	if err != nil {
 		a.log.Warn(fmt.Sprintf("host: policy changes will not be seen until restart: %v", err))

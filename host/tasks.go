@@ -90,6 +90,89 @@ const (
 // errTaskCancelled is the cause of a call stopped by CancelTask.
 var errTaskCancelled = errors.New("host: task cancelled by the person")
 
+// policyStop is the cause of a task call stopped because the organisation's policy came to deny
+// its tool while it ran (stopDeniedTasks); rule is the denying rule (file#/json/pointer).
+type policyStop struct{ rule string }
+
+func (p *policyStop) Error() string {
+	return "host: the organisation's policy denies the tool (" + p.rule + ")"
+}
+
+// stopDeniedTasks cancels every task this host follows whose tool the policy (just changed) now
+// denies: its call ends with an error result saying so, the server gets tasks/cancel, and its
+// result reaches neither the model nor the person as the tool's. A tool the policy now makes
+// "ask" is left running: the gate approved the call before its task existed, and an ask rule
+// governs the calls that start after it (as a new deny does at the gate); only a deny withdraws
+// what was approved.
+func (a *App) stopDeniedTasks() {
+	b := &a.tasks
+	type run struct {
+		tool, server string
+		stop         context.CancelCauseFunc
+	}
+	var runs []run
+	b.mu.Lock()
+	b.loadLocked()
+	for id, stop := range b.runs {
+		if e := b.entries[id]; e != nil && e.State == TaskRunning {
+			runs = append(runs, run{e.Tool, e.Server, stop})
+		}
+	}
+	b.mu.Unlock()
+	for _, r := range runs {
+		if rule := a.toolDenied(r.tool, r.server); rule != "" {
+			r.stop(&policyStop{rule: rule})
+		}
+	}
+}
+
+// deniedRule is the rule that stopped the call of ctx for the policy, else, for a call that ran
+// as a task, the rule that denies its tool now ("" neither): a task that ended as the policy
+// changed, before stopDeniedTasks reached it, hands nothing on either.
+func (w *taskWatch) deniedRule(ctx context.Context) string {
+	if ps, ok := context.Cause(ctx).(*policyStop); ok {
+		return ps.rule
+	}
+	w.mu.Lock()
+	id, server := w.id, w.last.Server
+	w.mu.Unlock()
+	if id == "" {
+		return ""
+	}
+	return w.a.toolDenied(w.name, server)
+}
+
+func isPolicyStop(err error) bool {
+	_, ok := err.(*policyStop)
+	return ok
+}
+
+// policyStoppedText is the model's result for a call whose task the policy stopped.
+func policyStoppedText(tool, rule string) string {
+	return "Tool call " + tool + " was stopped while its task ran: the organisation's policy came to deny this tool (rule " + rule +
+		"). Switchboard cancelled the task on its server (tasks/cancel) and discarded whatever it produced. " +
+		"Do not call this tool again and do not try to get its effect another way; tell the user that their organisation's policy now denies it."
+}
+
+// policyStoppedResult is the call's result then, in place of the tool's.
+func policyStoppedResult(tool, rule string) mcpbridge.Result {
+	msg := policyStoppedText(tool, rule)
+	return mcpbridge.Result{Name: tool, IsError: true, Text: msg, Bytes: len(msg)}
+}
+
+// deniedAtEnd is the rule end found denying the tool ("" none): the call's result is not the
+// tool's to hand on.
+func (w *taskWatch) deniedAtEnd() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.denied
+}
+
+// policyStoppedNotice is the person's sentence for it.
+func policyStoppedNotice(tool, rule string) string {
+	return fmt.Sprintf("The task of %s was cancelled: your organisation's policy now denies the tool (%s).", safetext.Line(tool), safetext.Line(rule))
+}
+
 // taskBook is the running and recent tasks and their state file. Safe for concurrent use.
 type taskBook struct {
 	path string
@@ -357,6 +440,9 @@ type taskWatch struct {
 	unkept bool
 	// resumed: a task a host that stopped left running (resumeTask tells its end itself).
 	resumed bool
+	// denied: the policy rule that denies the tool, found when the call ended (end): its
+	// result is not handed on.
+	denied string
 }
 
 // watchTask wraps a call's ctx (cancel is its cancel) and its observer.
@@ -459,6 +545,11 @@ func (w *taskWatch) update(u mcpbridge.TaskUpdate) {
 		e.Owner = os.Getpid()
 		b.runs[id] = w.cancel
 		b.mu.Unlock()
+		// The policy may have come to deny the tool after the gate looked and before this task
+		// was listed in runs, where stopDeniedTasks finds it: it stops here instead.
+		if rule := w.a.toolDenied(u.Tool, u.Server); rule != "" {
+			w.cancel(&policyStop{rule: rule})
+		}
 	}
 	w.mu.Lock()
 	unkept := w.unkept
@@ -577,6 +668,22 @@ func (w *taskWatch) end(ctx context.Context, res mcpbridge.Result, err error) {
 		return
 	}
 	state := taskEndState(last, res, err, context.Cause(ctx))
+	if rule := w.deniedRule(ctx); rule != "" {
+		// Its result is the tool's no more: not kept, not offered, not handed to the agent.
+		why := "cancelled: the organisation's policy denies the tool (" + rule + ")"
+		if state != TaskCancelled {
+			why = "result discarded: the organisation's policy denies the tool (" + rule + ")"
+		}
+		w.mu.Lock()
+		w.denied = rule
+		w.mu.Unlock()
+		b.update(id, func(e *TaskEntry) {
+			e.State, e.Updated, e.Owner, e.Message = state, w.now(), 0, why
+			e.IsError, e.Result, e.ForAgent = true, "", false
+		})
+		w.a.ui.Notify(LevelWarning, policyStoppedNotice(w.name, rule))
+		return
+	}
 	ran := w.now().Sub(started)
 	tell := !resumed && ran >= taskNoticeAfter && (state == TaskCompleted || state == TaskFailed)
 	b.update(id, func(e *TaskEntry) {
@@ -599,7 +706,7 @@ func (w *taskWatch) end(ctx context.Context, res mcpbridge.Result, err error) {
 // taskEndState is how a followed task ended.
 func taskEndState(last mcpbridge.TaskUpdate, res mcpbridge.Result, err, cause error) string {
 	switch {
-	case cause == errTaskCancelled || cause == errProgressCancelled || errors.Is(err, context.Canceled):
+	case cause == errTaskCancelled || cause == errProgressCancelled || isPolicyStop(cause) || errors.Is(err, context.Canceled):
 		return TaskCancelled
 	case last.Status == mcpbridge.TaskCompleted && !res.IsError:
 		return TaskCompleted
@@ -759,12 +866,16 @@ func (a *App) resumeTask(e TaskEntry) {
 	}
 	res, err := a.registry.ResumeTask(ctx, e.Tool, e.TaskID, e.RequestState)
 	cause := context.Cause(ctx)
-	if obs != nil {
-		obs.End(res, cause == errProgressCancelled || cause == errTaskCancelled)
-	}
 	w.end(ctx, res, err)
-	if a.closing() {
-		return
+	denied := w.deniedAtEnd()
+	if denied != "" {
+		res = policyStoppedResult(e.Tool, denied)
+	}
+	if obs != nil {
+		obs.End(res, denied != "" || cause == errProgressCancelled || cause == errTaskCancelled)
+	}
+	if a.closing() || denied != "" {
+		return // left for the next host, or stopped for the policy (end told the person)
 	}
 	var state string
 	forAgent := false

@@ -1,6 +1,7 @@
 package lsp_test
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -9,6 +10,7 @@ import (
 	"github.com/switchboard-dev/switchboard/host/hosttest"
 	"github.com/switchboard-dev/switchboard/host/lsp"
 	"github.com/switchboard-dev/switchboard/host/wire"
+	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
 
 // TestResumedTaskPolicyDenied: a task the agent started is left running by a host that stopped;
@@ -51,5 +53,86 @@ func TestResumedTaskPolicyDenied(t *testing.T) {
 		if e.Kind == "error" {
 			t.Errorf("turn failed (the script expects nothing handed back): %+v", e)
 		}
+	}
+}
+
+// TestRunningTaskPolicyDenied: while the agent's task runs, the organisation's policy file
+// changes to deny its tool. The task is cancelled on its server (tasks/cancel), the model's result
+// says the policy denied the tool (never the task's output), the person gets one sentence naming
+// the rule, and the task is listed as cancelled, nothing waiting for the agent.
+func TestRunningTaskPolicyDenied(t *testing.T) {
+	ps := policyTree(t, "")
+	state := t.TempDir()
+	rec := filepath.Join(state, "rec")
+	done := filepath.Join(state, "done") // never written: the task runs until something stops it
+	script := filepath.Join(state, "script")
+	writeFile(t, script, fmt.Sprintf("reply tool_call id=c1 name=mcp__t__task_slow args={\"file\":%q}\n\n", done)+
+		"expect last_tool_result id=c1 ~ `^Tool call mcp__t__task_slow was stopped while its task ran: the organisation's policy came to deny this tool \\(rule .*#/permissions/deny/0\\)`\n"+
+		"reply text \"ok\"\n")
+	env := runWith(t, hosttest.Config{NoWorkspace: true, Options: withPolicy(ps),
+		InitOptions: initOpts(map[string]any{"t": server("--tasks", "--task-poll-ms", "1", "--record", rec)},
+			"provider", map[string]any{"type": "script", "script": script})})
+	var res chatResult
+	env.MustCommand(wire.CmdChat, map[string]any{"prompt": "research go", "mode": "always-allow"}, &res)
+	env.Await("the agent's task running", func(*hosttest.State) bool {
+		ts := tasksOf(env)
+		return len(ts) == 1 && ts[0].State == "running" && strings.HasPrefix(ts[0].Message, "step ")
+	})
+	writePolicy(t, filepath.Join(ps.Dir, policy.SettingsFile), `{"permissions": {"deny": ["mcp__t__task_slow"]}}`)
+	st := env.Await("the person told the task was cancelled", func(s *hosttest.State) bool {
+		return len(s.Messages("window/showMessage", "policy")) > 0
+	})
+	msg := st.Messages("window/showMessage", "policy")[0].Message
+	if !strings.Contains(msg, "mcp__t__task_slow") || !strings.Contains(msg, "#/permissions/deny/0") || !strings.Contains(msg, "cancelled") {
+		t.Errorf("message = %q; want the task's tool, that it was cancelled, and the rule", msg)
+	}
+	for _, e := range awaitDone(env, res.Turn) {
+		if e.Kind == "error" {
+			t.Errorf("turn failed (the model did not get the policy's result): %+v", e)
+		}
+	}
+	ts := tasksOf(env)
+	if len(ts) != 1 || ts[0].State != "cancelled" || ts[0].ForAgent || !strings.Contains(ts[0].Message, "policy") {
+		t.Fatalf("tasks = %+v; want the task cancelled for the policy, nothing for the agent", ts)
+	}
+	if b, _ := os.ReadFile(rec); strings.Count(string(b), `"method":"tasks/cancel"`) != 1 {
+		t.Errorf("the server did not get one tasks/cancel:\n%s", b)
+	}
+}
+
+// TestRunningTaskPolicyAsk: a policy change that makes a running task's tool "ask" leaves the
+// task running (the call was approved before its task existed; an ask rule governs the calls
+// that start after it), and its result reaches the model when it ends.
+func TestRunningTaskPolicyAsk(t *testing.T) {
+	ps := policyTree(t, "")
+	state := t.TempDir()
+	rec := filepath.Join(state, "rec")
+	done := filepath.Join(state, "done")
+	script := filepath.Join(state, "script")
+	writeFile(t, script, fmt.Sprintf("reply tool_call id=c1 name=mcp__t__task_slow args={\"file\":%q}\n\n", done)+
+		"expect last_tool_result id=c1 ~ `^task_slow done`\nreply text \"ok\"\n")
+	env := runWith(t, hosttest.Config{NoWorkspace: true, Options: withPolicy(ps),
+		InitOptions: initOpts(map[string]any{"t": server("--tasks", "--task-poll-ms", "1", "--record", rec), "o": server("-name", "o")},
+			"provider", map[string]any{"type": "script", "script": script})})
+	var res chatResult
+	env.MustCommand(wire.CmdChat, map[string]any{"prompt": "research go", "mode": "always-allow"}, &res)
+	env.Await("the agent's task running", func(*hosttest.State) bool {
+		ts := tasksOf(env)
+		return len(ts) == 1 && ts[0].State == "running" && strings.HasPrefix(ts[0].Message, "step ")
+	})
+	// Blocking server o too shows when the host has applied this policy (the same change).
+	writePolicy(t, filepath.Join(ps.Dir, policy.SettingsFile), `{"permissions": {"ask": ["mcp__t__task_slow"]}, "deniedMcpServers": [{"serverName": "o"}]}`)
+	env.AwaitServer("o", "blocked")
+	if ts := tasksOf(env); len(ts) != 1 || ts[0].State != "running" {
+		t.Fatalf("tasks after the ask rule = %+v; want the task still running", ts)
+	}
+	writeFile(t, done, "")
+	for _, e := range awaitDone(env, res.Turn) {
+		if e.Kind == "error" {
+			t.Errorf("turn failed (the model did not get the task's result): %+v", e)
+		}
+	}
+	if b, _ := os.ReadFile(rec); strings.Contains(string(b), `"method":"tasks/cancel"`) {
+		t.Errorf("the server got tasks/cancel for an ask rule")
 	}
 }
