@@ -58,6 +58,8 @@ type world struct {
 	home, project, build, state, token, stateRoot, other string
 	// dir is the server's working folder when not the project.
 	dir string
+	// workspace are the open workspace folders when not the project alone.
+	workspace []string
 }
 
 func newWorld(t *testing.T) world {
@@ -94,9 +96,13 @@ func newWorld(t *testing.T) world {
 }
 
 func (w world) env(command string) Env {
+	ws := []string{w.project}
+	if w.workspace != nil {
+		ws = w.workspace
+	}
 	return Env{
 		Home:      w.home,
-		Workspace: []string{w.project},
+		Workspace: ws,
 		StateDir:  w.state,
 		Protected: []string{w.stateRoot},
 		Command:   command,

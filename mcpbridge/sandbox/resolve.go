@@ -95,9 +95,18 @@ var secretsInHome = []string{
 	".config/google-chrome", ".config/chromium", ".config/BraveSoftware", ".thunderbird",
 	"Library/Keychains", "Library/Cookies", ".bash_history", ".zsh_history", ".python_history",
 	".node_repl_history", ".psql_history", ".mysql_history", ".lesshst", ".viminfo",
+	".sh_history", ".zhistory", ".history", ".local/share/fish/fish_history", ".config/fish/fish_history",
+	".sqlite_history", ".rediscli_history",
+	// Database, cloud storage and package registry passwords and tokens.
+	".pgpass", ".my.cnf", ".mylogin.cnf", ".s3cfg", ".config/rclone", ".yarnrc", ".yarnrc.yml",
+	// Files, not their folders: ~/.m2/repository and ~/.gradle/caches hold what Java servers run,
+	// and stay grantable (a listed ~/.m2 is refused as holding settings.xml: list its repository).
+	".m2/settings.xml", ".m2/settings-security.xml", ".gradle/gradle.properties",
 	".config/switchboard", ".local/state/switchboard", ".cache/switchboard",
-	// Other AI tools' sign-ins: Claude Code, GitHub Copilot, Codex.
+	// Other AI tools' sign-ins: Claude Code, GitHub Copilot, Codex, Gemini CLI (its files, not
+	// ~/.gemini: an entry may name ~/.gemini/settings.json, see grantPackage).
 	".claude", ".claude.json", ".config/github-copilot", ".codex",
+	".gemini/oauth_creds.json", ".gemini/google_accounts.json", ".gemini/mcp-oauth-tokens.json", ".gemini/.env",
 }
 
 // secretsOnSystem are system files that a process running as root could otherwise read.

@@ -15,6 +15,19 @@ func TestResolveRefusesListedSecrets(t *testing.T) {
 	if err := os.Symlink(filepath.Join(w.home, ".ssh"), filepath.Join(w.project, "keys")); err != nil {
 		t.Fatal(err)
 	}
+	for _, rel := range []string{".pgpass", ".gemini/oauth_creds.json", ".m2/settings.xml", ".m2/repository/x.pom", ".gradle/gradle.properties", ".gradle/caches/x.jar"} {
+		p := filepath.Join(w.home, rel)
+		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(p, []byte("x"), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	// Beside them, what a Java server reads is grantable.
+	if _, err := Resolve(Profile{Read: []string{"~/.m2/repository", "~/.gradle/caches"}}, w.env("/bin/true")); err != nil {
+		t.Errorf("Resolve(~/.m2/repository, ~/.gradle/caches) = %v", err)
+	}
 	for _, tc := range []struct {
 		p    Profile
 		want string
@@ -26,6 +39,11 @@ func TestResolveRefusesListedSecrets(t *testing.T) {
 		{Profile{Read: []string{"~/.local"}}, "it holds ~/.local/"},
 		{Profile{Write: []string{"/"}}, "it holds"},
 		{Profile{Read: []string{"./missing"}}, "does not exist"},
+		// Credential files, not folders: the folder that holds one is refused naming it.
+		{Profile{Read: []string{"~/.pgpass"}}, "~/.pgpass is never opened"},
+		{Profile{Read: []string{"~/.gemini/oauth_creds.json"}}, "~/.gemini/oauth_creds.json is never opened"},
+		{Profile{Read: []string{"~/.m2"}}, "it holds ~/.m2/settings"},
+		{Profile{Write: []string{"~/.gradle"}}, "it holds ~/.gradle/gradle.properties"},
 	} {
 		_, err := Resolve(tc.p, w.env("/bin/true"))
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
