@@ -136,3 +136,51 @@ func TestRunningTaskPolicyAsk(t *testing.T) {
 		t.Errorf("the server got tasks/cancel for an ask rule")
 	}
 }
+
+// TestResumedTaskLivePolicyDenied: a task followed again after a restart is running when the
+// organisation's policy comes to deny its tool. It is cancelled on its server, nothing of it
+// waits for the agent or is offered to the person as the tool's result, and the person is told
+// naming the rule.
+func TestResumedTaskLivePolicyDenied(t *testing.T) {
+	state := t.TempDir()
+	done := filepath.Join(state, "done") // never written
+	serverState := filepath.Join(state, "server-tasks.json")
+	srv := server("--tasks", "--task-poll-ms", "1", "--task-state", serverState)
+	restartWithTask(t, state, done, srv)
+
+	ps := policyTree(t, "")
+	script := filepath.Join(state, "second.script")
+	writeFile(t, script, "expect last_user ~ \"^hello$\"\nreply text \"ok\"\n")
+	env := runWith(t, hosttest.Config{NoWorkspace: true,
+		Options: func(o *lsp.Options) {
+			o.PinsPath = filepath.Join(state, "pins.json")
+			withPolicy(ps)(o)
+		},
+		InitOptions: initOpts(map[string]any{"t": srv}, "provider", map[string]any{"type": "script", "script": script})})
+	env.Await("the task followed again", func(*hosttest.State) bool {
+		ts := tasksOf(env)
+		return len(ts) == 1 && ts[0].State == "running" && ts[0].Here
+	})
+	writePolicy(t, filepath.Join(ps.Dir, policy.SettingsFile), `{"permissions": {"deny": ["mcp__t__task_slow"]}}`)
+	st := env.Await("the person told the task was cancelled", func(s *hosttest.State) bool {
+		return len(s.Messages("window/showMessage", "policy")) > 0
+	})
+	msg := st.Messages("window/showMessage", "policy")[0].Message
+	if !strings.Contains(msg, "mcp__t__task_slow") || !strings.Contains(msg, "#/permissions/deny/0") {
+		t.Errorf("message = %q; want the tool and the rule named", msg)
+	}
+	ts := tasksOf(env)
+	if len(ts) != 1 || ts[0].State != "cancelled" || ts[0].ForAgent || ts[0].Result != "" || !strings.Contains(ts[0].Message, "policy") {
+		t.Fatalf("tasks = %+v; want the task cancelled for the policy, nothing kept or waiting for the agent", ts)
+	}
+	if data, _ := os.ReadFile(serverState); !strings.Contains(string(data), `"cancelled": true`) && !strings.Contains(string(data), `"cancelled":true`) {
+		t.Errorf("the server's task was not cancelled:\n%s", data)
+	}
+	var res chatResult
+	env.MustCommand(wire.CmdChat, map[string]any{"prompt": "hello"}, &res)
+	for _, e := range awaitDone(env, res.Turn) {
+		if e.Kind == "error" {
+			t.Errorf("turn failed (the script expects nothing handed back): %+v", e)
+		}
+	}
+}
