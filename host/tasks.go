@@ -149,8 +149,8 @@ func isPolicyStop(err error) bool {
 
 // policyStoppedText is the model's result for a call whose task the policy stopped.
 func policyStoppedText(tool, rule string) string {
-	return "Tool call " + tool + " was stopped while its task ran: the organisation's policy came to deny this tool (rule " + rule +
-		"). Switchboard cancelled the task on its server (tasks/cancel) and discarded whatever it produced. " +
+	return "Tool call " + tool + " was stopped: the organisation's policy came to deny this tool while its task ran (rule " + rule +
+		"). Switchboard cancelled the task on its server (tasks/cancel) if it was still running, and discarded whatever it produced. " +
 		"Do not call this tool again and do not try to get its effect another way; tell the user that their organisation's policy now denies it."
 }
 
@@ -158,6 +158,20 @@ func policyStoppedText(tool, rule string) string {
 func policyStoppedResult(tool, rule string) mcpbridge.Result {
 	msg := policyStoppedText(tool, rule)
 	return mcpbridge.Result{Name: tool, IsError: true, Text: msg, Bytes: len(msg)}
+}
+
+// endDenied records a task call that end found denied by rule: its result is not handed on, and
+// the person is told. cancelled: the policy stopped it; else it ended as the policy changed.
+func (w *taskWatch) endDenied(rule string, cancelled bool) {
+	w.mu.Lock()
+	w.denied = rule
+	w.mu.Unlock()
+	if cancelled {
+		w.a.ui.Notify(LevelWarning, policyStoppedNotice(w.name, rule))
+		return
+	}
+	w.a.ui.Notify(LevelWarning, fmt.Sprintf("The result of the task of %s was discarded: your organisation's policy now denies the tool (%s).",
+		safetext.Line(w.name), safetext.Line(rule)))
 }
 
 // deniedAtEnd is the rule end found denying the tool ("" none): the call's result is not the
@@ -653,8 +667,14 @@ func (w *taskWatch) end(ctx context.Context, res mcpbridge.Result, err error) {
 	id, last, started := w.id, w.last, w.started
 	unkept, resumed := w.unkept, w.resumed
 	w.mu.Unlock()
-	if id == "" || unkept {
-		return // not a task, or one whose id another call holds
+	if id == "" {
+		return // not a task
+	}
+	if unkept { // one whose id another call holds: no entry, but nothing handed on either
+		if rule := w.deniedRule(ctx); rule != "" {
+			w.endDenied(rule, isPolicyStop(context.Cause(ctx)))
+		}
+		return
 	}
 	b := &w.a.tasks
 	b.mu.Lock()
@@ -674,14 +694,11 @@ func (w *taskWatch) end(ctx context.Context, res mcpbridge.Result, err error) {
 		if state != TaskCancelled {
 			why = "result discarded: the organisation's policy denies the tool (" + rule + ")"
 		}
-		w.mu.Lock()
-		w.denied = rule
-		w.mu.Unlock()
 		b.update(id, func(e *TaskEntry) {
 			e.State, e.Updated, e.Owner, e.Message = state, w.now(), 0, why
 			e.IsError, e.Result, e.ForAgent = true, "", false
 		})
-		w.a.ui.Notify(LevelWarning, policyStoppedNotice(w.name, rule))
+		w.endDenied(rule, state == TaskCancelled)
 		return
 	}
 	ran := w.now().Sub(started)

@@ -67,7 +67,7 @@ func TestRunningTaskPolicyDenied(t *testing.T) {
 	done := filepath.Join(state, "done") // never written: the task runs until something stops it
 	script := filepath.Join(state, "script")
 	writeFile(t, script, fmt.Sprintf("reply tool_call id=c1 name=mcp__t__task_slow args={\"file\":%q}\n\n", done)+
-		"expect last_tool_result id=c1 ~ `^Tool call mcp__t__task_slow was stopped while its task ran: the organisation's policy came to deny this tool \\(rule .*#/permissions/deny/0\\)`\n"+
+		"expect last_tool_result id=c1 ~ `^Tool call mcp__t__task_slow was stopped: the organisation's policy came to deny this tool while its task ran \\(rule .*#/permissions/deny/0\\)`\n"+
 		"reply text \"ok\"\n")
 	env := runWith(t, hosttest.Config{NoWorkspace: true, Options: withPolicy(ps),
 		InitOptions: initOpts(map[string]any{"t": server("--tasks", "--task-poll-ms", "1", "--record", rec)},
