@@ -220,6 +220,9 @@ func (p *Policy) messageDetail(r *Rule, why, detail, hint string) string {
 	if r != nil && r.Pointer != "" {
 		what = r.Key() + " " + r.Text
 	}
+	if r != nil && r.File != "" && strings.Contains(what, r.File) {
+		where = "" // the reason names the place already (a broken file's error)
+	}
 	contact := "Ask your administrator."
 	if c := p.contact.String(); c != "" {
 		contact = "Contact " + c + "."

@@ -81,8 +81,11 @@ func TestBrokenFailsClosed(t *testing.T) {
 	if err == nil || err.Error() != `/etc/switchboard/managed-settings.json:2:16: mcpAccess must be one of all, none, registry, not "al"` {
 		t.Fatalf("Broken() = %v", err)
 	}
-	if d := p.Admit(stdio("any", "true", "/bin/true")); d.Allowed || !strings.Contains(d.Message, "managed-settings.json:2:16") {
-		t.Errorf("broken policy admitted a server or hid where: %+v", d)
+	if d := p.Admit(stdio("any", "true", "/bin/true")); d.Allowed || strings.Count(d.Message, "managed-settings.json:2:16") != 1 {
+		t.Errorf("broken policy admitted a server, or its sentence does not name where once: %+v", d)
+	}
+	if v := p.Tool("mcp__any__thing", "any"); strings.Count(v.Message, "managed-settings.json:2:16") != 1 {
+		t.Errorf("a call's refusal does not name where once: %q", v.Message)
 	}
 	if v := p.Tool("mcp__any__thing", "any"); v.Deny == nil {
 		t.Errorf("broken policy allowed an MCP call")
