@@ -82,8 +82,10 @@ export function serverLabel(s: ServerStatus): string {
 export function serverDescription(s: ServerStatus): string {
     if (s.state === "blocked") return "blocked by your organisation";
     const tools = `${s.tools} tool${s.tools === 1 ? "" : "s"}`;
+    // The older revision is the usual case: only the new one is named (as in Neovim's list).
+    const era = s.protocolVersion === "2026-07-28" ? " · MCP 2026-07-28" : "";
     const shared = s.shared ? ` · ${sharedLabel(s.shared.windows)}` : "";
-    return `${s.state} · ${tools} · ${s.transport}${shared}`;
+    return `${s.state} · ${tools} · ${s.transport}${era}${shared}`;
 }
 
 /** "shared (3 windows)": a server that runs once for several windows. */

@@ -296,3 +296,11 @@ test("a shared server says how many windows use it, and a daemon of another buil
     assert.match(report, /- Warning: restart it/);
     assert.equal(fmt.sharedLabel(1), "shared (1 window)");
 });
+
+test("the server list names a 2026-07-28 server's protocol, as README says the editors' lists do", () => {
+    assert.equal(fmt.serverDescription(srv("new", "ready", { protocolVersion: "2026-07-28" })), "ready · 3 tools · stdio · MCP 2026-07-28");
+    // The older revision is the usual case: not shown (as in Neovim's list).
+    assert.equal(fmt.serverDescription(srv("old", "ready", { protocolVersion: "2025-11-25" })), "ready · 3 tools · stdio");
+    const both = srv("s", "ready", { protocolVersion: "2026-07-28", shared: { scope: "user", windows: 2, daemonPid: 42 } });
+    assert.equal(fmt.serverDescription(both), "ready · 3 tools · stdio · MCP 2026-07-28 · shared (2 windows)");
+});
