@@ -414,6 +414,31 @@ T.case('chat: Markdown, tool calls folded; the >20 tools warning once, one line,
     'what to do, on top of the tools list')
 end)
 
+T.case("MCP task: a long status message is shortened in the statusline, never the time it has run", function()
+  -- A hostile server's status message is long once escaped (clear\x1b[2J ...): the statusline
+  -- keeps its start and still ends with the elapsed time, cut on a character boundary.
+  local sb = T.start({ servers = { demo = { command = T.mcptest, args = { '--tasks', '--task-poll-ms', '1', '--hostile' } } } })
+  local done
+  require('switchboard.commands').call_tool('mcp__demo__task_slow', { polls = 1000000 }, 'always-allow', function()
+    done = true
+  end)
+  local line
+  T.wait("the task's line in the statusline", function()
+    line = sb.statusline()
+    return line:find('mcp__demo__task_slow step ', 1, true) ~= nil
+  end, nil, nil, function()
+    return line
+  end)
+  T.ok(line:find(' · %d[%dhms ]*$') ~= nil, 'ends with the elapsed time: ' .. line)
+  T.has(line, '...', 'the message shortened')
+  T.ok(not line:find('[\27\7\r]'), 'no raw control characters: ' .. line)
+  T.eq(vim.fn.strchars(line) > 0 and vim.fn.iconv(line, 'utf-8', 'utf-16') ~= '', true, 'valid UTF-8: ' .. line)
+  T.ok(require('switchboard.progress').cancel(), 'cancel sent')
+  T.wait('the call ends', function()
+    return done
+  end)
+end)
+
 T.case('MCP task: its line in the statusline; :Switchboard tasks lists it and cancels it', function()
   local sb = T.start({ servers = { demo = { command = T.mcptest, args = { '--tasks', '--task-poll-ms', '1' } } } })
   local done, res

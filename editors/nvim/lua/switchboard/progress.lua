@@ -70,7 +70,8 @@ function M.count()
   return vim.tbl_count(active)
 end
 
---- "mcp__x__y 40% step 2 of 5" (the title without "Switchboard: ").
+--- "mcp__x__y 40% step 2 of 5" or a task's "mcp__x__y step 2 · 1m 05s" (the title without
+--- "Switchboard: ").
 function M.text(p)
   p = p or M.current()
   if not p then
@@ -82,7 +83,16 @@ function M.text(p)
   end
   if type(p.message) == 'string' and p.message ~= '' then
     local m = p.message:gsub('%s+', ' ')
-    table.insert(parts, #m > 30 and (m:sub(1, 27) .. '...') or m)
+    -- A task's line ends with how long it has run ("Analyzing... · 1m 05s"): only the status
+    -- message before it is shortened, by characters (a byte cut could split a UTF-8 one).
+    local head, tail = m:match('^(.*)( · %d[%dhms ]*)$')
+    if not head then
+      head, tail = m, ''
+    end
+    if vim.fn.strchars(head) > 30 then
+      head = vim.fn.strcharpart(head, 0, 27) .. '...'
+    end
+    table.insert(parts, head .. tail)
   end
   return table.concat(parts, ' ')
 end
