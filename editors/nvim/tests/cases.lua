@@ -1372,6 +1372,11 @@ T.case('a shared server says how many windows use it', function()
   T.ok(line:find('shared (3 windows)', 1, true), line)
   line = fmt({ name = 'own', state = 'ready', tools = 1, transport = 'stdio', shared = vim.NIL })
   T.ok(not line:find('shared', 1, true), line)
+  -- A daemon of another build (or one being replaced) says what to do; only the list shows it.
+  line = fmt({ name = 's', state = 'ready', tools = 2, transport = 'stdio', shared = { scope = 'user', windows = 2,
+    daemonPid = 42, daemonBuild = '1.4.2', warning = 'shared servers run in Switchboard 1.4.2 (this is 1.5.0);\nrun `switchboard daemon restart`' } })
+  T.has(line, 'shared (2 windows)')
+  T.has(line, 'warning: shared servers run in Switchboard 1.4.2 (this is 1.5.0); run `switchboard daemon restart`')
 end)
 
 T.case('the fields the plugin reads are in the contract (host/wire/shapes.json)', function()

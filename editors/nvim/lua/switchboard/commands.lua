@@ -194,6 +194,11 @@ function M.format_server(s)
   elseif s.error and s.error ~= '' and s.error ~= vim.NIL then
     line = line .. '  error: ' .. tostring(s.error):gsub('\n', ' ')
   end
+  -- A shared daemon of another build, or one being replaced: what to do (nothing else says it).
+  local warning = type(s.shared) == 'table' and s.shared.warning
+  if type(warning) == 'string' and warning ~= '' then
+    line = line .. '  warning: ' .. warning:gsub('\n', ' ')
+  end
   return line
 end
 

@@ -4,9 +4,9 @@
 -- dropped on the host side fails a test here rather than reading nil in front of a user.
 -- Add a field here when the plugin starts reading it.
 return {
-  ServerStatus = { 'name', 'state', 'transport', 'source', 'tools', 'error', 'stderrTail', 'command', 'sandbox', 'blocked', 'policy', 'shared' },
+  ServerStatus = { 'name', 'state', 'transport', 'source', 'tools', 'error', 'stderrTail', 'command', 'sandbox', 'blocked', 'policy', 'shared', 'protocolVersion' },
   PolicyRef = { 'rule' },
-  SharedStatus = { 'windows' },
+  SharedStatus = { 'windows', 'warning' },
   ServersChangedParams = { 'servers' },
   ToolInfo = { 'name', 'server', 'description', 'allowlisted', 'view', 'appOnly', 'policy' },
   ToolResult = { 'name', 'isError', 'text', 'truncated' },
