@@ -243,8 +243,12 @@ async function openServerReport(sb: Switchboard, server: ext.ServerStatus): Prom
     } catch (err) {
         sb.output.warn(`listing tools of ${server.name}: ${errorMessage(err)}`);
     }
-    reports ??= new Reports();
-    await reports.show(server.name, fmt.serverReport(server, tools));
+    await reportDocs().show(server.name, fmt.serverReport(server, tools));
+}
+
+/** The read-only reports (servers, call results, task results): one provider for the scheme. */
+export function reportDocs(): Reports {
+    return (reports ??= new Reports());
 }
 
 export const approvalsPlaceholder = "Checked tools run without asking";

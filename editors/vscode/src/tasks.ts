@@ -8,6 +8,7 @@
 
 import * as vscode from "vscode";
 import { errorMessage, type Switchboard } from "./client";
+import { reportDocs } from "./commands";
 import { tasksBarId, ui } from "./ids";
 import * as ext from "./lsp_types";
 import type { TaskInfo } from "./lsp_types";
@@ -86,8 +87,10 @@ export async function showTasks(sb: Switchboard): Promise<void> {
     }
 }
 
-/** The task result view: an untitled document with the (escaped) result under a heading. */
+/**
+ * The task result view: the (escaped) result under a heading, read-only like a server's report
+ * (an untitled document asked to be saved when its tab closed).
+ */
 export async function openTaskResult(t: TaskInfo): Promise<void> {
-    const doc = await vscode.workspace.openTextDocument({ content: taskResultText(t), language: "markdown" });
-    await vscode.window.showTextDocument(doc, { preview: true });
+    await reportDocs().show(`tasks/${t.id}`, taskResultText(t));
 }

@@ -82,6 +82,10 @@ describe("Show result after a restart", () => {
             stub.log.find((e: any) => e.fn === "openTextDocument" && typeof e.content === "string" && e.content.startsWith("Result of mcp__t__task_slow")),
         );
         assert.deepEqual(offered, [["Show result"]]);
+        // Read-only and virtual, as the server reports: not an "Untitled" document that asks to be saved on close.
+        assert.equal(opened.doc.isUntitled, false);
+        assert.equal(opened.doc.uri.scheme, "switchboard-server");
+        assert.equal(opened.doc.languageId, "markdown");
         assert.match(opened.content, /\(task [0-9a-f]+, completed; started by callTool at /);
         assert.match(opened.content, /task_slow done after \d+ polls clear\\x1b\[2J/);
         for (const bad of ["\x1b", "\x07", "\r", "\u202e", "\u200b"]) assert.ok(!opened.content.includes(bad), `raw ${JSON.stringify(bad)} in the view`);
