@@ -259,8 +259,11 @@ const window = withInert({
     return item;
   },
   async withProgress(opts, task) {
-    stub.record({ fn: "withProgress", title: opts.title });
-    return task({ report() {} }, new CancellationTokenSource().token);
+    // What the person sees of it (title, each report) and the Cancel button (_cancel).
+    const cts = new CancellationTokenSource();
+    const entry = { fn: "withProgress", title: opts.title, cancellable: opts.cancellable, reports: [], _cancel: () => cts.cancel() };
+    stub.record(entry);
+    return task({ report(v) { entry.reports.push(v); } }, cts.token);
   },
   createWebviewPanel(viewType, title) {
     const received = new EventEmitter(), disposed = new EventEmitter();
