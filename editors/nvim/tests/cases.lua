@@ -1379,6 +1379,18 @@ T.case('a shared server says how many windows use it', function()
   T.has(line, 'warning: shared servers run in Switchboard 1.4.2 (this is 1.5.0); run `switchboard daemon restart`')
 end)
 
+T.case('a sandboxed server shows what it may touch and its latest refusal on its one line', function()
+  local fmt = require('switchboard.commands').format_server
+  local line = fmt({ name = 'box', state = 'ready', tools = 2, transport = 'stdio',
+    sandbox = 'sandboxed: no network, writes only ./build and its own folder',
+    blocked = { 'blocked: connect to 10.0.0.1:443 (no network)', 'blocked: read of ~/.ssh/id_rsa\n(never open to a sandboxed server)' } })
+  T.has(line, 'sandboxed: no network, writes only ./build and its own folder')
+  T.has(line, 'blocked: read of ~/.ssh/id_rsa (never open to a sandboxed server)')
+  T.hasnt(line, '10.0.0.1', 'only the latest refusal')
+  T.ok(not line:find('\n', 1, true), 'one line')
+  T.hasnt(fmt({ name = 'own', state = 'ready', tools = 1, transport = 'stdio', blocked = vim.NIL }), 'blocked')
+end)
+
 T.case('the fields the plugin reads are in the contract (host/wire/shapes.json)', function()
   local path = T.plugin_dir .. '/../../host/wire/shapes.json'
   local shapes = vim.fn.json_decode(table.concat(vim.fn.readfile(path), '\n'))
