@@ -150,6 +150,7 @@ const stub = {
     configuration: new EventEmitter(),
     openDocument: new EventEmitter(),
     closeDocument: new EventEmitter(),
+    workspaceFolders: new EventEmitter(), // fire { added, removed } after setting workspace.workspaceFolders
   },
   textDocuments: [],
   contentProviders: new Map(), // scheme -> TextDocumentContentProvider
@@ -301,7 +302,7 @@ const workspace = withInert({
   onDidChangeTextDocument: new EventEmitter().event,
   onDidSaveTextDocument: new EventEmitter().event,
   onWillSaveTextDocument: new EventEmitter().event,
-  onDidChangeWorkspaceFolders: new EventEmitter().event,
+  onDidChangeWorkspaceFolders: stub.events.workspaceFolders.event,
   get textDocuments() { return stub.textDocuments; },
   notebookDocuments: [],
   workspaceFolders: undefined,
