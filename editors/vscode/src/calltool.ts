@@ -32,7 +32,7 @@ export async function callTool(sb: Switchboard, reports: Reports, name?: string)
     }
     if (!tool) {
         if (tools.length === 0) {
-            void vscode.window.showInformationMessage("Switchboard: no MCP server offers a tool yet.");
+            void vscode.window.showInformationMessage(fmt.noToolsText(await sb.exec(ext.Cmd.servers)));
             return undefined;
         }
         // By server, each under its name.

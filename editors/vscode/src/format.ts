@@ -102,6 +102,23 @@ export function serverDetail(s: ServerStatus): string {
     return `from ${s.source}`;
 }
 
+/**
+ * Call Tool with no tool to offer: why, from the servers' states (a policy that blocks every
+ * server, or servers that failed, is not "yet").
+ */
+export function noToolsText(servers: readonly ServerStatus[]): string {
+    if (servers.length === 0) return "Switchboard: no MCP servers are configured.";
+    const n = countStates(servers);
+    const why: string[] = [];
+    if (n.blocked > 0) why.push(`${n.blocked} blocked by your organisation`);
+    if (n.failed > 0) why.push(`${n.failed} failed`);
+    if (n.untrusted > 0) why.push(`${n.untrusted} waiting for trust`);
+    if (n["needs-auth"] > 0) why.push(`${n["needs-auth"]} need sign-in`);
+    if (n.starting > 0) why.push(`${n.starting} starting`);
+    if (why.length === 0) return "Switchboard: no MCP server offers a tool yet.";
+    return `Switchboard: no MCP server offers a tool (${why.join(", ")}); Show Servers says why.`;
+}
+
 /** A tool's marks, in a few words each: auto-approved, has a view, only for views, what the organisation's policy says. */
 export function toolMarks(t: ToolInfo): string[] {
     const marks: string[] = [];

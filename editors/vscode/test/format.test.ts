@@ -304,3 +304,12 @@ test("the server list names a 2026-07-28 server's protocol, as README says the e
     const both = srv("s", "ready", { protocolVersion: "2026-07-28", shared: { scope: "user", windows: 2, daemonPid: 42 } });
     assert.equal(fmt.serverDescription(both), "ready · 3 tools · stdio · MCP 2026-07-28 · shared (2 windows)");
 });
+
+test("Call Tool with no tool says why: blocked by the organisation or failed is not \"yet\"", () => {
+    assert.equal(fmt.noToolsText([]), "Switchboard: no MCP servers are configured.");
+    assert.equal(
+        fmt.noToolsText([srv("a", "blocked"), srv("b", "blocked"), srv("c", "failed")]),
+        "Switchboard: no MCP server offers a tool (2 blocked by your organisation, 1 failed); Show Servers says why.",
+    );
+    assert.equal(fmt.noToolsText([srv("a", "ready", { tools: 0 })]), "Switchboard: no MCP server offers a tool yet.");
+});
