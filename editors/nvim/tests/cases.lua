@@ -1379,6 +1379,41 @@ T.case('a shared server says how many windows use it', function()
   T.has(line, 'warning: shared servers run in Switchboard 1.4.2 (this is 1.5.0); run `switchboard daemon restart`')
 end)
 
+T.case('a shared server: :Switchboard servers says so, says why after `switchboard daemon stop`, and reconnect starts it again', function()
+  -- The daemon's socket in this case's own runtime folder (else /tmp/switchboard-<uid>/, shared
+  -- with everything else on the machine).
+  local run = T.dir .. '/run'
+  vim.fn.mkdir(run, 'p', 448)
+  local saved = vim.env.XDG_RUNTIME_DIR
+  vim.env.XDG_RUNTIME_DIR = run
+  local bin = T.bin
+  local fmt = require('switchboard.commands').format_server
+  local ok, err = pcall(function()
+    T.start({ servers = { demo = { command = T.mcptest, shared = true } } })
+    local list = T.wait_servers(function(l)
+      local d = T.server(l, 'demo')
+      return d and d.state == 'ready'
+    end, 'demo ready')
+    T.has(fmt(T.server(list, 'demo')), 'shared (1 window)')
+    vim.fn.system({ bin, 'daemon', 'stop' })
+    T.eq(vim.v.shell_error, 0, 'switchboard daemon stop')
+    list = T.wait_servers(function(l)
+      local d = T.server(l, 'demo')
+      return d and d.state == 'failed'
+    end, 'demo failed')
+    T.has(fmt(T.server(list, 'demo')), 'stopped with `switchboard daemon stop`; Reconnect starts the server again')
+    vim.cmd('Switchboard reconnect demo')
+    list = T.wait_servers(function(l)
+      local d = T.server(l, 'demo')
+      return d and d.state == 'ready'
+    end, 'demo ready again')
+    T.has(fmt(T.server(list, 'demo')), 'shared (1 window)')
+  end)
+  vim.fn.system({ bin, 'daemon', 'stop' }) -- ours: it would stay for its idle time
+  vim.env.XDG_RUNTIME_DIR = saved
+  T.ok(ok, tostring(err))
+end)
+
 T.case('a sandboxed server shows what it may touch and its latest refusal on its one line', function()
   local fmt = require('switchboard.commands').format_server
   local line = fmt({ name = 'box', state = 'ready', tools = 2, transport = 'stdio',
