@@ -93,10 +93,11 @@ export function sharedLabel(windows: number): string {
     return `shared (${windows} window${windows === 1 ? "" : "s"})`;
 }
 
-/** One line of detail for a quick pick: the error, else the last stderr line, else the source. */
+/** One line of detail for a quick pick: the error, else a shared server's warning, else the last stderr line, else the source. */
 export function serverDetail(s: ServerStatus): string {
     if (s.state === "blocked" && s.error) return oneLine(s.error); // the policy's sentence, not a failure
     if (s.error) return `Error: ${oneLine(s.error)}`;
+    if (s.shared?.warning) return `Warning: ${oneLine(s.shared.warning)}`; // a daemon of another build: what to do
     const tail = lastLine(s.stderrTail);
     if (tail) return `stderr: ${tail}`;
     return `from ${s.source}`;

@@ -294,6 +294,9 @@ test("a shared server says how many windows use it, and a daemon of another buil
     const report = fmt.serverReport(shared, []);
     assert.match(report, /- Shared: shared \(3 windows\), user scope, daemon pid 42/);
     assert.match(report, /- Warning: restart it/);
+    // The list says it too: only it tells a person to restart a daemon of another build.
+    assert.equal(fmt.serverDetail(shared), "Warning: restart it");
+    assert.equal(fmt.serverDetail(srv("s", "failed", { error: "boom", shared: { scope: "user", windows: 1, daemonPid: 42, warning: "restart it" } })), "Error: boom");
     assert.equal(fmt.sharedLabel(1), "shared (1 window)");
 });
 
