@@ -41,7 +41,7 @@ export async function approvePending(sb: Switchboard, id?: string): Promise<ext.
     const items: ApprovalItem[] = pending.map((a) => ({
         label: fmt.approvalLabel(a),
         description: fmt.approvalDescription(a),
-        detail: fmt.argumentPreview(a.arguments, 300),
+        detail: fmt.noIcons(fmt.argumentPreview(a.arguments, 300)),
         approval: a,
     }));
     const pick = await vscode.window.showQuickPick(items, { placeHolder: "Tool calls waiting for approval", matchOnDetail: true });

@@ -69,7 +69,7 @@ function toolItem(t: ext.ToolInfo): ToolItem {
     return {
         label: t.tool,
         description: [t.server, ...fmt.toolMarks(t)].join(" · "),
-        detail: [params.length > 0 ? `(${params.join(", ")})` : "()", form.clip(t.description ?? "", 200)].filter((x) => x).join(" "),
+        detail: [params.length > 0 ? `(${params.join(", ")})` : "()", fmt.noIcons(form.clip(t.description ?? "", 200))].filter((x) => x).join(" "),
         tool: t,
     };
 }

@@ -316,7 +316,7 @@ export async function statusMenu(sb: Switchboard, questions: Questions): Promise
     if (pending.length > 0) {
         items.push({ label: "Waiting for approval", kind: vscode.QuickPickItemKind.Separator });
         for (const a of pending) {
-            items.push({ label: fmt.approvalLabel(a), description: fmt.approvalDescription(a), detail: fmt.argumentPreview(a.arguments, 300), run: () => answer(sb, a) });
+            items.push({ label: fmt.approvalLabel(a), description: fmt.approvalDescription(a), detail: fmt.noIcons(fmt.argumentPreview(a.arguments, 300)), run: () => answer(sb, a) });
         }
     }
     const asked = [...sb.questions.values()];

@@ -95,12 +95,12 @@ export function sharedLabel(windows: number): string {
 
 /** One line of detail for a quick pick: the error, else a shared server's warning, else the last stderr line, else the source. */
 export function serverDetail(s: ServerStatus): string {
-    if (s.state === "blocked" && s.error) return oneLine(s.error); // the policy's sentence, not a failure
-    if (s.error) return `Error: ${oneLine(s.error)}`;
-    if (s.shared?.warning) return `Warning: ${oneLine(s.shared.warning)}`; // a daemon of another build: what to do
+    if (s.state === "blocked" && s.error) return noIcons(oneLine(s.error)); // the policy's sentence, not a failure
+    if (s.error) return `Error: ${noIcons(oneLine(s.error))}`;
+    if (s.shared?.warning) return `Warning: ${noIcons(oneLine(s.shared.warning))}`; // a daemon of another build: what to do
     const tail = lastLine(s.stderrTail);
-    if (tail) return `stderr: ${tail}`;
-    return `from ${s.source}`;
+    if (tail) return `stderr: ${noIcons(tail)}`;
+    return `from ${noIcons(s.source)}`;
 }
 
 /**
@@ -198,6 +198,14 @@ export function argumentPreview(args: unknown, max = 120): string {
     }
     if (s === undefined) s = "";
     return s.length > max ? s.slice(0, max - 1) + "…" : s;
+}
+
+/**
+ * Server text for a quick pick's label, description or detail, which draw "$(name)" as one of VS
+ * Code's icons: escaped as VS Code's own escapeIcons does, so a server cannot draw a check mark.
+ */
+export function noIcons(s: string): string {
+    return s.replace(/(\\)?\$\(([a-z0-9~-]+)\)/gi, (m: string, escaped?: string) => (escaped ? m : `\\${m}`));
 }
 
 export function oneLine(s: string): string {

@@ -1,5 +1,6 @@
 // Long calls (MCP tasks): what the tasks quick pick and status bar item show for a
 // switchboard.tasks result. Pure, so that it is tested without VS Code.
+import { noIcons } from "./format";
 import type { TaskInfo } from "./lsp_types";
 
 /** The running tasks this host follows. */
@@ -40,7 +41,7 @@ export function taskItems(tasks: TaskInfo[]): TaskItem[] {
     return tasks.map((t) => ({
         label: `${stateIcon[t.state] ?? ""} ${t.tool}`.trim(),
         description: t.state === "running" && !t.here ? "running in another window" : t.state,
-        detail: [t.message, `started by ${t.startedBy} at ${t.started}`, t.result ? "result kept: pick to show it" : "", t.forAgent ? "the agent gets it with your next chat message" : ""].filter(Boolean).join(" · "),
+        detail: [noIcons(t.message), `started by ${t.startedBy} at ${t.started}`, t.result ? "result kept: pick to show it" : "", t.forAgent ? "the agent gets it with your next chat message" : ""].filter(Boolean).join(" · "),
         task: t,
     }));
 }

@@ -316,3 +316,10 @@ test("Call Tool with no tool says why: blocked by the organisation or failed is 
     );
     assert.equal(fmt.noToolsText([srv("a", "ready", { tools: 0 })]), "Switchboard: no MCP server offers a tool yet.");
 });
+
+test("server text in a quick pick cannot draw VS Code's icons ($(name) is escaped as VS Code's own escapeIcons does)", () => {
+    assert.equal(fmt.noIcons("$(pass) ready \\$(x) $(sync~spin)"), "\\$(pass) ready \\$(x) \\$(sync~spin)");
+    assert.equal(fmt.serverDetail(srv("s", "failed", { error: "$(pass) all fine" })), "Error: \\$(pass) all fine");
+    assert.equal(fmt.serverDetail(srv("s", "ready", { stderrTail: "x\n$(shield) verified" })), "stderr: \\$(shield) verified");
+    assert.equal(fmt.serverDetail(srv("s", "blocked", { error: "Blocked $(x)" })), "Blocked \\$(x)");
+});

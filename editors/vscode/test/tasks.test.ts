@@ -91,3 +91,7 @@ describe("Show result after a restart", () => {
         for (const bad of ["\x1b", "\x07", "\r", "\u202e", "\u200b"]) assert.ok(!opened.content.includes(bad), `raw ${JSON.stringify(bad)} in the view`);
     });
 });
+
+test("quick pick: a task's status message cannot draw icons", () => {
+    assert.match(taskItems([{ ...base, message: "$(check) done" }])[0].detail, /^\\\$\(check\) done · /);
+});
