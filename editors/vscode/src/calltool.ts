@@ -67,7 +67,7 @@ export async function callTool(sb: Switchboard, reports: Reports, name?: string)
 function toolItem(t: ext.ToolInfo): ToolItem {
     const params = fmt.schemaParams(t.inputSchema).map((p) => (p.required ? p.name : `${p.name}?`));
     return {
-        label: t.tool,
+        label: fmt.noIcons(t.tool),
         description: [t.server, ...fmt.toolMarks(t)].join(" · "),
         detail: [params.length > 0 ? `(${params.join(", ")})` : "()", fmt.noIcons(form.clip(t.description ?? "", 200))].filter((x) => x).join(" "),
         tool: t,
@@ -182,7 +182,7 @@ function askField(tool: ext.ToolInfo, f: ToolField, i: number, steps: number, cu
                 ];
             } else {
                 const titles = form.choiceTitles(f.field);
-                items = (f.field.enum ?? []).map((v, k) => ({ label: titles[k], description: titles[k] === v ? undefined : v, value: v }));
+                items = (f.field.enum ?? []).map((v, k) => ({ label: fmt.noIcons(titles[k]), description: titles[k] === v ? undefined : fmt.noIcons(v), value: v }));
             }
             if (!f.field.required && !multi) items.push({ label: "(skip)", description: "leave it out", skip: true });
             qp.items = items;

@@ -18,6 +18,7 @@ import { ErrorCodes } from "vscode-languageclient";
 import { errorMessage, type Switchboard } from "./client";
 import * as form from "./elicit_form";
 import * as ext from "./lsp_types";
+import { noIcons } from "./format";
 
 /**
  * How a form ended for this window: the action it sent, "closed" (the question ended elsewhere), or
@@ -367,7 +368,7 @@ class Form {
             ];
         } else {
             const titles = form.choiceTitles(f);
-            items = (f.enum ?? []).map((v, k) => ({ label: titles[k], description: titles[k] === v ? undefined : v, value: v }));
+            items = (f.enum ?? []).map((v, k) => ({ label: noIcons(titles[k]), description: titles[k] === v ? undefined : noIcons(v), value: v }));
         }
         const multi = kind === "multi";
         const ticked = this.draft.unsaved.get(f.name);
@@ -638,7 +639,7 @@ export function questionItem(e: ext.Elicitation): vscode.QuickPickItem {
     return {
         label: `$(question) ${e.server}`,
         description: [`${n} field${n === 1 ? "" : "s"}`, questionAge(e)].filter(Boolean).join(" · "),
-        detail: form.clip(e.message, 300),
+        detail: noIcons(form.clip(e.message, 300)),
     };
 }
 

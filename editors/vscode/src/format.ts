@@ -313,7 +313,7 @@ export function allowChoices(prefix: string, tools: readonly ToolInfo[], entries
     const seen = new Set<string>();
     for (const t of tools) {
         seen.add(t.name);
-        choices.push({ label: t.tool, entry: t.name, picked: whole || mine.includes(t.name) || t.allowlisted, wholeServer: false });
+        choices.push({ label: noIcons(t.tool), entry: t.name, picked: whole || mine.includes(t.name) || t.allowlisted, wholeServer: false });
     }
     // Entries for tools the server no longer lists stay visible, so they can be revoked.
     for (const e of mine) {

@@ -9,6 +9,7 @@ import * as vscode from "vscode";
 import type { Switchboard } from "./client";
 import { ui } from "./ids";
 import * as ext from "./lsp_types";
+import { noIcons } from "./format";
 
 export const resourceScheme = "switchboard-mcp";
 
@@ -126,11 +127,11 @@ export async function askArguments(
         let v: string | undefined;
         const title = `${a.name}${a.required ? "" : " (optional)"}`;
         if (choices.length > 0) {
-            const items: vscode.QuickPickItem[] = [...choices.map((c) => ({ label: c })), { label: typeValue }];
-            if (!a.required) items.push({ label: "", description: "leave empty" });
+            const items: (vscode.QuickPickItem & { value?: string })[] = [...choices.map((c) => ({ label: noIcons(c), value: c })), { label: typeValue }];
+            if (!a.required) items.push({ label: "", description: "leave empty", value: "" });
             const pick = await vscode.window.showQuickPick(items, { title, placeHolder: a.description, ignoreFocusOut: true });
             if (!pick) return undefined;
-            v = pick.label === typeValue ? await vscode.window.showInputBox({ title, prompt: a.description, ignoreFocusOut: true }) : pick.label;
+            v = pick.value ?? (await vscode.window.showInputBox({ title, prompt: a.description, ignoreFocusOut: true }));
         } else {
             v = await vscode.window.showInputBox({ title, prompt: a.description, ignoreFocusOut: true });
         }
@@ -189,10 +190,10 @@ export async function pickResource(sb: Switchboard, server?: string): Promise<{ 
     for (const s of servers) {
         items.push({ label: s, kind: vscode.QuickPickItemKind.Separator });
         for (const r of res.resources.filter((x) => x.server === s)) {
-            items.push({ label: r.title || r.name, description: r.uri, detail: r.description, resource: r });
+            items.push({ label: noIcons(r.title || r.name), description: noIcons(r.uri), detail: r.description === undefined ? undefined : noIcons(r.description), resource: r });
         }
         for (const t of res.templates.filter((x) => x.server === s)) {
-            items.push({ label: `${t.title || t.name} (template)`, description: t.uriTemplate, detail: t.description, template: t });
+            items.push({ label: `${noIcons(t.title || t.name)} (template)`, description: noIcons(t.uriTemplate), detail: t.description === undefined ? undefined : noIcons(t.description), template: t });
         }
     }
     const pick = await vscode.window.showQuickPick(items, { title: "MCP resources", matchOnDescription: true, matchOnDetail: true });
@@ -260,7 +261,7 @@ export async function pickPrompt(sb: Switchboard, server?: string, name?: string
     let p: ext.Prompt | undefined = prompts[0];
     if (prompts.length > 1 || !name) {
         const pick = await vscode.window.showQuickPick(
-            prompts.map((x) => ({ label: `/${x.name}`, description: x.server, detail: x.description, prompt: x })),
+            prompts.map((x) => ({ label: `/${noIcons(x.name)}`, description: x.server, detail: x.description === undefined ? undefined : noIcons(x.description), prompt: x })),
             { title: "MCP prompts", matchOnDescription: true },
         );
         p = pick?.prompt;

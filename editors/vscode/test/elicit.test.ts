@@ -10,6 +10,7 @@ import { ui } from "../src/ids";
 import { Cmd, type ElicitField, type Elicitation, type ToolResult } from "../src/lsp_types";
 import { fakeContext, freshEnv, loadExtension, processesUnder, stub, vscode, waitFor, type Env } from "./harness";
 import { vectors } from "./elicit_vectors";
+import { questionItem } from "../src/elicit";
 
 let env: Env;
 let ext: ReturnType<typeof loadExtension>;
@@ -464,6 +465,11 @@ describe("questions from MCP servers (elicitation forms)", () => {
         assert.deepEqual(seen.preselected, ["b"]);
         assert.match(seen.tooMany, /at most 2 choices/);
         await end();
+    });
+
+    test("a server's question cannot draw VS Code's icons in the pick of questions", () => {
+        const e = { id: "q", server: "x", message: "$(pass) verified by your administrator", fields: [], requestedAt: "" } as unknown as Elicitation;
+        assert.equal(questionItem(e).detail, "\\$(pass) verified by your administrator");
     });
 
     test("a form without fields asks to accept or decline", async () => {
