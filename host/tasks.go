@@ -201,6 +201,7 @@ type taskBook struct {
 	entries   map[string]*TaskEntry
 	runs      map[string]context.CancelCauseFunc // tasks this host follows now, by ID
 	written   map[string]time.Time               // when each running entry was last written
+	waits     map[int]bool                       // the other hosts this one waits for (followAfter)
 }
 
 func (b *taskBook) loadLocked() {
@@ -771,20 +772,38 @@ func (a *App) resumeTasks() {
 	// first servers' start (cmd/sbbench "first call"). A task whose host stops after this
 	// read is not this host's to follow, as one that stops after the claim below is not.
 	follow := false
-	owners := map[int]bool{}
 	for _, e := range b.entries {
 		follow = follow || b.claimable(e)
-		if e.State == TaskRunning && b.runs[e.ID] == nil && processAlive(e.Owner) {
-			owners[e.Owner] = true
-		}
 	}
+	owners := b.newOwnersLocked()
 	b.mu.Unlock()
-	for pid := range owners {
-		a.log.Info(fmt.Sprintf("host: tasks are followed by another Switchboard (process %d); this one follows what it leaves running once it exits", pid))
-		a.goBg(func() { a.followAfter(pid) })
-	}
+	a.awaitOwners(owners)
 	if follow {
 		a.claimTasks()
+	}
+}
+
+// newOwnersLocked is every live host, other than this one, that follows a running task of the
+// book and that this host does not wait for yet; they are marked waited for.
+func (b *taskBook) newOwnersLocked() []int {
+	var pids []int
+	for _, e := range b.entries {
+		if e.State == TaskRunning && b.runs[e.ID] == nil && !b.waits[e.Owner] && processAlive(e.Owner) {
+			if b.waits == nil {
+				b.waits = map[int]bool{}
+			}
+			b.waits[e.Owner] = true
+			pids = append(pids, e.Owner)
+		}
+	}
+	return pids
+}
+
+// awaitOwners follows, for each host of pids, what it leaves running once it exits.
+func (a *App) awaitOwners(pids []int) {
+	for _, pid := range pids {
+		a.log.Info(fmt.Sprintf("host: tasks are followed by another Switchboard (process %d); this one follows what it leaves running once it exits", pid))
+		a.goBg(func() { a.followAfter(pid) })
 	}
 }
 
@@ -792,6 +811,9 @@ func (a *App) resumeTasks() {
 // what it left running.
 func (a *App) followAfter(pid int) {
 	awaitProcessExit(a.baseCtx, pid)
+	a.tasks.mu.Lock()
+	delete(a.tasks.waits, pid)
+	a.tasks.mu.Unlock()
 	if a.baseCtx.Err() == nil {
 		a.claimTasks()
 	}
@@ -813,7 +835,11 @@ func (a *App) claimTasks() {
 			}
 		}
 	})
+	// Another window that claimed some of them first (it waited for the same host) follows
+	// them now: wait for that one in turn.
+	owners := b.newOwnersLocked()
 	b.mu.Unlock()
+	a.awaitOwners(owners)
 	for _, e := range todo {
 		a.goBg(func() { a.resumeTask(e) })
 	}
