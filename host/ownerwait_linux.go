@@ -10,7 +10,7 @@ import (
 
 // awaitProcessExit returns once the process pid has exited, or ctx is done. It waits in the
 // runtime's poller on a pidfd (no thread held, nothing woken while the other process lives);
-// where a pidfd cannot be opened (Linux before 5.3) it looks every few seconds.
+// where a pidfd cannot be opened (PIDFD_NONBLOCK: Linux before 5.10) it looks every few seconds.
 func awaitProcessExit(ctx context.Context, pid int) {
 	fd, err := unix.PidfdOpen(pid, unix.PIDFD_NONBLOCK)
 	if errors.Is(err, unix.ESRCH) {

@@ -773,13 +773,13 @@ func (a *App) resumeTasks() {
 	// read is not this host's to follow, as one that stops after the claim below is not.
 	follow := false
 	for _, e := range b.entries {
-		follow = follow || b.claimable(e)
+		follow = follow || b.claimable(e, 0)
 	}
 	owners := b.newOwnersLocked()
 	b.mu.Unlock()
 	a.awaitOwners(owners)
 	if follow {
-		a.claimTasks()
+		a.claimTasks(0)
 	}
 }
 
@@ -815,20 +815,22 @@ func (a *App) followAfter(pid int) {
 	delete(a.tasks.waits, pid)
 	a.tasks.mu.Unlock()
 	if a.baseCtx.Err() == nil {
-		a.claimTasks()
+		a.claimTasks(pid)
 	}
 }
 
 // claimTasks claims, under the file's lock and after reading it again, every task no live host
-// follows, and follows each: of two windows starting at once, one follows each task.
-func (a *App) claimTasks() {
+// follows, and follows each: of two windows starting at once, one follows each task. exited is a
+// host known to have exited (0 none): its pidfd said so, while a signal to it still succeeds until
+// its parent reaps it, which it may not have done yet.
+func (a *App) claimTasks(exited int) {
 	b := &a.tasks
 	var todo []TaskEntry
 	b.mu.Lock()
 	b.loadLocked()
 	b.syncLocked(func() {
 		for _, e := range b.entries {
-			if b.claimable(e) {
+			if b.claimable(e, exited) {
 				e.Owner = os.Getpid() // ours now: another window starting leaves it
 				e.Updated = a.taskNow()
 				todo = append(todo, *e)
@@ -845,9 +847,9 @@ func (a *App) claimTasks() {
 	}
 }
 
-// claimable: e is a running task no host follows (its owner is gone), so this one may.
-func (b *taskBook) claimable(e *TaskEntry) bool {
-	return e.State == TaskRunning && b.runs[e.ID] == nil && !processAlive(e.Owner)
+// claimable: e is a running task no host follows (its owner is gone, or is exited), so this one may.
+func (b *taskBook) claimable(e *TaskEntry, exited int) bool {
+	return e.State == TaskRunning && b.runs[e.ID] == nil && (exited > 0 && e.Owner == exited || !processAlive(e.Owner))
 }
 
 // processAlive: pid is a running process other than this one (0: none).

@@ -83,3 +83,51 @@ func (w *logWatch) Write(p []byte) (int, error) {
 	}
 	return len(p), nil
 }
+
+// TestTaskFollowedAfterOwnerExitsUnreaped: the old host has exited but its parent has not yet
+// reaped it (a zombie, as between an editor host's exit and its parent's wait). Its pidfd says it
+// exited while a signal to its pid still succeeds: the new host follows the task all the same,
+// instead of finding the old one alive and never looking again.
+func TestTaskFollowedAfterOwnerExitsUnreaped(t *testing.T) {
+	state := t.TempDir()
+	done := filepath.Join(state, "done")
+	srv := server("--tasks", "--task-poll-ms", "1", "--task-state", filepath.Join(state, "server-tasks.json"))
+	restartWithTask(t, state, done, srv)
+
+	old := exec.Command("sleep", "600")
+	if err := old.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { old.Process.Kill(); old.Wait() }) // ignore errors: killed; reaped only here
+	tasksFile := filepath.Join(state, "tasks.json")
+	data, err := os.ReadFile(tasksFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string][]map[string]any
+	if err := json.Unmarshal(data, &f); err != nil || len(f["tasks"]) != 1 {
+		t.Fatalf("tasks.json = %s (%v)", data, err)
+	}
+	f["tasks"][0]["owner"] = old.Process.Pid
+	data, _ = json.Marshal(f)
+	writeFile(t, tasksFile, string(data))
+
+	waiting := &logWatch{want: "once it exits", seen: make(chan struct{})}
+	env := runWith(t, hosttest.Config{NoWorkspace: true,
+		Options: func(o *lsp.Options) {
+			o.PinsPath = filepath.Join(state, "pins.json")
+			o.Logger = slog.New(slog.NewTextHandler(waiting, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		},
+		InitOptions: initOpts(map[string]any{"t": srv})})
+	select {
+	case <-waiting.seen:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the new host never said it waits for the old one")
+	}
+	writeFile(t, done, "")
+	old.Process.Kill() // exits, and stays a zombie: nobody waits for it until the cleanup
+	env.Await("the task followed to its end", func(*hosttest.State) bool {
+		ts := tasksOf(env)
+		return len(ts) == 1 && ts[0].State == "completed"
+	})
+}
