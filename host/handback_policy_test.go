@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
 
@@ -53,5 +54,54 @@ func TestHandBackPolicyDenied(t *testing.T) {
 	}
 	if note, ids := a.handBack(); len(ids) != 0 {
 		t.Errorf("the next turn was handed %v:\n%s", ids, note)
+	}
+}
+
+// TestHandBackServerBlocked: a waiting task result of a server the organisation's policy has come
+// to block altogether (deniedMcpServers) is not handed to the next chat turn either: a blocked
+// server's tools are denied one and all, though no tool rule names them.
+func TestHandBackServerBlocked(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make root-owned policy files")
+	}
+	base := t.TempDir()
+	os.Chmod(base, 0o755)
+	dir := filepath.Join(base, "switchboard")
+	os.MkdirAll(dir, 0o755)
+	f := filepath.Join(dir, policy.SettingsFile)
+	os.WriteFile(f, []byte(`{"deniedMcpServers": [{"serverName": "t"}]}`), 0o644)
+	os.Chmod(f, 0o644)
+	a := &App{gone: make(chan struct{}), folders: []string{"/ws"}, policyW: policy.NewWatcher(policy.Options{Paths: policy.Paths{Dir: dir}})}
+	if err := a.Policy().Broken(); err != nil {
+		t.Fatal(err)
+	}
+	// What the registry asks of each server it is given (its Admit): t is blocked, u is not.
+	if b := a.admit(config.ServerConfig{Name: "t", Command: "mcptest"}); b == nil {
+		t.Fatal("the policy does not block t")
+	}
+	if b := a.admit(config.ServerConfig{Name: "u", Command: "mcptest"}); b != nil {
+		t.Fatalf("the policy blocks u: %+v", b)
+	}
+	a.tasks = taskBook{path: filepath.Join(t.TempDir(), TasksFile), log: func(m string) { t.Log(m) }}
+	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	a.opts.Now = func() time.Time { return now }
+	b := &a.tasks
+	b.mu.Lock()
+	b.loadLocked()
+	b.entries["x"] = &TaskEntry{ID: "x", Server: "t", Tool: "mcp__t__slow", State: TaskCompleted, Started: now, Updated: now,
+		Result: "the blocked server's result", ForAgent: true, Folders: []string{"/ws"}}
+	b.entries["y"] = &TaskEntry{ID: "y", Server: "u", Tool: "mcp__u__slow", State: TaskCompleted, Started: now, Updated: now,
+		Result: "another server's result", ForAgent: true, Folders: []string{"/ws"}}
+	b.saveLocked()
+	b.mu.Unlock()
+
+	note, ids := a.handBack()
+	if len(ids) != 1 || ids[0] != "y" || strings.Contains(note, "blocked server's result") {
+		t.Fatalf("handed %v:\n%s\nwant y only", ids, note)
+	}
+	for _, e := range a.Tasks() {
+		if e.ID == "x" && (e.ForAgent || !strings.Contains(e.Message, "policy")) {
+			t.Errorf("x after the turn = %+v; want it no longer waiting, saying why", e)
+		}
 	}
 }

@@ -240,13 +240,24 @@ func (a *App) policyVerdict(req permissions.Request) permissions.PolicyVerdict {
 	return out
 }
 
-// toolDenied is the policy rule that denies tool of server ("" none, or no policy watched).
+// toolDenied is the policy rule that denies tool of server ("" none, or no policy watched): a
+// tool rule, or the rule that blocks its server altogether (deniedMcpServers and the like, as the
+// registry's last Admit of it found), which no tool rule names.
 func (a *App) toolDenied(tool, server string) string {
 	if a.policyW == nil {
 		return ""
 	}
 	if pv := a.policyVerdict(permissions.Request{Tool: tool, Server: server}); pv.Deny {
 		return pv.Rule
+	}
+	a.blockedMu.Lock()
+	b, blocked := a.blockedAudit[server]
+	a.blockedMu.Unlock()
+	if blocked && server != "" {
+		if b.Rule == "" {
+			return "its server is blocked"
+		}
+		return b.Rule
 	}
 	return ""
 }
