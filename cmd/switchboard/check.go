@@ -196,11 +196,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		info := checkToolInfo{Name: t.Name, Server: t.Server, Tool: t.Tool, Description: t.Description, InputSchema: t.InputSchema, Pin: marks[t.Name]}
 		if rep.Policy != nil {
 			info.Policy = rep.Policy.Tools[t.Name].Mark
-			if info.Policy != "" && t.Server != "" && pol.Tool(t.Name, t.Server) == (policy.ToolVerdict{}) {
-				// Marked by a rule that names the server's own name for a tool registered under a
-				// made-safe one: explain takes that name.
-				info.explain = policy.RuleName(t.Server, t.Tool)
-			}
+			info.explain = explainName(pol, t, info.Policy)
 		}
 		rep.Tools = append(rep.Tools, info)
 	}
@@ -368,6 +364,31 @@ func parseExit(err error) int {
 		return 0
 	}
 	return 2
+}
+
+// explainName is the name `policy explain` takes for t, marked mark ("" none) by check, when it
+// is not t.Name: the rule's spelling of the server's own name, for a tool registered under a
+// made-safe one that a rule of that spelling marks. The registered name may have another mark of
+// its own (a server-wide allow, where a rule on the tool's own name denies it), which explain of
+// it would show instead of the mark check gave.
+func explainName(pol *policy.Policy, t mcpbridge.Tool, mark string) string {
+	if mark == "" || t.Server == "" || toolMark(pol.Tool(t.Name, t.Server)) == mark {
+		return ""
+	}
+	return policy.RuleName(t.Server, t.Tool)
+}
+
+// toolMark is the mark of a verdict, as policy.Report gives it ("" no rule).
+func toolMark(v policy.ToolVerdict) string {
+	switch {
+	case v.Deny != nil:
+		return "policy-deny"
+	case v.Ask != nil:
+		return "policy-ask"
+	case v.Allow != nil:
+		return "policy-allow"
+	}
+	return ""
 }
 
 // jsonForTerminal is encoded JSON with the bidi, zero-width and other invisible characters of
