@@ -354,3 +354,48 @@ func TestShutdownRightAfterInitialize(t *testing.T) {
 		t.Fatalf("Serve after shutdown+exit = %v", err)
 	}
 }
+
+// TestFolderEventWithoutChange: a workspace/didChangeWorkspaceFolders that changes nothing (VS
+// Code sends one with nothing added or removed when folders are reordered or renamed; here it
+// re-adds the folder the window has) tells no server that its roots changed. Before, every server
+// heard roots/list_changed, and each one shared at workspace scope was moved to "the instance of
+// its new folders", the same one, cutting its calls and tasks in flight.
+func TestFolderEventWithoutChange(t *testing.T) {
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"r": server("--roots")})})
+	env.AwaitServer("r", "ready")
+	type answer struct {
+		Roots []struct {
+			URI string `json:"uri"`
+		} `json:"roots"`
+		ListChanged int `json:"listChanged"`
+	}
+	roots := func() answer {
+		t.Helper()
+		var res toolResult
+		env.MustCommand(wire.CmdCallTool, map[string]any{"name": "mcp__r__roots", "mode": "always-allow"}, &res)
+		var a answer
+		if res.IsError || json.Unmarshal([]byte(res.Text), &a) != nil {
+			t.Fatalf("roots = %+v", res)
+		}
+		return a
+	}
+	env.Notify(wire.MethodDidChangeFolders, map[string]any{"event": map[string]any{
+		"added": []any{map[string]any{"uri": hosttest.FileURI(env.Workspace), "name": "ws"}}, "removed": []any{},
+	}})
+	env.Notify(wire.MethodDidChangeFolders, map[string]any{"event": map[string]any{"added": []any{}, "removed": []any{}}})
+	// Then a real change, whose notification follows any the events above sent.
+	other := t.TempDir()
+	env.Notify(wire.MethodDidChangeFolders, map[string]any{"event": map[string]any{
+		"added": []any{map[string]any{"uri": hosttest.FileURI(other), "name": "other"}}, "removed": []any{},
+	}})
+	a := roots()
+	for i := 0; a.ListChanged == 0 || len(a.Roots) != 2; i++ { // the notification goes out in the background
+		if i == 1000 {
+			t.Fatalf("the real change never reached the server: %+v", a)
+		}
+		a = roots()
+	}
+	if a.ListChanged != 1 {
+		t.Errorf("the server heard roots/list_changed %d times; want once, for the one real change", a.ListChanged)
+	}
+}
