@@ -105,3 +105,37 @@ func TestHandBackServerBlocked(t *testing.T) {
 		}
 	}
 }
+
+// TestHandBackMadeSafeNameServerGone: a waiting task result of a tool the registry knew under a
+// made-safe name (files.read as mcp__t__files_read_<hash>) is judged by the rule that names the
+// server's own name even when its server is not running to say that name (after a restart, at
+// the first chat turn, with the server still starting or failed): the entry keeps it.
+func TestHandBackMadeSafeNameServerGone(t *testing.T) {
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make root-owned policy files")
+	}
+	base := t.TempDir()
+	os.Chmod(base, 0o755)
+	dir := filepath.Join(base, "switchboard")
+	os.MkdirAll(dir, 0o755)
+	f := filepath.Join(dir, policy.SettingsFile)
+	os.WriteFile(f, []byte(`{"permissions": {"deny": ["mcp__t__files_read"]}}`), 0o644)
+	os.Chmod(f, 0o644)
+	a := &App{gone: make(chan struct{}), folders: []string{"/ws"}, policyW: policy.NewWatcher(policy.Options{Paths: policy.Paths{Dir: dir}})}
+	if err := a.Policy().Broken(); err != nil {
+		t.Fatal(err)
+	}
+	a.tasks = taskBook{path: filepath.Join(t.TempDir(), TasksFile), log: func(m string) { t.Log(m) }}
+	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	a.opts.Now = func() time.Time { return now }
+	b := &a.tasks
+	b.mu.Lock()
+	b.loadLocked()
+	b.entries["x"] = &TaskEntry{ID: "x", Server: "t", Tool: "mcp__t__files_read_1a2b3c4d", ServerTool: "files.read", State: TaskCompleted,
+		Started: now, Updated: now, Result: "the denied tool's result", ForAgent: true, Folders: []string{"/ws"}}
+	b.saveLocked()
+	b.mu.Unlock()
+	if note, ids := a.handBack(); len(ids) != 0 || strings.Contains(note, "denied tool's result") {
+		t.Fatalf("handed %v:\n%s\nwant nothing: the policy denies files.read", ids, note)
+	}
+}

@@ -242,13 +242,22 @@ func (a *App) policyVerdict(req permissions.Request) permissions.PolicyVerdict {
 
 // toolDenied is the policy rule that denies tool of server ("" none, or no policy watched): a
 // tool rule, or the rule that blocks its server altogether (deniedMcpServers and the like, as the
-// registry's last Admit of it found), which no tool rule names.
-func (a *App) toolDenied(tool, server string) string {
+// registry's last Admit of it found), which no tool rule names. own is the server's own name for
+// the tool when known ("": the registry's, when the server runs): a rule names that one, not a
+// made-safe registered name.
+func (a *App) toolDenied(tool, server, own string) string {
 	if a.policyW == nil {
 		return ""
 	}
-	if pv := a.policyVerdict(permissions.Request{Tool: tool, Server: server}); pv.Deny {
-		return pv.Rule
+	if own == "" {
+		if t, ok := a.registryTool(permissions.Request{Tool: tool, Server: server}); ok {
+			own = t.Tool
+		}
+	}
+	if p := a.Policy(); !p.Empty() {
+		if v := p.ToolNamed(tool, server, own); v.Deny != nil {
+			return v.Deny.Loc()
+		}
 	}
 	a.blockedMu.Lock()
 	b, blocked := a.blockedAudit[server]
@@ -258,6 +267,15 @@ func (a *App) toolDenied(tool, server string) string {
 			return "its server is blocked"
 		}
 		return b.Rule
+	}
+	return ""
+}
+
+// serverTool is the server's own name for tool when it differs from the registered name ("":
+// the same, or the server is not running).
+func (a *App) serverTool(tool, server string) string {
+	if t, ok := a.registryTool(permissions.Request{Tool: tool, Server: server}); ok && "mcp__"+server+"__"+t.Tool != tool {
+		return t.Tool
 	}
 	return ""
 }

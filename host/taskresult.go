@@ -161,7 +161,7 @@ func (a *App) handBack() (string, []string) {
 				continue
 			}
 			e.ForAgent, e.Updated = false, a.taskNow()
-			if rule := a.toolDenied(e.Tool, e.Server); rule != "" {
+			if rule := a.toolDenied(e.Tool, e.Server, e.ServerTool); rule != "" {
 				// The policy came to deny the tool since the task ended: the model gets
 				// nothing of it.
 				e.Message = "not given to the agent: the organisation's policy denies the tool (" + rule + ")"

@@ -35,10 +35,14 @@ import (
 
 // TaskEntry is one tool call that runs as an MCP task, as kept in the state file.
 type TaskEntry struct {
-	ID         string    `json:"id"` // the host's: stable, from the server and the task id
-	Server     string    `json:"server"`
-	Definition string    `json:"definition"` // the server definition's fingerprint
-	Tool       string    `json:"tool"`       // registered name
+	ID         string `json:"id"` // the host's: stable, from the server and the task id
+	Server     string `json:"server"`
+	Definition string `json:"definition"` // the server definition's fingerprint
+	Tool       string `json:"tool"`       // registered name
+	// ServerTool is the server's own name for the tool when it differs from the registered one
+	// (made safe): an organisation's rule names that, and the server may not be running when the
+	// rule is asked again (a result waiting for the agent after a restart).
+	ServerTool string    `json:"serverTool,omitempty"`
 	TaskID     string    `json:"taskId"`
 	Era        string    `json:"era"`
 	ArgsHash   string    `json:"argsHash"`  // sha256 of the arguments as sent (never the arguments)
@@ -107,20 +111,20 @@ func (p *policyStop) Error() string {
 func (a *App) stopDeniedTasks() {
 	b := &a.tasks
 	type run struct {
-		tool, server string
-		stop         context.CancelCauseFunc
+		tool, server, own string
+		stop              context.CancelCauseFunc
 	}
 	var runs []run
 	b.mu.Lock()
 	b.loadLocked()
 	for id, stop := range b.runs {
 		if e := b.entries[id]; e != nil && e.State == TaskRunning {
-			runs = append(runs, run{e.Tool, e.Server, stop})
+			runs = append(runs, run{e.Tool, e.Server, e.ServerTool, stop})
 		}
 	}
 	b.mu.Unlock()
 	for _, r := range runs {
-		if rule := a.toolDenied(r.tool, r.server); rule != "" {
+		if rule := a.toolDenied(r.tool, r.server, r.own); rule != "" {
 			r.stop(&policyStop{rule: rule})
 		}
 	}
@@ -139,7 +143,7 @@ func (w *taskWatch) deniedRule(ctx context.Context) string {
 	if id == "" {
 		return ""
 	}
-	return w.a.toolDenied(w.name, server)
+	return w.a.toolDenied(w.name, server, "")
 }
 
 func isPolicyStop(err error) bool {
@@ -552,7 +556,7 @@ func (w *taskWatch) update(u mcpbridge.TaskUpdate) {
 			return
 		}
 		if e == nil || e.State != TaskRunning {
-			e = &TaskEntry{ID: id, Server: u.Server, Tool: u.Tool, TaskID: u.TaskID, Era: u.Era,
+			e = &TaskEntry{ID: id, Server: u.Server, Tool: u.Tool, ServerTool: w.a.serverTool(u.Tool, u.Server), TaskID: u.TaskID, Era: u.Era,
 				ArgsHash: argsHash(w.args), StartedBy: w.source, Started: w.started, Definition: w.a.definition(u.Server),
 				Folders: w.a.Folders()}
 			b.entries[id] = e
@@ -562,7 +566,7 @@ func (w *taskWatch) update(u mcpbridge.TaskUpdate) {
 		b.mu.Unlock()
 		// The policy may have come to deny the tool after the gate looked and before this task
 		// was listed in runs, where stopDeniedTasks finds it: it stops here instead.
-		if rule := w.a.toolDenied(u.Tool, u.Server); rule != "" {
+		if rule := w.a.toolDenied(u.Tool, u.Server, ""); rule != "" {
 			w.cancel(&policyStop{rule: rule})
 		}
 	}
@@ -880,7 +884,7 @@ func (a *App) resumeTask(e TaskEntry) {
 		lost("its server " + safetext.Line(e.Server) + " is not running")
 		return
 	}
-	if rule := a.toolDenied(e.Tool, e.Server); rule != "" {
+	if rule := a.toolDenied(e.Tool, e.Server, e.ServerTool); rule != "" {
 		// The policy came to deny the tool while no host ran: its result reaches neither the
 		// agent nor the person as the tool's, and the server stops working on it.
 		a.registry.CancelTask(a.baseCtx, e.Tool, e.TaskID, e.RequestState) // ignore error: the server went away; nothing follows it
