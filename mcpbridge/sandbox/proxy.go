@@ -173,8 +173,13 @@ func (p *proxy) resolve(ctx context.Context, c net.Conn, addr string) (string, b
 }
 
 func local(ip net.IP) bool {
-	if nat64.Contains(ip) {
+	switch {
+	case nat64Local.Contains(ip):
+		return true // a NAT64 prefix for a local network's own use (RFC 8215)
+	case nat64.Contains(ip):
 		ip = ip[12:16] // the IPv4 address a NAT64 gateway would reach
+	case sixToFour.Contains(ip):
+		ip = net.IP(ip[2:6]) // the IPv4 address a 6to4 relay would reach
 	}
 	if ip.IsLoopback() || ip.IsPrivate() || ip.IsLinkLocalUnicast() || ip.IsLinkLocalMulticast() ||
 		ip.IsUnspecified() || ip.IsMulticast() || ip.IsInterfaceLocalMulticast() {
@@ -185,11 +190,14 @@ func local(ip net.IP) bool {
 }
 
 // Local networks that net.IP's predicates do not name: the shared address space (carrier-grade
-// NAT, and Tailscale's tailnet with its 100.100.100.100), and IPv4 reached through the well-known
-// NAT64 prefix. (0.0.0.0/8, "this network", is checked by its first byte.)
+// NAT, and Tailscale's tailnet with its 100.100.100.100), IPv4 reached through the well-known
+// NAT64 prefix or a 6to4 address, and the NAT64 prefix for local use. (0.0.0.0/8, "this
+// network", is checked by its first byte.)
 var (
 	sharedSpace = net.IPNet{IP: net.IPv4(100, 64, 0, 0).To4(), Mask: net.CIDRMask(10, 32)}
 	nat64       = net.IPNet{IP: net.ParseIP("64:ff9b::"), Mask: net.CIDRMask(96, 128)}
+	nat64Local  = net.IPNet{IP: net.ParseIP("64:ff9b:1::"), Mask: net.CIDRMask(48, 128)}
+	sixToFour   = net.IPNet{IP: net.ParseIP("2002::"), Mask: net.CIDRMask(16, 128)}
 )
 
 // tunnel serves CONNECT: the TCP destination is checked; what runs inside (TLS) is the server's.

@@ -17,7 +17,8 @@ import (
 // network 0.0.0.0/8, and IPv4 ones written as IPv6 (mapped, NAT64). A server's author who owns a
 // listed name points it there to reach the person's private services through the proxy.
 func TestProxyRefusesSharedAndSpecialAnswers(t *testing.T) {
-	for _, answer := range []string{"100.100.100.100", "100.64.0.1", "100.127.255.254", "0.1.2.3", "::ffff:10.0.0.1", "64:ff9b::a00:1", "64:ff9b::7f00:1"} {
+	for _, answer := range []string{"100.100.100.100", "100.64.0.1", "100.127.255.254", "0.1.2.3", "::ffff:10.0.0.1", "64:ff9b::a00:1", "64:ff9b::7f00:1",
+		"64:ff9b:1:a00:1::", "2002:a00:1::1", "2002:7f00:1::1", "2002:c0a8:101::1"} {
 		var mu sync.Mutex
 		var dialed []string
 		dial := func(ctx context.Context, network, addr string) (net.Conn, error) {
@@ -50,5 +51,15 @@ func TestProxyRefusesSharedAndSpecialAnswers(t *testing.T) {
 			t.Errorf("a listed name resolving to %s: status %d (%v), dialled %v; want 403 and no connection", answer, code, err, dialed)
 		}
 		mu.Unlock()
+	}
+}
+
+// TestLocalKeepsPublic: the prefixes that can carry a local IPv4 address are judged by that
+// address, not refused whole (but the NAT64 prefix for local use, which is local by definition).
+func TestLocalKeepsPublic(t *testing.T) {
+	for _, ip := range []string{"8.8.8.8", "2606:4700::1111", "64:ff9b::808:808", "2002:808:808::1"} {
+		if local(net.ParseIP(ip)) {
+			t.Errorf("local(%s) = true, want false: a public address", ip)
+		}
 	}
 }
