@@ -16,16 +16,7 @@ import (
 // organisation's policy denies its tool: the deny says the model gets nothing of the tool's. It
 // is dropped, saying why; another tool's waiting result still goes.
 func TestHandBackPolicyDenied(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to make root-owned policy files")
-	}
-	base := t.TempDir()
-	os.Chmod(base, 0o755)
-	dir := filepath.Join(base, "switchboard")
-	os.MkdirAll(dir, 0o755)
-	f := filepath.Join(dir, policy.SettingsFile)
-	os.WriteFile(f, []byte(`{"permissions": {"deny": ["mcp__t__slow"]}}`), 0o644)
-	os.Chmod(f, 0o644)
+	dir := rootPolicyDir(t, `{"permissions": {"deny": ["mcp__t__slow"]}}`)
 	a := &App{gone: make(chan struct{}), folders: []string{"/ws"}, policyW: policy.NewWatcher(policy.Options{Paths: policy.Paths{Dir: dir}})}
 	if err := a.Policy().Broken(); err != nil {
 		t.Fatal(err)
@@ -61,16 +52,7 @@ func TestHandBackPolicyDenied(t *testing.T) {
 // to block altogether (deniedMcpServers) is not handed to the next chat turn either: a blocked
 // server's tools are denied one and all, though no tool rule names them.
 func TestHandBackServerBlocked(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to make root-owned policy files")
-	}
-	base := t.TempDir()
-	os.Chmod(base, 0o755)
-	dir := filepath.Join(base, "switchboard")
-	os.MkdirAll(dir, 0o755)
-	f := filepath.Join(dir, policy.SettingsFile)
-	os.WriteFile(f, []byte(`{"deniedMcpServers": [{"serverName": "t"}]}`), 0o644)
-	os.Chmod(f, 0o644)
+	dir := rootPolicyDir(t, `{"deniedMcpServers": [{"serverName": "t"}]}`)
 	a := &App{gone: make(chan struct{}), folders: []string{"/ws"}, policyW: policy.NewWatcher(policy.Options{Paths: policy.Paths{Dir: dir}})}
 	if err := a.Policy().Broken(); err != nil {
 		t.Fatal(err)
@@ -111,16 +93,7 @@ func TestHandBackServerBlocked(t *testing.T) {
 // server's own name even when its server is not running to say that name (after a restart, at
 // the first chat turn, with the server still starting or failed): the entry keeps it.
 func TestHandBackMadeSafeNameServerGone(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to make root-owned policy files")
-	}
-	base := t.TempDir()
-	os.Chmod(base, 0o755)
-	dir := filepath.Join(base, "switchboard")
-	os.MkdirAll(dir, 0o755)
-	f := filepath.Join(dir, policy.SettingsFile)
-	os.WriteFile(f, []byte(`{"permissions": {"deny": ["mcp__t__files_read"]}}`), 0o644)
-	os.Chmod(f, 0o644)
+	dir := rootPolicyDir(t, `{"permissions": {"deny": ["mcp__t__files_read"]}}`)
 	a := &App{gone: make(chan struct{}), folders: []string{"/ws"}, policyW: policy.NewWatcher(policy.Options{Paths: policy.Paths{Dir: dir}})}
 	if err := a.Policy().Broken(); err != nil {
 		t.Fatal(err)
@@ -138,4 +111,23 @@ func TestHandBackMadeSafeNameServerGone(t *testing.T) {
 	if note, ids := a.handBack(); len(ids) != 0 || strings.Contains(note, "denied tool's result") {
 		t.Fatalf("handed %v:\n%s\nwant nothing: the policy denies files.read", ids, note)
 	}
+}
+
+// rootPolicyDir is a policy folder as the host trusts one (root-owned, not writable by others)
+// holding data as its settings file; the test is skipped when it cannot make root-owned files.
+func rootPolicyDir(t *testing.T, data string) string {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Skip("needs root to make root-owned policy files")
+	}
+	base := t.TempDir()
+	os.Chmod(base, 0o755)
+	dir := filepath.Join(base, "switchboard")
+	os.MkdirAll(dir, 0o755)
+	f := filepath.Join(dir, policy.SettingsFile)
+	if err := os.WriteFile(f, []byte(data), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.Chmod(f, 0o644)
+	return dir
 }

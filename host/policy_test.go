@@ -18,16 +18,7 @@ import (
 // TestPolicyToolsNotOffered (T13b): a tool the policy denies is Held in the model's tool set (the
 // session leaves Held tools out of what it offers), others are untouched.
 func TestPolicyToolsNotOffered(t *testing.T) {
-	if os.Geteuid() != 0 {
-		t.Skip("needs root to make root-owned policy files")
-	}
-	base := t.TempDir()
-	os.Chmod(base, 0o755)
-	dir := filepath.Join(base, "switchboard")
-	os.MkdirAll(dir, 0o755)
-	f := filepath.Join(dir, policy.SettingsFile)
-	os.WriteFile(f, []byte(`{"permissions": {"deny": ["mcp__s__bad"]}}`), 0o644)
-	os.Chmod(f, 0o644)
+	dir := rootPolicyDir(t, `{"permissions": {"deny": ["mcp__s__bad"]}}`)
 	a := &App{policyW: policy.NewWatcher(policy.Options{Paths: policy.Paths{Dir: dir}})}
 	if err := a.Policy().Broken(); err != nil {
 		t.Fatal(err)
