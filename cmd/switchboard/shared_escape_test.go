@@ -16,18 +16,7 @@ import (
 // tail (relayed by the daemon, not read from a pipe of their own) escaped.
 func TestSharedHostileTextEscaped(t *testing.T) {
 	bin, mcptest := e2eBuild(t)
-	runtime, err := os.MkdirTemp("", "sbr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(runtime) })
-	os.Chmod(runtime, 0o700)
-	env := e2eEnv(t, "XDG_RUNTIME_DIR="+runtime)
-	t.Cleanup(func() {
-		cmd := exec.Command(bin, "daemon", "stop")
-		cmd.Env = env
-		cmd.Run() // ignore error: the daemon may have gone with its idle time
-	})
+	_, env := sharedRuntime(t, bin)
 	evil := "\x1b[2J\x1b]52;c;cm0gLXJmIH4=\x07\r\u202e\u200b"
 	servers := map[string]any{"h": map[string]any{"command": mcptest, "args": []string{"--hostile", "--crash-after", "1", "--", "arg" + evil}, "shared": true}}
 	var wins []*e2eEditor

@@ -129,18 +129,7 @@ func TestSharedPolicyBlocksInEveryWindow(t *testing.T) {
 	bin, mcptest := e2eBuild(t)
 	polDir, rewrite := rootPolicyDir(t, "{}\n")
 	serve := nsServe(t, bin, polDir)
-	runtime, err := os.MkdirTemp("", "sbr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(runtime) })
-	os.Chmod(runtime, 0o700)
-	env := e2eEnv(t, "XDG_RUNTIME_DIR="+runtime)
-	t.Cleanup(func() {
-		cmd := exec.Command(bin, "daemon", "stop")
-		cmd.Env = env
-		cmd.Run() // ignore error: the daemon may have gone with its idle time
-	})
+	_, env := sharedRuntime(t, bin)
 	record := filepath.Join(t.TempDir(), "s.record")
 	servers := map[string]any{
 		"s":    map[string]any{"command": mcptest, "args": []string{"--record", record}, "shared": true},
@@ -294,18 +283,7 @@ func TestSharedPolicyOneWindowDenies(t *testing.T) {
 	bin, mcptest := e2eBuild(t)
 	dirB, _ := rootPolicyDir(t, "{}\n")
 	dirA, rewriteA := rootPolicyDir(t, "{}\n")
-	runtime, err := os.MkdirTemp("", "sbr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(runtime) })
-	os.Chmod(runtime, 0o700)
-	env := e2eEnv(t, "XDG_RUNTIME_DIR="+runtime)
-	t.Cleanup(func() {
-		cmd := exec.Command(bin, "daemon", "stop")
-		cmd.Env = env
-		cmd.Run() // ignore error: the daemon may have gone with its idle time
-	})
+	_, env := sharedRuntime(t, bin)
 	record := filepath.Join(t.TempDir(), "s.record")
 	servers := map[string]any{"s": map[string]any{"command": mcptest, "args": []string{"--record", record}, "shared": true}}
 	var wins []*e2eEditor
@@ -425,18 +403,7 @@ func TestSharedPolicyDaemonDenies(t *testing.T) {
 	bin, mcptest := e2eBuild(t)
 	dirA, _ := rootPolicyDir(t, "{\n  \"deniedMcpServers\": [{\"serverName\": \"s\"}]\n}\n")
 	dirB, _ := rootPolicyDir(t, "{}\n")
-	runtime, err := os.MkdirTemp("", "sbr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(runtime) })
-	os.Chmod(runtime, 0o700)
-	env := e2eEnv(t, "XDG_RUNTIME_DIR="+runtime)
-	t.Cleanup(func() {
-		cmd := exec.Command(bin, "daemon", "stop")
-		cmd.Env = env
-		cmd.Run() // ignore error: the daemon may have gone with its idle time
-	})
+	_, env := sharedRuntime(t, bin)
 	servers := map[string]any{
 		"s":    map[string]any{"command": mcptest, "shared": true},
 		"keep": map[string]any{"command": mcptest, "args": []string{"--instructions", "keep"}, "shared": true},

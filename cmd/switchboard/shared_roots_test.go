@@ -5,7 +5,6 @@ package main
 import (
 	"encoding/json"
 	"os"
-	"os/exec"
 	"slices"
 	"testing"
 )
@@ -18,18 +17,7 @@ import (
 // roots/list_changed: a shared instance's roots never change).
 func TestSharedWorkspaceFolderRemoved(t *testing.T) {
 	bin, mcptest := e2eBuild(t)
-	runtime, err := os.MkdirTemp("", "sbr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(runtime) })
-	os.Chmod(runtime, 0o700)
-	env := e2eEnv(t, "XDG_RUNTIME_DIR="+runtime)
-	t.Cleanup(func() {
-		cmd := exec.Command(bin, "daemon", "stop")
-		cmd.Env = env
-		cmd.Run() // ignore error: the daemon may have gone with its idle time
-	})
+	_, env := sharedRuntime(t, bin)
 	keep, drop := t.TempDir(), t.TempDir()
 	folder := func(dir, name string) map[string]any { return map[string]any{"uri": "file://" + dir, "name": name} }
 	e := startE2E(t, bin, env)

@@ -320,18 +320,7 @@ func (c readyOnWrite) Write(p []byte) (int, error) { close(c); return len(p), ni
 // goes through starting to ready without being asked, and its calls reach the new process.
 func TestSharedRestartInEveryWindow(t *testing.T) {
 	bin, mcptest := e2eBuild(t)
-	runtime, err := os.MkdirTemp("", "sbr")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(runtime) })
-	os.Chmod(runtime, 0o700)
-	env := e2eEnv(t, "XDG_RUNTIME_DIR="+runtime)
-	t.Cleanup(func() {
-		cmd := exec.Command(bin, "daemon", "stop")
-		cmd.Env = env
-		cmd.Run() // ignore error: the daemon may have gone with its idle time
-	})
+	_, env := sharedRuntime(t, bin)
 	servers := map[string]any{"s": map[string]any{"command": mcptest, "args": []string{"--crash-after", "1"}, "shared": true}}
 	type status struct {
 		Name, State string
@@ -454,4 +443,24 @@ func TestDaemonPolicyChange(t *testing.T) {
 	if err != nil || len(st.Instances) != 1 || st.Instances[0].Name != "ok" || st.Instances[0].ServerPid != ok.ServerPid() {
 		t.Fatalf("daemon status %+v %v: want only the allowed server, still the same process", st, err)
 	}
+}
+
+// sharedRuntime is a runtime folder of the test's own (a short path: the daemon's socket lives
+// in it), and the windows' environment naming it, so that their daemon is the test's alone; the
+// daemon is stopped when the test ends.
+func sharedRuntime(t *testing.T, bin string) (runtime string, env []string) {
+	t.Helper()
+	runtime, err := os.MkdirTemp("", "sbr")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(runtime) })
+	os.Chmod(runtime, 0o700)
+	env = e2eEnv(t, "XDG_RUNTIME_DIR="+runtime)
+	t.Cleanup(func() {
+		cmd := exec.Command(bin, "daemon", "stop")
+		cmd.Env = env
+		cmd.Run() // ignore error: the daemon may have gone with its idle time
+	})
+	return runtime, env
 }
