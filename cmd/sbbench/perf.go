@@ -306,11 +306,10 @@ func (b *bench) bareCaller(spec serverSpec, args func(string) map[string]any, pr
 // figures are the relay's.
 func (b *bench) relayCaller(spec serverSpec, args func(string) map[string]any, prefix string) caller {
 	return func() (*running, error) {
-		self, err := os.Executable()
+		relayed, err := relayedSpec(spec)
 		if err != nil {
 			return nil, err
 		}
-		relayed := serverSpec{Command: self, Args: append([]string{"_relay", spec.Command}, spec.Args...)}
 		r, err := b.bareCaller(relayed, args, prefix)()
 		if err != nil {
 			return nil, err
@@ -321,6 +320,15 @@ func (b *bench) relayCaller(spec serverSpec, args func(string) map[string]any, p
 		}
 		return r, nil
 	}
+}
+
+// relayedSpec is spec run behind `sbbench _relay` (childRelay).
+func relayedSpec(spec serverSpec) (serverSpec, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return serverSpec{}, err
+	}
+	return serverSpec{Command: self, Args: append([]string{"_relay", spec.Command}, spec.Args...)}, nil
 }
 
 // translatorCaller is the LSP driver of switchboard's callers through `sbbench _translate`

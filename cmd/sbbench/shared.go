@@ -337,11 +337,10 @@ func (b *bench) ownCaller(spec serverSpec, args func(string) map[string]any, pre
 // ownRelayedCaller is ownCaller with the server behind `sbbench _relay` (childRelay).
 func (b *bench) ownRelayedCaller(spec serverSpec, args func(string) map[string]any, prefix string) caller {
 	return func() (*running, error) {
-		self, err := os.Executable()
+		relayed, err := relayedSpec(spec)
 		if err != nil {
 			return nil, err
 		}
-		relayed := serverSpec{Command: self, Args: append([]string{"_relay", spec.Command}, spec.Args...)}
 		r, err := b.ownCaller(relayed, args, prefix)()
 		if err != nil {
 			return nil, err
