@@ -33,26 +33,8 @@ func TestTaskFollowedAfterOwnerExits(t *testing.T) {
 	exited := make(chan struct{})
 	go func() { old.Wait(); close(exited) }() // ignore error: killed
 	t.Cleanup(func() { old.Process.Kill(); <-exited })
-	tasksFile := filepath.Join(state, "tasks.json")
-	data, err := os.ReadFile(tasksFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f map[string][]map[string]any
-	if err := json.Unmarshal(data, &f); err != nil || len(f["tasks"]) != 1 {
-		t.Fatalf("tasks.json = %s (%v)", data, err)
-	}
-	f["tasks"][0]["owner"] = old.Process.Pid
-	data, _ = json.Marshal(f)
-	writeFile(t, tasksFile, string(data))
-
-	waiting := &logWatch{want: "once it exits", seen: make(chan struct{})}
-	env := runWith(t, hosttest.Config{NoWorkspace: true,
-		Options: func(o *lsp.Options) {
-			o.PinsPath = filepath.Join(state, "pins.json")
-			o.Logger = slog.New(slog.NewTextHandler(waiting, &slog.HandlerOptions{Level: slog.LevelInfo}))
-		},
-		InitOptions: initOpts(map[string]any{"t": srv})})
+	setTaskOwner(t, state, old.Process.Pid)
+	env, waiting := startWatchedHost(t, state, srv)
 	select { // the new host has looked at the file and left the task to the old one
 	case <-waiting.seen:
 	case <-time.After(30 * time.Second):
@@ -99,26 +81,8 @@ func TestTaskFollowedAfterOwnerExitsUnreaped(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { old.Process.Kill(); old.Wait() }) // ignore errors: killed; reaped only here
-	tasksFile := filepath.Join(state, "tasks.json")
-	data, err := os.ReadFile(tasksFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f map[string][]map[string]any
-	if err := json.Unmarshal(data, &f); err != nil || len(f["tasks"]) != 1 {
-		t.Fatalf("tasks.json = %s (%v)", data, err)
-	}
-	f["tasks"][0]["owner"] = old.Process.Pid
-	data, _ = json.Marshal(f)
-	writeFile(t, tasksFile, string(data))
-
-	waiting := &logWatch{want: "once it exits", seen: make(chan struct{})}
-	env := runWith(t, hosttest.Config{NoWorkspace: true,
-		Options: func(o *lsp.Options) {
-			o.PinsPath = filepath.Join(state, "pins.json")
-			o.Logger = slog.New(slog.NewTextHandler(waiting, &slog.HandlerOptions{Level: slog.LevelInfo}))
-		},
-		InitOptions: initOpts(map[string]any{"t": srv})})
+	setTaskOwner(t, state, old.Process.Pid)
+	env, waiting := startWatchedHost(t, state, srv)
 	select {
 	case <-waiting.seen:
 	case <-time.After(30 * time.Second):
@@ -130,4 +94,36 @@ func TestTaskFollowedAfterOwnerExitsUnreaped(t *testing.T) {
 		ts := tasksOf(env)
 		return len(ts) == 1 && ts[0].State == "completed"
 	})
+}
+
+// setTaskOwner makes pid the follower of the one task in state's tasks.json, as another live
+// window's host would be.
+func setTaskOwner(t *testing.T, state string, pid int) {
+	t.Helper()
+	tasksFile := filepath.Join(state, "tasks.json")
+	data, err := os.ReadFile(tasksFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string][]map[string]any
+	if err := json.Unmarshal(data, &f); err != nil || len(f["tasks"]) != 1 {
+		t.Fatalf("tasks.json = %s (%v)", data, err)
+	}
+	f["tasks"][0]["owner"] = pid
+	data, _ = json.Marshal(f)
+	writeFile(t, tasksFile, string(data))
+}
+
+// startWatchedHost starts a host on state with srv as server t; its log's watch sees the host
+// say it waits for another host to exit.
+func startWatchedHost(t *testing.T, state string, srv map[string]any) (*hosttest.Env, *logWatch) {
+	t.Helper()
+	waiting := &logWatch{want: "once it exits", seen: make(chan struct{})}
+	env := runWith(t, hosttest.Config{NoWorkspace: true,
+		Options: func(o *lsp.Options) {
+			o.PinsPath = filepath.Join(state, "pins.json")
+			o.Logger = slog.New(slog.NewTextHandler(waiting, &slog.HandlerOptions{Level: slog.LevelInfo}))
+		},
+		InitOptions: initOpts(map[string]any{"t": srv})})
+	return env, waiting
 }
