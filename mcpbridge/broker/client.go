@@ -336,8 +336,10 @@ func connect(ctx context.Context, cfg Config, h hello) (*net.UnixConn, rawio.Con
 		// A daemon that is exiting says so (Retry); one that was killed a moment ago may still
 		// hold its listening socket while its other descriptors close (exit closes them in
 		// order), so a window that saw its attachment end can connect to it and be reset
-		// without a word: that too is a daemon going away, and the next attempt starts a new one.
-		if !reply.Retry && !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, io.EOF) {
+		// without a word (or have its hello refused with a broken pipe, when the daemon's end of
+		// the connection closed before the window wrote): that too is a daemon going away, and
+		// the next attempt starts a new one.
+		if !reply.Retry && !errors.Is(err, syscall.ECONNRESET) && !errors.Is(err, syscall.EPIPE) && !errors.Is(err, io.EOF) {
 			return nil, nil, nil, reply, err
 		}
 	}
