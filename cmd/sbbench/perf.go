@@ -209,6 +209,8 @@ func (b *bench) everythingRows() []perfRow {
 			aWho: "switchboard", bWho: "no host process"},
 		{name: "server CPU per call, server-everything echo, behind a byte relay (node process)", unit: "µs", a: use[2].serverCPU, b: use[1].serverCPU,
 			aWho: "behind the relay", bWho: "behind bare mcp-go"},
+		{name: "server CPU per call, server-everything echo, behind the minimal LSP translator (node process)", unit: "µs", a: use[3].serverCPU, b: use[1].serverCPU,
+			aWho: "behind the translator", bWho: "behind bare mcp-go"},
 		{name: "byte relay CPU per call, server-everything echo", unit: "µs", a: use[2].hostCPU,
 			aWho: "relay", bWho: "no host process"},
 		// The same under the 8 callers' load (the throughput bursts): what the goal's CPU budget
