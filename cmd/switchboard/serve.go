@@ -12,6 +12,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"sync"
 	"syscall"
 	"time"
 
@@ -23,6 +24,13 @@ import (
 
 // sweepDelay is how long after start the orphan sweep runs.
 const sweepDelay = 2 * time.Second
+
+// startGCPercent is the host's GC target until its start has settled, and settleLimit the longest
+// the start is given to settle (see runServe).
+const (
+	startGCPercent = 100
+	settleLimit    = 30 * time.Second
+)
 
 // runServe is `switchboard serve [--stdio] [--log FILE]`: the LSP server on stdin/stdout.
 // stdout carries LSP frames only; the log goes to FILE (debug and up) or to stderr (errors only:
@@ -96,9 +104,29 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	// The host lives as long as the editor and idles most of the time with a few MB of live heap:
 	// a tighter GC target keeps its resident memory small (about 15% less RSS with 30 servers,
 	// cmd/sbbench) at a cost only paid while large results are decoded. GOGC still overrides it.
-	if os.Getenv("GOGC") == "" {
-		debug.SetGCPercent(50)
+	// Until the start has settled the target is the runtime's default instead: a start allocates
+	// about 2 MB before its first call is answered, nearly all of it garbage soon after, and at
+	// GOGC=50 (a 2 MB goal) one collection fell in the middle of it, during the first server's
+	// start or the first call, with the page faults of the runtime's first use of its mark
+	// structures (about 140 of a start's 1,080, at about 13 µs each on the project's machine
+	// kind; GODEBUG=gctrace=1 and perf record -e page-faults over cmd/sbbench's first-call runs).
+	// The settled host collects once (host.App's releaseStartMemory) and keeps the tight target
+	// from then on.
+	tightGC := os.Getenv("GOGC") == ""
+	if tightGC {
+		debug.SetGCPercent(startGCPercent)
 	}
+	// The first server's start needs the spawner's thread and the runtime's pidfd check: both
+	// now, in the background, instead of after the editor's initialize.
+	mcpstdio.Prewarm()
+	settled := sync.OnceFunc(func() {
+		if tightGC {
+			debug.SetGCPercent(50)
+		}
+	})
+	// Settled comes a second after the first servers' start (longer while calls run from the
+	// start on); a host whose servers take long to start is settled by time instead.
+	time.AfterFunc(settleLimit, settled)
 
 	// SIGHUP too: a terminal closed under the editor (Neovim in a terminal window) hangs up its
 	// process group; the host then ends as for SIGTERM (servers ended, the audit log's last lines
@@ -115,9 +143,12 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	out, restoreOut := pollableStdout(out)
 	defer restoreOut()
 	err := serveLSP(ctx, newStdio(in, out), host.Options{
-		Logger:  slog.New(handler),
-		Settled: func() { relayProcs(os.Getenv) },
-		Policy:  policyPaths(),
+		Logger: slog.New(handler),
+		Settled: func() {
+			relayProcs(os.Getenv)
+			settled()
+		},
+		Policy: policyPaths(),
 		// Servers marked "shared" attach to the per-user daemon, which the first window that
 		// needs it starts (daemon.go); no daemon starts while no server is marked shared.
 		Broker:        &broker.Config{Build: version, Log: slog.New(handler)},

@@ -2,6 +2,7 @@ package stdio
 
 import (
 	"os/exec"
+	"syscall"
 	"testing"
 	"time"
 
@@ -55,5 +56,25 @@ func TestAwaitExitSeesAnExitThePollerTookFirst(t *testing.T) {
 	case <-done:
 	case <-time.After(10 * time.Second):
 		t.Fatal("waitPidfd did not return for a process that had exited before its wait began")
+	}
+}
+
+// Prewarm, called any number of times before or after a start, leaves the spawner starting
+// children with their parent-death signal as before.
+func TestPrewarm(t *testing.T) {
+	Prewarm()
+	Prewarm()
+	for range 2 {
+		cmd := exec.Command("sh", "-c", "exit 0")
+		if err := startChild(cmd); err != nil {
+			t.Fatalf("startChild after Prewarm: %v", err)
+		}
+		if cmd.SysProcAttr == nil || cmd.SysProcAttr.Pdeathsig != syscall.SIGKILL {
+			t.Fatalf("child started without its parent-death signal: %+v", cmd.SysProcAttr)
+		}
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("child: %v", err)
+		}
+		Prewarm()
 	}
 }

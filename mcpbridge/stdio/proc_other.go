@@ -29,3 +29,6 @@ func SweepOrphans() int { return 0 }
 
 // awaitExit returns at once: Wait blocks (see proc_linux.go).
 func awaitExit(*os.Process) {}
+
+// Prewarm does nothing here: children start without a spawner thread or a pidfd check.
+func Prewarm() {}
