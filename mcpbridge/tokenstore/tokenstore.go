@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/gofrs/flock"
-	"github.com/google/renameio/v2/maybe"
 	"github.com/zalando/go-keyring"
 )
 
@@ -151,7 +150,7 @@ func (f *File) update(fn func(map[string]Credential)) error {
 	if err != nil {
 		return err
 	}
-	if err := maybe.WriteFile(f.path, b, 0o600); err != nil {
+	if err := writeFileAtomic(f.path, b, 0o600); err != nil {
 		return fmt.Errorf("tokenstore: %w", err)
 	}
 	return os.Chmod(f.path, 0o600) // whatever the umask
