@@ -16,6 +16,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
 	"github.com/gofrs/flock"
 	"github.com/google/renameio/v2/maybe"
 
@@ -784,6 +785,59 @@ func (a *App) resumeTasks() {
 	a.awaitOwners(owners)
 	if follow {
 		a.claimTasks(0)
+	}
+	a.goBg(a.tasksWatch)
+}
+
+// tasksSettle is how long the tasks file's watch waits after a change before reading it (a write
+// is a temporary file and a rename).
+const tasksSettle = 100 * time.Millisecond
+
+// tasksWatch follows, while this host runs, what another window's host leaves running when it
+// exits, for tasks that host started after this one looked at the file: it watches the file and
+// waits for the exit of each other live host that follows a running task (followAfter, once per
+// host). Without it, closing one of two windows left its tasks unfollowed until a host started.
+func (a *App) tasksWatch() {
+	b := &a.tasks
+	if b.path == "" {
+		return
+	}
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		a.log.Debug("host: watching the tasks file", "error", err)
+		return
+	}
+	defer w.Close()
+	if err := w.Add(filepath.Dir(b.path)); err != nil {
+		a.log.Debug("host: watching the tasks file", "error", err)
+		return
+	}
+	var settle <-chan time.Time
+	for {
+		select {
+		case <-a.baseCtx.Done():
+			return
+		case ev, ok := <-w.Events:
+			if !ok {
+				return
+			}
+			if filepath.Clean(ev.Name) == filepath.Clean(b.path) {
+				settle = time.After(tasksSettle)
+			}
+		case _, ok := <-w.Errors:
+			if !ok {
+				return
+			}
+			settle = time.After(tasksSettle)
+		case <-settle:
+			settle = nil
+			b.mu.Lock()
+			b.loadLocked()
+			b.mergeLocked()
+			owners := b.newOwnersLocked()
+			b.mu.Unlock()
+			a.awaitOwners(owners)
+		}
 	}
 }
 

@@ -127,3 +127,56 @@ func startWatchedHost(t *testing.T, state string, srv map[string]any) (*hosttest
 		InitOptions: initOpts(map[string]any{"t": srv})})
 	return env, waiting
 }
+
+// TestTaskOfAnotherWindowFollowedAfterItCloses: two windows run; the other one starts a task after
+// this one looked at tasks.json, and then closes while the task runs. This window follows the task
+// once that window's host has exited, instead of leaving it unfollowed until a host starts.
+func TestTaskOfAnotherWindowFollowedAfterItCloses(t *testing.T) {
+	state := t.TempDir()
+	done := filepath.Join(state, "done")
+	srv := server("--tasks", "--task-poll-ms", "1", "--task-state", filepath.Join(state, "server-tasks.json"))
+	restartWithTask(t, state, done, srv)
+	tasksFile := filepath.Join(state, "tasks.json")
+	data, err := os.ReadFile(tasksFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string][]map[string]any
+	if err := json.Unmarshal(data, &f); err != nil || len(f["tasks"]) != 1 {
+		t.Fatalf("tasks.json = %s (%v)", data, err)
+	}
+	writeFile(t, tasksFile, `{"tasks": []}`) // this window starts with nothing to follow
+
+	other := exec.Command("sleep", "600") // the other window's host
+	if err := other.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan struct{})
+	go func() { other.Wait(); close(exited) }() // ignore error: killed
+	t.Cleanup(func() { other.Process.Kill(); <-exited })
+
+	env, waiting := startWatchedHost(t, state, srv)
+	env.AwaitServer("t", "ready")
+	if ts := tasksOf(env); len(ts) != 0 {
+		t.Fatalf("tasks = %+v; want none yet", ts)
+	}
+	// The other window starts its task now: it names itself the follower.
+	f["tasks"][0]["owner"] = other.Process.Pid
+	data, _ = json.Marshal(f)
+	writeFile(t, tasksFile+".tmp", string(data))
+	if err := os.Rename(tasksFile+".tmp", tasksFile); err != nil {
+		t.Fatal(err)
+	}
+	select { // this window has seen it and waits for the other one
+	case <-waiting.seen:
+	case <-time.After(30 * time.Second):
+		t.Fatal("this window never said it waits for the other one")
+	}
+	writeFile(t, done, "") // the server's task can end now; only a host that follows it sees that
+	other.Process.Kill()   // the other window closes
+	<-exited
+	env.Await("the task followed to its end", func(*hosttest.State) bool {
+		ts := tasksOf(env)
+		return len(ts) == 1 && ts[0].State == "completed"
+	})
+}
