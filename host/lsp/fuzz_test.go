@@ -196,7 +196,11 @@ func requestID(body []byte) json.RawMessage {
 }
 
 // isolate gives the fuzz process one temp dir for every file the host reads or writes (mcp.json,
-// config.json, allowlist, trust store; no audit log). The environment is left alone: a fuzz
+// config.json, allowlist, trust store, and the state beside the pins: pins.json, eras.json,
+// tasks.json; no audit log). The user's own state folder is never used: a fuzz host would follow
+// (or mark lost) the tasks the person's windows left there, and each host watches its state
+// folder for tasks.json, a watch whose start costs the kernel a walk over every name it caches
+// for the folder (a long-used one holds tens of thousands): 4 minutes of fuzzing instead of 30 s. The environment is left alone: a fuzz
 // worker's environment is inherited by anything it runs (a TestMain's go build among them).
 func isolate(f *testing.F) {
 	fuzzDir = f.TempDir()
@@ -240,6 +244,7 @@ func startHost(t *testing.T) *fakeEditor {
 				ProviderConfigFile: filepath.Join(fuzzDir, "config.json"),
 				AllowlistPath:      filepath.Join(fuzzDir, "allow_tool"),
 				TrustPath:          filepath.Join(fuzzDir, "trust.json"),
+				PinsPath:           filepath.Join(fuzzDir, "pins.json"),
 				NoAudit:            true,
 			}})
 		outW.Close() // ignore error: make sure our reader sees EOF
