@@ -8,8 +8,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/google/renameio/v2/maybe"
-
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/session"
@@ -105,7 +103,7 @@ func (a *App) TaskResultFile(id string) (string, error) {
 	text := fmt.Sprintf("Result of %s (task %s, %s; started by %s at %s). Written by Switchboard; the text below is the MCP server's.\n\n%s\n",
 		e.Tool, e.ID, how, safetext.Line(e.StartedBy), e.Started.UTC().Format(time.RFC3339), e.Result)
 	path := filepath.Join(dir, e.ID+".txt")
-	if err := maybe.WriteFile(path, []byte(text), 0o400); err != nil {
+	if err := writeFileAtomic(path, []byte(text), 0o400); err != nil {
 		return "", fmt.Errorf("host: task result %s: %w", id, err)
 	}
 	return path, nil

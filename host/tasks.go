@@ -18,7 +18,6 @@ import (
 
 	"github.com/fsnotify/fsnotify"
 	"github.com/gofrs/flock"
-	"github.com/google/renameio/v2/maybe"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
@@ -272,7 +271,7 @@ func (b *taskBook) syncLocked(f func()) {
 	data, _ := json.MarshalIndent(struct { // ignore error: plain values
 		Tasks []*TaskEntry `json:"tasks"`
 	}{keep}, "", "  ")
-	if err := maybe.WriteFile(b.path, append(data, '\n'), 0o600); err != nil {
+	if err := writeFileAtomic(b.path, append(data, '\n'), 0o600); err != nil {
 		b.log(fmt.Sprintf("host: task file %s: %v", b.path, err))
 	}
 }

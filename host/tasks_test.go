@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/fsnotify/fsnotify"
+
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 )
 
@@ -243,5 +245,43 @@ func TestResumedNoticeNamesItsWorkspace(t *testing.T) {
 	}
 	if s := resumedNotice(e, TaskFailed, false, nil); !strings.Contains(s, "has ended: ") || strings.Contains(s, "agent gets") {
 		t.Errorf("not for the agent: %q", s)
+	}
+}
+
+// TestTaskFileWriteRemovesNoName: writing tasks.json (new, then replaced) creates and renames its
+// temporary file in the folder and removes no name there. A name removed from the folder stays in
+// the kernel's cache of it, and every host's watch of the folder (tasksWatch) starts with a walk
+// over all the names cached for it: renameio's probe for $TMPDIR (a temporary name created and
+// removed beside the file at each write) had made that walk cost ~15 ms of CPU per host start.
+func TestTaskFileWriteRemovesNoName(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, TasksFile)
+	w, err := fsnotify.NewWatcher()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer w.Close()
+	if err := w.Add(dir); err != nil {
+		t.Fatal(err)
+	}
+	b := &taskBook{path: path, log: func(m string) { t.Log(m) }}
+	now := time.Date(2026, 12, 5, 12, 0, 0, 0, time.UTC)
+	for i, id := range []string{"first", "second"} {
+		bookAdd(b, id, now)
+		// Events of one folder come in order: those of the write are all in once the file's
+		// new version has been renamed into place.
+		for replaced := false; !replaced; {
+			select {
+			case ev := <-w.Events:
+				if ev.Has(fsnotify.Remove) {
+					t.Errorf("write %d removed %s from the folder", i+1, filepath.Base(ev.Name))
+				}
+				replaced = ev.Name == path && ev.Has(fsnotify.Create)
+			case err := <-w.Errors:
+				t.Fatal(err)
+			case <-time.After(30 * time.Second):
+				t.Fatalf("write %d: tasks.json was never renamed into place", i+1)
+			}
+		}
 	}
 }
