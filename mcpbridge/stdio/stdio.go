@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/mark3labs/mcp-go/client/transport"
@@ -74,6 +75,10 @@ type Transport struct {
 	// stream is that connection once Start made it.
 	open   OpenStream
 	stream Stream
+	// started is what Start made (the stream, or the child's pid), for what others ask while a
+	// start may still be running (Pid, StderrTail): a start that outlives the registry's start-up
+	// timeout goes on while the registry reports the failure.
+	started atomic.Pointer[startedAs]
 
 	writeMu sync.Mutex
 	// Stall bounds a write that has no deadline of its own (a notification, an answer to the
@@ -174,6 +179,7 @@ func (t *Transport) Start(ctx context.Context) error {
 		s, err := t.open(ctx)
 		if err == nil {
 			t.stream = s
+			t.started.Store(&startedAs{stream: s})
 			t.in = streamConn{s}
 			t.frames = &FrameReader{r: bufio.NewReaderSize(s, 8<<10), limit: t.limit}
 			close(t.errDone) // no stderr pipe: the holder sends the tail when the server ends
@@ -232,6 +238,7 @@ func (t *Transport) Start(ctx context.Context) error {
 		return fmt.Errorf("start %s: %w", t.command, err)
 	}
 	t.cmd, t.tag, t.stdin, t.stdout, t.errR = cmd, tag, inW, outR, errR
+	t.started.Store(&startedAs{pid: cmd.Process.Pid})
 	// The pipes are polled and non-blocking (os.Pipe): each read and write of a call is a raw
 	// system call (rawio), so a call does not wake the runtime's monitor thread.
 	t.in = rawio.Or(inW)
@@ -258,23 +265,30 @@ func (t *Transport) Err() error {
 	}
 }
 
+// startedAs is what Start made: a connection to a shared server, or a child.
+type startedAs struct {
+	stream Stream
+	pid    int
+}
+
 // Pid is the started child's process ID (the leader of its process group), 0 before Start.
 // The fault tests kill it for real.
 func (t *Transport) Pid() int {
-	if t.stream != nil {
-		return t.stream.ServerPid()
-	}
-	if t.cmd == nil || t.cmd.Process == nil {
+	switch st := t.started.Load(); {
+	case st == nil:
 		return 0
+	case st.stream != nil:
+		return st.stream.ServerPid()
+	default:
+		return st.pid
 	}
-	return t.cmd.Process.Pid
 }
 
 // StderrTail is the end of what the child wrote to stderr. Once the connection is over it
 // first lets the last lines arrive (briefly: a grandchild may hold the pipe open).
 func (t *Transport) StderrTail() string {
-	if t.stream != nil {
-		_, tail := t.stream.ExitInfo()
+	if st := t.started.Load(); st != nil && st.stream != nil {
+		_, tail := st.stream.ExitInfo()
 		return tail
 	}
 	select {
