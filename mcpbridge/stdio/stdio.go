@@ -626,9 +626,6 @@ func (t *Transport) writeJSON(ctx context.Context, v any) error {
 // newline where it can (append). A server that does not take it by deadline (zero: none) is
 // stopped.
 func (t *Transport) writeLine(deadline time.Time, b []byte) error {
-	if deadline.IsZero() && t.Stall > 0 {
-		deadline = time.Now().Add(t.Stall)
-	}
 	b = append(b, '\n')
 	t.writeMu.Lock()
 	defer t.writeMu.Unlock()
@@ -636,6 +633,22 @@ func (t *Transport) writeLine(deadline time.Time, b []byte) error {
 	case <-t.done:
 		return t.closedErr()
 	default:
+	}
+	// A deadline only matters to a write that waits (the pipe is full), and arming one is a
+	// change to the runtime's timers on every line: a raw pipe's non-blocking write goes first,
+	// and only what it could not take is written under the deadline, cleared again after.
+	if tw, ok := t.in.(tryWriter); ok && t.stream == nil {
+		n := tw.TryWrite(b) // 0 on an error: the write below meets it
+		if n == len(b) {
+			return nil
+		}
+		b = b[n:]
+		// ignore error: pipes support deadlines where it matters; a deadline left behind would
+		// only send a later line this way
+		defer t.stdin.SetWriteDeadline(time.Time{})
+	}
+	if deadline.IsZero() && t.Stall > 0 {
+		deadline = time.Now().Add(t.Stall)
 	}
 	if t.stream != nil {
 		_ = t.stream.SetWriteDeadline(deadline) // ignore error: a socket takes deadlines
@@ -652,6 +665,9 @@ func (t *Transport) writeLine(deadline time.Time, b []byte) error {
 	}
 	return nil
 }
+
+// tryWriter is a stdin that can write without waiting (rawio.File).
+type tryWriter interface{ TryWrite([]byte) int }
 
 func (t *Transport) closedErr() error {
 	return fmt.Errorf("%w: %v", transport.ErrTransportClosed, t.failErr)
