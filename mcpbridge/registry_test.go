@@ -18,6 +18,7 @@ import (
 	"github.com/mark3labs/mcp-go/server"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // inProc is a set of in-process mcp-go servers the registry dials by config name.
@@ -470,5 +471,35 @@ func TestStdioCallTimeout(t *testing.T) {
 	defer cancel()
 	if res, err := r.Call(ctx, "mcp__s__slow", slow); !errors.Is(err, context.DeadlineExceeded) || !strings.Contains(res.Text, "cancelled") {
 		t.Errorf("call whose ctx ends first = %+v, %v", res, err)
+	}
+}
+
+// TestAnswersInHandSettles: stdio.AnswersInHand (the host's hint that replies are about to be
+// written) counts each server answer from its hand-over to its caller until the caller takes it,
+// including an answer that arrives as its caller gives up (cancelled, timed out): once every call
+// has returned it is zero again, so an idle host never waits for replies that are not coming.
+func TestAnswersInHandSettles(t *testing.T) {
+	r := newTestRegistry(t, Options{})
+	cfg := stdioCfg("s")
+	cfg.CallTimeout = 300 * time.Millisecond
+	if st := applyAndWait(t, r, cfg); st["s"].State != StateReady {
+		t.Fatalf("server: %+v", st["s"])
+	}
+	var wg sync.WaitGroup
+	for i := range 400 {
+		wg.Go(func() {
+			ctx := context.Background()
+			if i%2 == 1 { // some give up as their answer comes
+				var cancel context.CancelFunc
+				ctx, cancel = context.WithTimeout(ctx, time.Duration(i%40)*10*time.Microsecond)
+				defer cancel()
+			}
+			_, _ = r.Call(ctx, "mcp__s__echo", json.RawMessage(`{"text":"x"}`))
+		})
+	}
+	wg.Go(func() { _, _ = r.Call(context.Background(), "mcp__s__slow", json.RawMessage(`{"seconds":30}`)) })
+	wg.Wait()
+	if n := stdio.AnswersInHand(); n != 0 {
+		t.Errorf("AnswersInHand = %d after every call returned; want 0", n)
 	}
 }

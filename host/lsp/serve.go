@@ -12,6 +12,7 @@ import (
 
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/host/internal/lspconn"
+	"github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 )
 
 // Options configures Serve: the application's options and the connection's own.
@@ -64,7 +65,9 @@ func Serve(ctx context.Context, rwc io.ReadWriteCloser, opts Options) error {
 }
 
 func (s *server) run(ctx context.Context, rwc io.ReadWriteCloser) error {
-	stream := lspconn.NewStream(rwc, lspconn.StreamOptions{Logger: s.log, Tap: s.opts.Tap})
+	stream := lspconn.NewStream(rwc, lspconn.StreamOptions{Logger: s.log, Tap: s.opts.Tap,
+		// Calls whose server answered in the same read reply together, in one write.
+		Busy: func() bool { return stdio.AnswersInHand() > 0 }})
 	router := s.routes()
 	conn := jsonrpc2.NewConn(stream, jsonrpc2.WithCodec(lspconn.Codec{}), jsonrpc2.WithPreempter(router))
 	s.conn.conn = conn

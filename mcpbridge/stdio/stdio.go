@@ -565,6 +565,7 @@ func (t *Transport) route(fr Frame) bool {
 		delete(t.pending, key)
 		t.pendingMu.Unlock()
 		if ch != nil {
+			answersInHand.Add(1)
 			ch <- &Response{
 				JSONRPCResponse: transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: *env.ID, Result: json.RawMessage(env.Result), Error: env.Error},
 				Frame:           fr,
@@ -666,6 +667,23 @@ func (t *Transport) writeLine(deadline time.Time, b []byte) error {
 	return nil
 }
 
+// answersInHand counts the servers' answers handed to their callers (on a call's channel) and not
+// yet taken, over every transport of the process (AnswersInHand).
+var answersInHand atomic.Int64
+
+// AnswersInHand reports how many calls have their server's answer waiting for them and have not
+// taken it yet. Above zero, goroutines that will each write their caller's reply are about to
+// run: a writer that can wait a moment for them (the host's LSP output) sends them together.
+func AnswersInHand() int64 { return answersInHand.Load() }
+
+// taken counts resp, a value received from a call's channel, as taken.
+func taken(resp *Response) *Response {
+	if resp != timedOut {
+		answersInHand.Add(-1)
+	}
+	return resp
+}
+
 // tryWriter is a stdin that can write without waiting (rawio.File).
 type tryWriter interface{ TryWrite([]byte) int }
 
@@ -715,10 +733,17 @@ func (t *Transport) RoundTripLine(ctx context.Context, id mcp.RequestId, line []
 		t.watchLocked(p.deadline)
 	}
 	t.pendingMu.Unlock()
+	// forget drops the call; when the read loop (or the deadline watch) took it first, that one
+	// sends on ch (capacity 1) without waiting: the value is taken here so answersInHand stays
+	// exact.
 	forget := func() {
 		t.pendingMu.Lock()
+		_, mine := t.pending[key]
 		delete(t.pending, key)
 		t.pendingMu.Unlock()
+		if !mine {
+			taken(<-ch)
+		}
 	}
 	deadline, ok := ctx.Deadline()
 	if timeout > 0 && (!ok || p.deadline.Before(deadline)) {
@@ -730,14 +755,14 @@ func (t *Transport) RoundTripLine(ctx context.Context, id mcp.RequestId, line []
 	}
 	select {
 	case resp := <-ch:
-		if resp == timedOut {
+		if taken(resp) == timedOut {
 			return nil, ErrCallTimeout
 		}
 		return resp, nil
 	case <-t.done:
 		select {
 		case resp := <-ch:
-			if resp == timedOut {
+			if taken(resp) == timedOut {
 				return nil, ErrCallTimeout
 			}
 			return resp, nil

@@ -44,6 +44,10 @@ type StreamOptions struct {
 	// StallTimeout bounds how long a frame may stop arriving half-way before the framing is
 	// declared lost (0: DefaultStallTimeout).
 	StallTimeout time.Duration
+	// Busy, when set, reports that more frames are about to be written (other calls' replies,
+	// their servers' answers already in hand): a frame written then waits for them (one yield)
+	// and goes out with them in one write. Nil: every frame is written at once.
+	Busy func() bool
 }
 
 // Stream is a jsonrpc2.Stream with LSP header framing that answers a frame whose body is not valid
@@ -52,8 +56,8 @@ type StreamOptions struct {
 // the next Content-Length header. When the framing is lost for good (see framer) it answers once,
 // stops reading and Err reports why: the host must never stay up unable to read.
 type Stream struct {
-	inner jsonrpc2.Stream
-	fs    frameRW // writes only; reads go through fr
+	inner jsonrpc2.Stream // for Close; reads go through fr, writes through out
+	out   outbox
 	fr    *framer
 	log   *slog.Logger
 	tap   func(string, []byte)
@@ -63,7 +67,10 @@ type Stream struct {
 	fatal    error // set before done is closed
 }
 
-var _ jsonrpc2.Stream = (*Stream)(nil)
+var (
+	_ jsonrpc2.Stream = (*Stream)(nil)
+	_ frameRW         = (*Stream)(nil)
+)
 
 // NewStream wraps rwc with LSP Content-Length framing.
 func NewStream(rwc io.ReadWriteCloser, opts StreamOptions) *Stream {
@@ -77,7 +84,7 @@ func NewStream(rwc io.ReadWriteCloser, opts StreamOptions) *Stream {
 		stall = DefaultStallTimeout
 	}
 	fr := &framer{src: newSource(rwc), stall: stall}
-	return &Stream{inner: inner, fs: inner.(frameRW), fr: fr, log: log, tap: opts.Tap, done: make(chan struct{})}
+	return &Stream{inner: inner, out: outbox{w: rwc, busy: opts.Busy}, fr: fr, log: log, tap: opts.Tap, done: make(chan struct{})}
 }
 
 // ReadFrame returns the next frame that jsonrpc2 can decode, answering the bad ones itself.
@@ -187,10 +194,13 @@ func (s *Stream) writeError(ctx context.Context, id json.RawMessage, code jsonrp
 // (EPIPE, ECONNRESET: the editor closed what the host writes to), nothing the host says can
 // reach it any more: the stream ends as when its input ends (Done), instead of reading on, mute.
 func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
+	if err := ctx.Err(); err != nil {
+		return 0, err
+	}
 	if s.tap != nil {
 		s.tap(Out, data)
 	}
-	n, err := s.fs.WriteFrame(ctx, data)
+	n, err := s.out.write(data)
 	if brokenPipe(err) {
 		select {
 		case <-s.done:
@@ -200,7 +210,7 @@ func (s *Stream) WriteFrame(ctx context.Context, data []byte) (int64, error) {
 		}
 		s.end(nil)
 	}
-	return n, err
+	return int64(n), err
 }
 
 // end ends the stream, once: fatal (nil when the peer went away) is what Err reports.
