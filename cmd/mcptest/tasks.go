@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -162,15 +163,73 @@ func (ts *taskStore) handle(m taskMessage, write func([]byte)) bool {
 		if !isTaskTool(m.Params.Name) {
 			return false
 		}
+		ts.mu.Lock()
+		next := ts.next
+		ts.mu.Unlock()
 		write(ts.call(m))
+		ts.mu.Lock()
+		created := ts.next != next
+		ts.mu.Unlock()
+		if created {
+			ts.notifyStatus(fmt.Sprintf("%s%d", taskIDPrefix, next+1), write)
+		}
 	case "tasks/get", "tasks/cancel", "tasks/update":
+		before := ts.status(m.Params.TaskID)
 		write(ts.onTask(m))
+		if ts.status(m.Params.TaskID) != before {
+			ts.notifyStatus(m.Params.TaskID, write)
+		}
+	case "tasks/list":
+		write(ts.list(m))
 	case "tasks/result":
 		go func() { write(ts.result(m, write)) }() // it may wait for the client's answer
 	default:
 		return false
 	}
 	return true
+}
+
+// list is tasks/list (2025-11-25): every task this server knows, in one page.
+func (ts *taskStore) list(m taskMessage) []byte {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	ids := make([]string, 0, len(ts.tasks))
+	for id := range ts.tasks {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	out := make([]map[string]any, 0, len(ids))
+	for _, id := range ids {
+		out = append(out, ts.wireLocked(ts.tasks[id], false))
+	}
+	return reply(m.ID, map[string]any{"tasks": out})
+}
+
+// status is task id's status ("" unknown).
+func (ts *taskStore) status(id string) string {
+	ts.mu.Lock()
+	defer ts.mu.Unlock()
+	if t := ts.tasks[id]; t != nil {
+		return t.Status
+	}
+	return ""
+}
+
+// notifyStatus sends notifications/tasks/status for task id when --task-status is set.
+func (ts *taskStore) notifyStatus(id string, write func([]byte)) {
+	if !ts.o.taskStatus {
+		return
+	}
+	ts.mu.Lock()
+	t := ts.tasks[id]
+	var b []byte
+	if t != nil {
+		b, _ = json.Marshal(map[string]any{"jsonrpc": "2.0", "method": "notifications/tasks/status", "params": ts.wireLocked(t, false)}) // ignore error: plain values
+	}
+	ts.mu.Unlock()
+	if b != nil {
+		write(b)
+	}
 }
 
 func reply(id json.RawMessage, result any) []byte {

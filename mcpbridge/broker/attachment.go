@@ -28,6 +28,7 @@ const maxQueueFrames = 1 << 16
 type attachment struct {
 	in   *instance
 	req  Request       // the window's own: its launch is the instance's, its name its own
+	pid  int           // the window's process (SO_PEERCRED at accept; 0: unknown)
 	conn *net.UnixConn // the hello's socket; frames too, unless pipes carry them
 	w    rawio.Conn    // where frames to the window go (raw system calls where rawio takes it)
 	r    *bufio.Reader // the window's frames

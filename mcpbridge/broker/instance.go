@@ -66,8 +66,13 @@ type instance struct {
 	asked    map[string]*asked      // the server's requests routed to a window, by upstream id (JSON text)
 	elicits  map[string]*attachment // url-mode elicitations, by elicitationId
 	subs     map[string]*sub        // resource subscriptions, by uri
-	linger   *time.Timer            // runs while no window is attached
-	gone     bool                   // retired or exited: attaches no window
+	// tasks are the MCP tasks windows started, by task id, with their owners (tasks.go);
+	// taskOrder is their ids oldest first and endedTasks those that ended, oldest first.
+	tasks      map[string]*task
+	taskOrder  []string
+	endedTasks []string
+	linger     *time.Timer // runs while no window is attached
+	gone       bool        // retired or exited: attaches no window
 	// stopReason is set before a deliberate stop: why the windows lose the server.
 	stopReason string
 	// reattach: the daemon, not the server, ended it; the windows attach again (to a new daemon).
@@ -84,6 +89,11 @@ type pending struct {
 	orig  string      // the window's progress token (JSON text)
 	then  func(ok bool)
 	reply chan []byte // the daemon's own request waiting for its response
+	// kind says what the daemon reads of the response (tasks.go); task and method are the task
+	// a kindTask request names and its method.
+	kind   uint8
+	task   string
+	method string
 }
 
 // asked is a server-to-client request routed to one window.
@@ -111,6 +121,7 @@ func newInstance(d *daemon, key string, req Request) *instance {
 		asked:   map[string]*asked{},
 		elicits: map[string]*attachment{},
 		subs:    map[string]*sub{},
+		tasks:   map[string]*task{},
 	}
 }
 
@@ -372,6 +383,7 @@ func (in *instance) die(reason string) {
 		atts := in.atts
 		pend := in.pending
 		in.atts, in.pending, in.tokens, in.late, in.asked, in.elicits, in.subs = nil, nil, nil, nil, nil, nil, nil
+		in.tasks, in.taskOrder, in.endedTasks = nil, nil, nil // its tasks end with it
 		in.mu.Unlock()
 		tail := in.child.stderrTail()
 		for _, p := range pend {

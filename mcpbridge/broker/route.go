@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"strconv"
+	"strings"
 )
 
 // Routing (design §3.3). Upstream ids are the instance's counter; a table maps each back to
@@ -40,6 +41,18 @@ func (in *instance) serverResponse(m *msg) {
 		p.then(member(m.data, "error") == nil)
 	}
 	in.mu.Unlock()
+	if p != nil && p.att != nil && p.kind != kindPlain {
+		// Before the window sees the response: a task's owner is known before its id is.
+		in.taskResponse(p, m)
+		if p.kind == kindTaskList {
+			f := in.filterTaskList(p.att, m, p.down)
+			if f == nil {
+				f = errorResponse([]byte(p.down), codeInternal, "tasks/list: the server's answer could not be read for sure, so it is not shown (it lists every window's tasks)")
+			}
+			p.att.send(f)
+			return
+		}
+	}
 	switch {
 	case p == nil: // cancelled, or its window left: a late result is dropped
 	case p.reply != nil:
@@ -113,6 +126,8 @@ func (in *instance) serverNotification(m *msg) {
 		if a != nil {
 			a.send(m.data)
 		}
+	case "notifications/tasks/status":
+		in.taskStatus(m)
 	case "notifications/message",
 		"notifications/tools/list_changed",
 		"notifications/resources/list_changed",
@@ -230,7 +245,13 @@ func (in *instance) fromWindow(a *attachment, data []byte) {
 			in.subscribe(a, &m)
 		case "resources/unsubscribe":
 			in.unsubscribe(a, &m)
+		case "tools/call":
+			in.forwardAs(a, &m, nil, kindCall, "")
 		default:
+			if strings.HasPrefix(m.method, "tasks/") {
+				in.taskRequest(a, &m) // tasks.go: only the window's own tasks
+				return
+			}
 			in.forward(a, &m, nil)
 		}
 	case m.isNotification():
@@ -247,6 +268,12 @@ func (in *instance) fromWindow(a *attachment, data []byte) {
 // forward sends a window's request upstream under a fresh id, and a fresh progress token when it
 // has one.
 func (in *instance) forward(a *attachment, m *msg, then func(ok bool)) {
+	in.forwardAs(a, m, then, kindPlain, "")
+}
+
+// forwardAs is forward of a request whose response the daemon reads (kind, tasks.go); task is
+// the task it names.
+func (in *instance) forwardAs(a *attachment, m *msg, then func(ok bool), kind uint8, task string) {
 	tok, ok := progressToken(m.params)
 	if !ok {
 		// The server might read another token than the one this daemon would replace: another
@@ -276,7 +303,10 @@ func (in *instance) forward(a *attachment, m *msg, then func(ok bool)) {
 	}
 	in.nextID++
 	up := in.nextID
-	p := &pending{att: a, down: string(m.id), then: then}
+	p := &pending{att: a, down: string(m.id), then: then, kind: kind, task: task}
+	if kind == kindTask {
+		p.method = m.method // one of knownMethods: no copy
+	}
 	var edits [2]edit
 	edits[0] = edit{at: off(m.data, m.id), n: len(m.id), with: strconv.FormatInt(up, 10)}
 	n := 1

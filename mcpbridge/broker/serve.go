@@ -375,7 +375,8 @@ func (d *daemon) acceptLoop() {
 			continue
 		}
 		// Before a byte is read: only our own user may talk to us.
-		if uid, pid, err := peerCred(c); err != nil || uid != os.Geteuid() {
+		uid, pid, err := peerCred(c)
+		if err != nil || uid != os.Geteuid() {
 			d.log.Warn("broker: refused a connection from another user", "uid", uid, "pid", pid, "err", err)
 			c.Close() // ignore error: refused
 			continue
@@ -394,7 +395,7 @@ func (d *daemon) acceptLoop() {
 		}
 		d.mu.Unlock()
 		d.wg.Add(1)
-		go d.handle(c)
+		go d.handle(c, pid)
 	}
 }
 
@@ -418,7 +419,7 @@ func writeReply(c *net.UnixConn, r helloReply) error {
 // maxHello bounds the hello line (a launch with its whole environment).
 const maxHello = 4 << 20
 
-func (d *daemon) handle(c *net.UnixConn) {
+func (d *daemon) handle(c *net.UnixConn, pid int) {
 	defer d.leave(c)
 	_ = c.SetReadDeadline(time.Now().Add(10 * time.Second))
 	// Raw system calls where rawio takes the socket: a relayed frame then does not wake the
@@ -573,7 +574,7 @@ func (d *daemon) handle(c *net.UnixConn) {
 			return
 		}
 		a = newAttachment(in, c, fr, fbr, upFD, pipes...)
-		a.req = req
+		a.req, a.pid = req, pid
 		var ok bool
 		if windows, ok = in.attach(a); ok {
 			break

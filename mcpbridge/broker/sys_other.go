@@ -63,3 +63,6 @@ func closeAll(fs ...*os.File) {
 }
 
 func closeFD(int) {}
+
+// processMissing: never sure here.
+func processMissing(int) bool { return false }

@@ -138,3 +138,6 @@ func closeInheritedOnExec() {
 		}
 	}
 }
+
+// processMissing: no process pid exists.
+func processMissing(pid int) bool { return syscall.Kill(pid, 0) == syscall.ESRCH }

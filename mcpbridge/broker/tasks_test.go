@@ -1,0 +1,178 @@
+//go:build unix
+
+package broker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// startTask calls task_slow as a 2025-11-25 task in w (polls: how many tasks/get it takes to
+// complete) and returns the task id the server gave.
+func startTask(t *testing.T, w *win, id string, polls int) string {
+	t.Helper()
+	w.send(`{"jsonrpc":"2.0","id":%s,"method":"tools/call","params":{"name":"task_slow","arguments":{"polls":%d},"task":{}}}`, id, polls)
+	fs := w.until(id)
+	var r struct {
+		Task struct {
+			TaskID string `json:"taskId"`
+		} `json:"task"`
+	}
+	if err := json.Unmarshal(fs[len(fs)-1].Result, &r); err != nil || r.Task.TaskID == "" {
+		t.Fatalf("%s: tools/call as a task: %s", w.name, fs[len(fs)-1].raw)
+	}
+	return r.Task.TaskID
+}
+
+// taskAsk sends one tasks/* request naming task and returns its response.
+func taskAsk(w *win, id, method, task string) frame {
+	w.t.Helper()
+	w.send(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":{"taskId":%q}}`, id, method, task)
+	fs := w.until(id)
+	return fs[len(fs)-1]
+}
+
+// listed is the task ids of a tasks/list response.
+func listed(t *testing.T, f frame) []string {
+	t.Helper()
+	var r struct {
+		Tasks []struct {
+			TaskID string `json:"taskId"`
+		} `json:"tasks"`
+	}
+	if err := json.Unmarshal(f.Result, &r); err != nil || f.Result == nil {
+		t.Fatalf("tasks/list: %s", f.raw)
+	}
+	var ids []string
+	for _, x := range r.Tasks {
+		ids = append(ids, x.TaskID)
+	}
+	return ids
+}
+
+// instanceWindows is how many windows the daemon in dir counts on its one instance.
+func instanceWindows(t *testing.T, dir string) int {
+	t.Helper()
+	s, err := GetStatus(context.Background(), Config{Dir: dir, Build: "test"})
+	if err != nil || len(s.Instances) != 1 {
+		t.Fatalf("status: %v %+v", err, s)
+	}
+	return s.Instances[0].Windows
+}
+
+// TestTasksStayWithTheirWindow: a window that knows (or guesses) the id of a task another live
+// window started can neither follow it (tasks/get), take its result (tasks/result), cancel it
+// (tasks/cancel, tasks/update) nor see it listed (tasks/list); nothing of it reaches the server.
+// The task's status notifications go to its window only. Once that window is gone, a window of
+// the same server (a reloaded editor following its predecessor's task) claims it, and from then on
+// it is that window's alone.
+func TestTasksStayWithTheirWindow(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	record := dir + "/record"
+	req := request(launch("--tasks", "--task-status", "--record", record))
+	a := attachWin(t, "A", cfg, req)
+	b := attachWin(t, "B", cfg, req)
+	a.initialize()
+	b.initialize()
+
+	task := startTask(t, a, "1", 1000)
+	mine := startTask(t, b, "1", 1000)
+	// A's status notification comes after its task's handle, before the answer to a later
+	// request of A's (the server writes them in that order).
+	a.send(`{"jsonrpc":"2.0","id":3,"method":"tasks/get","params":{"taskId":%q}}`, task)
+	fa := a.until("3")
+
+	refused := func(w *win, f frame, what string) {
+		t.Helper()
+		if f.Error == nil || !strings.Contains(string(f.Error), "another window") {
+			t.Errorf("%s: %s of another window's task: %s, want an error saying whose it is", w.name, what, f.raw)
+		}
+	}
+	for i, m := range []string{"tasks/get", "tasks/result", "tasks/cancel", "tasks/update"} {
+		refused(b, taskAsk(b, fmt.Sprint(10+i), m, task), m)
+	}
+	// The same id named twice, or in another case: the server might read the other one.
+	b.send(`{"jsonrpc":"2.0","id":20,"method":"tasks/get","params":{"taskId":%q,"taskID":%q}}`, mine, task)
+	if f := b.until("20"); f[len(f)-1].Error == nil {
+		t.Errorf("B: tasks/get naming its task and A's: %s, want refused", f[len(f)-1].raw)
+	}
+	if f := taskAsk(b, "21", "tasks/get", "mcptest-task-999"); f.Error == nil {
+		t.Errorf("B: tasks/get of a task no window started: %s, want refused", f.raw)
+	}
+	b.send(`{"jsonrpc":"2.0","id":22,"method":"tasks/list","params":{}}`)
+	fb := b.until("22")
+	if got := listed(t, fb[len(fb)-1]); !slices.Equal(got, []string{mine}) {
+		t.Errorf("B's tasks/list = %v, want only its own %s", got, mine)
+	}
+	a.send(`{"jsonrpc":"2.0","id":4,"method":"tasks/list"}`)
+	fa = append(fa, a.until("4")...)
+	if got := listed(t, fa[len(fa)-1]); !slices.Equal(got, []string{task}) {
+		t.Errorf("A's tasks/list = %v, want only its own %s", got, task)
+	}
+	for _, m := range []string{"tasks/result", "tasks/cancel", "tasks/update"} {
+		if n := recorded(t, record, m); n > 0 {
+			t.Errorf("the server read %d %s: a window's request about another window's task reached it", n, m)
+		}
+	}
+	if f := taskAsk(a, "5", "tasks/get", task); f.Result == nil || !strings.Contains(string(f.Result), `"working"`) {
+		t.Errorf("A's own task after B's attempts: %s, want it working", f.raw)
+	}
+
+	// Status notifications: each window hears of its own task only.
+	statusOf := func(fs []frame) []string {
+		var ids []string
+		for _, f := range fs {
+			if f.Method == "notifications/tasks/status" {
+				var p struct {
+					TaskID string `json:"taskId"`
+				}
+				json.Unmarshal(f.Params, &p)
+				ids = append(ids, p.TaskID)
+			}
+		}
+		return ids
+	}
+	// A was told of its task's creation (the server said so right after the handle).
+	if got := statusOf(append(a.drain(), fa...)); !slices.Contains(got, task) || slices.Contains(got, mine) {
+		t.Errorf("A's status notifications name %v, want its own task %s only", got, task)
+	}
+	if got := statusOf(append(fb, b.sync()...)); slices.Contains(got, task) {
+		t.Errorf("B was told about A's task: %v", got)
+	}
+
+	// A goes away (an editor reload): its task is left running, and a window of the same server
+	// follows it; another live window still may not.
+	a.c.Close()
+	waitFor(t, "A detached", func() bool { return instanceWindows(t, dir) == 1 })
+	if f := taskAsk(b, "30", "tasks/get", task); f.Result == nil {
+		t.Fatalf("B following the task A left: %s", f.raw)
+	}
+	c := attachWin(t, "C", cfg, req)
+	c.initialize()
+	refused(c, taskAsk(c, "1", "tasks/get", task), "tasks/get after B claimed it")
+	c.send(`{"jsonrpc":"2.0","id":2,"method":"tasks/list"}`)
+	fc := c.until("2")
+	if got := listed(t, fc[len(fc)-1]); len(got) > 0 {
+		t.Errorf("C's tasks/list = %v, want none of the others' tasks", got)
+	}
+	// B goes too: a window that names the server otherwise (another entry with the same
+	// launch) did not start it and would not follow it (tasks.json names the server): refused.
+	b.c.Close()
+	waitFor(t, "B detached", func() bool { return instanceWindows(t, dir) == 1 })
+	other := req
+	other.Name = "u"
+	d := attachWin(t, "D", cfg, other)
+	d.initialize()
+	if f := taskAsk(d, "1", "tasks/get", task); f.Error == nil {
+		t.Errorf("D (server %q) claimed a task of server %q: %s", other.Name, req.Name, f.raw)
+	}
+	if f := taskAsk(c, "3", "tasks/cancel", task); f.Result == nil {
+		t.Errorf("C cancelling the task B left: %s", f.raw)
+	}
+}
