@@ -44,6 +44,8 @@ func (r *Registry) openShared(cfg config.ServerConfig, env []string) stdio.OpenS
 			r.log.Warn(c.Notice(), "server", cfg.Name)
 			r.changed() // the status's warning says it
 		})
+		c.OnWindows(r.changed) // "shared (3 windows)" as it is now
+
 		return c, nil
 	}
 }

@@ -68,8 +68,8 @@ type ServerStatus struct {
 // SharedStatus is how a shared server is shared.
 type SharedStatus struct {
 	Scope string `json:"scope"` // "user" (every window) or "workspace" (windows of the same folders)
-	// Windows is how many windows were attached to the server, this one included, when this
-	// window attached.
+	// Windows is how many windows are attached to the server, this one included, as the daemon
+	// last said (a daemon of an older build says it only when this window attached).
 	Windows   int `json:"windows"`
 	DaemonPid int `json:"daemonPid"`
 	// DaemonBuild is the daemon's Switchboard version; Warning says what to do when it is not

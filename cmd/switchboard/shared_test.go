@@ -22,7 +22,9 @@ import (
 
 // TestSharedServeAndCheck: two real `switchboard serve` windows whose user config marks a server
 // "shared" run it once, in a daemon the first of them started; `switchboard check` uses that
-// instance warm and says so; `switchboard daemon stop` ends it all.
+// instance warm and says so; each window's status counts the windows as they come and go (the
+// first says "2 windows" once the second attached, "1" again once it closed); `switchboard
+// daemon stop` ends it all.
 func TestSharedServeAndCheck(t *testing.T) {
 	bin, mcptest := e2eBuild(t)
 	runtime, err := os.MkdirTemp("", "sbr")
@@ -65,9 +67,29 @@ func TestSharedServeAndCheck(t *testing.T) {
 			}
 		}
 	}
+	// windowsOf is the count of s's windows in the latest serversChanged of ms (0: none yet).
+	windowsOf := func(ms []e2eMsg) int {
+		for j := len(ms) - 1; j >= 0; j-- {
+			if ms[j].Method != "switchboard/serversChanged" {
+				continue
+			}
+			var got sharedInfo
+			json.Unmarshal(ms[j].Params, &got)
+			for _, s := range got.Servers {
+				if s.Name == "s" && s.Shared != nil {
+					return s.Shared.Windows
+				}
+			}
+			return 0
+		}
+		return 0
+	}
 	var pids []int
+	var editors []*e2eEditor
+	closed := map[*e2eEditor]bool{}
 	for i := range 2 {
 		e := startE2E(t, bin, env)
+		editors = append(editors, e)
 		e.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": nil, "capabilities": map[string]any{},
 			"initializationOptions": map[string]any{"daemonIdleSeconds": 7}})
 		e.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
@@ -99,8 +121,14 @@ func TestSharedServeAndCheck(t *testing.T) {
 				pids = append(pids, s.Shared.DaemonPid)
 			}
 		}
-		t.Cleanup(func() { e.stdin.Close(); e.wait() })
+		t.Cleanup(func() {
+			if !closed[e] {
+				e.stdin.Close()
+				e.wait()
+			}
+		})
 	}
+	editors[0].await("the first window counting 2 windows", func(ms []e2eMsg) bool { return windowsOf(ms) == 2 })
 	if pids[0] != pids[1] {
 		t.Fatalf("two windows reached daemons %v, want one", pids)
 	}
@@ -114,6 +142,10 @@ func TestSharedServeAndCheck(t *testing.T) {
 	if !strings.Contains(string(out), "shared:  user scope, in the shared-server daemon (pid ") || !strings.Contains(string(out), "used by 2 other windows") {
 		t.Fatalf("check:\n%s", out)
 	}
+	editors[1].stdin.Close()
+	editors[1].wait()
+	closed[editors[1]] = true
+	editors[0].await("the first window counting 1 window once the second closed", func(ms []e2eMsg) bool { return windowsOf(ms) == 1 })
 	var state string
 	for _, kv := range env {
 		if v, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {

@@ -89,7 +89,8 @@ type PolicyRef struct {
 // SharedStatus is how a shared server is shared: editors show "shared (3 windows)".
 type SharedStatus struct {
 	Scope string `json:"scope"` // "user": every window; "workspace": windows of the same folders
-	// Windows is how many windows used the server, this one included, when this one attached.
+	// Windows is how many windows use the server now, this one included (serversChanged is sent
+	// again when it changes; a daemon of an older build tells it only when this one attached).
 	Windows   int `json:"windows"`
 	DaemonPid int `json:"daemonPid"`
 	// DaemonBuild is the daemon's Switchboard version; Warning, when set, says to restart it.

@@ -26,12 +26,14 @@ const maxQueueFrames = 1 << 16
 
 // attachment is one window's connection to one instance.
 type attachment struct {
-	in   *instance
-	req  Request       // the window's own: its launch is the instance's, its name its own
-	pid  int           // the window's process (SO_PEERCRED at accept; 0: unknown)
-	conn *net.UnixConn // the hello's socket; frames too, unless pipes carry them
-	w    rawio.Conn    // where frames to the window go (raw system calls where rawio takes it)
-	r    *bufio.Reader // the window's frames
+	in  *instance
+	req Request // the window's own: its launch is the instance's, its name its own
+	pid int     // the window's process (SO_PEERCRED at accept; 0: unknown)
+	// counts: the window asked to hear how many windows use the instance (featureWindows).
+	counts bool
+	conn   *net.UnixConn // the hello's socket; frames too, unless pipes carry them
+	w      rawio.Conn    // where frames to the window go (raw system calls where rawio takes it)
+	r      *bufio.Reader // the window's frames
 	// pipes are the daemon's ends of the attachment's pipes (featurePipes), closed with conn.
 	pipes []io.Closer
 	// upFD is the up pipe's read end until the relay loop takes it (rd), under qmu; done is

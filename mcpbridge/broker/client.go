@@ -104,6 +104,13 @@ type Conn struct {
 	notice string // the daemon's word about itself (it is being replaced), under exitMu
 	// onNotice, when set, is called (from Read) when notice changes.
 	onNotice func()
+	// counts: this window asked to hear the number of windows (featureWindows); windows is it
+	// (from the hello's reply, then switchboard/windowsChanged) and windowsSeq the latest news's
+	// number, under exitMu; onWindows is called (from Read) when it changes.
+	counts     bool
+	windows    int
+	windowsSeq int64
+	onWindows  func()
 }
 
 // Exit is why the shared instance ended, as the daemon said (switchboard/instanceExited), or
@@ -125,7 +132,10 @@ type Exit struct {
 func Attach(ctx context.Context, cfg Config, req Request) (*Conn, error) {
 	h := hello{Broker: Major, Minor: Minor, Build: cfg.Build, Features: features, Require: cfg.Require, Instance: &req, Existing: cfg.Existing}
 	if !pipesSupported || !offerPipes {
-		h.Features = slices.DeleteFunc(slices.Clone(features), func(f string) bool { return f == featurePipes })
+		h.Features = slices.DeleteFunc(slices.Clone(h.Features), func(f string) bool { return f == featurePipes })
+	}
+	if !offerWindows {
+		h.Features = slices.DeleteFunc(slices.Clone(h.Features), func(f string) bool { return f == featureWindows })
 	}
 	if cfg.Existing {
 		cfg.Start = nil
@@ -143,7 +153,8 @@ func Attach(ctx context.Context, cfg Config, req Request) (*Conn, error) {
 	if err != nil {
 		return nil, err
 	}
-	conn := &Conn{c: c, rw: rw, r: r, pipes: pipes, reply: reply, build: cfg.Build, scope: req.Launch.Scope, pong: make(chan struct{}, 1), done: make(chan struct{})}
+	conn := &Conn{c: c, rw: rw, r: r, pipes: pipes, reply: reply, build: cfg.Build, scope: req.Launch.Scope, pong: make(chan struct{}, 1), done: make(chan struct{}),
+		counts: slices.Contains(h.Features, featureWindows), windows: reply.Windows}
 	hb := cfg.Heartbeat
 	if hb == 0 {
 		hb = defaultHeartbeat
@@ -499,8 +510,49 @@ func (c *Conn) Instance() string { return c.reply.Instance }
 // ServerPid is the shared server's process id.
 func (c *Conn) ServerPid() int { return c.reply.ServerPid }
 
-// Windows is how many windows were attached to the instance, this one included, when it attached.
-func (c *Conn) Windows() int { return c.reply.Windows }
+// Windows is how many windows are attached to the instance, this one included: as the daemon
+// last said (switchboard/windowsChanged), or, from a daemon of an older build that does not say,
+// when this one attached.
+func (c *Conn) Windows() int {
+	c.exitMu.Lock()
+	defer c.exitMu.Unlock()
+	return c.windows
+}
+
+// OnWindows sets f to be called when Windows changes (from the goroutine that reads the Conn).
+func (c *Conn) OnWindows(f func()) {
+	c.exitMu.Lock()
+	defer c.exitMu.Unlock()
+	c.onWindows = f
+}
+
+// windowsPrefix is the daemon's switchboard/windowsChanged, as it writes it.
+var windowsPrefix = []byte(`{"jsonrpc":"2.0","method":"switchboard/windowsChanged"`)
+
+// countNews takes a switchboard/windowsChanged the daemon wrote.
+func (c *Conn) countNews(line []byte) {
+	var n struct {
+		Params struct {
+			Windows int   `json:"windows"`
+			Seq     int64 `json:"seq"`
+		} `json:"params"`
+	}
+	if json.Unmarshal(line, &n) != nil || n.Params.Windows <= 0 {
+		return
+	}
+	c.exitMu.Lock()
+	if n.Params.Seq <= c.windowsSeq {
+		c.exitMu.Unlock()
+		return // older news than what this window has
+	}
+	changed := c.windows != n.Params.Windows
+	c.windows, c.windowsSeq = n.Params.Windows, n.Params.Seq
+	f := c.onWindows
+	c.exitMu.Unlock()
+	if changed && f != nil {
+		f()
+	}
+}
 
 // Exited returns why the instance ended, once the daemon said so (nil before, or when the daemon
 // itself went away without a word).
@@ -547,6 +599,10 @@ func (c *Conn) Read(p []byte) (int, error) {
 			case c.pong <- struct{}{}:
 			default:
 			}
+			continue
+		}
+		if c.counts && bytes.HasPrefix(line, windowsPrefix) {
+			c.countNews(line)
 			continue
 		}
 		if bytes.HasPrefix(line, drainingPrefix) {
@@ -644,6 +700,10 @@ var _ io.ReadWriteCloser = (*Conn)(nil)
 // offerPipes: a window asks for pipes (featurePipes) where they exist; tests turn it off to be a
 // window of an older build.
 var offerPipes = true
+
+// offerWindows: a window asks to hear the number of windows (featureWindows); tests turn it off
+// to be a window of an older build.
+var offerWindows = true
 
 // usesPipes reports whether the frames move on pipes (featurePipes) rather than the socket.
 func (c *Conn) usesPipes() bool { return c.pipes != nil }

@@ -18,7 +18,17 @@ const (
 )
 
 // features the daemon offers. A window that requires one it lacks runs that server in-window.
-var features = []string{"attach", "roots", "subscriptions", "elicitation-routing", "watch", featurePipes}
+var features = []string{"attach", "roots", "subscriptions", "elicitation-routing", "watch", featurePipes, featureWindows, featureTasks}
+
+// featureWindows: a window that says it in its hello is told, by switchboard/windowsChanged
+// ({windows, seq}), each time the number of windows attached to its instance changes, so that
+// its status says "shared (3 windows)" as it is now, not as it was when it attached. A window of
+// an older build does not say it, and gets no frame it would not understand.
+const featureWindows = "windows"
+
+// featureTasks: the daemon keeps each MCP task to the window that started it (tasks.go). A
+// window needs to send nothing for it; it is listed so that `check` and tests can tell.
+const featureTasks = "task-owners"
 
 // featurePipes: a window that says it in its hello gets its attachment's frames on a pair of
 // pipes passed with the final reply (helloReply.Pipes) instead of the socket. A Unix socket

@@ -77,6 +77,8 @@ type instance struct {
 	stopReason string
 	// reattach: the daemon, not the server, ended it; the windows attach again (to a new daemon).
 	reattach bool
+	// windowsSeq numbers the switchboard/windowsChanged news (countWindowsLocked); in.mu.
+	windowsSeq int64
 	// refusedLogged: the daemon's log has said that a question of this server was refused.
 	refusedLogged atomic.Bool
 }
@@ -462,7 +464,26 @@ func (in *instance) attach(a *attachment) (windows int, ok bool) {
 		in.linger.Stop()
 		in.linger = nil
 	}
+	// The others hear of it now; a hears its count in its hello's reply.
+	in.countWindowsLocked(a)
 	return len(in.atts), true
+}
+
+// countWindowsLocked tells every attached window that asked (featureWindows), but new, how many
+// windows use the instance now. seq orders the news: two changes told at once may arrive in
+// either order, and a window keeps the latest. in.mu held (a.send never blocks).
+func (in *instance) countWindowsLocked(new *attachment) {
+	in.windowsSeq++
+	var f []byte
+	for x := range in.atts {
+		if x == new || !x.counts {
+			continue
+		}
+		if f == nil {
+			f = notification("switchboard/windowsChanged", map[string]int64{"windows": int64(len(in.atts)), "seq": in.windowsSeq})
+		}
+		x.send(f)
+	}
 }
 
 // detach removes a window that left: its calls in flight are cancelled upstream (late results
@@ -507,6 +528,7 @@ func (in *instance) detach(a *attachment) {
 	if len(in.atts) == 0 && !in.gone {
 		in.linger = time.AfterFunc(in.d.o.Idle, in.retireIfUnused)
 	}
+	in.countWindowsLocked(nil)
 	in.mu.Unlock()
 	for _, uri := range unsub {
 		if f, _ := in.ownFrame("resources/unsubscribe", mustJSON(map[string]string{"uri": uri}), false); f != nil {

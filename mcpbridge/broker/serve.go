@@ -575,6 +575,7 @@ func (d *daemon) handle(c *net.UnixConn, pid int) {
 		}
 		a = newAttachment(in, c, fr, fbr, upFD, pipes...)
 		a.req, a.pid = req, pid
+		a.counts = slices.Contains(h.Features, featureWindows)
 		var ok bool
 		if windows, ok = in.attach(a); ok {
 			break

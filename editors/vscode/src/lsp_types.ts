@@ -48,7 +48,7 @@ export interface PolicyRef {
 /** How a shared server is shared (ServerStatus.shared). */
 export interface SharedStatus {
     scope: "user" | "workspace";
-    /** Windows using it, this one included, when this one attached. */
+    /** Windows using it now, this one included (serversChanged comes again when it changes). */
     windows: number;
     daemonPid: number;
     daemonBuild?: string;
