@@ -84,7 +84,7 @@ func (a *App) serversChanged([]mcpbridge.ServerStatus) {
 		// A failed server that fails again with another reason is a new failure even when no other
 		// state was seen in between (the registry coalesces its OnChange calls).
 		key := st.State
-		if st.State == mcpbridge.StateFailed {
+		if st.State == mcpbridge.StateFailed || st.State == mcpbridge.StateStopped {
 			key += "\x00" + st.Error
 		}
 		prev, had := a.servers.states[st.Name]
@@ -108,6 +108,13 @@ func (a *App) serversChanged([]mcpbridge.ServerStatus) {
 			}
 			a.log.Warn(fmt.Sprintf("MCP server %q failed: %s", st.Name, reason))
 			a.ui.Notify(LevelError, fmt.Sprintf("Switchboard: MCP server '%s' failed: %s", st.Name, reason))
+		case mcpbridge.StateStopped:
+			// A shared server whose daemon a person stopped (`switchboard daemon stop`) says why;
+			// nothing failed, so it is news, not an error. A server stopped by this window says
+			// nothing.
+			if st.Error != "" {
+				a.ui.Notify(LevelInfo, fmt.Sprintf("Switchboard: MCP server '%s' stopped: %s.", st.Name, strings.TrimSuffix(safetext.Line(st.Error), ".")))
+			}
 		case mcpbridge.StateUntrusted:
 			a.maybeAskTrust(st.Name)
 		case mcpbridge.StateNeedsAuth:

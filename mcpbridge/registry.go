@@ -518,6 +518,12 @@ func (r *Registry) died(e *entry, gen uint64, c *conn) {
 	if why := c.auth.NeedsAuth(); why != "" {
 		e.state, e.err = StateNeedsAuth, why
 	}
+	// shared.go: a person stopped the shared-server daemon (`switchboard daemon stop`): nothing
+	// failed, and the status says so in the daemon's sentence.
+	stopped := ""
+	if why, ok := stoppedOnPurpose(c); ok {
+		e.state, e.err, stopped = StateStopped, why, why
+	}
 	e.stderrTail = tail
 	r.rebuildLocked()
 	ecfg := e.cfg // e's fields change under mu once it is released (a reconnect)
@@ -530,7 +536,11 @@ func (r *Registry) died(e *entry, gen uint64, c *conn) {
 		r.wg.Go(func() { r.watchRestart(e, gen, ecfg) })
 	}
 	r.mu.Unlock()
-	r.log.Warn("mcp server died", "server", ecfg.Name, "err", ecfg.Redact(reason.Error(), r.opts.Getenv), "stderr", ecfg.Redact(tail, r.opts.Getenv))
+	if stopped != "" {
+		r.log.Info("shared server stopped with its daemon", "server", ecfg.Name, "why", ecfg.Redact(stopped, r.opts.Getenv))
+	} else {
+		r.log.Warn("mcp server died", "server", ecfg.Name, "err", ecfg.Redact(reason.Error(), r.opts.Getenv), "stderr", ecfg.Redact(tail, r.opts.Getenv))
+	}
 	r.changed()
 	c.close() // reap the child, end its group
 	// The last stderr lines may arrive while the group dies.

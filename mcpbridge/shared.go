@@ -198,6 +198,21 @@ func (r *Registry) reattachLater(e *entry, gen uint64, attempt int) {
 	r.changed()
 }
 
+// stoppedOnPurpose reports whether c was attached to a shared server that a person stopped with
+// its daemon (`switchboard daemon stop`), and the daemon's sentence saying so.
+func stoppedOnPurpose(c *conn) (string, bool) {
+	s := c.stdio()
+	if s == nil {
+		return "", false
+	}
+	bc, ok := s.SharedStream().(*broker.Conn)
+	if !ok || !bc.StoppedOnPurpose() {
+		return "", false
+	}
+	why, _ := bc.ExitInfo()
+	return why, why != ""
+}
+
 // instanceEnded reports whether c was attached to a shared server whose instance ended (the
 // daemon said so): failed here until a Reconnect, in this window or another (watchRestart).
 func instanceEnded(c *conn) bool {

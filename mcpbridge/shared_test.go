@@ -444,3 +444,21 @@ func TestSharedWatchOutlivesDaemon(t *testing.T) {
 		t.Fatalf("window 1's call after following the new daemon: %+v %v", res, err)
 	}
 }
+
+// TestSharedDaemonStopped: `switchboard daemon stop` is a person's doing, not a fault: the window
+// shows its shared server stopped, with the daemon's sentence saying how to start it again, not
+// failed (a crash stays failed: TestSharedCrash).
+func TestSharedDaemonStopped(t *testing.T) {
+	dir := sharedDaemon(t)
+	cfg := stdioCfg("s")
+	cfg.Shared = config.SharedUser
+	r := newTestRegistry(t, Options{Broker: &broker.Config{Dir: dir, Build: "test"}})
+	applyAndWait(t, r, cfg)
+	if err := broker.Stop(context.Background(), broker.Config{Dir: dir}); err != nil {
+		t.Fatal(err)
+	}
+	waitState(t, r, "s", StateStopped)
+	if st := statusMap(r)["s"]; !strings.Contains(st.Error, "stopped with `switchboard daemon stop`; Reconnect starts the server again") {
+		t.Errorf("after daemon stop: %+v, want stopped, saying why and what to do", st)
+	}
+}

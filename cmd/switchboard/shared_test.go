@@ -397,6 +397,8 @@ func TestSharedRestartInEveryWindow(t *testing.T) {
 	}
 	for _, e := range wins {
 		e.await("s failed", func(ms []e2eMsg) bool { return last(ms) == "failed" })
+		// A crash is an error, said as one (a deliberate stop is not: TestSharedDaemonStopIsNews).
+		e.await("the crash told as an error", func(ms []e2eMsg) bool { return shownAt(ms, 1, "MCP server 's' failed") })
 	}
 	seen, _ := b.lsp.Messages()
 	before := len(seen)
@@ -495,4 +497,65 @@ func sharedRuntime(t *testing.T, bin string) (runtime string, env []string) {
 		cmd.Run() // ignore error: the daemon may have gone with its idle time
 	})
 	return runtime, env
+}
+
+// shownAt: ms hold a window/showMessage of type level (1 error, 2 warning, 3 info) containing text.
+func shownAt(ms []e2eMsg, level int, text string) bool {
+	for _, m := range ms {
+		var p struct {
+			Type    int    `json:"type"`
+			Message string `json:"message"`
+		}
+		if m.Method == "window/showMessage" && json.Unmarshal(m.Params, &p) == nil && p.Type == level && strings.Contains(p.Message, text) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestSharedDaemonStopIsNews: `switchboard daemon stop` while a real `serve` window uses a shared
+// server is a person's doing: the window shows the server stopped (not failed) and says so in one
+// informational sentence, never as an error; Reconnect starts it again (in a new daemon).
+func TestSharedDaemonStopIsNews(t *testing.T) {
+	bin, mcptest := e2eBuild(t)
+	_, env := sharedRuntime(t, bin)
+	servers := map[string]any{"s": map[string]any{"command": mcptest, "shared": true}}
+	last := func(ms []e2eMsg) string { // the latest state of s, from serversChanged
+		for j := len(ms) - 1; j >= 0; j-- {
+			if ms[j].Method != "switchboard/serversChanged" {
+				continue
+			}
+			var p struct {
+				Servers []struct{ Name, State string }
+			}
+			json.Unmarshal(ms[j].Params, &p)
+			for _, s := range p.Servers {
+				if s.Name == "s" {
+					return s.State
+				}
+			}
+		}
+		return ""
+	}
+	e := startE2E(t, bin, env)
+	t.Cleanup(func() { e.stdin.Close(); e.wait() })
+	e.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": nil, "capabilities": map[string]any{},
+		"initializationOptions": map[string]any{"daemonIdleSeconds": 5, "servers": servers}})
+	e.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+	e.await("s ready", func(ms []e2eMsg) bool { return last(ms) == "ready" })
+	cmd := exec.Command(bin, "daemon", "stop")
+	cmd.Env = env
+	if out, err := cmd.CombinedOutput(); err != nil || !strings.Contains(string(out), "Stopped") {
+		t.Fatalf("daemon stop: %v %s", err, out)
+	}
+	ms := e.await("s stopped, and said so", func(ms []e2eMsg) bool {
+		return last(ms) == "stopped" && shownAt(ms, 3, "MCP server 's' stopped: the shared-server daemon was stopped with `switchboard daemon stop`; Reconnect starts the server again.")
+	})
+	for _, level := range []int{1, 2} {
+		if shownAt(ms, level, "'s'") {
+			t.Errorf("the stop was told as an error or a warning (type %d)", level)
+		}
+	}
+	e.call("workspace/executeCommand", map[string]any{"command": "switchboard.reconnect", "arguments": []any{map[string]any{"server": "s"}}})
+	e.await("s ready again", func(ms []e2eMsg) bool { return last(ms) == "ready" })
 }

@@ -121,6 +121,9 @@ type Exit struct {
 	// Reattach: the daemon ended the instance as it exits (a signal, `daemon restart`), not the
 	// server: the window attaches again. Read sets Daemon from it.
 	Reattach bool `json:"reattach,omitempty"`
+	// Stopped: a person stopped the daemon (`switchboard daemon stop`), not a fault: the window
+	// shows the server stopped (a Reconnect starts it again), not failed.
+	Stopped bool `json:"stopped,omitempty"`
 	// Daemon: the daemon, not the server, failed (it stopped answering).
 	Daemon bool `json:"-"`
 }
@@ -670,6 +673,13 @@ func (c *Conn) SetWriteDeadline(t time.Time) error {
 func (c *Conn) InstanceExited() bool {
 	e := c.Exited()
 	return e != nil && !e.Daemon
+}
+
+// StoppedOnPurpose reports whether the daemon said a person stopped it (`switchboard daemon
+// stop`): nothing failed.
+func (c *Conn) StoppedOnPurpose() bool {
+	e := c.Exited()
+	return e != nil && e.Stopped && !e.Daemon
 }
 
 // ExitInfo is Exited as two strings ("" when the daemon said nothing).

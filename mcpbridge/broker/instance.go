@@ -77,6 +77,9 @@ type instance struct {
 	stopReason string
 	// reattach: the daemon, not the server, ended it; the windows attach again (to a new daemon).
 	reattach bool
+	// stopped: a person stopped it on purpose (`switchboard daemon stop`): instanceExited says
+	// so, and the windows show it stopped, not failed.
+	stopped bool
 	// windowsSeq numbers the switchboard/windowsChanged news (countWindowsLocked); in.mu.
 	windowsSeq int64
 	// refusedLogged: the daemon's log has said that a question of this server was refused.
@@ -381,7 +384,7 @@ func (in *instance) die(reason string) {
 		if in.linger != nil {
 			in.linger.Stop()
 		}
-		reattach := in.reattach
+		reattach, stopped := in.reattach, in.stopped && reason == in.stopReason
 		atts := in.atts
 		pend := in.pending
 		in.atts, in.pending, in.tokens, in.late, in.asked, in.elicits, in.subs = nil, nil, nil, nil, nil, nil, nil
@@ -398,6 +401,9 @@ func (in *instance) die(reason string) {
 		params := map[string]any{"reason": reason, "stderrTail": tail}
 		if reattach {
 			params["reattach"] = true
+		}
+		if stopped {
+			params["stopped"] = true
 		}
 		exited := notification("switchboard/instanceExited", params)
 		for a := range atts {

@@ -250,8 +250,8 @@ func TestInstanceCrash(t *testing.T) {
 	for _, w := range []*win{a, b} {
 		<-w.ended
 		e := w.c.Exited()
-		if e == nil || !strings.Contains(e.StderrTail, "crashing in call 2") || e.Reason == "" || !w.c.InstanceExited() {
-			t.Errorf("%s: Exited() = %+v, want the reason and the stderr tail", w.name, e)
+		if e == nil || !strings.Contains(e.StderrTail, "crashing in call 2") || e.Reason == "" || !w.c.InstanceExited() || w.c.StoppedOnPurpose() {
+			t.Errorf("%s: Exited() = %+v, want the reason and the stderr tail (a crash, not a stop)", w.name, e)
 		}
 	}
 	c := attachWin(t, "C", cfg, req)
@@ -396,6 +396,10 @@ func TestDaemonEndsSaysWhy(t *testing.T) {
 		if e == nil || !strings.Contains(e.Reason, "stopped with `switchboard daemon stop`") || !w.c.InstanceExited() {
 			t.Fatalf("Exited() = %+v, want the stop named, and the server ended for good", e)
 		}
+		// A person's stop is no failure: the window says it stopped, not failed.
+		if !w.c.StoppedOnPurpose() {
+			t.Errorf("Exited() = %+v, want it said to be a person's stop", e)
+		}
 	})
 	t.Run("signal", func(t *testing.T) {
 		dir := testDir(t)
@@ -415,7 +419,7 @@ func TestDaemonEndsSaysWhy(t *testing.T) {
 		<-w.ended
 		<-done
 		e := w.c.Exited()
-		if e == nil || !strings.Contains(e.Reason, "daemon was ended (by terminated)") || w.c.InstanceExited() {
+		if e == nil || !strings.Contains(e.Reason, "daemon was ended (by terminated)") || w.c.InstanceExited() || w.c.StoppedOnPurpose() {
 			t.Fatalf("Exited() = %+v, want the signal named, and the window to attach again", e)
 		}
 	})

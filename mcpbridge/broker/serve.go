@@ -83,6 +83,9 @@ type daemon struct {
 	// whether they should attach again (to a new daemon) rather than show the server failed.
 	why      string
 	reattach bool
+	// stopped: a person stopped the daemon (`switchboard daemon stop`): its windows show their
+	// shared servers stopped, not failed.
+	stopped bool
 	// watchers are windows whose instance ended, waiting for another window to start it again,
 	// by instance key. A watching window keeps the daemon alive as an attached one does (its
 	// connection stays in conns, and in watching): were the daemon to idle out, the next
@@ -456,6 +459,7 @@ func (d *daemon) handle(c *net.UnixConn, pid int) {
 		d.ending("the shared-server daemon was stopped with `switchboard daemon stop`; Reconnect starts the server again", false)
 		d.mu.Lock()
 		d.closing = true
+		d.stopped = d.why != "" && !d.reattach // not if it was already ending for another reason
 		d.mu.Unlock()
 		d.stop()
 		return
@@ -888,7 +892,7 @@ func (d *daemon) shutdown() {
 	for _, in := range d.instances {
 		ins = append(ins, in)
 	}
-	why, reattach := d.why, d.reattach
+	why, reattach, stopped := d.why, d.reattach, d.stopped
 	d.mu.Unlock()
 	if why == "" {
 		why = "the shared-server daemon stopped"
@@ -898,6 +902,11 @@ func (d *daemon) shutdown() {
 		wg.Go(func() {
 			<-in.ready
 			if in.err == nil {
+				if stopped {
+					in.mu.Lock()
+					in.stopped = true
+					in.mu.Unlock()
+				}
 				in.retireFor(why, reattach)
 				<-in.loopDone // Serve returns after the instance has ended, its last word logged
 			}

@@ -95,7 +95,8 @@ export function sharedLabel(windows: number): string {
 
 /** One line of detail for a quick pick: the error, else a shared server's warning, else the last stderr line, else the source. */
 export function serverDetail(s: ServerStatus): string {
-    if (s.state === "blocked" && s.error) return noIcons(oneLine(s.error)); // the policy's sentence, not a failure
+    // The policy's sentence, or why a shared server stopped (`switchboard daemon stop`): not a failure.
+    if ((s.state === "blocked" || s.state === "stopped") && s.error) return noIcons(oneLine(s.error));
     if (s.error) return `Error: ${noIcons(oneLine(s.error))}`;
     if (s.shared?.warning) return `Warning: ${noIcons(oneLine(s.shared.warning))}`; // a daemon of another build: what to do
     const tail = lastLine(s.stderrTail);

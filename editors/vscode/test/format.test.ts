@@ -297,6 +297,9 @@ test("a shared server says how many windows use it, and a daemon of another buil
     // The list says it too: only it tells a person to restart a daemon of another build.
     assert.equal(fmt.serverDetail(shared), "Warning: restart it");
     assert.equal(fmt.serverDetail(srv("s", "failed", { error: "boom", shared: { scope: "user", windows: 1, daemonPid: 42, warning: "restart it" } })), "Error: boom");
+    // `switchboard daemon stop`: the server stopped, said as news, not as an error.
+    assert.equal(fmt.serverDetail(srv("s", "stopped", { error: "the shared-server daemon was stopped with `switchboard daemon stop`; Reconnect starts the server again" })),
+        "the shared-server daemon was stopped with `switchboard daemon stop`; Reconnect starts the server again");
     assert.equal(fmt.sharedLabel(1), "shared (1 window)");
 });
 

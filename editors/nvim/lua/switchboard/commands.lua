@@ -188,8 +188,9 @@ function M.format_server(s)
   if type(s.blocked) == 'table' and #s.blocked > 0 then
     line = line .. '  ' .. tostring(s.blocked[#s.blocked]):gsub('\n', ' ')
   end
-  if s.state == 'blocked' and s.error and s.error ~= '' and s.error ~= vim.NIL then
-    -- The policy's sentence (rule, file, whom to ask): a state, not a failure.
+  if (s.state == 'blocked' or s.state == 'stopped') and s.error and s.error ~= '' and s.error ~= vim.NIL then
+    -- The policy's sentence (rule, file, whom to ask), or why a shared server stopped
+    -- (`switchboard daemon stop`): a state, not a failure.
     line = line .. '  ' .. tostring(s.error):gsub('\n', ' ')
   elseif s.error and s.error ~= '' and s.error ~= vim.NIL then
     line = line .. '  error: ' .. tostring(s.error):gsub('\n', ' ')
