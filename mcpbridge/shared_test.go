@@ -462,3 +462,33 @@ func TestSharedDaemonStopped(t *testing.T) {
 		t.Errorf("after daemon stop: %+v, want stopped, saying why and what to do", st)
 	}
 }
+
+// TestSharedTask: a tool call that runs as an MCP task on a shared server is followed to its end
+// through the daemon (tools/call with a task, tasks/get, tasks/result: the daemon keeps the task
+// to this window and lets its own requests through), and a second window cannot take it.
+func TestSharedTask(t *testing.T) {
+	dir := sharedDaemon(t)
+	cfg := stdioCfg("s", "--tasks", "--task-poll-ms", "1")
+	cfg.Shared = config.SharedUser
+	var regs []*Registry
+	for range 2 {
+		r := newTestRegistry(t, Options{Broker: &broker.Config{Dir: dir, Build: "test"}})
+		applyAndWait(t, r, cfg)
+		regs = append(regs, r)
+	}
+	var ids []string
+	ctx := WithTaskUpdates(context.Background(), func(u TaskUpdate) {
+		if len(ids) == 0 || ids[len(ids)-1] != u.TaskID {
+			ids = append(ids, u.TaskID)
+		}
+	})
+	res, err := regs[0].Call(ctx, "mcp__s__task_slow", json.RawMessage(`{"polls":2}`))
+	if err != nil || res.IsError || len(ids) != 1 {
+		t.Fatalf("a task through the daemon: %+v %v (tasks %v)", res, err, ids)
+	}
+	// The other window names it: refused by the daemon, never followed.
+	res, err = regs[1].ResumeTask(context.Background(), "mcp__s__task_slow", ids[0], "")
+	if err != nil || !res.IsError || !strings.Contains(res.Text, "another window") {
+		t.Fatalf("the other window following the first one's task: %+v %v, want refused", res, err)
+	}
+}

@@ -176,3 +176,41 @@ func TestTasksStayWithTheirWindow(t *testing.T) {
 		t.Errorf("C cancelling the task B left: %s", f.raw)
 	}
 }
+
+// TestEndedTaskStaysItsWindows: a task that has completed keeps its owner: its window fetches the
+// result (2025-11-25: tasks/result after tasks/get said completed), another window still may not.
+// Once the instance stops, its tasks are forgotten with it: the next instance's windows name none.
+func TestEndedTaskStaysItsWindows(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	req := request(launch("--tasks", "--crash-after", "1"))
+	a := attachWin(t, "A", cfg, req)
+	b := attachWin(t, "B", cfg, req)
+	a.initialize()
+	b.initialize()
+	task := startTask(t, a, "1", 1)
+	if f := taskAsk(a, "2", "tasks/get", task); !strings.Contains(string(f.Result), `"completed"`) {
+		t.Fatalf("A's task after one poll: %s, want completed", f.raw)
+	}
+	if f := taskAsk(b, "1", "tasks/result", task); f.Error == nil || !strings.Contains(string(f.Error), "another window") {
+		t.Errorf("B fetching the result of A's ended task: %s, want refused", f.raw)
+	}
+	if f := taskAsk(a, "3", "tasks/result", task); f.Result == nil {
+		t.Errorf("A fetching its own ended task's result: %s", f.raw)
+	}
+	// The server dies (in its second echo); a new instance starts for the next window.
+	a.send(`{"jsonrpc":"2.0","id":4,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	a.until("4")
+	a.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
+	a.until("5")
+	select { // (30 s: a hang, not a timing)
+	case <-a.ended:
+	case <-time.After(30 * time.Second):
+		t.Fatal("the server did not crash")
+	}
+	c := attachWin(t, "C", cfg, req)
+	c.initialize()
+	if f := taskAsk(c, "1", "tasks/get", task); f.Error == nil {
+		t.Errorf("a window of the new instance naming the old one's task: %s, want refused", f.raw)
+	}
+}
