@@ -17,6 +17,13 @@
 //   - A server's question (elicitation/create, sampling/createMessage) goes to the one window that
 //     has requests in flight on the instance, and is refused (elicitation: cancel; sampling: the
 //     user-rejected error) when no window or several windows do: it is never broadcast.
+//   - An MCP task belongs to the window whose tools/call created it (tasks.go): tasks/get,
+//     tasks/result, tasks/cancel and tasks/update naming another live window's task are refused,
+//     tasks/list shows a window its own, notifications/tasks/status reaches the owner only. A
+//     task whose window is gone is claimed by the next window of the same server name that asks
+//     (a reloaded editor following its predecessor's task).
+//   - Each window that asks is told when the number of windows on its instance changes
+//     (switchboard/windowsChanged), so that "shared (3 windows)" is current.
 //   - roots/list is answered by the daemon: user-scope instances declare no roots capability;
 //     workspace-scope instances answer exactly their folder set. Resource subscriptions are
 //     reference-counted and their updates reach subscribers only. initialize runs once per
