@@ -214,3 +214,55 @@ func TestEndedTaskStaysItsWindows(t *testing.T) {
 		t.Errorf("a window of the new instance naming the old one's task: %s, want refused", f.raw)
 	}
 }
+
+// TestTaskIDCraftedRefused: a window that knows another live window's task id tries the
+// spellings a reader other than the daemon might take for it: the name escaped, the id escaped,
+// the method escaped, the id only under _meta, a number, a batch, a notification, a tasks/ method
+// the daemon does not know. None reaches the server; the owner's own escaped spelling still works.
+func TestTaskIDCraftedRefused(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	record := dir + "/record"
+	req := request(launch("--tasks", "--record", record))
+	a := attachWin(t, "A", cfg, req)
+	b := attachWin(t, "B", cfg, req)
+	a.initialize()
+	b.initialize()
+	task := startTask(t, a, "1", 1000)
+	// The id with its first letter escaped: the same string once decoded.
+	esc := `\u00` + fmt.Sprintf("%02x", task[0]) + task[1:]
+
+	for i, params := range []string{
+		`{"\u0074askId":"` + task + `"}`,
+		`{"taskId":"` + esc + `"}`,
+		`{"_meta":{"taskId":"` + task + `"}}`,
+		`{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"` + task + `"}}}`,
+		`{"taskId":1}`,
+		`{"taskId":null,"TASKID":"` + task + `"}`,
+		`["` + task + `"]`,
+	} {
+		id := fmt.Sprint(100 + i)
+		b.send(`{"jsonrpc":"2.0","id":%s,"method":"tasks/cancel","params":%s}`, id, params)
+		if f := b.until(id); f[len(f)-1].Error == nil {
+			t.Errorf("B: tasks/cancel with params %s: %s, want refused", params, f[len(f)-1].raw)
+		}
+	}
+	b.send(`{"jsonrpc":"2.0","id":200,"method":"tasks\/cancel","params":{"taskId":%q}}`, task)
+	if f := b.until("200"); f[len(f)-1].Error == nil {
+		t.Errorf("B: tasks\\/cancel (escaped method): %s, want refused", f[len(f)-1].raw)
+	}
+	b.send(`{"jsonrpc":"2.0","id":201,"method":"tasks/delete","params":{"taskId":%q}}`, task)
+	if f := b.until("201"); f[len(f)-1].Error == nil {
+		t.Errorf("B: tasks/delete: %s, want refused", f[len(f)-1].raw)
+	}
+	b.send(`[{"jsonrpc":"2.0","id":202,"method":"tasks/cancel","params":{"taskId":%q}}]`, task)
+	b.send(`{"jsonrpc":"2.0","method":"tasks/cancel","params":{"taskId":%q}}`, task)
+	b.sync()
+	if n := recorded(t, record, "tasks/cancel"); n > 0 {
+		t.Errorf("the server read %d tasks/cancel from a window naming another window's task", n)
+	}
+	a.send(`{"jsonrpc":"2.0","id":2,"method":"tasks/get","params":{"taskId":"%s"}}`, esc)
+	if f := a.until("2"); f[len(f)-1].Result == nil || !strings.Contains(string(f[len(f)-1].Result), `"working"`) {
+		t.Errorf("A: tasks/get of its own task, id escaped: %s, want it working", f[len(f)-1].raw)
+	}
+}
