@@ -51,10 +51,13 @@ type attachment struct {
 	scratch []byte
 
 	// qmu guards the queue of frames to write to the window, and its state.
-	qmu     sync.Mutex
-	q       [][]byte
-	qbytes  int
-	writing bool // the write loop is writing a frame it took from q
+	qmu    sync.Mutex
+	q      [][]byte
+	qbytes int
+	// writing: the write loop is writing a frame it took from q, or has not started yet: the
+	// hello's reply is written on the socket after the attachment has joined its instance, and
+	// a frame sent meanwhile (another window attaching, a broadcast) must wait in q behind it.
+	writing bool
 	flush   bool // close once the queue is written
 	closed  bool // write nothing more
 	wake    chan struct{}
@@ -68,7 +71,7 @@ type attachment struct {
 // (c's own, or pipes whose daemon ends are closed with c).
 func newAttachment(in *instance, c *net.UnixConn, w rawio.Conn, r *bufio.Reader, upFD int, pipes ...io.Closer) *attachment {
 	a := &attachment{in: in, conn: c, w: w, r: r, upFD: upFD, pipes: pipes, done: make(chan struct{}),
-		calls: map[string]int64{}, wake: make(chan struct{}, 1)}
+		calls: map[string]int64{}, wake: make(chan struct{}, 1), writing: true}
 	if f, ok := w.(*rawio.File); ok {
 		a.try = f.TryWrite
 	} else {
@@ -199,8 +202,12 @@ func (a *attachment) kill() {
 	a.poke()
 }
 
-// writeLoop writes the queue to the window in order.
+// writeLoop writes the queue to the window in order; handle starts it once the hello's reply is
+// written.
 func (a *attachment) writeLoop() {
+	a.qmu.Lock()
+	a.writing = false // the reply is out: send may write at once when nothing waits
+	a.qmu.Unlock()
 	for {
 		a.qmu.Lock()
 		for len(a.q) == 0 {
