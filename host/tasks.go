@@ -834,8 +834,17 @@ func (a *App) tasksWatch() {
 			b.loadLocked()
 			b.mergeLocked()
 			owners := b.newOwnersLocked()
+			// A running task no live host follows: its window closed (or was killed) before
+			// this one saw it followed, within the settling time or before the watch began.
+			follow := false
+			for _, e := range b.entries {
+				follow = follow || b.claimable(e, 0)
+			}
 			b.mu.Unlock()
 			a.awaitOwners(owners)
+			if follow {
+				a.claimTasks(0)
+			}
 		}
 	}
 }

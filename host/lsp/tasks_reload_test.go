@@ -180,3 +180,42 @@ func TestTaskOfAnotherWindowFollowedAfterItCloses(t *testing.T) {
 		return len(ts) == 1 && ts[0].State == "completed"
 	})
 }
+
+// TestTaskLeftUnfollowedSeenLaterFollowed: this window's watch of tasks.json sees a running task
+// that no live host follows: the window that started it closed (its host wrote it left running,
+// with no follower) before this one had seen it followed, as a window that starts a task and
+// closes within the watch's settling time does. This window follows it, instead of leaving it
+// unfollowed until a host starts.
+func TestTaskLeftUnfollowedSeenLaterFollowed(t *testing.T) {
+	state := t.TempDir()
+	done := filepath.Join(state, "done")
+	srv := server("--tasks", "--task-poll-ms", "1", "--task-state", filepath.Join(state, "server-tasks.json"))
+	restartWithTask(t, state, done, srv)
+	tasksFile := filepath.Join(state, "tasks.json")
+	data, err := os.ReadFile(tasksFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var f map[string][]map[string]any
+	if err := json.Unmarshal(data, &f); err != nil || len(f["tasks"]) != 1 {
+		t.Fatalf("tasks.json = %s (%v)", data, err)
+	}
+	writeFile(t, tasksFile, `{"tasks": []}`) // this window starts with nothing to follow
+
+	env, _ := startWatchedHost(t, state, srv)
+	env.AwaitServer("t", "ready")
+	if ts := tasksOf(env); len(ts) != 0 {
+		t.Fatalf("tasks = %+v; want none yet", ts)
+	}
+	delete(f["tasks"][0], "owner") // left running by a host that has exited
+	data, _ = json.Marshal(f)
+	writeFile(t, tasksFile+".tmp", string(data))
+	if err := os.Rename(tasksFile+".tmp", tasksFile); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, done, "") // the server's task can end now; only a host that follows it sees that
+	env.Await("the task followed to its end", func(*hosttest.State) bool {
+		ts := tasksOf(env)
+		return len(ts) == 1 && ts[0].State == "completed"
+	})
+}
