@@ -132,20 +132,7 @@ func startWatchedHost(t *testing.T, state string, srv map[string]any) (*hosttest
 // this one looked at tasks.json, and then closes while the task runs. This window follows the task
 // once that window's host has exited, instead of leaving it unfollowed until a host starts.
 func TestTaskOfAnotherWindowFollowedAfterItCloses(t *testing.T) {
-	state := t.TempDir()
-	done := filepath.Join(state, "done")
-	srv := server("--tasks", "--task-poll-ms", "1", "--task-state", filepath.Join(state, "server-tasks.json"))
-	restartWithTask(t, state, done, srv)
-	tasksFile := filepath.Join(state, "tasks.json")
-	data, err := os.ReadFile(tasksFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f map[string][]map[string]any
-	if err := json.Unmarshal(data, &f); err != nil || len(f["tasks"]) != 1 {
-		t.Fatalf("tasks.json = %s (%v)", data, err)
-	}
-	writeFile(t, tasksFile, `{"tasks": []}`) // this window starts with nothing to follow
+	state, done, srv, tasksFile, f := taskLeftBehind(t)
 
 	other := exec.Command("sleep", "600") // the other window's host
 	if err := other.Start(); err != nil {
@@ -162,7 +149,7 @@ func TestTaskOfAnotherWindowFollowedAfterItCloses(t *testing.T) {
 	}
 	// The other window starts its task now: it names itself the follower.
 	f["tasks"][0]["owner"] = other.Process.Pid
-	data, _ = json.Marshal(f)
+	data, _ := json.Marshal(f)
 	writeFile(t, tasksFile+".tmp", string(data))
 	if err := os.Rename(tasksFile+".tmp", tasksFile); err != nil {
 		t.Fatal(err)
@@ -187,20 +174,7 @@ func TestTaskOfAnotherWindowFollowedAfterItCloses(t *testing.T) {
 // closes within the watch's settling time does. This window follows it, instead of leaving it
 // unfollowed until a host starts.
 func TestTaskLeftUnfollowedSeenLaterFollowed(t *testing.T) {
-	state := t.TempDir()
-	done := filepath.Join(state, "done")
-	srv := server("--tasks", "--task-poll-ms", "1", "--task-state", filepath.Join(state, "server-tasks.json"))
-	restartWithTask(t, state, done, srv)
-	tasksFile := filepath.Join(state, "tasks.json")
-	data, err := os.ReadFile(tasksFile)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var f map[string][]map[string]any
-	if err := json.Unmarshal(data, &f); err != nil || len(f["tasks"]) != 1 {
-		t.Fatalf("tasks.json = %s (%v)", data, err)
-	}
-	writeFile(t, tasksFile, `{"tasks": []}`) // this window starts with nothing to follow
+	state, done, srv, tasksFile, f := taskLeftBehind(t)
 
 	env, _ := startWatchedHost(t, state, srv)
 	env.AwaitServer("t", "ready")
@@ -208,7 +182,7 @@ func TestTaskLeftUnfollowedSeenLaterFollowed(t *testing.T) {
 		t.Fatalf("tasks = %+v; want none yet", ts)
 	}
 	delete(f["tasks"][0], "owner") // left running by a host that has exited
-	data, _ = json.Marshal(f)
+	data, _ := json.Marshal(f)
 	writeFile(t, tasksFile+".tmp", string(data))
 	if err := os.Rename(tasksFile+".tmp", tasksFile); err != nil {
 		t.Fatal(err)
@@ -218,4 +192,26 @@ func TestTaskLeftUnfollowedSeenLaterFollowed(t *testing.T) {
 		ts := tasksOf(env)
 		return len(ts) == 1 && ts[0].State == "completed"
 	})
+}
+
+// taskLeftBehind runs a window that starts a task on a tasks server and is replaced while the
+// task runs (restartWithTask), then hides the task from the next window: it returns the state
+// folder, the file that lets the server's task end, the server, the tasks file (now empty) and
+// what it held (the one task).
+func taskLeftBehind(t *testing.T) (state, done string, srv map[string]any, tasksFile string, f map[string][]map[string]any) {
+	t.Helper()
+	state = t.TempDir()
+	done = filepath.Join(state, "done")
+	srv = server("--tasks", "--task-poll-ms", "1", "--task-state", filepath.Join(state, "server-tasks.json"))
+	restartWithTask(t, state, done, srv)
+	tasksFile = filepath.Join(state, "tasks.json")
+	data, err := os.ReadFile(tasksFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &f); err != nil || len(f["tasks"]) != 1 {
+		t.Fatalf("tasks.json = %s (%v)", data, err)
+	}
+	writeFile(t, tasksFile, `{"tasks": []}`) // the next window starts with nothing to follow
+	return state, done, srv, tasksFile, f
 }
