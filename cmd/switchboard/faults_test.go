@@ -20,6 +20,7 @@ import (
 	"flag"
 	"fmt"
 	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
+	"github.com/switchboard-dev/switchboard/permissions"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -55,6 +56,9 @@ func fReportf(format string, args ...any) {
 func TestMain(m *testing.M) {
 	sandbox.Main() // this test binary is the launcher of the sandboxed servers it starts
 	flag.Parse()
+	// A test run never writes into the person's own state folder (eras.json, the audit log,
+	// tasks.json): a test that wants a state folder sets its own, the others get this one.
+	restoreState := isolateState()
 	var dir string
 	if !testing.Short() {
 		var err error
@@ -74,7 +78,19 @@ func TestMain(m *testing.M) {
 	if dir != "" {
 		os.RemoveAll(dir) // ignore error: temp dir
 	}
+	restoreState()
 	os.Exit(code)
+}
+
+// isolateState points XDG_STATE_HOME at a new temporary folder and returns what removes it.
+func isolateState() func() {
+	dir, err := os.MkdirTemp("", "switchboard-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_STATE_HOME", dir)    // ignore error: a valid name
+	return func() { os.RemoveAll(dir) } // ignore error: temp dir
 }
 
 func fBuild(dir string) error {
@@ -1376,4 +1392,12 @@ func TestFaultHostKilledLeavesNothing(t *testing.T) {
 	next := startFaultHost(t, fHostOpts{})
 	fWaitGone(t, "the server's children after the next host started", sleeps...)
 	next.shutdown()
+}
+
+// The tests' state folder is their own (TestMain): a test that writes eras.json, the audit log
+// or tasks.json without a state folder of its own writes it there, not into the person's.
+func TestStateFolderIsTheTestsOwn(t *testing.T) {
+	if d := permissions.StateDir(); !strings.HasPrefix(d, os.TempDir()) {
+		t.Fatalf("state folder %s: want one under %s", d, os.TempDir())
+	}
 }

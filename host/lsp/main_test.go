@@ -18,24 +18,38 @@ var mcptestBin string
 
 func TestMain(m *testing.M) {
 	sandbox.Main() // this test binary is the launcher of the sandboxed servers the host starts
+	// A test run never writes into the person's own state folder (eras.json, the audit log,
+	// tasks.json): a test that wants a state folder sets its own, the others get this one.
+	state, err := os.MkdirTemp("", "host-state-")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	os.Setenv("XDG_STATE_HOME", state) // ignore error: a valid name
+	os.Exit(runMain(m, state))
+}
+
+// runMain is TestMain's run; it removes the state folder before it returns.
+func runMain(m *testing.M, state string) int {
+	defer os.RemoveAll(state) // ignore error: temp dir
 	// Fuzz workers run only the fuzz target, which starts no MCP server: skip the build there.
 	if slices.ContainsFunc(os.Args, func(a string) bool { return strings.HasPrefix(a, "-test.fuzzworker") }) {
-		os.Exit(m.Run())
+		return m.Run()
 	}
 	dir, err := os.MkdirTemp("", "host-test-")
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
-		os.Exit(1)
+		return 1
 	}
 	mcptestBin, err = hosttest.BuildBinary("github.com/switchboard-dev/switchboard/cmd/mcptest", dir)
 	if err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.RemoveAll(dir)
-		os.Exit(1)
+		return 1
 	}
 	code := m.Run()
 	os.RemoveAll(dir)
-	os.Exit(code)
+	return code
 }
 
 // server is one initializationOptions.servers entry running cmd/mcptest with args.
