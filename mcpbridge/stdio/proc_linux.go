@@ -82,8 +82,9 @@ func startSpawner() {
 // spawner's thread, and the runtime's one-time check that pidfds work (os.StartProcess forks a
 // child that exits at once to find out). A host calls it as it starts, so that both run while it
 // reads its settings and waits for the editor's initialize, on a core that is idle then, instead of
-// between the editor's initialize and the first server's exec (about 1.5 ms on the project's
-// machine kind, cmd/sbbench "first call answered after process start"). It returns at once.
+// between the editor's initialize and the first server's exec, where strace of cmd/sbbench's
+// first-call runs showed the check's child (its cost alone was not measured without strace). It
+// returns at once.
 func Prewarm() {
 	spawner.once.Do(startSpawner)
 	go func() {
