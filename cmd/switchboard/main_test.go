@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -53,7 +54,7 @@ type e2eEditor struct {
 	t      *testing.T
 	cmd    *exec.Cmd
 	stdin  io.WriteCloser
-	stderr bytes.Buffer
+	stderr lockedBuffer
 	lsp    *lsptest.Client
 	done   <-chan struct{} // stdout closed
 }
@@ -155,9 +156,41 @@ func (e *e2eEditor) wait() int {
 		}
 		e.t.Fatal(err)
 	case <-time.After(e2eTimeout()):
-		e.t.Fatalf("switchboard did not exit")
+		// The runtime's dump of every goroutine (SIGQUIT) says where it hangs; Wait returns once
+		// the dump is written, or after a few seconds if the process cannot take the signal.
+		e.cmd.Process.Signal(syscall.SIGQUIT) // ignore error: it may have exited just now
+		select {
+		case <-errc:
+		case <-time.After(10 * time.Second):
+		}
+		e.t.Fatalf("switchboard did not exit (its goroutines at SIGQUIT are in its stderr, below)")
 	}
 	return -1
+}
+
+// lockedBuffer is a process's stderr as the test reads it while os/exec's copy may still write
+// it (a process that did not exit when the test gave up on it).
+type lockedBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *lockedBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *lockedBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+func (b *lockedBuffer) Len() int {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Len()
 }
 
 func e2eEnv(t *testing.T, extra ...string) []string {

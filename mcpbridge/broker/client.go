@@ -450,9 +450,17 @@ func takePipes(fds []int, r *bufio.Reader) (rawio.Conn, *bufio.Reader, []io.Clos
 
 // handshake sends the hello and reads the reply (waiting, for an attach, while the daemon starts
 // the instance).
-func handshake(ctx context.Context, c *net.UnixConn, rw rawio.Conn, src io.Reader, hello []byte) (*bufio.Reader, helloReply, error) {
-	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Now()) }) // ignore error: unblocks the reads
-	defer stop()
+func handshake(ctx context.Context, c *net.UnixConn, rw rawio.Conn, src io.Reader, hello []byte) (_ *bufio.Reader, _ helloReply, err error) {
+	// The context's end closes the connection, which no later step undoes. It set the deadline
+	// to now, and the deadlines set and cleared below (a pending reply clears it) could undo that:
+	// a watch cancelled just after its pending reply then waited for the daemon for good, and its
+	// window's host did not exit when the editor closed it (TestHandshakeCancelledWhilePending).
+	stop := context.AfterFunc(ctx, func() { c.Close() }) // ignore error: the caller's close says
+	defer func() {
+		if !stop() && err == nil { // the context ended: the connection is closed or closing
+			err = fmt.Errorf("broker: hello: %w", ctx.Err())
+		}
+	}()
 	if _, err := rw.Write(hello); err != nil {
 		return nil, helloReply{}, fmt.Errorf("broker: hello: %w", err)
 	}
