@@ -2,10 +2,13 @@ package main
 
 import (
 	"bufio"
+	"encoding/json"
 	"fmt"
 	"io"
 	"os/exec"
 	"strings"
+
+	"github.com/mark3labs/mcp-go/mcp"
 )
 
 // endlessLine writes 'x' to stdout without a newline until the reader goes away.
@@ -49,4 +52,28 @@ func spawnGrandchild(stderr io.Writer, setsid bool) error {
 	fmt.Fprintf(stderr, "mcptest: %s pid %d\n", what, cmd.Process.Pid)
 	go func() { _ = cmd.Wait() }() // ignore error: reaped when it ends
 	return nil
+}
+
+// sayLines serves --say: the call's lines go to the client as they are (only $TOKEN replaced by
+// the call's progress token, as JSON), then its result says how many were written.
+func sayLines(call []byte, id json.RawMessage, out io.Writer) {
+	var m struct {
+		Params struct {
+			Arguments struct {
+				Lines []string `json:"lines"`
+			} `json:"arguments"`
+			Meta struct {
+				ProgressToken json.RawMessage `json:"progressToken"`
+			} `json:"_meta"`
+		} `json:"params"`
+	}
+	_ = json.Unmarshal(call, &m) // ignore error: no lines then
+	tok := string(m.Params.Meta.ProgressToken)
+	if tok == "" {
+		tok = "null"
+	}
+	for _, l := range m.Params.Arguments.Lines {
+		_, _ = io.WriteString(out, strings.ReplaceAll(l, "$TOKEN", tok)+"\n") // ignore error: the client is gone
+	}
+	_, _ = out.Write(append(reply(id, mcp.NewToolResultText(fmt.Sprintf("said %d lines", len(m.Params.Arguments.Lines)))), '\n')) // ignore error: as above
 }

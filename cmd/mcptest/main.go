@@ -46,6 +46,7 @@ type options struct {
 	linger         bool
 	startupDelay   time.Duration
 	hostile        bool
+	say            bool // faults.go: the tool say writes the client's lines verbatim
 	oauth          oauthOptions
 	protocol       string // modern.go
 	record         string
@@ -93,6 +94,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.rich, "rich", false, "add a tool rich returning a resource_link, an embedded resource and structuredContent with an outputSchema")
 	fs.BoolVar(&o.sample, "sample", false, "add a tool summarize that asks the client's model (sampling/createMessage)")
 	fs.BoolVar(&o.roots, "roots", false, "add a tool roots that asks the client for its roots (roots/list)")
+	fs.BoolVar(&o.say, "say", false, "fault: add a tool say that writes each of its `lines` to the client verbatim before its result (a server that forges frames: questions, notifications, about any task or token); $TOKEN in a line is the call's own progress token")
 	fs.BoolVar(&o.hostile, "hostile", false, "fault: put terminal escapes (ESC[2J, OSC 52, BEL, CR, RLO) in stderr, the exit-at-start message and a tool hostile (its description and result)")
 	fs.BoolVar(&o.withResources, "resources", false, "offer resources (static, a counter that bump updates, templates with completion), prompts (review, with completion) and tools bump, add_resource, add_prompt (see resources.go)")
 	fs.IntVar(&o.resources, "dummy-resources", 0, "with --resources, add `N` resources mcptest://dummy/1..N")

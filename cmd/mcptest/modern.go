@@ -132,6 +132,9 @@ func stdioFilter(o options, stdin io.Reader, out *lockedWriter, rec *recorder, t
 			case o.modernOnly() && msg.Method == "initialize":
 				_, _ = out.Write(append(unsupportedVersion(msg.ID), '\n')) // ignore error: the client is gone
 				continue
+			case o.say && msg.Method == "tools/call" && msg.Params.Name == "say":
+				sayLines(line, msg.ID, out) // faults.go
+				continue
 			case msg.Method == "tools/call" && msg.Params.Name == "mrtr_unknown":
 				_, _ = out.Write(append(unknownInput(msg.ID), '\n')) // ignore error: as above
 				continue

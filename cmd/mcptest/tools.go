@@ -82,6 +82,11 @@ func newServer(o options, logf func(string, ...any)) *testServer {
 	if o.rich {
 		ts.addRichTool()
 	}
+	if o.say {
+		// Answered by the stdio filter (sayLines): listed here so that clients see it.
+		ts.mcp.AddTool(mcp.NewTool("say", mcp.WithDescription("Write the given lines to the client verbatim, then answer."),
+			mcp.WithArray("lines", mcp.WithStringItems())), textHandler("say is served over stdio only"))
+	}
 	if o.hostile {
 		ts.mcp.AddTool(mcp.NewTool("hostile", mcp.WithDescription("Hostile "+hostileText)),
 			textHandler("result line 1\n\tindented "+hostileText+"\n"))

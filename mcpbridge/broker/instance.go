@@ -67,12 +67,12 @@ type instance struct {
 	elicits  map[string]*attachment // url-mode elicitations, by elicitationId
 	subs     map[string]*sub        // resource subscriptions, by uri
 	// tasks are the MCP tasks windows started, by task id, with their owners (tasks.go);
-	// taskOrder is their ids oldest first and endedTasks those that ended, oldest first.
-	tasks      map[string]*task
-	taskOrder  []string
-	endedTasks []string
-	linger     *time.Timer // runs while no window is attached
-	gone       bool        // retired or exited: attaches no window
+	// taskOrder is their ids oldest first, and owned how many each owner has.
+	tasks     map[string]*task
+	taskOrder []string
+	owned     map[*attachment]int
+	linger    *time.Timer // runs while no window is attached
+	gone      bool        // retired or exited: attaches no window
 	// stopReason is set before a deliberate stop: why the windows lose the server.
 	stopReason string
 	// reattach: the daemon, not the server, ended it; the windows attach again (to a new daemon).
@@ -127,6 +127,7 @@ func newInstance(d *daemon, key string, req Request) *instance {
 		elicits: map[string]*attachment{},
 		subs:    map[string]*sub{},
 		tasks:   map[string]*task{},
+		owned:   map[*attachment]int{},
 	}
 }
 
@@ -388,7 +389,7 @@ func (in *instance) die(reason string) {
 		atts := in.atts
 		pend := in.pending
 		in.atts, in.pending, in.tokens, in.late, in.asked, in.elicits, in.subs = nil, nil, nil, nil, nil, nil, nil
-		in.tasks, in.taskOrder, in.endedTasks = nil, nil, nil // its tasks end with it
+		in.tasks, in.taskOrder, in.owned = nil, nil, nil // its tasks end with it
 		in.mu.Unlock()
 		tail := in.child.stderrTail()
 		for _, p := range pend {

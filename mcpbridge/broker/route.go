@@ -178,8 +178,13 @@ func (in *instance) serverRequest(m *msg) {
 
 // question routes a server's question to the one window with requests in flight. With none, or
 // with several, nothing can say whose call asked: the question is refused and never shown, and
-// each busy window is told why in one log line.
+// each busy window is told why in one log line. A question that names its task goes to that
+// task's window alone (taskQuestion, tasks.go).
 func (in *instance) question(m *msg) {
+	if task, named := relatedTask(m.params); named {
+		in.taskQuestion(m, task)
+		return
+	}
 	in.mu.Lock()
 	var busy []*attachment
 	for a := range in.atts {
@@ -189,17 +194,9 @@ func (in *instance) question(m *msg) {
 	}
 	if len(busy) == 1 {
 		a := busy[0]
-		a.nextAsk++
-		q := &asked{att: a, down: a.nextAsk, up: bytes.Clone(m.id), method: m.method}
-		if mode, _ := stringMember(m.params, "mode"); mode == "url" && m.method == "elicitation/create" {
-			if id, ok := stringMember(m.params, "elicitationId"); ok {
-				q.elicit = id
-				in.elicits[id] = a
-			}
-		}
-		in.asked[idKey(m.id)] = q
+		f := in.askLocked(a, m)
 		in.mu.Unlock()
-		a.send(replace(m.data, m.id, strconv.FormatInt(q.down, 10)))
+		a.send(f)
 		return
 	}
 	in.mu.Unlock()
@@ -215,13 +212,31 @@ func (in *instance) question(m *msg) {
 	for _, a := range busy {
 		a.send(line)
 	}
-	// Logged once per instance (then at debug level): a server asking in a loop must not fill
-	// the user's disk through the daemon's log.
+	in.logRefused("broker: refused a question no window could be named for (said once per server)", "method", m.method, "busy", len(busy))
+}
+
+// askLocked records the server's question m as put to a and returns the frame a gets. in.mu held.
+func (in *instance) askLocked(a *attachment, m *msg) []byte {
+	a.nextAsk++
+	q := &asked{att: a, down: a.nextAsk, up: bytes.Clone(m.id), method: m.method}
+	if mode, _ := stringMember(m.params, "mode"); mode == "url" && m.method == "elicitation/create" {
+		if id, ok := stringMember(m.params, "elicitationId"); ok {
+			q.elicit = id
+			in.elicits[id] = a
+		}
+	}
+	in.asked[idKey(m.id)] = q
+	return replace(m.data, m.id, strconv.FormatInt(q.down, 10))
+}
+
+// logRefused logs a refused question once per instance (then at debug level): a server asking
+// in a loop must not fill the user's disk through the daemon's log.
+func (in *instance) logRefused(line string, args ...any) {
 	level := slog.LevelDebug
 	if !in.refusedLogged.Swap(true) {
 		level = slog.LevelInfo
 	}
-	in.d.log.Log(context.Background(), level, "broker: refused a question no window could be named for (said once per server)", "name", in.req.Name, "method", m.method, "busy", len(busy))
+	in.d.log.Log(context.Background(), level, line, append([]any{"name", in.req.Name}, args...)...)
 }
 
 // fromWindow routes one frame from a window.
@@ -233,6 +248,10 @@ func (in *instance) fromWindow(a *attachment, data []byte) {
 	}
 	switch {
 	case m.isRequest():
+		if why := misspelt(m.method); why != "" {
+			a.send(errorResponse(m.id, codeMethodNotFound, why))
+			return
+		}
 		switch m.method {
 		case "initialize":
 			a.send(response(m.id, string(in.init)))

@@ -3,6 +3,7 @@ package broker
 import (
 	"bytes"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,15 +28,24 @@ import (
 //     cursor kept): the server lists every window's.
 //   - notifications/tasks/status goes to the task's owner only.
 //
-// An ended task (a terminal status seen, or a tasks/result answered) stays its owner's among the
-// last maxEndedTasks, so that the 2025-11-25 client can still fetch its result after tasks/get
-// said it completed; then it is forgotten, and so are all of an instance's when it stops. A window
-// of an older build sends nothing new: its own tasks work as before.
+//   - A server's question (elicitation/create, sampling/createMessage) that names a task in its
+//     _meta (related-task) is put to that task's owner, whether or not it has a call in flight,
+//     and to no one else: the window with a call in flight may be another one. A question about
+//     a task the daemon does not know, whose owner is gone and that no window has taken over, or
+//     that names its task so that another reader may take another one, is answered with an
+//     error and shown to no window.
+//
+// An ended task (a terminal status seen, or a tasks/result answered) stays its owner's, so that
+// the 2025-11-25 client can still fetch its result after tasks/get said it completed; all of an
+// instance's are forgotten when it stops. The table is bounded per window (maxWindowTasks) before
+// it is per instance (maxTasks): a window that starts task after task forgets its own oldest,
+// ended ones first, never another window's. A window of an older build sends nothing new: its own
+// tasks work as before.
 
-// Limits of the task table (per instance).
+// Limits of the task table.
 const (
-	maxTasks      = 4096 // tasks kept, running or ended: the oldest go first beyond it
-	maxEndedTasks = 1024 // ended tasks kept for their owner's tasks/result
+	maxTasks       = 4096 // tasks kept per instance, running or ended: beyond, the window with the most loses one
+	maxWindowTasks = 1024 // tasks kept per window: beyond, its own oldest ended one goes, or else its oldest
 )
 
 // Kinds of a window's request whose response the daemon reads (pending.kind).
@@ -103,7 +113,7 @@ func (in *instance) mayUseLocked(a *attachment, id string) string {
 		return fmt.Sprintf("task %s was started by another window for its server %s, not %s", q, strconv.Quote(t.name), strconv.Quote(a.req.Name))
 	}
 	in.d.log.Info("broker: a window took over a task the window that started it left", "name", in.req.Name, "task", id)
-	t.owner = a
+	in.setOwnerLocked(id, t, a)
 	return ""
 }
 
@@ -166,30 +176,90 @@ func (in *instance) recordTask(a *attachment, id, status string) {
 	if in.tasks == nil {
 		return
 	}
-	if t := in.tasks[id]; t != nil && t.owner != a && in.ownerLiveLocked(t) {
-		// The server gave a second call the id of a task another window follows: the first
-		// keeps it (the second window is refused, as the server confused the two).
-		in.d.log.Warn("broker: the server gave a new task the id of another window's task; it stays with that window", "name", in.req.Name, "task", id)
-		return
-	}
-	if _, had := in.tasks[id]; !had {
-		in.taskOrder = append(in.taskOrder, id)
+	if t := in.tasks[id]; t != nil {
+		if t.owner != a && in.ownerLiveLocked(t) {
+			// The server gave a second call the id of a task another window follows: the first
+			// keeps it (the second window is refused, as the server confused the two).
+			in.d.log.Warn("broker: the server gave a new task the id of another window's task; it stays with that window", "name", in.req.Name, "task", id)
+			return
+		}
+		in.dropTaskLocked(id) // recorded anew, as the newest
 	}
 	in.tasks[id] = &task{owner: a, name: a.req.Name}
-	for len(in.tasks) > maxTasks && len(in.taskOrder) > 0 {
-		delete(in.tasks, in.taskOrder[0])
-		in.taskOrder = in.taskOrder[1:]
+	in.taskOrder = append(in.taskOrder, id)
+	in.owned[a]++
+	in.boundTasksLocked(a, id)
+	in.taskStatusLocked(id, status)
+}
+
+// setOwnerLocked gives task id (t) to a, which took it over; in.mu held.
+func (in *instance) setOwnerLocked(id string, t *task, a *attachment) {
+	in.disownLocked(t.owner)
+	t.owner = a
+	in.owned[a]++
+	in.boundTasksLocked(a, id)
+}
+
+// boundTasksLocked keeps the table within its limits after a gained task id: a's own tasks go
+// first, then those of the window with the most; id itself stays. in.mu held.
+func (in *instance) boundTasksLocked(a *attachment, id string) {
+	if in.owned[a] > maxWindowTasks {
+		in.evictLocked(a, id)
 	}
-	if len(in.taskOrder) > 2*maxTasks { // ids of tasks forgotten as they ended
-		live := in.taskOrder[:0]
-		for _, x := range in.taskOrder {
-			if in.tasks[x] != nil {
-				live = append(live, x)
+	for len(in.tasks) > maxTasks {
+		var most *attachment
+		for w, n := range in.owned {
+			if most == nil || n > in.owned[most] {
+				most = w
 			}
 		}
-		in.taskOrder = live
+		if most == nil || !in.evictLocked(most, id) {
+			return
+		}
 	}
-	in.taskStatusLocked(id, status)
+}
+
+// evictLocked forgets owner's oldest ended task, or else its oldest, but never keep; false when
+// it has none other. in.mu held.
+func (in *instance) evictLocked(owner *attachment, keep string) bool {
+	victim := ""
+	for _, ended := range []bool{true, false} {
+		for _, x := range in.taskOrder {
+			if t := in.tasks[x]; x != keep && t.owner == owner && (t.ended || !ended) {
+				victim = x
+				break
+			}
+		}
+		if victim != "" {
+			break
+		}
+	}
+	if victim == "" {
+		return false
+	}
+	in.d.log.Debug("broker: forgot a window's oldest task (it has too many)", "name", in.req.Name, "task", victim)
+	in.dropTaskLocked(victim)
+	return true
+}
+
+// dropTaskLocked forgets task id. in.mu held.
+func (in *instance) dropTaskLocked(id string) {
+	t := in.tasks[id]
+	if t == nil {
+		return
+	}
+	delete(in.tasks, id)
+	if i := slices.Index(in.taskOrder, id); i >= 0 {
+		in.taskOrder = slices.Delete(in.taskOrder, i, i+1)
+	}
+	in.disownLocked(t.owner)
+}
+
+// disownLocked counts one task fewer for owner. in.mu held.
+func (in *instance) disownLocked(owner *attachment) {
+	if in.owned[owner]--; in.owned[owner] <= 0 {
+		delete(in.owned, owner)
+	}
 }
 
 // taskStatusLocked notes task id's status: a terminal one ends it. in.mu held.
@@ -199,14 +269,6 @@ func (in *instance) taskStatusLocked(id, status string) {
 		return
 	}
 	t.ended = true
-	in.endedTasks = append(in.endedTasks, id)
-	for len(in.endedTasks) > maxEndedTasks {
-		old := in.endedTasks[0]
-		in.endedTasks = in.endedTasks[1:]
-		if x := in.tasks[old]; x != nil && x.ended {
-			delete(in.tasks, old)
-		}
-	}
 }
 
 // taskStatus routes notifications/tasks/status to the task's owner, if it is attached; a task
@@ -268,4 +330,148 @@ func (in *instance) filterTaskList(a *attachment, m *msg, down string) []byte {
 		edits = append(edits, edit{at: off(m.data, list), n: len(list), with: "[" + strings.Join(kept, ",") + "]"})
 	}
 	return splice(m.data, edits...)
+}
+
+// relatedTaskKey is the _meta member by which a message names the task it is about (MCP
+// 2025-11-25 tasks).
+const relatedTaskKey = "io.modelcontextprotocol/related-task"
+
+// relatedTask is the task id a server's request names in params._meta; named is false when it
+// names none. id is "" when it names one in a way another reader might take for another id (a
+// member twice, escaped or in another case, not a string): then no window may be asked.
+func relatedTask(params []byte) (id string, named bool) {
+	meta, ambiguous := lookup(params, "_meta")
+	if ambiguous {
+		return "", true
+	}
+	if meta == nil {
+		return "", false
+	}
+	rt, ambiguous := lookup(meta, relatedTaskKey)
+	if ambiguous {
+		return "", true
+	}
+	if rt == nil {
+		return "", false
+	}
+	v, ambiguous := lookup(rt, "taskId")
+	if ambiguous || v == nil || v[0] != '"' {
+		return "", true
+	}
+	id, ok := stringMember(rt, "taskId")
+	if !ok {
+		return "", true
+	}
+	return id, true
+}
+
+// taskQuestion puts the server's question m about task id to the task's owner, whether or not
+// it has a call in flight (a 2025-11-25 server may ask while its window only polls), and to no
+// other window. Anyone else may be another window: the question about a task that no window
+// started, or whose window has gone with no window taking it over yet, is answered with an error
+// (the server may ask again once a reloaded window follows the task: its tasks/result is then
+// in flight), not cancelled as if a person had said so.
+func (in *instance) taskQuestion(m *msg, id string) {
+	in.mu.Lock()
+	why := ""
+	var to *attachment
+	t := in.tasks[id]
+	q := strconv.Quote(id)
+	switch {
+	case id == "":
+		why = "it names its task (_meta " + relatedTaskKey + ") ambiguously"
+	case t == nil:
+		why = "no window started task " + q + " on this shared server"
+	case !in.ownerLiveLocked(t):
+		why = "the window that started task " + q + " has closed, and no window has taken the task over yet"
+	default:
+		to = t.owner
+	}
+	if to != nil {
+		f := in.askLocked(to, m)
+		in.mu.Unlock()
+		to.send(f)
+		return
+	}
+	in.mu.Unlock()
+	go in.writeUp(errorResponse(m.id, codeInvalidParams, m.method+": not put to any window: "+why))
+	in.logRefused("broker: refused a question about a task no window follows (said once per server)", "method", m.method, "why", why)
+}
+
+// ownMethods are the methods of a window's request that the daemon answers itself, keeps per
+// window or reads the answer of.
+var ownMethods = []string{"initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "tools/call"}
+
+// misspelt says why a window's request with method is not relayed ("": it may be): a method
+// that a server reading names leniently (folding case, trimming or dropping what is not a letter,
+// normalising Unicode) might take for a task method or for one of ownMethods, without being
+// that method exactly. The daemon would relay it as any other method, and such a server act on
+// another window's task, list every window's tasks, or change what every window's server logs.
+// MCP method names are case-sensitive ASCII: a name outside printable ASCII is refused whole,
+// since Unicode folds too many letters into ASCII ones (the Kelvin sign into k, a ligature into
+// st, fullwidth forms) to list; in ASCII, a name equal to one of those letters and digits aside is.
+func misspelt(method string) string {
+	if _, ok := knownMethods[method]; ok {
+		return "" // the common case, spelt exactly
+	}
+	why := ""
+	for i := 0; i < len(method); i++ {
+		if c := method[i]; c <= ' ' || c >= 0x7f {
+			why = "MCP method names are ASCII letters and punctuation only"
+			break
+		}
+	}
+	if why == "" && skeletonHasPrefix(method, "tasks") && !strings.HasPrefix(method, "tasks/") {
+		why = "spelt otherwise, a task method names a task the daemon cannot tell the window of"
+	}
+	for _, x := range ownMethods {
+		if why == "" && method != x && sameSkeleton(method, x) {
+			why = "it is " + x + " spelt otherwise, which the daemon would not read as " + x
+		}
+	}
+	if why == "" {
+		return ""
+	}
+	return "method " + strconv.QuoteToASCII(method) + " not relayed to a shared server: " + why
+}
+
+// skeleton calls f with each ASCII letter (lower-cased) and digit of s, in order, until f says
+// stop.
+func skeleton(s string, f func(c byte) bool) {
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case 'A' <= c && c <= 'Z':
+			c += 'a' - 'A'
+		case 'a' <= c && c <= 'z', '0' <= c && c <= '9':
+		default:
+			continue
+		}
+		if !f(c) {
+			return
+		}
+	}
+}
+
+// sameSkeleton: a and b have the same letters and digits, case aside.
+func sameSkeleton(a, b string) bool {
+	var sa, sb []byte
+	var buf [2][64]byte
+	sa, sb = buf[0][:0], buf[1][:0]
+	skeleton(a, func(c byte) bool { sa = append(sa, c); return true })
+	skeleton(b, func(c byte) bool { sb = append(sb, c); return true })
+	return string(sa) == string(sb)
+}
+
+// skeletonHasPrefix: the letters and digits of s, case aside, begin with prefix (lower case).
+func skeletonHasPrefix(s, prefix string) bool {
+	i := 0
+	skeleton(s, func(c byte) bool {
+		if c != prefix[i] {
+			return false
+		}
+		i++
+		return i < len(prefix)
+	})
+	return i == len(prefix)
 }
