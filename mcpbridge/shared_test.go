@@ -492,3 +492,55 @@ func TestSharedTask(t *testing.T) {
 		t.Fatalf("the other window following the first one's task: %+v %v, want refused", res, err)
 	}
 }
+
+// TestSharedTaskQuestionToItsWindow: a shared server's task asks its question (2025-11-25: an
+// elicitation naming the task, while tasks/result is open) while another window also waits on a
+// call: the question is put to the task's window, whose answer completes the task, and never to
+// the other window. Before, the daemon could not tell whose it was and answered it cancel.
+func TestSharedTaskQuestionToItsWindow(t *testing.T) {
+	dir := sharedDaemon(t)
+	cfg := stdioCfg("s", "--tasks", "--elicit", "--task-poll-ms", "1")
+	cfg.Shared = config.SharedUser
+	var mu sync.Mutex
+	asked := map[int][]string{} // window -> the questions put to it
+	inB := make(chan struct{})  // B is being asked its own question: its call is in flight
+	release := make(chan struct{})
+	var regs []*Registry
+	for i := range 2 {
+		r := newTestRegistry(t, Options{Broker: &broker.Config{Dir: dir, Build: "test"},
+			Elicit: func(ctx context.Context, el Elicitation) ElicitResult {
+				mu.Lock()
+				asked[i] = append(asked[i], el.Message)
+				mu.Unlock()
+				if i == 1 {
+					close(inB)
+					<-release
+				}
+				return ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "agree": true}}
+			}})
+		applyAndWait(t, r, cfg)
+		regs = append(regs, r)
+	}
+	done := make(chan error, 1)
+	go func() {
+		_, err := regs[1].Call(context.Background(), "mcp__s__ask", json.RawMessage(`{}`))
+		done <- err
+	}()
+	<-inB
+	res, err := regs[0].Call(context.Background(), "mcp__s__task_ask", json.RawMessage(`{"message":"Which Go, for window A?"}`))
+	close(release)
+	if err != nil || res.IsError || !strings.Contains(res.Text, "Ada") {
+		t.Errorf("A's task while B waits too: %+v %v, want A's answer", res, err)
+	}
+	if err := <-done; err != nil {
+		t.Errorf("B's own question: %v", err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.Equal(asked[0], []string{"Which Go, for window A?"}) {
+		t.Errorf("A was asked %q, want its task's question", asked[0])
+	}
+	if slices.ContainsFunc(asked[1], func(s string) bool { return strings.Contains(s, "window A") }) {
+		t.Errorf("B was asked A's task's question: %q", asked[1])
+	}
+}
