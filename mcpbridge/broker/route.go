@@ -65,6 +65,9 @@ func (in *instance) serverResponse(m *msg) {
 }
 
 func (in *instance) serverNotification(m *msg) {
+	// A notification that names a task (related-task) is about that task: it goes to no window
+	// but the task's, whatever its own routing says (taskFilter).
+	may := in.taskFilter(m.params)
 	switch m.method {
 	case "notifications/progress":
 		tok := member(m.params, "progressToken")
@@ -81,7 +84,7 @@ func (in *instance) serverNotification(m *msg) {
 			}
 		}
 		in.mu.Unlock()
-		if p != nil && p.att != nil {
+		if p != nil && p.att != nil && may(p.att) {
 			in.scratch = replaceTo(in.scratch, m.data, tok, p.orig)
 			p.att.send(in.scratch)
 			in.scratch = keep(in.scratch)
@@ -95,7 +98,7 @@ func (in *instance) serverNotification(m *msg) {
 		q := in.asked[idKey(rid)]
 		delete(in.asked, idKey(rid))
 		in.mu.Unlock()
-		if q != nil {
+		if q != nil && may(q.att) {
 			q.att.send(replace(m.data, rid, strconv.FormatInt(q.down, 10)))
 		}
 	case "notifications/resources/updated":
@@ -112,7 +115,9 @@ func (in *instance) serverNotification(m *msg) {
 		}
 		in.mu.Unlock()
 		for _, a := range to {
-			a.send(m.data)
+			if may(a) {
+				a.send(m.data)
+			}
 		}
 	case "notifications/elicitation/complete":
 		id, ok := stringMember(m.params, "elicitationId")
@@ -123,16 +128,16 @@ func (in *instance) serverNotification(m *msg) {
 		a := in.elicits[id]
 		delete(in.elicits, id)
 		in.mu.Unlock()
-		if a != nil {
+		if a != nil && may(a) {
 			a.send(m.data)
 		}
 	case "notifications/tasks/status":
-		in.taskStatus(m)
+		in.taskStatus(m, may)
 	case "notifications/message",
 		"notifications/tools/list_changed",
 		"notifications/resources/list_changed",
 		"notifications/prompts/list_changed":
-		in.broadcast(m.data)
+		in.broadcast(m.data, may)
 	default:
 		// Anything else may be about one window's call (a task's status, say) and has no rule
 		// saying whose: it goes to no one.
@@ -140,11 +145,13 @@ func (in *instance) serverNotification(m *msg) {
 	}
 }
 
-func (in *instance) broadcast(data []byte) {
+func (in *instance) broadcast(data []byte, may func(*attachment) bool) {
 	in.mu.Lock()
 	to := make([]*attachment, 0, len(in.atts))
 	for a := range in.atts {
-		to = append(to, a)
+		if may(a) {
+			to = append(to, a)
+		}
 	}
 	in.mu.Unlock()
 	for _, a := range to {
@@ -252,6 +259,10 @@ func (in *instance) fromWindow(a *attachment, data []byte) {
 			a.send(errorResponse(m.id, codeMethodNotFound, why))
 			return
 		}
+		if why := in.foreignTask(a, m.params); why != "" {
+			a.send(errorResponse(m.id, codeInvalidParams, m.method+": not relayed to a shared server: "+why))
+			return
+		}
 		switch m.method {
 		case "initialize":
 			a.send(response(m.id, string(in.init)))
@@ -274,7 +285,7 @@ func (in *instance) fromWindow(a *attachment, data []byte) {
 			in.forward(a, &m, nil)
 		}
 	case m.isNotification():
-		if m.method == "notifications/cancelled" {
+		if m.method == "notifications/cancelled" && in.foreignTask(a, m.params) == "" {
 			in.cancel(a, &m)
 		}
 		// initialized was sent once by the daemon; roots never change (workspace scope) or are
@@ -398,9 +409,15 @@ func (in *instance) answer(a *attachment, m *msg) {
 		}
 	}
 	in.mu.Unlock()
-	if q != nil {
-		in.writeUp(replace(m.data, m.id, string(q.up)))
+	if q == nil {
+		return
 	}
+	if why := in.foreignTask(a, member(m.data, "result")); why != "" {
+		// The server still gets an answer: it may wait for one.
+		in.writeUp(errorResponse(q.up, codeInvalidParams, q.method+": the window's answer was not relayed: "+why))
+		return
+	}
+	in.writeUp(replace(m.data, m.id, string(q.up)))
 }
 
 // subscribe counts subscribers per uri: the server hears of the first (and of any while it has

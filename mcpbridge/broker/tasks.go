@@ -271,9 +271,9 @@ func (in *instance) taskStatusLocked(id, status string) {
 	t.ended = true
 }
 
-// taskStatus routes notifications/tasks/status to the task's owner, if it is attached; a task
-// the daemon does not know is nobody's business.
-func (in *instance) taskStatus(m *msg) {
+// taskStatus routes notifications/tasks/status to the task's owner, if it is attached and may
+// hear of it (taskFilter); a task the daemon does not know is nobody's business.
+func (in *instance) taskStatus(m *msg, may func(*attachment) bool) {
 	id, ok := stringMember(m.params, "taskId")
 	if !ok {
 		return
@@ -288,7 +288,7 @@ func (in *instance) taskStatus(m *msg) {
 		in.taskStatusLocked(id, status)
 	}
 	in.mu.Unlock()
-	if to != nil {
+	if to != nil && may(to) {
 		to.send(m.data)
 	}
 }
@@ -474,4 +474,62 @@ func skeletonHasPrefix(s, prefix string) bool {
 		return i < len(prefix)
 	})
 	return i == len(prefix)
+}
+
+// mayNameTask: params may name a related task (cheap first: nearly every frame names none, and
+// a name hidden by escapes has a \u in it).
+func mayNameTask(params []byte) bool {
+	return bytes.Contains(params, []byte("task")) || bytes.Contains(params, []byte(`\u`))
+}
+
+// taskFilter says which windows may get a server's notification with params: any, when it names
+// no task; when it names one (_meta related-task), only that task's owner, by the daemon's
+// records; when it names an unknown task, or one ambiguously, none. A server cannot so send one
+// window's task news to another by a notification whose own routing (a progress token, a task
+// id, a subscription, a broadcast) points elsewhere than the task it names.
+func (in *instance) taskFilter(params []byte) func(*attachment) bool {
+	if !mayNameTask(params) {
+		return anyWindow
+	}
+	id, named := relatedTask(params)
+	if !named {
+		return anyWindow
+	}
+	var owner *attachment
+	in.mu.Lock()
+	if t := in.tasks[id]; id != "" && t != nil {
+		owner = t.owner
+	}
+	in.mu.Unlock()
+	if owner == nil {
+		in.d.log.Debug("broker: dropped a notification about a task no window follows", "name", in.req.Name, "task", id)
+	}
+	return func(a *attachment) bool { return owner != nil && a == owner }
+}
+
+func anyWindow(*attachment) bool { return true }
+
+// foreignTask says why a window's frame with params (a request's params, an answer's result)
+// may not reach the server ("": it may): it names (_meta related-task) a task that is not a's,
+// or names one ambiguously. A server that reads related-task would take a's request, or a's
+// answer to its question, as part of another window's task.
+func (in *instance) foreignTask(a *attachment, params []byte) string {
+	if !mayNameTask(params) {
+		return ""
+	}
+	id, named := relatedTask(params)
+	switch {
+	case !named:
+		return ""
+	case id == "":
+		return "it names its task (_meta " + relatedTaskKey + ") ambiguously"
+	}
+	in.mu.Lock()
+	t := in.tasks[id]
+	mine := t != nil && t.owner == a
+	in.mu.Unlock()
+	if !mine {
+		return "it names task " + strconv.Quote(id) + " (_meta " + relatedTaskKey + "), which is not this window's"
+	}
+	return ""
 }

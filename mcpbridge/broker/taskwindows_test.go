@@ -323,10 +323,10 @@ func TestOrphanTaskClaimedOnce(t *testing.T) {
 }
 
 // TestServerCannotRedirectTaskNews: a server that lies about tasks cannot make the daemon tell
-// one window about another's: a task's status goes to the window the daemon recorded as its
-// owner, whatever else the notification names; named twice, or in a way another reader takes
-// otherwise, or unknown, it goes to no one (never to every window); progress goes by the daemon's
-// own token, never by the task a notification names.
+// one window about another's. A notification that names a task (_meta related-task) reaches that
+// task's window, by the daemon's records, or no one: not the window its own routing (a progress
+// token, a task id, a broadcast) points to when that is another one, never every window; a task
+// named twice, or so that another reader takes another one, or unknown, goes to no one.
 func TestServerCannotRedirectTaskNews(t *testing.T) {
 	dir, _ := serveInProcess(t, time.Minute)
 	cfg := Config{Dir: dir, Build: "test"}
@@ -340,40 +340,104 @@ func TestServerCannotRedirectTaskNews(t *testing.T) {
 	status := func(params string) string {
 		return `{"jsonrpc":"2.0","method":"notifications/tasks/status","params":` + params + `}`
 	}
+	logLine := func(text, meta string) string {
+		return `{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"` + text + `"` + meta + `}}`
+	}
+	progress := func(tok, text, meta string) string {
+		return `{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":` + tok + `,"progress":1,"message":"` + text + `"` + meta + `}}`
+	}
 	fb := say(b, "2",
-		// A's task, dressed as B's: A's.
+		status(`{"taskId":"`+task+`","status":"working","statusMessage":"news A1"}`),
+		logLine("news A2", ","+relatedMeta(task)),
+		logLine("news AB", ""), // names no task: every window's
+		progress("$TOKEN", "news B1", ","+relatedMeta(mine)),
+		// A's task, dressed as B's, and the other way round: to no one.
 		status(`{"taskId":"`+task+`","status":"working","statusMessage":"news one",`+relatedMeta(mine)+`}`),
-		// Ambiguous: to no one.
-		status(`{"taskId":"`+mine+`","taskId":"`+task+`","status":"working","statusMessage":"news two"}`),
-		status(`{"taskID":"`+mine+`","taskId":"`+task+`","status":"working","statusMessage":"news three"}`),
-		status(`{"\u0074askId":"`+task+`","status":"working","statusMessage":"news four"}`),
-		status(`{"taskId":"`+task+`","status":"working","statusMessage":"news five"},"params":{"taskId":"`+mine+`"}`),
+		progress("$TOKEN", "news two", ","+relatedMeta(task)),
+		// Named twice or ambiguously: to no one.
+		status(`{"taskId":"`+mine+`","taskId":"`+task+`","status":"working","statusMessage":"news three"}`),
+		status(`{"taskID":"`+mine+`","taskId":"`+task+`","status":"working","statusMessage":"news four"}`),
+		status(`{"\u0074askId":"`+task+`","status":"working","statusMessage":"news five"}`),
+		status(`{"taskId":"`+task+`","status":"working","statusMessage":"news six"},"params":{"taskId":"`+mine+`"}`),
+		logLine("news seven", `,"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"`+task+`","taskId":"`+mine+`"}}`),
+		logLine("news eight", `,"_meta":{"io.modelcontextprotocol\u002frelated-task":{"taskId":"`+task+`"}}`),
 		// Unknown task: to no one.
-		status(`{"taskId":"mcptest-task-999","status":"working","statusMessage":"news six"}`),
-		status(`{"status":"working","statusMessage":"news seven",`+relatedMeta(task)+`}`),
-		// Progress on B's say, claiming to be about A's task: B's (the token is B's call's).
-		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":$TOKEN,"progress":1,"message":"news eight",`+relatedMeta(task)+`}}`,
-		// Progress with no token of the daemon's, naming A's task: to no one.
-		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":"nobody","progress":1,"message":"news nine",`+relatedMeta(task)+`}}`,
-		// A notification with no routing rule, naming A's task: to no one.
-		`{"jsonrpc":"2.0","method":"notifications/tasks/created","params":{"taskId":"`+task+`","statusMessage":"news ten"}}`,
+		status(`{"taskId":"mcptest-task-999","status":"working","statusMessage":"news nine"}`),
+		status(`{"status":"working","statusMessage":"news ten",`+relatedMeta(task)+`}`),
+		logLine("news eleven", ","+relatedMeta("mcptest-task-999")),
+		progress(`"nobody"`, "news twelve", ","+relatedMeta(task)),
+		// No routing rule: to no one.
+		`{"jsonrpc":"2.0","method":"notifications/tasks/created","params":{"taskId":"`+task+`","statusMessage":"news thirteen"}}`,
 	)
 	fb = append(fb, b.sync()...)
 	fa := a.sync()
 	has := func(fs []frame, s string) bool {
 		return slices.ContainsFunc(fs, func(f frame) bool { return strings.Contains(string(f.raw), s) })
 	}
-	if !has(fa, "news one") || has(fb, "news one") {
-		t.Errorf("A's task's status named as B's: A got it %v, B got it %v; want A only", has(fa, "news one"), has(fb, "news one"))
+	for s, want := range map[string][2]bool{"news A1": {true, false}, "news A2": {true, false}, "news AB": {true, true}, "news B1": {false, true}} {
+		if has(fa, s) != want[0] || has(fb, s) != want[1] {
+			t.Errorf("%q reached A %v, B %v; want A %v, B %v", s, has(fa, s), has(fb, s), want[0], want[1])
+		}
 	}
-	for _, s := range []string{"news two", "news three", "news four", "news five", "news six", "news seven", "news nine", "news ten"} {
-		if has(fa, s) || has(fb, s) {
+	for _, s := range []string{"one", "two", "three", "four", "five", "six", "seven", "eight", "nine", "ten", "eleven", "twelve", "thirteen"} {
+		if s = "news " + s; has(fa, s) || has(fb, s) {
 			t.Errorf("%q reached A %v, B %v; want no one", s, has(fa, s), has(fb, s))
 		}
 	}
-	if !has(fb, "news eight") || has(fa, "news eight") {
-		t.Errorf("progress on B's call naming A's task: B got it %v, A got it %v; want B only", has(fb, "news eight"), has(fa, "news eight"))
+}
+
+// TestWindowCannotSpeakForAnothersTask: a window names another window's task as the one its
+// frame is about (_meta related-task): in a request, in a cancellation, in its answer to the
+// server's question. A server that reads related-task would take it as part of that task (B's
+// answer as the input A's task waits for, B's cancellation as A's): none reaches the server, and
+// the server still gets an answer (an error) to its question.
+func TestWindowCannotSpeakForAnothersTask(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	record := dir + "/record"
+	req := request(launch("--tasks", "--say", "--record", record))
+	a := attachWin(t, "A", cfg, req)
+	b := attachWin(t, "B", cfg, req)
+	a.initialize()
+	b.initialize()
+	task := startTask(t, a, "1", 1000)
+	mine := startTask(t, b, "1", 1000)
+	for i, r := range []string{
+		`"method":"tools/call","params":{"name":"echo","arguments":{"text":"mallory"},` + relatedMeta(task) + `}`,
+		`"method":"tasks/get","params":{"taskId":"` + mine + `",` + relatedMeta(task) + `}`,
+		`"method":"tasks/result","params":{"taskId":"` + mine + `","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"` + mine + `","taskId":"` + task + `"}}}`,
+		`"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"` + task + `"},"x":"\u0041"}}`,
+	} {
+		id := fmt.Sprint(10 + i)
+		b.send(`{"jsonrpc":"2.0","id":%s,%s}`, id, r)
+		if f := b.until(id); f[len(f)-1].Error == nil {
+			t.Errorf("B's request naming A's task (%s): %s, want refused", r, f[len(f)-1].raw)
+		}
 	}
+	// B's own call in flight, then a cancellation of it that names A's task.
+	b.send(`{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":300}}}`)
+	b.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":20,"reason":"mallory",%s}}`, relatedMeta(task))
+	// The server asks B about B's own task; B answers as if for A's.
+	fs := say(b, "21", elicitFor("qb", mine, "B's question"))
+	i := slices.IndexFunc(fs, func(f frame) bool { return f.Method == "elicitation/create" })
+	if i < 0 {
+		t.Fatalf("B was not asked about its own task: %v", methods(fs))
+	}
+	b.send(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"name":"mallory"},%s}}`, fs[i].ID, relatedMeta(task))
+	serverRead(t, record, "qb", `"error"`)
+	// A's own answer naming its own task goes through.
+	say(b, "22", elicitFor("qa", task, "A's question"))
+	q := nextMethod(a, "elicitation/create")
+	a.send(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"name":"alice"},%s}}`, q.ID, relatedMeta(task))
+	serverRead(t, record, "qa", "alice")
+	b.sync()
+	data, _ := os.ReadFile(record)
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "> ") && (strings.Contains(l, "mallory") || strings.Contains(l, `"x":"\u0041"`)) {
+			t.Errorf("the server read a frame of B's naming A's task: %s", l)
+		}
+	}
+	b.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":20}}`)
 }
 
 // TestTaskFloodKeepsOthersTasks: one window starts more tasks than an instance keeps, and ends
