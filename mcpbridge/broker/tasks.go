@@ -200,20 +200,22 @@ func (in *instance) setOwnerLocked(id string, t *task, a *attachment) {
 	in.boundTasksLocked(a, id)
 }
 
-// boundTasksLocked keeps the table within its limits after a gained task id: a's own tasks go
-// first, then those of the window with the most; id itself stays. in.mu held.
+// boundTasksLocked keeps the table within its limits after a gained task id: beyond a window's
+// bound its own tasks go; beyond the instance's (several windows, or windows gone, each near its
+// bound), those of the window with the most, a first among equals (the one that gained, and so
+// the one flooding, not another it ties with); id itself stays. in.mu held.
 func (in *instance) boundTasksLocked(a *attachment, id string) {
 	if in.owned[a] > maxWindowTasks {
 		in.evictLocked(a, id)
 	}
 	for len(in.tasks) > maxTasks {
-		var most *attachment
+		most := a
 		for w, n := range in.owned {
-			if most == nil || n > in.owned[most] {
+			if n > in.owned[most] {
 				most = w
 			}
 		}
-		if most == nil || !in.evictLocked(most, id) {
+		if !in.evictLocked(most, id) {
 			return
 		}
 	}

@@ -459,39 +459,43 @@ func TestTaskFloodKeepsOthersTasks(t *testing.T) {
 
 	// B floods, a batch of calls at a time (its requests in flight are bounded).
 	const batch = 200
-	flood := func(n int, method func(i int) string) []frame {
+	flood := func(w *win, n int, method func(i int) string) []frame {
 		var out []frame
 		for i := 0; i < n; i += batch {
 			for j := i; j < min(i+batch, n); j++ {
-				b.send(`%s`, method(j))
+				w.send(`%s`, method(j))
 			}
 			for j := i; j < min(i+batch, n); j++ {
-				f := b.next()
+				f := w.next()
 				for f.Method != "" {
-					f = b.next()
+					f = w.next()
 				}
 				out = append(out, f)
 			}
 		}
 		return out
 	}
-	var bTasks []string
-	for _, f := range flood(maxTasks+batch, func(i int) string {
-		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"task_slow","arguments":{"polls":1},"task":{}}}`, i+1)
-	}) {
-		var r struct {
-			Task struct {
-				TaskID string `json:"taskId"`
-			} `json:"task"`
+	start := func(w *win, n int) []string {
+		var ids []string
+		for _, f := range flood(w, n, func(i int) string {
+			return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"task_slow","arguments":{"polls":1},"task":{}}}`, i+1)
+		}) {
+			var r struct {
+				Task struct {
+					TaskID string `json:"taskId"`
+				} `json:"task"`
+			}
+			if json.Unmarshal(f.Result, &r) != nil || r.Task.TaskID == "" {
+				t.Fatalf("%s's task: %s", w.name, f.raw)
+			}
+			ids = append(ids, r.Task.TaskID)
 		}
-		if json.Unmarshal(f.Result, &r) != nil || r.Task.TaskID == "" {
-			t.Fatalf("B's task: %s", f.raw)
-		}
-		bTasks = append(bTasks, r.Task.TaskID)
+		return ids
 	}
+	bTasks := start(b, maxTasks+batch)
 	// B's newest tasks end (polled once each).
 	newest := bTasks[len(bTasks)-1000:]
-	for _, f := range flood(len(newest), func(i int) string {
+	for _, f := range flood(b, len(newest), func(i int) string {
 		return fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"method":"tasks/get","params":{"taskId":%q}}`, i+1, newest[i])
 	}) {
 		if !strings.Contains(string(f.Result), `"completed"`) {
@@ -506,5 +510,19 @@ func TestTaskFloodKeepsOthersTasks(t *testing.T) {
 	}
 	if f := taskAsk(b, `"first"`, "tasks/get", bTasks[0]); f.Error == nil {
 		t.Errorf("B's oldest task after its own flood: %s, want forgotten", f.raw)
+	}
+
+	// More windows flood at once (or one opens several connections): together they hold more
+	// than the instance keeps, and still A's tasks are its own.
+	for i := range maxTasks/1000 + 1 {
+		w := attachWin(t, fmt.Sprintf("B%d", i), cfg, req)
+		w.initialize()
+		start(w, 1000)
+	}
+	if f := taskAsk(a, "6", "tasks/get", running); f.Result == nil {
+		t.Errorf("A's running task after several windows' flood: %s, want still A's", f.raw)
+	}
+	if f := taskAsk(a, "7", "tasks/result", ended); f.Result == nil {
+		t.Errorf("A's ended task's result after several windows' flood: %s, want still A's", f.raw)
 	}
 }
