@@ -505,6 +505,7 @@ func TestSharedTaskQuestionToItsWindow(t *testing.T) {
 	asked := map[int][]string{} // window -> the questions put to it
 	inB := make(chan struct{})  // B is being asked its own question: its call is in flight
 	release := make(chan struct{})
+	var once sync.Once
 	var regs []*Registry
 	for i := range 2 {
 		r := newTestRegistry(t, Options{Broker: &broker.Config{Dir: dir, Build: "test"},
@@ -513,8 +514,7 @@ func TestSharedTaskQuestionToItsWindow(t *testing.T) {
 				asked[i] = append(asked[i], el.Message)
 				mu.Unlock()
 				if i == 1 {
-					close(inB)
-					<-release
+					once.Do(func() { close(inB); <-release })
 				}
 				return ElicitResult{Action: "accept", Content: map[string]any{"name": "Ada", "agree": true}}
 			}})
