@@ -68,6 +68,10 @@ type task struct {
 func (in *instance) taskRequest(a *attachment, m *msg) {
 	switch m.method {
 	case "tasks/list":
+		if why := in.foreignTask(a, m.params); why != "" {
+			a.send(errorResponse(m.id, codeInvalidParams, m.method+": not relayed to a shared server: "+why))
+			return
+		}
 		in.forwardAs(a, m, nil, kindTaskList, "")
 		return
 	case "tasks/get", "tasks/result", "tasks/cancel", "tasks/update":
@@ -83,6 +87,11 @@ func (in *instance) taskRequest(a *attachment, m *msg) {
 	}
 	if !ok {
 		a.send(errorResponse(m.id, codeInvalidParams, m.method+": params need exactly one taskId, a string"))
+		return
+	}
+	if rid, named := relatedTask(m.params); named && (rid == "" || rid != id) {
+		// The server might read the task from _meta rather than taskId.
+		a.send(errorResponse(m.id, codeInvalidParams, m.method+": _meta "+relatedTaskKey+" names another task than taskId, or names it ambiguously"))
 		return
 	}
 	in.mu.Lock()
@@ -338,8 +347,8 @@ func (in *instance) filterTaskList(a *attachment, m *msg, down string) []byte {
 // 2025-11-25 tasks).
 const relatedTaskKey = "io.modelcontextprotocol/related-task"
 
-// relatedTask is the task id a server's request names in params._meta; named is false when it
-// names none. id is "" when it names one in a way another reader might take for another id (a
+// relatedTask is the task id a message's params (or result) name in _meta; named is false when
+// they name none. id is "" when it names one in a way another reader might take for another id (a
 // member twice, escaped or in another case, not a string): then no window may be asked.
 func relatedTask(params []byte) (id string, named bool) {
 	meta, ambiguous := lookup(params, "_meta")
@@ -411,7 +420,8 @@ var ownMethods = []string{"initialize", "ping", "logging/setLevel", "resources/s
 // another window's task, list every window's tasks, or change what every window's server logs.
 // MCP method names are case-sensitive ASCII: a name outside printable ASCII is refused whole,
 // since Unicode folds too many letters into ASCII ones (the Kelvin sign into k, a ligature into
-// st, fullwidth forms) to list; in ASCII, a name equal to one of those letters and digits aside is.
+// st, fullwidth forms) to list them; within ASCII, a name with the same letters and digits as one
+// of those methods, case aside, is refused.
 func misspelt(method string) string {
 	if _, ok := knownMethods[method]; ok {
 		return "" // the common case, spelt exactly

@@ -407,12 +407,19 @@ func TestWindowCannotSpeakForAnothersTask(t *testing.T) {
 		`"method":"tasks/get","params":{"taskId":"` + mine + `",` + relatedMeta(task) + `}`,
 		`"method":"tasks/result","params":{"taskId":"` + mine + `","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"` + mine + `","taskId":"` + task + `"}}}`,
 		`"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"` + task + `"},"x":"\u0041"}}`,
+		`"method":"tasks/list","params":{` + relatedMeta(task) + `}`,
+		`"method":"tasks/cancel","params":{"taskId":"` + mine + `","_meta":{"io.modelcontextprotocol/related-task":{"taskId":"mcptest-task-999"}}}`,
 	} {
 		id := fmt.Sprint(10 + i)
 		b.send(`{"jsonrpc":"2.0","id":%s,%s}`, id, r)
 		if f := b.until(id); f[len(f)-1].Error == nil {
 			t.Errorf("B's request naming A's task (%s): %s, want refused", r, f[len(f)-1].raw)
 		}
+	}
+	// Naming its own task in _meta too is no reason to refuse.
+	b.send(`{"jsonrpc":"2.0","id":15,"method":"tasks/get","params":{"taskId":%q,%s}}`, mine, relatedMeta(mine))
+	if f := b.until("15"); f[len(f)-1].Result == nil {
+		t.Errorf("B's tasks/get of its own task, named in _meta too: %s", f[len(f)-1].raw)
 	}
 	// B's own call in flight, then a cancellation of it that names A's task.
 	b.send(`{"jsonrpc":"2.0","id":20,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":300}}}`)
