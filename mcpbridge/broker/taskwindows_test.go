@@ -36,7 +36,7 @@ func elicitFor(qid, task, msg string) string {
 		qid, msg, relatedMeta(task))
 }
 
-// seen fails the test when any of fs carries secret.
+// notSeen fails the test when any of fs carries secret.
 func notSeen(t *testing.T, who string, fs []frame, secret string) {
 	t.Helper()
 	for _, f := range fs {
