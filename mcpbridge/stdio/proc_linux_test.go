@@ -1,7 +1,12 @@
 package stdio
 
 import (
+	"fmt"
+	"os"
 	"os/exec"
+	"runtime"
+	"slices"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -77,4 +82,98 @@ func TestPrewarm(t *testing.T) {
 		}
 		Prewarm()
 	}
+}
+
+// Servers that end together share walks of /proc: a host closing 30 servers walked it 60 times
+// (each server's exit and its Close). The first walk is held until the other requests are made;
+// they are then served together by one walk that began after them, and every marked process is
+// killed.
+func TestKillOwnedSharesWalks(t *testing.T) {
+	const n = 6
+	tags := make([]string, n)
+	pids := make([]int, n)
+	for i := range n {
+		tags[i] = fmt.Sprintf("%d.%d.%d", os.Getpid(), 1, 9000+i) // no live host has this start
+		cmd := exec.Command("sleep", "300")
+		cmd.Env = []string{ownerVar + "=" + tags[i]}
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		reaped := make(chan struct{})
+		go func() { cmd.Wait(); close(reaped) }() // reap once killed, so procGone sees it gone
+		t.Cleanup(func() { cmd.Process.Kill(); <-reaped })
+		pids[i] = cmd.Process.Pid
+	}
+	begun, release := make(chan struct{}), make(chan struct{})
+	var walked [][]string
+	owners.mu.Lock()
+	walks0 := owners.walks
+	owners.before = func(tags []string) {
+		walked = append(walked, tags)
+		if len(walked) == 1 {
+			close(begun)
+			<-release
+		}
+	}
+	owners.mu.Unlock()
+	t.Cleanup(func() {
+		owners.mu.Lock()
+		owners.before = nil
+		owners.mu.Unlock()
+	})
+
+	first := make(chan struct{})
+	go func() { killOwned(tags[0]); close(first) }()
+	// Once the first walk has begun (and is held), the others ask.
+	<-begun
+	var others sync.WaitGroup
+	for _, tag := range tags[1:] {
+		others.Go(func() { killOwned(tag) })
+	}
+	for {
+		owners.mu.Lock()
+		queued := len(owners.waiting)
+		owners.mu.Unlock()
+		if queued == n-1 {
+			break
+		}
+		runtime.Gosched()
+	}
+	close(release)
+	<-first
+	others.Wait()
+
+	owners.mu.Lock()
+	walks := owners.walks - walks0
+	owners.mu.Unlock()
+	want := [][]string{{tags[0]}, slices.Sorted(slices.Values(tags[1:]))}
+	if walks != 2 || !slices.EqualFunc(walked, want, slices.Equal) {
+		t.Errorf("walks %d of %q, want 2: %q", walks, walked, want)
+	}
+	waitGone(t, "the marked processes", pids...)
+}
+
+// BenchmarkServersEnd: 30 servers ending at once (a host's shutdown) look for what each left
+// behind: each walking /proc on its own (as before), or sharing walks (killOwned).
+func BenchmarkServersEnd(b *testing.B) {
+	const servers = 30
+	tag := func(i int) string { return fmt.Sprintf("%d.1.%d", os.Getpid(), 8000+i) }
+	b.Run("each-alone", func(b *testing.B) {
+		for b.Loop() {
+			var wg sync.WaitGroup
+			for i := range servers {
+				wg.Go(func() { killMarked(func(t string) bool { return t == tag(i) }) })
+			}
+			wg.Wait()
+		}
+	})
+	b.Run("shared", func(b *testing.B) {
+		for b.Loop() {
+			var wg sync.WaitGroup
+			for i := range servers {
+				wg.Go(func() { killOwned(tag(i)) })
+			}
+			wg.Wait()
+		}
+	})
 }
