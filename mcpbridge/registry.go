@@ -524,6 +524,15 @@ func (r *Registry) died(e *entry, gen uint64, c *conn) {
 	if why, ok := stoppedOnPurpose(c); ok {
 		e.state, e.err, stopped = StateStopped, why, why
 	}
+	// shared.go: the daemon ended in good order and said to attach again: the server is starting
+	// again, in a new daemon (reattachLater), not failed; if that fails, it fails then.
+	moved := daemonMoved(c)
+	if moved {
+		e.state, e.err = StateStarting, ""
+		// Waiters for the start (WaitIdle, WaitStarted) wait for the attach again: the attempt
+		// that replaces this one, or whatever ends it (stopLocked), closes this.
+		e.done, e.doneClosed = make(chan struct{}), false
+	}
 	e.stderrTail = tail
 	r.rebuildLocked()
 	ecfg := e.cfg // e's fields change under mu once it is released (a reconnect)
@@ -536,9 +545,12 @@ func (r *Registry) died(e *entry, gen uint64, c *conn) {
 		r.wg.Go(func() { r.watchRestart(e, gen, ecfg) })
 	}
 	r.mu.Unlock()
-	if stopped != "" {
+	switch {
+	case stopped != "":
 		r.log.Info("shared server stopped with its daemon", "server", ecfg.Name, "why", ecfg.Redact(stopped, r.opts.Getenv))
-	} else {
+	case moved:
+		r.log.Info("shared server's daemon ended; attaching again", "server", ecfg.Name, "why", ecfg.Redact(reason.Error(), r.opts.Getenv))
+	default:
 		r.log.Warn("mcp server died", "server", ecfg.Name, "err", ecfg.Redact(reason.Error(), r.opts.Getenv), "stderr", ecfg.Redact(tail, r.opts.Getenv))
 	}
 	r.changed()

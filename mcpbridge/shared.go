@@ -167,6 +167,22 @@ func daemonGone(c *conn) bool {
 	return ok && !bc.InstanceExited()
 }
 
+// daemonMoved reports whether c was attached to a shared server whose daemon ended in good order
+// and told its windows to attach again (a signal from outside, `daemon restart`'s hand-over): the
+// window moves to a new daemon by itself, and nothing failed that the person must act on.
+func daemonMoved(c *conn) bool {
+	s := c.stdio()
+	if s == nil {
+		return false
+	}
+	bc, ok := s.SharedStream().(*broker.Conn)
+	if !ok {
+		return false
+	}
+	e := bc.Exited()
+	return e != nil && e.Reattach
+}
+
 // reattachLater restarts e after the delay of attempt, unless it was restarted, removed or the
 // registry closed meanwhile (gen is the generation its death left). The calls that were in
 // flight have ended with an error; none is sent again.

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -542,5 +543,79 @@ func TestSharedTaskQuestionToItsWindow(t *testing.T) {
 	}
 	if slices.ContainsFunc(asked[1], func(s string) bool { return strings.Contains(s, "window A") }) {
 		t.Errorf("B was asked A's task's question: %q", asked[1])
+	}
+}
+
+// TestSharedDaemonEndedMovesOn: a daemon ended from outside in good order (its context ends, as
+// `switchboard daemon` does on SIGTERM) tells its windows to attach again. The window shows the
+// server starting, never failed, while it moves; while it shows starting, a caller waiting for the
+// start (WaitStarted, WaitIdle, as calls and the host do) finds the start not over (the old
+// attempt's channel was closed: they would spin until the new attach), and the server answers
+// under the new daemon.
+func TestSharedDaemonEndedMovesOn(t *testing.T) {
+	dir, err := os.MkdirTemp("", "sbe")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir += "/d"
+	ctx, end := context.WithCancel(context.Background())
+	ready, done := make(chan struct{}), make(chan struct{})
+	go func() {
+		defer close(done)
+		if err := broker.Serve(ctx, broker.Options{Dir: dir, Build: "test", Idle: time.Minute, Ready: closeOnWrite(ready)}); err != nil {
+			t.Errorf("broker.Serve: %v", err)
+		}
+	}()
+	t.Cleanup(func() { end(); <-done })
+	<-ready
+	bcfg := &broker.Config{Dir: dir, Build: "test", Start: func(string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = []string{brokerDirVar + "=" + dir}
+		return cmd
+	}}
+	t.Cleanup(func() { broker.Stop(context.Background(), broker.Config{Dir: dir}) })
+	var mu sync.Mutex
+	var states []string
+	cfg := stdioCfg("s")
+	cfg.Shared = config.SharedUser
+	r := newTestRegistry(t, Options{Broker: bcfg, OnChange: func(ss []ServerStatus) {
+		for _, s := range ss {
+			mu.Lock()
+			if s.Name == "s" && (len(states) == 0 || states[len(states)-1] != s.State) {
+				states = append(states, s.State)
+			}
+			mu.Unlock()
+		}
+	}})
+	old := applyAndWait(t, r, cfg)["s"].Shared.DaemonPid
+	end()
+	<-done
+	deadline := time.Now().Add(30 * time.Second)
+	for spun := false; ; {
+		r.mu.Lock()
+		e := r.servers["s"]
+		state, over := e.state, e.doneClosed
+		r.mu.Unlock()
+		if state == StateStarting && over && !spun {
+			spun = true
+			t.Errorf("the server shows starting while its start is over: WaitStarted and WaitIdle spin")
+		}
+		if st := statusMap(r)["s"]; st.State == StateReady && st.Shared != nil && st.Shared.DaemonPid != old {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("after the daemon ended: %+v, want ready under a new daemon", statusMap(r)["s"])
+		}
+		runtime.Gosched() // poll: the window moves on its own goroutines
+	}
+	res, err := r.Call(context.Background(), "mcp__s__echo", json.RawMessage(`{"text":"moved"}`))
+	if err != nil || res.Text != "moved" {
+		t.Fatalf("a call after the move: %+v %v", res, err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if slices.Contains(states, StateFailed) || !slices.Contains(states, StateStarting) {
+		t.Errorf("states while moving: %v, want starting and never failed", states)
 	}
 }

@@ -27,7 +27,7 @@ The shared-server daemon holds one copy of each MCP server marked "shared" for a
 editor windows. Windows start it when they need it; it exits a minute after the last one closed.
 
   status   show the daemon, its servers and how many windows use each
-  stop     stop it now: its servers stop, windows using them show them failed and say why
+  stop     stop it now: its servers stop, windows using them show them stopped and say why
            (a Reconnect starts them again)
   restart  hand over to a new daemon: the next window starts one from its own binary; the
            running one finishes its windows' calls and exits when they have closed (its

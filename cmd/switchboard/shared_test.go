@@ -14,6 +14,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -558,4 +559,51 @@ func TestSharedDaemonStopIsNews(t *testing.T) {
 	}
 	e.call("workspace/executeCommand", map[string]any{"command": "switchboard.reconnect", "arguments": []any{map[string]any{"server": "s"}}})
 	e.await("s ready again", func(ms []e2eMsg) bool { return last(ms) == "ready" })
+}
+
+// TestSharedDaemonSignalledMovesOn: the daemon ended from outside in good order (SIGTERM, as at a
+// logout or by a service manager) tells its windows to attach again; a window then moves to a new
+// daemon by itself. Nothing failed that the person must act on: the shared server is never shown
+// failed and no error or warning pops up; the server is back, under a new daemon, and answers.
+// (A daemon killed without a word is a fault, and stays one: TestSharedDaemonKilled in mcpbridge.)
+func TestSharedDaemonSignalledMovesOn(t *testing.T) {
+	bin, mcptest := e2eBuild(t)
+	_, env := sharedRuntime(t, bin)
+	servers := map[string]any{"s": map[string]any{"command": mcptest, "shared": true}}
+	e := startE2E(t, bin, env)
+	t.Cleanup(func() { e.stdin.Close(); e.wait() })
+	e.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": nil, "capabilities": map[string]any{},
+		"initializationOptions": map[string]any{"daemonIdleSeconds": 5, "servers": servers}})
+	e.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+	ms := e.await("s ready, shared", func(ms []e2eMsg) bool {
+		s, ok := lastStatus(ms, "s")
+		return ok && s.State == "ready" && s.Shared != nil && s.Shared.DaemonPid > 0
+	})
+	first, _ := lastStatus(ms, "s")
+	old := first.Shared.DaemonPid
+	if err := syscall.Kill(old, syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	ms = e.await("s ready under a new daemon", func(ms []e2eMsg) bool {
+		s, ok := lastStatus(ms, "s")
+		return ok && s.State == "ready" && s.Shared != nil && s.Shared.DaemonPid != old
+	})
+	for _, m := range ms {
+		var p struct{ Servers []sharedPolicyStatus }
+		if m.Method == "switchboard/serversChanged" && json.Unmarshal(m.Params, &p) == nil {
+			for _, s := range p.Servers {
+				if s.Name == "s" && s.State == "failed" {
+					t.Errorf("s was shown failed while its window moved to a new daemon: %+v", s)
+				}
+			}
+		}
+	}
+	for _, level := range []int{1, 2} {
+		if shownAt(ms, level, "'s'") {
+			t.Errorf("the daemon's orderly end was told as an error or a warning (type %d)", level)
+		}
+	}
+	if got := echo(e, "s", "after"); !strings.Contains(got, "after") {
+		t.Errorf("a call after the move: %s", got)
+	}
 }
