@@ -668,6 +668,29 @@ T.case('serversChanged updates the cached list and the statusline (add_tool)', f
   end)
 end)
 
+T.case('the statusline says why fewer servers are ready: failed, untrusted, sign-in, blocked', function()
+  local sb = T.start({ mode = 'always-allow' })
+  T.wait('statusline', function()
+    return sb.statusline() == 'SB 1/1'
+  end)
+  -- The host's own list, as a serversChanged of the running client would bring it.
+  local notify = sb.handlers()[protocol().notify.servers_changed]
+  notify(nil, {
+    servers = {
+      { name = 'a', state = 'ready' },
+      { name = 'b', state = 'failed' },
+      { name = 'c', state = 'untrusted' },
+      { name = 'd', state = 'needs-auth' },
+      { name = 'e', state = 'needs-auth' },
+      { name = 'f', state = 'blocked' },
+      { name = 'g', state = 'disabled' },
+    },
+  }, { client_id = sb.client().id })
+  T.eq(sb.statusline(), 'SB 1/7 1 failed 1 untrusted 2 need sign-in 1 blocked')
+  local d = require('switchboard.status').data()
+  T.eq({ d.untrusted, d.needs_auth, d.blocked }, { 1, 2, 1 })
+end)
+
 T.case('a servers answer older than a serversChanged notification does not replace it', function()
   local sb = require('switchboard')
   local notify = sb.handlers()[protocol().notify.servers_changed]

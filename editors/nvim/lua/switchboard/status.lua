@@ -6,22 +6,32 @@
 -- autocmds SwitchboardServers, SwitchboardApproval, SwitchboardElicitation and SwitchboardProgress.
 local M = {}
 
---- Counts: { running, ready, failed, starting, total, pending (approvals), questions }.
+--- Counts: { running, ready, failed, starting, untrusted, needs_auth, blocked, total, pending
+--- (approvals), questions }.
 function M.data()
   local sb = require('switchboard')
   local client = sb.client()
-  local d = { running = client ~= nil, ready = 0, failed = 0, starting = 0, total = 0, pending = 0, questions = 0 }
+  local d = {
+    running = client ~= nil,
+    ready = 0,
+    failed = 0,
+    starting = 0,
+    untrusted = 0,
+    needs_auth = 0,
+    blocked = 0,
+    total = 0,
+    pending = 0,
+    questions = 0,
+  }
   if not client then
     return d
   end
+  local key = { ready = 'ready', failed = 'failed', starting = 'starting', untrusted = 'untrusted', ['needs-auth'] = 'needs_auth', blocked = 'blocked' }
   for _, s in ipairs(sb.servers()) do
     d.total = d.total + 1
-    if s.state == 'ready' then
-      d.ready = d.ready + 1
-    elseif s.state == 'failed' then
-      d.failed = d.failed + 1
-    elseif s.state == 'starting' then
-      d.starting = d.starting + 1
+    local k = key[s.state]
+    if k then
+      d[k] = d[k] + 1
     end
   end
   d.pending = require('switchboard.approvals').count()
@@ -30,8 +40,9 @@ function M.data()
   return d
 end
 
---- "SB 2/3" plus " 1 failed", " 1 approval" and " 1 question" when there are any; "" when the
---- host is not running.
+--- "SB 2/3" plus " 1 failed", " 1 untrusted", " 1 needs sign-in", " 1 blocked", " 1 approval"
+--- and " 1 question" when there are any (why fewer are ready than there are: the VS Code status
+--- bar's words); "" when the host is not running.
 function M.statusline()
   local ok, d = pcall(M.data)
   if not ok or not d.running then
@@ -40,6 +51,15 @@ function M.statusline()
   local parts = { ('SB %d/%d'):format(d.ready, d.total) }
   if d.failed > 0 then
     table.insert(parts, ('%d failed'):format(d.failed))
+  end
+  if d.untrusted > 0 then
+    table.insert(parts, ('%d untrusted'):format(d.untrusted))
+  end
+  if d.needs_auth > 0 then
+    table.insert(parts, ('%d need%s sign-in'):format(d.needs_auth, d.needs_auth == 1 and 's' or ''))
+  end
+  if d.blocked > 0 then
+    table.insert(parts, ('%d blocked'):format(d.blocked))
   end
   if d.pending > 0 then
     table.insert(parts, ('%d approval%s'):format(d.pending, d.pending == 1 and '' or 's'))
