@@ -44,6 +44,7 @@ type options struct {
 	rich           bool
 	spawnSetsid    bool
 	linger         bool
+	leaveGroup     bool
 	startupDelay   time.Duration
 	hostile        bool
 	say            bool // faults.go: the tool say writes the client's lines verbatim
@@ -101,6 +102,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.IntVar(&o.page, "page", 0, "list at most `N` entries per page (tools, resources, prompts: cursors)")
 	fs.BoolVar(&o.spawnChild, "spawn-child", false, "start a grandchild (sleep) in the same process group and print its pid to stderr")
 	fs.BoolVar(&o.linger, "linger", false, "fault: keep running after stdin ends (a server that does not notice its client is gone)")
+	fs.BoolVar(&o.leaveGroup, "leave-group", false, "fault: move into the parent's process group at start, out of the group the client made for it (which it signals to end the server); with --linger, a server that only ending its own process stops")
 	fs.BoolVar(&o.spawnSetsid, "spawn-setsid-child", false, "start a grandchild (sleep) in a new session (setsid: out of the process group) and print its pid to stderr")
 	fs.StringVar(&o.protocol, "protocol", "", "serve only `REVISION` (2026-07-28: initialize is refused with -32022; see modern.go)")
 	fs.StringVar(&o.record, "record", "", "append every message read (and, over stdio, written) to `FILE`")
@@ -128,6 +130,13 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 		return 3
 	}
 	time.Sleep(o.startupDelay)
+	if o.leaveGroup {
+		if err := leaveGroup(); err != nil {
+			logf("leave group: %v", err)
+			return 1
+		}
+		logf("left the process group")
+	}
 	for _, setsid := range []bool{false, true} {
 		if (setsid && !o.spawnSetsid) || (!setsid && !o.spawnChild) {
 			continue

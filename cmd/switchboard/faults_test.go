@@ -615,7 +615,14 @@ func (e *fEditor) waitExit(what string) int {
 	select {
 	case <-e.exited:
 	case <-time.After(faultBound()):
-		e.t.Fatalf("%s: the host did not exit within %v", what, faultBound())
+		// The runtime's dump of every goroutine (SIGQUIT) says where it hangs.
+		syscall.Kill(e.cmd.Process.Pid, syscall.SIGQUIT) // ignore error: it may have exited just now
+		select {
+		case <-e.exited:
+		case <-time.After(10 * time.Second):
+		}
+		b, _ := os.ReadFile(e.errLog) // ignore error: the dump is a help, not the verdict
+		e.t.Fatalf("%s: the host did not exit within %v; its goroutines at SIGQUIT:\n%s", what, faultBound(), b)
 	}
 	e.mu.Lock()
 	code, kids := e.exitCode, e.children

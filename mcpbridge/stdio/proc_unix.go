@@ -16,8 +16,16 @@ func ownProcessGroup(cmd *exec.Cmd) {
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 }
 
-// signalGroup sends sig to the child's whole process group. A group that is gone is not an error.
+// signalGroup sends sig to the child's whole process group, and to the child itself when it
+// moved out of that group (setpgid into another): Close waits for the child's exit, and a child
+// that left its group and ignored the end of its stdin was never signalled, so the host never
+// exited (TestExitServerLeftItsGroup). The child is signalled through its os.Process, which
+// never reaches another process that took its pid after it was reaped. A group that is gone is
+// not an error.
 func signalGroup(p *os.Process, sig syscall.Signal) error {
+	if pg, err := syscall.Getpgid(p.Pid); err == nil && pg != p.Pid {
+		_ = p.Signal(sig) // ignore error: reaped already (then it is done)
+	}
 	err := syscall.Kill(-p.Pid, sig)
 	if errors.Is(err, syscall.ESRCH) {
 		return nil
