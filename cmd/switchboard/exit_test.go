@@ -9,11 +9,19 @@ package main
 // the host does not exit within the fault bound.
 
 import (
+	"errors"
 	"fmt"
+	"io"
 	"os"
 	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
+	"syscall"
 	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
 )
 
 // fPgrp is the process group of pid, from /proc (0 when unreadable).
@@ -48,4 +56,145 @@ func TestExitServerLeftItsGroup(t *testing.T) {
 	if fProcessAlive(pid) {
 		t.Errorf("the server (pid %d) outlived the host", pid)
 	}
+}
+
+// fGate is an editor's reading of the host's stdout that the test can stop (an editor that hangs
+// and stops reading: the pipe fills up and the host's writes wait) and start again.
+type fGate struct {
+	r    io.Reader
+	mu   sync.Mutex
+	open chan struct{} // closed while reading goes on
+}
+
+func newGate(r io.Reader) *fGate {
+	g := &fGate{r: r, open: make(chan struct{})}
+	close(g.open)
+	return g
+}
+
+func (g *fGate) Read(p []byte) (int, error) {
+	g.mu.Lock()
+	open := g.open
+	g.mu.Unlock()
+	<-open
+	return g.r.Read(p)
+}
+
+// stop stops reading after the read in progress, if any.
+func (g *fGate) stop() {
+	g.mu.Lock()
+	g.open = make(chan struct{})
+	g.mu.Unlock()
+}
+
+func (g *fGate) resume() {
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	select {
+	case <-g.open:
+	default:
+		close(g.open)
+	}
+}
+
+// smallPipe makes the pipe f hold a single page, so that one large frame fills it.
+func smallPipe(t *testing.T, f *os.File) {
+	t.Helper()
+	rc, err := f.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var serr error
+	if err := rc.Control(func(fd uintptr) { _, serr = unix.FcntlInt(fd, unix.F_SETPIPE_SZ, 4096) }); err != nil || serr != nil {
+		t.Fatalf("F_SETPIPE_SZ: %v %v", err, serr)
+	}
+}
+
+// awaitHostExit waits (bounded) for the host process to exit without reading its stdout (it
+// stays a zombie until the harness reaps it), and fails with its goroutines when it does not.
+func (e *fEditor) awaitHostExit(what string, g *fGate) {
+	e.t.Helper()
+	fd, err := unix.PidfdOpen(e.cmd.Process.Pid, 0)
+	if err != nil {
+		e.t.Fatalf("pidfd_open: %v", err)
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	deadline := time.Now().Add(faultBound())
+	for {
+		n, err := unix.Poll(fds, int(time.Until(deadline).Milliseconds()))
+		if err == unix.EINTR {
+			continue
+		}
+		if err != nil {
+			e.t.Fatalf("poll pidfd: %v", err)
+		}
+		if n > 0 {
+			return
+		}
+		if time.Now().After(deadline) {
+			break
+		}
+	}
+	syscall.Kill(e.cmd.Process.Pid, syscall.SIGQUIT) // ignore error: it may have exited just now
+	g.resume()                                       // the dump goes to stderr; the harness reaps the host once stdout ends
+	select {
+	case <-e.exited:
+	case <-time.After(10 * time.Second):
+	}
+	b, _ := os.ReadFile(e.errLog) // ignore error: the dump is a help, not the verdict
+	e.t.Fatalf("%s: the host did not exit within %v; its goroutines at SIGQUIT:\n%s", what, faultBound(), b)
+}
+
+// countIn counts the lines of the file path that contain sub.
+func countIn(path, sub string) int {
+	b, _ := os.ReadFile(path) // ignore error: none yet
+	return strings.Count(string(b), sub)
+}
+
+// An editor that stops reading the host's stdout (hung, or busy for good) and then closes its
+// end: the host's writes to it waited for good, among them the registry's own (a server's death
+// said as window/logMessage and switchboard/serversChanged), and closing the registry waited for
+// them, so the host never exited.
+func TestExitEditorStoppedReading(t *testing.T) {
+	var gate *fGate
+	var left atomic.Bool // the editor closed stdin
+	// The server's command line is what every status carries: one serversChanged, or one reply
+	// to switchboard.servers, is larger than the pipe holds.
+	big := strings.Repeat("x", 20000)
+	e := startFaultHost(t, fHostOpts{
+		servers: map[string]fServer{"big": fMcptest("--name", "big", "--", big)},
+		stdout: func(f *os.File) io.Reader {
+			smallPipe(t, f)
+			gate = newGate(f)
+			return gate
+		},
+		// The reply the host was writing when it left is cut off: the editor that stopped
+		// reading it is gone. Anything else is not an LSP frame.
+		badOutput: func(err error) {
+			if !left.Load() || !(errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
+				t.Errorf("reading the host's stdout: %v", err)
+			}
+		},
+	})
+	e.waitServers("big ready", fStateIs("big", "ready"))
+	pid := e.pidOf("--name big")
+	e.noteChildren()
+
+	gate.stop()
+	// A reply the host cannot finish writing: every later frame waits behind it.
+	before := countIn(e.events, `"command":"switchboard.servers"`)
+	e.send("workspace/executeCommand", map[string]any{"command": "switchboard.servers"})
+	fWaitFile(t, e.events, "the host took the request", func(s string) bool {
+		return strings.Count(s, `"command":"switchboard.servers"`) > before
+	})
+	// The server dies: the registry says so to the editor, and waits for the write.
+	syscall.Kill(pid, syscall.SIGKILL) // ignore error: the test's own child's child
+	fWaitFile(t, e.events, "the server's death told", fContains("mcp server died"))
+
+	left.Store(true)
+	e.stdin.Close() // the editor goes away, never having read on
+	e.awaitHostExit("the editor stopped reading, then closed stdin", gate)
+	gate.resume()
+	e.waitExit("the editor stopped reading, then closed stdin")
 }

@@ -168,6 +168,11 @@ type fHostOpts struct {
 	servers     map[string]fServer
 	configFiles []string
 	extra       map[string]any // more initializationOptions
+	// stdout, when set, is what the editor reads the host's stdout through (exit_test.go: an
+	// editor that stops reading); it is given the pipe's read end.
+	stdout func(*os.File) io.Reader
+	// badOutput, when set, judges what stdout carried that is not an LSP frame (nil: a failure).
+	badOutput func(error)
 }
 
 func startFaultHost(t *testing.T, o fHostOpts) *fEditor {
@@ -207,7 +212,11 @@ func startFaultHost(t *testing.T, o fHostOpts) *fEditor {
 		t.Fatal(err)
 	}
 	e.cmd = cmd
-	e.lsp = lsptest.New(stdout, e.stdin, lsptest.Options{
+	var out io.Reader = stdout
+	if o.stdout != nil {
+		out = o.stdout(stdout.(*os.File))
+	}
+	e.lsp = lsptest.New(out, e.stdin, lsptest.Options{
 		Answer: func(m fMsg) (any, bool) {
 			e.mu.Lock()
 			answer := e.answer
@@ -217,7 +226,13 @@ func startFaultHost(t *testing.T, o fHostOpts) *fEditor {
 			}
 			return answer(m)
 		},
-		OnBadOutput: func(err error) { e.t.Errorf("reading the host's stdout: %v", err) },
+		OnBadOutput: func(err error) {
+			if o.badOutput != nil {
+				o.badOutput(err)
+				return
+			}
+			e.t.Errorf("reading the host's stdout: %v", err)
+		},
 	})
 	go func() {
 		<-e.lsp.Done() // Wait closes stdout: read everything first

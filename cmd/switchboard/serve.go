@@ -186,6 +186,15 @@ func (s *stdio) Read(p []byte) (int, error) { return s.in.Read(p) }
 func (s *stdio) SetReadDeadline(t time.Time) error { return s.in.SetReadDeadline(t) }
 func (s *stdio) Write(p []byte) (int, error)       { return s.out.Write(p) }
 
+// Leave ends the writes to the editor for good (lspconn.Stream.Leave): stdout's write deadline,
+// which nothing else sets, goes to the past, so a write waiting for an editor that stopped
+// reading fails now and every later one at once. A stdout the runtime does not poll cannot be
+// ended this way (os.ErrNoDeadline).
+func (s *stdio) Leave() error { return s.out.SetWriteDeadline(aLongTimeAgo) }
+
+// aLongTimeAgo is a deadline that has passed.
+var aLongTimeAgo = time.Unix(1, 0)
+
 // Close does nothing: the framer ends its own wait for stdin (a pollable stdin's read by moving
 // its deadline; a blocking one's read, which nothing can interrupt, it stops waiting for), and
 // stdout stays open until the process exits so a late write fails quietly.

@@ -88,6 +88,9 @@ func (s *server) run(ctx context.Context, rwc io.ReadWriteCloser) error {
 		}
 	case <-ctx.Done():
 	}
+	// Nothing written from here on waits for the editor: it is gone, said exit, or the process
+	// is being ended; a write waiting for an editor that stopped reading held the close below.
+	stream.Leave()
 	s.teardown()
 
 	// Close waits for in-flight handlers; they all end once baseCtx is cancelled, but never let a

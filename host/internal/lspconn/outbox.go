@@ -1,6 +1,7 @@
 package lspconn
 
 import (
+	"errors"
 	"io"
 	"runtime"
 	"strconv"
@@ -20,6 +21,7 @@ type outbox struct {
 	busy func() bool // nil: never wait
 
 	mu      sync.Mutex
+	left    bool     // Stream.Leave: nothing more is written
 	buf     []byte   // frames not written yet, in the order they came
 	spare   []byte   // the buffer written last, reused
 	writing bool     // a writer owns buf: it writes it, then what joined meanwhile
@@ -39,6 +41,10 @@ const keptBuffer = 64 << 10
 // returns once the write that carried it is over, with that write's error.
 func (o *outbox) write(body []byte) (int, error) {
 	o.mu.Lock()
+	if o.left {
+		o.mu.Unlock()
+		return 0, errLeft
+	}
 	start := len(o.buf)
 	o.buf = appendFrame(o.buf, body)
 	size := len(o.buf) - start
@@ -103,6 +109,16 @@ func (o *outbox) drain() {
 	for more := true; more; {
 		more, _ = o.writeOut() // ignore error: each writer has it from its flushed
 	}
+}
+
+// errLeft is a write after Stream.Leave.
+var errLeft = errors.New("lspconn: write after the host left the editor")
+
+// leave makes every later write fail at once (Stream.Leave).
+func (o *outbox) leave() {
+	o.mu.Lock()
+	o.left = true
+	o.mu.Unlock()
 }
 
 // appendFrame appends body framed as LSP frames it (jsonrpc2's header stream writes the same).

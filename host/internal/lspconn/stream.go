@@ -58,6 +58,7 @@ type StreamOptions struct {
 type Stream struct {
 	inner jsonrpc2.Stream // for Close; reads go through fr, writes through out
 	out   outbox
+	leave leaver // rwc, when its writes can be ended (Leave); nil otherwise
 	fr    *framer
 	log   *slog.Logger
 	tap   func(string, []byte)
@@ -84,7 +85,25 @@ func NewStream(rwc io.ReadWriteCloser, opts StreamOptions) *Stream {
 		stall = DefaultStallTimeout
 	}
 	fr := &framer{src: newSource(rwc), stall: stall}
-	return &Stream{inner: inner, out: outbox{w: rwc, busy: opts.Busy}, fr: fr, log: log, tap: opts.Tap, done: make(chan struct{})}
+	l, _ := rwc.(leaver)
+	return &Stream{inner: inner, out: outbox{w: rwc, busy: opts.Busy}, leave: l, fr: fr, log: log, tap: opts.Tap, done: make(chan struct{})}
+}
+
+// leaver is a connection whose writes can be ended for good, including one that is waiting
+// (cmd/switchboard's stdin and stdout: a write deadline in the past that nothing moves again).
+type leaver interface{ Leave() error }
+
+// Leave ends the writes to the peer for good: a write that waits for it (the peer stopped
+// reading and its pipe is full) fails now, where the connection can end it (see leaver), and
+// every later write fails at once. The host calls it as it leaves (the editor's input ended,
+// exit, a signal): what it still writes then is news nobody waits for, and a write waiting for
+// an editor that stopped reading held the registry's close, and the host, for good
+// (TestExitEditorStoppedReading).
+func (s *Stream) Leave() {
+	s.out.leave()
+	if s.leave != nil {
+		_ = s.leave.Leave() // ignore error: a connection without deadlines keeps waiting, as before
+	}
 }
 
 // ReadFrame returns the next frame that jsonrpc2 can decode, answering the bad ones itself.
