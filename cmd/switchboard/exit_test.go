@@ -9,10 +9,13 @@ package main
 // the host does not exit within the fault bound.
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -197,4 +200,93 @@ func TestExitEditorStoppedReading(t *testing.T) {
 	e.awaitHostExit("the editor stopped reading, then closed stdin", gate)
 	gate.resume()
 	e.waitExit("the editor stopped reading, then closed stdin")
+}
+
+// awaitRequest waits (bounded) for a request of method from the host.
+func (e *fEditor) awaitRequest(method string) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), faultBound())
+	defer cancel()
+	if _, err := e.lsp.Await(ctx, func(ms []fMsg) bool {
+		return slices.ContainsFunc(ms, func(m fMsg) bool { return m.Method == method && m.IsRequest() })
+	}); err != nil {
+		e.t.Fatalf("waiting for %s: %v", method, err)
+	}
+}
+
+// The editor goes away (stdin closed, SIGTERM, SIGHUP) while a peer cannot or does not answer:
+// a server frozen (SIGSTOP: its pipes stay open, it reads nothing and takes no SIGTERM), one
+// frozen in the middle of a call, one that never answers initialize, and a question the person
+// never answers. The host exits every time, and no server process is left.
+func TestExitWhilePeersDoNotAnswer(t *testing.T) {
+	closeStdin := func(e *fEditor) { e.stdin.Close() } // ignore error: the editor's end
+	signal := func(sig syscall.Signal) func(e *fEditor) {
+		return func(e *fEditor) { syscall.Kill(e.cmd.Process.Pid, sig) } // ignore error: the host's own pid
+	}
+	freeze := func(e *fEditor, marker string) {
+		e.t.Helper()
+		if err := syscall.Kill(e.pidOf(marker), syscall.SIGSTOP); err != nil {
+			e.t.Fatal(err)
+		}
+	}
+	// slowCallFrozen starts a call of an hour on the wired server s and freezes s once the call
+	// reached it.
+	slowCallFrozen := func(e *fEditor, in string) {
+		e.t.Helper()
+		e.waitServers("s ready", fStateIs("s", "ready"))
+		e.send("workspace/executeCommand", fCallToolParams("mcp__s__slow", map[string]any{"seconds": 3600}, "always-allow"))
+		fWaitFile(e.t, in, "the slow call reaching the server", func(s string) bool {
+			return strings.Contains(s, `"tools/call"`) && strings.Contains(s, `"slow"`)
+		})
+		freeze(e, "--name s")
+	}
+	// unanswered leaves every showMessageRequest unanswered: the person is away.
+	unanswered := func(e *fEditor) {
+		e.mu.Lock()
+		e.answer = func(m fMsg) (any, bool) { return nil, m.Method != "window/showMessageRequest" }
+		e.mu.Unlock()
+	}
+	// elicitation asks a one-question form of s through the editor, which never answers.
+	elicitation := func(e *fEditor) {
+		e.t.Helper()
+		unanswered(e)
+		e.waitServers("s ready", fStateIs("s", "ready"))
+		e.send("workspace/executeCommand", fCallToolParams("mcp__s__ask", map[string]any{
+			"message": "Go on?", "schema": `{"type":"object","properties":{"go":{"type":"boolean"}},"required":["go"]}`,
+		}, "always-allow"))
+		e.awaitRequest("window/showMessageRequest")
+	}
+
+	for _, tc := range []struct {
+		name  string
+		args  []string // the server s's flags (after --name s)
+		wired bool     // s's stdin teed to a file (slowCallFrozen)
+		setup func(e *fEditor, in string)
+		end   func(e *fEditor)
+	}{
+		{name: "frozen server, stdin closed", setup: func(e *fEditor, _ string) {
+			e.waitServers("s ready", fStateIs("s", "ready"))
+			freeze(e, "--name s")
+		}, end: closeStdin},
+		{name: "server frozen mid-call, stdin closed", wired: true, setup: slowCallFrozen, end: closeStdin},
+		{name: "server mid-initialize, stdin closed", args: []string{"--hang-initialize"}, setup: func(e *fEditor, _ string) {
+			e.waitServers("s starting", fStateIs("s", "starting"))
+		}, end: closeStdin},
+		{name: "elicitation unanswered, stdin closed", args: []string{"--elicit"}, setup: func(e *fEditor, _ string) { elicitation(e) }, end: closeStdin},
+		{name: "elicitation unanswered, SIGTERM", args: []string{"--elicit"}, setup: func(e *fEditor, _ string) { elicitation(e) }, end: signal(syscall.SIGTERM)},
+		{name: "server frozen mid-call, SIGHUP", wired: true, setup: slowCallFrozen, end: signal(syscall.SIGHUP)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := fMcptest(append([]string{"--name", "s"}, tc.args...)...)
+			in := filepath.Join(t.TempDir(), "s.in")
+			if tc.wired {
+				s = fWired(in, filepath.Join(t.TempDir(), "s.err"), append([]string{"--name", "s"}, tc.args...)...)
+			}
+			e := startFaultHost(t, fHostOpts{servers: map[string]fServer{"s": s}})
+			tc.setup(e, in)
+			e.noteChildren()
+			tc.end(e)
+			e.waitExit(tc.name)
+		})
+	}
 }
