@@ -113,31 +113,39 @@ func smallPipe(t *testing.T, f *os.File) {
 	}
 }
 
+// fAwaitExit waits, at most bound, for the process pid (a child or not) to exit; false: it did not.
+func fAwaitExit(t *testing.T, pid int, bound time.Duration) bool {
+	t.Helper()
+	fd, err := unix.PidfdOpen(pid, 0)
+	if errors.Is(err, unix.ESRCH) {
+		return true
+	}
+	if err != nil {
+		t.Fatalf("pidfd_open %d: %v", pid, err)
+	}
+	defer unix.Close(fd)
+	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
+	deadline := time.Now().Add(bound)
+	for {
+		n, err := unix.Poll(fds, int(max(time.Until(deadline).Milliseconds(), 0)))
+		switch {
+		case err == unix.EINTR:
+		case err != nil:
+			t.Fatalf("poll pidfd: %v", err)
+		case n > 0:
+			return true
+		case !time.Now().Before(deadline):
+			return false
+		}
+	}
+}
+
 // awaitHostExit waits (bounded) for the host process to exit without reading its stdout (it
 // stays a zombie until the harness reaps it), and fails with its goroutines when it does not.
 func (e *fEditor) awaitHostExit(what string, g *fGate) {
 	e.t.Helper()
-	fd, err := unix.PidfdOpen(e.cmd.Process.Pid, 0)
-	if err != nil {
-		e.t.Fatalf("pidfd_open: %v", err)
-	}
-	defer unix.Close(fd)
-	fds := []unix.PollFd{{Fd: int32(fd), Events: unix.POLLIN}}
-	deadline := time.Now().Add(faultBound())
-	for {
-		n, err := unix.Poll(fds, int(time.Until(deadline).Milliseconds()))
-		if err == unix.EINTR {
-			continue
-		}
-		if err != nil {
-			e.t.Fatalf("poll pidfd: %v", err)
-		}
-		if n > 0 {
-			return
-		}
-		if time.Now().After(deadline) {
-			break
-		}
+	if fAwaitExit(e.t, e.cmd.Process.Pid, faultBound()) {
+		return
 	}
 	syscall.Kill(e.cmd.Process.Pid, syscall.SIGQUIT) // ignore error: it may have exited just now
 	g.resume()                                       // the dump goes to stderr; the harness reaps the host once stdout ends
@@ -288,5 +296,86 @@ func TestExitWhilePeersDoNotAnswer(t *testing.T) {
 			tc.end(e)
 			e.waitExit(tc.name)
 		})
+	}
+}
+
+// openWindow starts a `serve` window with servers and sends initialize and initialized.
+func openWindow(t *testing.T, bin string, env []string, servers map[string]any, idle int) *e2eEditor {
+	t.Helper()
+	e := startE2E(t, bin, env)
+	e.call("initialize", map[string]any{"processId": os.Getpid(), "rootUri": nil, "capabilities": map[string]any{},
+		"initializationOptions": map[string]any{"daemonIdleSeconds": idle, "servers": servers}})
+	e.send(map[string]any{"jsonrpc": "2.0", "method": "initialized", "params": map[string]any{}})
+	return e
+}
+
+// The shared-server daemon is frozen (SIGSTOP: its socket stays open, it answers nothing) while
+// one window uses a shared server through it and a second window is attaching to it (its hello
+// unanswered): both windows' editors close them, and both exit.
+func TestExitSharedDaemonFrozen(t *testing.T) {
+	bin, mcptest := e2eBuild(t)
+	_, env := sharedRuntime(t, bin)
+	servers := map[string]any{"s": map[string]any{"command": mcptest, "args": []string{"--name", "s"}, "shared": true}}
+	a := openWindow(t, bin, env, servers, 5)
+	msgs := a.await("s ready, shared", func(ms []e2eMsg) bool {
+		s, ok := lastStatus(ms, "s")
+		return ok && s.State == "ready" && s.Shared != nil
+	})
+	st, _ := lastStatus(msgs, "s")
+	daemon := st.Shared.DaemonPid
+	if err := syscall.Kill(daemon, syscall.SIGSTOP); err != nil {
+		t.Fatal(err)
+	}
+	// Registered after sharedRuntime's: runs first, so that `daemon stop` finds it answering.
+	t.Cleanup(func() { syscall.Kill(daemon, syscall.SIGCONT) }) // ignore error: gone already
+
+	b := openWindow(t, bin, env, servers, 5)
+	b.await("s starting in the second window", func(ms []e2eMsg) bool {
+		s, ok := lastStatus(ms, "s")
+		return ok && s.State == "starting"
+	})
+	b.stdin.Close() // the second window closes while its hello waits for the frozen daemon
+	b.wait()
+	a.stdin.Close()
+	a.wait()
+}
+
+// A shared server that moves out of the process group the daemon made for it, into the daemon's
+// own, and ignores the end of its stdin and SIGTERM: when its last window closed, the daemon
+// signalled only the group, waited for the server's exit for good, and never exited itself.
+func TestExitSharedServerLeftItsGroup(t *testing.T) {
+	bin, mcptest := e2eBuild(t)
+	_, env := sharedRuntime(t, bin)
+	servers := map[string]any{"sly": map[string]any{"command": mcptest, "args": []string{"--name", "sly", "--leave-group", "--linger"}, "shared": true}}
+	w := openWindow(t, bin, env, servers, 1) // the server and the daemon end a second after the window
+	msgs := w.await("sly ready, shared", func(ms []e2eMsg) bool {
+		s, ok := lastStatus(ms, "sly")
+		return ok && s.State == "ready" && s.Shared != nil
+	})
+	st, _ := lastStatus(msgs, "sly")
+	daemon := st.Shared.DaemonPid
+	kids := childrenOf()[daemon]
+	if len(kids) != 1 {
+		t.Fatalf("the daemon (pid %d) runs %v, want the one server", daemon, kids)
+	}
+	server := kids[0]
+	t.Cleanup(func() { syscall.Kill(server, syscall.SIGKILL) }) // ignore error: gone, as it should be
+	if g := fPgrp(server); g == server || g == 0 {
+		t.Fatalf("the server did not leave its process group (pgrp %d, pid %d)", g, server)
+	}
+	w.stdin.Close()
+	w.wait()
+	if !fAwaitExit(t, daemon, faultBound()) {
+		var log []byte
+		for _, kv := range env {
+			if dir, ok := strings.CutPrefix(kv, "XDG_STATE_HOME="); ok {
+				log, _ = os.ReadFile(filepath.Join(dir, "switchboard", "daemon.log")) // ignore error: a help
+			}
+		}
+		syscall.Kill(daemon, syscall.SIGKILL) // ignore error: the test's to end
+		t.Fatalf("the daemon (pid %d) did not exit within %v after its last window closed; its log:\n%s", daemon, faultBound(), log)
+	}
+	if !fAwaitExit(t, server, faultBound()) {
+		t.Errorf("the shared server (pid %d) outlived its daemon", server)
 	}
 }
