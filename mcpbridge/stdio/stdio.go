@@ -224,8 +224,16 @@ func (t *Transport) Start(ctx context.Context) error {
 	errW.Close()
 	if err == nil && t.box != nil {
 		// The launcher confines itself, then becomes the server, or says why it did not (and exits).
-		if err = t.box.Started(); err != nil {
-			cmd.Wait() // ignore error: the launcher exits by itself after a refusal
+		// One that says nothing is ended when ctx ends (its window closes): nothing else ends the
+		// wait for its word, and Close, which waits for Start, waited with it for good
+		// (TestStartEndsWhenTheLauncherNeverAnswers).
+		stop := context.AfterFunc(ctx, func() { _ = killGroup(cmd.Process) }) // ignore error: gone already
+		err = t.box.Started()
+		if !stop() && err == nil {
+			err = fmt.Errorf("sandbox launcher: %w", ctx.Err())
+		}
+		if err != nil {
+			cmd.Wait() // ignore error: the launcher exits by itself after a refusal, or was killed
 		}
 	}
 	if err != nil {
