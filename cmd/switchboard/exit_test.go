@@ -163,51 +163,62 @@ func countIn(path, sub string) int {
 	return strings.Count(string(b), sub)
 }
 
-// An editor that stops reading the host's stdout (hung, or busy for good) and then closes its
-// end: the host's writes to it waited for good, among them the registry's own (a server's death
-// said as window/logMessage and switchboard/serversChanged), and closing the registry waited for
-// them, so the host never exited.
+// An editor that stops reading the host's stdout (hung, or busy for good) and then leaves: it
+// closes stdin, sends exit, or ends the host with SIGTERM. The host's writes to it waited for
+// good, among them the registry's own (a server's death said as window/logMessage), and closing
+// the registry waited for them, so the host never exited.
 func TestExitEditorStoppedReading(t *testing.T) {
-	var gate *fGate
-	var left atomic.Bool // the editor closed stdin
-	// The server's command line is what every status carries: one serversChanged, or one reply
-	// to switchboard.servers, is larger than the pipe holds.
-	big := strings.Repeat("x", 20000)
-	e := startFaultHost(t, fHostOpts{
-		servers: map[string]fServer{"big": fMcptest("--name", "big", "--", big)},
-		stdout: func(f *os.File) io.Reader {
-			smallPipe(t, f)
-			gate = newGate(f)
-			return gate
-		},
-		// The reply the host was writing when it left is cut off: the editor that stopped
-		// reading it is gone. Anything else is not an LSP frame.
-		badOutput: func(err error) {
-			if !left.Load() || !(errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
-				t.Errorf("reading the host's stdout: %v", err)
-			}
-		},
-	})
-	e.waitServers("big ready", fStateIs("big", "ready"))
-	pid := e.pidOf("--name big")
-	e.noteChildren()
+	for _, tc := range []struct {
+		name  string
+		leave func(e *fEditor)
+	}{
+		{"stdin closed", func(e *fEditor) { e.stdin.Close() }}, // ignore error: the editor's end
+		{"exit sent", func(e *fEditor) { e.notify("exit", nil) }},
+		{"SIGTERM", func(e *fEditor) { syscall.Kill(e.cmd.Process.Pid, syscall.SIGTERM) }}, // ignore error: the host's pid
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var gate *fGate
+			var left atomic.Bool // the editor left
+			// The server's command line is what every status carries: one serversChanged, or one
+			// reply to switchboard.servers, is larger than the pipe holds.
+			big := strings.Repeat("x", 20000)
+			e := startFaultHost(t, fHostOpts{
+				servers: map[string]fServer{"big": fMcptest("--name", "big", "--", big)},
+				stdout: func(f *os.File) io.Reader {
+					smallPipe(t, f)
+					gate = newGate(f)
+					return gate
+				},
+				// The reply the host was writing when it left is cut off: the editor that stopped
+				// reading it is gone. Anything else is not an LSP frame.
+				badOutput: func(err error) {
+					if !left.Load() || !(errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, io.EOF)) {
+						t.Errorf("reading the host's stdout: %v", err)
+					}
+				},
+			})
+			e.waitServers("big ready", fStateIs("big", "ready"))
+			pid := e.pidOf("--name big")
+			e.noteChildren()
 
-	gate.stop()
-	// A reply the host cannot finish writing: every later frame waits behind it.
-	before := countIn(e.events, `"command":"switchboard.servers"`)
-	e.send("workspace/executeCommand", map[string]any{"command": "switchboard.servers"})
-	fWaitFile(t, e.events, "the host took the request", func(s string) bool {
-		return strings.Count(s, `"command":"switchboard.servers"`) > before
-	})
-	// The server dies: the registry says so to the editor, and waits for the write.
-	syscall.Kill(pid, syscall.SIGKILL) // ignore error: the test's own child's child
-	fWaitFile(t, e.events, "the server's death told", fContains("mcp server died"))
+			gate.stop()
+			// A reply the host cannot finish writing: every later frame waits behind it.
+			before := countIn(e.events, `"command":"switchboard.servers"`)
+			e.send("workspace/executeCommand", map[string]any{"command": "switchboard.servers"})
+			fWaitFile(t, e.events, "the host took the request", func(s string) bool {
+				return strings.Count(s, `"command":"switchboard.servers"`) > before
+			})
+			// The server dies: the registry says so to the editor, and waits for the write.
+			syscall.Kill(pid, syscall.SIGKILL) // ignore error: the test's own child's child
+			fWaitFile(t, e.events, "the server's death told", fContains("mcp server died"))
 
-	left.Store(true)
-	e.stdin.Close() // the editor goes away, never having read on
-	e.awaitHostExit("the editor stopped reading, then closed stdin", gate)
-	gate.resume()
-	e.waitExit("the editor stopped reading, then closed stdin")
+			left.Store(true)
+			tc.leave(e) // never having read on
+			e.awaitHostExit("the editor stopped reading, then left ("+tc.name+")", gate)
+			gate.resume()
+			e.waitExit("the editor stopped reading, then left (" + tc.name + ")")
+		})
+	}
 }
 
 // awaitRequest waits (bounded) for a request of method from the host.
