@@ -169,12 +169,14 @@ func countIn(path, sub string) int {
 // the registry waited for them, so the host never exited.
 func TestExitEditorStoppedReading(t *testing.T) {
 	for _, tc := range []struct {
-		name  string
-		leave func(e *fEditor)
+		name   string
+		leave  func(e *fEditor)
+		merged bool // stdout and stderr are one pipe, which the host does not poll
 	}{
-		{"stdin closed", func(e *fEditor) { e.stdin.Close() }}, // ignore error: the editor's end
-		{"exit sent", func(e *fEditor) { e.notify("exit", nil) }},
-		{"SIGTERM", func(e *fEditor) { syscall.Kill(e.cmd.Process.Pid, syscall.SIGTERM) }}, // ignore error: the host's pid
+		{name: "stdin closed", leave: func(e *fEditor) { e.stdin.Close() }}, // ignore error: the editor's end
+		{name: "exit sent", leave: func(e *fEditor) { e.notify("exit", nil) }},
+		{name: "SIGTERM", leave: func(e *fEditor) { syscall.Kill(e.cmd.Process.Pid, syscall.SIGTERM) }}, // ignore error: the host's pid
+		{name: "stdin closed, stderr merged", leave: func(e *fEditor) { e.stdin.Close() }, merged: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var gate *fGate
@@ -183,7 +185,8 @@ func TestExitEditorStoppedReading(t *testing.T) {
 			// reply to switchboard.servers, is larger than the pipe holds.
 			big := strings.Repeat("x", 20000)
 			e := startFaultHost(t, fHostOpts{
-				servers: map[string]fServer{"big": fMcptest("--name", "big", "--", big)},
+				servers:        map[string]fServer{"big": fMcptest("--name", "big", "--", big)},
+				stderrIsStdout: tc.merged,
 				stdout: func(f *os.File) io.Reader {
 					smallPipe(t, f)
 					gate = newGate(f)

@@ -173,6 +173,9 @@ type fHostOpts struct {
 	stdout func(*os.File) io.Reader
 	// badOutput, when set, judges what stdout carried that is not an LSP frame (nil: a failure).
 	badOutput func(error)
+	// stderrIsStdout gives the host one pipe for stdout and stderr (an editor that merges
+	// them), which it cannot poll: its writes block in the system call.
+	stderrIsStdout bool
 }
 
 func startFaultHost(t *testing.T, o fHostOpts) *fEditor {
@@ -204,12 +207,21 @@ func startFaultHost(t *testing.T, o fHostOpts) *fEditor {
 	if e.stdin, err = cmd.StdinPipe(); err != nil {
 		t.Fatal(err)
 	}
-	stdout, err := cmd.StdoutPipe()
-	if err != nil {
+	var stdout io.ReadCloser
+	var shared *os.File // the write end of a stdout shared with stderr, closed once started
+	if o.stderrIsStdout {
+		if stdout, shared, err = os.Pipe(); err != nil {
+			t.Fatal(err)
+		}
+		cmd.Stdout, cmd.Stderr = shared, shared
+	} else if stdout, err = cmd.StdoutPipe(); err != nil {
 		t.Fatal(err)
 	}
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
+	}
+	if shared != nil {
+		shared.Close() // ignore error: the host has its copy
 	}
 	e.cmd = cmd
 	var out io.Reader = stdout

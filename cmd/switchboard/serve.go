@@ -171,26 +171,72 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 // reads on a goroutine of its own and stops waiting for it when the connection is closed. Either
 // way the host can exit while the editor keeps stdin open. A polled stdin or stdout is read or
 // written with raw system calls (rawio: no wake-up of the runtime's monitor thread per message).
+// The same holds for stdout once the host leaves (Leave): a polled stdout's write ends by its
+// deadline, and a blocking one (one pipe with stderr, a terminal) is written on a goroutine of
+// its own, which Leave stops waiting for.
 type stdio struct {
 	in  rawio.Conn
 	out rawio.Conn
+	// blocking: stdout takes no deadlines (the runtime does not poll it).
+	blocking  bool
+	left      chan struct{} // closed by Leave
+	leaveOnce sync.Once
 }
 
 func newStdio(in *os.File, out *os.File) *stdio {
-	return &stdio{in: rawio.Or(in), out: rawio.Or(out)}
+	s := &stdio{in: rawio.Or(in), out: rawio.Or(out), left: make(chan struct{})}
+	s.blocking = s.out.SetWriteDeadline(time.Time{}) != nil
+	return s
 }
 
 func (s *stdio) Read(p []byte) (int, error) { return s.in.Read(p) }
 
 // SetReadDeadline is os.File's: it fails (os.ErrNoDeadline) on a stdin the runtime does not poll.
 func (s *stdio) SetReadDeadline(t time.Time) error { return s.in.SetReadDeadline(t) }
-func (s *stdio) Write(p []byte) (int, error)       { return s.out.Write(p) }
 
-// Leave ends the writes to the editor for good (lspconn.Stream.Leave): stdout's write deadline,
-// which nothing else sets, goes to the past, so a write waiting for an editor that stopped
-// reading fails now and every later one at once. A stdout the runtime does not poll cannot be
-// ended this way (os.ErrNoDeadline).
-func (s *stdio) Leave() error { return s.out.SetWriteDeadline(aLongTimeAgo) }
+func (s *stdio) Write(p []byte) (int, error) {
+	if !s.blocking {
+		return s.out.Write(p)
+	}
+	select {
+	case <-s.left:
+		return 0, errLeft
+	default:
+	}
+	// A copy: the write may go on after Leave, when p is the caller's again.
+	b := append([]byte(nil), p...)
+	type result struct {
+		n   int
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		n, err := s.out.Write(b)
+		done <- result{n, err}
+	}()
+	select {
+	case r := <-done:
+		return r.n, r.err
+	case <-s.left:
+		return 0, errLeft // the write, if it waits for an editor that stopped reading, ends with the process
+	}
+}
+
+// errLeft is a write to the editor after Leave.
+var errLeft = errors.New("switchboard serve: the host left the editor")
+
+// Leave ends the writes to the editor for good (lspconn.Stream.Leave): a write waiting for an
+// editor that stopped reading fails now, and every later one at once. A polled stdout's write
+// deadline, which nothing else sets, goes to the past; a blocking stdout's write is no longer
+// waited for. Without it, a host whose editor stopped reading and then closed stdin never exited
+// (TestExitEditorStoppedReading).
+func (s *stdio) Leave() error {
+	s.leaveOnce.Do(func() { close(s.left) })
+	if s.blocking {
+		return nil
+	}
+	return s.out.SetWriteDeadline(aLongTimeAgo)
+}
 
 // aLongTimeAgo is a deadline that has passed.
 var aLongTimeAgo = time.Unix(1, 0)
