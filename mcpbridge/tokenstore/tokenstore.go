@@ -68,8 +68,8 @@ func DefaultPath(getenv func(string) (string, bool)) string {
 // server name, secret its JSON).
 type Keychain struct{}
 
-func (Keychain) Load(_ context.Context, server string) (Credential, error) {
-	s, err := keyring.Get(Service, server)
+func (Keychain) Load(ctx context.Context, server string) (Credential, error) {
+	s, err := keychainCall(ctx, func() (string, error) { return keyring.Get(Service, server) })
 	if errors.Is(err, keyring.ErrNotFound) {
 		return Credential{}, ErrNoCredential
 	}
@@ -83,22 +83,47 @@ func (Keychain) Load(_ context.Context, server string) (Credential, error) {
 	return c, nil
 }
 
-func (Keychain) Save(_ context.Context, server string, c Credential) error {
+func (Keychain) Save(ctx context.Context, server string, c Credential) error {
 	b, err := json.Marshal(c)
 	if err != nil {
 		return err
 	}
-	if err := keyring.Set(Service, server, string(b)); err != nil {
+	if _, err := keychainCall(ctx, func() (struct{}, error) { return struct{}{}, keyring.Set(Service, server, string(b)) }); err != nil {
 		return fmt.Errorf("tokenstore: keychain: %w", err)
 	}
 	return nil
 }
 
-func (Keychain) Delete(_ context.Context, server string) error {
-	if err := keyring.Delete(Service, server); err != nil && !errors.Is(err, keyring.ErrNotFound) {
+func (Keychain) Delete(ctx context.Context, server string) error {
+	_, err := keychainCall(ctx, func() (struct{}, error) { return struct{}{}, keyring.Delete(Service, server) })
+	if err != nil && !errors.Is(err, keyring.ErrNotFound) {
 		return fmt.Errorf("tokenstore: keychain: %w", err)
 	}
 	return nil
+}
+
+// keychainCall runs f, a call of the keychain, until ctx ends: go-keyring takes no context, and a
+// keychain that stopped answering (frozen, or showing an unlock prompt nobody answers) held the
+// call, and its caller, for good, whatever bound the caller had set (the host's storeTimeout, the
+// close of a signed-in server's connection). f goes on by itself once ctx ended, and its answer
+// is dropped.
+func keychainCall[T any](ctx context.Context, f func() (T, error)) (T, error) {
+	type result struct {
+		v   T
+		err error
+	}
+	done := make(chan result, 1)
+	go func() {
+		v, err := f()
+		done <- result{v, err}
+	}()
+	select {
+	case r := <-done:
+		return r.v, r.err
+	case <-ctx.Done():
+		var zero T
+		return zero, ctx.Err()
+	}
 }
 
 // File keeps every server's credential in one JSON file, mode 0600 in a 0700 directory, replaced

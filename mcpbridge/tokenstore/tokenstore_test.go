@@ -80,6 +80,23 @@ func TestKeychainSecretService(t *testing.T) {
 		if _, ok := store.(Keychain); !ok || !strings.Contains(where, "keychain") {
 			t.Errorf("Default = %T (%s), want the keychain", store, where)
 		}
+		// A keychain that stops answering (frozen, or an unlock prompt nobody answers): a call
+		// ends with its context, which is what bounds it (host: storeTimeout; the registry's
+		// close of a signed-in server), not whenever the keychain answers.
+		thaw := freezeKeychain(t)
+		defer thaw()
+		ctx, cancel := context.WithCancel(context.Background())
+		got := make(chan error, 1)
+		go func() { _, err := Keychain{}.Load(ctx, "srv"); got <- err }()
+		cancel()
+		select {
+		case err := <-got:
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("Load from a frozen keychain, its context cancelled: %v, want the context's error", err)
+			}
+		case <-time.After(time.Minute): // a hang guard, not a timing assertion
+			t.Error("Load from a frozen keychain did not end with its context")
+		}
 		return
 	}
 	var missing []string
