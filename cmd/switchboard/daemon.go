@@ -92,6 +92,9 @@ func runDaemon(args []string, stdout, stderr io.Writer) int {
 	ctx, end := context.WithCancelCause(context.Background())
 	defer end(nil)
 	log := slog.New(slog.NewTextHandler(logw, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	if *idle <= 0 {
+		*idle = -1 // daemonIdleSeconds 0: the daemon exits once its last window left (broker.Options.Idle)
+	}
 	o := broker.Options{Dir: *dir, Build: version, Idle: *idle, Admit: daemonAdmit(policyPaths),
 		Recheck: daemonPolicyChanges(ctx, policyPaths(), log), Log: log}
 	if f := broker.ReadyFromEnv(); f != nil {

@@ -455,7 +455,11 @@ func (in *instance) retireIfUnused() {
 	}
 	in.mu.Unlock()
 	if unused {
-		in.retire("no window used it for " + in.d.o.Idle.String())
+		why := "no window used it for " + in.d.o.Idle.String()
+		if in.d.o.Idle == 0 {
+			why = "its last window left"
+		}
+		in.retire(why)
 	}
 }
 

@@ -46,6 +46,23 @@ func TestIdleExit(t *testing.T) {
 	waitFor(t, "the server to be gone", func() bool { return gone(pid) })
 }
 
+// TestIdleNone: with no idle time (a negative Idle: daemonIdleSeconds 0) the daemon still waits
+// for the window that started it, and exits as soon as its last window left, its server with it.
+// Before, no idle time meant the default of a minute.
+func TestIdleNone(t *testing.T) {
+	dir, done := serveInProcess(t, -1)
+	w := attachWin(t, "A", Config{Dir: dir, Build: "test"}, request(launch()))
+	w.initialize()
+	pid := w.c.ServerPid()
+	w.c.Close()
+	select {
+	case <-done:
+	case <-time.After(20 * time.Second): // a third of the default minute: a hang guard, not a timing
+		t.Fatal("the daemon did not exit after its last window left")
+	}
+	waitFor(t, "the server to be gone", func() bool { return gone(pid) })
+}
+
 // TestInstanceLinger: an instance whose last window left stops after the idle time while the
 // daemon keeps serving another window; the next attach starts it again.
 func TestInstanceLinger(t *testing.T) {

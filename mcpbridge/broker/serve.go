@@ -30,7 +30,10 @@ type Options struct {
 	// Build is this binary's version, told to every window (skew warnings).
 	Build string
 	// Idle is how long the daemon lingers after its last window left, and how long an instance
-	// lingers after its own last window (default 60 s: a window reload keeps its servers).
+	// lingers after its own last window (0: 60 s, so that a window reload keeps its servers;
+	// negative: not at all, as daemonIdleSeconds 0 asks). A daemon waits at least
+	// firstWindowGrace for its first window whatever Idle says: the window that started it
+	// connects once it is ready.
 	Idle time.Duration
 	// InitTimeout bounds a server's start and initialize (default 2 min: npx may download).
 	InitTimeout time.Duration
@@ -79,6 +82,7 @@ type daemon struct {
 	idle      *time.Timer
 	closing   bool
 	draining  bool // the socket is given up: exit as soon as no window is attached
+	greeted   bool // a connection came: the first window's grace is over
 	// why is the sentence the windows get when the daemon ends their servers, and reattach
 	// whether they should attach again (to a new daemon) rather than show the server failed.
 	why      string
@@ -104,8 +108,11 @@ type daemon struct {
 // start lock, and only its own), stops every instance (whole process groups) and closes every
 // connection. It returns nil on an orderly end.
 func Serve(ctx context.Context, o Options) error {
-	if o.Idle <= 0 {
+	switch {
+	case o.Idle == 0:
 		o.Idle = 60 * time.Second
+	case o.Idle < 0:
+		o.Idle = 0
 	}
 	if o.InitTimeout <= 0 {
 		o.InitTimeout = 2 * time.Minute
@@ -338,12 +345,18 @@ func (d *daemon) inUse() bool {
 	return len(d.conns) > 0
 }
 
+// firstWindowGrace is the least a daemon waits for its first connection (Options.Idle).
+const firstWindowGrace = 10 * time.Second
+
 // armIdle starts the idle timer when no window keeps the daemon (d.mu held).
 func (d *daemon) armIdle() {
 	if d.inUse() || d.closing || d.idle != nil {
 		return
 	}
 	wait := d.o.Idle
+	if !d.greeted {
+		wait = max(wait, firstWindowGrace)
+	}
 	if d.draining {
 		wait = 0
 	}
@@ -392,6 +405,7 @@ func (d *daemon) acceptLoop() {
 			continue
 		}
 		d.conns[c] = nil
+		d.greeted = true
 		if d.idle != nil {
 			d.idle.Stop()
 			d.idle = nil
