@@ -61,6 +61,7 @@ type options struct {
 	taskPollMs     int64
 	taskTTLMs      int64
 	taskStatus     bool   // tasks.go: notifications/tasks/status at every change
+	taskPrefix     string // tasks.go: what a task id starts with
 	apps           bool   // apps.go
 	appsVersion    string // apps.go
 	appsCSPInject  bool   // apps.go
@@ -112,6 +113,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.taskState, "task-state", "", "keep the tasks in `FILE`, so that a server started again knows them")
 	fs.Int64Var(&o.taskPollMs, "task-poll-ms", 1000, "the pollInterval tasks announce, in milliseconds")
 	fs.Int64Var(&o.taskTTLMs, "task-ttl-ms", 0, "the ttl tasks announce, in milliseconds (0: none)")
+	fs.StringVar(&o.taskPrefix, "task-prefix", taskIDPrefix, "start every task id with `PREFIX` (a real server's ids need not say \"task\")")
 	fs.BoolVar(&o.taskStatus, "task-status", false, "send notifications/tasks/status when a task is created and at every change of its status (2025-11-25)")
 	fs.BoolVar(&o.apps, "apps", false, "add an MCP App: tool clock with a view (ui://mcptest/clock.html) and the app-only tool tick; a clock call with label \"change-view\" changes the view (its version +1) while it runs and returns once the client has listed the tools again (see apps.go)")
 	fs.StringVar(&o.appsVersion, "apps-version", cmp.Or(os.Getenv("MCPTEST_APPS_VERSION"), "1"), "with --apps, the `VERSION` the view's HTML shows (a changed view is a changed tool; default $MCPTEST_APPS_VERSION or 1)")

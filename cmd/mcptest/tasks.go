@@ -171,7 +171,7 @@ func (ts *taskStore) handle(m taskMessage, write func([]byte)) bool {
 		created := ts.next != next
 		ts.mu.Unlock()
 		if created {
-			ts.notifyStatus(fmt.Sprintf("%s%d", taskIDPrefix, next+1), write)
+			ts.notifyStatus(fmt.Sprintf("%s%d", ts.o.taskPrefix, next+1), write)
 		}
 	case "tasks/get", "tasks/cancel", "tasks/update":
 		before := ts.status(m.Params.TaskID)
@@ -254,7 +254,7 @@ func (ts *taskStore) call(m taskMessage) []byte {
 	ts.mu.Lock()
 	defer ts.mu.Unlock()
 	ts.next++
-	t := &taskRecord{ID: fmt.Sprintf("%s%d", taskIDPrefix, ts.next), Tool: m.Params.Name, Args: m.Params.Arguments, Modern: modern,
+	t := &taskRecord{ID: fmt.Sprintf("%s%d", ts.o.taskPrefix, ts.next), Tool: m.Params.Name, Args: m.Params.Arguments, Modern: modern,
 		Status: "working", Message: "started", Created: time.Now()}
 	ts.tasks[t.ID] = t
 	ts.saveLocked()

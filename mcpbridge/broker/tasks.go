@@ -488,10 +488,55 @@ func skeletonHasPrefix(s, prefix string) bool {
 	return i == len(prefix)
 }
 
-// mayNameTask: params may name a related task (cheap first: nearly every frame names none, and
-// a name hidden by escapes has a \u in it).
+// mayNameTask: params may name a related task (cheap first: nearly every frame names none). It
+// must be true of every frame that relatedTask reads as naming one, ambiguously included: a name
+// hidden by escapes has a \u in it, and one in another case (which lookup, and encoding/json
+// matching a struct field, take for the name) has "task" with each letter in either case, the s
+// maybe the long s and the k the Kelvin sign (the letters Unicode folds to s and k). A server's
+// task ids need not say "task" (mcp-go's are UUIDs): "related-TASK" {"TASKID": ...} may be the
+// only spelling of it in a frame.
 func mayNameTask(params []byte) bool {
-	return bytes.Contains(params, []byte("task")) || bytes.Contains(params, []byte(`\u`))
+	return bytes.Contains(params, []byte("task")) || bytes.Contains(params, []byte(`\u`)) || foldedTask(params)
+}
+
+// kelvin is the Kelvin sign, which folds to k.
+var kelvin = []byte("\u212a")
+
+// foldedTask: p has "task" in some case, maybe with the long s or the Kelvin sign. It looks for
+// each k first (a rare letter, found a word at a time), then at what comes before it.
+func foldedTask(p []byte) bool {
+	for _, k := range [...]byte{'k', 'K', 0} {
+		for i := 0; ; {
+			var j, n int
+			if k != 0 {
+				j, n = bytes.IndexByte(p[i:], k), 1
+			} else {
+				j, n = bytes.Index(p[i:], kelvin), len(kelvin)
+			}
+			if j < 0 {
+				break
+			}
+			if endsTas(p[:i+j]) {
+				return true
+			}
+			i += j + n
+		}
+	}
+	return false
+}
+
+// endsTas: p ends with t, a and s, each in either case, the s maybe the long s.
+func endsTas(p []byte) bool {
+	n := len(p)
+	switch {
+	case n >= 1 && p[n-1]|0x20 == 's':
+		n--
+	case n >= 2 && p[n-2] == 0xc5 && p[n-1] == 0xbf: // U+017F, the long s
+		n -= 2
+	default:
+		return false
+	}
+	return n >= 2 && p[n-1]|0x20 == 'a' && p[n-2]|0x20 == 't'
 }
 
 // taskFilter says which windows may get a server's notification with params: any, when it names
