@@ -3,8 +3,10 @@
 package broker
 
 import (
+	"encoding/json"
 	"fmt"
 	"os"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -67,5 +69,71 @@ func TestTaskNamedInAnotherCaseNotSkipped(t *testing.T) {
 	for i := range metas {
 		notSeen(t, "A", fa, fmt.Sprintf("news %d", i))
 		notSeen(t, "B", fb, fmt.Sprintf("news %d", i))
+	}
+}
+
+// TestOneWindowsTasksUnchanged: what a window does with its own tasks, and with methods of its
+// server's own, still works on a shared server: the input_required flow of a 2025-11-25 task
+// with its tasks/result and its answer naming the task, the server's progress and log lines
+// naming the window's own task, and vendor methods (relayed as before, the server answering).
+func TestOneWindowsTasksUnchanged(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	record := dir + "/record"
+	req := request(launch("--tasks", "--say", "--record", record))
+	a := attachWin(t, "A", cfg, req)
+	a.initialize()
+
+	a.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"task_ask","arguments":{"message":"your name?"},"task":{}}}`)
+	fs := a.until("1")
+	task := ""
+	if r := fs[len(fs)-1].Result; r != nil {
+		var h struct {
+			Task struct {
+				TaskID string `json:"taskId"`
+			} `json:"task"`
+		}
+		if json.Unmarshal(r, &h) == nil {
+			task = h.Task.TaskID
+		}
+	}
+	if task == "" {
+		t.Fatalf("task_ask as a task: %s", fs[len(fs)-1].raw)
+	}
+	if f := taskAsk(a, "2", "tasks/get", task); !strings.Contains(string(f.Result), "input_required") {
+		t.Fatalf("task_ask after a poll: %s, want input_required", f.raw)
+	}
+	a.send(`{"jsonrpc":"2.0","id":3,"method":"tasks/result","params":{"taskId":%q,%s}}`, task, relatedMeta(task))
+	q := nextMethod(a, "elicitation/create")
+	a.send(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"name":"alice","agree":true},%s}}`, q.ID, relatedMeta(task))
+	fs = a.until("3")
+	if got := text(fs[len(fs)-1]); !strings.Contains(got, "alice") {
+		t.Errorf("the task's result %q (%s), want the window's answer", got, fs[len(fs)-1].raw)
+	}
+
+	// The server's news of the window's own task, on the window's own progress token.
+	fs = append(say(a, "4",
+		`{"jsonrpc":"2.0","method":"notifications/progress","params":{"progressToken":$TOKEN,"progress":1,"message":"own progress",`+relatedMeta(task)+`}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"own log",`+relatedMeta(task)+`}}`,
+		`{"jsonrpc":"2.0","method":"notifications/message","params":{"level":"info","data":"plain log"}}`,
+		`{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}`,
+	), a.sync()...)
+	for _, s := range []string{"own progress", "own log", "plain log", "notifications/tools/list_changed"} {
+		if !slices.ContainsFunc(fs, func(f frame) bool { return strings.Contains(string(f.raw), s) }) {
+			t.Errorf("the window was not given %q: %v", s, methods(fs))
+		}
+	}
+
+	// Vendor methods reach the server (mcptest knows none: it answers method not found).
+	for i, m := range []string{"myserver/doThing", "acme.tasker/run", "x-tasklist/get", "notifications2/custom"} {
+		id := fmt.Sprint(10 + i)
+		a.send(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":{"text":"vendor %d"}}`, id, m, i)
+		fs := a.until(id)
+		if e := string(fs[len(fs)-1].Error); e == "" || strings.Contains(e, "not relayed") {
+			t.Errorf("vendor method %s: %s, want the server's answer", m, fs[len(fs)-1].raw)
+		}
+		if recorded(t, record, m) == 0 {
+			t.Errorf("vendor method %s never reached the server", m)
+		}
 	}
 }
