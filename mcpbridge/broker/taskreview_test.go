@@ -137,3 +137,36 @@ func TestOneWindowsTasksUnchanged(t *testing.T) {
 		}
 	}
 }
+
+// TestManySmallWindowsKeepAWindowsTasks: windows that each hold fewer tasks than A (one fewer than
+// minWindowTasks), together more than an instance keeps: A holds the most, and lost its oldest
+// one by one (the window with the most loses one), down to as few as theirs. An attached window
+// keeps minWindowTasks whatever others start.
+func TestManySmallWindowsKeepAWindowsTasks(t *testing.T) {
+	dir, _ := serveInProcess(t, 5*time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	req := request(launch("--tasks"))
+	a := attachWin(t, "A", cfg, req)
+	a.initialize()
+	const k = minWindowTasks
+	var mine []string
+	for i := range k {
+		mine = append(mine, startTask(t, a, fmt.Sprint(i+1), 1000))
+	}
+	for w := range maxTasks/(k-1) + 1 {
+		b := attachWin(t, fmt.Sprintf("B%d", w), cfg, req)
+		b.initialize()
+		for j := range k - 1 {
+			b.send(`{"jsonrpc":"2.0","id":%d,"method":"tools/call","params":{"name":"task_slow","arguments":{"polls":1000},"task":{}}}`, j+1)
+		}
+		for range k - 1 {
+			for f := b.next(); f.Method != ""; f = b.next() {
+			}
+		}
+	}
+	for i, task := range mine {
+		if f := taskAsk(a, fmt.Sprint(1000+i), "tasks/get", task); f.Error != nil {
+			t.Errorf("A's task %d of %d after many small windows' tasks: %s, want still A's", i+1, k, f.raw)
+		}
+	}
+}

@@ -39,13 +39,17 @@ import (
 // the 2025-11-25 client can still fetch its result after tasks/get said it completed; all of an
 // instance's are forgotten when it stops. The table is bounded per window (maxWindowTasks) before
 // it is per instance (maxTasks): a window that starts task after task forgets its own oldest,
-// ended ones first, never another window's. A window of an older build sends nothing new: its own
-// tasks work as before.
+// ended ones first, never another window's. Beyond the instance's bound the window with the most
+// loses one, but an attached window never below minWindowTasks: windows are not counted, and many
+// windows holding a few tasks each would otherwise take a window's tasks down to as few as theirs
+// (the table then holds at most minWindowTasks per attached window more). A window of an older
+// build sends nothing new: its own tasks work as before.
 
 // Limits of the task table.
 const (
 	maxTasks       = 4096 // tasks kept per instance, running or ended: beyond, the window with the most loses one
 	maxWindowTasks = 1024 // tasks kept per window: beyond, its own oldest ended one goes, or else its oldest
+	minWindowTasks = 16   // tasks an attached window keeps whatever other windows start
 )
 
 // Kinds of a window's request whose response the daemon reads (pending.kind).
@@ -212,19 +216,23 @@ func (in *instance) setOwnerLocked(id string, t *task, a *attachment) {
 // boundTasksLocked keeps the table within its limits after a gained task id: beyond a window's
 // bound its own tasks go; beyond the instance's (several windows, or windows gone, each near its
 // bound), those of the window with the most, a first among equals (the one that gained, and so
-// the one flooding, not another it ties with); id itself stays. in.mu held.
+// the one flooding, not another it ties with), but an attached window's only while it has more
+// than minWindowTasks; id itself stays. in.mu held.
 func (in *instance) boundTasksLocked(a *attachment, id string) {
 	if in.owned[a] > maxWindowTasks {
 		in.evictLocked(a, id)
 	}
 	for len(in.tasks) > maxTasks {
-		most := a
+		var most *attachment
 		for w, n := range in.owned {
-			if n > in.owned[most] {
+			if _, attached := in.atts[w]; attached && n <= minWindowTasks {
+				continue
+			}
+			if most == nil || n > in.owned[most] || (n == in.owned[most] && w == a) {
 				most = w
 			}
 		}
-		if !in.evictLocked(most, id) {
+		if most == nil || !in.evictLocked(most, id) {
 			return
 		}
 	}
