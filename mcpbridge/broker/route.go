@@ -259,6 +259,13 @@ func (in *instance) fromWindow(a *attachment, data []byte) {
 			a.send(errorResponse(m.id, codeMethodNotFound, why))
 			return
 		}
+		if skeletonHasPrefix(m.method, "notifications") {
+			// Relayed, it would reach the server untranslated (a cancellation's requestId is the
+			// instance's counter, another window's call's id), and a server that goes by the
+			// method alone would act on it.
+			a.send(errorResponse(m.id, codeMethodNotFound, "method "+strconv.QuoteToASCII(m.method)+" not relayed to a shared server: a notification's method, sent as a request"))
+			return
+		}
 		if why := in.foreignTask(a, m.params); why != "" && !strings.HasPrefix(m.method, "tasks/") {
 			// (A task method names its task in taskId: taskRequest checks both agree, and may
 			// let a window take the task over first.)

@@ -125,7 +125,7 @@ func TestOneWindowsTasksUnchanged(t *testing.T) {
 	}
 
 	// Vendor methods reach the server (mcptest knows none: it answers method not found).
-	for i, m := range []string{"myserver/doThing", "acme.tasker/run", "x-tasklist/get", "notifications2/custom"} {
+	for i, m := range []string{"myserver/doThing", "acme.tasker/run", "x-tasklist/get", "vendor/notifications"} {
 		id := fmt.Sprint(10 + i)
 		a.send(`{"jsonrpc":"2.0","id":%s,"method":%q,"params":{"text":"vendor %d"}}`, id, m, i)
 		fs := a.until(id)
@@ -169,4 +169,40 @@ func TestManySmallWindowsKeepAWindowsTasks(t *testing.T) {
 			t.Errorf("A's task %d of %d after many small windows' tasks: %s, want still A's", i+1, k, f.raw)
 		}
 	}
+}
+
+// TestNotificationAsRequestNotRelayed: a window sends notifications/cancelled as a request (with
+// an id of its own). The daemon translates a window's cancellation to the upstream id of that
+// window's own call; sent as a request it was relayed untranslated, and its requestId is the
+// instance's counter, which any window can guess: a server that acts on a notification's method
+// whatever the id would cancel another window's call, or its task's tasks/result. No MCP request
+// method begins with notifications/: none reaches the server.
+func TestNotificationAsRequestNotRelayed(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	record := dir + "/record"
+	req := request(launch("--tasks", "--record", record))
+	a := attachWin(t, "A", cfg, req)
+	b := attachWin(t, "B", cfg, req)
+	a.initialize()
+	b.initialize()
+	a.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":300}}}`)
+	waitFor(t, "A's call read by the server", func() bool { return recorded(t, record, "tools/call") == 1 })
+	for i, m := range []string{"notifications/cancelled", "notifications/initialized", "notifications/tasks/status", "Notifications/Cancelled", "notifications.cancelled"} {
+		id := fmt.Sprint(10 + i)
+		for up := 1; up <= 3; up++ {
+			b.send(`{"jsonrpc":"2.0","id":"%s-%d","method":%q,"params":{"requestId":%d,"reason":"mallory","taskId":"x"}}`, id, up, m, up)
+			if f := b.until(fmt.Sprintf(`"%s-%d"`, id, up)); f[len(f)-1].Error == nil {
+				t.Errorf("B's request %s: %s, want refused", m, f[len(f)-1].raw)
+			}
+		}
+	}
+	b.sync()
+	data, _ := os.ReadFile(record)
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "> ") && strings.Contains(l, "mallory") {
+			t.Errorf("the server read a window's notification sent as a request: %s", l)
+		}
+	}
+	a.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
 }
