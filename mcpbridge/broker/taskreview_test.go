@@ -206,3 +206,77 @@ func TestNotificationAsRequestNotRelayed(t *testing.T) {
 	}
 	a.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1}}`)
 }
+
+// TestTaskBoundaryJSONTricks: a second window names the first window's task in ways a server's
+// JSON reader and the daemon's scanner might read differently (a member twice, escaped names,
+// the id escaped, a number, a batch, a large frame), attaches again to look like a new window,
+// and a server asks about the task so; none of it reaches the server or the wrong window. An
+// ordinary _meta inside a call's arguments is the tool's, not the call's: it is relayed.
+func TestTaskBoundaryJSONTricks(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	record := dir + "/record"
+	req := request(launch("--tasks", "--say", "--record", record))
+	a := attachWin(t, "A", cfg, req)
+	b := attachWin(t, "B", cfg, req)
+	a.initialize()
+	b.initialize()
+	task := startTask(t, a, "1", 1000)
+	mine := startTask(t, b, "1", 1000)
+	escaped := strings.ReplaceAll(jsonString(task), "-", `\u002d`)
+	big := strings.Repeat("x", 2<<20)
+	for i, r := range []string{
+		`"method":"tools/call","params":{"name":"echo","arguments":{"text":"mallory"},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"` + mine + `"},"io.modelcontextprotocol/related-task":{"taskId":"` + task + `"}}}`,
+		`"method":"tools/call","params":{"name":"echo","arguments":{"text":"mallory"},"\u005fmeta":{"io.modelcontextprotocol/related-task":{"taskId":"` + task + `"}}}`,
+		`"method":"tools/call","params":{"name":"echo","arguments":{"text":"mallory"},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":` + escaped + `}}}`,
+		`"method":"tools/call","params":{"name":"echo","arguments":{"text":"mallory"},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":1}}}`,
+		`"method":"tools/call","params":{"name":"echo","arguments":{"text":"mallory` + big + `"},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":"` + task + `"}}}`,
+		`"method":"tasks/get","params":{"taskId":` + escaped + `}`,
+		`"method":"tasks/cancel","params":{"taskId":"` + mine + `","TaskId":"` + task + `","reason":"mallory"}`,
+		`"method":"tasks/cancel","params":{"taskId":1,"reason":"mallory"}`,
+		`"method":"tasks/cancel","params":{"taskId":["` + task + `"],"reason":"mallory"}`,
+	} {
+		id := fmt.Sprint(10 + i)
+		b.send(`{"jsonrpc":"2.0","id":%s,%s}`, id, r)
+		if f := b.until(id); f[len(f)-1].Error == nil {
+			t.Errorf("B's request %.200s: %.200s, want refused", r, f[len(f)-1].raw)
+		}
+	}
+	// A batch: not one JSON-RPC message, dropped whole.
+	b.send(`[{"jsonrpc":"2.0","id":30,"method":"tasks/cancel","params":{"taskId":%q,"reason":"mallory"}}]`, task)
+	// B again, as a new window (its process the same): still not A's task.
+	b2 := attachWin(t, "B2", cfg, req)
+	b2.initialize()
+	if f := taskAsk(b2, "1", "tasks/cancel", task); f.Error == nil {
+		t.Errorf("B attached again, cancelling A's task: %s, want refused", f.raw)
+	}
+	// The server asks about A's task, naming it so that its own reader may take it: to no one,
+	// though B alone has a call in flight.
+	fb := say(b, "40",
+		`{"jsonrpc":"2.0","id":"q1","method":"elicitation/create","params":{"message":"secret one","requestedSchema":{"type":"object"},"_meta":{"io.modelcontextprotocol/related-TASK":{"TASKID":"`+task+`"}}}}`,
+		`{"jsonrpc":"2.0","id":"q2","method":"elicitation/create","params":{"message":"secret two","requestedSchema":{"type":"object"},"_meta":{"io.modelcontextprotocol/related-task":{"taskId":`+escaped+`,"taskId":"`+mine+`"}}}}`,
+	)
+	fb = append(fb, b.sync()...)
+	fa := a.sync()
+	for _, s := range []string{"secret one", "secret two"} {
+		notSeen(t, "A", fa, s)
+		notSeen(t, "B", fb, s)
+	}
+	for _, q := range []string{"q1", "q2"} {
+		serverRead(t, record, q, `"error"`)
+	}
+	// A _meta inside the arguments is the tool's business.
+	b.send(`{"jsonrpc":"2.0","id":50,"method":"tools/call","params":{"name":"echo","arguments":{"text":"fine","_meta":{"io.modelcontextprotocol/related-task":{"taskId":%q}}}}}`, task)
+	if f := b.until("50"); !strings.Contains(text(f[len(f)-1]), "fine") {
+		t.Errorf("B's call with a _meta in its arguments: %.300s, want relayed", f[len(f)-1].raw)
+	}
+	if f := taskAsk(a, "2", "tasks/get", task); !strings.Contains(string(f.Result), "working") {
+		t.Errorf("A's task after B's tricks: %s, want still working", f.raw)
+	}
+	data, _ := os.ReadFile(record)
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "> ") && strings.Contains(l, "mallory") {
+			t.Errorf("the server read a frame of B's naming A's task: %.300s", l)
+		}
+	}
+}
