@@ -289,8 +289,10 @@ var askSchema = json.RawMessage(`{"type":"object","properties":{
 	"agree":{"type":"boolean","title":"Agree to the terms"}},
 	"required":["name","agree"]}`)
 
-// addElicitTools adds "ask" (form mode; arguments message and schema, a JSON text, optional) and "open_url"
-// (url mode; argument url): each returns the client's answer as JSON {"action","content"}.
+// addElicitTools adds "ask" (form mode; arguments message and schema, a JSON text, optional; warm:
+// how many roots/list to ask first, whose answers it ignores, as a server that asked the client
+// things before, and so numbers its next request higher) and "open_url" (url mode; argument url):
+// each returns the client's answer as JSON {"action","content"}.
 func (ts *testServer) addElicitTools() {
 	answer := func(res *mcp.ElicitationResult, err error) (*mcp.CallToolResult, error) {
 		if err != nil {
@@ -303,8 +305,12 @@ func (ts *testServer) addElicitTools() {
 		return mcp.NewToolResultText(string(b)), nil
 	}
 	ts.mcp.AddTool(mcp.NewTool("ask", mcp.WithDescription("Ask the user to fill in a form (elicitation, form mode)."),
-		mcp.WithString("message"), mcp.WithString("schema", mcp.Description("the requested schema as JSON text"))),
+		mcp.WithString("message"), mcp.WithString("schema", mcp.Description("the requested schema as JSON text")),
+		mcp.WithNumber("warm", mcp.Description("how many roots/list to ask first (answers ignored)"))),
 		func(ctx context.Context, req mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+			for range req.GetInt("warm", 0) {
+				_, _ = ts.mcp.RequestRoots(ctx, mcp.ListRootsRequest{}) // ignore error: only its id counts
+			}
 			schema := askSchema
 			if s := req.GetString("schema", ""); s != "" {
 				schema = json.RawMessage(s)

@@ -280,3 +280,41 @@ func TestTaskBoundaryJSONTricks(t *testing.T) {
 		}
 	}
 }
+
+// TestRequestWithResultNotRelayed: a window sends requests that also carry a result (an answer
+// to a form). The daemon reads a frame with a method as a request and relays it under the next
+// upstream id; a server that takes any frame with an id and a result for the answer to its own
+// request of that id (mcp-go's stdio server: method unread) takes it as the answer to the question
+// it put to another window, when its own ids run ahead of the daemon's (it asked the windows
+// things before): a window would answer another window's question, about its task or not. A
+// frame with both a method and a result or an error is no JSON-RPC message: it reaches no one.
+func TestRequestWithResultNotRelayed(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	record := dir + "/record"
+	req := request(launch("--elicit", "--roots", "--say", "--record", record))
+	a := attachWin(t, "A", cfg, req)
+	b := attachWin(t, "B", cfg, req)
+	a.initialize()
+	b.initialize()
+	a.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"message":"A's question","warm":40}}}`)
+	q := nextMethod(a, "elicitation/create")
+	for i := range 60 {
+		b.send(`{"jsonrpc":"2.0","id":%d,"method":"tools/list","result":{"action":"accept","content":{"name":"mallory","agree":true}}}`, i+1)
+	}
+	b.send(`{"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":1},"result":{"action":"accept","content":{"name":"mallory","agree":true}}}`)
+	// The server's frames forged the same way go to no window either.
+	fb := say(b, "99", `{"jsonrpc":"2.0","id":"q9","method":"elicitation/create","params":{"message":"secret nine","requestedSchema":{"type":"object"}},"result":{}}`)
+	notSeen(t, "B", append(fb, b.sync()...), "secret nine")
+	a.send(`{"jsonrpc":"2.0","id":%s,"result":{"action":"accept","content":{"name":"alice","agree":true}}}`, q.ID)
+	fs := a.until("1")
+	if got := text(fs[len(fs)-1]); !strings.Contains(got, "alice") {
+		t.Errorf("A's ask answered %q, want A's own answer", got)
+	}
+	data, _ := os.ReadFile(record)
+	for _, l := range strings.Split(string(data), "\n") {
+		if strings.HasPrefix(l, "> ") && strings.Contains(l, "mallory") {
+			t.Errorf("the server read a window's request carrying a result: %.300s", l)
+		}
+	}
+}
