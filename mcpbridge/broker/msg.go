@@ -81,7 +81,7 @@ func (m *msg) isResponse() bool     { return m.id != nil && m.method == "" && m.
 // parseMsg reads the top-level members of a message. A message that is not one JSON object, has
 // a member twice, or has a member name encoding/json would match to a field without regard to
 // case ("ID") is refused: a reader in the window would then see another id or method than the one
-// this daemon routed by. So is one with both a method and a result or an error: the daemon would
+// this daemon routed by. So is one with an id, a method and a result or an error: the daemon would
 // route it as a request, and a reader that goes by the result (mcp-go's stdio server matches an
 // answer to its question by id alone) take it as the answer to a question put to another window.
 func parseMsg(data []byte) (msg, bool) {
@@ -124,7 +124,7 @@ func parseMsg(data []byte) (msg, bool) {
 		}
 		return true
 	})
-	return m, ok && (m.method != "" || m.id != nil) && !(m.method != "" && m.result)
+	return m, ok && (m.method != "" || m.id != nil) && !(m.id != nil && m.method != "" && m.result)
 }
 
 // knownMethods are the methods the daemon sees on every call, or routes by: a frame's method is

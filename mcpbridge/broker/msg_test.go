@@ -25,7 +25,7 @@ func TestParseMsg(t *testing.T) {
 		{`[{"jsonrpc":"2.0","id":1,"method":"ping"}]`, false, false, false, false},        // batches are not MCP
 		{`{"jsonrpc":"2.0","id":1,"method":"tools\u002fcall"}`, true, true, false, false}, // escaped: decoded
 		{`{"jsonrpc":"2.0","id":1,"method":"x","result":{}}`, false, false, false, false}, // a request, or an answer to a reader that goes by the result
-		{`{"jsonrpc":"2.0","method":"x","error":{}}`, false, false, false, false},
+		{`{"jsonrpc":"2.0","method":"x","error":{}}`, true, false, true, false},           // no id: no reader takes it for an answer
 		{"{\"jsonrpc\":\"2.0\",\"id\":1,\"result\":{}}\n", true, false, false, true},
 		{`not json`, false, false, false, false},
 	} {
