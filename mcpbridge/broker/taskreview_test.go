@@ -317,3 +317,37 @@ func TestRequestWithResultNotRelayed(t *testing.T) {
 		}
 	}
 }
+
+// TestServerCannotGiveAnothersTask: a server answers a window's call with a task handle whose id
+// is another window's live task (it forges the answer to whichever upstream id is in flight): the
+// task stays the first window's, the second is refused when it follows it, and does not see it
+// listed.
+func TestServerCannotGiveAnothersTask(t *testing.T) {
+	dir, _ := serveInProcess(t, time.Minute)
+	cfg := Config{Dir: dir, Build: "test"}
+	req := request(launch("--tasks", "--say"))
+	a := attachWin(t, "A", cfg, req)
+	b := attachWin(t, "B", cfg, req)
+	a.initialize()
+	b.initialize()
+	task := startTask(t, a, "1", 1000)
+	var lines []string
+	for up := 1; up <= 20; up++ { // B's say is the one upstream id in flight
+		lines = append(lines, fmt.Sprintf(`{"jsonrpc":"2.0","id":%d,"result":{"task":{"taskId":%q,"status":"working","createdAt":"2026-01-01T00:00:00Z","ttl":60000}}}`, up, task))
+	}
+	fs := say(b, "2", lines...)
+	if !strings.Contains(string(fs[len(fs)-1].Result), task) {
+		t.Fatalf("the forged handle did not reach B (the test is wrong): %s", fs[len(fs)-1].raw)
+	}
+	if f := taskAsk(b, "3", "tasks/get", task); f.Error == nil {
+		t.Errorf("B following the task the server said was its, A's: %s, want refused", f.raw)
+	}
+	b.send(`{"jsonrpc":"2.0","id":4,"method":"tasks/list"}`)
+	fs = b.until("4")
+	if slices.Contains(listed(t, fs[len(fs)-1]), task) {
+		t.Errorf("B lists A's task: %s", fs[len(fs)-1].raw)
+	}
+	if f := taskAsk(a, "2", "tasks/get", task); f.Result == nil {
+		t.Errorf("A's task after the server gave its id to B: %s, want still A's", f.raw)
+	}
+}
