@@ -20,13 +20,8 @@ import (
 // the upstream id; B's one call is the instance's second request (the daemon's initialize is the
 // first), so its token is "sb-2".
 func TestCraftedProgressToken(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	req := request(launch())
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t)
+	a, b := w.a, w.b
 	b.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":0,"steps":1},"_meta":{"progressToken":"tok"}}}`)
 	b.until("1")
 	for i, meta := range []string{

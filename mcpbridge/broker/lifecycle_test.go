@@ -250,13 +250,8 @@ func TestWindowKilledCancelsUpstream(t *testing.T) {
 // TestInstanceCrash: a shared server that dies mid-call ends the call with an error, tells every
 // window why with its stderr tail, and the next attach starts it again.
 func TestInstanceCrash(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	req := request(launch("--crash-after", "1"))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--crash-after", "1")
+	a, b, cfg, req := w.a, w.b, w.cfg, w.req
 	a.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"echo","arguments":{"text":"one"}}}`)
 	a.until("1")
 	a.send(`{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"echo","arguments":{"text":"two"}}}`)

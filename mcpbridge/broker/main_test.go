@@ -373,3 +373,27 @@ func tagged(host int) []int {
 	}
 	return pids
 }
+
+// twoWin is a daemon in this process with windows A and B attached to one server, both
+// initialized: what most tests of the daemon's routing start from (twoWindows).
+type twoWin struct {
+	dir    string
+	cfg    Config
+	req    Request
+	record string // the file where the server records what it read (--record)
+	a, b   *win
+}
+
+// twoWindows starts a daemon in this process and attaches windows A and B, initialized, to the
+// server launched with args and --record.
+func twoWindows(t *testing.T, args ...string) twoWin {
+	t.Helper()
+	dir, _ := serveInProcess(t, time.Minute)
+	w := twoWin{dir: dir, cfg: Config{Dir: dir, Build: "test"}, record: dir + "/record"}
+	w.req = request(launch(append(args, "--record", w.record)...))
+	w.a = attachWin(t, "A", w.cfg, w.req)
+	w.b = attachWin(t, "B", w.cfg, w.req)
+	w.a.initialize()
+	w.b.initialize()
+	return w
+}

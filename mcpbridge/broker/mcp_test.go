@@ -114,13 +114,8 @@ func TestSubscriptionsRefcounted(t *testing.T) {
 // that window, and another window can neither see nor answer it. With two windows busy the
 // question is refused, shown to no one, and both windows are told in a log line.
 func TestQuestionsGoToTheCaller(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	req := request(launch("--elicit", "--sample"))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--elicit", "--sample")
+	a, b := w.a, w.b
 
 	a.send(`{"jsonrpc":"2.0","id":5,"method":"tools/call","params":{"name":"ask","arguments":{}}}`)
 	var q frame

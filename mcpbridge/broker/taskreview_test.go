@@ -23,14 +23,8 @@ import (
 // line does the same: the daemon's own reading calls each ambiguous, and none may go as though it
 // named no task.
 func TestTaskNamedInAnotherCaseNotSkipped(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	record := dir + "/record"
-	req := request(launch("--tasks", "--task-prefix", "id-", "--say", "--record", record))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--tasks", "--task-prefix", "id-", "--say")
+	a, b, record := w.a, w.b, w.record
 	task := startTask(t, a, "1", 1000)
 	if strings.Contains(strings.ToLower(task), "task") {
 		t.Fatalf("task id %q says task", task)
@@ -178,14 +172,8 @@ func TestManySmallWindowsKeepAWindowsTasks(t *testing.T) {
 // whatever the id would cancel another window's call, or its task's tasks/result. No MCP request
 // method begins with notifications/: none reaches the server.
 func TestNotificationAsRequestNotRelayed(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	record := dir + "/record"
-	req := request(launch("--tasks", "--record", record))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--tasks")
+	a, b, record := w.a, w.b, w.record
 	a.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":300}}}`)
 	waitFor(t, "A's call read by the server", func() bool { return recorded(t, record, "tools/call") == 1 })
 	for i, m := range []string{"notifications/cancelled", "notifications/initialized", "notifications/tasks/status", "Notifications/Cancelled", "notifications.cancelled"} {
@@ -213,14 +201,8 @@ func TestNotificationAsRequestNotRelayed(t *testing.T) {
 // and a server asks about the task so; none of it reaches the server or the wrong window. An
 // ordinary _meta inside a call's arguments is the tool's, not the call's: it is relayed.
 func TestTaskBoundaryJSONTricks(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	record := dir + "/record"
-	req := request(launch("--tasks", "--say", "--record", record))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--tasks", "--say")
+	a, b, cfg, req, record := w.a, w.b, w.cfg, w.req, w.record
 	task := startTask(t, a, "1", 1000)
 	mine := startTask(t, b, "1", 1000)
 	escaped := strings.ReplaceAll(jsonString(task), "-", `\u002d`)
@@ -289,14 +271,8 @@ func TestTaskBoundaryJSONTricks(t *testing.T) {
 // things before): a window would answer another window's question, about its task or not. A
 // frame with an id, a method and a result or an error is no JSON-RPC message: it reaches no one.
 func TestRequestWithResultNotRelayed(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	record := dir + "/record"
-	req := request(launch("--elicit", "--roots", "--say", "--record", record))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--elicit", "--roots", "--say")
+	a, b, record := w.a, w.b, w.record
 	a.send(`{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"ask","arguments":{"message":"A's question","warm":40}}}`)
 	q := nextMethod(a, "elicitation/create")
 	for i := range 60 {
@@ -323,13 +299,8 @@ func TestRequestWithResultNotRelayed(t *testing.T) {
 // task stays the first window's, the second is refused when it follows it, and does not see it
 // listed.
 func TestServerCannotGiveAnothersTask(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	req := request(launch("--tasks", "--say"))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--tasks", "--say")
+	a, b := w.a, w.b
 	task := startTask(t, a, "1", 1000)
 	var lines []string
 	for up := 1; up <= 20; up++ { // B's say is the one upstream id in flight

@@ -72,14 +72,8 @@ func instanceWindows(t *testing.T, dir string) int {
 // the same server (a reloaded editor following its predecessor's task) claims it, and from then on
 // it is that window's alone.
 func TestTasksStayWithTheirWindow(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	record := dir + "/record"
-	req := request(launch("--tasks", "--task-status", "--record", record))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--tasks", "--task-status")
+	a, b, cfg, req, record, dir := w.a, w.b, w.cfg, w.req, w.record, w.dir
 
 	task := startTask(t, a, "1", 1000)
 	mine := startTask(t, b, "1", 1000)
@@ -181,13 +175,8 @@ func TestTasksStayWithTheirWindow(t *testing.T) {
 // result (2025-11-25: tasks/result after tasks/get said completed), another window still may not.
 // Once the instance stops, its tasks are forgotten with it: the next instance's windows name none.
 func TestEndedTaskStaysItsWindows(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	req := request(launch("--tasks", "--crash-after", "1"))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--tasks", "--crash-after", "1")
+	a, b, cfg, req := w.a, w.b, w.cfg, w.req
 	task := startTask(t, a, "1", 1)
 	if f := taskAsk(a, "2", "tasks/get", task); !strings.Contains(string(f.Result), `"completed"`) {
 		t.Fatalf("A's task after one poll: %s, want completed", f.raw)
@@ -220,14 +209,8 @@ func TestEndedTaskStaysItsWindows(t *testing.T) {
 // the method escaped, the id only under _meta, a number, a batch, a notification, a tasks/ method
 // the daemon does not know. None reaches the server; the owner's own escaped spelling still works.
 func TestTaskIDCraftedRefused(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	record := dir + "/record"
-	req := request(launch("--tasks", "--record", record))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--tasks")
+	a, b, record := w.a, w.b, w.record
 	task := startTask(t, a, "1", 1000)
 	// The id with its first letter escaped: the same string once decoded.
 	esc := `\u00` + fmt.Sprintf("%02x", task[0]) + task[1:]

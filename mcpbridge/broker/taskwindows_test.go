@@ -77,14 +77,8 @@ func nextMethod(w *win, method string) frame {
 // or naming its task ambiguously, is put to no one (the server is answered with an error), and a
 // window that took the task over is asked from then on.
 func TestTaskQuestionAskedOfItsOwner(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	record := dir + "/record"
-	req := request(launch("--tasks", "--say", "--record", record))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--tasks", "--say")
+	a, b, cfg, req, record, dir := w.a, w.b, w.cfg, w.req, w.record, w.dir
 	task := startTask(t, a, "1", 1000)
 	mine := startTask(t, b, "1", 1000)
 
@@ -145,13 +139,8 @@ func TestTaskQuestionAskedOfItsOwner(t *testing.T) {
 // question the daemon could not tell whose it is and refused it; named, it goes to the task's
 // window, whose answer completes the task.
 func TestTaskQuestionWhileOthersBusy(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	req := request(launch("--tasks"))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--tasks")
+	a, b := w.a, w.b
 	b.send(`{"jsonrpc":"2.0","id":9,"method":"tools/call","params":{"name":"slow","arguments":{"seconds":300}}}`)
 	b.send(`{"jsonrpc":"2.0","id":10,"method":"tools/call","params":{"name":"echo","arguments":{"text":"x"}}}`)
 	b.until("10")
@@ -192,14 +181,8 @@ func TestTaskQuestionWhileOthersBusy(t *testing.T) {
 // are case-sensitive ASCII, but a server that folds case would act on another window's task (or
 // list every window's tasks, or change every window's log level): none reaches the server.
 func TestTaskMethodSpellingsRefused(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	record := dir + "/record"
-	req := request(launch("--tasks", "--record", record))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--tasks")
+	a, b, record := w.a, w.b, w.record
 	task := startTask(t, a, "1", 1000)
 
 	methods := []string{
@@ -328,13 +311,8 @@ func TestOrphanTaskClaimedOnce(t *testing.T) {
 // token, a task id, a broadcast) points to when that is another one, never every window; a task
 // named twice, or so that another reader takes another one, or unknown, goes to no one.
 func TestServerCannotRedirectTaskNews(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	req := request(launch("--tasks", "--say"))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--tasks", "--say")
+	a, b := w.a, w.b
 	task := startTask(t, a, "1", 1000)
 	mine := startTask(t, b, "1", 1000)
 	status := func(params string) string {
@@ -392,14 +370,8 @@ func TestServerCannotRedirectTaskNews(t *testing.T) {
 // answer as the input A's task waits for, B's cancellation as A's): none reaches the server, and
 // the server still gets an answer (an error) to its question.
 func TestWindowCannotSpeakForAnothersTask(t *testing.T) {
-	dir, _ := serveInProcess(t, time.Minute)
-	cfg := Config{Dir: dir, Build: "test"}
-	record := dir + "/record"
-	req := request(launch("--tasks", "--say", "--record", record))
-	a := attachWin(t, "A", cfg, req)
-	b := attachWin(t, "B", cfg, req)
-	a.initialize()
-	b.initialize()
+	w := twoWindows(t, "--tasks", "--say")
+	a, b, record := w.a, w.b, w.record
 	task := startTask(t, a, "1", 1000)
 	mine := startTask(t, b, "1", 1000)
 	for i, r := range []string{
