@@ -25,6 +25,14 @@ import (
 // sharedDaemon runs a broker daemon in this process until the test ends.
 func sharedDaemon(t *testing.T) string {
 	t.Helper()
+	dir, _ := sharedDaemonEnds(t)
+	return dir
+}
+
+// sharedDaemonEnds is sharedDaemon with what ends the daemon from outside, as a signal does
+// `switchboard daemon` (its windows are told to attach again), and returns once it has ended.
+func sharedDaemonEnds(t *testing.T) (dir string, end func()) {
+	t.Helper()
 	dir, err := os.MkdirTemp("", "sbm")
 	if err != nil {
 		t.Fatal(err)
@@ -39,9 +47,10 @@ func sharedDaemon(t *testing.T) string {
 			t.Errorf("broker.Serve: %v", err)
 		}
 	}()
-	t.Cleanup(func() { cancel(); <-done })
+	end = func() { cancel(); <-done }
+	t.Cleanup(end)
 	<-ready
-	return dir
+	return dir, end
 }
 
 type closeOnWrite chan struct{}
@@ -553,22 +562,7 @@ func TestSharedTaskQuestionToItsWindow(t *testing.T) {
 // attempt's channel was closed: they would spin until the new attach), and the server answers
 // under the new daemon.
 func TestSharedDaemonEndedMovesOn(t *testing.T) {
-	dir, err := os.MkdirTemp("", "sbe")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	dir += "/d"
-	ctx, end := context.WithCancel(context.Background())
-	ready, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := broker.Serve(ctx, broker.Options{Dir: dir, Build: "test", Idle: time.Minute, Ready: closeOnWrite(ready)}); err != nil {
-			t.Errorf("broker.Serve: %v", err)
-		}
-	}()
-	t.Cleanup(func() { end(); <-done })
-	<-ready
+	dir, end := sharedDaemonEnds(t)
 	bcfg := &broker.Config{Dir: dir, Build: "test", Start: func(string) *exec.Cmd {
 		cmd := exec.Command(os.Args[0], "-test.run=^$")
 		cmd.Env = []string{brokerDirVar + "=" + dir}
@@ -590,7 +584,6 @@ func TestSharedDaemonEndedMovesOn(t *testing.T) {
 	}})
 	old := applyAndWait(t, r, cfg)["s"].Shared.DaemonPid
 	end()
-	<-done
 	deadline := time.Now().Add(30 * time.Second)
 	for spun := false; ; {
 		r.mu.Lock()
