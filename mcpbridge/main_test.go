@@ -6,9 +6,11 @@ import (
 	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
 	"os"
 	"os/exec"
+	"os/signal"
 	"path/filepath"
 	"slices"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -30,7 +32,10 @@ func TestMain(m *testing.M) {
 		if f := broker.ReadyFromEnv(); f != nil {
 			o.Ready = f
 		}
-		if err := broker.Serve(context.Background(), o); err != nil {
+		// SIGTERM ends it in good order, as `switchboard daemon` does: its windows attach again.
+		ctx, stop := signal.NotifyContext(context.Background(), syscall.SIGTERM)
+		defer stop()
+		if err := broker.Serve(ctx, o); err != nil {
 			fmt.Fprintln(os.Stderr, err)
 			os.Exit(1)
 		}

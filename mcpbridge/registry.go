@@ -538,6 +538,13 @@ func (r *Registry) died(e *entry, gen uint64, c *conn) {
 	ecfg := e.cfg // e's fields change under mu once it is released (a reconnect)
 	// shared.go: the daemon went away, not the server: attach again.
 	if daemonGone(c) {
+		if moved {
+			// An orderly end is no failed attempt: the waits grow for a daemon that goes away
+			// without a word, and every daemon restart or logout would otherwise have added one
+			// until each move showed the server starting for half a minute
+			// (TestSharedDaemonMovesOnEachTime).
+			e.reattach = 0
+		}
 		attempt := e.reattach
 		e.reattach++
 		r.wg.Go(func() { r.reattachLater(e, gen, attempt) })

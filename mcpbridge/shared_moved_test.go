@@ -1,0 +1,70 @@
+package mcpbridge
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+)
+
+// TestSharedDaemonMovesOnEachTime: a daemon that ends in good order (SIGTERM, a restart's
+// hand-over) is no fault, so a window that moved with it before waits no longer the next time:
+// the waits between attempts (reattachDelays) are for a daemon that went away without a word.
+// Here the first wait is none and the second an hour: a window that counted each orderly move as
+// a failed attempt showed the server starting, its calls failing, for the second wait.
+func TestSharedDaemonMovesOnEachTime(t *testing.T) {
+	saved := reattachDelays
+	reattachDelays = []time.Duration{0, time.Hour}
+	t.Cleanup(func() { reattachDelays = saved })
+	dir, err := os.MkdirTemp("", "sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	dir += "/d"
+	bcfg := &broker.Config{Dir: dir, Build: "test", Start: func(string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = []string{brokerDirVar + "=" + dir}
+		return cmd
+	}}
+	t.Cleanup(func() { broker.Stop(context.Background(), broker.Config{Dir: dir}) })
+	cfg := stdioCfg("s")
+	cfg.Shared = config.SharedUser
+	changed := make(chan struct{}, 1)
+	r := newTestRegistry(t, Options{Broker: bcfg, OnChange: func([]ServerStatus) {
+		select {
+		case changed <- struct{}{}:
+		default:
+		}
+	}})
+	st := applyAndWait(t, r, cfg)["s"]
+	if st.State != StateReady || st.Shared == nil {
+		t.Fatalf("shared server: %+v, want ready and shared", st)
+	}
+	old := st.Shared.DaemonPid
+	for move := range 3 {
+		if err := syscall.Kill(old, syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		// Far below the hour of a counted attempt; a failure, not a measure.
+		deadline := time.NewTimer(60 * time.Second)
+		for {
+			st := statusMap(r)["s"]
+			if st.State == StateReady && st.Shared != nil && st.Shared.DaemonPid != old {
+				old = st.Shared.DaemonPid
+				break
+			}
+			select {
+			case <-changed:
+			case <-deadline.C:
+				t.Fatalf("move %d: after the daemon ended in good order: %+v, want ready under a new daemon", move+1, st)
+			}
+		}
+		deadline.Stop()
+	}
+}
