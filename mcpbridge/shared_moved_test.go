@@ -68,3 +68,77 @@ func TestSharedDaemonMovesOnEachTime(t *testing.T) {
 		deadline.Stop()
 	}
 }
+
+// TestSharedDaemonMovedThenEnded: a server that shows starting while its window waits to attach
+// to a new daemon never stays so when the wait is ended by something else: the server removed
+// from the configuration, a Reconnect, the registry closed. Each time WaitIdle returns, and the
+// status is what the ending makes it (gone, ready, stopped). The wait here is an hour.
+func TestSharedDaemonMovedThenEnded(t *testing.T) {
+	saved := reattachDelays
+	reattachDelays = []time.Duration{time.Hour}
+	t.Cleanup(func() { reattachDelays = saved })
+	for _, how := range []string{"removed", "Reconnect", "Close"} {
+		t.Run(how, func(t *testing.T) {
+			dir, err := os.MkdirTemp("", "sbm")
+			if err != nil {
+				t.Fatal(err)
+			}
+			t.Cleanup(func() { os.RemoveAll(dir) })
+			dir += "/d"
+			bcfg := &broker.Config{Dir: dir, Build: "test", Start: func(string) *exec.Cmd {
+				cmd := exec.Command(os.Args[0], "-test.run=^$")
+				cmd.Env = []string{brokerDirVar + "=" + dir}
+				return cmd
+			}}
+			t.Cleanup(func() { broker.Stop(context.Background(), broker.Config{Dir: dir}) })
+			cfg := stdioCfg("s")
+			cfg.Shared = config.SharedUser
+			changed := make(chan struct{}, 1)
+			r := newTestRegistry(t, Options{Broker: bcfg, OnChange: func([]ServerStatus) {
+				select {
+				case changed <- struct{}{}:
+				default:
+				}
+			}})
+			st := applyAndWait(t, r, cfg)["s"]
+			if st.State != StateReady || st.Shared == nil {
+				t.Fatalf("shared server: %+v, want ready and shared", st)
+			}
+			old := st.Shared.DaemonPid
+			if err := syscall.Kill(old, syscall.SIGTERM); err != nil {
+				t.Fatal(err)
+			}
+			for statusMap(r)["s"].State != StateStarting {
+				<-changed // the test's deadline ends a wait that never ends
+			}
+			ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+			defer cancel()
+			switch how {
+			case "removed":
+				r.Apply(ctx, nil)
+			case "Reconnect":
+				r.Reconnect(ctx)
+			case "Close":
+				r.Close()
+			}
+			if err := r.WaitIdle(ctx); err != nil {
+				t.Fatalf("WaitIdle after the server was %s while moving: %v (%+v)", how, err, statusMap(r)["s"])
+			}
+			st, ok := statusMap(r)["s"]
+			switch how {
+			case "removed":
+				if ok {
+					t.Errorf("removed while moving: still listed %+v", st)
+				}
+			case "Reconnect":
+				if st.State != StateReady || st.Shared == nil || st.Shared.DaemonPid == old {
+					t.Errorf("Reconnect while moving: %+v, want ready under a new daemon", st)
+				}
+			case "Close":
+				if st.State == StateStarting {
+					t.Errorf("closed while moving: %+v, want not starting", st)
+				}
+			}
+		})
+	}
+}
