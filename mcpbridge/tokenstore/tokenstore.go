@@ -107,13 +107,31 @@ func (Keychain) Delete(ctx context.Context, server string) error {
 // call, and its caller, for good, whatever bound the caller had set (the host's storeTimeout, the
 // close of a signed-in server's connection). f goes on by itself once ctx ended, and its answer
 // is dropped.
+//
+// The calls reach the keychain one at a time, in the order they were made (keychainQueue): a
+// call left waiting in the keychain would otherwise race the calls made after it once the
+// keychain answers again, and a sign-in's Save abandoned there could land after the sign-out's
+// Delete, keeping the credential the person signed out of (TestKeychainCallsInOrder). A call
+// whose ctx ended before its turn never reaches the keychain: its caller was told it failed.
 func keychainCall[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	type result struct {
 		v   T
 		err error
 	}
+	keychainQueue.mu.Lock()
+	prev, mine := keychainQueue.tail, make(chan struct{})
+	keychainQueue.tail = mine
+	keychainQueue.mu.Unlock()
 	done := make(chan result, 1)
 	go func() {
+		defer close(mine)
+		if prev != nil {
+			<-prev
+		}
+		if err := ctx.Err(); err != nil {
+			done <- result{err: err}
+			return
+		}
 		v, err := f()
 		done <- result{v, err}
 	}()
@@ -124,6 +142,13 @@ func keychainCall[T any](ctx context.Context, f func() (T, error)) (T, error) {
 		var zero T
 		return zero, ctx.Err()
 	}
+}
+
+// keychainQueue orders the keychain calls (keychainCall): tail is closed once the call made last
+// is over.
+var keychainQueue struct {
+	mu   sync.Mutex
+	tail chan struct{}
 }
 
 // File keeps every server's credential in one JSON file, mode 0600 in a 0700 directory, replaced
