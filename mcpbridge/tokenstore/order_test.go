@@ -15,11 +15,11 @@ import (
 // while the keychain waits, then a sign-out's Delete, must not end with the Delete done first and
 // the abandoned Save landing after it, the credential the person signed out of kept. A call whose
 // caller stopped waiting before its turn never reaches the keychain (its caller was told it
-// failed, and it did).
+// failed, and it did). Another server's entry is not held up.
 func TestKeychainCallsInOrder(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		// The queue's channels are this bubble's: none may outlive it.
-		t.Cleanup(func() { keychainQueue.mu.Lock(); keychainQueue.tail = nil; keychainQueue.mu.Unlock() })
+		t.Cleanup(func() { keychainQueue.mu.Lock(); keychainQueue.tails = nil; keychainQueue.mu.Unlock() })
 		var mu sync.Mutex
 		var ran []string
 		record := func(s string) {
@@ -35,7 +35,7 @@ func TestKeychainCallsInOrder(t *testing.T) {
 			<-frozen
 			cancel() // the caller's bound ends while the keychain holds the call
 		}()
-		_, err := keychainCall(ctx, func() (struct{}, error) {
+		_, err := keychainCall(ctx, "srv", func() (struct{}, error) {
 			record("save")
 			close(frozen)
 			<-thaw
@@ -47,7 +47,7 @@ func TestKeychainCallsInOrder(t *testing.T) {
 		gone, drop := context.WithCancel(context.Background())
 		dropped := make(chan error, 1)
 		go func() {
-			_, err := keychainCall(gone, func() (struct{}, error) { record("dropped"); return struct{}{}, nil })
+			_, err := keychainCall(gone, "srv", func() (struct{}, error) { record("dropped"); return struct{}{}, nil })
 			dropped <- err
 		}()
 		synctest.Wait()
@@ -55,25 +55,29 @@ func TestKeychainCallsInOrder(t *testing.T) {
 		if err := <-dropped; !errors.Is(err, context.Canceled) {
 			t.Fatalf("the call given up before its turn: %v, want the context's error", err)
 		}
+		// Another server's entry does not wait for this one's.
+		if _, err := keychainCall(context.Background(), "other", func() (struct{}, error) { record("other"); return struct{}{}, nil }); err != nil {
+			t.Fatal(err)
+		}
 		deleted := make(chan error, 1)
 		go func() {
-			_, err := keychainCall(context.Background(), func() (struct{}, error) { record("delete"); return struct{}{}, nil })
+			_, err := keychainCall(context.Background(), "srv", func() (struct{}, error) { record("delete"); return struct{}{}, nil })
 			deleted <- err
 		}()
 		synctest.Wait() // every goroutine waits: the delete, if it does not wait for the save, ran
 		mu.Lock()
 		early := slices.Clone(ran)
 		mu.Unlock()
-		if !slices.Equal(early, []string{"save"}) {
-			t.Errorf("while the keychain holds the first call, the calls after it ran: %v, want [save]", early)
+		if !slices.Equal(early, []string{"save", "other"}) {
+			t.Errorf("while the keychain holds the first call, the calls after it ran: %v, want [save other]", early)
 		}
 		release()
 		if err := <-deleted; err != nil {
 			t.Fatal(err)
 		}
 		synctest.Wait()
-		if !slices.Equal(ran, []string{"save", "delete"}) {
-			t.Errorf("calls reached the keychain as %v, want [save delete]", ran)
+		if !slices.Equal(ran, []string{"save", "other", "delete"}) {
+			t.Errorf("calls reached the keychain as %v, want [save other delete]", ran)
 		}
 	})
 }

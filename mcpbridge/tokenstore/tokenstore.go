@@ -69,7 +69,7 @@ func DefaultPath(getenv func(string) (string, bool)) string {
 type Keychain struct{}
 
 func (Keychain) Load(ctx context.Context, server string) (Credential, error) {
-	s, err := keychainCall(ctx, func() (string, error) { return keyring.Get(Service, server) })
+	s, err := keychainCall(ctx, server, func() (string, error) { return keyring.Get(Service, server) })
 	if errors.Is(err, keyring.ErrNotFound) {
 		return Credential{}, ErrNoCredential
 	}
@@ -88,14 +88,14 @@ func (Keychain) Save(ctx context.Context, server string, c Credential) error {
 	if err != nil {
 		return err
 	}
-	if _, err := keychainCall(ctx, func() (struct{}, error) { return struct{}{}, keyring.Set(Service, server, string(b)) }); err != nil {
+	if _, err := keychainCall(ctx, server, func() (struct{}, error) { return struct{}{}, keyring.Set(Service, server, string(b)) }); err != nil {
 		return fmt.Errorf("tokenstore: keychain: %w", err)
 	}
 	return nil
 }
 
 func (Keychain) Delete(ctx context.Context, server string) error {
-	_, err := keychainCall(ctx, func() (struct{}, error) { return struct{}{}, keyring.Delete(Service, server) })
+	_, err := keychainCall(ctx, server, func() (struct{}, error) { return struct{}{}, keyring.Delete(Service, server) })
 	if err != nil && !errors.Is(err, keyring.ErrNotFound) {
 		return fmt.Errorf("tokenstore: keychain: %w", err)
 	}
@@ -108,23 +108,35 @@ func (Keychain) Delete(ctx context.Context, server string) error {
 // close of a signed-in server's connection). f goes on by itself once ctx ended, and its answer
 // is dropped.
 //
-// The calls reach the keychain one at a time, in the order they were made (keychainQueue): a
-// call left waiting in the keychain would otherwise race the calls made after it once the
-// keychain answers again, and a sign-in's Save abandoned there could land after the sign-out's
+// The calls for one server's entry reach the keychain one at a time, in the order they were made
+// (keychainQueue): a call left waiting in the keychain would otherwise race the calls made after
+// it once the keychain answers again, and a sign-in's Save abandoned there could land after the sign-out's
 // Delete, keeping the credential the person signed out of (TestKeychainCallsInOrder). A call
 // whose ctx ended before its turn never reaches the keychain: its caller was told it failed.
-func keychainCall[T any](ctx context.Context, f func() (T, error)) (T, error) {
+// Other servers' calls do not wait: a keychain may hold one entry's call alone (macOS asks
+// whether an application may use an item, item by item).
+func keychainCall[T any](ctx context.Context, server string, f func() (T, error)) (T, error) {
 	type result struct {
 		v   T
 		err error
 	}
 	keychainQueue.mu.Lock()
-	prev, mine := keychainQueue.tail, make(chan struct{})
-	keychainQueue.tail = mine
+	if keychainQueue.tails == nil {
+		keychainQueue.tails = map[string]chan struct{}{}
+	}
+	prev, mine := keychainQueue.tails[server], make(chan struct{})
+	keychainQueue.tails[server] = mine
 	keychainQueue.mu.Unlock()
 	done := make(chan result, 1)
 	go func() {
-		defer close(mine)
+		defer func() {
+			keychainQueue.mu.Lock()
+			if keychainQueue.tails[server] == mine {
+				delete(keychainQueue.tails, server)
+			}
+			keychainQueue.mu.Unlock()
+			close(mine)
+		}()
 		if prev != nil {
 			<-prev
 		}
@@ -144,11 +156,11 @@ func keychainCall[T any](ctx context.Context, f func() (T, error)) (T, error) {
 	}
 }
 
-// keychainQueue orders the keychain calls (keychainCall): tail is closed once the call made last
-// is over.
+// keychainQueue orders each server's keychain calls (keychainCall): tails[server] is closed once
+// the call made last for it is over.
 var keychainQueue struct {
-	mu   sync.Mutex
-	tail chan struct{}
+	mu    sync.Mutex
+	tails map[string]chan struct{}
 }
 
 // File keeps every server's credential in one JSON file, mode 0600 in a 0700 directory, replaced
