@@ -691,6 +691,30 @@ T.case('the statusline says why fewer servers are ready: failed, untrusted, sign
   T.eq({ d.untrusted, d.needs_auth, d.blocked }, { 1, 2, 1 })
 end)
 
+T.case('the statusline shows a server\'s % as text: none of its words is run or read as an item', function()
+  local sb = T.start({ mode = 'always-allow' })
+  T.wait('statusline', function()
+    return sb.statusline() == 'SB 1/1'
+  end)
+  -- What a server says in its progress reaches the statusline; a statusline that evaluates what
+  -- it is given (lualine, %{%...%}, %!) would run an expression a server put there.
+  vim.g.sb_from_server = 'EVALUATED'
+  local progress = require('switchboard.progress')
+  local ctx = { client_id = sb.client().id }
+  progress.handler(nil, {
+    token = 'sb-pct',
+    value = { kind = 'begin', title = 'Switchboard: mcp__demo__x%{g:sb_from_server}', message = '%{g:sb_from_server}%=%#E#', percentage = 40 },
+  }, ctx)
+  local line = sb.statusline()
+  local shown = vim.api.nvim_eval_statusline(line, {}).str
+  T.ok(not shown:find('EVALUATED', 1, true), 'a server\'s %{...} was evaluated: ' .. shown)
+  T.has(shown, 'mcp__demo__x\239\188\133{g:sb_from_server} 40\239\188\133 \239\188\133{g:sb_from_server}\239\188\133=\239\188\133#E#')
+  local d = require('switchboard.status').data()
+  T.ok(not vim.api.nvim_eval_statusline(d.progress, {}).str:find('EVALUATED', 1, true), 'data().progress: ' .. d.progress)
+  progress.handler(nil, { token = 'sb-pct', value = { kind = 'end' } }, ctx)
+  T.eq(sb.statusline(), 'SB 1/1')
+end)
+
 T.case('a servers answer older than a serversChanged notification does not replace it', function()
   local sb = require('switchboard')
   local notify = sb.handlers()[protocol().notify.servers_changed]

@@ -70,6 +70,17 @@ function M.count()
   return vim.tbl_count(active)
 end
 
+-- percent stands for '%' in the text: the statusline is a format wherever it is evaluated as one
+-- (lualine and other components, %{%...%}, %!), and a '%' a server wrote there ("%{system(...)}",
+-- "%#Error#", "%=") would be run or read as an item. The fullwidth sign reads the same and is
+-- never an item; '%%' would show as two signs where the text is not evaluated (%{...}).
+local percent = '\239\188\133' -- U+FF05, in UTF-8 (Lua 5.1 has no \u escape)
+
+--- text with every '%' shown as percent.
+local function inert(text)
+  return (text:gsub('%%', percent))
+end
+
 --- "mcp__x__y 40% step 2 of 5" or a task's "mcp__x__y step 2 · 1m 05s" (the title without
 --- "Switchboard: ").
 function M.text(p)
@@ -77,12 +88,12 @@ function M.text(p)
   if not p then
     return ''
   end
-  local parts = { (tostring(p.title or 'working'):gsub('^Switchboard: ', '')) }
+  local parts = { inert((tostring(p.title or 'working'):gsub('^Switchboard: ', ''))) }
   if type(p.percentage) == 'number' then
-    table.insert(parts, ('%d%%'):format(p.percentage))
+    table.insert(parts, ('%d'):format(p.percentage) .. percent)
   end
   if type(p.message) == 'string' and p.message ~= '' then
-    local m = p.message:gsub('%s+', ' ')
+    local m = inert(p.message:gsub('%s+', ' '))
     -- A task's line ends with how long it has run ("Analyzing... · 1m 05s"): only the status
     -- message before it is shortened, by characters (a byte cut could split a UTF-8 one).
     local head, tail = m:match('^(.*)( · %d[%dhms ]*)$')
