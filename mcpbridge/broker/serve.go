@@ -82,7 +82,7 @@ type daemon struct {
 	idle      *time.Timer
 	closing   bool
 	draining  bool // the socket is given up: exit as soon as no window is attached
-	greeted   bool // a connection came: the first window's grace is over
+	greeted   bool // a window attached: the first window's grace is over
 	// why is the sentence the windows get when the daemon ends their servers, and reattach
 	// whether they should attach again (to a new daemon) rather than show the server failed.
 	why      string
@@ -345,7 +345,7 @@ func (d *daemon) inUse() bool {
 	return len(d.conns) > 0
 }
 
-// firstWindowGrace is the least a daemon waits for its first connection (Options.Idle).
+// firstWindowGrace is the least a daemon waits for its first window to attach (Options.Idle).
 const firstWindowGrace = 10 * time.Second
 
 // armIdle starts the idle timer when no window keeps the daemon (d.mu held).
@@ -405,7 +405,6 @@ func (d *daemon) acceptLoop() {
 			continue
 		}
 		d.conns[c] = nil
-		d.greeted = true
 		if d.idle != nil {
 			d.idle.Stop()
 			d.idle = nil
@@ -487,6 +486,12 @@ func (d *daemon) handle(c *net.UnixConn, pid int) {
 		d.watch(c, br, h, reply)
 		return
 	case opAttach:
+		// A window came: the first window's grace is over. Not before: a status, stop or watch
+		// is no window, and a daemon lingering for no time (Idle negative) exited as the first
+		// of those left, before the window that started it dialled (TestIdleNoneWaitsForItsFirstWindow).
+		d.mu.Lock()
+		d.greeted = true
+		d.mu.Unlock()
 	default:
 		reply.Error = fmt.Sprintf("unknown op %q", h.Op)
 		writeReply(c, reply)
