@@ -21,32 +21,7 @@ func TestSharedDaemonMovesOnEachTime(t *testing.T) {
 	saved := reattachDelays
 	reattachDelays = []time.Duration{0, time.Hour}
 	t.Cleanup(func() { reattachDelays = saved })
-	dir, err := os.MkdirTemp("", "sbm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	dir += "/d"
-	bcfg := &broker.Config{Dir: dir, Build: "test", Start: func(string) *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = []string{brokerDirVar + "=" + dir}
-		return cmd
-	}}
-	t.Cleanup(func() { broker.Stop(context.Background(), broker.Config{Dir: dir}) })
-	cfg := stdioCfg("s")
-	cfg.Shared = config.SharedUser
-	changed := make(chan struct{}, 1)
-	r := newTestRegistry(t, Options{Broker: bcfg, OnChange: func([]ServerStatus) {
-		select {
-		case changed <- struct{}{}:
-		default:
-		}
-	}})
-	st := applyAndWait(t, r, cfg)["s"]
-	if st.State != StateReady || st.Shared == nil {
-		t.Fatalf("shared server: %+v, want ready and shared", st)
-	}
-	old := st.Shared.DaemonPid
+	r, changed, old := sharedInItsDaemon(t)
 	for move := range 3 {
 		if err := syscall.Kill(old, syscall.SIGTERM); err != nil {
 			t.Fatal(err)
@@ -79,32 +54,7 @@ func TestSharedDaemonMovedThenEnded(t *testing.T) {
 	t.Cleanup(func() { reattachDelays = saved })
 	for _, how := range []string{"removed", "Reconnect", "Close"} {
 		t.Run(how, func(t *testing.T) {
-			dir, err := os.MkdirTemp("", "sbm")
-			if err != nil {
-				t.Fatal(err)
-			}
-			t.Cleanup(func() { os.RemoveAll(dir) })
-			dir += "/d"
-			bcfg := &broker.Config{Dir: dir, Build: "test", Start: func(string) *exec.Cmd {
-				cmd := exec.Command(os.Args[0], "-test.run=^$")
-				cmd.Env = []string{brokerDirVar + "=" + dir}
-				return cmd
-			}}
-			t.Cleanup(func() { broker.Stop(context.Background(), broker.Config{Dir: dir}) })
-			cfg := stdioCfg("s")
-			cfg.Shared = config.SharedUser
-			changed := make(chan struct{}, 1)
-			r := newTestRegistry(t, Options{Broker: bcfg, OnChange: func([]ServerStatus) {
-				select {
-				case changed <- struct{}{}:
-				default:
-				}
-			}})
-			st := applyAndWait(t, r, cfg)["s"]
-			if st.State != StateReady || st.Shared == nil {
-				t.Fatalf("shared server: %+v, want ready and shared", st)
-			}
-			old := st.Shared.DaemonPid
+			r, changed, old := sharedInItsDaemon(t)
 			if err := syscall.Kill(old, syscall.SIGTERM); err != nil {
 				t.Fatal(err)
 			}
@@ -141,4 +91,49 @@ func TestSharedDaemonMovedThenEnded(t *testing.T) {
 			}
 		})
 	}
+}
+
+// sharedInItsDaemon is a registry with the shared server "s" ready in a daemon of its own, which
+// the registry started as a process of this test binary (as a window starts `switchboard
+// daemon`); changed says the registry's statuses changed; old is the daemon's pid.
+func sharedInItsDaemon(t *testing.T) (r *Registry, changed <-chan struct{}, old int) {
+	t.Helper()
+	cfg := stdioCfg("s")
+	cfg.Shared = config.SharedUser
+	ch := make(chan struct{}, 1)
+	r = newTestRegistry(t, Options{Broker: startedDaemon(t), OnChange: func([]ServerStatus) {
+		select {
+		case ch <- struct{}{}:
+		default:
+		}
+	}})
+	st := applyAndWait(t, r, cfg)["s"]
+	if st.State != StateReady || st.Shared == nil {
+		t.Fatalf("shared server: %+v, want ready and shared", st)
+	}
+	return r, ch, st.Shared.DaemonPid
+}
+
+// startedDaemon is the broker configuration of a socket directory of its own, whose daemon the
+// first window starts as a process of this test binary (and starts again when it is gone),
+// stopped when the test ends.
+func startedDaemon(t *testing.T) *broker.Config {
+	t.Helper()
+	dir, err := os.MkdirTemp("", "sbm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	return daemonStarter(t, dir+"/d")
+}
+
+// daemonStarter is the broker configuration of socket directory dir, whose daemon a window
+// starts, when none answers, as a process of this test binary; stopped when the test ends.
+func daemonStarter(t *testing.T, dir string) *broker.Config {
+	t.Cleanup(func() { broker.Stop(context.Background(), broker.Config{Dir: dir}) })
+	return &broker.Config{Dir: dir, Build: "test", Start: func(string) *exec.Cmd {
+		cmd := exec.Command(os.Args[0], "-test.run=^$")
+		cmd.Env = []string{brokerDirVar + "=" + dir}
+		return cmd
+	}}
 }

@@ -404,18 +404,7 @@ func TestSharedDrainWarning(t *testing.T) {
 // window's Reconnect starts a new daemon and the server in it; the waiting window follows that
 // one by itself instead of staying failed until its own Reconnect.
 func TestSharedWatchOutlivesDaemon(t *testing.T) {
-	dir, err := os.MkdirTemp("", "sbw")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	dir += "/d"
-	bcfg := &broker.Config{Dir: dir, Build: "test", Start: func(string) *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = []string{brokerDirVar + "=" + dir}
-		return cmd
-	}}
-	t.Cleanup(func() { broker.Stop(context.Background(), broker.Config{Dir: dir}) })
+	bcfg := startedDaemon(t)
 	cfg := stdioCfg("s", "--crash-after", "1")
 	cfg.Shared = config.SharedUser
 	var regs []*Registry
@@ -563,12 +552,7 @@ func TestSharedTaskQuestionToItsWindow(t *testing.T) {
 // under the new daemon.
 func TestSharedDaemonEndedMovesOn(t *testing.T) {
 	dir, end := sharedDaemonEnds(t)
-	bcfg := &broker.Config{Dir: dir, Build: "test", Start: func(string) *exec.Cmd {
-		cmd := exec.Command(os.Args[0], "-test.run=^$")
-		cmd.Env = []string{brokerDirVar + "=" + dir}
-		return cmd
-	}}
-	t.Cleanup(func() { broker.Stop(context.Background(), broker.Config{Dir: dir}) })
+	bcfg := daemonStarter(t, dir)
 	var mu sync.Mutex
 	var states []string
 	cfg := stdioCfg("s")
