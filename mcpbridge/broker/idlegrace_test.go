@@ -2,7 +2,6 @@ package broker
 
 import (
 	"context"
-	"os"
 	"testing"
 	"time"
 )
@@ -13,22 +12,7 @@ import (
 // is no window, and leaving does not end the grace. It ended it: the daemon exited at once, and
 // the window that had started it, dialling next, found none and ran the server by itself.
 func TestIdleNoneWaitsForItsFirstWindow(t *testing.T) {
-	dir, err := os.MkdirTemp("", "sbg")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { os.RemoveAll(dir) })
-	dir += "/d"
-	ctx, cancel := context.WithCancel(context.Background())
-	ready, done := make(chan struct{}), make(chan struct{})
-	go func() {
-		defer close(done)
-		if err := Serve(ctx, Options{Dir: dir, Build: "test", Idle: -1, Ready: readyOnce(ready)}); err != nil {
-			t.Errorf("Serve: %v", err)
-		}
-	}()
-	t.Cleanup(func() { cancel(); <-done })
-	<-ready
+	dir, done := serveInProcess(t, -1)
 	cfg := Config{Dir: dir, Build: "test"}
 	var pid int
 	// Many in a row: a daemon that took the first for its window exits as it leaves, and one of
@@ -52,8 +36,3 @@ func TestIdleNoneWaitsForItsFirstWindow(t *testing.T) {
 	default:
 	}
 }
-
-// readyOnce is Options.Ready closing a channel.
-type readyOnce chan struct{}
-
-func (c readyOnce) Write(p []byte) (int, error) { close(c); return len(p), nil }
