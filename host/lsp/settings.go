@@ -125,7 +125,8 @@ var settingDocs = []settingDoc{
 		Default: 60,
 		Minimum: minimum(0),
 		Description: "Seconds the shared-server daemon stays after the last editor window using it closed, so that a " +
-			"window reload finds its servers running (servers marked `\"shared\"` in an `mcp.json` entry). " +
+			"window reload finds its servers running (servers marked `\"shared\"` in an `mcp.json` entry); 0: it exits, " +
+			"and its servers stop, as soon as the last window closes. " +
 			"Read from user settings only; the window that starts the daemon sets it.",
 	},
 	{
