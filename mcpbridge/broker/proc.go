@@ -155,15 +155,10 @@ func (c *child) stop() {
 }
 
 // signal sends sig to the child's process group, and to the child itself when it moved out of
-// that group (setpgid into another): stop waits for its exit, and a child that left its group
-// and ignored the end of its stdin was never signalled, so the daemon never ended it. The child
-// is signalled through its os.Process, which never reaches a process that took its pid after it
-// was reaped.
+// that group (stdio.SignalGroup): stop waits for its exit, and a child that left its group and
+// ignored the end of its stdin was never signalled, so the daemon never ended it.
 func (c *child) signal(sig syscall.Signal) {
-	if pg, err := syscall.Getpgid(c.pid()); err == nil && pg != c.pid() {
-		_ = c.cmd.Process.Signal(sig) // ignore error: reaped already (then it is done)
-	}
-	_ = syscall.Kill(-c.pid(), sig) // ignore error: gone already
+	_ = stdio.SignalGroup(c.cmd.Process, sig) // ignore error: gone already
 }
 
 // stderrTail is the end of what the child wrote to stderr; after its exit it first lets the

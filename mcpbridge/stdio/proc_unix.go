@@ -23,6 +23,12 @@ func ownProcessGroup(cmd *exec.Cmd) {
 // never reaches another process that took its pid after it was reaped. A group that is gone is
 // not an error.
 func signalGroup(p *os.Process, sig syscall.Signal) error {
+	return SignalGroup(p, sig)
+}
+
+// SignalGroup is signalGroup for a process started without the stdio transport (the shared-server
+// daemon's servers, started in a group of their own the same way).
+func SignalGroup(p *os.Process, sig syscall.Signal) error {
 	if pg, err := syscall.Getpgid(p.Pid); err == nil && pg != p.Pid {
 		_ = p.Signal(sig) // ignore error: reaped already (then it is done)
 	}
