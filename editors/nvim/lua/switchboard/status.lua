@@ -49,23 +49,18 @@ function M.statusline()
     return ''
   end
   local parts = { ('SB %d/%d'):format(d.ready, d.total) }
-  if d.failed > 0 then
-    table.insert(parts, ('%d failed'):format(d.failed))
-  end
-  if d.untrusted > 0 then
-    table.insert(parts, ('%d untrusted'):format(d.untrusted))
-  end
-  if d.needs_auth > 0 then
-    table.insert(parts, ('%d need%s sign-in'):format(d.needs_auth, d.needs_auth == 1 and 's' or ''))
-  end
-  if d.blocked > 0 then
-    table.insert(parts, ('%d blocked'):format(d.blocked))
-  end
-  if d.pending > 0 then
-    table.insert(parts, ('%d approval%s'):format(d.pending, d.pending == 1 and '' or 's'))
-  end
-  if d.questions > 0 then
-    table.insert(parts, ('%d question%s'):format(d.questions, d.questions == 1 and '' or 's'))
+  -- Each count with its words for one and for more, in the status bar's order.
+  for _, c in ipairs({
+    { d.failed, 'failed', 'failed' },
+    { d.untrusted, 'untrusted', 'untrusted' },
+    { d.needs_auth, 'needs sign-in', 'need sign-in' },
+    { d.blocked, 'blocked', 'blocked' },
+    { d.pending, 'approval', 'approvals' },
+    { d.questions, 'question', 'questions' },
+  }) do
+    if c[1] > 0 then
+      table.insert(parts, ('%d %s'):format(c[1], c[1] == 1 and c[2] or c[3]))
+    end
   end
   if d.progress ~= '' then
     table.insert(parts, d.progress)
