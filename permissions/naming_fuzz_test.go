@@ -4,12 +4,15 @@ package permissions_test
 // matching; the permissions package itself imports no sibling.
 
 import (
+	"encoding/json"
+	"os/exec"
 	"strings"
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/config"
 	"github.com/switchboard-dev/switchboard/permissions"
+	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
 
 // entriesFor are the allowlist entries a user can hold for the tool registered as name of server:
@@ -33,8 +36,10 @@ func matches(t *testing.T, entry, tool string) bool {
 
 // FuzzEntryIdentity: for random (server, tool) pairs (with '_', '-', unicode and long names) named
 // the way the registry names them, an allowlist entry made for one pair never matches a tool of
-// another server, an exact entry never matches another tool, and both packages agree on which
-// server names are valid.
+// another server, an exact entry never matches another tool, and the three packages that check
+// server names (the configuration, the allowlist, the organisation's policy) agree on which are
+// valid: a name one accepts and another refuses would be a server the policy cannot name, or a
+// rule naming a server nobody can configure.
 func FuzzEntryIdentity(f *testing.F) {
 	for _, s := range [][4]string{
 		{"github", "delete_repo", "github_", "delete_repo"},
@@ -53,6 +58,9 @@ func FuzzEntryIdentity(f *testing.F) {
 		for _, s := range []string{s1, s2} {
 			if (config.ValidServerName(s) == nil) != (permissions.ValidServerName(s) == nil) {
 				t.Fatalf("ValidServerName(%q): mcpbridge %v, permissions %v", s, config.ValidServerName(s), permissions.ValidServerName(s))
+			}
+			if policyRefuses(s) != (permissions.ValidServerName(s) != nil) {
+				t.Fatalf("server name %q: the policy refuses it %v, permissions.ValidServerName %v", s, policyRefuses(s), permissions.ValidServerName(s))
 			}
 		}
 		if config.ValidServerName(s1) != nil || config.ValidServerName(s2) != nil {
@@ -77,4 +85,14 @@ func FuzzEntryIdentity(f *testing.F) {
 			}
 		}
 	})
+}
+
+// policyRefuses reports whether the organisation's policy refuses name in a deny rule (its own
+// copy of the name rule: the policy is a leaf and imports neither sibling).
+func policyRefuses(name string) bool {
+	// Bytes that are not UTF-8 become U+FFFD, which no name rule accepts either.
+	rule, _ := json.Marshal(map[string]any{"deniedMcpServers": []map[string]string{{"serverName": name}}}) // ignore error: strings always encode
+	p := policy.FromSources(func(string) (string, error) { return "", exec.ErrNotFound },
+		policy.MemSource{Path: "/etc/switchboard/managed-settings.json", Data: rule})
+	return len(p.Errors()) > 0
 }
