@@ -890,6 +890,9 @@ func (a *App) followAfter(pid int) {
 // host known to have exited (0 none): its pidfd said so, while a signal to it still succeeds until
 // its parent reaps it, which it may not have done yet.
 func (a *App) claimTasks(exited int) {
+	if a.closing() {
+		return // what this host leaves running is the next host's (taskWatch.end), not its own again
+	}
 	b := &a.tasks
 	var todo []TaskEntry
 	b.mu.Lock()
@@ -934,7 +937,24 @@ func processAlive(pid int) bool {
 func (a *App) resumeTask(e TaskEntry) {
 	a.registry.WaitStarted(a.baseCtx, e.Server) // ignore error: closing; the call below says so
 	b := &a.tasks
+	// Claimed just before this host began to close: its servers are going, which says nothing
+	// about the task. Left running for the next host, as taskWatch.end leaves one.
+	leave := func() {
+		b.update(e.ID, func(x *TaskEntry) {
+			if x.State == TaskRunning && x.Owner == os.Getpid() {
+				x.Owner, x.Updated = 0, a.taskNow()
+			}
+		})
+	}
+	if a.closing() {
+		leave()
+		return
+	}
 	lost := func(why string) {
+		if a.closing() { // the server is "gone" because this host is closing
+			leave()
+			return
+		}
 		b.update(e.ID, func(x *TaskEntry) { x.State, x.Owner, x.Message = TaskLost, 0, why })
 		a.ui.Notify(LevelWarning, fmt.Sprintf("The task of %s that was running when Switchboard stopped could not be followed again: %s.", safetext.Line(e.Tool), why))
 	}

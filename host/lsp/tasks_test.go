@@ -154,8 +154,9 @@ func TestTaskQuestionInEditor(t *testing.T) {
 
 // restartWithTask runs a host whose agent starts task_slow (it ends once the file done exists) in
 // a chat turn, and ends that host (shutdown, exit) while the task runs: the task is left running,
-// to be followed by the next host started with the same state folder and server definition.
-func restartWithTask(t *testing.T, state, done string, srv map[string]any) {
+// to be followed by the next host started with the same state folder and server definition. It
+// returns the ended host's environment, whose log the caller may read.
+func restartWithTask(t *testing.T, state, done string, srv map[string]any) *hosttest.Env {
 	t.Helper()
 	script := filepath.Join(state, "first.script")
 	writeFile(t, script, fmt.Sprintf("reply tool_call id=c1 name=mcp__t__task_slow args={\"file\":%q}\n\nreply text \"unreachable\"\n", done))
@@ -172,6 +173,38 @@ func restartWithTask(t *testing.T, state, done string, srv map[string]any) {
 	if err := env.Served(); err != nil {
 		t.Fatalf("the first host: %v", err)
 	}
+	return env
+}
+
+// TestTaskLeftForTheNextHostWhileClosing: a host that closes while a task runs leaves the task
+// to the next host, and its own watch of the tasks file, which sees it write that, does not
+// claim the task back while its servers end. A server slow to end (--linger: it outlives its
+// stdin, and closing waits for it) let the closing host's watch follow the task again, find its
+// server gone and record the task lost: the next host then had nothing to follow, and the
+// person never got the result.
+func TestTaskLeftForTheNextHostWhileClosing(t *testing.T) {
+	state := t.TempDir()
+	done := filepath.Join(state, "done")
+	srv := server("--tasks", "--task-poll-ms", "1", "--task-state", filepath.Join(state, "server-tasks.json"), "--linger")
+	first := restartWithTask(t, state, done, srv)
+	for _, raw := range first.State().Params("window/showMessage") {
+		if strings.Contains(string(raw), "could not be followed") {
+			t.Errorf("the closing host gave the task up: %s", raw)
+		}
+	}
+	writeFile(t, done, "")
+	env := runWith(t, hosttest.Config{NoWorkspace: true,
+		Options:     func(o *lsp.Options) { o.PinsPath = filepath.Join(state, "pins.json") },
+		InitOptions: initOpts(map[string]any{"t": srv}),
+		Responder:   func(context.Context, hosttest.ShowMessageRequestParams) string { return "" }})
+	env.Await("the next host's offer of the result", func(s *hosttest.State) bool {
+		for _, raw := range s.RequestParams(wire.MethodShowMessageRequest) {
+			if strings.Contains(string(raw), "has finished") {
+				return true
+			}
+		}
+		return false
+	})
 }
 
 // TestTaskResultShownAfterRestart: a task the agent started ends under the next host (the first
