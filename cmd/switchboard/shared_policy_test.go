@@ -85,39 +85,6 @@ func rootPolicyDir(t *testing.T, settings string) (dir string, rewrite func(stri
 	return dir, rewrite
 }
 
-type sharedPolicyStatus struct {
-	Name, State, Error string
-	Shared             *struct {
-		Windows   int
-		DaemonPid int
-	}
-}
-
-// lastStatus is server name's status in the last serversChanged of ms (ok false: none yet).
-func lastStatus(ms []e2eMsg, name string) (sharedPolicyStatus, bool) {
-	for j := len(ms) - 1; j >= 0; j-- {
-		if ms[j].Method != "switchboard/serversChanged" {
-			continue
-		}
-		var p struct{ Servers []sharedPolicyStatus }
-		json.Unmarshal(ms[j].Params, &p)
-		for _, s := range p.Servers {
-			if s.Name == name {
-				return s, true
-			}
-		}
-		return sharedPolicyStatus{}, false
-	}
-	return sharedPolicyStatus{}, false
-}
-
-// echo calls mcp__<server>__echo in window e and returns the result's JSON.
-func echo(e *e2eEditor, server, text string) string {
-	res := e.call("workspace/executeCommand", map[string]any{"command": "switchboard.callTool",
-		"arguments": []any{map[string]any{"name": "mcp__" + server + "__echo", "arguments": map[string]any{"text": text}, "mode": "always-allow"}}})
-	return string(res.Result)
-}
-
 func alive(pid int) bool { return pid > 0 && syscall.Kill(pid, 0) == nil }
 
 // TestSharedPolicyBlocksInEveryWindow: two real `serve` windows use one shared server in a real
