@@ -558,7 +558,7 @@ func TestTinyFramesBoundTheQueues(t *testing.T) {
 		}
 	})
 	t.Run("to a window", func(t *testing.T) {
-		fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+		fds, err := streamPair()
 		if err != nil {
 			t.Fatal(err)
 		}

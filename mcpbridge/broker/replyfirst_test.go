@@ -7,7 +7,6 @@ import (
 	"encoding/json"
 	"net"
 	"os"
-	"syscall"
 	"testing"
 	"time"
 
@@ -21,7 +20,7 @@ import (
 // written at once, it came before the reply, which the window read as a reply of protocol 0 and
 // failed to attach.
 func TestHelloReplyComesFirst(t *testing.T) {
-	fds, err := syscall.Socketpair(syscall.AF_UNIX, syscall.SOCK_STREAM|syscall.SOCK_CLOEXEC, 0)
+	fds, err := streamPair()
 	if err != nil {
 		t.Fatal(err)
 	}
