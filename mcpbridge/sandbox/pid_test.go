@@ -1,3 +1,5 @@
+//go:build linux
+
 package sandbox
 
 import (
@@ -16,6 +18,9 @@ import (
 	"syscall"
 	"testing"
 )
+
+// The sandbox's PID namespace: what a server can see and reach of other processes in /proc,
+// and that its tree ends with it. Linux only, like the Landlock launcher that makes it.
 
 // secretWord is a fresh secret, so no other process on the machine can hold it by chance.
 func secretWord(t *testing.T) string {
