@@ -1,3 +1,5 @@
+//go:build linux
+
 package stdio
 
 import (
@@ -12,7 +14,8 @@ import (
 )
 
 // SweepOrphans ends processes marked by a host that is gone (or whose pid now belongs to another
-// process), and never those of a running host.
+// process), and never those of a running host. Linux only: elsewhere there is no /proc to sweep
+// from and SweepOrphans does nothing.
 func TestSweepOrphans(t *testing.T) {
 	dead := exec.Command("true")
 	if err := dead.Start(); err != nil {
