@@ -35,7 +35,7 @@ func dialBare(ctx context.Context, s serverSpec, home string) (*bareClient, erro
 		transport.WithCommandFunc(func(ctx context.Context, command string, env []string, args []string) (*exec.Cmd, error) {
 			cmd := exec.Command(command, args...)
 			cmd.Env = append(isolatedEnv(home), env...)
-			cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+			ownGroup(cmd)
 			b.cmd = cmd
 			return cmd, nil
 		}))
@@ -82,7 +82,7 @@ func (b *bareClient) close() {
 		_ = b.c.Close() // ignore error: best effort
 	}
 	if b.cmd != nil && b.cmd.Process != nil {
-		_ = syscall.Kill(-b.cmd.Process.Pid, syscall.SIGKILL) // ignore error: best effort
+		_ = signalGroup(b.cmd.Process.Pid, syscall.SIGKILL) // ignore error: best effort
 	}
 }
 

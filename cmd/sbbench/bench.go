@@ -216,12 +216,12 @@ func (b *bench) stopSB(c *lspClient) {
 	tree := descendants(c.pid())[1:]
 	c.shutdown()
 	for _, p := range tree {
-		if err := syscall.Kill(p, 0); err == nil {
+		if err := signalPid(p, 0); err == nil {
 			if comm, err := os.ReadFile(fmt.Sprintf("/proc/%d/comm", p)); err == nil {
 				// Still our child's child (re-parented): only count it if it is a server we started.
 				if strings.TrimSpace(string(comm)) == filepath.Base(b.cfg.mcptest)[:min(15, len(filepath.Base(b.cfg.mcptest)))] {
 					b.leaks = append(b.leaks, fmt.Sprintf("pid %d (%s)", p, strings.TrimSpace(string(comm))))
-					_ = syscall.Kill(p, syscall.SIGKILL) // ignore error: best effort
+					_ = signalPid(p, syscall.SIGKILL) // ignore error: best effort
 				}
 			}
 		}

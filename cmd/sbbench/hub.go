@@ -50,7 +50,7 @@ func startHub(node, cliJS, home string, servers map[string]serverSpec) (*hubProc
 	cmd.Dir = home
 	cmd.Stdout = io.Discard
 	cmd.Stderr = io.Discard
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	if err := cmd.Start(); err != nil {
 		return nil, err
 	}
@@ -176,14 +176,14 @@ func (h *hubProc) callTool(ctx context.Context, server, tool string, args any) (
 }
 
 func (h *hubProc) stop() {
-	_ = syscall.Kill(-h.cmd.Process.Pid, syscall.SIGTERM) // ignore error: best effort
+	_ = signalGroup(h.cmd.Process.Pid, syscall.SIGTERM) // ignore error: best effort
 	select {
 	case <-h.done:
 	case <-time.After(5 * time.Second):
-		_ = syscall.Kill(-h.cmd.Process.Pid, syscall.SIGKILL) // ignore error: best effort
+		_ = signalGroup(h.cmd.Process.Pid, syscall.SIGKILL) // ignore error: best effort
 		<-h.done
 	}
 	// mcp-hub kills its own children on SIGTERM; make sure nothing survives in the group.
-	_ = syscall.Kill(-h.cmd.Process.Pid, syscall.SIGKILL) // ignore error: best effort
+	_ = signalGroup(h.cmd.Process.Pid, syscall.SIGKILL) // ignore error: best effort
 	h.http.CloseIdleConnections()
 }

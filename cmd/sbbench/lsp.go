@@ -44,7 +44,7 @@ func startSwitchboardEnv(bin, home, profiles string, env []string, onNote func(s
 func startLSP(cmd *exec.Cmd, home string, onNote func(string, json.RawMessage)) (*lspClient, error) {
 	cmd.Env = append(isolatedEnv(home), cmd.Env...)
 	cmd.Stderr = io.Discard
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
+	ownGroup(cmd)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		return nil, err
@@ -131,7 +131,7 @@ func (c *lspClient) shutdown() {
 	select {
 	case <-done:
 	case <-time.After(10 * time.Second):
-		_ = syscall.Kill(-c.cmd.Process.Pid, syscall.SIGKILL) // ignore error: best effort
+		_ = signalGroup(c.cmd.Process.Pid, syscall.SIGKILL) // ignore error: best effort
 		<-done
 	}
 }
