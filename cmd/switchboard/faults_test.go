@@ -18,7 +18,6 @@ package main
 import (
 	"encoding/json"
 	"fmt"
-	"github.com/switchboard-dev/switchboard/permissions"
 	"io"
 	"math/rand/v2"
 	"os"
@@ -1334,12 +1333,4 @@ func TestFaultHostKilledLeavesNothing(t *testing.T) {
 	next := startFaultHost(t, fHostOpts{})
 	fWaitGone(t, "the server's children after the next host started", sleeps...)
 	next.shutdown()
-}
-
-// The tests' state folder is their own (TestMain): a test that writes eras.json, the audit log
-// or tasks.json without a state folder of its own writes it there, not into the person's.
-func TestStateFolderIsTheTestsOwn(t *testing.T) {
-	if d := permissions.StateDir(); !strings.HasPrefix(d, os.TempDir()) {
-		t.Fatalf("state folder %s: want one under %s", d, os.TempDir())
-	}
 }

@@ -11,11 +11,13 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/sandbox"
+	"github.com/switchboard-dev/switchboard/permissions"
 )
 
 var fBins struct {
@@ -72,6 +74,14 @@ func isolateState() func() {
 	}
 	os.Setenv("XDG_STATE_HOME", dir)    // ignore error: a valid name
 	return func() { os.RemoveAll(dir) } // ignore error: temp dir
+}
+
+// The tests' state folder is their own (TestMain): a test that writes eras.json, the audit log
+// or tasks.json without a state folder of its own writes it there, not into the person's.
+func TestStateFolderIsTheTestsOwn(t *testing.T) {
+	if d := permissions.StateDir(); !strings.HasPrefix(d, os.TempDir()) {
+		t.Fatalf("state folder %s: want one under %s", d, os.TempDir())
+	}
 }
 
 func fBuild(dir string) error {
