@@ -178,6 +178,14 @@ func launch(plan *Plan, status *os.File, need int) error {
 	// The status socket came through ExtraFiles without close-on-exec; with it, the server does
 	// not inherit it, and the host sees EOF once this process closes it after the server started.
 	unix.CloseOnExec(int(status.Fd()))
+	// Every descriptor above it came from no one who meant the server to have it: one the host
+	// holds without close-on-exec (leaked into it by the editor, or opened by a library) reaches
+	// the launcher and would reach the server, which reads it whatever Landlock says (Landlock
+	// checks paths at open, and this file was opened outside). The host's exec put the server's
+	// own files (stdio, ExtraFiles) below the status socket.
+	if err := unix.CloseRange(uint(status.Fd())+1, ^uint(0), unix.CLOSE_RANGE_CLOEXEC); err != nil {
+		return fmt.Errorf("sandbox: close inherited files: %w; the server was not started", err)
+	}
 	// Signals asked for before the server starts are kept and passed on once it has.
 	sigs := make(chan os.Signal, 8)
 	signal.Notify(sigs, forwarded...)

@@ -4,7 +4,8 @@
 // command line and prints one JSON line per try, {"action": ..., "ok": ..., "err": ...}. The
 // sandbox tests run it confined and check that every escape fails and every allowed action works.
 //
-// Actions: read:PATH, write:PATH, rename:FROM=TO, remove:PATH, list:PATH, connect:HOST:PORT, unix:PATH (a Unix socket), umount:PATH, get:URL (through the proxy the
+// Actions: read:PATH, write:PATH, rename:FROM=TO, remove:PATH, list:PATH, connect:HOST:PORT, unix:PATH (a Unix socket; @NAME for an abstract one), fd:N (reads
+// an inherited descriptor), umount:PATH, get:URL (through the proxy the
 // environment names), exec:PATH (runs /bin/cat PATH), signal:PID (signal 0), procscan:NEEDLE
 // (succeeds when a visible process has the argument NEEDLE; the body lists every visible
 // process as "pid argv0"), spawn:MARKER (leaves a setsid grandchild "escaper _linger MARKER" running;
@@ -143,6 +144,19 @@ func try(a string) result {
 			c.Close()
 		}
 		return result{OK: err == nil, Err: errString(err)}
+	case "fd":
+		// A file the host left open without close-on-exec: read it through the descriptor, which
+		// no path check sees.
+		n, err := strconv.Atoi(arg)
+		if err != nil {
+			return result{Err: err.Error()}
+		}
+		buf := make([]byte, 4096)
+		k, err := syscall.Pread(n, buf, 0)
+		if err != nil {
+			return result{Err: err.Error()}
+		}
+		return result{OK: true, Body: string(buf[:k])}
 	case "umount":
 		err := unmount(arg)
 		return result{OK: err == nil, Err: errString(err)}
