@@ -114,6 +114,11 @@ func (p *Policy) Admit(l Launch) Decision {
 	for _, d := range p.denied {
 		if p.serverRuleMatches(d, l, false) {
 			step("deniedMcpServers", "matches", d.rule)
+			if d.url != "" && !asciiHost(l.URL) {
+				why := fmt.Sprintf("its address's host name is not plain ASCII, so %s %s cannot be checked against the name it connects to", d.rule.Key(), d.rule.Text)
+				step("result", "blocked", d.rule)
+				return Decision{Rule: d.rule, Reason: why, Message: p.message(d.rule, why, "write the host as its ASCII (xn--) name"), Chain: chain}
+			}
 			return blocked(d.rule, fmt.Sprintf("denied by %s %s", d.rule.Key(), d.rule.Text))
 		}
 	}
@@ -365,7 +370,15 @@ func (p *Policy) allowMatch(al allowlist, l Launch) (*Rule, string) {
 // fragment, an empty path is "/"), so a deny cannot be dodged by spelling the same address
 // another way. A "*" in the host part never matches past the host, so https://*.example.com/*
 // does not admit https://evil.test/x.example.com/. A deny is also tried on the URL as written.
+//
+// A host name that is not plain ASCII is not what the HTTP transport dials: it maps it first
+// (IDNA: width, case, dots; "ｅｖｉｌ｡example" is evil.example on the wire). A deny matches such a
+// URL whatever it names and an allow never does, so a rule is only ever decided on an ASCII name,
+// which the transport dials as written.
 func urlMatches(pattern, raw string, allow bool) bool {
+	if !asciiHost(raw) {
+		return !allow
+	}
 	pat := normURL(pattern, true)
 	forms := normForms(raw, false)
 	if allow {
@@ -377,6 +390,23 @@ func urlMatches(pattern, raw string, allow bool) bool {
 		}
 	}
 	return raw != "" && globURL(pattern, raw)
+}
+
+// asciiHost reports whether the host of a URL (or pattern) is plain ASCII.
+func asciiHost(s string) bool {
+	_, rest, _ := strings.Cut(s, "://")
+	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
+		rest = rest[:i]
+	}
+	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
+		rest = rest[i+1:]
+	}
+	for i := 0; i < len(rest); i++ {
+		if rest[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
 }
 
 func normURL(s string, pattern bool) string {

@@ -99,6 +99,12 @@ func TestAdmit(t *testing.T) {
 		{"attack: deny by URL dodged by percent-encoding the path", `{"deniedMcpServers": [{"serverUrl": "https://mcp.example.com/admin*"}]}`, nil, remote("x", "https://mcp.example.com/%61dmin/x"), false, "/deniedMcpServers/0"},
 		{"attack: deny by URL dodged by a trailing dot on the host", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "https://evil.example./mcp"), false, "/deniedMcpServers/0"},
 		{"attack: deny by URL dodged by a trailing dot before the port", `{"deniedMcpServers": [{"serverUrl": "https://evil.example:8443/*"}]}`, nil, remote("x", "https://evil.example.:8443/mcp"), false, "/deniedMcpServers/0"},
+		// Go's HTTP transport maps a Unicode host name (width, case, dots) to the ASCII one it
+		// dials: ｅｖｉｌ.example is evil.example on the wire.
+		{"attack: deny by URL dodged by a fullwidth host", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "https://\uff45\uff56\uff49\uff4c.example/mcp"), false, "/deniedMcpServers/0"},
+		{"attack: deny by URL dodged by an ideographic full stop", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "https://evil\uff61example/mcp"), false, "/deniedMcpServers/0"},
+		{"a URL allowlist admits ASCII host names only", allowGH, nil, remote("api", "https://\uff4d\uff43\uff50.example.com/v1"), false, "/allowedMcpServers"},
+		{"a deny by URL leaves other ASCII hosts", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "https://good.example/mcp"), true, ""},
 		{"deny by URL does not touch stdio", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, stdio("x", "npx", npx), true, ""},
 		{"allow: listed command", allowGH, nil, stdio("gh", "npx", npx, ghArgs...), true, ""},
 		{"allow: the name is not enough for stdio when commands are listed", allowGH, nil, stdio("github", "npx", npx, fsArgs...), false, "/allowedMcpServers"},
@@ -211,5 +217,19 @@ func TestGlob(t *testing.T) {
 		if got := glob(tc.p, tc.s); got != tc.ok {
 			t.Errorf("glob(%q, %q) = %v", tc.p, tc.s, got)
 		}
+	}
+}
+
+// TestAdmitUnicodeHost: a URL whose host is not plain ASCII, under a serverUrl deny, is blocked
+// with a sentence saying what to write instead; a serverUrl pattern with such a host is warned
+// about (it never matches an address, which the transport dials in ASCII).
+func TestAdmitUnicodeHost(t *testing.T) {
+	p := mem(t, `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}, {"serverUrl": "https://b\u00fccher.example/*"}]}`)
+	d := p.Admit(remote("x", "https://\uff45\uff56\uff49\uff4c.example/mcp"))
+	if d.Allowed || !strings.Contains(d.Message, "xn--") || !strings.Contains(d.Reason, "not plain ASCII") {
+		t.Errorf("Admit = %+v, want blocked saying the host must be written in ASCII", d)
+	}
+	if w := strings.Join(p.Warnings(), "\n"); !strings.Contains(w, "/deniedMcpServers/1") || !strings.Contains(w, "xn--") || strings.Contains(w, "/deniedMcpServers/0 ") {
+		t.Errorf("warnings:\n%s", w)
 	}
 }

@@ -259,6 +259,9 @@ func (f *fileParse) serverEntry(e *node) (serverRule, bool) {
 			f.errf(v, "serverUrl %q is not a URL pattern (scheme://host/path, * matches any text)", v.str)
 			return sr, false
 		}
+		if !asciiHost(v.str) {
+			f.warn("%s (%s): the host is not plain ASCII, so no address matches it (the transport dials its ASCII form); write the host as its xn-- name", f.rule(e).Loc(), f.rule(e).Text)
+		}
 		sr.url = v.str
 	default:
 		f.errf(e, "unknown member %q (want serverName, serverCommand or serverUrl)", e.keys[0])
