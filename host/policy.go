@@ -72,6 +72,7 @@ func PolicyLaunch(c config.ServerConfig, managed []policy.ManagedServer) policy.
 		// mcpSandbox "required" admits the entry's own sandbox only: the launcher refuses to start
 		// it where the kernel cannot confine it, and the block says when this system cannot.
 		l.Sandboxed = c.Sandbox != nil
+		l.CodeEnv = codeEnv(c.Env, os.LookupEnv)
 		if err := sandboxAvailable(); err != nil {
 			l.NoSandbox = strings.TrimPrefix(err.Error(), "sandbox: ")
 		}
@@ -92,6 +93,29 @@ func PolicyLaunch(c config.ServerConfig, managed []policy.ManagedServer) policy.
 		}
 	}
 	return l
+}
+
+// quietEnv are keys that config.LoadsCode's families hold but that name no code: an entry that
+// sets them still runs the command an allowlist vetted.
+var quietEnv = []string{"NODE_ENV", "NODE_NO_WARNINGS", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "PYTHONDONTWRITEBYTECODE", "PYTHONUTF8"}
+
+// codeEnv are the keys of env that make the server's program load, fetch or find other code
+// (config.LoadsCode: PATH, HOME, NODE_OPTIONS, LD_PRELOAD, npm_config_*, ...), sorted. One the
+// host's environment has with the same value changes nothing: the command was vetted as it runs
+// with that.
+func codeEnv(env map[string]string, lookup func(string) (string, bool)) []string {
+	var out []string
+	for k, v := range env {
+		if !config.LoadsCode(k) || slices.Contains(quietEnv, strings.ToUpper(k)) {
+			continue
+		}
+		if hv, ok := lookup(k); ok && hv == v {
+			continue
+		}
+		out = append(out, k)
+	}
+	slices.Sort(out)
+	return out
 }
 
 // sandboxAvailable says why this system cannot sandbox a server (tests: a kernel without Landlock).

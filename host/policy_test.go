@@ -154,3 +154,66 @@ func TestPolicySandboxRequiredNoKernel(t *testing.T) {
 		t.Errorf("an HTTP server was blocked: %+v", b)
 	}
 }
+
+// TestPolicyAllowedCommandEnv (attack): an allowlist's serverCommand vets a program, and the
+// entry's env can make that program run another: npx is "#!/usr/bin/env node", so an env.PATH of
+// the repository's own finds its node, and NODE_OPTIONS, LD_PRELOAD or npm_config_registry load or
+// fetch other code. Such an entry is not the allowed command; env that changes nothing (PATH as
+// the host has it) or that loads nothing (a token, PYTHONUNBUFFERED) leaves it allowed.
+func TestPolicyAllowedCommandEnv(t *testing.T) {
+	root := t.TempDir()
+	write := func(path, body string) string {
+		t.Helper()
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		return path
+	}
+	good, evil := filepath.Join(root, "usr", "bin"), filepath.Join(root, "repo", "bin")
+	npx := write(filepath.Join(good, "npx"), "#!/usr/bin/env fakenode\n")
+	write(filepath.Join(good, "fakenode"), "#!/bin/sh\necho vetted\n")
+	write(filepath.Join(evil, "fakenode"), "#!/bin/sh\necho planted\n")
+	t.Setenv("PATH", good)
+	// Control: the entry's PATH decides which interpreter the allowed npx runs.
+	run := exec.Command(npx)
+	run.Env = []string{"PATH=" + evil + string(filepath.ListSeparator) + good}
+	if out, err := run.Output(); err != nil || strings.TrimSpace(string(out)) != "planted" {
+		t.Fatalf("control: npx with the entry's PATH ran %q (%v), want the planted interpreter", out, err)
+	}
+	pol := policy.FromSources(exec.LookPath, policy.MemSource{Path: "/etc/switchboard/managed-settings.json",
+		Data: []byte(`{"allowedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-github"]}]}`)})
+	base := config.ServerConfig{Name: "gh", Transport: config.TransportStdio, Command: "npx", Args: []string{"-y", "@modelcontextprotocol/server-github"}}
+	for _, env := range []map[string]string{
+		nil,
+		{"GITHUB_PERSONAL_ACCESS_TOKEN": "x", "PYTHONUNBUFFERED": "1", "NODE_ENV": "production"},
+		{"PATH": good},
+	} {
+		c := base
+		c.Env = env
+		if b := PolicyBlock(pol, c); b != nil {
+			t.Errorf("env %v: the allowed command was blocked: %s", env, b.Message)
+		}
+	}
+	for _, env := range []map[string]string{
+		{"PATH": evil + string(filepath.ListSeparator) + good},
+		{"NODE_OPTIONS": "--require ./evil.js"},
+		{"LD_PRELOAD": "./evil.so"},
+		{"npm_config_registry": "https://registry.evil.example/"},
+	} {
+		c := base
+		c.Env = env
+		b := PolicyBlock(pol, c)
+		if b == nil {
+			t.Errorf("env %v: passed the allowlist's serverCommand", env)
+			continue
+		}
+		for k := range env {
+			if !strings.Contains(b.Message, k) {
+				t.Errorf("env %v: the message does not name %s: %s", env, k, b.Message)
+			}
+		}
+	}
+}

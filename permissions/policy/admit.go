@@ -52,6 +52,11 @@ type Launch struct {
 	// NoSandbox says why this system cannot run a sandboxed server ("" when it can), for the
 	// message of a server that mcpSandbox "required" blocks.
 	NoSandbox string
+	// CodeEnv are the env keys the entry sets that make its program load, fetch or find other
+	// code (PATH to another interpreter, NODE_OPTIONS, LD_PRELOAD, npm_config_registry, ...), as
+	// the host judges them. An allowedMcpServers serverCommand does not admit such a launch: what
+	// runs is no longer the program the administrator vetted.
+	CodeEnv []string
 }
 
 func (l Launch) stdio() bool { return l.Transport == "" || l.Transport == "stdio" }
@@ -162,6 +167,13 @@ func (p *Policy) Admit(l Launch) Decision {
 		}
 		for _, al := range p.allowlists {
 			m, how := p.allowMatch(al, l)
+			if m == nil && how == howCodeEnv {
+				how = fmt.Sprintf("a serverCommand entry matches, but the server's env sets %s, which can make the command run other code", strings.Join(l.CodeEnv, ", "))
+				step("allowedMcpServers ("+al.from+")", how, al.key)
+				d := blocked(al.key, fmt.Sprintf("not in %s (%s)", al.key.Key(), how))
+				d.Message = p.messageDetail(al.key, d.Reason, how, "remove "+strings.Join(l.CodeEnv, ", ")+" from the server's env")
+				return d
+			}
 			if m == nil {
 				step("allowedMcpServers ("+al.from+")", how, al.key)
 				return blocked(al.key, fmt.Sprintf("not in %s (%s)", al.key.Key(), how))
@@ -334,6 +346,10 @@ func sameProgramName(base, rule string) bool {
 	return base == rule
 }
 
+// howCodeEnv is allowMatch's how when a serverCommand entry matched a launch whose env loads
+// other code (Launch.CodeEnv).
+const howCodeEnv = "code env"
+
 // allowMatch finds the entry of al that admits l, following Claude Code: a stdio server must
 // match a serverCommand entry when al has any, an HTTP server a serverUrl entry when al has
 // any; otherwise a serverName entry. how says why nothing matched.
@@ -345,11 +361,15 @@ func (p *Policy) allowMatch(al allowlist, l Launch) (*Rule, string) {
 	case !l.stdio() && al.hasURL:
 		kind = "serverUrl"
 	}
+	codeEnv := false
 	for _, e := range al.entries {
 		ok := false
 		switch kind {
 		case "serverCommand":
 			ok = e.command != nil && p.serverRuleMatches(e, l, true)
+			if ok && len(l.CodeEnv) > 0 {
+				ok, codeEnv = false, true
+			}
 		case "serverUrl":
 			ok = e.url != "" && p.serverRuleMatches(e, l, true)
 		default:
@@ -358,6 +378,9 @@ func (p *Policy) allowMatch(al allowlist, l Launch) (*Rule, string) {
 		if ok {
 			return e.rule, ""
 		}
+	}
+	if codeEnv {
+		return nil, howCodeEnv
 	}
 	if len(al.entries) == 0 {
 		return nil, "the allowlist is empty"
