@@ -73,6 +73,18 @@ func PolicyLaunch(c config.ServerConfig, managed []policy.ManagedServer) policy.
 		// it where the kernel cannot confine it, and the block says when this system cannot.
 		l.Sandboxed = c.Sandbox != nil
 		l.CodeEnv = codeEnv(c.Env, os.LookupEnv)
+		if mcpbridge.PackageRunner(c) {
+			dir := mcpbridge.RunDir(c)
+			if dir == "" {
+				dir, _ = os.Getwd() // ignore error: an unknown folder is named "." and not admitted
+				if dir == "" {
+					dir = "."
+				}
+			}
+			if dir != string(filepath.Separator) {
+				l.RunnerDir = dir
+			}
+		}
 		if err := sandboxAvailable(); err != nil {
 			l.NoSandbox = strings.TrimPrefix(err.Error(), "sandbox: ")
 		}

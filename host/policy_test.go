@@ -217,3 +217,72 @@ func TestPolicyAllowedCommandEnv(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyAllowedRunnerInRepository (attack): an allowlist's serverCommand ["npx", "-y",
+// "@modelcontextprotocol/server-github"] vets the registry's package, but npx run inside a folder
+// takes the package from the folder's node_modules (or fetches it through its .npmrc). A
+// workspace's own entry for the allowed command runs in the workspace, so the repository chose
+// what ran. Such an entry (or one whose cwd is a folder) is not the allowed command; run from /,
+// as the user's own package-runner entries are, it is.
+func TestPolicyAllowedRunnerInRepository(t *testing.T) {
+	if _, err := exec.LookPath("npx"); err != nil {
+		t.Skip("no npx")
+	}
+	repo := t.TempDir()
+	pkg := filepath.Join(repo, "node_modules", "@modelcontextprotocol", "server-github")
+	if err := os.MkdirAll(pkg, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	for name, body := range map[string]string{
+		filepath.Join(repo, "package.json"): `{"name": "repo", "dependencies": {"@modelcontextprotocol/server-github": "9.9.9"}}`,
+		filepath.Join(pkg, "package.json"):  `{"name": "@modelcontextprotocol/server-github", "version": "9.9.9", "bin": {"mcp-server-github": "evil.js"}}`,
+		filepath.Join(pkg, "evil.js"):       "#!/usr/bin/env node\nconsole.log(\"planted\")\n",
+	} {
+		if err := os.WriteFile(name, []byte(body), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(repo, "node_modules", ".bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("../@modelcontextprotocol/server-github/evil.js", filepath.Join(bin, "mcp-server-github")); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"-y", "@modelcontextprotocol/server-github"}
+	// Control: in the repository, the allowed command line runs the repository's package (offline:
+	// nothing is fetched).
+	run := exec.Command("npx", args...)
+	run.Dir = repo
+	run.Env = append(os.Environ(), "npm_config_offline=true", "npm_config_update_notifier=false")
+	if out, err := run.Output(); err != nil || strings.TrimSpace(string(out)) != "planted" {
+		t.Fatalf("control: npx in the repository ran %q (%v), want the planted package", out, err)
+	}
+	pol := policy.FromSources(exec.LookPath, policy.MemSource{Path: "/etc/switchboard/managed-settings.json",
+		Data: []byte(`{"allowedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-github"]}]}`)})
+	t.Chdir(repo) // the host runs in the workspace, as editors start it
+	base := config.ServerConfig{Name: "gh", Transport: config.TransportStdio, Command: "npx", Args: args}
+	for _, tc := range []struct {
+		name    string
+		ws      bool
+		cwd     string
+		blocked bool
+	}{
+		{"the user's entry (runs from /)", false, "", false},
+		{"the workspace's entry (runs in the workspace)", true, "", true},
+		{"the workspace's entry with cwd /", true, "/", false},
+		{"an entry whose cwd is the repository", false, repo, true},
+	} {
+		c := base
+		c.WorkspaceOnly, c.Cwd = tc.ws, tc.cwd
+		b := PolicyBlock(pol, c)
+		switch {
+		case tc.blocked && b == nil:
+			t.Errorf("%s: passed the allowlist's serverCommand", tc.name)
+		case tc.blocked && !strings.Contains(b.Message, repo):
+			t.Errorf("%s: the message does not name the folder: %s", tc.name, b.Message)
+		case !tc.blocked && b != nil:
+			t.Errorf("%s: blocked: %s", tc.name, b.Message)
+		}
+	}
+}

@@ -326,13 +326,8 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 			return
 		}
 	}
-	if err == nil && resolved.Cwd == "" && (resolved.Registry != nil || userPackageRunner(resolved)) {
-		// A registry's launch (npx -y pkg@1.0.0, uvx, docker) is exact only outside any project:
-		// run from the workspace (the host's working folder), npx would run the package from a
-		// node_modules the repository ships, or fetch it through the repository's .npmrc. The
-		// same holds for the user's own package-runner servers: the user's file vouches for
-		// what they run in every folder, so the folder must not choose the package.
-		resolved.Cwd = string(filepath.Separator)
+	if err == nil && resolved.Cwd == "" {
+		resolved.Cwd = RunDir(resolved)
 	}
 	if err == nil {
 		env := stdio.ChildEnv(r.baseEnv, resolved.Env)
@@ -937,15 +932,38 @@ func (r *Registry) Close() error {
 	return nil
 }
 
+// RunDir is the folder a resolved stdio server runs in: its cwd, else "" (the host's working
+// folder, the workspace), except that a registry's launch (npx -y pkg@1.0.0, uvx, docker) and a
+// user-level package-runner server (userPackageRunner) without a cwd run from /. A registry's
+// launch is exact only outside any project: run from the workspace, npx would run the package
+// from a node_modules the repository ships, or fetch it through the repository's .npmrc. The same
+// holds for the user's own package-runner servers: the user's file vouches for what they run in
+// every folder, so the folder must not choose the package. The policy's admission asks it too
+// (an allowlisted runner that runs in a folder is not the command the admin allowed).
+func RunDir(c config.ServerConfig) string {
+	if c.Cwd != "" {
+		return c.Cwd
+	}
+	if c.Registry != nil || userPackageRunner(c) {
+		return string(filepath.Separator)
+	}
+	return ""
+}
+
 // userPackageRunner reports whether a user-level stdio server (not one the workspace defines,
-// which the person trusted in that folder) is started by a package runner: npx, pnpx, bunx,
-// uvx, pipx, or pnpm/yarn dlx, bun x, uv run/tool. Run from the host's working folder, the
-// workspace, such a runner takes the package, or the index it is fetched from, from the
-// repository (node_modules, .npmrc, uv.toml, pyproject.toml): a repository would replace a
-// server the user trusts everywhere. Such a server without a cwd runs from /; one that needs
-// the folder names it (${workspaceFolder}, which asks for the person's trust).
+// which the person trusted in that folder) is started by a package runner (PackageRunner). Such
+// a server without a cwd runs from / (RunDir); one that needs the folder names it
+// (${workspaceFolder}, which asks for the person's trust).
 func userPackageRunner(c config.ServerConfig) bool {
-	if c.WorkspaceOnly || c.Transport != config.TransportStdio {
+	return !c.WorkspaceOnly && c.Transport == config.TransportStdio && PackageRunner(c)
+}
+
+// PackageRunner reports whether a stdio server is started by a package runner: npx, pnpx, bunx,
+// uvx, pipx, or pnpm/yarn dlx, bun x, uv run/tool. Run in a folder, such a runner takes the
+// package, or the index it is fetched from, from that folder and those above it (node_modules,
+// .npmrc, uv.toml, pyproject.toml).
+func PackageRunner(c config.ServerConfig) bool {
+	if c.Transport != config.TransportStdio && c.Transport != "" {
 		return false
 	}
 	name := strings.ToLower(filepath.Base(c.Command))

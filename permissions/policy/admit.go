@@ -57,6 +57,10 @@ type Launch struct {
 	// the host judges them. An allowedMcpServers serverCommand does not admit such a launch: what
 	// runs is no longer the program the administrator vetted.
 	CodeEnv []string
+	// RunnerDir is the folder a package runner (npx, uvx, pnpm dlx, ...) runs in, when that is not
+	// the root: the folder's node_modules, .npmrc or project files, and those of the folders above
+	// it, choose what the runner runs. An allowedMcpServers serverCommand does not admit it either.
+	RunnerDir string
 }
 
 func (l Launch) stdio() bool { return l.Transport == "" || l.Transport == "stdio" }
@@ -167,6 +171,13 @@ func (p *Policy) Admit(l Launch) Decision {
 		}
 		for _, al := range p.allowlists {
 			m, how := p.allowMatch(al, l)
+			if m == nil && how == howRunnerDir {
+				how = fmt.Sprintf("a serverCommand entry matches, but %s runs in %s, where that folder's packages and settings can choose what it runs", l.Command, l.RunnerDir)
+				step("allowedMcpServers ("+al.from+")", how, al.key)
+				d := blocked(al.key, fmt.Sprintf("not in %s (%s)", al.key.Key(), how))
+				d.Message = p.messageDetail(al.key, d.Reason, how, `run it from the root folder ("cwd": "/")`)
+				return d
+			}
 			if m == nil && how == howCodeEnv {
 				how = fmt.Sprintf("a serverCommand entry matches, but the server's env sets %s, which can make the command run other code", strings.Join(l.CodeEnv, ", "))
 				step("allowedMcpServers ("+al.from+")", how, al.key)
@@ -350,6 +361,10 @@ func sameProgramName(base, rule string) bool {
 // other code (Launch.CodeEnv).
 const howCodeEnv = "code env"
 
+// howRunnerDir is allowMatch's how when a serverCommand entry matched a package runner that runs
+// in a folder (Launch.RunnerDir).
+const howRunnerDir = "runner dir"
+
 // allowMatch finds the entry of al that admits l, following Claude Code: a stdio server must
 // match a serverCommand entry when al has any, an HTTP server a serverUrl entry when al has
 // any; otherwise a serverName entry. how says why nothing matched.
@@ -361,7 +376,7 @@ func (p *Policy) allowMatch(al allowlist, l Launch) (*Rule, string) {
 	case !l.stdio() && al.hasURL:
 		kind = "serverUrl"
 	}
-	codeEnv := false
+	codeEnv, runnerDir := false, false
 	for _, e := range al.entries {
 		ok := false
 		switch kind {
@@ -369,6 +384,9 @@ func (p *Policy) allowMatch(al allowlist, l Launch) (*Rule, string) {
 			ok = e.command != nil && p.serverRuleMatches(e, l, true)
 			if ok && len(l.CodeEnv) > 0 {
 				ok, codeEnv = false, true
+			}
+			if ok && l.RunnerDir != "" {
+				ok, runnerDir = false, true
 			}
 		case "serverUrl":
 			ok = e.url != "" && p.serverRuleMatches(e, l, true)
@@ -381,6 +399,9 @@ func (p *Policy) allowMatch(al allowlist, l Launch) (*Rule, string) {
 	}
 	if codeEnv {
 		return nil, howCodeEnv
+	}
+	if runnerDir {
+		return nil, howRunnerDir
 	}
 	if len(al.entries) == 0 {
 		return nil, "the allowlist is empty"

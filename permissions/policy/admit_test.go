@@ -112,6 +112,7 @@ func TestAdmit(t *testing.T) {
 		{"attack: workspace server named like the allowed one", allowGH, nil, Launch{Name: "github", Scope: ScopeWorkspace, Transport: "stdio", Command: other, Path: other, Args: ghArgs}, false, "/allowedMcpServers"},
 		{"attack: allowed command found on a PATH the server's env changed", allowGH, nil, stdio("gh", "npx", copyNpx, ghArgs...), false, "/allowedMcpServers"},
 		{"attack: allowed command whose env loads other code", allowGH, nil, func() Launch { l := stdio("gh", "npx", npx, ghArgs...); l.CodeEnv = []string{"NODE_OPTIONS"}; return l }(), false, "/allowedMcpServers"},
+		{"attack: allowed package runner run inside a folder", allowGH, nil, func() Launch { l := stdio("gh", "npx", npx, ghArgs...); l.RunnerDir = "/home/u/repo"; return l }(), false, "/allowedMcpServers"},
 		{"a deny by command holds whatever the env", denyFS, nil, func() Launch { l := stdio("fs", "npx", npx, fsArgs...); l.CodeEnv = []string{"PATH"}; return l }(), false, "/deniedMcpServers/0"},
 		{"allow: URL wildcard", allowGH, nil, remote("api", "https://mcp.example.com/v1"), true, ""},
 		{"attack: URL wildcard cannot reach past the host", allowGH, nil, remote("api", "https://evil.test/x.example.com/v1"), false, "/allowedMcpServers"},
