@@ -278,7 +278,8 @@ func (p *Policy) Contact() Contact {
 
 // serverRuleMatches reports whether one allowedMcpServers/deniedMcpServers entry matches l. A
 // deny entry matches in every way the launch could be said to be it (name without regard to
-// case, the command by its name or by the program it resolves to); an allow entry matches only
+// case, the command by its name or by the program it resolves to, started through env or sh -c,
+// a package runner's package with or without -y and a version); an allow entry matches only
 // what it names exactly.
 func (p *Policy) serverRuleMatches(r serverRule, l Launch, allow bool) bool {
 	switch {
@@ -287,8 +288,21 @@ func (p *Policy) serverRuleMatches(r serverRule, l Launch, allow bool) bool {
 			return l.Name == r.name
 		}
 		return strings.EqualFold(l.Name, r.name)
+	case r.command != nil && allow:
+		return l.stdio() && slices.Equal(l.Args, r.command[1:]) && p.commandMatches(r.command[0], l, true)
 	case r.command != nil:
-		return l.stdio() && slices.Equal(l.Args, r.command[1:]) && p.commandMatches(r.command[0], l, allow)
+		if !l.stdio() {
+			return false
+		}
+		// The launch, and what a wrapper in it starts (env, sh -c), compared as the program
+		// understands its arguments (command.go).
+		program := filepath.Base(r.command[0])
+		for _, f := range unwrapped(l, p.lookPath) {
+			if denyArgsMatch(program, r.command[1:], f.Args) && p.commandMatches(r.command[0], f, false) {
+				return true
+			}
+		}
+		return false
 	case r.url != "":
 		return !l.stdio() && urlMatches(r.url, l.URL, allow)
 	}
