@@ -10,7 +10,7 @@
 //   - Switchboard's own: <Dir>/managed-settings.json, <Dir>/managed-settings.d/*.json (in name
 //     order; hidden files and other names skipped) and <Dir>/managed-mcp.json, where Dir is
 //     /etc/switchboard on Linux, /Library/Application Support/Switchboard on macOS and
-//     %ProgramFiles%\Switchboard on Windows.
+//     Program Files\Switchboard on Windows (the known folder, never the user's %ProgramFiles%).
 //   - macOS managed preferences (Paths.ManagedPrefs, /Library/Managed Preferences): domain
 //     dev.switchboard, key Settings (the settings as a JSON string), binary or XML plists; and
 //     the Windows registry (Paths.Registry): HKLM\SOFTWARE\Policies\Switchboard, value Settings.

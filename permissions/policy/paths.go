@@ -1,7 +1,6 @@
 package policy
 
 import (
-	"os"
 	"path/filepath"
 	"runtime"
 )
@@ -49,10 +48,7 @@ func DefaultPaths() Paths {
 			ManagedPrefs:  "/Library/Managed Preferences",
 		}
 	case "windows":
-		pf := os.Getenv("ProgramFiles")
-		if pf == "" || !filepath.IsAbs(pf) {
-			pf = `C:\Program Files`
-		}
+		pf := programFiles()
 		return Paths{
 			Dir:           filepath.Join(pf, "Switchboard"),
 			ClaudeCodeDir: filepath.Join(pf, "ClaudeCode"),
