@@ -4,7 +4,7 @@
 // command line and prints one JSON line per try, {"action": ..., "ok": ..., "err": ...}. The
 // sandbox tests run it confined and check that every escape fails and every allowed action works.
 //
-// Actions: read:PATH, write:PATH, rename:FROM=TO, remove:PATH, list:PATH, connect:HOST:PORT, unix:PATH (a Unix socket; @NAME for an abstract one), fd:N (reads
+// Actions: read:PATH, write:PATH, rename:FROM=TO, link:FROM=TO (a hard link), remove:PATH, list:PATH, connect:HOST:PORT, unix:PATH (a Unix socket; @NAME for an abstract one), fd:N (reads
 // an inherited descriptor), umount:PATH, get:URL (through the proxy the
 // environment names), exec:PATH (runs /bin/cat PATH), signal:PID (signal 0), procscan:NEEDLE
 // (succeeds when a visible process has the argument NEEDLE; the body lists every visible
@@ -125,6 +125,10 @@ func try(a string) result {
 	case "rename":
 		from, to, _ := strings.Cut(arg, "=")
 		err := os.Rename(from, to)
+		return result{OK: err == nil, Err: errString(err)}
+	case "link":
+		from, to, _ := strings.Cut(arg, "=")
+		err := os.Link(from, to)
 		return result{OK: err == nil, Err: errString(err)}
 	case "remove":
 		err := os.Remove(arg)
