@@ -13,16 +13,18 @@ func codeWorld(t *testing.T) world {
 	t.Helper()
 	w := newWorld(t)
 	for path, body := range map[string]string{
-		".git/HEAD":             "ref: refs/heads/main\n",
-		".git/config":           "[core]\n\trepositoryformatversion = 0\n",
-		".git/hooks/pre-commit": "#!/bin/sh\nexit 0\n",
-		".vscode/tasks.json":    "{}\n",
-		".envrc":                "export A=1\n",
-		"src/main.go":           "package main\n",
-		"payload":               "#!/bin/sh\necho pwned\n",
-		"draft":                 "a draft\n",
-		"lib/.git/config":       "[core]\n",
-		"lib/lib.c":             "int x;\n",
+		".git/HEAD":               "ref: refs/heads/main\n",
+		".git/config":             "[core]\n\trepositoryformatversion = 0\n",
+		".git/hooks/pre-commit":   "#!/bin/sh\nexit 0\n",
+		".vscode/tasks.json":      "{}\n",
+		".envrc":                  "export A=1\n",
+		".pre-commit-config.yaml": "repos: []\n",
+		"lefthook.yml":            "pre-commit: {}\n",
+		"src/main.go":             "package main\n",
+		"payload":                 "#!/bin/sh\necho pwned\n",
+		"draft":                   "a draft\n",
+		"lib/.git/config":         "[core]\n",
+		"lib/lib.c":               "int x;\n",
 	} {
 		full := filepath.Join(w.project, path)
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
@@ -37,7 +39,8 @@ func codeWorld(t *testing.T) world {
 
 // codeEscapes are what a server granted the workspace would write to run code outside its
 // sandbox later: a git hook (existing and new), git's config (core.hooksPath, core.fsmonitor), a
-// commondir that points git at another config, VS Code's tasks and settings, direnv's .envrc;
+// commondir that points git at another config, VS Code's tasks and settings, direnv's .envrc,
+// the hook managers' configs (pre-commit, lefthook: the hook git runs reads its commands there);
 // and the ways around a read-only file: remove it, move its folder away, rename over it.
 func codeEscapes(p string) []string {
 	j := func(s string) string { return filepath.Join(p, s) }
@@ -49,6 +52,9 @@ func codeEscapes(p string) []string {
 		"write:" + j(".vscode/tasks.json"),
 		"write:" + j(".vscode/settings.json"),
 		"write:" + j(".envrc"),
+		// The pre-commit and lefthook hooks git runs read their commands from these at each commit.
+		"write:" + j(".pre-commit-config.yaml"),
+		"write:" + j("lefthook.yml"),
 		"remove:" + j(".git/config"),
 		"rename:" + j(".git") + "=" + j("git-moved"),
 		"rename:" + j(".vscode") + "=" + j("vscode-moved"),

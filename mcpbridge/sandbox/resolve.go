@@ -131,17 +131,23 @@ var overlayCaches = []string{".npm", ".cache/uv"}
 // runsCode are the paths, relative to a folder the entry lets the server write, that make git,
 // an editor, a shell or an agent run code outside the sandbox later, or change which servers
 // run: git's hooks and config (core.hooksPath, core.fsmonitor, filters; commondir points git at
-// another config), hook folders that core.hooksPath often names, editors' workspace settings and
-// tasks, direnv's and mise's files, and the MCP and agent configs of this and other hosts. All of
-// .git is here: a server may create files in it that git reads (commondir), and on Linux only a
-// path that exists can be kept read-only, so a server that is to commit lists ".git" (its
-// hooks and config stay read-only even then unless listed too).
+// another config), hook folders that core.hooksPath often names, the configs of hook managers
+// (pre-commit, lefthook, overcommit) whose hooks read their commands there, editors' workspace
+// settings and tasks, direnv's and mise's files, and the MCP and agent configs of this and other
+// hosts. All of .git is here: a server may create files in it that git reads (commondir), and on
+// Linux only a path that exists can be kept read-only, so a server that is to commit lists ".git"
+// (its hooks and config stay read-only even then unless listed too).
 var runsCode = []string{
 	".git", ".git/hooks", ".git/config", ".git/config.worktree", ".git/commondir", ".git/info",
 	".git/modules", ".git/worktrees", ".githooks", ".husky",
 	".vscode", ".idea", ".devcontainer", ".zed", ".helix", ".nvim.lua", ".nvimrc", ".exrc",
 	".lazy.lua", ".envrc", ".mise.toml", "mise.toml", ".mise",
 	".mcp.json", ".switchboard", ".cursor", ".claude",
+	// Hook managers: the hook git runs (kept read-only above) reads the commands it runs from these
+	// at each commit.
+	".pre-commit-config.yaml", ".pre-commit-config.yml", "lefthook.yml", ".lefthook.yml", "lefthook.yaml",
+	".lefthook.yaml", "lefthook.toml", ".lefthook.toml", "lefthook.json", ".lefthook.json",
+	"lefthook-local.yml", ".lefthook-local.yml", ".overcommit.yml",
 }
 
 // RunsCode reports whether path, as an entry spells it ("./.git/hooks", "/home/u/p/.vscode"),
