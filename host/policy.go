@@ -72,7 +72,7 @@ func PolicyLaunch(c config.ServerConfig, managed []policy.ManagedServer) policy.
 		// mcpSandbox "required" admits the entry's own sandbox only: the launcher refuses to start
 		// it where the kernel cannot confine it, and the block says when this system cannot.
 		l.Sandboxed = c.Sandbox != nil
-		l.CodeEnv = codeEnv(c.Env, os.LookupEnv)
+		l.CodeEnv = CodeEnv(c.Env, os.LookupEnv)
 		if mcpbridge.PackageRunner(c) {
 			dir := mcpbridge.RunDir(c)
 			if dir == "" {
@@ -111,11 +111,11 @@ func PolicyLaunch(c config.ServerConfig, managed []policy.ManagedServer) policy.
 // sets them still runs the command an allowlist vetted.
 var quietEnv = []string{"NODE_ENV", "NODE_NO_WARNINGS", "PYTHONUNBUFFERED", "PYTHONIOENCODING", "PYTHONDONTWRITEBYTECODE", "PYTHONUTF8"}
 
-// codeEnv are the keys of env that make the server's program load, fetch or find other code
+// CodeEnv are the keys of env that make the server's program load, fetch or find other code
 // (config.LoadsCode: PATH, HOME, NODE_OPTIONS, LD_PRELOAD, npm_config_*, ...), sorted. One the
 // host's environment has with the same value changes nothing: the command was vetted as it runs
 // with that.
-func codeEnv(env map[string]string, lookup func(string) (string, bool)) []string {
+func CodeEnv(env map[string]string, lookup func(string) (string, bool)) []string {
 	var out []string
 	for k, v := range env {
 		if !config.LoadsCode(k) || slices.Contains(quietEnv, strings.ToUpper(k)) {

@@ -16,7 +16,11 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/switchboard-dev/switchboard/host"
+	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/broker"
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	mcpstdio "github.com/switchboard-dev/switchboard/mcpbridge/stdio"
 	"github.com/switchboard-dev/switchboard/permissions"
 	"github.com/switchboard-dev/switchboard/permissions/policy"
 )
@@ -228,7 +232,7 @@ func daemonAdmit(paths func() policy.Paths) func(broker.Request) error {
 			scope = policy.ScopeWorkspace
 		}
 		d := pol.Admit(policy.Launch{Name: req.Name, Scope: scope, Source: "the shared-server daemon", Transport: "stdio",
-			Command: l.Command, Args: l.Args, Path: l.Command})
+			Command: l.Command, Args: l.Args, Path: l.Command, CodeEnv: launchCodeEnv(l.Env), RunnerDir: launchRunnerDir(l)})
 		if d.Allowed {
 			return nil
 		}
@@ -237,6 +241,35 @@ func daemonAdmit(paths func() policy.Paths) func(broker.Request) error {
 		}
 		return errors.New(d.Message)
 	}
+}
+
+// launchCodeEnv is host.CodeEnv of the variables in a launch's environment that the window did
+// not take from its own (stdio.DefaultBaseEnv passes PATH, HOME, XDG_*, ... and nothing else):
+// those the entry set. An entry's PATH or HOME cannot be told from the window's here; the
+// window's own admission sees them.
+func launchCodeEnv(env []string) []string {
+	base := map[string]bool{}
+	for _, kv := range mcpstdio.DefaultBaseEnv(env) {
+		k, _, _ := strings.Cut(kv, "=")
+		base[k] = true
+	}
+	own := map[string]string{}
+	for _, kv := range env {
+		if k, v, ok := strings.Cut(kv, "="); ok && !base[k] {
+			own[k] = v
+		}
+	}
+	return host.CodeEnv(own, func(string) (string, bool) { return "", false })
+}
+
+// launchRunnerDir is the folder a package-runner launch runs in, "" when it runs from / (the
+// daemon's working directory when the launch names none).
+func launchRunnerDir(l broker.Launch) string {
+	c := config.ServerConfig{Transport: config.TransportStdio, Command: l.Command, Args: l.Args}
+	if !mcpbridge.PackageRunner(c) || l.Dir == "" || l.Dir == string(filepath.Separator) {
+		return ""
+	}
+	return l.Dir
 }
 
 // daemonPolicyChanges says when the organisation's policy files change, until ctx ends: the
