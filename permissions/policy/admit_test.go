@@ -56,6 +56,11 @@ func TestAdmit(t *testing.T) {
 		t.Fatal(err)
 	}
 	other := fakeBin(t, filepath.Join(bin, "home", "evil"), "server")
+	envBin := fakeBin(t, filepath.Join(bin, "usr"), "env")
+	envLink := filepath.Join(bin, "home", "evil", "launch")
+	if err := os.Symlink(envBin, envLink); err != nil {
+		t.Fatal(err)
+	}
 	look := func(name string) (string, error) {
 		if name == "npx" {
 			return npx, nil
@@ -107,6 +112,7 @@ func TestAdmit(t *testing.T) {
 		{"a deny naming a version leaves other versions", `{"deniedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-filesystem@1.0.0", "/"]}]}`, nil, stdio("fs", "npx", npx, "-y", "@modelcontextprotocol/server-filesystem@1.0.1", "/"), true, ""},
 		{"a deny naming a version holds that version without -y", `{"deniedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-filesystem@1.0.0", "/"]}]}`, nil, stdio("fs", "npx", npx, "@modelcontextprotocol/server-filesystem@1.0.0", "/"), false, "/deniedMcpServers/0"},
 		{"attack: an allow by command is not met through env", allowGH, nil, stdio("gh", "env", "/usr/bin/env", "npx", "-y", "@modelcontextprotocol/server-github"), false, "/allowedMcpServers"},
+		{"attack: deny by command dodged by a link with another name to env", denyFS, nil, stdio("fs", envLink, envLink, "npx", "-y", "@modelcontextprotocol/server-filesystem", "/"), false, "/deniedMcpServers/0"},
 		{"a deny by command leaves another package", denyFS, nil, stdio("fs", "npx", npx, "-y", "@modelcontextprotocol/server-filesystem-extra", "/"), true, ""},
 		{"a deny by command leaves another package run through env", denyFS, nil, stdio("fs", "env", "/usr/bin/env", "npx", "-y", "@modelcontextprotocol/server-github"), true, ""},
 		{"deny by name, any case", `{"deniedMcpServers": [{"serverName": "shell"}]}`, nil, stdio("Shell", "sh", "/bin/sh"), false, "/deniedMcpServers/0"},

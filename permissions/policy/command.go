@@ -40,21 +40,28 @@ func unwrapped(l Launch, lookPath func(string) (string, error)) []Launch {
 }
 
 func unwrapOnce(l Launch) (string, []string, bool) {
-	switch programName(l) {
-	case "env":
-		return afterEnv(l.Args)
-	case "sh", "bash", "dash", "zsh", "ksh", "ash":
-		return afterShell(l.Args)
+	for _, name := range programNames(l) {
+		switch name {
+		case "env":
+			return afterEnv(l.Args)
+		case "sh", "bash", "dash", "zsh", "ksh", "ash":
+			return afterShell(l.Args)
+		}
 	}
 	return "", nil, false
 }
 
-// programName is the base name of what l runs (the resolved path's, else the command's).
-func programName(l Launch) string {
+// programNames are the base names of what l runs: as written, as found, and where a symlink
+// leads (a link named "innocent" to env is env).
+func programNames(l Launch) []string {
+	names := []string{filepath.Base(l.Command)}
 	if l.Path != "" {
-		return filepath.Base(l.Path)
+		names = append(names, filepath.Base(l.Path))
+		if real, err := filepath.EvalSymlinks(l.Path); err == nil {
+			names = append(names, filepath.Base(real))
+		}
 	}
-	return filepath.Base(l.Command)
+	return names
 }
 
 // afterEnv skips env's options and assignments and returns the command it runs.
