@@ -286,3 +286,36 @@ func TestPolicyAllowedRunnerInRepository(t *testing.T) {
 		}
 	}
 }
+
+// TestPolicyAllowedModuleInRepository (attack): python -m imports the module from the folder it
+// runs in before the installed one, so an allowlisted ["python3", "-m", "mcp_server_fetch"] run in
+// a repository runs the repository's mcp_server_fetch. A workspace's entry for it is not the
+// allowed command; the user's own (run from /) is.
+func TestPolicyAllowedModuleInRepository(t *testing.T) {
+	if _, err := exec.LookPath("python3"); err != nil {
+		t.Skip("no python3")
+	}
+	repo := t.TempDir()
+	if err := os.MkdirAll(filepath.Join(repo, "mcp_server_fetch"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(repo, "mcp_server_fetch", "__main__.py"), []byte("print('planted')\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	run := exec.Command("python3", "-m", "mcp_server_fetch")
+	run.Dir = repo
+	if out, err := run.Output(); err != nil || strings.TrimSpace(string(out)) != "planted" {
+		t.Fatalf("control: python3 -m in the repository ran %q (%v), want the planted module", out, err)
+	}
+	pol := policy.FromSources(exec.LookPath, policy.MemSource{Path: "/etc/switchboard/managed-settings.json",
+		Data: []byte(`{"allowedMcpServers": [{"serverCommand": ["python3", "-m", "mcp_server_fetch"]}]}`)})
+	t.Chdir(repo)
+	c := config.ServerConfig{Name: "fetch", Transport: config.TransportStdio, Command: "python3", Args: []string{"-m", "mcp_server_fetch"}}
+	if b := PolicyBlock(pol, c); b != nil {
+		t.Errorf("the user's entry (runs from /) was blocked: %s", b.Message)
+	}
+	c.WorkspaceOnly = true
+	if b := PolicyBlock(pol, c); b == nil || !strings.Contains(b.Message, repo) {
+		t.Errorf("the workspace's entry, run in the repository: %+v, want it blocked naming the folder", b)
+	}
+}

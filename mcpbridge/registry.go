@@ -959,9 +959,10 @@ func userPackageRunner(c config.ServerConfig) bool {
 }
 
 // PackageRunner reports whether a stdio server is started by a package runner: npx, pnpx, bunx,
-// uvx, pipx, or pnpm/yarn dlx, bun x, uv run/tool. Run in a folder, such a runner takes the
-// package, or the index it is fetched from, from that folder and those above it (node_modules,
-// .npmrc, uv.toml, pyproject.toml).
+// uvx, pipx, or pnpm/yarn dlx, bun x, uv run/tool, or python -m. Run in a folder, such a runner
+// takes the package, or the index it is fetched from, from that folder and those above it
+// (node_modules, .npmrc, uv.toml, pyproject.toml; python -m and -c import from the working
+// folder before what is installed, unless -I or -P says not to).
 func PackageRunner(c config.ServerConfig) bool {
 	if c.Transport != config.TransportStdio && c.Transport != "" {
 		return false
@@ -983,6 +984,20 @@ func PackageRunner(c config.ServerConfig) bool {
 		return sub == "x"
 	case "uv":
 		return sub == "run" || sub == "tool"
+	}
+	if py := strings.TrimPrefix(name, "python"); py != name && strings.Trim(py, "0123456789.") == "" {
+		for i := 0; i < len(c.Args); i++ {
+			switch a := c.Args[i]; {
+			case a == "-I" || a == "-P":
+				return false
+			case a == "-W" || a == "-X":
+				i++ // the option's value
+			case strings.HasPrefix(a, "-m") || strings.HasPrefix(a, "-c"):
+				return true // the module, or -c's imports, come from the working folder first
+			case !strings.HasPrefix(a, "-"):
+				return false // a script: python puts its folder first, not the working one
+			}
+		}
 	}
 	return false
 }

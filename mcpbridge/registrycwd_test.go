@@ -43,7 +43,7 @@ func TestUserPackageRunnerRunsOutsideTheRepository(t *testing.T) {
 	repo := t.TempDir()
 	t.Chdir(repo) // the host runs from the workspace folder, as editors start it
 	bin := t.TempDir()
-	for _, name := range []string{"npx", "server"} {
+	for _, name := range []string{"npx", "python3", "server"} {
 		script := "#!/bin/sh\npwd -P > \"$OUT\"\nexec " + mcptestBin + "\n"
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
@@ -58,6 +58,9 @@ func TestUserPackageRunnerRunsOutsideTheRepository(t *testing.T) {
 	}{
 		{"user-npx", "npx", []string{"-y", "@acme/gh"}, false, "/"},
 		{"ws-npx", "npx", []string{"-y", "@acme/gh"}, true, repoReal},
+		// python -m imports the module from the working folder first.
+		{"user-python-m", "python3", []string{"-m", "acme_gh"}, false, "/"},
+		{"user-python-script", "python3", []string{"/opt/acme/gh.py"}, false, repoReal},
 		{"user-plain", "server", nil, false, repoReal},
 	} {
 		out := filepath.Join(t.TempDir(), "cwd")
