@@ -258,6 +258,8 @@ func (a *App) policyVerdict(req permissions.Request) permissions.PolicyVerdict {
 	var v policy.ToolVerdict
 	if t, ok := a.registryTool(req); ok {
 		v = p.ToolNamed(req.Tool, req.Server, t.Tool) // a rule names the server's tool, not a made-safe name
+	} else if req.Server == "" {
+		v = p.Builtin(req.Tool, req.ReadOnlyBuiltin)
 	} else {
 		v = p.Tool(req.Tool, req.Server)
 	}

@@ -319,3 +319,29 @@ func TestPolicyAllowedModuleInRepository(t *testing.T) {
 		t.Errorf("the workspace's entry, run in the repository: %+v, want it blocked naming the folder", b)
 	}
 }
+
+// TestBrokenPolicyBuiltinsFailClosed (attack): the admin's policy disabled always-allow, and the
+// file is now broken (an edit that does not parse, or a file the user could write). A broken
+// policy must close, never open: with its rules unknown, always-allow is off and a built-in tool
+// that changes files does not run (only the read-only ones keep working, so the editor can still
+// explain); before, edit_file ran unasked under always-allow.
+func TestBrokenPolicyBuiltinsFailClosed(t *testing.T) {
+	dir := rootPolicyDir(t, `{"disabledModes": ["always-allow"], `)
+	a := &App{policyW: policy.NewWatcher(policy.Options{Paths: policy.Paths{Dir: dir}})}
+	if a.Policy().Broken() == nil {
+		t.Fatal("the policy is not broken")
+	}
+	g := permissions.NewGate(permissions.GateOptions{Policy: a.policyVerdict}) // no prompter: an ask is denied
+	ctx := t.Context()
+	d, err := g.Check(ctx, permissions.Request{Tool: "edit_file", Mode: permissions.AlwaysAllow})
+	if err != nil || d.Allowed {
+		t.Errorf("edit_file under always-allow with a broken policy: %+v (%v), want refused", d, err)
+	}
+	d, err = g.Check(ctx, permissions.Request{Tool: "read_file", ReadOnlyBuiltin: true, Mode: permissions.AlwaysAllow})
+	if err != nil || !d.Allowed {
+		t.Errorf("read_file with a broken policy: %+v (%v), want allowed", d, err)
+	}
+	if _, err := a.policyMode(new(permissions.AlwaysAllow)); err == nil {
+		t.Errorf("always-allow asked for by name with a broken policy was not refused")
+	}
+}

@@ -69,6 +69,18 @@ func (p *Policy) Tool(tool, server string) ToolVerdict {
 	return v
 }
 
+// Builtin is Tool for a built-in tool, told whether the tool only reads. A broken policy refuses
+// the built-ins that change something (edit_file), since the rules that might forbid them are
+// unknown; the read-only ones keep working, so the editor can still explain.
+func (p *Policy) Builtin(tool string, readOnly bool) ToolVerdict {
+	if p != nil && len(p.broken) > 0 && !readOnly {
+		r := p.brokenRule()
+		why := "the organisation's policy is broken (" + p.broken[0].Error() + "), so only built-in tools that read run"
+		return ToolVerdict{Deny: r, Reason: "denied: " + why, Message: p.message(r, why, "")}
+	}
+	return p.Tool(tool, "")
+}
+
 // ToolNamed is Tool for an MCP tool that its server calls original. Switchboard registers a
 // tool whose name has characters outside [A-Za-z0-9_-], or is too long, under a made-safe name
 // with a hash (mcpbridge/naming.go), which no rule written for the tool names: Claude Code, whose
@@ -153,6 +165,11 @@ func (p *Policy) Mode(mode string, explicit bool) ModeVerdict {
 		return ModeVerdict{Mode: mode}
 	}
 	r, off := p.disabledModes[mode]
+	if len(p.broken) > 0 && mode == ModeAlwaysAllow && !off {
+		// The rules are unknown, and this mode is the one a policy most often turns off: fail
+		// closed.
+		r, off = p.brokenRule(), true
+	}
 	if !off {
 		return ModeVerdict{Mode: mode}
 	}
