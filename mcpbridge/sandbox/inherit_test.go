@@ -40,11 +40,14 @@ func TestInheritedFilesDoNotReachServer(t *testing.T) {
 	}()
 	leak := "fd:" + strconv.Itoa(fd)
 	abstract := "unix:" + name
+	// The launcher (the namespace's init, pid 1) may still hold it: reopened through /proc, the
+	// file's own path is what Landlock checks.
+	viaInit := "read:/proc/1/fd/" + strconv.Itoa(fd)
 	if u := runUnconfined(t, w, leak, abstract); !u[leak].OK || !u[abstract].OK {
 		t.Fatalf("control: unconfined, the leaked descriptor or the abstract socket was not reachable: %+v", u)
 	}
-	got := runConfined(t, w, Profile{Network: Network{Mode: NetAll}}, Options{}, leak, abstract, "fork", leak, abstract)
-	for _, a := range []string{leak, abstract, "grandchild " + leak, "grandchild " + abstract} {
+	got := runConfined(t, w, Profile{Network: Network{Mode: NetAll}}, Options{}, leak, abstract, viaInit, "fork", leak, abstract, viaInit)
+	for _, a := range []string{leak, abstract, viaInit, "grandchild " + leak, "grandchild " + abstract, "grandchild " + viaInit} {
 		if r, ok := got[a]; !ok || r.OK {
 			t.Errorf("%s: reached from inside the sandbox or no result: %+v", a, r)
 		}
