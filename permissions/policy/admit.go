@@ -3,6 +3,7 @@ package policy
 import (
 	"fmt"
 	"maps"
+	"net"
 	"net/url"
 	"os"
 	"path/filepath"
@@ -498,7 +499,7 @@ func normForms(s string, pattern bool) []string {
 	case scheme == "https" && strings.HasSuffix(auth, ":443"), scheme == "http" && strings.HasSuffix(auth, ":80"):
 		auth = auth[:strings.LastIndexByte(auth, ':')]
 	}
-	auth = trimHostDot(auth)
+	auth = canonicalIP(trimHostDot(auth))
 	if i := strings.IndexByte(path, '#'); i >= 0 {
 		path = path[:i]
 	}
@@ -532,6 +533,30 @@ func trimHostDot(auth string) string {
 		host, port = auth[:i], auth[i:]
 	}
 	return strings.TrimSuffix(host, ".") + port
+}
+
+// canonicalIP writes a host that is an IP address the one way Go's dialer reads it, keeping the
+// port: [0:0::1] is [::1], and an IPv4-mapped IPv6 address ([::ffff:10.0.0.1], [::ffff:a00:1])
+// is the IPv4 address it is dialled as. A name is left as it is.
+func canonicalIP(auth string) string {
+	host, port := auth, ""
+	if strings.HasPrefix(auth, "[") {
+		end := strings.IndexByte(auth, ']')
+		if end < 0 {
+			return auth
+		}
+		host, port = auth[1:end], auth[end+1:]
+	} else if i := strings.LastIndexByte(auth, ':'); i >= 0 {
+		host, port = auth[:i], auth[i:]
+	}
+	ip := net.ParseIP(host)
+	switch {
+	case ip == nil:
+		return auth
+	case ip.To4() != nil:
+		return ip.To4().String() + port
+	}
+	return "[" + ip.String() + "]" + port
 }
 
 // globURL matches pattern against s with "*" as any run of characters, except that a "*"
