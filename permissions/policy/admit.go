@@ -476,7 +476,8 @@ func normURL(s string, pattern bool) string {
 }
 
 // normForms normalises a URL or a pattern: scheme and host lower case, no user info, no
-// default port, no fragment, an empty path is "/"; a \x00 marks where the host ends. A URL has
+// default port and no leading zeros in a port, an IP address as the dialer reads it, no
+// fragment, an empty path is "/"; a \x00 marks where the host ends. A URL has
 // a second form with its path decoded, so that a deny is not dodged by writing /admin as
 // /%61dmin.
 func normForms(s string, pattern bool) []string {
@@ -494,7 +495,7 @@ func normForms(s string, pattern bool) []string {
 	if i := strings.LastIndexByte(auth, '@'); i >= 0 {
 		auth = auth[i+1:]
 	}
-	scheme, auth = strings.ToLower(scheme), strings.ToLower(auth)
+	scheme, auth = strings.ToLower(scheme), trimPortZeros(strings.ToLower(auth))
 	switch {
 	case scheme == "https" && strings.HasSuffix(auth, ":443"), scheme == "http" && strings.HasSuffix(auth, ":80"):
 		auth = auth[:strings.LastIndexByte(auth, ':')]
@@ -533,6 +534,25 @@ func trimHostDot(auth string) string {
 		host, port = auth[:i], auth[i:]
 	}
 	return strings.TrimSuffix(host, ".") + port
+}
+
+// trimPortZeros drops the leading zeros of a port (":0443" is dialled as 443), keeping one digit.
+func trimPortZeros(auth string) string {
+	i := strings.LastIndexByte(auth, ':')
+	if i < 0 || strings.HasSuffix(auth, "]") {
+		return auth
+	}
+	port := auth[i+1:]
+	if port == "" || strings.Trim(port, "0123456789") != "" {
+		return auth // not a port (part of a bracketless IPv6 address, or a pattern's *)
+	}
+	if t := strings.TrimLeft(port, "0"); t != port {
+		if t == "" {
+			t = "0"
+		}
+		return auth[:i+1] + t
+	}
+	return auth
 }
 
 // canonicalIP writes a host that is an IP address the one way Go's dialer reads it, keeping the
