@@ -6,6 +6,7 @@ import (
 	"net"
 	"net/url"
 	"os"
+	"path"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -479,7 +480,7 @@ func normURL(s string, pattern bool) string {
 // default port and no leading zeros in a port, an IP address as the dialer reads it, no
 // fragment, an empty path is "/"; a \x00 marks where the host ends. A URL has
 // a second form with its path decoded, so that a deny is not dodged by writing /admin as
-// /%61dmin.
+// /%61dmin, and a third with it cleaned (/x/../admin, //admin).
 func normForms(s string, pattern bool) []string {
 	scheme, rest, ok := strings.Cut(s, "://")
 	if !ok {
@@ -522,8 +523,22 @@ func normForms(s string, pattern bool) []string {
 		if u.Path != p {
 			forms = append(forms, head+u.Path+q)
 		}
+		if c := cleanURLPath(u.Path); c != u.Path && c != p {
+			forms = append(forms, head+c+q)
+		}
 	}
 	return forms
+}
+
+// cleanURLPath is a decoded URL path with dot segments and doubled slashes taken out (a trailing
+// slash kept): the client sends /x/../admin as written, and a server that cleans its paths (Go's
+// ServeMux, most routers) serves /admin.
+func cleanURLPath(p string) string {
+	c := path.Clean("/" + p)
+	if strings.HasSuffix(p, "/") && c != "/" {
+		c += "/"
+	}
+	return c
 }
 
 // trimHostDot drops the trailing dot of a fully qualified host name ("evil.example." is

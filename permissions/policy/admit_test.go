@@ -131,6 +131,10 @@ func TestAdmit(t *testing.T) {
 		{"attack: deny by URL dodged by an IPv4-mapped address in hex", `{"deniedMcpServers": [{"serverUrl": "http://10.0.0.1/*"}]}`, nil, remote("x", "http://[::ffff:0a00:0001]/mcp"), false, "/deniedMcpServers/0"},
 		{"attack: deny by URL dodged by a port with leading zeros", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "https://evil.example:0443/mcp"), false, "/deniedMcpServers/0"},
 		{"attack: deny by URL and port dodged by leading zeros", `{"deniedMcpServers": [{"serverUrl": "http://evil.example:8080/*"}]}`, nil, remote("x", "http://evil.example:008080/mcp"), false, "/deniedMcpServers/0"},
+		// Sent as written; a server that cleans its paths (Go's ServeMux, most routers) serves /admin.
+		{"attack: deny by URL path dodged by a dot segment", `{"deniedMcpServers": [{"serverUrl": "https://mcp.example.com/admin*"}]}`, nil, remote("x", "https://mcp.example.com/x/../admin/mcp"), false, "/deniedMcpServers/0"},
+		{"attack: deny by URL path dodged by a doubled slash", `{"deniedMcpServers": [{"serverUrl": "https://mcp.example.com/admin*"}]}`, nil, remote("x", "https://mcp.example.com//admin"), false, "/deniedMcpServers/0"},
+		{"attack: deny by URL path dodged by an encoded dot segment", `{"deniedMcpServers": [{"serverUrl": "https://mcp.example.com/admin*"}]}`, nil, remote("x", "https://mcp.example.com/%2e/admin"), false, "/deniedMcpServers/0"},
 		{"deny by URL does not touch stdio", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, stdio("x", "npx", npx), true, ""},
 		{"allow: listed command", allowGH, nil, stdio("gh", "npx", npx, ghArgs...), true, ""},
 		{"allow: the name is not enough for stdio when commands are listed", allowGH, nil, stdio("github", "npx", npx, fsArgs...), false, "/allowedMcpServers"},
