@@ -429,7 +429,9 @@ func (p *Policy) allowMatch(al allowlist, l Launch) (*Rule, string) {
 // are normalised first (scheme and host lower case, no user info, no default port, no
 // fragment, an empty path is "/"), so a deny cannot be dodged by spelling the same address
 // another way. A "*" in the host part never matches past the host, so https://*.example.com/*
-// does not admit https://evil.test/x.example.com/. A deny is also tried on the URL as written.
+// does not admit https://evil.test/x.example.com/. A deny matches when any form of the URL
+// (normForms: as sent, decoded, cleaned) matches, and also the URL as written; an allow only
+// when every form does.
 //
 // A host name that is not plain ASCII is not what the HTTP transport dials: it maps it first
 // (IDNA: width, case, dots; "ｅｖｉｌ｡example" is evil.example on the wire). A deny matches such a
@@ -442,7 +444,14 @@ func urlMatches(pattern, raw string, allow bool) bool {
 	pat := normURL(pattern, true)
 	forms := normForms(raw, false)
 	if allow {
-		return len(forms) > 0 && globURL(pat, forms[0])
+		// Every spelling must be inside what the rule allows: /public/../admin is /admin to a
+		// server that cleans its paths.
+		for _, u := range forms {
+			if !globURL(pat, u) {
+				return false
+			}
+		}
+		return len(forms) > 0
 	}
 	for _, u := range forms {
 		if globURL(pat, u) {
