@@ -120,6 +120,12 @@ var homeCredentials = map[string]string{
 	".m2/settings.xml":               "<password>s3cret</password>",
 	".m2/settings-security.xml":      "<master>s3cret</master>",
 	".gradle/gradle.properties":      "signing.password=s3cret\n",
+	// Other MCP hosts' configs: their servers' env holds tokens.
+	".cursor/mcp.json":                          `{"mcpServers": {"gh": {"env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "s3cret"}}}}`,
+	".config/Claude/claude_desktop_config.json": `{"mcpServers": {"gh": {"env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "s3cret"}}}}`,
+	".codeium/windsurf/mcp_config.json":         `{"mcpServers": {"gh": {"env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "s3cret"}}}}`,
+	".config/Code/User/mcp.json":                `{"servers": {"gh": {"env": {"GITHUB_PERSONAL_ACCESS_TOKEN": "s3cret"}}}}`,
+	".continue/config.yaml":                     "models:\n  - apiKey: s3cret\n",
 }
 
 var homeReadable = map[string]string{

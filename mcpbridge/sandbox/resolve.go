@@ -107,6 +107,11 @@ var secretsInHome = []string{
 	// ~/.gemini: an entry may name ~/.gemini/settings.json, see grantPackage).
 	".claude", ".claude.json", ".config/github-copilot", ".codex",
 	".gemini/oauth_creds.json", ".gemini/google_accounts.json", ".gemini/mcp-oauth-tokens.json", ".gemini/.env",
+	// Other MCP hosts' configs, whose servers' env holds tokens, and AI tools' key files: Cursor,
+	// Windsurf, Claude Desktop, VS Code's user MCP file, Zed, Continue, Aider.
+	".cursor", ".codeium", ".config/Claude", "Library/Application Support/Claude", ".config/Code/User/mcp.json",
+	".config/Code - Insiders/User/mcp.json", "Library/Application Support/Code/User/mcp.json", ".config/zed/settings.json",
+	".continue", ".aider.conf.yml",
 }
 
 // secretsOnSystem are system files that a process running as root could otherwise read.
