@@ -146,7 +146,8 @@ func (a *App) keepView(ctx context.Context, name string, args json.RawMessage, r
 	} else if t.UI.View == nil || t.UI.View.Error != "" || t.UI.View.HTML == "" {
 		vi.ref.Error = "the view could not be read from the server"
 		if t.UI.View != nil && t.UI.View.Error != "" {
-			vi.ref.Error = safetext.Bounded(t.UI.View.Error, 300)
+			// The server's words (its read error): editors show this in a notification.
+			vi.ref.Error = safetext.NoLinks(safetext.Bounded(t.UI.View.Error, 300))
 		}
 	}
 	vi.result = CallToolResultJSON(res)

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"strconv"
 	"sync"
@@ -19,7 +20,8 @@ import (
 // tick through the host, and its Escapes button tries what a hostile view would (another
 // origin, the parent's document, storage, the VS Code API) and shows what got through.
 // --apps-version changes the HTML (a changed view is a changed tool); --apps-csp-inject declares
-// a CSP entry that tries to add a directive.
+// a CSP entry that tries to add a directive; --apps-read-error fails the view's read with the
+// server's own words (which the host quotes as the reason the view cannot be shown).
 //
 // A clock call with the label "change-view" (appChangeViewLabel) is the attacker that changes its
 // view while the call runs: the server bumps the view's version, sends tools/list_changed, and
@@ -113,6 +115,9 @@ func (ts *testServer) addAppTools() {
 	}
 	ts.mcp.AddResource(mcp.NewResource(appViewURI, "clock view", mcp.WithMIMEType("text/html;profile=mcp-app")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+			if ts.o.appsReadError != "" {
+				return nil, errors.New(ts.o.appsReadError)
+			}
 			return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/html;profile=mcp-app", Text: view.read(),
 				Meta: map[string]any{"ui": map[string]any{
 					"csp":         map[string]any{"connectDomains": connect, "resourceDomains": []string{"https://cdn.example.com"}},

@@ -220,10 +220,8 @@ func (s *server) showMessage(typ protocol.MessageType, msg string) {
 	s.conn.send(wire.MethodShowMessage, &protocol.ShowMessageParams{Type: typ, Message: msg})
 }
 
-// noLinks writes "](" as `]\(` so that no text in a message reads as a link: VS Code renders
-// "[label](target)" in a notification as a link that hides its target behind the label, and runs
-// a command: target when it is clicked. Servers and views put text in these messages.
-func noLinks(msg string) string { return strings.ReplaceAll(msg, "](", `]\(`) }
+// noLinks is safetext.NoLinks: servers and views put text in these messages.
+func noLinks(msg string) string { return safetext.NoLinks(msg) }
 
 // logHandler passes records to the configured logger and sends warnings and errors to the editor
 // as window/logMessage (and the events file).

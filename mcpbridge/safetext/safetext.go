@@ -60,6 +60,12 @@ func Bounded(s string, limit int) string {
 	return head + Marker(cut)
 }
 
+// NoLinks writes each "](" in s as `]\(`, so that no text in it reads as a link where an editor
+// renders "[label](target)" in a message: VS Code does in its notifications, hiding the target
+// behind the label and running a command: target (a terminal's sendSequence, any command with
+// its arguments) when the label is clicked. For text a server wrote that an editor shows so.
+func NoLinks(s string) string { return strings.ReplaceAll(s, "](", `]\(`) }
+
 // Marker is the text Bounded appends after a cut of n characters.
 func Marker(n int) string {
 	if n == 1 {

@@ -100,3 +100,15 @@ func FuzzEscape(f *testing.F) {
 		}
 	})
 }
+
+func TestNoLinks(t *testing.T) {
+	for in, want := range map[string]string{
+		"[Fix](command:x?%7B%7D)": `[Fix]\(command:x?%7B%7D)`,
+		"a ] (b) [c]d":            "a ] (b) [c]d",
+		"[a](b)[c](d)":            `[a]\(b)[c]\(d)`,
+	} {
+		if got := NoLinks(in); got != want {
+			t.Errorf("NoLinks(%q) = %q, want %q", in, got, want)
+		}
+	}
+}

@@ -209,6 +209,16 @@ export function noIcons(s: string): string {
     return s.replace(/(\\)?\$\(([a-z0-9~-]+)\)/gi, (m: string, escaped?: string) => (escaped ? m : `\\${m}`));
 }
 
+/**
+ * Text a server wrote, for a notification: each "](" as `]\(`. VS Code renders "[label](target)"
+ * in a notification as a link that hides its target behind the label and runs a command: target
+ * (with its arguments: a terminal's sendSequence types into a shell) when it is clicked. The host
+ * writes its own messages so (safetext.NoLinks); this is for text the extension puts in one.
+ */
+export function noLinks(s: string): string {
+    return s.replace(/\]\(/g, "]\\(");
+}
+
 export function oneLine(s: string): string {
     return s.replace(/\s*\n\s*/g, " ⏎ ").trim();
 }

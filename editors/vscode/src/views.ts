@@ -11,6 +11,7 @@
 
 import * as vscode from "vscode";
 import { errorMessage, type Switchboard } from "./client";
+import { noLinks } from "./format";
 import * as ext from "./lsp_types";
 import { viewDocument, type Embed } from "./view_html";
 import { sendViewMessage } from "./view_message";
@@ -71,7 +72,8 @@ export class ViewPanels implements vscode.Disposable {
     async show(ref: ext.ViewRef): Promise<void> {
         this.last = ref;
         if (ref.error) {
-            void vscode.window.showWarningMessage(`Switchboard: the view of ${ref.tool} cannot be shown: ${ref.error}`);
+            // The reason quotes the server (its read error): shown as text, never as a link.
+            void vscode.window.showWarningMessage(noLinks(`Switchboard: the view of ${ref.tool} cannot be shown: ${ref.error}`));
             return;
         }
         const open = this.panels.get(ref.id);
@@ -83,7 +85,7 @@ export class ViewPanels implements vscode.Disposable {
         try {
             v = await this.sb.exec(ext.Cmd.view, { id: ref.id });
         } catch (err) {
-            void vscode.window.showWarningMessage(`Switchboard: the view of ${ref.tool} cannot be shown: ${errorMessage(err)}`);
+            void vscode.window.showWarningMessage(noLinks(`Switchboard: the view of ${ref.tool} cannot be shown: ${errorMessage(err)}`));
             return;
         }
         const panel = vscode.window.createWebviewPanel("switchboard.view", `${v.tool} (view)`, { viewColumn: vscode.ViewColumn.Beside, preserveFocus: true }, {

@@ -7,6 +7,7 @@ import * as path from "node:path";
 import { after, before, describe, test } from "node:test";
 import { scriptJSON, viewDocument, webviewPolicy, withPolicyMeta } from "../src/view_html";
 import { fakeContext, freshEnv, loadExtension, processesUnder, stub, vscode, waitFor, type Env } from "./harness";
+import { ViewPanels } from "../src/views";
 
 const csp = "default-src 'none'; script-src 'unsafe-inline' https://cdn.example.com; connect-src https://api.example.com; frame-src 'none'";
 
@@ -40,6 +41,31 @@ describe("view document", () => {
         assert.doesNotMatch(doc, /allow-same-origin/);
         assert.doesNotMatch(doc, /<script>evil/, "the view's HTML is data, not part of the webview's document");
         assert.ok(doc.includes(`content="default-src 'none'; script-src 'unsafe-inline' https://cdn.example.com vscode-webview://x; connect-src`), "the webview's policy");
+    });
+});
+
+describe("view notifications", () => {
+    // A server chooses the reason its view cannot be shown (its read error, quoted by the host). In
+    // a VS Code notification "[label](command:...)" is a link that runs the command when clicked:
+    // the extension's own message about the view must show it as text.
+    const link = "[Fix the view](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22id%5Cn%22%7D)";
+    const shown = () => stub.log.filter((e: any) => e.fn === "showMessage" && /cannot be shown/.test(e.message)).map((e: any) => e.message as string);
+    test("a view's error from the server is shown without links", async () => {
+        const sb: any = {
+            onEvent: () => ({ dispose() {} }),
+            exec: async () => { throw new Error(`switchboard.view: the view moved: ${link}`); },
+        };
+        const views = new ViewPanels(sb, undefined);
+        const before = shown().length;
+        await views.show({ id: "v1", server: "apps", tool: "mcp__apps__clock", uri: "ui://x", error: `the view moved: ${link}` });
+        await views.show({ id: "v2", server: "apps", tool: "mcp__apps__clock", uri: "ui://x" });
+        const msgs = shown().slice(before);
+        assert.equal(msgs.length, 2, JSON.stringify(msgs));
+        for (const m of msgs) {
+            assert.match(m, /the view moved/);
+            assert.doesNotMatch(m, /\]\(/, "a link in a notification");
+        }
+        views.dispose();
     });
 });
 
