@@ -283,6 +283,18 @@ func (a *App) ViewCallTool(ctx context.Context, id, name string, args json.RawMe
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	}
+	a.views.mu.Lock()
+	conv, ended := vi.conversation, vi.ended
+	a.views.mu.Unlock()
+	if ended {
+		// Its chat is over (the person began a new one or closed it, or the session forgot it):
+		// the mode that conversation ran in is gone with it, and the host's may be looser. The
+		// browser's relay refuses such a view (403); a view the editor still shows (VS Code keeps
+		// its panel) is refused here the same way.
+		msg := fmt.Sprintf("Tool call %s was not run: the chat conversation of the view of %s has ended; call the tool again for a new view.", target.Name, vi.ref.Tool)
+		return mcpbridge.Result{Name: target.Name, IsError: true, Text: msg, Bytes: len(msg), Content: []json.RawMessage{textContent(msg)}},
+			permissions.Decision{By: permissions.ByLimit, Reason: "denied: the view's chat conversation ended"}, nil
+	}
 	if res, dec, refused := a.refusedBeforeGate(vi, *target); refused {
 		return res, dec, nil
 	}
@@ -290,9 +302,6 @@ func (a *App) ViewCallTool(ctx context.Context, id, name string, args json.RawMe
 	// A chat call's view acts within its conversation: never in a mode looser than the one the
 	// person last ran that conversation in (as its message's turn, viewmessage.go), so a chat in
 	// allowlist-only does not auto-run what its view calls because the host's mode is always-allow.
-	a.views.mu.Lock()
-	conv := vi.conversation
-	a.views.mu.Unlock()
 	if last, ok := a.sessions.Mode(conv); ok && conv != "" {
 		if base, err := a.policyMode(nil); err == nil {
 			if m := stricterMode(base, last); m != base {

@@ -480,3 +480,31 @@ func TestViewCallToolConversationMode(t *testing.T) {
 		t.Errorf("a direct call's view under always-allow: %+v", d)
 	}
 }
+
+// TestViewCallToolEndedConversation: a view that outlives its chat (VS Code keeps a view's panel
+// open after New; a view opens it itself by asking for fullscreen) calls tools after the
+// conversation ended. The person ran that chat in allowlist-only under an always-allow host: its
+// calls were denied by the mode, and once the chat ended they must not run in the host's looser
+// mode. Like the browser's relay (403) and the view's messages, they are refused.
+func TestViewCallToolEndedConversation(t *testing.T) {
+	env := viewMessageEnv(t, `reply text "strict now"
+`, func(context.Context, string) string { return wire.TitleSend })
+	chat, view := chatView(t, env, "")
+	var strict wire.ChatResult
+	env.MustCommand(wire.CmdChat, map[string]any{"conversation": chat.Conversation, "prompt": "from now on, nothing unlisted", "mode": "allowlist-only"}, &strict)
+	awaitDone(env, strict.Turn)
+	var denied wire.ToolResult
+	env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": view.ID, "name": "tick"}, &denied)
+	if !denied.IsError {
+		t.Fatalf("the view's call in its allowlist-only chat ran: %+v", denied)
+	}
+	env.MustCommand(wire.CmdChatEnd, map[string]any{"conversation": chat.Conversation}, nil)
+	var after wire.ToolResult
+	env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": view.ID, "name": "tick"}, &after)
+	if !after.IsError || strings.HasPrefix(after.Text, "tick ") {
+		t.Errorf("the view's call after its chat ended ran: %+v", after)
+	}
+	if !strings.Contains(after.Text, "ended") {
+		t.Errorf("the refusal does not say why: %q", after.Text)
+	}
+}
