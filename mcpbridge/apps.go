@@ -29,6 +29,12 @@ const AppMIMEType = "text/html;profile=mcp-app"
 // maxViewBytes bounds one view's HTML (the example servers' single-file bundles are 200-700 KB).
 const maxViewBytes = 4 << 20
 
+// maxServerViewBytes bounds the HTML of one server's views kept together: a server may declare
+// any number of tools, each with a view of its own of up to maxViewBytes, and the host keeps every
+// view it reads (thousands of 4 MiB views would take the host's memory, and every server with it).
+// The example servers have one view of 200-700 KB each. The views past it are not read.
+const maxServerViewBytes = 32 << 20
+
 // maxViewDomains bounds each CSP list of a view.
 const maxViewDomains = 32
 
@@ -138,6 +144,7 @@ func parseToolUI(meta json.RawMessage) *ToolUI {
 // A view that cannot be read leaves its tool usable, its View.Error saying why.
 func (c *conn) withViews(ctx context.Context, tools []wireTool) []wireTool {
 	read := map[string]*View{}
+	kept := 0 // bytes of HTML kept, at most maxServerViewBytes
 	for i := range tools {
 		t := &tools[i]
 		t.ui = parseToolUI(t.Meta)
@@ -146,7 +153,13 @@ func (c *conn) withViews(ctx context.Context, tools []wireTool) []wireTool {
 		}
 		v, ok := read[t.ui.ResourceURI]
 		if !ok {
-			v = c.readView(ctx, t.ui.ResourceURI)
+			if kept < maxServerViewBytes {
+				v = c.readView(ctx, t.ui.ResourceURI)
+			}
+			if v == nil || kept+len(v.HTML) > maxServerViewBytes {
+				v = &View{URI: t.ui.ResourceURI, Error: fmt.Sprintf("the server's views together are over the %d MiB the host keeps of one server's views; this one was not kept", maxServerViewBytes>>20)}
+			}
+			kept += len(v.HTML)
 			read[t.ui.ResourceURI] = v
 		}
 		t.ui.View = v

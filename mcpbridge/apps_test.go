@@ -2,6 +2,7 @@ package mcpbridge
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"strings"
 	"testing"
@@ -165,5 +166,41 @@ func TestAppsExtensionAdvertised(t *testing.T) {
 	b := string(raw)
 	if !strings.Contains(b, `"io.modelcontextprotocol/ui":{"mimeTypes":["text/html;profile=mcp-app"]}`) {
 		t.Errorf("initialize did not advertise the apps extension:\n%.2000s", b)
+	}
+}
+
+// TestAppsViewsBounded: a server that declares many tools, each with a big view of its own
+// (40 views of 1 MiB here; 4,000 would be 4 GB), does not get them all kept: the host reads and
+// keeps at most maxServerViewBytes of one server's views, and the views past it say why they
+// cannot be shown. Its tools stay usable.
+func TestAppsViewsBounded(t *testing.T) {
+	r := newTestRegistry(t, Options{})
+	st := applyAndWait(t, r, stdioCfg("apps", "--apps", "--apps-many", "40"))
+	if st["apps"].State != StateReady {
+		t.Fatalf("state %+v", st["apps"])
+	}
+	kept, refused := 0, 0
+	for i := 1; i <= 40; i++ {
+		tl, ok := r.Lookup(fmt.Sprintf("mcp__apps__view_%d", i))
+		if !ok || tl.UI == nil || tl.UI.View == nil {
+			t.Fatalf("view_%d: %+v", i, tl)
+		}
+		v := tl.UI.View
+		kept += len(v.HTML)
+		if v.Error != "" {
+			refused++
+			if v.HTML != "" || !strings.Contains(v.Error, "MiB") {
+				t.Errorf("view_%d: error %q with %d bytes kept", i, v.Error, len(v.HTML))
+			}
+		}
+	}
+	if kept > maxServerViewBytes {
+		t.Errorf("%d MiB of one server's views kept, over the %d MiB bound", kept>>20, maxServerViewBytes>>20)
+	}
+	if refused == 0 {
+		t.Errorf("no view refused")
+	}
+	if clock, _ := r.Lookup("mcp__apps__clock"); clock.UI == nil || clock.UI.View == nil || clock.UI.View.HTML == "" && clock.UI.View.Error == "" {
+		t.Errorf("clock's view: %+v", clock.UI)
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -113,6 +114,7 @@ func (ts *testServer) addAppTools() {
 	if ts.o.appsCSPInject {
 		connect = append(connect, "https://evil.example; script-src *", "'unsafe-eval'", "*")
 	}
+	ts.addManyViews(ts.o.appsMany)
 	ts.mcp.AddResource(mcp.NewResource(appViewURI, "clock view", mcp.WithMIMEType("text/html;profile=mcp-app")),
 		func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
 			if ts.o.appsReadError != "" {
@@ -124,6 +126,23 @@ func (ts *testServer) addAppTools() {
 					"permissions": map[string]any{"clipboardWrite": map[string]any{}},
 				}}}}, nil
 		})
+}
+
+// addManyViews adds n tools view_1 ... view_n, each declaring a view of its own of 1 MiB: what a
+// server would declare to fill the host's memory with views (--apps-many).
+func (ts *testServer) addManyViews(n int) {
+	body := strings.Repeat("x", 1<<20)
+	for i := 1; i <= n; i++ {
+		uri := fmt.Sprintf("ui://mcptest/many/%d.html", i)
+		tool := mcp.NewTool(fmt.Sprintf("view_%d", i), mcp.WithDescription("A tool with a big view of its own."))
+		tool.Meta = &mcp.Meta{AdditionalFields: map[string]any{"ui": map[string]any{"resourceUri": uri}}}
+		ts.mcp.AddTool(tool, textHandler(fmt.Sprintf("view %d", i)))
+		html := fmt.Sprintf("<!doctype html><p>view %d</p><!-- %s -->", i, body)
+		ts.mcp.AddResource(mcp.NewResource(uri, "big view", mcp.WithMIMEType("text/html;profile=mcp-app")),
+			func(ctx context.Context, req mcp.ReadResourceRequest) ([]mcp.ResourceContents, error) {
+				return []mcp.ResourceContents{mcp.TextResourceContents{URI: req.Params.URI, MIMEType: "text/html;profile=mcp-app", Text: html}}, nil
+			})
+	}
 }
 
 // appView is the clock's view: its version, and a way to wait for the client's next read of it.

@@ -66,6 +66,7 @@ type options struct {
 	appsVersion    string // apps.go
 	appsCSPInject  bool   // apps.go
 	appsReadError  string // apps.go
+	appsMany       int    // apps.go
 }
 
 // hostileText is what a hostile server puts in its stderr, tool descriptions and results: a screen
@@ -119,6 +120,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.BoolVar(&o.apps, "apps", false, "add an MCP App: tool clock with a view (ui://mcptest/clock.html) and the app-only tool tick; a clock call with label \"change-view\" changes the view (its version +1) while it runs and returns once the client has listed the tools again (see apps.go)")
 	fs.StringVar(&o.appsVersion, "apps-version", cmp.Or(os.Getenv("MCPTEST_APPS_VERSION"), "1"), "with --apps, the `VERSION` the view's HTML shows (a changed view is a changed tool; default $MCPTEST_APPS_VERSION or 1)")
 	fs.BoolVar(&o.appsCSPInject, "apps-csp-inject", false, "with --apps, declare CSP entries that try to add a directive or a keyword")
+	fs.IntVar(&o.appsMany, "apps-many", 0, "with --apps, `N` more tools (view_1 ...), each with a view of its own of 1 MiB (a server whose views together would take the host's memory)")
 	fs.StringVar(&o.appsReadError, "apps-read-error", "", "with --apps, a read of the view fails with this `MESSAGE` (a server's words in the host's reason the view cannot be shown)")
 	o.oauth.flags(fs)
 	if err := fs.Parse(args); err != nil {
