@@ -332,6 +332,12 @@ func (a *App) ViewOpenLink(ctx context.Context, id, link string) (bool, error) {
 	if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" || u.User != nil {
 		return false, badRequest("the view may open only http and https pages, not %q", safetext.Bounded(link, 200))
 	}
+	a.views.mu.Lock()
+	ended := vi.ended
+	a.views.mu.Unlock()
+	if ended {
+		return false, nil // its chat is over: nothing it asks reaches the person (as ViewCallTool)
+	}
 	if err := a.beginAsk(id); err != nil {
 		return false, nil // the view learns only that nothing was opened (ui/open-link's isError)
 	}

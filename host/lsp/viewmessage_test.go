@@ -507,4 +507,11 @@ func TestViewCallToolEndedConversation(t *testing.T) {
 	if !strings.Contains(after.Text, "ended") {
 		t.Errorf("the refusal does not say why: %q", after.Text)
 	}
+	// Nor does it ask the person anything more: a link it wants opened is refused unasked.
+	asked := len(env.State().RequestParams("window/showMessageRequest"))
+	var ol wire.ViewOpenLinkResult
+	env.MustCommand(wire.CmdViewOpenLink, map[string]any{"id": view.ID, "url": "https://example.com/"}, &ol)
+	if ol.Opened || len(env.State().RequestParams("window/showMessageRequest")) != asked {
+		t.Errorf("the view of an ended chat asked to open a link: %+v", ol)
+	}
 }
