@@ -65,6 +65,9 @@ type viewInstance struct {
 	asking  bool
 	denials int // denied in a row
 	muted   bool
+	// unasked: muted because its calls were refused without a question (refusedUnasked), not by
+	// the person; guarded by views.mu.
+	unasked bool
 	// conversation is the chat conversation whose call made the view ("" for a direct call), and
 	// context what the view gave for the model's next turn (viewcontext.go); guarded by views.mu.
 	conversation string
@@ -295,21 +298,23 @@ func (a *App) ViewCallTool(ctx context.Context, id, name string, args json.RawMe
 		return mcpbridge.Result{Name: target.Name, IsError: true, Text: msg, Bytes: len(msg), Content: []json.RawMessage{textContent(msg)}},
 			permissions.Decision{By: permissions.ByLimit, Reason: "denied: the view's chat conversation ended"}, nil
 	}
-	if res, dec, refused := a.refusedBeforeGate(vi, *target); refused {
-		return res, dec, nil
-	}
 	req := CallRequest{Name: target.Name, Arguments: args, Source: "view", View: vi.ref.Tool, ViewID: vi.ref.ID}
 	// A chat call's view acts within its conversation: never in a mode looser than the one the
 	// person last ran that conversation in (as its message's turn, viewmessage.go), so a chat in
 	// allowlist-only does not auto-run what its view calls because the host's mode is always-allow.
-	if last, ok := a.sessions.Mode(conv); ok && conv != "" {
-		if base, err := a.policyMode(nil); err == nil {
-			if m := stricterMode(base, last); m != base {
-				req.Mode = &m
-			}
+	mode, modeErr := a.policyMode(nil)
+	if last, ok := a.sessions.Mode(conv); ok && conv != "" && modeErr == nil {
+		if m := stricterMode(mode, last); m != mode {
+			req.Mode, mode = &m, m
 		}
 	}
+	if res, dec, refused := a.refusedBeforeGate(vi, *target, mode, modeErr == nil); refused {
+		return res, dec, nil
+	}
 	res, dec := a.CallTool(ctx, req)
+	if !dec.Allowed && (dec.By == permissions.ByMode || dec.By == permissions.ByPin || dec.By == permissions.ByPolicy) {
+		a.refusedUnasked(vi.ref.ID)
+	}
 	if len(res.Content) == 0 && res.Text != "" {
 		res.Content = []json.RawMessage{textContent(res.Text)}
 	}
@@ -395,6 +400,8 @@ func (a *App) beginAsk(id string) error {
 // askRefusal says why the view may not ask the person now ("": it may); views.mu held.
 func askRefusal(vi *viewInstance) string {
 	switch {
+	case vi.muted && vi.unasked:
+		return fmt.Sprintf("%d calls in a row of the view of %s were refused without a question (the permission mode, a changed tool or the organisation's policy), so nothing it asks that is not allowed outright runs any more", maxViewDenials, vi.ref.Tool)
 	case vi.muted:
 		return fmt.Sprintf("the person stopped asking for the view of %s after %d denials in a row; nothing it asks that needs their approval runs", vi.ref.Tool, maxViewDenials)
 	case vi.asking:
@@ -405,16 +412,17 @@ func askRefusal(vi *viewInstance) string {
 
 // refusedBeforeGate is the result of a view's call that is refused before the gate: the view may
 // not ask now, and the call is not one that runs without a question (mode always-allow, an
-// allowlist entry). The gate would refuse it too (ErrNotAsked), but it writes an audit line per
-// call: a view calling in a loop would rotate the person's audit history away.
-func (a *App) refusedBeforeGate(vi *viewInstance, t mcpbridge.Tool) (mcpbridge.Result, permissions.Decision, bool) {
+// allowlist entry); mode is the one the call would run in (modeOK: known). The gate would refuse
+// it too (ErrNotAsked, or its mode), but it writes an audit line per call: a view calling in a
+// loop would rotate the person's audit history away.
+func (a *App) refusedBeforeGate(vi *viewInstance, t mcpbridge.Tool, mode permissions.Mode, modeOK bool) (mcpbridge.Result, permissions.Decision, bool) {
 	a.views.mu.Lock()
 	why := askRefusal(vi)
 	a.views.mu.Unlock()
 	if why == "" {
 		return mcpbridge.Result{}, permissions.Decision{}, false
 	}
-	if mode, err := a.policyMode(nil); err == nil && mode == permissions.AlwaysAllow && a.Policy().Empty() ||
+	if modeOK && mode == permissions.AlwaysAllow && a.Policy().Empty() ||
 		a.gate.Allowlisted(permissions.Request{Tool: t.Name, Server: t.Server, Definition: t.Definition}) {
 		return mcpbridge.Result{}, permissions.Decision{}, false // the gate decides: no question is needed
 	}
@@ -447,6 +455,31 @@ func (a *App) endAsk(id string, o askOutcome) {
 	a.views.mu.Unlock()
 	if mutedNow {
 		a.ui.Notify(LevelWarning, fmt.Sprintf("Switchboard will not ask you again for the view of %s: you refused it %d times in a row, so what it asks from now on is refused; call the tool again for a new view.", safetext.Bounded(tool, previewLimit), maxViewDenials))
+	}
+}
+
+// refusedUnasked counts a view's call that the gate refused without asking anyone (the permission
+// mode, a pin holding a changed tool, the organisation's policy) as a denial in a row: nobody is
+// asked, so beginAsk never bounds it, and the gate writes an audit line per call, so a view
+// calling such a tool in a loop would rotate the person's audit history away (10 MiB and one old
+// file) in seconds. At maxViewDenials the view is muted: refusedBeforeGate then refuses what it
+// asks, before the gate, unless it runs outright; the person is told once.
+func (a *App) refusedUnasked(id string) {
+	a.views.mu.Lock()
+	vi := a.views.byID[id]
+	if vi == nil {
+		a.views.mu.Unlock()
+		return
+	}
+	vi.denials++
+	mutedNow := !vi.muted && vi.denials >= maxViewDenials
+	if mutedNow {
+		vi.muted, vi.unasked = true, true
+	}
+	tool := vi.ref.Tool
+	a.views.mu.Unlock()
+	if mutedNow {
+		a.ui.Notify(LevelWarning, fmt.Sprintf("Switchboard refuses what the view of %s asks from now on: %d of its tool calls in a row were not allowed (by the permission mode, a changed tool or your organisation's policy); call the tool again for a new view.", safetext.Bounded(tool, previewLimit), maxViewDenials))
 	}
 }
 

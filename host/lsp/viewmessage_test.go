@@ -515,3 +515,43 @@ func TestViewCallToolEndedConversation(t *testing.T) {
 		t.Errorf("the view of an ended chat asked to open a link: %+v", ol)
 	}
 }
+
+// TestViewCallsRefusedUnaskedBounded: a view that calls, in a loop, a tool the gate refuses
+// without asking anyone (the permission mode here; a changed tool or the policy the same way)
+// got an audit line per call, and rotates the person's audit history away (10 MiB, one old file)
+// in seconds. After maxViewDenials such refusals in a row its calls are refused before the gate,
+// as a muted view's are, and the person is told once. Both where the host's mode refuses, and
+// where only the stricter mode of the view's conversation does.
+func TestViewCallsRefusedUnaskedBounded(t *testing.T) {
+	loop := func(t *testing.T, env *hosttest.Env, id string) {
+		t.Helper()
+		for range 20 {
+			var r wire.ToolResult
+			env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": id, "name": "tick"}, &r)
+			if !r.IsError {
+				t.Fatalf("a view's call ran: %+v", r)
+			}
+		}
+		if n := len(env.State().Messages("window/showMessage", "view of mcp__apps__clock")); n != 1 {
+			t.Errorf("%d notices about the view, want 1", n)
+		}
+		if n := auditLines(t, env, `"tool":"mcp__apps__tick"`); n > 3 {
+			t.Errorf("%d audit lines for 20 refused calls of one view, want at most 3", n)
+		}
+	}
+	t.Run("host mode", func(t *testing.T) {
+		env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"apps": server("--apps")}, "mode", "allowlist-only")})
+		env.AwaitServer("apps", "ready")
+		env.MustCommand(wire.CmdAllowlistSet, map[string]any{"prefix": "mcp__apps__", "entries": []string{"mcp__apps__clock"}}, nil)
+		loop(t, env, callClock(t, env).View.ID)
+	})
+	t.Run("conversation mode", func(t *testing.T) {
+		env := viewMessageEnv(t, `reply text "strict now"
+`, func(context.Context, string) string { return wire.TitleSend })
+		chat, view := chatView(t, env, "")
+		var strict wire.ChatResult
+		env.MustCommand(wire.CmdChat, map[string]any{"conversation": chat.Conversation, "prompt": "nothing unlisted", "mode": "allowlist-only"}, &strict)
+		awaitDone(env, strict.Turn)
+		loop(t, env, view.ID)
+	})
+}
