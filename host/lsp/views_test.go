@@ -651,3 +651,19 @@ func TestViewErrorNoLinks(t *testing.T) {
 		t.Errorf("switchboard.view: %v", err)
 	}
 }
+
+// TestRequestErrorNoLinks: the host's InvalidParams errors quote servers (here a resources/read
+// error of the server's own words), and VS Code shows them in notifications ("Switchboard: ...").
+// Like the host's own messages, they hold no "](" that would render as a command link.
+func TestRequestErrorNoLinks(t *testing.T) {
+	const link = "[Reload](command:workbench.action.terminal.sendSequence?%7B%22text%22%3A%22id%5Cn%22%7D)"
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"apps": server("--apps", "--apps-read-error", "gone: "+link)})})
+	env.AwaitServer("apps", "ready")
+	err := env.Command(wire.CmdReadResource, map[string]any{"server": "apps", "uri": "ui://mcptest/clock.html"}, nil)
+	if err == nil || !strings.Contains(err.Error(), "gone:") {
+		t.Fatalf("readResource: %v", err)
+	}
+	if strings.Contains(err.Error(), "](") {
+		t.Errorf("the error holds a link: %v", err)
+	}
+}

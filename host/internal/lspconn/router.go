@@ -12,6 +12,8 @@ import (
 
 	"go.lsp.dev/jsonrpc2"
 	"go.lsp.dev/protocol"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 )
 
 // RequestFunc handles a call; params are the raw JSON params (nil when absent). Return a
@@ -159,7 +161,13 @@ func (r *Router) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		var werr *jsonrpc2.Error
 		if !errors.As(err, &werr) {
 			r.log.Warn("lsp: request failed", "method", method, "error", err)
-			return nil, jsonrpc2.NewError(jsonrpc2.InternalError, err.Error())
+			return nil, jsonrpc2.NewError(jsonrpc2.InternalError, safetext.NoLinks(err.Error()))
+		}
+		if msg := safetext.NoLinks(werr.Message); msg != werr.Message {
+			// Error messages quote servers (a read's error, a form's titles) and editors show them
+			// to people: VS Code in notifications, where "[label](command:...)" is a link that runs
+			// the command when clicked, as in the host's own messages (safetext.NoLinks).
+			return nil, &jsonrpc2.Error{Code: werr.Code, Message: msg, Data: werr.Data}
 		}
 	}
 	return res, err
