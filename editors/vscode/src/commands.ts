@@ -116,7 +116,8 @@ export async function reconnectServer(sb: Switchboard, name?: string): Promise<e
     } else if (status.state === "ready") {
         void vscode.window.showInformationMessage(`Switchboard: ${server} is ready (${status.tools} tools).`);
     } else {
-        void vscode.window.showWarningMessage(`Switchboard: ${server} is ${status.state}${status.error ? `: ${fmt.oneLine(status.error)}` : ""}.`);
+        // The error quotes the server (its stderr, its refusal): text, never a link.
+        void vscode.window.showWarningMessage(fmt.noLinks(`Switchboard: ${server} is ${status.state}${status.error ? `: ${fmt.oneLine(status.error)}` : ""}.`));
     }
     return status;
 }

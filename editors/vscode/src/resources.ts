@@ -9,7 +9,7 @@ import * as vscode from "vscode";
 import type { Switchboard } from "./client";
 import { ui } from "./ids";
 import * as ext from "./lsp_types";
-import { noIcons } from "./format";
+import { noIcons, noLinks } from "./format";
 
 export const resourceScheme = "switchboard-mcp";
 
@@ -214,7 +214,8 @@ export async function pickResource(sb: Switchboard, server?: string): Promise<{ 
 export async function openResource(attachments: Attachments, server: string, uri: string): Promise<vscode.TextDocument> {
     const doc = await vscode.workspace.openTextDocument(resourceDocUri(server, uri));
     await vscode.window.showTextDocument(doc, { preview: true });
-    void vscode.window.showInformationMessage(`Switchboard: ${uri} (read-only, from ${server}).`, "Attach to Chat").then((a) => {
+    // The URI is the server's: text, never a link.
+    void vscode.window.showInformationMessage(noLinks(`Switchboard: ${uri} (read-only, from ${server}).`), "Attach to Chat").then((a) => {
         if (a === "Attach to Chat") attach(attachments, { server, uri });
     });
     return doc;
