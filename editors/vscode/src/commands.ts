@@ -214,7 +214,7 @@ async function openServer(sb: Switchboard, server: ext.ServerStatus): Promise<vo
 /** A server that needs a sign-in: the host opens the authorization page in the browser. */
 export async function signInServer(sb: Switchboard, server: ext.ServerStatus): Promise<ext.ServerStatus[] | undefined> {
     const pick = await vscode.window.showInformationMessage(
-        `Switchboard: MCP server '${server.name}' needs you to sign in (${server.command ?? server.source}).`,
+        fmt.noLinks(`Switchboard: MCP server '${server.name}' needs you to sign in (${server.command ?? server.source}).`),
         "Sign in",
         "Not now",
     );
@@ -227,8 +227,9 @@ const denyTrustTitle = "Don't trust";
 
 /** Asks whether a server that only a workspace file defines may start (switchboard.trust). */
 export async function trustServer(sb: Switchboard, server: ext.ServerStatus): Promise<ext.ServerStatus[] | undefined> {
+    // The command line is the workspace file's (a repository's): text, never a link to click.
     const pick = await vscode.window.showWarningMessage(
-        `Switchboard: the workspace defines MCP server '${server.name}' (${server.command ?? server.source}). Start it?`,
+        fmt.noLinks(`Switchboard: the workspace defines MCP server '${server.name}' (${server.command ?? server.source}). Start it?`),
         { modal: false },
         trustTitle,
         denyTrustTitle,

@@ -8,6 +8,7 @@
 
 import * as vscode from "vscode";
 import { errorMessage, type Switchboard } from "./client";
+import { noLinks } from "./format";
 import { reportDocs } from "./commands";
 import { tasksBarId, ui } from "./ids";
 import * as ext from "./lsp_types";
@@ -82,7 +83,8 @@ export async function showTasks(sb: Switchboard): Promise<void> {
             return;
         default:
             void vscode.window.showInformationMessage(
-                t.state === "running" ? `Switchboard: ${t.tool} runs in another window; cancel it there.` : `Switchboard: ${t.tool} ${t.state}${t.message ? `: ${t.message}` : ""}.`,
+                // The message is the server's: text, never a link.
+                noLinks(t.state === "running" ? `Switchboard: ${t.tool} runs in another window; cancel it there.` : `Switchboard: ${t.tool} ${t.state}${t.message ? `: ${t.message}` : ""}.`),
             );
     }
 }
