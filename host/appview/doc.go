@@ -13,7 +13,9 @@
 //   - be opened by another page or process: every address holds a one-time token (the page's,
 //     used by the first load; the view document's, used by the host page), the relay wants the
 //     page's secret in a header and the page's own Origin, and a Host header other than the
-//     listener's address is refused (DNS rebinding). Nothing else is served.
+//     listener's address is refused (DNS rebinding). Nothing else is served. On Linux a
+//     connection from another user of the machine is closed before a byte is read (peer.go): the
+//     page's address is on the command line the browser was opened with, which they can list.
 //
 // The server starts on the first Open and stops after Options.Idle without a request; the
 // tokens and secrets of a stopped server are forgotten. CloseView stops serving one view (the

@@ -106,7 +106,7 @@ func (s *Server) Open(p Page) (string, error) {
 		s.pages, s.apps, s.sessions = map[string]*Page{}, map[string]*Page{}, map[string]*Page{}
 		s.srv = &http.Server{Handler: http.HandlerFunc(s.serve), ReadHeaderTimeout: 10 * time.Second}
 		srv := s.srv
-		go srv.Serve(ln) // ignore error: ends with Close
+		go srv.Serve(ownUser{ln, s.opts.Log}) // ignore error: ends with Close
 		s.last = time.Now()
 		s.idle = time.AfterFunc(s.opts.Idle, s.checkIdle)
 	}
