@@ -461,7 +461,8 @@ func urlMatches(pattern, raw string, allow bool) bool {
 	return raw != "" && globURL(pattern, raw)
 }
 
-// asciiHost reports whether the host of a URL (or pattern) is plain ASCII.
+// asciiHost reports whether the host of a URL (or pattern) is plain ASCII, as the URL parser
+// reads it.
 func asciiHost(s string) bool {
 	_, rest, _ := strings.Cut(s, "://")
 	if i := strings.IndexAny(rest, "/?#"); i >= 0 {
@@ -469,6 +470,15 @@ func asciiHost(s string) bool {
 	}
 	if i := strings.LastIndexByte(rest, '@'); i >= 0 {
 		rest = rest[i+1:]
+	}
+	// Go's URL parser decodes a host's %-escapes of non-ASCII bytes (%EF%BD%85 is the fullwidth
+	// e); one it cannot decode is not taken as plain either.
+	if strings.IndexByte(rest, '%') >= 0 {
+		dec, err := url.PathUnescape(rest)
+		if err != nil {
+			return false
+		}
+		rest = dec
 	}
 	for i := 0; i < len(rest); i++ {
 		if rest[i] >= 0x80 {

@@ -124,6 +124,9 @@ func TestAdmit(t *testing.T) {
 		// dials: ｅｖｉｌ.example is evil.example on the wire.
 		{"attack: deny by URL dodged by a fullwidth host", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "https://\uff45\uff56\uff49\uff4c.example/mcp"), false, "/deniedMcpServers/0"},
 		{"attack: deny by URL dodged by an ideographic full stop", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "https://evil\uff61example/mcp"), false, "/deniedMcpServers/0"},
+		// Go's URL parser decodes %-escapes of non-ASCII bytes in a host: %EF%BD%85 is the
+		// fullwidth e, and the transport dials evil.example.
+		{"attack: deny by URL dodged by a percent-encoded fullwidth host", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "https://%EF%BD%85vil.example/mcp"), false, "/deniedMcpServers/0"},
 		{"a URL allowlist admits ASCII host names only", allowGH, nil, remote("api", "https://\uff4d\uff43\uff50.example.com/v1"), false, "/allowedMcpServers"},
 		{"a deny by URL leaves other ASCII hosts", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "https://good.example/mcp"), true, ""},
 		{"attack: deny by URL dodged by another spelling of an IPv6 address", `{"deniedMcpServers": [{"serverUrl": "http://[::1]:8080/*"}]}`, nil, remote("x", "http://[0:0:0:0:0:0:0:1]:8080/mcp"), false, "/deniedMcpServers/0"},
