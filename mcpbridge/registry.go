@@ -986,16 +986,34 @@ func PackageRunner(c config.ServerConfig) bool {
 		return sub == "run" || sub == "tool"
 	}
 	if py := strings.TrimPrefix(name, "python"); py != name && strings.Trim(py, "0123456789.") == "" {
-		for i := 0; i < len(c.Args); i++ {
-			switch a := c.Args[i]; {
-			case a == "-I" || a == "-P":
+		return pythonImportsFromCwd(c.Args)
+	}
+	return false
+}
+
+// pythonImportsFromCwd reports whether python run with args imports from the working folder
+// first: -m's module and -c's imports do, unless -I or -P comes before them. Short options may be
+// written together (-um pkg, -Bc ...); -W and -X take a value, the rest of the word or the next.
+func pythonImportsFromCwd(args []string) bool {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-" || !strings.HasPrefix(a, "-") || a == "--" {
+			return false // a script or stdin: python puts its folder first, not the working one
+		}
+		if strings.HasPrefix(a, "--") {
+			continue // --version, --help, ...
+		}
+		for j := 1; j < len(a); j++ {
+			switch a[j] {
+			case 'I', 'P':
 				return false
-			case a == "-W" || a == "-X":
-				i++ // the option's value
-			case strings.HasPrefix(a, "-m") || strings.HasPrefix(a, "-c"):
+			case 'm', 'c':
 				return true // the module, or -c's imports, come from the working folder first
-			case !strings.HasPrefix(a, "-"):
-				return false // a script: python puts its folder first, not the working one
+			case 'W', 'X':
+				if j == len(a)-1 {
+					i++ // the option's value is the next word
+				}
+				j = len(a) // or the rest of this one
 			}
 		}
 	}

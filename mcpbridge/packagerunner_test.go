@@ -1,0 +1,36 @@
+package mcpbridge
+
+import (
+	"testing"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+)
+
+// TestPackageRunnerPythonOptions: python imports -m's module, and -c's imports, from the working
+// folder first however its options are written (-u -m, -um, -Bc); -I and -P say not to.
+func TestPackageRunnerPythonOptions(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"-m", "pkg"}, true},
+		{[]string{"-u", "-m", "pkg"}, true},
+		{[]string{"-um", "pkg"}, true},
+		{[]string{"-uBm", "pkg"}, true},
+		{[]string{"-mpkg"}, true},
+		{[]string{"-Bc", "import pkg"}, true},
+		{[]string{"-Wignore", "-m", "pkg"}, true},
+		{[]string{"-W", "ignore", "-m", "pkg"}, true},
+		{[]string{"-Xutf8", "-um", "pkg"}, true},
+		{[]string{"-Im", "pkg"}, false},
+		{[]string{"-uI", "-m", "pkg"}, false},
+		{[]string{"-P", "-m", "pkg"}, false},
+		{[]string{"-u", "/opt/x/server.py"}, false},
+		{[]string{"-W", "-m", "/opt/x/server.py"}, false}, // -W's value is "-m"
+	} {
+		c := config.ServerConfig{Transport: config.TransportStdio, Command: "python3", Args: tc.args}
+		if got := PackageRunner(c); got != tc.want {
+			t.Errorf("PackageRunner(python3 %q) = %v, want %v", tc.args, got, tc.want)
+		}
+	}
+}
