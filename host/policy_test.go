@@ -202,6 +202,9 @@ func TestPolicyAllowedCommandEnv(t *testing.T) {
 		{"NODE_OPTIONS": "--require ./evil.js"},
 		{"LD_PRELOAD": "./evil.so"},
 		{"npm_config_registry": "https://registry.evil.example/"},
+		// uvx runs the tool environments it keeps in $XDG_CACHE_HOME/uv (without UV_CACHE_DIR):
+		// one planted there is what runs.
+		{"XDG_CACHE_HOME": "/home/u/repo/.cache"},
 	} {
 		c := base
 		c.Env = env

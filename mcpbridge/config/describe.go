@@ -12,11 +12,11 @@ import (
 
 // loadsCode are env keys (upper case) that make a program load, run or find code named in their
 // value: where programs and their libraries are looked up (PATH, HOME and its Windows cousins,
-// which hold rc and config files), and the dynamic linker, shell, glibc, JVM, git, ssh and
-// language runtime switches. A trust prompt shows them first. loadsCodePrefixes adds families.
+// which hold rc and config files; XDG_CACHE_HOME, where uv keeps the tool environments uvx
+// runs), and the dynamic linker, shell, glibc, JVM, git, ssh and language runtime switches. A trust prompt shows them first. loadsCodePrefixes adds families.
 var loadsCode = []string{
 	"PATH", "PATHEXT", "HOME", "USERPROFILE", "HOMEDRIVE", "HOMEPATH", "APPDATA", "LOCALAPPDATA",
-	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "COMSPEC", "SHELL",
+	"XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_CONFIG_DIRS", "XDG_DATA_DIRS", "XDG_CACHE_HOME", "COMSPEC", "SHELL",
 	"BASH_ENV", "ENV", "PROMPT_COMMAND", "ZDOTDIR", "GCONV_PATH", "LOCPATH", "NLSPATH", "HOSTALIASES",
 	"_JAVA_OPTIONS", "JDK_JAVA_OPTIONS", "CLASSPATH", "SSH_ASKPASS", "SSH_AUTH_SOCK", "EDITOR", "VISUAL", "PAGER",
 	"LUA_PATH", "LUA_CPATH", "PHPRC", "PHP_INI_SCAN_DIR", "TCLLIBPATH", "R_PROFILE", "R_PROFILE_USER",

@@ -91,7 +91,7 @@ func TestTrustPromptShowsRepoPath(t *testing.T) {
 // case-sensitive), and the prefixes.
 func TestLoadsCodeKeys(t *testing.T) {
 	for _, k := range []string{"PATH", "Path", "HOME", "home", "NPM_CONFIG_USERCONFIG", "npm_config_globalconfig",
-		"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "PYTHONWARNINGS", "PYTHONUSERBASE",
+		"GIT_CONFIG_COUNT", "GIT_CONFIG_KEY_0", "GIT_CONFIG_VALUE_0", "PYTHONWARNINGS", "PYTHONUSERBASE", "XDG_CACHE_HOME",
 		"GCONV_PATH", "ld_preload", "Node_Options", "DYLD_INSERT_LIBRARIES", "PERL5DB", "RUBYGEMS_X", "JAVA_HOME", "BASH_ENV"} {
 		if !LoadsCode(k) {
 			t.Errorf("LoadsCode(%q) = false", k)
