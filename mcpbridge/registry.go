@@ -326,8 +326,10 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 			return
 		}
 	}
+	ranFromRoot := false // a user's package runner moved out of the open folder (RunDir)
 	if err == nil && resolved.Cwd == "" {
 		resolved.Cwd = RunDir(resolved)
+		ranFromRoot = resolved.Registry == nil && resolved.Cwd != ""
 	}
 	if err == nil {
 		env := stdio.ChildEnv(r.baseEnv, resolved.Env)
@@ -378,6 +380,11 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 			return
 		}
 		e.state, e.err, e.stderrTail = StateFailed, err.Error(), tail
+		if ranFromRoot {
+			// The person may have relied on the open folder (python -m of a module there, a
+			// relative argument): say why it was not its folder.
+			e.err += fmt.Sprintf(`; it ran from %s, not the open folder, as your own package-runner servers do (so that a repository cannot choose their package): give its entry a "cwd" to run it in a folder`, resolved.Cwd)
+		}
 		why := auth.NeedsAuth()
 		if why != "" {
 			e.state, e.err = StateNeedsAuth, why

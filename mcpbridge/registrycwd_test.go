@@ -81,3 +81,25 @@ func TestUserPackageRunnerRunsOutsideTheRepository(t *testing.T) {
 		}
 	}
 }
+
+// TestUserPackageRunnerFailureSaysWhereItRan: a user's python -m or npx server that worked from
+// the open folder (its module there) fails from /; the failure tells the person where it ran and
+// how to give it a folder, not only the runner's "No module named ...".
+func TestUserPackageRunnerFailureSaysWhereItRan(t *testing.T) {
+	t.Chdir(t.TempDir())
+	bin := t.TempDir()
+	script := "#!/bin/sh\necho \"No module named acme_gh\" >&2\nexit 1\n"
+	if err := os.WriteFile(filepath.Join(bin, "python3"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	cfg := stdioCfg("user-python-m")
+	cfg.Command, cfg.Args = filepath.Join(bin, "python3"), []string{"-m", "acme_gh"}
+	r := newTestRegistry(t, Options{Trusted: func(config.ServerConfig) bool { return true }})
+	st := applyAndWait(t, r, cfg)["user-python-m"]
+	if st.State != StateFailed {
+		t.Fatalf("state %s, want failed: %+v", st.State, st)
+	}
+	if !strings.Contains(st.Error, `ran from /`) || !strings.Contains(st.Error, `"cwd"`) {
+		t.Errorf("error does not say it ran from / and how to give it a folder: %q", st.Error)
+	}
+}
