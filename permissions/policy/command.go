@@ -94,10 +94,18 @@ func afterEnv(args []string) (string, []string, bool) {
 	return "", nil, false
 }
 
-// afterShell takes apart "-c SCRIPT" (or -lc, -ec, ...) when SCRIPT is plain words.
+// afterShell takes apart "-c SCRIPT" (or -lc, -ec, ..., after -o NAME or +e) when SCRIPT is
+// plain words.
 func afterShell(args []string) (string, []string, bool) {
 	for i := 0; i < len(args)-1; i++ {
 		a := args[i]
+		if a == "-o" || a == "+o" || a == "-O" || a == "+O" {
+			i++ // set -o's option name (pipefail, errexit)
+			continue
+		}
+		if strings.HasPrefix(a, "+") && len(a) > 1 {
+			continue // +e, +x: options turned off
+		}
 		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
 			return "", nil, false
 		}
@@ -125,7 +133,7 @@ func plainWordRune(r rune) bool {
 }
 
 // runnerArgs is a package runner's argument list with what does not change the package it runs
-// taken out: npx's -y/--yes (without a terminal npx assumes it), and the version after the
+// taken out: npx's -y/--yes (without a terminal npx assumes it) and "--", and the version after the
 // package's name when keepVersion is false (pkg@latest, @scope/pkg@1.2.3, pkg==1.2.3 for uvx).
 // ok is false for a program that is not a package runner this knows.
 func runnerArgs(program string, args []string, keepVersion bool) (out []string, ok bool) {
@@ -136,8 +144,8 @@ func runnerArgs(program string, args []string, keepVersion bool) (out []string, 
 	}
 	out = make([]string, 0, len(args))
 	for i, a := range args {
-		if a == "-y" || a == "--yes" {
-			continue
+		if a == "-y" || a == "--yes" || a == "--" {
+			continue // "--" ends npx's options: npx -- pkg runs pkg
 		}
 		if strings.HasPrefix(a, "-") {
 			out = append(out, a)
