@@ -445,9 +445,16 @@ func urlMatches(pattern, raw string, allow bool) bool {
 	forms := normForms(raw, false)
 	if allow {
 		// Every spelling must be inside what the rule allows: /public/../admin is /admin to a
-		// server that cleans its paths.
+		// server that cleans its paths. The rule's path is read decoded too, so that a decoded
+		// spelling of a path the rule writes with %-escapes (/a%20b/) is still inside it.
+		pats := []string{pat}
+		if host, p, ok := strings.Cut(pat, "\x00"); ok && strings.IndexByte(p, '%') >= 0 {
+			if dec, err := url.PathUnescape(p); err == nil && strings.Count(dec, "*") == strings.Count(p, "*") {
+				pats = append(pats, host+"\x00"+dec)
+			}
+		}
 		for _, u := range forms {
-			if !globURL(pat, u) {
+			if !slices.ContainsFunc(pats, func(pat string) bool { return globURL(pat, u) }) {
 				return false
 			}
 		}
