@@ -442,17 +442,18 @@ func urlMatches(pattern, raw string, allow bool) bool {
 		return !allow
 	}
 	pat := normURL(pattern, true)
+	// The rule's path is read decoded too: a decoded spelling of a path the rule writes with
+	// %-escapes (/a%20b/) is the same path.
+	pats := []string{pat}
+	if host, p, ok := strings.Cut(pat, "\x00"); ok && strings.IndexByte(p, '%') >= 0 {
+		if dec, err := url.PathUnescape(p); err == nil && strings.Count(dec, "*") == strings.Count(p, "*") {
+			pats = append(pats, host+"\x00"+dec)
+		}
+	}
 	forms := normForms(raw, false)
 	if allow {
 		// Every spelling must be inside what the rule allows: /public/../admin is /admin to a
-		// server that cleans its paths. The rule's path is read decoded too, so that a decoded
-		// spelling of a path the rule writes with %-escapes (/a%20b/) is still inside it.
-		pats := []string{pat}
-		if host, p, ok := strings.Cut(pat, "\x00"); ok && strings.IndexByte(p, '%') >= 0 {
-			if dec, err := url.PathUnescape(p); err == nil && strings.Count(dec, "*") == strings.Count(p, "*") {
-				pats = append(pats, host+"\x00"+dec)
-			}
-		}
+		// server that cleans its paths.
 		for _, u := range forms {
 			if !slices.ContainsFunc(pats, func(pat string) bool { return globURL(pat, u) }) {
 				return false
@@ -461,7 +462,7 @@ func urlMatches(pattern, raw string, allow bool) bool {
 		return len(forms) > 0
 	}
 	for _, u := range forms {
-		if globURL(pat, u) {
+		if slices.ContainsFunc(pats, func(pat string) bool { return globURL(pat, u) }) {
 			return true
 		}
 	}

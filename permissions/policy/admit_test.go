@@ -143,6 +143,7 @@ func TestAdmit(t *testing.T) {
 		{"attack: deny by URL path dodged by an encoded dot segment", `{"deniedMcpServers": [{"serverUrl": "https://mcp.example.com/admin*"}]}`, nil, remote("x", "https://mcp.example.com/%2e/admin"), false, "/deniedMcpServers/0"},
 		{"allow by URL path", `{"allowedMcpServers": [{"serverUrl": "https://mcp.example.com/public/*"}]}`, nil, remote("x", "https://mcp.example.com/public/mcp"), true, ""},
 		// A path with %-escapes the rule writes the same way (a space, a colon in a tenant's name).
+		{"attack: deny by URL path with %-escapes dodged by encoding another letter", `{"deniedMcpServers": [{"serverUrl": "https://mcp.example.com/teams/a%20b/*"}]}`, nil, remote("x", "https://mcp.example.com/teams/%61%20b/mcp"), false, "/deniedMcpServers/0"},
 		{"allow by URL path with %-escapes", `{"allowedMcpServers": [{"serverUrl": "https://mcp.example.com/teams/a%20b/*"}]}`, nil, remote("x", "https://mcp.example.com/teams/a%20b/mcp"), true, ""},
 		{"attack: allow by URL path with %-escapes left by a dot segment", `{"allowedMcpServers": [{"serverUrl": "https://mcp.example.com/teams/a%20b/*"}]}`, nil, remote("x", "https://mcp.example.com/teams/a%20b/../../admin"), false, "/allowedMcpServers"},
 		{"attack: allow by URL path left by a dot segment", `{"allowedMcpServers": [{"serverUrl": "https://mcp.example.com/public/*"}]}`, nil, remote("x", "https://mcp.example.com/public/../admin"), false, "/allowedMcpServers"},
