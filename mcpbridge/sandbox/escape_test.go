@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -25,20 +24,7 @@ func TestEscapesWorkUnconfined(t *testing.T) {
 
 func testEscapes(t *testing.T, confined bool) {
 	w := newWorld(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0") // a port on the host, outside the sandbox
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	ln := listenDropping(t, "tcp", "127.0.0.1:0") // a port on the host, outside the sandbox
 	escapes := []string{
 		"read:" + filepath.Join(w.home, ".ssh/id_rsa"),
 		"read:" + filepath.Join(w.home, ".aws/credentials"),

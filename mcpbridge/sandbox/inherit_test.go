@@ -3,7 +3,6 @@
 package sandbox
 
 import (
-	"net"
 	"path/filepath"
 	"strconv"
 	"syscall"
@@ -24,20 +23,7 @@ func TestInheritedFilesDoNotReachServer(t *testing.T) {
 	}
 	defer syscall.Close(fd)
 	name := "@switchboard-test-" + strconv.Itoa(syscall.Getpid())
-	ln, err := net.Listen("unix", name)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	listenDropping(t, "unix", name)
 	leak := "fd:" + strconv.Itoa(fd)
 	abstract := "unix:" + name
 	// The launcher (the namespace's init, pid 1) may still hold it: reopened through /proc, the

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"encoding/json"
 	"fmt"
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,4 +190,25 @@ func runConfined(t *testing.T, w world, p Profile, opts Options, actions ...stri
 		t.Fatalf("escaper: %v\nstderr: %s", err, stderr.String())
 	}
 	return got
+}
+
+// listenDropping listens on network addr for the rest of the test, accepting and closing every
+// connection: something real for a server in the sandbox to reach, or to fail to reach.
+func listenDropping(t *testing.T, network, addr string) net.Listener {
+	t.Helper()
+	ln, err := net.Listen(network, addr)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ln.Close() })
+	go func() {
+		for {
+			c, err := ln.Accept()
+			if err != nil {
+				return
+			}
+			c.Close()
+		}
+	}()
+	return ln
 }

@@ -73,20 +73,7 @@ func TestDomainListThroughProxy(t *testing.T) {
 func TestFullNetwork(t *testing.T) {
 	requireLandlock(t)
 	w := newWorld(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			c.Close()
-		}
-	}()
+	ln := listenDropping(t, "tcp", "127.0.0.1:0")
 	got := runConfined(t, w, Profile{Network: Network{Mode: NetAll}}, Options{},
 		"connect:"+ln.Addr().String(), "read:"+w.token)
 	if r := got["connect:"+ln.Addr().String()]; !r.OK {

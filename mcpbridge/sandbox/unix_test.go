@@ -1,7 +1,6 @@
 package sandbox
 
 import (
-	"net"
 	"os"
 	"path/filepath"
 	"testing"
@@ -18,20 +17,7 @@ func TestUnixSocketsHidden(t *testing.T) {
 		if err := os.MkdirAll(filepath.Dir(path), 0o700); err != nil {
 			t.Fatal(err)
 		}
-		ln, err := net.Listen("unix", path)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { ln.Close() })
-		go func() {
-			for {
-				c, err := ln.Accept()
-				if err != nil {
-					return
-				}
-				c.Close()
-			}
-		}()
+		listenDropping(t, "unix", path)
 	}
 	gpg := filepath.Join(w.home, ".gnupg", "S.gpg-agent")
 	tmpDir, err := os.MkdirTemp("", "ssh-")
