@@ -431,16 +431,30 @@ func (a *App) refusedBeforeGate(vi *viewInstance, t mcpbridge.Tool, mode permiss
 		permissions.Decision{By: permissions.ByLimit, Reason: "denied: " + why}, true
 }
 
-// endAsk releases the view's open question and counts its outcome; the view that reaches
-// maxViewDenials is muted, and the person told once.
-func (a *App) endAsk(id string, o askOutcome) {
+// endAsk releases the view's open question and counts its outcome (countOutcome).
+func (a *App) endAsk(id string, o askOutcome) { a.countOutcome(id, o, true) }
+
+// refusedUnasked counts a view's call that the gate refused without asking anyone (the permission
+// mode, a pin holding a changed tool, the organisation's policy) as a denial in a row: nobody is
+// asked, so beginAsk never bounds it, and the gate writes an audit line per call, so a view
+// calling such a tool in a loop would rotate the person's audit history away (10 MiB and one old
+// file) in seconds. At maxViewDenials the view is muted: refusedBeforeGate then refuses what it
+// asks, before the gate, unless it runs outright.
+func (a *App) refusedUnasked(id string) { a.countOutcome(id, askDenied, false) }
+
+// countOutcome counts a view's allowed or denied question (asked: it releases the view's open
+// question) or a call refused unasked; the view that reaches maxViewDenials denials in a row is
+// muted, and the person told once, in words that say who refused.
+func (a *App) countOutcome(id string, o askOutcome, asked bool) {
 	a.views.mu.Lock()
 	vi := a.views.byID[id]
 	if vi == nil {
 		a.views.mu.Unlock()
 		return
 	}
-	vi.asking = false
+	if asked {
+		vi.asking = false
+	}
 	switch o {
 	case askAllowed:
 		vi.denials = 0
@@ -449,37 +463,15 @@ func (a *App) endAsk(id string, o askOutcome) {
 	}
 	mutedNow := !vi.muted && vi.denials >= maxViewDenials
 	if mutedNow {
-		vi.muted = true
+		vi.muted, vi.unasked = true, !asked
 	}
-	tool := vi.ref.Tool
+	tool := safetext.Bounded(vi.ref.Tool, previewLimit)
 	a.views.mu.Unlock()
-	if mutedNow {
-		a.ui.Notify(LevelWarning, fmt.Sprintf("Switchboard will not ask you again for the view of %s: you refused it %d times in a row, so what it asks from now on is refused; call the tool again for a new view.", safetext.Bounded(tool, previewLimit), maxViewDenials))
-	}
-}
-
-// refusedUnasked counts a view's call that the gate refused without asking anyone (the permission
-// mode, a pin holding a changed tool, the organisation's policy) as a denial in a row: nobody is
-// asked, so beginAsk never bounds it, and the gate writes an audit line per call, so a view
-// calling such a tool in a loop would rotate the person's audit history away (10 MiB and one old
-// file) in seconds. At maxViewDenials the view is muted: refusedBeforeGate then refuses what it
-// asks, before the gate, unless it runs outright; the person is told once.
-func (a *App) refusedUnasked(id string) {
-	a.views.mu.Lock()
-	vi := a.views.byID[id]
-	if vi == nil {
-		a.views.mu.Unlock()
-		return
-	}
-	vi.denials++
-	mutedNow := !vi.muted && vi.denials >= maxViewDenials
-	if mutedNow {
-		vi.muted, vi.unasked = true, true
-	}
-	tool := vi.ref.Tool
-	a.views.mu.Unlock()
-	if mutedNow {
-		a.ui.Notify(LevelWarning, fmt.Sprintf("Switchboard refuses what the view of %s asks from now on: %d of its tool calls in a row were not allowed (by the permission mode, a changed tool or your organisation's policy); call the tool again for a new view.", safetext.Bounded(tool, previewLimit), maxViewDenials))
+	switch {
+	case mutedNow && asked:
+		a.ui.Notify(LevelWarning, fmt.Sprintf("Switchboard will not ask you again for the view of %s: you refused it %d times in a row, so what it asks from now on is refused; call the tool again for a new view.", tool, maxViewDenials))
+	case mutedNow:
+		a.ui.Notify(LevelWarning, fmt.Sprintf("Switchboard refuses what the view of %s asks from now on: %d of its tool calls in a row were not allowed (by the permission mode, a changed tool or your organisation's policy); call the tool again for a new view.", tool, maxViewDenials))
 	}
 }
 
