@@ -311,7 +311,8 @@ func (a *App) Start(folders []string, s Settings, warns []string) {
 		a.goBg(a.resumeTasks) // tasks.go: tasks a host that stopped left running
 		// Last: the runtime runs the goroutine made last first (its P's next slot), and the servers'
 		// start is the one on the first call's path; the watchers' set-up (inotify, the policy's
-		// sources) used to run ahead of it (cmd/sbbench first call, --compare: 0.95-0.97x).
+		// sources) used to run ahead of it (cmd/sbbench first call, --compare against the order before:
+		// 0.94-0.97x alone; within the noise at the end of the day that added it, BENCHMARKS.md).
 		a.goBg(a.connectServers)
 	})
 }
