@@ -111,7 +111,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	// structures (about 140 of a start's 1,080, at about 13 µs each on the project's machine
 	// kind; GODEBUG=gctrace=1 and perf record -e page-faults over cmd/sbbench's first-call runs).
 	// The settled host collects once (host.App's releaseStartMemory) and keeps the tight target
-	// from then on.
+	// from then on while it idles (gcPace: the default again while tool calls stream through it).
 	tightGC := os.Getenv("GOGC") == ""
 	if tightGC {
 		debug.SetGCPercent(startGCPercent)
@@ -121,7 +121,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	mcpstdio.Prewarm()
 	settled := sync.OnceFunc(func() {
 		if tightGC {
-			debug.SetGCPercent(50)
+			newGCPace().start() // tight while idle, the default while calls stream (gcpace.go)
 		}
 	})
 	// Settled comes a second after the first servers' start (longer while calls run from the
