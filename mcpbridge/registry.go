@@ -330,6 +330,13 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 	if err == nil && resolved.Cwd == "" {
 		resolved.Cwd = RunDir(resolved)
 		ranFromRoot = resolved.Registry == nil && resolved.Cwd != ""
+		if arg, ok := relativeArg(resolved.Args); ok && ranFromRoot {
+			// Run from /, `npx -y @modelcontextprotocol/server-filesystem .` would be given the
+			// whole disk where the person meant the open folder: refused before it runs.
+			err = fmt.Errorf(`argument %q is a relative path, and your own package-runner servers run from %s, not the open folder (so that a repository cannot choose their package), where it would name %s: write the folder's absolute path or ${workspaceFolder}, or give the entry a "cwd"`,
+				arg, resolved.Cwd, resolved.Cwd)
+			ranFromRoot = false // the error says it already
+		}
 	}
 	if err == nil {
 		env := stdio.ChildEnv(r.baseEnv, resolved.Env)
@@ -955,6 +962,30 @@ func RunDir(c config.ServerConfig) string {
 		return string(filepath.Separator)
 	}
 	return ""
+}
+
+// relativeArg returns the first argument that is a relative path by its look: ".", "..", or one
+// starting "./" or "../" (".\\" and "..\\" too), alone or as a flag's value after "=".
+func relativeArg(args []string) (string, bool) {
+	for _, a := range args {
+		v := a
+		if strings.HasPrefix(v, "-") {
+			_, after, ok := strings.Cut(v, "=")
+			if !ok {
+				continue
+			}
+			v = after
+		}
+		if v == "." || v == ".." {
+			return a, true
+		}
+		for _, p := range []string{"./", "../", ".\\", "..\\"} {
+			if strings.HasPrefix(v, p) {
+				return a, true
+			}
+		}
+	}
+	return "", false
 }
 
 // userPackageRunner reports whether a user-level stdio server (not one the workspace defines,

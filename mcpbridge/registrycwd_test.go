@@ -103,3 +103,81 @@ func TestUserPackageRunnerFailureSaysWhereItRan(t *testing.T) {
 		t.Errorf("error does not say it ran from / and how to give it a folder: %q", st.Error)
 	}
 }
+
+// TestUserPackageRunnerRelativeArgRefused: the user's own `npx -y
+// @modelcontextprotocol/server-filesystem .` runs from / (RunDir), where "." names the whole
+// disk: the person meant the open folder and would have granted the agent every file. Such an
+// argument is refused before anything runs, saying what to write instead; an absolute path, a
+// "cwd" or a server the workspace defines (it runs in its folder) start as before.
+func TestUserPackageRunnerRelativeArgRefused(t *testing.T) {
+	repo := t.TempDir()
+	t.Chdir(repo)
+	bin := t.TempDir()
+	script := "#!/bin/sh\ncd \"$1\" && pwd -P > \"$OUT\"\nexec " + mcptestBin + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "npx"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	repoReal, _ := filepath.EvalSymlinks(repo)
+	elsewhere := t.TempDir()
+	elsewhereReal, _ := filepath.EvalSymlinks(elsewhere)
+	for _, tc := range []struct {
+		name      string
+		args      []string // the folder the fake server serves is its first argument
+		cwd       string
+		workspace bool
+		want      string // the folder it served; "" refused
+	}{
+		{"dot", []string{"."}, "", false, ""},
+		{"dot-slash", []string{"./src"}, "", false, ""},
+		{"parent", []string{".."}, "", false, ""},
+		{"flag-value", []string{elsewhere, "--root=./data"}, "", false, ""},
+		{"absolute", []string{elsewhere}, "", false, elsewhereReal},
+		{"dot-with-cwd", []string{"."}, elsewhere, false, elsewhereReal},
+		{"dot-workspace", []string{"."}, "", true, repoReal},
+	} {
+		out := filepath.Join(t.TempDir(), "served")
+		cfg := stdioCfg(tc.name)
+		cfg.Command, cfg.Args, cfg.Cwd = filepath.Join(bin, "npx"), tc.args, tc.cwd
+		cfg.Env = map[string]string{"OUT": out}
+		cfg.WorkspaceOnly = tc.workspace
+		r := newTestRegistry(t, Options{Trusted: func(config.ServerConfig) bool { return true }})
+		st := applyAndWait(t, r, cfg)[tc.name]
+		served, _ := os.ReadFile(out)
+		if tc.want == "" {
+			if st.State != StateFailed || len(served) > 0 {
+				t.Errorf("%s: state %s, served %q: want refused before it ran", tc.name, st.State, served)
+				continue
+			}
+			if !strings.Contains(st.Error, "relative path") || !strings.Contains(st.Error, "${workspaceFolder}") || !strings.Contains(st.Error, `"cwd"`) {
+				t.Errorf("%s: the error does not say what is wrong and what to write: %q", tc.name, st.Error)
+			}
+			continue
+		}
+		if st.State != StateReady {
+			t.Errorf("%s: %+v", tc.name, st)
+			continue
+		}
+		if got := strings.TrimSpace(string(served)); got != tc.want {
+			t.Errorf("%s served %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+func TestRelativeArg(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"-y", "@modelcontextprotocol/server-filesystem", "."}, "."},
+		{[]string{"-y", "pkg", "../x"}, "../x"},
+		{[]string{"-y", "pkg", `.\x`}, `.\x`},
+		{[]string{"-y", "pkg", "--dir=."}, "--dir=."},
+		{[]string{"-y", "pkg", "--dir", "./x"}, "./x"},
+		{[]string{"-y", "pkg", "/home/me/project", ".hidden", "...", "--x=y", "-"}, ""},
+	} {
+		got, ok := relativeArg(tc.args)
+		if got != tc.want || ok != (tc.want != "") {
+			t.Errorf("relativeArg(%q) = %q, %v; want %q", tc.args, got, ok, tc.want)
+		}
+	}
+}
