@@ -15,8 +15,9 @@ import (
 const maxUnwrap = 4
 
 // unwrapped returns l and each launch that l starts through a wrapper: env (its options and
-// NAME=VALUE assignments), and sh/bash/dash/zsh -c with a script of plain words (exec and
-// assignments in front allowed). A script with quotes, variables or operators is not taken
+// NAME=VALUE assignments), sh/bash/dash/zsh -c with a script of plain words (exec and
+// assignments in front allowed), npm exec (as npx), and nice, nohup, setsid, ionice, stdbuf,
+// timeout, taskset and chrt. A script with quotes, variables or operators is not taken
 // apart: what it runs cannot be told without running a shell.
 //
 // The program a wrapper starts is found as lookPath finds it ("" when it cannot be).
@@ -46,9 +47,66 @@ func unwrapOnce(l Launch) (string, []string, bool) {
 			return afterEnv(l.Args)
 		case "sh", "bash", "dash", "zsh", "ksh", "ash":
 			return afterShell(l.Args)
+		case "npm":
+			// npm exec (npm x) is npx, once npm's parser has taken out its first "--", wherever
+			// it is (npm exec pkg -- args).
+			if len(l.Args) > 0 && (l.Args[0] == "exec" || l.Args[0] == "x") {
+				args := slices.Clone(l.Args[1:])
+				if i := slices.Index(args, "--"); i >= 0 {
+					args = slices.Delete(args, i, i+1)
+				}
+				return "npx", args, true
+			}
+		default:
+			if valued, ok := wrappers[name]; ok {
+				return afterWrapper(name, valued, l.Args)
+			}
 		}
 	}
 	return "", nil, false
+}
+
+// wrappers are programs that run the command after their options unchanged (nice, nohup,
+// timeout, ...), each with its options that take a value as the next argument.
+var wrappers = map[string][]string{
+	"nohup":   nil,
+	"setsid":  nil,
+	"nice":    {"-n", "--adjustment"},
+	"ionice":  {"-c", "--class", "-n", "--classdata"},
+	"stdbuf":  {"-i", "--input", "-o", "--output", "-e", "--error"},
+	"timeout": {"-s", "--signal", "-k", "--kill-after"},
+	"taskset": nil,
+	"chrt":    nil,
+}
+
+// afterWrapper skips a wrapper's options (and their values) and what it takes before the
+// command (timeout's duration, taskset's mask, chrt's priority) and returns the command.
+func afterWrapper(name string, valued, args []string) (string, []string, bool) {
+	i := 0
+	for ; i < len(args); i++ {
+		a := args[i]
+		if a == "--" {
+			i++
+			break
+		}
+		if !strings.HasPrefix(a, "-") || a == "-" {
+			break
+		}
+		if name == "nice" && len(a) > 1 && a[1] >= '0' && a[1] <= '9' {
+			continue // nice -10: the old spelling of -n 10
+		}
+		if slices.Contains(valued, a) {
+			i++ // the option's value
+		}
+	}
+	switch name {
+	case "timeout", "taskset", "chrt":
+		i++ // the duration, the CPU mask or list, the priority
+	}
+	if i >= len(args) {
+		return "", nil, false
+	}
+	return args[i], args[i+1:], true
 }
 
 // programNames are the base names of what l runs: as written, as found, and where a symlink
