@@ -17,7 +17,8 @@
 //     connection from another user of the machine is closed before a byte is read (peer.go): the
 //     page's address is on the command line the browser was opened with, which they can list.
 //
-// The server starts on the first Open and stops after Options.Idle without a request; the
+// The server starts on the first Open and stops after Options.Idle without a view's request
+// (one that holds a page's token or secret: other requests do not keep it listening); the
 // tokens and secrets of a stopped server are forgotten. CloseView stops serving one view (the
 // host calls it when the view's chat conversation ends).
 package appview

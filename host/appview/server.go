@@ -117,7 +117,9 @@ func (s *Server) Open(p Page) (string, error) {
 	return "http://" + s.host + "/p/" + tok, nil
 }
 
-// checkIdle stops the server when no request came for Options.Idle.
+// checkIdle stops the server when no view's request (a page, its frame, its relay with the
+// page's secret) came for Options.Idle: requests without them, which any local process or web
+// page can send, do not keep it listening.
 func (s *Server) checkIdle() {
 	s.mu.Lock()
 	if s.ln == nil {
@@ -193,7 +195,6 @@ func (s *Server) serve(w http.ResponseWriter, r *http.Request) {
 		http.Error(w, "gone", http.StatusGone)
 		return
 	}
-	s.last = time.Now()
 	s.mu.Unlock()
 	if r.Host != host {
 		// A name that resolves to 127.0.0.1 (DNS rebinding) is not this server's address.
@@ -219,6 +220,7 @@ func (s *Server) servePage(w http.ResponseWriter, tok, host string) {
 	if p != nil {
 		appTok, secret = token(), token()
 		s.apps[appTok], s.sessions[secret] = p, p
+		s.last = time.Now() // only a view's own requests keep the server up (not any local process's)
 	}
 	s.mu.Unlock()
 	if p == nil {
@@ -238,6 +240,9 @@ func (s *Server) servePage(w http.ResponseWriter, tok, host string) {
 func (s *Server) serveApp(w http.ResponseWriter, tok, host string) {
 	s.mu.Lock()
 	p := take(s.apps, tok)
+	if p != nil {
+		s.last = time.Now()
+	}
 	s.mu.Unlock()
 	if p == nil {
 		http.NotFound(w, nil)
@@ -264,6 +269,9 @@ func (s *Server) serveRPC(w http.ResponseWriter, r *http.Request, host string) {
 		if subtle.ConstantTimeCompare([]byte(k), []byte(secret)) == 1 {
 			p = sp
 		}
+	}
+	if p != nil && secret != "" {
+		s.last = time.Now()
 	}
 	s.mu.Unlock()
 	if p == nil || secret == "" {

@@ -231,3 +231,48 @@ func TestCloseView(t *testing.T) {
 		t.Errorf("bridge saw %q", got)
 	}
 }
+
+// TestIdleKeptOnlyByViews: only a view's own requests (its page, its frame, its relay with the
+// page's secret) keep the server listening. Any local process, and any web page the browser
+// has open (a no-cors request to 127.0.0.1 needs no permission), can reach the port: their
+// requests, refused, must not hold it open past Options.Idle.
+func TestIdleKeptOnlyByViews(t *testing.T) {
+	s, _ := newTestServer(t, Options{})
+	u := open(t, s)
+	pu, _ := url.Parse(u)
+	base := "http://" + pu.Host
+	long := time.Now().Add(-time.Hour)
+	setLast := func() {
+		s.mu.Lock()
+		s.last = long
+		s.mu.Unlock()
+	}
+	kept := func() bool {
+		s.mu.Lock()
+		defer s.mu.Unlock()
+		return !s.last.Equal(long)
+	}
+	for name, request := range map[string]func(){
+		"an unknown path":        func() { get(t, base+"/", "") },
+		"a used page address":    func() { get(t, base+"/p/nope", "") },
+		"another Host":           func() { get(t, base+"/", "evil.example:80") },
+		"a relay without secret": func() { rpc(t, base, base, "", `{"method":"x"}`) },
+		"a relay from elsewhere": func() { rpc(t, base, "http://evil.example", "", `{"method":"x"}`) },
+	} {
+		setLast()
+		request()
+		if kept() {
+			t.Errorf("%s kept the server up", name)
+		}
+	}
+	setLast()
+	_, secret, _ := loadPage(t, u)
+	if !kept() {
+		t.Errorf("loading the view's page did not keep the server up")
+	}
+	setLast()
+	rpc(t, base, base, secret, `{"method":"ui/notifications/size-changed","params":{}}`)
+	if !kept() {
+		t.Errorf("the view's relay did not keep the server up")
+	}
+}
