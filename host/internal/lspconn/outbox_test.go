@@ -9,6 +9,7 @@ import (
 	"io"
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -245,5 +246,52 @@ func TestStreamWritesThroughOutbox(t *testing.T) {
 	var m map[string]any
 	if err := json.Unmarshal([]byte(got[0]), &m); err != nil || m["result"] != "ok" || m["id"] != float64(7) {
 		t.Errorf("frame %q (%v)", got[0], err)
+	}
+}
+
+// TestStreamWritesReuseNoBuffer: Stream.Write encodes into reused buffers; replies written at
+// once by many goroutines, joining one another's writes (busy) while a write waits, each
+// arrive whole and as written: no buffer is reused while its frame is still to be copied.
+func TestStreamWritesReuseNoBuffer(t *testing.T) {
+	w := &heldWriter{}
+	s := NewStream(struct {
+		io.Reader
+		io.Writer
+		io.Closer
+	}{bytes.NewReader(nil), w, io.NopCloser(nil)}, StreamOptions{Busy: func() bool { return true }})
+	const writers, each = 8, 100
+	var wg sync.WaitGroup
+	for g := range writers {
+		wg.Go(func() {
+			for i := range each {
+				// Sizes vary, so that a reused buffer would leave another frame's bytes behind.
+				text := strings.Repeat(strconv.Itoa(g), 1+(i*7+g)%40)
+				resp := jsonrpc2.NewResponse(jsonrpc2.NewNumberID(int64(g*each+i)), jsonrpc2.RawMessage(strconv.Quote(text)), nil)
+				if _, err := s.Write(t.Context(), resp); err != nil {
+					t.Errorf("write: %v", err)
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	got := frames(t, w.writes)
+	if len(got) != writers*each {
+		t.Fatalf("%d frames arrived; want %d", len(got), writers*each)
+	}
+	seen := map[int]bool{}
+	for _, f := range got {
+		var m struct {
+			ID     int    `json:"id"`
+			Result string `json:"result"`
+		}
+		if err := json.Unmarshal([]byte(f), &m); err != nil {
+			t.Fatalf("frame %q: %v", f, err)
+		}
+		g, i := m.ID/each, m.ID%each
+		if want := strings.Repeat(strconv.Itoa(g), 1+(i*7+g)%40); m.Result != want || seen[m.ID] {
+			t.Fatalf("frame %q: want result %q, once", f, want)
+		}
+		seen[m.ID] = true
 	}
 }

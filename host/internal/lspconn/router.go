@@ -113,7 +113,9 @@ func (r *Router) Preempt(ctx context.Context, req *jsonrpc2.Request) (any, error
 
 // Handle implements jsonrpc2.Handler.
 func (r *Router) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error) {
-	method := strings.Clone(req.Method()) // borrowed from the frame buffer, like Params
+	// The method is borrowed from the frame buffer, like Params: it is looked up here and kept
+	// (by the handler's logs) only as a copy, below.
+	method := req.Method()
 	// Handlers never see jsonrpc2's per-request context: it is pooled and recycled when Handle
 	// returns, so a context derived from it (context.WithCancel starts a goroutine that watches the
 	// parent) would touch a recycled value and panic. They get a context of their own under the
@@ -121,7 +123,7 @@ func (r *Router) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	reqCtx := ctx
 	ctx = jsonrpc2.DetachContext(ctx)
 	if !req.IsCall() {
-		r.notify(ctx, method, json.RawMessage(req.Params()))
+		r.notify(ctx, strings.Clone(method), json.RawMessage(req.Params()))
 		return nil, nil // a notification error would end the connection
 	}
 	e, ok := r.reqs[method]
@@ -148,6 +150,9 @@ func (r *Router) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 	if e.async {
 		jsonrpc2.Async(reqCtx) // clones the request in place: req.Params() is valid until we return
 		growStack()
+		method = req.Method() // Async's copy: the frame's may be overwritten by the next read
+	} else {
+		method = strings.Clone(method)
 	}
 	params := json.RawMessage(req.Params()) // read after Async: the pre-release slice is the frame buffer
 	res, err := r.call(ctx, method, e.fn, params)

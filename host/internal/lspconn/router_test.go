@@ -4,7 +4,9 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"net"
+	"strings"
 	"sync"
 	"testing"
 
@@ -192,4 +194,83 @@ func TestStreamRejectsBadFrames(t *testing.T) {
 	if body := <-got; string(body) != good {
 		t.Errorf("next good frame = %q", body)
 	}
+}
+
+// TestRouterAsyncKeepsItsMethod: the method of a request that went async is read again after
+// jsonrpc2.Async (its copy), not kept from the frame buffer, which the next frames overwrite:
+// the InternalError of a handler that panics after later requests were read names its own
+// method.
+func TestRouterAsyncKeepsItsMethod(t *testing.T) {
+	r := NewRouter(nil)
+	started, release := make(chan struct{}), make(chan struct{})
+	r.Request("first/panics", true, func(ctx context.Context, p json.RawMessage) (any, error) {
+		close(started)
+		<-release
+		panic("late panic")
+	})
+	r.Request("other/method", false, func(context.Context, json.RawMessage) (any, error) { return "ok", nil })
+	a, b := net.Pipe()
+	server := jsonrpc2.NewConn(NewStream(a, StreamOptions{}), jsonrpc2.WithCodec(Codec{}), jsonrpc2.WithPreempter(r))
+	server.Go(context.Background(), r.Handle)
+	defer server.Close()
+	defer a.Close()
+	s := NewStream(b, StreamOptions{})
+	defer s.Close()
+	ctx := context.Background()
+	s.WriteFrame(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"first/panics"}`))
+	<-started
+	// Frames of the same shape, so that each lands where the first one was read.
+	for id := 2; id < 5; id++ {
+		s.WriteFrame(ctx, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":%d,"method":"other/method"}`, id))
+		if body, _, err := s.ReadFrame(ctx); err != nil || !strings.Contains(string(body), `"ok"`) {
+			t.Fatalf("other/method = %s, %v", body, err)
+		}
+	}
+	close(release)
+	body, _, err := s.ReadFrame(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var resp struct {
+		ID    int `json:"id"`
+		Error struct {
+			Code    int    `json:"code"`
+			Message string `json:"message"`
+		} `json:"error"`
+	}
+	json.Unmarshal(body, &resp)
+	if resp.ID != 1 || resp.Error.Code != int(jsonrpc2.InternalError) || !strings.Contains(resp.Error.Message, "first/panics") {
+		t.Errorf("the panicking request was answered %s, want an InternalError naming first/panics", body)
+	}
+}
+
+// FuzzPlainRequest: what check accepts without jsonrpc2.DecodeMessage (plainRequest), jsonrpc2
+// accepts (a frame it refuses would end the connection).
+func FuzzPlainRequest(f *testing.F) {
+	for _, seed := range []string{
+		`{"jsonrpc":"2.0","id":1,"method":"workspace/executeCommand","params":{"command":"x"}}`,
+		`{"jsonrpc":"2.0","method":"$/cancelRequest","params":{"id":1}}`,
+		`{"jsonrpc":"2.0","id":"a","method":"m"}`,
+		`{"jsonrpc":"2.0","id":null,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":"\ud800","method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"\u006d"}`,
+		`{"jsonrpc":"2.0","id":1.5,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"result":null}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m","result":1}`,
+		`{"jsonrpc":"1.0","id":1,"method":"m"}`,
+		`{"jsonrpc":"2.0","id":1,"method":"m"} x`,
+		`[{"jsonrpc":"2.0","id":1,"method":"m"}]`,
+		"{\"jsonrpc\":\"2.0\",\"id\":1,\"method\":\"\xff\"}",
+		`{"jsonrpc":"2.0","id":99999999999999999999,"method":"m"}`,
+	} {
+		f.Add([]byte(seed))
+	}
+	f.Fuzz(func(t *testing.T, body []byte) {
+		if !plainRequest(body) {
+			return
+		}
+		if _, err := jsonrpc2.DecodeMessage(body); err != nil {
+			t.Fatalf("plainRequest took %q, which jsonrpc2.DecodeMessage refuses: %v", body, err)
+		}
+	})
 }

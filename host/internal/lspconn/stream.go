@@ -115,8 +115,7 @@ func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 	resynced := true
 	for {
 		body, n, err := s.fr.next()
-		var malformed *malformedError
-		if errors.As(err, &malformed) {
+		if malformed := asMalformed(err); malformed != nil {
 			// Skip to the next header; answer once per bad stretch, not per line.
 			if resynced {
 				s.log.Warn("lsp: skipping input with a malformed LSP header", "error", malformed.msg)
@@ -149,6 +148,19 @@ func (s *Stream) ReadFrame(ctx context.Context) ([]byte, int64, error) {
 	}
 }
 
+// asMalformed is err's *malformedError, or nil. Its errors.As target escapes (errors.As takes
+// an any), so it is declared past the nil check: a frame read well costs no allocation for it.
+func asMalformed(err error) *malformedError {
+	if err == nil {
+		return nil
+	}
+	var malformed *malformedError
+	if errors.As(err, &malformed) {
+		return malformed
+	}
+	return nil
+}
+
 // check reports why jsonrpc2 would refuse body (which would end the connection), or code 0.
 func check(body []byte) (code jsonrpc2.Code, msg string, id json.RawMessage) {
 	trimmed := bytes.TrimLeft(body, " \t\r\n")
@@ -159,6 +171,9 @@ func check(body []byte) (code jsonrpc2.Code, msg string, id json.RawMessage) {
 		// LSP has no batches; answering one with an array would make a peer's JSON-RPC library
 		// answer our responses in turn.
 		return jsonrpc2.InvalidRequest, "Invalid Request: batches are not supported", nil
+	}
+	if plainRequest(body) {
+		return 0, "", nil
 	}
 	// jsonrpc2's own single-pass scanner first: what it accepts here it accepts in the read loop,
 	// and the common case pays no second (reflection-based) validation pass.
@@ -181,6 +196,20 @@ func check(body []byte) (code jsonrpc2.Code, msg string, id json.RawMessage) {
 		id = probe.ID
 	}
 	return jsonrpc2.InvalidRequest, "Invalid Request: not a JSON-RPC 2.0 message (" + derr.Error() + ")", id
+}
+
+// plainRequest reports whether body is a request that jsonrpc2.DecodeMessage accepts, found
+// without its allocation (the message it builds, only to be dropped here): jsonrpc2's borrowed
+// scan (ScanMessageView) runs DecodeMessage's scan and checks, and where neither the method nor
+// the id has an escape, their checks are the same too (DecodeMessage unquotes escaped ones; the
+// view only looks at them). Anything else (a response, an escape) is for DecodeMessage to judge
+// (FuzzPlainRequest).
+func plainRequest(body []byte) bool {
+	v, err := jsonrpc2.ScanMessageView(body)
+	if err != nil || v.Kind != jsonrpc2.MessageViewCall && v.Kind != jsonrpc2.MessageViewNotification {
+		return false
+	}
+	return bytes.IndexByte(v.MethodRaw, '\\') < 0 && bytes.IndexByte(v.IDRaw, '\\') < 0
 }
 
 func validID(raw json.RawMessage) bool {
@@ -253,14 +282,22 @@ func (s *Stream) Read(ctx context.Context) (jsonrpc2.Message, int64, error) {
 	return msg, n, nil
 }
 
-// Write implements jsonrpc2.Stream.
+// Write implements jsonrpc2.Stream (jsonrpc2 writes its replies through it). The message is
+// encoded into a reused buffer: WriteFrame copies the body into the outbox before it returns
+// (and a Tap must not retain it), so nothing holds the buffer after.
 func (s *Stream) Write(ctx context.Context, msg jsonrpc2.Message) (int64, error) {
-	body, err := jsonrpc2.EncodeMessage(msg)
-	if err != nil {
-		return 0, err
+	bp := encodeBufs.Get().(*[]byte)
+	body := jsonrpc2.AppendMessage((*bp)[:0], msg)
+	n, err := s.WriteFrame(ctx, body)
+	if cap(body) <= keptBuffer { // a big result's buffer is given back, as the outbox's is
+		*bp = body[:0]
+		encodeBufs.Put(bp)
 	}
-	return s.WriteFrame(ctx, body)
+	return n, err
 }
+
+// encodeBufs are Write's buffers.
+var encodeBufs = sync.Pool{New: func() any { return new([]byte) }}
 
 // Close closes the underlying connection.
 func (s *Stream) Close() error {
