@@ -65,28 +65,38 @@ func (s *server) commands() map[string]commandFunc {
 
 // executeCommand dispatches workspace/executeCommand. It runs async: callTool waits at the gate.
 func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, error) {
-	p, ok := scanExecuteCommand(raw)
+	c, ok := scanCommand(raw)
 	if !ok {
-		p = executeCommandParams{}
+		// Its own variable, declared here: its address goes to encoding/json, and the usual call's
+		// params would be moved to the heap with it.
+		var p executeCommandParams
 		if err := lspconn.Decode(wire.MethodExecuteCommand, raw, &p); err != nil {
 			return nil, err
 		}
+		c = command{name: p.Command, token: p.WorkDoneToken}
+		if len(p.Arguments) > 0 {
+			c.arg = p.Arguments[0]
+		}
 	}
-	if p.Command == "" {
+	if c.name == "" {
 		return nil, lspconn.InvalidParams("%s: command is required", wire.MethodExecuteCommand)
 	}
-	fn, ok := s.cmds[p.Command]
+	fn, ok := s.cmds[c.name]
 	if !ok {
-		return nil, lspconn.InvalidParams("unknown command %q (known: %s)", p.Command, strings.Join(wire.Commands, ", "))
+		return nil, lspconn.InvalidParams("unknown command %q (known: %s)", c.name, strings.Join(wire.Commands, ", "))
 	}
-	var arg json.RawMessage
-	if len(p.Arguments) > 0 {
-		arg = p.Arguments[0]
+	var res any
+	var tool wire.ToolResult // callTool's result, not boxed in res: one allocation fewer per call
+	isTool := c.name == wire.CmdCallTool
+	var err error
+	if isTool {
+		tool, err = s.callTool(ctx, c.arg, c.token)
+	} else {
+		res, err = fn(ctx, c.arg, c.token)
 	}
-	res, err := fn(ctx, arg, p.WorkDoneToken)
-	err = requestError(p.Command, err)
+	err = requestError(c.name, err)
 	if s.recording() {
-		fields := map[string]any{"command": p.Command}
+		fields := map[string]any{"command": c.name}
 		if err != nil {
 			fields["error"] = err.Error()
 		}
@@ -95,15 +105,18 @@ func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	if err != nil {
 		return nil, err
 	}
+	if r, ok := res.(wire.ToolResult); ok {
+		tool, isTool = r, true
+	}
 	var b []byte
 	var merr error
-	if r, ok := res.(wire.ToolResult); ok {
-		b, merr = marshalToolResult(r)
+	if isTool {
+		b, merr = marshalToolResult(tool)
 	} else {
 		b, merr = json.Marshal(res)
 	}
 	if merr != nil {
-		return nil, fmt.Errorf("lsp: %s: marshal result: %w", p.Command, merr)
+		return nil, fmt.Errorf("lsp: %s: marshal result: %w", c.name, merr)
 	}
 	return json.RawMessage(b), nil
 }
@@ -114,36 +127,63 @@ type executeCommandParams struct {
 	WorkDoneToken json.RawMessage   `json:"workDoneToken"`
 }
 
-// scanExecuteCommand decodes the usual params in one pass, as encoding/json decodes them into
-// executeCommandParams (of the arguments, only the first is kept); false: decode them with
-// encoding/json, which also says what is wrong (see package jsonscan).
-func scanExecuteCommand(raw json.RawMessage) (executeCommandParams, bool) {
-	var p executeCommandParams
+// command is executeCommand's params as the host uses them: of the arguments, only the first.
+type command struct {
+	name  string
+	arg   json.RawMessage // arguments[0], the command's own copy; nil: none
+	token json.RawMessage
+	// array: arguments was an array, even an empty one (encoding/json leaves an absent or null
+	// one nil, an empty one non-nil: the fuzz test compares them).
+	array bool
+}
+
+// commandNames are the known commands' names, for scanCommand to use instead of a copy of each.
+var commandNames = func() map[string]string {
+	m := make(map[string]string, len(wire.Commands))
+	for _, c := range wire.Commands {
+		m[c] = c
+	}
+	return m
+}()
+
+// scanCommand decodes the usual params in one pass, as encoding/json decodes them into
+// executeCommandParams; false: decode them with encoding/json, which also says what is wrong (see
+// package jsonscan).
+func scanCommand(raw json.RawMessage) (command, bool) {
+	var c command
 	ok := jsonscan.Members(raw, func(name, v []byte) bool {
 		which, unsure := jsonscan.Which(name, "command", "arguments", "workDoneToken")
 		switch {
 		case unsure:
 			return false
 		case which == 0:
-			return jsonscan.SetString(&p.Command, v)
+			// A known command written without escapes is that string (jsonscan validated v): the
+			// name is the known one, not a copy of the frame's.
+			if len(v) >= 2 && v[0] == '"' {
+				if known, ok := commandNames[string(v[1:len(v)-1])]; ok {
+					c.name = known
+					return true
+				}
+			}
+			return jsonscan.SetString(&c.name, v)
 		case which == 1:
+			c.arg, c.array = nil, false
 			if string(v) == "null" {
-				p.Arguments = nil
 				return true
 			}
-			p.Arguments = []json.RawMessage{}
+			c.array = true
 			return jsonscan.Elements(v, func(e []byte) bool {
-				if len(p.Arguments) == 0 {
-					p.Arguments = append(p.Arguments, json.RawMessage(bytes.Clone(e)))
+				if c.arg == nil {
+					c.arg = json.RawMessage(bytes.Clone(e))
 				}
 				return true
 			})
 		case which == 2:
-			p.WorkDoneToken = bytes.Clone(v)
+			c.token = bytes.Clone(v)
 		}
 		return true
 	})
-	return p, ok
+	return c, ok
 }
 
 // scanCallToolParams decodes the usual callTool argument in one pass, as decodeArg does; false:
@@ -382,32 +422,43 @@ func parseMode(cmd string, m *string) (*permissions.Mode, error) {
 }
 
 func (s *server) cmdCallTool(ctx context.Context, arg, token json.RawMessage) (any, error) {
+	out, err := s.callTool(ctx, arg, token)
+	if err != nil {
+		return nil, err
+	}
+	return out, nil
+}
+
+// callTool is cmdCallTool with its result unboxed (executeCommand calls it).
+func (s *server) callTool(ctx context.Context, arg, token json.RawMessage) (wire.ToolResult, error) {
 	p, ok := scanCallToolParams(arg)
 	if !ok {
-		p = wire.CallToolParams{}
-		if err := decodeArg(wire.CmdCallTool, arg, &p); err != nil {
-			return nil, err
+		// Its own variable (see executeCommand).
+		var slow wire.CallToolParams
+		if err := decodeArg(wire.CmdCallTool, arg, &slow); err != nil {
+			return wire.ToolResult{}, err
 		}
+		p = slow
 	}
 	if p.Name == "" {
-		return nil, lspconn.InvalidParams("%s: name is required", wire.CmdCallTool)
+		return wire.ToolResult{}, lspconn.InvalidParams("%s: name is required", wire.CmdCallTool)
 	}
 	args := json.RawMessage(bytes.TrimSpace(p.Arguments))
 	if len(args) == 0 || string(args) == "null" {
 		args = json.RawMessage("{}")
 	} else if args[0] != '{' {
-		return nil, lspconn.InvalidParams("%s: arguments must be an object, not %s", wire.CmdCallTool, abbreviate(string(args)))
+		return wire.ToolResult{}, lspconn.InvalidParams("%s: arguments must be an object, not %s", wire.CmdCallTool, abbreviate(string(args)))
 	}
 	mode, err := parseMode(wire.CmdCallTool, p.Mode)
 	if err != nil {
-		return nil, err
+		return wire.ToolResult{}, err
 	}
 	res, dec, view := s.app.CallToolView(ctx, host.CallRequest{
 		Name: p.Name, Arguments: args, Mode: mode, Source: "callTool",
 		Progress: s.newToolProgress(token), // the editor's workDoneToken, when it sent one
 	})
 	if ctx.Err() != nil {
-		return nil, ctx.Err() // the router answers RequestCancelled
+		return wire.ToolResult{}, ctx.Err() // the router answers RequestCancelled
 	}
 	out := wireResult(res, s.capabilities().textOnce)
 	out.Summary = s.app.Summary(p.Name, res, dec)

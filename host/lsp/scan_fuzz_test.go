@@ -32,6 +32,20 @@ var commandSeeds = []string{
 	`[]`, `null`, ``, `"x"`,
 }
 
+// scanExecuteCommand is scanCommand as encoding/json would decode the params (of the arguments,
+// only the first is kept).
+func scanExecuteCommand(raw json.RawMessage) (executeCommandParams, bool) {
+	c, ok := scanCommand(raw)
+	p := executeCommandParams{Command: c.name, WorkDoneToken: c.token}
+	switch {
+	case c.arg != nil:
+		p.Arguments = []json.RawMessage{c.arg}
+	case c.array:
+		p.Arguments = []json.RawMessage{}
+	}
+	return p, ok
+}
+
 func FuzzScanExecuteCommand(f *testing.F) {
 	for _, s := range commandSeeds {
 		f.Add(s)
