@@ -374,10 +374,13 @@ func (a *App) pinVerdict(req permissions.Request) permissions.PinVerdict {
 	case c.Kind == PinChanged:
 		return permissions.PinVerdict{Note: "its definition changed since you approved it (pinning is warn)"}
 	case c.Kind == PinNew && v.pinning == PinningEnforce:
+		// The closure captures the server alone, not req: a captured req (too big to copy into
+		// it) would move to the heap on every call, this rare one or not.
+		server := req.Server
 		return permissions.PinVerdict{Ask: true,
-			Reason: fmt.Sprintf("tool %s is new since server %s was approved", c.Tool, req.Server),
+			Reason: fmt.Sprintf("tool %s is new since server %s was approved", c.Tool, server),
 			Approved: func() {
-				a.acceptChanges(ServerPinChanges{Server: req.Server, Identity: v.shown[req.Server].Identity, Changes: []PinChange{c}}, "first run allowed by the user")
+				a.acceptChanges(ServerPinChanges{Server: server, Identity: v.shown[server].Identity, Changes: []PinChange{c}}, "first run allowed by the user")
 			}}
 	case c.Kind == PinNew:
 		return permissions.PinVerdict{Note: "the tool is new since its server was approved (pinning is warn)"}
