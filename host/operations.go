@@ -166,6 +166,19 @@ type CallRequest struct {
 	View string
 	// ViewID is that view's id: its questions are bounded (views.go, beginAsk).
 	ViewID string
+	// Cancel, when set, cancels ctx, and ctx is this call's alone (a front end's request that
+	// runs just this call): the call's own stops (its progress's cancel, CancelTask, a policy
+	// that comes to deny its task) cancel ctx itself, with their cause, instead of a context
+	// derived for the call (which costs allocations per call). Such a stop leaves the call's
+	// result to answer: Stopped tells it from the front end's own cancellation.
+	Cancel context.CancelCauseFunc
+}
+
+// Stopped reports whether ctx, a CallRequest's with its Cancel, was cancelled by the call's own
+// stop (its result says so) rather than by the front end.
+func Stopped(ctx context.Context) bool {
+	cause := context.Cause(ctx)
+	return cause == errProgressCancelled || cause == errTaskCancelled || isPolicyStop(cause)
 }
 
 // CallTool runs one tool call through the gate (the person is asked through the UI) and returns
@@ -204,7 +217,7 @@ func (a *App) CallToolView(ctx context.Context, r CallRequest) (mcpbridge.Result
 		if obs == nil {
 			obs = a.ui.ToolProgress()
 		}
-		return progressTools{a.registry, a}.observed(ctx, obs, r.Source, name, args)
+		return progressTools{a.registry, a}.observed(ctx, r.Cancel, obs, r.Source, name, args)
 	}
 	if a.events != nil {
 		a.events.record("toolCallStart", map[string]any{"name": r.Name, "source": r.Source})
@@ -376,18 +389,24 @@ func (t progressTools) Snapshot() *mcpbridge.ToolSet { return t.a.currentPins().
 
 // Call is session.Tools: a chat turn's call, observed by the UI's observer.
 func (t progressTools) Call(ctx context.Context, name string, args json.RawMessage) (mcpbridge.Result, error) {
-	return t.observed(ctx, t.a.ui.ToolProgress(), "", name, args)
+	return t.observed(ctx, nil, t.a.ui.ToolProgress(), "", name, args)
 }
 
 // observed runs one call reporting to obs (nil: not observed); source is who started it ("": the
-// agent), kept if the call becomes a task.
-func (t progressTools) observed(ctx context.Context, obs ToolProgress, source, name string, args json.RawMessage) (mcpbridge.Result, error) {
+// agent), kept if the call becomes a task. own is ctx's cancel when ctx is the call's alone
+// (CallRequest.Cancel), else nil: the call's stops then cancel a context derived for it.
+func (t progressTools) observed(ctx context.Context, own context.CancelCauseFunc, obs ToolProgress, source, name string, args json.RawMessage) (mcpbridge.Result, error) {
 	if msg, held := t.a.held(name); held { // the tool list changed after the gate looked
 		msg = "Tool call " + name + " was not run: " + msg
 		return mcpbridge.Result{Name: name, IsError: true, Text: msg, Bytes: len(msg)}, nil
 	}
-	ctx, cancel := context.WithCancelCause(ctx)
-	defer cancel(nil)
+	cancel := own
+	if cancel == nil {
+		var stop context.CancelCauseFunc
+		ctx, stop = context.WithCancelCause(ctx)
+		defer stop(nil)
+		cancel = stop
+	}
 	ctx, w := t.a.watchTask(ctx, cancel, obs, source, name, args) // tasks.go: a call that runs as a task
 	obs = w.observer()
 	if obs != nil {

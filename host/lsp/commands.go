@@ -456,8 +456,11 @@ func (s *server) callTool(ctx context.Context, arg, token json.RawMessage) (wire
 	res, dec, view := s.app.CallToolView(ctx, host.CallRequest{
 		Name: p.Name, Arguments: args, Mode: mode, Source: "callTool",
 		Progress: s.newToolProgress(token), // the editor's workDoneToken, when it sent one
+		// The request is this call's alone: its stops cancel the request's context rather than
+		// one of their own (host.CallRequest.Cancel), and then leave their result to answer.
+		Cancel: lspconn.Cancel(ctx),
 	})
-	if ctx.Err() != nil {
+	if ctx.Err() != nil && !host.Stopped(ctx) {
 		return wire.ToolResult{}, ctx.Err() // the router answers RequestCancelled
 	}
 	out := wireResult(res, s.capabilities().textOnce)

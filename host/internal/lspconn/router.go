@@ -49,12 +49,28 @@ type Router struct {
 	Before func(method string, isCall bool) error
 
 	inflightMu sync.Mutex
-	inflight   map[jsonrpc2.ID]*inflight
+	inflight   map[jsonrpc2.ID]*request
 }
 
-type inflight struct {
-	cancel    context.CancelFunc
-	cancelled bool // by $/cancelRequest
+// request is the context a request's handler gets: the request's own, under the connection's,
+// cancelled when the request ends or by $/cancelRequest; Cancel hands its cancel to the handler.
+type request struct {
+	context.Context
+	cancel    context.CancelCauseFunc
+	cancelled bool // by $/cancelRequest; guarded by Router.inflightMu
+}
+
+// Cancel is the cancel of ctx when ctx is the context the Router gave a request's handler (not
+// one derived from it), else nil. A handler that runs one operation for the request can hand
+// it on, so that the operation stops itself (with a cause of its own) without a context of its
+// own under ctx, which costs allocations per request. Such a cancel does not make the request
+// a cancelled one: the handler's answer is sent (only $/cancelRequest answers RequestCancelled),
+// and the handler tells the operation's stop from the request's end by context.Cause.
+func Cancel(ctx context.Context) context.CancelCauseFunc {
+	if rq, ok := ctx.(*request); ok {
+		return rq.cancel
+	}
+	return nil
 }
 
 // NewRouter returns an empty router.
@@ -66,7 +82,7 @@ func NewRouter(log *slog.Logger) *Router {
 		log:      log,
 		reqs:     map[string]requestEntry{},
 		notes:    map[string]NotificationFunc{},
-		inflight: map[jsonrpc2.ID]*inflight{},
+		inflight: map[jsonrpc2.ID]*request{},
 	}
 }
 
@@ -105,7 +121,7 @@ func (r *Router) Preempt(ctx context.Context, req *jsonrpc2.Request) (any, error
 	r.inflightMu.Lock()
 	if f := r.inflight[id]; f != nil {
 		f.cancelled = true
-		f.cancel()
+		f.cancel(nil)
 	}
 	r.inflightMu.Unlock()
 	return struct{}{}, nil // handled: never reaches Handle
@@ -136,9 +152,9 @@ func (r *Router) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		}
 	}
 	id := req.ID()
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	f := &inflight{cancel: cancel}
+	f := &request{}
+	f.Context, f.cancel = context.WithCancelCause(ctx)
+	defer f.cancel(nil)
 	r.inflightMu.Lock()
 	r.inflight[id] = f
 	r.inflightMu.Unlock()
@@ -155,7 +171,7 @@ func (r *Router) Handle(ctx context.Context, req *jsonrpc2.Request) (any, error)
 		method = strings.Clone(method)
 	}
 	params := json.RawMessage(req.Params()) // read after Async: the pre-release slice is the frame buffer
-	res, err := r.call(ctx, method, e.fn, params)
+	res, err := r.call(f, method, e.fn, params)
 	r.inflightMu.Lock()
 	cancelled := f.cancelled
 	r.inflightMu.Unlock()

@@ -274,3 +274,34 @@ func FuzzPlainRequest(f *testing.F) {
 		}
 	})
 }
+
+// TestRouterCancelHandedOn: a handler gets its request's cancel from Cancel (a context derived
+// from the request's gets none: it may cover more than one operation, or less than the
+// request); cancelling with it gives the context that cause, and the handler's answer is sent:
+// only $/cancelRequest answers RequestCancelled.
+func TestRouterCancelHandedOn(t *testing.T) {
+	r := NewRouter(nil)
+	errOwn := errors.New("stopped by the operation")
+	r.Request("own", true, func(ctx context.Context, p json.RawMessage) (any, error) {
+		derived, stop := context.WithCancel(ctx)
+		defer stop()
+		if Cancel(derived) != nil || Cancel(context.Background()) != nil {
+			return nil, errors.New("Cancel of a context the router did not give the handler is not nil")
+		}
+		cancel := Cancel(ctx)
+		if cancel == nil {
+			return nil, errors.New("Cancel of the request's context is nil")
+		}
+		cancel(errOwn)
+		<-derived.Done()
+		if ctx.Err() == nil || context.Cause(ctx) != errOwn || context.Cause(derived) != errOwn {
+			return nil, fmt.Errorf("after the cancel: err %v, cause %v, derived's cause %v", ctx.Err(), context.Cause(ctx), context.Cause(derived))
+		}
+		return "answered", nil
+	})
+	c := pair(t, r)
+	var got string
+	if _, err := c.Call(t.Context(), "own", nil, &got); err != nil || got != "answered" {
+		t.Errorf("own = %q, %v; want the handler's answer", got, err)
+	}
+}
