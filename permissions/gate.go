@@ -180,8 +180,16 @@ func (g *Gate) decideMode(ctx context.Context, req Request, pv PinVerdict, pol P
 		}
 	}
 	if ok {
-		return Decision{Allowed: true, By: ByAllowlist, Entry: e, File: g.al.Path(),
-			Reason: "allowed by allowlist entry " + e + desc + fileSuffix(g.al.Path()) + note}, nil
+		path := g.al.Path()
+		// One concatenation (fileSuffix's text written out): the reason is built for every call
+		// the allowlist allows.
+		var reason string
+		if path == "" {
+			reason = "allowed by allowlist entry " + e + desc + " (in memory)" + note
+		} else {
+			reason = "allowed by allowlist entry " + e + desc + " in " + path + note
+		}
+		return Decision{Allowed: true, By: ByAllowlist, Entry: e, File: path, Reason: reason}, nil
 	}
 	if pv.Ask && req.Mode == AllowlistOnly {
 		return Decision{By: ByPin, Reason: "denied by mode allowlist-only: " + pv.Reason + note}, nil

@@ -167,9 +167,14 @@ func (t *TrustStore) readStamped(kept *stamped) (r stamped) {
 		r.err, r.keepable = fmt.Errorf("read trust store: %w", err), false
 		return r
 	}
-	if err := json.Unmarshal(data, &r.f); err != nil {
-		r.f, r.err = trustFile{}, fmt.Errorf("%s:%d: %v", t.path, jsonErrLine(data, err), err)
+	// Decoded into a variable of its own: &r.f would move r to the heap on every look, the usual
+	// one that returns *kept too.
+	var f trustFile
+	if err := json.Unmarshal(data, &f); err != nil {
+		r.err = fmt.Errorf("%s:%d: %v", t.path, jsonErrLine(data, err), err)
+		return r
 	}
+	r.f = f
 	return r
 }
 
