@@ -118,7 +118,7 @@ func (s *server) executeCommand(ctx context.Context, raw json.RawMessage) (any, 
 	if merr != nil {
 		return nil, fmt.Errorf("lsp: %s: marshal result: %w", c.name, merr)
 	}
-	return json.RawMessage(b), nil
+	return lspconn.Reply(ctx, b), nil
 }
 
 type executeCommandParams struct {

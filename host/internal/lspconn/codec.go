@@ -27,6 +27,11 @@ func (Codec) Marshal(v any) ([]byte, error) {
 			return []byte("null"), nil
 		}
 		return m, nil
+	case *json.RawMessage: // Reply's
+		if m == nil || *m == nil {
+			return []byte("null"), nil
+		}
+		return *m, nil
 	}
 	return protocol.Marshal(v)
 }

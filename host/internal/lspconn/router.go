@@ -57,7 +57,20 @@ type Router struct {
 type request struct {
 	context.Context
 	cancel    context.CancelCauseFunc
-	cancelled bool // by $/cancelRequest; guarded by Router.inflightMu
+	cancelled bool            // by $/cancelRequest; guarded by Router.inflightMu
+	reply     json.RawMessage // the handler's result, when it gave it through Reply
+}
+
+// Reply is b as the result of the request whose handler got ctx: kept in the request's context
+// when ctx is the one the Router gave (a pointer to it goes into the handler's any without an
+// allocation, where the slice itself would take one), else b as a json.RawMessage. Codec sends
+// either as it is.
+func Reply(ctx context.Context, b []byte) any {
+	if rq, ok := ctx.(*request); ok {
+		rq.reply = b
+		return &rq.reply
+	}
+	return json.RawMessage(b)
 }
 
 // Cancel is the cancel of ctx when ctx is the context the Router gave a request's handler (not

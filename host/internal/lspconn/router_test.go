@@ -305,3 +305,37 @@ func TestRouterCancelHandedOn(t *testing.T) {
 		t.Errorf("own = %q, %v; want the handler's answer", got, err)
 	}
 }
+
+// TestRouterReply: a result given through Reply goes out as it is, as a json.RawMessage result
+// does (not re-encoded: its spacing stays); outside a request's context Reply is the raw
+// message itself.
+func TestRouterReply(t *testing.T) {
+	if got, ok := Reply(context.Background(), []byte(`1`)).(json.RawMessage); !ok || string(got) != `1` {
+		t.Errorf("Reply outside a request = %#v", got)
+	}
+	r := NewRouter(nil)
+	r.Request("reply", true, func(ctx context.Context, p json.RawMessage) (any, error) {
+		return Reply(ctx, []byte(`{ "spaced" : [1, 2] }`)), nil
+	})
+	r.Request("null", false, func(ctx context.Context, p json.RawMessage) (any, error) {
+		return Reply(ctx, nil), nil
+	})
+	a, b := net.Pipe()
+	server := jsonrpc2.NewConn(NewStream(a, StreamOptions{}), jsonrpc2.WithCodec(Codec{}), jsonrpc2.WithPreempter(r))
+	server.Go(context.Background(), r.Handle)
+	defer server.Close()
+	defer a.Close()
+	s := NewStream(b, StreamOptions{})
+	defer s.Close()
+	ctx := context.Background()
+	for _, c := range []struct{ method, want string }{
+		{"reply", `{"jsonrpc":"2.0","id":1,"result":{ "spaced" : [1, 2] }}`},
+		{"null", `{"jsonrpc":"2.0","id":1,"result":null}`},
+	} {
+		s.WriteFrame(ctx, fmt.Appendf(nil, `{"jsonrpc":"2.0","id":1,"method":%q}`, c.method))
+		body, _, err := s.ReadFrame(ctx)
+		if err != nil || string(body) != c.want {
+			t.Errorf("%s answered %s, %v; want %s", c.method, body, err, c.want)
+		}
+	}
+}
