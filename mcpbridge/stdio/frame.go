@@ -118,6 +118,16 @@ func (f *FrameReader) Next() (Frame, error) {
 		if total > f.limit {
 			return Frame{}, errFrameTooLarge
 		}
+		if out == nil {
+			// The frame is its own buffer (results alias it), made once: nothing is ever kept that
+			// was not read, so a frame that came whole in its first chunk (the usual answer) fits
+			// exactly. A longer one starts at twice its first chunk and grows by append.
+			n := len(chunk)
+			if err != nil {
+				n *= 2
+			}
+			out = make([]byte, 0, n)
+		}
 		for i := 0; i < len(chunk); {
 			if !inStr {
 				j := bytes.IndexByte(chunk[i:], '"')
