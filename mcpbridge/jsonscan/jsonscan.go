@@ -127,14 +127,24 @@ func AppendString(dst []byte, s string) []byte {
 // it has no escape and is valid UTF-8, which is when encoding/json decodes it to the same bytes;
 // otherwise false, and the caller decodes it with encoding/json.
 func String(value []byte) (string, bool) {
-	if len(value) < 2 || value[0] != '"' || value[len(value)-1] != '"' {
-		return "", false
-	}
-	body := value[1 : len(value)-1]
-	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
+	body, ok := StringBytes(value)
+	if !ok {
 		return "", false
 	}
 	return string(body), true
+}
+
+// StringBytes is String without the copy: the text is a slice of value, for a caller that only
+// compares it (a map lookup by string(body) does not allocate).
+func StringBytes(value []byte) ([]byte, bool) {
+	if len(value) < 2 || value[0] != '"' || value[len(value)-1] != '"' {
+		return nil, false
+	}
+	body := value[1 : len(value)-1]
+	if bytes.IndexByte(body, '\\') >= 0 || !utf8.Valid(body) {
+		return nil, false
+	}
+	return body, true
 }
 
 // SetString decodes value into *dst as encoding/json decodes it into a string field when String

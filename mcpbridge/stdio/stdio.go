@@ -87,7 +87,11 @@ type Transport struct {
 	Stall time.Duration
 
 	pendingMu sync.Mutex
-	pending   map[any]pendingCall // by mcp.RequestId's value (a string, an int64 or a float64)
+	// The calls sent and not answered yet: by their string id (ours, "sb-N"), so that an answer
+	// finds its call by the id's bytes, without building an id; and the others (mcp-go's own int64
+	// ids) by pendingKey.
+	pending      map[string]*pendingCall
+	pendingOther map[any]*pendingCall
 	// One timer watches the deadlines of all pending calls (expire): armed for the earliest when
 	// none is armed, it re-arms itself when it fires. Calls one after another arm it about once
 	// per call timeout, instead of a timer (and a context) of their own each.
@@ -122,13 +126,14 @@ var (
 func NewTransport(command string, args, env []string, dir string, limit int, log *slog.Logger) *Transport {
 	return &Transport{
 		command: command, args: args, env: env, dir: dir, log: log, limit: limit,
-		stderr:   newRing(64 << 10),
-		pending:  map[any]pendingCall{},
-		done:     make(chan struct{}),
-		exited:   make(chan struct{}),
-		readDone: make(chan struct{}),
-		errDone:  make(chan struct{}),
-		closing:  make(chan struct{}),
+		stderr:       newRing(64 << 10),
+		pending:      map[string]*pendingCall{},
+		pendingOther: map[any]*pendingCall{},
+		done:         make(chan struct{}),
+		exited:       make(chan struct{}),
+		readDone:     make(chan struct{}),
+		errDone:      make(chan struct{}),
+		closing:      make(chan struct{}),
 	}
 }
 
@@ -323,13 +328,49 @@ func (t *Transport) fail(err error) {
 	})
 }
 
-// pendingCall is a request sent and not answered yet.
+// pendingCall is a request sent and not answered yet. Whoever takes it out of the pending calls
+// settles it, once: the read loop sets resp, the deadline watch sets timedOut, then either
+// signals ch; a caller that gives up and finds it gone waits for that signal (forget). The
+// response is kept here, so that a call costs one allocation for it and its channel's.
 type pendingCall struct {
-	ch       chan *Response // takes the response, or timedOut
-	deadline time.Time      // zero: none (the caller's context decides)
+	id       mcp.RequestId // the request's: the response's ID when the server sent it back plainly
+	ch       chan struct{} // capacity 1: signalled once, after resp or timedOut is set
+	resp     Response
+	timedOut bool
+	deadline time.Time // zero: none (the caller's context decides)
 }
 
-// pendingKey is id as a key of the pending calls: its value (no string built per call), or its
+// addLocked registers p under its id.
+func (t *Transport) addLocked(p *pendingCall) {
+	if s, ok := p.id.Value().(string); ok {
+		t.pending[s] = p
+		return
+	}
+	t.pendingOther[pendingKey(p.id)] = p
+}
+
+// takeLocked removes and returns the pending call with id (nil: none).
+func (t *Transport) takeLocked(id mcp.RequestId) *pendingCall {
+	if s, ok := id.Value().(string); ok {
+		return t.takeStringLocked(s)
+	}
+	key := pendingKey(id)
+	p := t.pendingOther[key]
+	delete(t.pendingOther, key)
+	return p
+}
+
+// takeStringLocked removes and returns the pending call whose id is the string s (nil: none).
+// s may be string(b) of a []byte: the lookup does not allocate.
+func (t *Transport) takeStringLocked(s string) *pendingCall {
+	p := t.pending[s]
+	if p != nil {
+		delete(t.pending, p.id.Value().(string))
+	}
+	return p
+}
+
+// pendingKey is id as a key of pendingOther: its value (no string built per call), or its
 // String for a value a map cannot take.
 func pendingKey(id mcp.RequestId) any {
 	switch v := id.Value().(type) {
@@ -341,9 +382,6 @@ func pendingKey(id mcp.RequestId) any {
 
 // otherID keys an id of any other type apart from the string ids.
 type otherID string
-
-// timedOut is sent on a pending call's channel when its deadline passes.
-var timedOut = &Response{}
 
 // ErrCallTimeout is a call that got no answer before its timeout.
 var ErrCallTimeout = errors.New("mcpbridge: call timed out")
@@ -369,14 +407,26 @@ func (t *Transport) expire() {
 	defer t.pendingMu.Unlock()
 	t.watchArmed = false
 	var next time.Time
-	for key, p := range t.pending {
+	check := func(p *pendingCall) bool { // true: expired, and settled
 		switch {
 		case p.deadline.IsZero():
 		case !p.deadline.After(now):
-			delete(t.pending, key)
-			p.ch <- timedOut // capacity 1, and the one who deletes the call is the one who sends
+			p.timedOut = true
+			p.ch <- struct{}{} // capacity 1, and the one who deletes the call is the one who sends
+			return true
 		case next.IsZero() || p.deadline.Before(next):
 			next = p.deadline
+		}
+		return false
+	}
+	for key, p := range t.pending {
+		if check(p) {
+			delete(t.pending, key)
+		}
+	}
+	for key, p := range t.pendingOther {
+		if check(p) {
+			delete(t.pendingOther, key)
 		}
 	}
 	select {
@@ -478,23 +528,39 @@ type Envelope struct {
 // ScanEnvelope decodes the usual Envelope (a string id or none, a plain method) in one pass,
 // as encoding/json would; false: decode it with encoding/json (see package jsonscan).
 func ScanEnvelope(line []byte) (Envelope, bool) {
-	var env Envelope
-	ok := jsonscan.Members(line, func(name, v []byte) bool {
+	env, id, ok := scanEnvelope(line)
+	if ok && id.plain {
+		v := mcp.NewRequestId(string(id.text))
+		env.ID = &v
+	}
+	return env, ok
+}
+
+// plainID is an id that is a JSON string without escapes, as written (not yet a mcp.RequestId).
+type plainID struct {
+	text  []byte // between the quotes; aliases the line
+	plain bool   // there is one
+}
+
+// scanEnvelope is ScanEnvelope leaving a string id as its bytes: when id.plain, env.ID is nil and
+// id is what encoding/json would decode. A response to one of our calls (the read loop's every
+// frame) then finds its call without building an id.
+func scanEnvelope(line []byte) (env Envelope, id plainID, ok bool) {
+	ok = jsonscan.Members(line, func(name, v []byte) bool {
 		which, unsure := jsonscan.Which(name, "id", "method", "result", "error")
 		switch {
 		case unsure:
 			return false
-		case which == 0: // as *mcp.RequestId decodes it: null is no id
+		case which == 0: // as *mcp.RequestId decodes it: null is no id; the last one wins
+			env.ID, id = nil, plainID{}
 			if string(v) == "null" {
-				env.ID = nil
 				return true
 			}
-			s, ok := jsonscan.String(v)
+			text, ok := jsonscan.StringBytes(v)
 			if !ok {
 				return false // a number, an escape: rare (our own ids are plain strings)
 			}
-			id := mcp.NewRequestId(s)
-			env.ID = &id
+			id = plainID{text: text, plain: true}
 		case which == 1:
 			return jsonscan.SetString(&env.Method, v)
 		case which == 2:
@@ -513,21 +579,22 @@ func ScanEnvelope(line []byte) (Envelope, bool) {
 		}
 		return true
 	})
-	return env, ok
+	return env, id, ok
 }
 
 // route dispatches one frame; false means it was not JSON-RPC.
 func (t *Transport) route(fr Frame) bool {
 	line := fr.Data
-	env, ok := ScanEnvelope(line)
+	env, id, ok := scanEnvelope(line)
 	if !ok {
-		env = Envelope{}
-		if err := json.Unmarshal(line, &env); err != nil {
+		var slow Envelope // its own variable: decoded into, it lives on the heap
+		if err := json.Unmarshal(line, &slow); err != nil {
 			return false
 		}
+		env, id = slow, plainID{}
 	}
 	switch {
-	case env.Method != "" && env.ID == nil:
+	case env.Method != "" && env.ID == nil && !id.plain:
 		var n mcp.JSONRPCNotification
 		if err := json.Unmarshal(line, &n); err != nil {
 			return false
@@ -566,18 +633,26 @@ func (t *Transport) route(fr Frame) bool {
 			}()
 			t.serveRequest(ctx, req)
 		}()
-	case env.ID != nil:
-		key := pendingKey(*env.ID)
+	case env.ID != nil || id.plain:
+		var p *pendingCall
 		t.pendingMu.Lock()
-		ch := t.pending[key].ch
-		delete(t.pending, key)
+		if id.plain {
+			p = t.takeStringLocked(string(id.text))
+		} else {
+			p = t.takeLocked(*env.ID)
+		}
 		t.pendingMu.Unlock()
-		if ch != nil {
-			answersInHand.Add(1)
-			ch <- &Response{
-				JSONRPCResponse: transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: *env.ID, Result: json.RawMessage(env.Result), Error: env.Error},
+		if p != nil {
+			respID := p.id // the same string as the one sent back
+			if env.ID != nil {
+				respID = *env.ID
+			}
+			p.resp = Response{
+				JSONRPCResponse: transport.JSONRPCResponse{JSONRPC: mcp.JSONRPC_VERSION, ID: respID, Result: json.RawMessage(env.Result), Error: env.Error},
 				Frame:           fr,
 			}
+			answersInHand.Add(1)
+			p.ch <- struct{}{}
 		}
 	default:
 		return false
@@ -684,12 +759,11 @@ var answersInHand atomic.Int64
 // run: a writer that can wait a moment for them (the host's LSP output) sends them together.
 func AnswersInHand() int64 { return answersInHand.Load() }
 
-// taken counts resp, a value received from a call's channel, as taken.
-func taken(resp *Response) *Response {
-	if resp != timedOut {
+// taken counts p's answer, signalled on its channel and received, as taken.
+func taken(p *pendingCall) {
+	if !p.timedOut {
 		answersInHand.Add(-1)
 	}
-	return resp
 }
 
 // tryWriter is a stdin that can write without waiting (rawio.File).
@@ -729,28 +803,26 @@ func (t *Transport) RoundTripLine(ctx context.Context, id mcp.RequestId, line []
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
-	key := pendingKey(id)
-	p := pendingCall{ch: make(chan *Response, 1)}
+	p := &pendingCall{id: id, ch: make(chan struct{}, 1)}
 	if timeout > 0 {
 		p.deadline = time.Now().Add(timeout)
 	}
-	ch := p.ch
 	t.pendingMu.Lock()
-	t.pending[key] = p
+	t.addLocked(p)
 	if timeout > 0 {
 		t.watchLocked(p.deadline)
 	}
 	t.pendingMu.Unlock()
 	// forget drops the call; when the read loop (or the deadline watch) took it first, that one
-	// sends on ch (capacity 1) without waiting: the value is taken here so answersInHand stays
+	// signals ch (capacity 1) without waiting: the signal is taken here so answersInHand stays
 	// exact.
 	forget := func() {
 		t.pendingMu.Lock()
-		_, mine := t.pending[key]
-		delete(t.pending, key)
+		mine := t.takeLocked(id) != nil
 		t.pendingMu.Unlock()
 		if !mine {
-			taken(<-ch)
+			<-p.ch
+			taken(p)
 		}
 	}
 	deadline, ok := ctx.Deadline()
@@ -761,19 +833,20 @@ func (t *Transport) RoundTripLine(ctx context.Context, id mcp.RequestId, line []
 		forget()
 		return nil, err
 	}
-	select {
-	case resp := <-ch:
-		if taken(resp) == timedOut {
+	settled := func() (*Response, error) {
+		taken(p)
+		if p.timedOut {
 			return nil, ErrCallTimeout
 		}
-		return resp, nil
+		return &p.resp, nil
+	}
+	select {
+	case <-p.ch:
+		return settled()
 	case <-t.done:
 		select {
-		case resp := <-ch:
-			if taken(resp) == timedOut {
-				return nil, ErrCallTimeout
-			}
-			return resp, nil
+		case <-p.ch:
+			return settled()
 		default:
 		}
 		forget()
