@@ -213,7 +213,9 @@ func (c *conn) nextID() mcp.RequestId {
 }
 
 func (c *conn) nextIDString() string {
-	return "sb-" + strconv.FormatInt(c.seq.Add(1), 10)
+	// Built in place: one allocation (the string), where "sb-"+FormatInt made two past id 99.
+	var b [24]byte // "sb-" and the digits of any int64
+	return string(strconv.AppendInt(append(b[:0], "sb-"...), c.seq.Add(1), 10))
 }
 
 // appendCallParams appends a tools/call request's params up to the arguments, without the
@@ -409,21 +411,23 @@ func (c *conn) callResult(ctx context.Context, name string, outSchema json.RawMe
 // for its answer at most timeout. A call that gets no answer within timeout fails with
 // stdio.ErrCallTimeout (the server is told it was cancelled); one whose ctx ends, with ctx's error.
 func (c *conn) callRound(ctx context.Context, tool, id string, line []byte, timeout time.Duration) (*transport.JSONRPCResponse, *stdio.Frame, error) {
-	params := line[bytes.Index(line, []byte(`"params":`))+len(`"params":`) : len(line)-1]
-	req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: mcp.NewRequestId(id), Method: string(mcp.MethodToolsCall),
-		Params: json.RawMessage(params), Header: c.callHeaders(tool, params)}
+	rid := mcp.NewRequestId(id)
 	var (
 		resp *transport.JSONRPCResponse
 		fr   *stdio.Frame
 		err  error
 	)
 	if s := c.stdio(); s != nil {
-		// The stdio transport keeps the deadline with the pending call (one timer for them all).
+		// The stdio transport keeps the deadline with the pending call (one timer for them all),
+		// and takes the line as it is: no request value is built for it.
 		var sr *stdio.Response
-		if sr, err = s.RoundTripLine(ctx, req.ID, line, timeout); sr != nil {
+		if sr, err = s.RoundTripLine(ctx, rid, line, timeout); sr != nil {
 			resp, fr = &sr.JSONRPCResponse, &sr.Frame
 		}
 	} else {
+		params := line[bytes.Index(line, []byte(`"params":`))+len(`"params":`) : len(line)-1]
+		req := transport.JSONRPCRequest{JSONRPC: mcp.JSONRPC_VERSION, ID: rid, Method: string(mcp.MethodToolsCall),
+			Params: json.RawMessage(params), Header: c.callHeaders(tool, params)}
 		tctx, cancel := context.WithTimeout(ctx, timeout)
 		resp, err = c.tr.SendRequest(tctx, req)
 		if tctx.Err() != nil && ctx.Err() == nil {
@@ -437,12 +441,12 @@ func (c *conn) callRound(ctx context.Context, tool, id string, line []byte, time
 		// Also when a response arrived: it is the server's reaction to the end of ctx (in-process
 		// transports pass ctx through).
 		if err != nil {
-			c.cancelled(req.ID, ctx.Err())
+			c.cancelled(rid, ctx.Err())
 		}
 		return nil, nil, ctx.Err()
 	}
 	if errors.Is(err, stdio.ErrCallTimeout) {
-		c.cancelled(req.ID, context.DeadlineExceeded)
+		c.cancelled(rid, context.DeadlineExceeded)
 		return nil, nil, err
 	}
 	if err != nil {

@@ -34,21 +34,33 @@ func (b *wireBlock) UnmarshalJSON(data []byte) error {
 // encoding/json decodes it into wireCallResult; false: decode it with encoding/json (see package
 // jsonscan).
 func scanCallResult(raw []byte) (wireCallResult, bool) {
-	var w wireCallResult
-	ok := jsonscan.Members(raw, func(name, v []byte) bool {
+	w, content, ok := scanCallResultInto(raw, nil)
+	w.Content = content
+	return w, ok
+}
+
+// scanCallResultInto is scanCallResult appending the blocks to blocks[:0], and returning them
+// apart from w (whose Content it leaves nil): a caller's array then holds the usual result's few
+// blocks without an allocation. (In one variable with the structured content, which goes on to
+// encoding/json, the array would be moved to the heap.)
+func scanCallResultInto(raw []byte, blocks []wireBlock) (w wireCallResult, content []wireBlock, ok bool) {
+	ok = jsonscan.Members(raw, func(name, v []byte) bool {
 		which, unsure := jsonscan.Which(name, "content", "structuredContent", "isError")
 		switch {
 		case unsure:
 			return false
 		case which == 0:
 			if string(v) == "null" {
-				w.Content = nil
+				content = nil
 				return true
 			}
-			w.Content = []wireBlock{} // empty, not nil, as encoding/json leaves it
+			content = blocks[:0]
+			if content == nil {
+				content = []wireBlock{} // empty, not nil, as encoding/json leaves it
+			}
 			return jsonscan.Elements(v, func(e []byte) bool {
 				b, ok := scanBlock(e)
-				w.Content = append(w.Content, b)
+				content = append(content, b)
 				return ok
 			})
 		case which == 1:
@@ -66,7 +78,7 @@ func scanCallResult(raw []byte) (wireCallResult, bool) {
 		}
 		return true
 	})
-	return w, ok
+	return w, content, ok
 }
 
 // scanBlock is wireBlock.UnmarshalJSON for a block that is an object with plain names.
@@ -143,17 +155,20 @@ func parseCallResultSchema(name string, raw []byte, fr *stdio.Frame, outSchema j
 	if fr == nil {
 		fr = &stdio.Frame{}
 	}
-	w, ok := scanCallResult(raw)
+	var blocks [4]wireBlock // the usual result's blocks stay on the stack
+	w, content, ok := scanCallResultInto(raw, blocks[:0])
 	if !ok {
-		w = wireCallResult{}
-		if err := json.Unmarshal(raw, &w); err != nil {
+		var slow wireCallResult // its own variable: decoded into, it lives on the heap
+		if err := json.Unmarshal(raw, &slow); err != nil {
 			return errorResult(name, fmt.Sprintf("malformed tools/call result: %v", err))
 		}
+		w, content = slow, slow.Content
 	}
-	res := Result{Name: name, IsError: w.IsError, Content: make([]json.RawMessage, 0, len(w.Content))}
-	var texts []cappedString
+	res := Result{Name: name, IsError: w.IsError, Content: make([]json.RawMessage, 0, len(content))}
+	var textsArr [4]cappedString // on the stack, as blocks
+	texts := textsArr[:0]
 	size, usedElisions := 0, 0
-	for _, blk := range w.Content {
+	for _, blk := range content {
 		if jsonscan.AmbiguousNames(blk.raw) {
 			// The editor reads the block as it is and would show one value; the model would get
 			// the other (encoding/json matches names without regard to case).
@@ -223,21 +238,29 @@ func parseCallResultSchema(name string, raw []byte, fr *stdio.Frame, outSchema j
 	}
 	// Join the (already cut) prefixes: each holds at least min(total, cap) bytes, so the joined
 	// prefix is exact up to the cap.
-	var joined strings.Builder
+	var joined string
 	total := 0
-	for i, t := range texts {
-		if i > 0 {
-			total++
-			if joined.Len() < MaxResultText+utf8Slack {
-				joined.WriteByte('\n')
+	if len(texts) == 1 {
+		// The usual result: its one text is the joined text, without a copy.
+		t := texts[0]
+		joined, total = t.prefix[:utf8Cut(t.prefix, MaxResultText+utf8Slack)], t.total
+	} else {
+		var b strings.Builder
+		for i, t := range texts {
+			if i > 0 {
+				total++
+				if b.Len() < MaxResultText+utf8Slack {
+					b.WriteByte('\n')
+				}
+			}
+			total += t.total
+			if room := MaxResultText + utf8Slack - b.Len(); room > 0 {
+				b.WriteString(t.prefix[:utf8Cut(t.prefix, room)])
 			}
 		}
-		total += t.total
-		if room := MaxResultText + utf8Slack - joined.Len(); room > 0 {
-			joined.WriteString(t.prefix[:utf8Cut(t.prefix, room)])
-		}
+		joined = b.String()
 	}
-	text, cut := capText(joined.String(), total, MaxResultText)
+	text, cut := capText(joined, total, MaxResultText)
 	res.Text, res.Bytes = text, total
 	res.Truncated = res.Truncated || cut
 	return res

@@ -302,7 +302,7 @@ func (c *conn) taskAugment(support string) bool {
 
 // createdTask reads a tools/call result that is a task handle: 2025-11-25 when the call asked for
 // one ({"task": {...}}), 2026-07-28 by resultType "task". ok is false for an ordinary result.
-func (c *conn) createdTask(result []byte, asked bool) (t wireTask, ok bool, err error) {
+func (c *conn) createdTask(result []byte, asked bool) (wireTask, bool, error) {
 	if (!asked && !c.isModern()) || !bytes.Contains(result, []byte(`task`)) {
 		return wireTask{}, false, nil // the usual result: no scan, or one
 	}
@@ -310,6 +310,9 @@ func (c *conn) createdTask(result []byte, asked bool) (t wireTask, ok bool, err 
 		if !isResultType(result, "task") {
 			return wireTask{}, false, nil
 		}
+		// Declared here, not as a named result: decoded into, it lives on the heap, and the usual
+		// result above would pay for it on every call.
+		var t wireTask
 		if err := json.Unmarshal(result, &t); err != nil {
 			return wireTask{}, true, fmt.Errorf("malformed task result: %w", err)
 		}
