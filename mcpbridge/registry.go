@@ -330,11 +330,13 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 	if err == nil && resolved.Cwd == "" {
 		resolved.Cwd = RunDir(resolved)
 		ranFromRoot = resolved.Registry == nil && resolved.Cwd != ""
-		if arg, ok := relativeArg(resolved.Args); ok && ranFromRoot {
-			// Run from /, `npx -y @modelcontextprotocol/server-filesystem .` would be given the
-			// whole disk where the person meant the open folder: refused before it runs.
-			err = fmt.Errorf(`argument %q is a relative path, and your own package-runner servers run from %s, not the open folder (so that a repository cannot choose their package), where it would name %s: write the folder's absolute path or ${workspaceFolder}, or give the entry a "cwd"`,
-				arg, resolved.Cwd, resolved.Cwd)
+		// Run from /, `npx -y @modelcontextprotocol/server-filesystem .` would be given the whole
+		// disk where the person meant the open folder: refused before it runs. A registry's launch
+		// too: an entry's "registry" is only a claim, which a workspace's entry can make, and the
+		// person who trusted its "." saw nothing that said it would not run in the folder.
+		if arg, ok := relativeArg(resolved.Args); ok && resolved.Cwd != "" {
+			err = fmt.Errorf(`argument %q is a relative path, and this server runs from %s, not the open folder (so that a repository cannot choose its package), where it would name %s: write the folder's absolute path or ${workspaceFolder}, or give the entry a "cwd"`,
+				arg, resolved.Cwd, filepath.Join(resolved.Cwd, relativeValue(arg)))
 			ranFromRoot = false // the error says it already
 		}
 	}
@@ -986,6 +988,15 @@ func relativeArg(args []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// relativeValue is the path in an argument relativeArg returned: a flag's value after "=".
+func relativeValue(arg string) string {
+	if strings.HasPrefix(arg, "-") {
+		_, after, _ := strings.Cut(arg, "=")
+		return after
+	}
+	return arg
 }
 
 // userPackageRunner reports whether a user-level stdio server (not one the workspace defines,

@@ -125,21 +125,29 @@ func TestUserPackageRunnerRelativeArgRefused(t *testing.T) {
 		args      []string // the folder the fake server serves is its first argument
 		cwd       string
 		workspace bool
+		registry  bool   // the entry claims a registry (a workspace's may): it runs from / too
 		want      string // the folder it served; "" refused
 	}{
-		{"dot", []string{"."}, "", false, ""},
-		{"dot-slash", []string{"./src"}, "", false, ""},
-		{"parent", []string{".."}, "", false, ""},
-		{"flag-value", []string{elsewhere, "--root=./data"}, "", false, ""},
-		{"absolute", []string{elsewhere}, "", false, elsewhereReal},
-		{"dot-with-cwd", []string{"."}, elsewhere, false, elsewhereReal},
-		{"dot-workspace", []string{"."}, "", true, repoReal},
+		{"dot", []string{"."}, "", false, false, ""},
+		{"dot-slash", []string{"./src"}, "", false, false, ""},
+		{"parent", []string{".."}, "", false, false, ""},
+		{"flag-value", []string{elsewhere, "--root=./data"}, "", false, false, ""},
+		// attack: the repository's own entry, trusted as `npx ... .` (this folder), claims a
+		// registry so that it runs from /, where "." is the whole disk.
+		{"dot-workspace-registry", []string{"."}, "", true, true, ""},
+		{"dot-registry", []string{"."}, "", false, true, ""},
+		{"absolute", []string{elsewhere}, "", false, false, elsewhereReal},
+		{"dot-with-cwd", []string{"."}, elsewhere, false, false, elsewhereReal},
+		{"dot-workspace", []string{"."}, "", true, false, repoReal},
 	} {
 		out := filepath.Join(t.TempDir(), "served")
 		cfg := stdioCfg(tc.name)
 		cfg.Command, cfg.Args, cfg.Cwd = filepath.Join(bin, "npx"), tc.args, tc.cwd
 		cfg.Env = map[string]string{"OUT": out}
 		cfg.WorkspaceOnly = tc.workspace
+		if tc.registry {
+			cfg.Registry = &config.RegistryRef{URL: "https://registry.example.com", Name: "io.github.acme/fs", Version: "1.0.0"}
+		}
 		r := newTestRegistry(t, Options{Trusted: func(config.ServerConfig) bool { return true }})
 		st := applyAndWait(t, r, cfg)[tc.name]
 		served, _ := os.ReadFile(out)
@@ -165,19 +173,20 @@ func TestUserPackageRunnerRelativeArgRefused(t *testing.T) {
 
 func TestRelativeArg(t *testing.T) {
 	for _, tc := range []struct {
-		args []string
-		want string
+		args  []string
+		want  string
+		found bool
 	}{
-		{[]string{"-y", "@modelcontextprotocol/server-filesystem", "."}, "."},
-		{[]string{"-y", "pkg", "../x"}, "../x"},
-		{[]string{"-y", "pkg", `.\x`}, `.\x`},
-		{[]string{"-y", "pkg", "--dir=."}, "--dir=."},
-		{[]string{"-y", "pkg", "--dir", "./x"}, "./x"},
-		{[]string{"-y", "pkg", "/home/me/project", ".hidden", "...", "--x=y", "-"}, ""},
+		{[]string{"-y", "@modelcontextprotocol/server-filesystem", "."}, ".", true},
+		{[]string{"-y", "pkg", "../x"}, "../x", true},
+		{[]string{"-y", "pkg", `.\x`}, `.\x`, true},
+		{[]string{"-y", "pkg", "--dir=."}, "--dir=.", true},
+		{[]string{"-y", "pkg", "--dir", "./x"}, "./x", true},
+		{[]string{"-y", "pkg", "/home/me/project", ".hidden", "...", "--x=y", "-"}, "", false},
 	} {
 		got, ok := relativeArg(tc.args)
-		if got != tc.want || ok != (tc.want != "") {
-			t.Errorf("relativeArg(%q) = %q, %v; want %q", tc.args, got, ok, tc.want)
+		if got != tc.want || ok != tc.found {
+			t.Errorf("relativeArg(%q) = %q, %v; want %q, %v", tc.args, got, ok, tc.want, tc.found)
 		}
 	}
 }
