@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"path"
 	"path/filepath"
 	"slices"
 	"sort"
@@ -966,25 +967,33 @@ func RunDir(c config.ServerConfig) string {
 	return ""
 }
 
-// relativeArg returns the first argument that is a relative path by its look: ".", "..", or one
-// starting "./" or "../" (".\\" and "..\\" too), alone or as a flag's value after "=".
+// relativeArg returns the first argument that is a relative path by its look: ".", "..", one
+// starting "./" or "../" (".\\" and "..\\" too), one that climbs back out of where it starts
+// ("src/.."), alone or as a flag's value after "="; and an empty argument, which a server that
+// takes a path resolves to its working folder (an ${input:...} left empty, an empty ${env:...}).
+// A flag's empty value ("--exclude=") is not a path.
 func relativeArg(args []string) (string, bool) {
 	for _, a := range args {
+		if a == "" {
+			return a, true
+		}
 		v := a
 		if strings.HasPrefix(v, "-") {
 			_, after, ok := strings.Cut(v, "=")
-			if !ok {
+			if !ok || after == "" {
 				continue
 			}
 			v = after
-		}
-		if v == "." || v == ".." {
-			return a, true
 		}
 		for _, p := range []string{"./", "../", ".\\", "..\\"} {
 			if strings.HasPrefix(v, p) {
 				return a, true
 			}
+		}
+		// Either separator, whatever the system: a Windows form is as relative elsewhere. Not a
+		// URL's or a drive's (a ':'): "https://x/../.." is no folder here.
+		if c := path.Clean(strings.ReplaceAll(v, `\`, "/")); !strings.Contains(v, ":") && (c == "." || c == ".." || strings.HasPrefix(c, "../")) {
+			return a, true
 		}
 	}
 	return "", false

@@ -132,11 +132,17 @@ func TestUserPackageRunnerRelativeArgRefused(t *testing.T) {
 		{"dot-slash", []string{"./src"}, "", false, false, ""},
 		{"parent", []string{".."}, "", false, false, ""},
 		{"flag-value", []string{elsewhere, "--root=./data"}, "", false, false, ""},
+		// An empty argument (an ${input:...} the person left empty, an empty ${env:...}) is the
+		// working folder to a server that resolves it as a path: the whole disk.
+		{"empty", []string{""}, "", false, false, ""},
+		// A path that climbs back out of where it starts is "." too.
+		{"climbs-back", []string{"src/.."}, "", false, false, ""},
 		// attack: the repository's own entry, trusted as `npx ... .` (this folder), claims a
 		// registry so that it runs from /, where "." is the whole disk.
 		{"dot-workspace-registry", []string{"."}, "", true, true, ""},
 		{"dot-registry", []string{"."}, "", false, true, ""},
 		{"absolute", []string{elsewhere}, "", false, false, elsewhereReal},
+		{"absolute-and-empty-flag", []string{elsewhere, "--exclude="}, "", false, false, elsewhereReal},
 		{"dot-with-cwd", []string{"."}, elsewhere, false, false, elsewhereReal},
 		{"dot-workspace", []string{"."}, "", true, false, repoReal},
 	} {
@@ -182,7 +188,11 @@ func TestRelativeArg(t *testing.T) {
 		{[]string{"-y", "pkg", `.\x`}, `.\x`, true},
 		{[]string{"-y", "pkg", "--dir=."}, "--dir=.", true},
 		{[]string{"-y", "pkg", "--dir", "./x"}, "./x", true},
-		{[]string{"-y", "pkg", "/home/me/project", ".hidden", "...", "--x=y", "-"}, "", false},
+		{[]string{"-y", "pkg", ""}, "", true},
+		{[]string{"-y", "pkg", "x/../.."}, "x/../..", true},
+		{[]string{"-y", "pkg", `x\..`}, `x\..`, true},
+		{[]string{"-y", "pkg", "--root=src/.."}, "--root=src/..", true},
+		{[]string{"-y", "pkg", "/home/me/project", ".hidden", "...", "--x=y", "-", "--exclude=", "/a/..", "https://x.example/../..", "x/../y"}, "", false},
 	} {
 		got, ok := relativeArg(tc.args)
 		if got != tc.want || ok != tc.found {
