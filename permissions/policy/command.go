@@ -3,6 +3,7 @@ package policy
 import (
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -58,8 +59,8 @@ func unwrapOnce(l Launch) (string, []string, bool) {
 				return "npx", args, true
 			}
 		default:
-			if valued, ok := wrappers[name]; ok {
-				return afterWrapper(name, valued, l.Args)
+			if w, ok := wrappers[name]; ok {
+				return afterWrapper(w, l.Args)
 			}
 		}
 	}
@@ -67,46 +68,156 @@ func unwrapOnce(l Launch) (string, []string, bool) {
 }
 
 // wrappers are programs that run the command after their options unchanged (nice, nohup,
-// timeout, ...), each with its options that take a value as the next argument.
-var wrappers = map[string][]string{
-	"nohup":   nil,
-	"setsid":  nil,
-	"nice":    {"-n", "--adjustment"},
-	"ionice":  {"-c", "--class", "-n", "--classdata"},
-	"stdbuf":  {"-i", "--input", "-o", "--output", "-e", "--error"},
-	"timeout": {"-s", "--signal", "-k", "--kill-after"},
-	"taskset": nil,
-	"chrt":    nil,
+// timeout, ...): how each takes its options (the real program's getopt_long spec: GNU coreutils
+// 9, util-linux 2.38 and later), and what it takes between them and the command.
+var wrappers = map[string]wrapper{
+	"nohup":  {opts: optSpec{long: []string{"help", "version"}}},
+	"setsid": {opts: optSpec{short: "cfwhV", long: []string{"ctty", "fork", "wait", "help", "version"}}},
+	// nice also takes -N (and --N, -+N) as -n N, anywhere among its options.
+	"nice":    {opts: optSpec{short: "n:", long: []string{"adjustment=", "help", "version"}, number: true}},
+	"ionice":  {opts: optSpec{short: "c:n:p:P:u:thV", long: []string{"class=", "classdata=", "pid=", "pgid=", "uid=", "ignore", "help", "version"}}},
+	"stdbuf":  {opts: optSpec{short: "i:o:e:", long: []string{"input=", "output=", "error=", "help", "version"}}},
+	"timeout": {opts: optSpec{short: "k:s:v", long: []string{"kill-after=", "signal=", "foreground", "preserve-status", "verbose", "help", "version"}}, operand: operandAlways},
+	"taskset": {opts: optSpec{short: "acphV", long: []string{"all-tasks", "cpu-list", "pid", "help", "version"}}, operand: operandAlways},
+	"chrt": {opts: optSpec{short: "abdD:efhimopP:RrT:vV", long: []string{"all-tasks", "batch", "deadline", "ext", "fifo", "help", "idle", "max",
+		"other", "pid", "reset-on-fork", "rr", "sched-deadline=", "sched-period=", "sched-runtime=", "verbose", "version"}}, operand: operandNumber},
 }
 
+type wrapper struct {
+	opts    optSpec
+	operand int // what comes before the command: operandNone, operandAlways, operandNumber
+}
+
+const (
+	operandNone   = iota
+	operandAlways // timeout's duration, taskset's mask or CPU list
+	// chrt's priority: newer util-linux lets a policy without one (--other) leave it out, so a
+	// word that is not a number is the command.
+	operandNumber
+)
+
 // afterWrapper skips a wrapper's options (and their values) and what it takes before the
-// command (timeout's duration, taskset's mask, chrt's priority) and returns the command.
-func afterWrapper(name string, valued, args []string) (string, []string, bool) {
-	i := 0
-	for ; i < len(args); i++ {
-		a := args[i]
-		if a == "--" {
-			i++
-			break
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" {
-			break
-		}
-		if name == "nice" && len(a) > 1 && a[1] >= '0' && a[1] <= '9' {
-			continue // nice -10: the old spelling of -n 10
-		}
-		if slices.Contains(valued, a) {
-			i++ // the option's value
-		}
+// command, and returns the command.
+func afterWrapper(w wrapper, args []string) (string, []string, bool) {
+	i, ok := w.opts.parse(args, nil)
+	if !ok {
+		return "", nil, false
 	}
-	switch name {
-	case "timeout", "taskset", "chrt":
-		i++ // the duration, the CPU mask or list, the priority
+	switch {
+	case w.operand == operandAlways:
+		i++
+	case w.operand == operandNumber && i < len(args):
+		if _, err := strconv.Atoi(strings.TrimPrefix(args[i], "+")); err == nil {
+			i++
+		}
 	}
 	if i >= len(args) {
 		return "", nil, false
 	}
 	return args[i], args[i+1:], true
+}
+
+// optSpec is how a program takes its options, as getopt_long reads them with a "+" optstring
+// (GNU coreutils and util-linux all do): the options end at the first word that is not one, or
+// after "--"; short options may be written together, one that takes a value taking the rest of
+// the word or else the next word; a long option may be cut to any prefix that names only it,
+// and takes its value after "=" or else in the next word (an optional value only after "=").
+// What the program would refuse (an unknown option) does not run anything: how such a word is
+// read does not matter.
+type optSpec struct {
+	short string // getopt's letters; ':' after one that takes a value
+	// long are the long options' names: "name" takes no value, "name=" takes one, "name?" an
+	// optional one.
+	long   []string
+	number bool // -N, --N and -+N are options (nice's old spelling of -n N)
+}
+
+// parse reads args' options and returns the index of the first word after them. each, when
+// set, is given each option (a short one's letter, a long one's full name) and its value; when
+// it returns true parse stops there and returns the index after that option. ok is false when
+// an option's value is missing (the program runs nothing).
+func (s optSpec) parse(args []string, each func(name, value string) (stop bool)) (next int, ok bool) {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			return i + 1, true
+		case len(a) < 2 || a[0] != '-':
+			return i, true
+		case s.number && isNumberOption(a):
+			if each != nil && each("n", strings.TrimLeft(a, "-+")) {
+				return i + 1, true
+			}
+		case a[1] == '-':
+			name, value, eq := strings.Cut(a[2:], "=")
+			name, takes := s.longOpt(name)
+			if takes == '=' && !eq {
+				if i+1 >= len(args) {
+					return len(args), false
+				}
+				i++
+				value = args[i]
+			}
+			if each != nil && each(name, value) {
+				return i + 1, true
+			}
+		default:
+			for j := 1; j < len(a); j++ {
+				k := strings.IndexByte(s.short, a[j])
+				if k < 0 || a[j] == ':' || k+1 >= len(s.short) || s.short[k+1] != ':' {
+					if each != nil && each(a[j:j+1], "") {
+						return i + 1, true
+					}
+					continue
+				}
+				value := a[j+1:]
+				if value == "" {
+					if i+1 >= len(args) {
+						return len(args), false
+					}
+					i++
+					value = args[i]
+				}
+				if each != nil && each(a[j:j+1], value) {
+					return i + 1, true
+				}
+				break
+			}
+		}
+	}
+	return len(args), true
+}
+
+// longOpt is the long option that name names (itself, or the only one it is a prefix of) and
+// what it takes: 0 no value, '=' a value, '?' an optional one. An unknown or ambiguous name is
+// returned as it is, taking no value (the program refuses it).
+func (s optSpec) longOpt(name string) (string, byte) {
+	found, takes, n := name, byte(0), 0
+	for _, l := range s.long {
+		full, t := l, byte(0)
+		if c := l[len(l)-1]; c == '=' || c == '?' {
+			full, t = l[:len(l)-1], c
+		}
+		if full == name {
+			return full, t
+		}
+		if strings.HasPrefix(full, name) {
+			found, takes, n = full, t, n+1
+		}
+	}
+	if n != 1 {
+		return name, 0
+	}
+	return found, takes
+}
+
+// isNumberOption reports whether a is nice's -N, --N or -+N.
+func isNumberOption(a string) bool {
+	d := 1
+	if a[1] == '-' || a[1] == '+' {
+		d = 2
+	}
+	return d < len(a) && a[d] >= '0' && a[d] <= '9'
 }
 
 // programNames are the base names of what l runs: as written, as found, and where a symlink

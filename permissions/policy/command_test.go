@@ -1,0 +1,80 @@
+package policy
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+// TestDenyLooksThroughWrapperOptions: a deny by command holds however a wrapper's options are
+// spelled, as the real programs (GNU coreutils, util-linux) read them with getopt_long: short
+// options written together with the last one's value after them, a long option cut to any
+// unambiguous prefix, its value in the next word. Each spelling is first run for real, where
+// the program is installed, to see that it does start the npx it names with the denied
+// package; then Admit must refuse it.
+func TestDenyLooksThroughWrapperOptions(t *testing.T) {
+	bin := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	npx := filepath.Join(bin, "npx")
+	if err := os.WriteFile(npx, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \""+marker+"\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	look := func(name string) (string, error) {
+		if name == "npx" {
+			return npx, nil
+		}
+		return "", os.ErrNotExist
+	}
+	const denyFS = `{"deniedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/"]}]}`
+	p := FromSources(look, MemSource{Path: "/etc/switchboard/managed-settings.json", Data: []byte(denyFS)})
+	if err := p.Broken(); err != nil {
+		t.Fatal(err)
+	}
+	// npx by its path: a run never finds another one (env -i empties PATH, and execvp then
+	// looks in /bin and /usr/bin, where the real npx would fetch the package).
+	run := []string{npx, "-y", "@modelcontextprotocol/server-filesystem", "/"}
+	for _, tc := range [][]string{
+		{"nice", "--adj", "5"},
+		{"nice", "--adjustment", "5"},
+		{"nice", "-5", "-n", "1"},
+		{"ionice", "-tc", "2"},
+		{"ionice", "-tc2", "-n", "4"},
+		{"ionice", "--classd", "4"},
+		{"stdbuf", "--out", "L"},
+		{"stdbuf", "--o", "L", "-e", "0"},
+		{"timeout", "-vk", "5", "1d"},
+		{"timeout", "--kill", "5", "1d"},
+		{"timeout", "--sig", "KILL", "1d"},
+		{"timeout", "--foreground", "--pre", "1d"},
+		{"setsid", "-fw"},
+		{"setsid", "--wa"},
+		{"taskset", "-ac", "0"},
+		{"chrt", "-o", "0"},
+		{"chrt", "--oth", "0"},
+		{"nohup", "--"},
+	} {
+		argv := append(slices.Clone(tc), run...)
+		t.Run(strings.Join(tc, " "), func(t *testing.T) {
+			if prog, err := exec.LookPath(tc[0]); err == nil {
+				os.Remove(marker)
+				cmd := exec.Command(prog, argv[1:]...)
+				cmd.Env = []string{"PATH=/usr/bin:/bin", "FOO=x"}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%q does not run: %v\n%s", argv, err, out)
+				}
+				got, err := os.ReadFile(marker)
+				if err != nil || strings.Fields(string(got))[0] != "-y" || !strings.Contains(string(got), "server-filesystem") {
+					t.Fatalf("%q ran npx with %q (%v), not the denied package: the spelling is not the one meant", argv, got, err)
+				}
+			} else {
+				t.Logf("%s is not installed here: the spelling is not run", tc[0])
+			}
+			if d := p.Admit(stdio("fs", argv[0], "/usr/bin/"+argv[0], argv[1:]...)); d.Allowed {
+				t.Errorf("Admit(%q) allowed it: the deny of npx's server-filesystem was dodged", argv)
+			}
+		})
+	}
+}
