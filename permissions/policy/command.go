@@ -233,31 +233,33 @@ func programNames(l Launch) []string {
 	return names
 }
 
-// afterEnv skips env's options and assignments and returns the command it runs.
+// envOpts are GNU env's options (coreutils 9; -a/--argv0 is 9.5's).
+var envOpts = optSpec{short: "a:C:iS:u:v0", long: []string{"argv0=", "block-signal?", "chdir=", "debug", "default-signal?", "help",
+	"ignore-environment", "ignore-signal?", "list-signal-handling", "null", "split-string=", "unset=", "version"}}
+
+// afterEnv skips env's options and assignments and returns the command it runs. -S's string
+// is split into words that env reads on from (options, assignments, the command).
 func afterEnv(args []string) (string, []string, bool) {
-	for i := 0; i < len(args); i++ {
-		a := args[i]
-		switch {
-		case a == "--":
-			if i+1 < len(args) {
-				return args[i+1], args[i+2:], true
-			}
-			return "", nil, false
-		case a == "-u" || a == "--unset" || a == "-C" || a == "--chdir":
-			i++ // the option's value
-		case a == "-S" || a == "--split-string":
-			if i+1 >= len(args) {
-				return "", nil, false
-			}
-			return afterEnv(append(strings.Fields(args[i+1]), args[i+2:]...))
-		case strings.HasPrefix(a, "--split-string="):
-			return afterEnv(append(strings.Fields(strings.TrimPrefix(a, "--split-string=")), args[i+1:]...))
-		case strings.HasPrefix(a, "-"):
-			// -i, -0, -v, --ignore-environment, --unset=X, --chdir=X, ...
-		case strings.Contains(a, "="):
-			// NAME=VALUE
-		default:
-			return a, args[i+1:], true
+	var split []string
+	i, ok := envOpts.parse(args, func(name, value string) bool {
+		if name == "S" || name == "split-string" {
+			split = strings.Fields(value)
+			return true
+		}
+		return false
+	})
+	switch {
+	case !ok:
+		return "", nil, false
+	case split != nil:
+		return afterEnv(append(split, args[i:]...))
+	}
+	if i < len(args) && args[i] == "-" {
+		i++ // a lone "-" is -i
+	}
+	for ; i < len(args); i++ {
+		if !strings.Contains(args[i], "=") {
+			return args[i], args[i+1:], true
 		}
 	}
 	return "", nil, false

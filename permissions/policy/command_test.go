@@ -55,6 +55,11 @@ func TestDenyLooksThroughWrapperOptions(t *testing.T) {
 		{"chrt", "-o", "0"},
 		{"chrt", "--oth", "0"},
 		{"nohup", "--"},
+		{"env", "--uns", "FOO"},
+		{"env", "-iu", "FOO"},
+		{"env", "--ch", "/"},
+		{"env", "-vS", "FOO=1"},
+		{"env", "-i", "-", "FOO=1"},
 	} {
 		argv := append(slices.Clone(tc), run...)
 		t.Run(strings.Join(tc, " "), func(t *testing.T) {
