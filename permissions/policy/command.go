@@ -51,8 +51,8 @@ func unwrapOnce(l Launch) (string, []string, bool) {
 		case "npm":
 			// npm exec (npm x) is npx, once npm's parser has taken out its first "--", wherever
 			// it is (npm exec pkg -- args).
-			if len(l.Args) > 0 && (l.Args[0] == "exec" || l.Args[0] == "x") {
-				args := slices.Clone(l.Args[1:])
+			if k := npmExec(l.Args); k >= 0 {
+				args := slices.Clone(l.Args[k+1:])
 				if i := slices.Index(args, "--"); i >= 0 {
 					args = slices.Delete(args, i, i+1)
 				}
@@ -65,6 +65,29 @@ func unwrapOnce(l Launch) (string, []string, bool) {
 		}
 	}
 	return "", nil, false
+}
+
+// npmExec is the index of npm's exec command in args, or -1. npm reads its options anywhere, so
+// some may come before the command (npm -y exec, npm --loglevel silent exec), and it takes a
+// command's unambiguous prefix for the command (npm exe). Which options take a value is npm's
+// long list: a word after an option may be its value, or the command.
+func npmExec(args []string) int {
+	valueNext := false
+	for k, a := range args {
+		switch {
+		case a == "--":
+			return -1
+		case a == "exec" || a == "exe" || a == "x":
+			return k
+		case strings.HasPrefix(a, "-") && a != "-":
+			valueNext = !strings.Contains(a, "=")
+		case valueNext:
+			valueNext = false // the option's value, or npm's other command (which is not exec)
+		default:
+			return -1 // another command
+		}
+	}
+	return -1
 }
 
 // wrappers are programs that run the command after their options unchanged (nice, nohup,

@@ -83,3 +83,30 @@ func TestDenyLooksThroughWrapperOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestDenyLooksThroughNpmExec: npm exec is npx however npm is told to run it: with npm's options
+// before the command, which npm reads anywhere, and by a prefix of its name (each spelling
+// below runs the denied package with npm 11, offline, from a local node_modules); npm's other
+// commands are not npx.
+func TestDenyLooksThroughNpmExec(t *testing.T) {
+	const denyFS = `{"deniedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/"]}]}`
+	p := mem(t, denyFS)
+	for _, tc := range []struct {
+		args   []string
+		denied bool
+	}{
+		{[]string{"exec", "-y", "@modelcontextprotocol/server-filesystem", "/"}, true},
+		{[]string{"-y", "exec", "@modelcontextprotocol/server-filesystem", "/"}, true},
+		{[]string{"--loglevel", "silent", "exec", "-y", "@modelcontextprotocol/server-filesystem", "--", "/"}, true},
+		{[]string{"--yes", "x", "@modelcontextprotocol/server-filesystem", "/"}, true},
+		{[]string{"exe", "-y", "@modelcontextprotocol/server-filesystem", "/"}, true},
+		{[]string{"run", "exec", "@modelcontextprotocol/server-filesystem", "/"}, false},
+		{[]string{"--prefix", "x", "run", "@modelcontextprotocol/server-filesystem", "/"}, false},
+		{[]string{"--", "exec", "@modelcontextprotocol/server-filesystem", "/"}, false},
+	} {
+		d := p.Admit(stdio("fs", "npm", "/usr/bin/npm", tc.args...))
+		if d.Allowed == tc.denied {
+			t.Errorf("Admit(npm %q).Allowed = %v, want %v", tc.args, d.Allowed, !tc.denied)
+		}
+	}
+}
