@@ -299,12 +299,13 @@ func (p *Policy) serverRuleMatches(r serverRule, l Launch, allow bool) bool {
 		// The launch, and what a wrapper in it starts (env, sh -c), compared as the program
 		// understands its arguments (command.go).
 		program := filepath.Base(r.command[0])
-		for _, f := range unwrapped(l, p.lookPath) {
+		launches, cut := unwrapped(l, p.lookPath)
+		for _, f := range launches {
 			if denyArgsMatch(program, r.command[1:], f.Args) && p.commandMatches(r.command[0], f, false) {
 				return true
 			}
 		}
-		return false
+		return cut // wrappers past any real launch's depth: what runs in the end was not seen
 	case r.url != "":
 		return !l.stdio() && urlMatches(r.url, l.URL, allow)
 	}

@@ -13,21 +13,24 @@ import (
 // arguments of a package runner as it understands them.
 
 // maxUnwrap bounds how many wrappers deep a launch is looked into (env sh -c "env npx ...").
-const maxUnwrap = 4
+// Deeper than any real launch: a chain that goes on past it is a dodge (nohup nohup ... npx),
+// and matches every deny by command (unwrapped's cut).
+const maxUnwrap = 32
 
 // unwrapped returns l and each launch that l starts through a wrapper: env (its options and
 // NAME=VALUE assignments), sh/bash/dash/zsh -c with a script of plain words (exec and
 // assignments in front allowed), npm exec (as npx), and nice, nohup, setsid, ionice, stdbuf,
 // timeout, taskset and chrt. A script with quotes, variables or operators is not taken
-// apart: what it runs cannot be told without running a shell.
+// apart: what it runs cannot be told without running a shell. cut is true when the last
+// launch is a wrapper still, maxUnwrap deep: what it starts was not looked at.
 //
 // The program a wrapper starts is found as lookPath finds it ("" when it cannot be).
-func unwrapped(l Launch, lookPath func(string) (string, error)) []Launch {
-	out := []Launch{l}
+func unwrapped(l Launch, lookPath func(string) (string, error)) (out []Launch, cut bool) {
+	out = []Launch{l}
 	for range maxUnwrap {
 		cmd, args, ok := unwrapOnce(out[len(out)-1])
 		if !ok {
-			break
+			return out, false
 		}
 		n := l
 		n.Command, n.Args, n.Path = cmd, args, ""
@@ -38,7 +41,8 @@ func unwrapped(l Launch, lookPath func(string) (string, error)) []Launch {
 		}
 		out = append(out, n)
 	}
-	return out
+	_, _, more := unwrapOnce(out[len(out)-1])
+	return out, more
 }
 
 func unwrapOnce(l Launch) (string, []string, bool) {

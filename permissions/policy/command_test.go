@@ -60,6 +60,9 @@ func TestDenyLooksThroughWrapperOptions(t *testing.T) {
 		{"env", "--ch", "/"},
 		{"env", "-vS", "FOO=1"},
 		{"env", "-i", "-", "FOO=1"},
+		// However deep: each wrapper runs the next.
+		{"nohup", "nohup", "nohup", "nohup", "nohup"},
+		{"nice", "timeout", "5", "setsid", "stdbuf", "-oL", "env", "-i", "nice", "-n", "1"},
 	} {
 		argv := append(slices.Clone(tc), run...)
 		t.Run(strings.Join(tc, " "), func(t *testing.T) {
@@ -107,6 +110,29 @@ func TestDenyLooksThroughNpmExec(t *testing.T) {
 		d := p.Admit(stdio("fs", "npm", "/usr/bin/npm", tc.args...))
 		if d.Allowed == tc.denied {
 			t.Errorf("Admit(npm %q).Allowed = %v, want %v", tc.args, d.Allowed, !tc.denied)
+		}
+	}
+}
+
+// TestDenyPastUnwrapDepth: a chain of wrappers deeper than maxUnwrap (no real launch is) is
+// denied by a deny by command, whatever it runs in the end; within it, only what the deny
+// names is.
+func TestDenyPastUnwrapDepth(t *testing.T) {
+	const denyFS = `{"deniedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/"]}]}`
+	p := mem(t, denyFS)
+	chain := func(n int, pkg string) []string {
+		return append(slices.Repeat([]string{"nohup"}, n), "npx", "-y", pkg, "/")
+	}
+	for _, tc := range []struct {
+		args   []string
+		denied bool
+	}{
+		{chain(maxUnwrap-1, "@modelcontextprotocol/server-filesystem"), true},
+		{chain(maxUnwrap-1, "@modelcontextprotocol/server-github"), false},
+		{chain(maxUnwrap+5, "@modelcontextprotocol/server-github"), true},
+	} {
+		if d := p.Admit(stdio("fs", "nohup", "/usr/bin/nohup", tc.args...)); d.Allowed == tc.denied {
+			t.Errorf("Admit(nohup × %d, %s).Allowed = %v, want %v", len(tc.args)-3, tc.args[len(tc.args)-2], d.Allowed, !tc.denied)
 		}
 	}
 }
