@@ -292,38 +292,47 @@ func afterEnv(args []string) (string, []string, bool) {
 	return "", nil, false
 }
 
-// afterShell takes apart "-c SCRIPT" (or -lc, -ec, ..., after -o NAME or +e) when SCRIPT is
-// plain words.
+// afterShell takes apart "-c SCRIPT" (or -lc, -ec, ..., after -o NAME or +e, or bash's
+// --rcfile FILE) when SCRIPT is plain words. The script is the first word after all the
+// options, which may follow -c too (sh -c -e SCRIPT).
 func afterShell(args []string) (string, []string, bool) {
-	for i := 0; i < len(args)-1; i++ {
+	sawC := false
+	i := 0
+options:
+	for ; i < len(args); i++ {
 		a := args[i]
-		if a == "-o" || a == "+o" || a == "-O" || a == "+O" {
-			i++ // set -o's option name (pipefail, errexit)
-			continue
+		switch {
+		case a == "--":
+			i++
+			break options
+		case a == "--rcfile" || a == "--init-file":
+			i++ // bash's rc file
+		case strings.HasPrefix(a, "--"):
+			// --login, --norc, ...
+		case len(a) > 1 && (a[0] == '-' || a[0] == '+'):
+			// -e, -lc, +e: letters together, each o or O taking the next word (set -o's option
+			// name: -co pipefail, +o errexit).
+			sawC = sawC || a[0] == '-' && strings.ContainsRune(a, 'c')
+			i += strings.Count(a, "o") + strings.Count(a, "O")
+		default:
+			break options
 		}
-		if strings.HasPrefix(a, "+") && len(a) > 1 {
-			continue // +e, +x: options turned off
-		}
-		if !strings.HasPrefix(a, "-") || a == "-" || a == "--" {
-			return "", nil, false
-		}
-		if strings.HasPrefix(a, "--") || !strings.ContainsRune(a, 'c') {
-			continue // -e, -l, --login, ...
-		}
-		script := args[i+1]
-		if strings.IndexFunc(script, func(r rune) bool { return !plainWordRune(r) }) >= 0 {
-			return "", nil, false
-		}
-		words := strings.Fields(script)
-		for len(words) > 0 && (words[0] == "exec" || strings.Contains(words[0], "=")) {
-			words = words[1:]
-		}
-		if len(words) == 0 {
-			return "", nil, false
-		}
-		return words[0], words[1:], true
 	}
-	return "", nil, false
+	if !sawC || i >= len(args) {
+		return "", nil, false // a script file, or stdin
+	}
+	script := args[i]
+	if strings.IndexFunc(script, func(r rune) bool { return !plainWordRune(r) }) >= 0 {
+		return "", nil, false
+	}
+	words := strings.Fields(script)
+	for len(words) > 0 && (words[0] == "exec" || strings.Contains(words[0], "=")) {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return "", nil, false
+	}
+	return words[0], words[1:], true
 }
 
 func plainWordRune(r rune) bool {

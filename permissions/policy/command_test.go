@@ -60,11 +60,22 @@ func TestDenyLooksThroughWrapperOptions(t *testing.T) {
 		{"env", "--ch", "/"},
 		{"env", "-vS", "FOO=1"},
 		{"env", "-i", "-", "FOO=1"},
+		// A shell's options after -c come before its script; bash's --rcfile takes a file.
+		{"bash", "-c", "-x"},
+		{"bash", "-c", "-o", "pipefail", "--"},
+		{"dash", "-c", "-e"},
+		{"bash", "-co", "pipefail"},
+		{"bash", "-eOc", "extglob"},
+		{"bash", "--rcfile", "/dev/null", "-c"},
+		{"bash", "--init-file", "/dev/null", "-ec"},
 		// However deep: each wrapper runs the next.
 		{"nohup", "nohup", "nohup", "nohup", "nohup"},
 		{"nice", "timeout", "5", "setsid", "stdbuf", "-oL", "env", "-i", "nice", "-n", "1"},
 	} {
 		argv := append(slices.Clone(tc), run...)
+		if tc[0] == "bash" || tc[0] == "dash" {
+			argv = append(slices.Clone(tc), strings.Join(run, " ")) // the script
+		}
 		t.Run(strings.Join(tc, " "), func(t *testing.T) {
 			if prog, err := exec.LookPath(tc[0]); err == nil {
 				os.Remove(marker)
