@@ -339,31 +339,60 @@ func plainWordRune(r rune) bool {
 	return 'a' <= r && r <= 'z' || 'A' <= r && r <= 'Z' || '0' <= r && r <= '9' || strings.ContainsRune("@/._:=+-,% \t", r)
 }
 
-// runnerArgs is a package runner's argument list with what does not change the package it runs
-// taken out: npx's -y/--yes (without a terminal npx assumes it) and "--", and the version after the
-// package's name when keepVersion is false (pkg@latest, @scope/pkg@1.2.3, pkg==1.2.3 for uvx).
-// ok is false for a program that is not a package runner this knows.
-func runnerArgs(program string, args []string, keepVersion bool) (out []string, ok bool) {
+// runnerRead is one way a package runner may read its arguments: its options before the
+// package, and the package (without its version unless kept) with what follows it.
+type runnerRead struct {
+	opts, run []string
+}
+
+// runnerReads are the ways a package runner may read args, with what does not change the
+// package it runs taken out: npx's -y/--yes (without a terminal npx assumes it) and "--", and
+// the version after the package's name when keepVersion is false (pkg@latest, @scope/pkg@1.2.3,
+// pkg==1.2.3 for uvx). Which of the runner's many options take a value is not known here: a word
+// after an option written without "=" is read both as its value and as the package (npx --cache
+// DIR pkg, npx --quiet pkg). ok is false for a program that is not a package runner this knows.
+func runnerReads(program string, args []string, keepVersion bool) (reads []runnerRead, ok bool) {
 	switch strings.ToLower(program) {
 	case "npx", "pnpx", "bunx", "uvx":
 	default:
 		return nil, false
 	}
-	out = make([]string, 0, len(args))
-	for i, a := range args {
-		if a == "-y" || a == "--yes" || a == "--" {
-			continue // "--" ends npx's options: npx -- pkg runs pkg
+	read := func(opts []string, pkg string, rest []string) runnerRead {
+		if !keepVersion {
+			pkg = packageName(pkg)
 		}
-		if strings.HasPrefix(a, "-") {
-			out = append(out, a)
+		return runnerRead{opts: slices.Clone(opts), run: append([]string{pkg}, rest...)}
+	}
+	var opts []string
+	valued := false // the word before is an option that may take this one as its value
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-y" || a == "--yes":
+			valued = false
+			continue
+		case a == "--":
+			// "--" ends npx's options: npx -- pkg runs pkg
+			if i+1 < len(args) {
+				reads = append(reads, read(opts, args[i+1], args[i+2:]))
+			}
+			return reads, true
+		case strings.HasPrefix(a, "-"):
+			opts = append(opts, a)
+			valued = !strings.Contains(a, "=")
 			continue
 		}
-		if !keepVersion {
-			a = packageName(a)
+		reads = append(reads, read(opts, a, args[i+1:]))
+		if !valued {
+			return reads, true
 		}
-		return append(append(out, a), args[i+1:]...), true
+		opts = append(opts, a) // or the option's value
+		valued = false
 	}
-	return out, true
+	if len(reads) == 0 {
+		reads = append(reads, runnerRead{opts: opts}) // no package
+	}
+	return reads, true
 }
 
 // packageName is a package spec without its version: @scope/pkg@1.2.3 and pkg@latest lose what
@@ -379,20 +408,36 @@ func packageName(spec string) string {
 }
 
 // denyArgsMatch reports whether a deny rule's arguments cover args: the same list, or, for a
-// package runner, the same package run with the same arguments (a version matters only when the
-// rule names one).
+// package runner, the same package run with the same arguments, with the rule's options among
+// those given before it and any others (npx --quiet pkg is npx pkg); a version matters only when
+// the rule names one.
 func denyArgsMatch(program string, rule, args []string) bool {
 	if slices.Equal(rule, args) {
 		return true
 	}
-	ruleNorm, ok := runnerArgs(program, rule, true)
+	ruleReads, ok := runnerReads(program, rule, true)
 	if !ok {
 		return false
 	}
-	keep := false
-	if unversioned, _ := runnerArgs(program, rule, false); !slices.Equal(unversioned, ruleNorm) {
-		keep = true // the rule names a version: only that version
+	unversioned, _ := runnerReads(program, rule, false)
+	for j, r := range ruleReads {
+		keep := !slices.Equal(unversioned[j].run, r.run) // the rule names a version: only that version
+		got, _ := runnerReads(program, args, keep)
+		for _, g := range got {
+			if slices.Equal(r.run, g.run) && subset(r.opts, g.opts) {
+				return true
+			}
+		}
 	}
-	got, _ := runnerArgs(program, args, keep)
-	return slices.Equal(ruleNorm, got)
+	return false
+}
+
+// subset reports whether every word of a is in b.
+func subset(a, b []string) bool {
+	for _, w := range a {
+		if !slices.Contains(b, w) {
+			return false
+		}
+	}
+	return true
 }

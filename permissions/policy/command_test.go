@@ -147,3 +147,60 @@ func TestDenyPastUnwrapDepth(t *testing.T) {
 		}
 	}
 }
+
+// TestDenyNpxOptions: a deny of an npx package holds whatever npx's options come before the
+// package, a value-taking one's value included (npx reads many: --cache DIR, --quiet, ...).
+// Each spelling is run first with the real npx, offline, from a project whose node_modules has
+// a stand-in for the package, to see that it runs it with the denied argument.
+func TestDenyNpxOptions(t *testing.T) {
+	const denyFS = `{"deniedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/"]}]}`
+	p := mem(t, denyFS)
+	npx, npxErr := exec.LookPath("npx")
+	proj := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	pkg := filepath.Join(proj, "node_modules", "@modelcontextprotocol", "server-filesystem")
+	for name, data := range map[string]string{
+		filepath.Join(proj, "package.json"): `{"name": "proj", "version": "1.0.0"}`,
+		filepath.Join(pkg, "package.json"):  `{"name": "@modelcontextprotocol/server-filesystem", "version": "1.0.0", "bin": {"mcp-server-filesystem": "cli.js"}}`,
+		filepath.Join(pkg, "cli.js"):        "#!/usr/bin/env node\nrequire('fs').writeFileSync(process.env.MARK, process.argv.slice(2).join(' '))\n",
+	} {
+		if err := os.MkdirAll(filepath.Dir(name), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(name, []byte(data), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(proj, "node_modules", ".bin")
+	if err := os.MkdirAll(bin, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Join(pkg, "cli.js"), filepath.Join(bin, "mcp-server-filesystem")); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		args   []string
+		denied bool
+	}{
+		{[]string{"--quiet", "-y", "@modelcontextprotocol/server-filesystem", "/"}, true},
+		{[]string{"-q", "@modelcontextprotocol/server-filesystem@1.0.0", "/"}, true},
+		{[]string{"--cache", filepath.Join(t.TempDir(), "cache"), "-y", "@modelcontextprotocol/server-filesystem", "/"}, true},
+		{[]string{"--loglevel=silent", "--", "@modelcontextprotocol/server-filesystem", "/"}, true},
+		{[]string{"--quiet", "-y", "@modelcontextprotocol/server-filesystem", "/home"}, false},
+		{[]string{"--quiet", "-y", "@modelcontextprotocol/server-github"}, false},
+	} {
+		if tc.denied && npxErr == nil {
+			os.Remove(marker)
+			cmd := exec.Command(npx, tc.args...)
+			cmd.Dir = proj
+			cmd.Env = append(os.Environ(), "npm_config_offline=true", "MARK="+marker)
+			out, err := cmd.CombinedOutput()
+			if got, _ := os.ReadFile(marker); err != nil || string(got) != "/" {
+				t.Fatalf("npx %q ran the package with %q (%v): not the denied run\n%s", tc.args, got, err, out)
+			}
+		}
+		if d := p.Admit(stdio("fs", "npx", "/usr/bin/npx", tc.args...)); d.Allowed == tc.denied {
+			t.Errorf("Admit(npx %q).Allowed = %v, want %v", tc.args, d.Allowed, !tc.denied)
+		}
+	}
+}
