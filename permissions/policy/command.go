@@ -268,9 +268,16 @@ var envOpts = optSpec{short: "a:C:iS:u:v0", long: []string{"argv0=", "block-sign
 // is split into words that env reads on from (options, assignments, the command).
 func afterEnv(args []string) (string, []string, bool) {
 	var split []string
+	splitSeen := false
 	i, ok := envOpts.parse(args, func(name, value string) bool {
 		if name == "S" || name == "split-string" {
-			split = strings.Fields(value)
+			var plain bool
+			if split, plain = scriptWords(value); !plain {
+				// An escape or ${VAR} (env expands it): its words as they look, which for a
+				// deny is as good a guess as any (the command is most often plain).
+				split = strings.Fields(value)
+			}
+			splitSeen = true
 			return true
 		}
 		return false
@@ -278,7 +285,7 @@ func afterEnv(args []string) (string, []string, bool) {
 	switch {
 	case !ok:
 		return "", nil, false
-	case split != nil:
+	case splitSeen:
 		return afterEnv(append(split, args[i:]...))
 	}
 	if i < len(args) && args[i] == "-" {
@@ -321,11 +328,10 @@ options:
 	if !sawC || i >= len(args) {
 		return "", nil, false // a script file, or stdin
 	}
-	script := args[i]
-	if strings.IndexFunc(script, func(r rune) bool { return !plainWordRune(r) }) >= 0 {
+	words, ok := scriptWords(args[i])
+	if !ok {
 		return "", nil, false
 	}
-	words := strings.Fields(script)
 	for len(words) > 0 && (words[0] == "exec" || strings.Contains(words[0], "=")) {
 		words = words[1:]
 	}
@@ -333,6 +339,48 @@ options:
 		return "", nil, false
 	}
 	return words[0], words[1:], true
+}
+
+// scriptWords splits a script of words as sh (and env -S) does: plain characters, and any
+// text in '...' or "..." other than $, ` and \, which expand or escape (a quoted part joins the
+// word it touches: np'x' is npx; a pair of quotes alone is an empty word). ok is false for anything else
+// (expansions, escapes, operators, globs, comments): what such a script runs cannot be told
+// without running the shell.
+func scriptWords(script string) (words []string, ok bool) {
+	var w strings.Builder
+	inWord := false
+	for i := 0; i < len(script); i++ {
+		c := script[i]
+		switch {
+		case c == ' ' || c == '\t':
+			if inWord {
+				words = append(words, w.String())
+				w.Reset()
+				inWord = false
+			}
+		case c == '\'' || c == '"':
+			end := strings.IndexByte(script[i+1:], c)
+			if end < 0 {
+				return nil, false
+			}
+			quoted := script[i+1 : i+1+end]
+			if strings.ContainsAny(quoted, "$`\\") {
+				return nil, false
+			}
+			w.WriteString(quoted)
+			inWord = true
+			i += end + 1
+		case plainWordRune(rune(c)):
+			w.WriteByte(c)
+			inWord = true
+		default:
+			return nil, false
+		}
+	}
+	if inWord {
+		words = append(words, w.String())
+	}
+	return words, true
 }
 
 func plainWordRune(r rune) bool {

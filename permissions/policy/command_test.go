@@ -204,3 +204,60 @@ func TestDenyNpxOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestDenyLooksThroughQuotedScripts: a script of words that quotes some of them (sh -c, env
+// -S) runs what the unquoted words would: the deny holds. Each is run first with the real
+// shell or env to see that it starts the denied package (NPX: the stand-in's path). A script
+// with an expansion or an operator is still not taken apart.
+func TestDenyLooksThroughQuotedScripts(t *testing.T) {
+	bin := t.TempDir()
+	marker := filepath.Join(t.TempDir(), "ran")
+	npx := filepath.Join(bin, "npx")
+	if err := os.WriteFile(npx, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \""+marker+"\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	look := func(name string) (string, error) {
+		if name == "npx" {
+			return npx, nil
+		}
+		return "", os.ErrNotExist
+	}
+	const denyFS = `{"deniedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/"]}]}`
+	p := FromSources(look, MemSource{Path: "/etc/switchboard/managed-settings.json", Data: []byte(denyFS)})
+	if err := p.Broken(); err != nil {
+		t.Fatal(err)
+	}
+	for _, argv := range [][]string{
+		{"sh", "-c", `NPX -y '@modelcontextprotocol/server-filesystem' /`},
+		{"bash", "-c", `NPX "-y" "@modelcontextprotocol/server-filesystem" "/"`},
+		{"sh", "-c", `exec NPX -y @modelcontextprotocol/'server-filesystem' ''/`},
+		{"env", "-S", `NPX -y "@modelcontextprotocol/server-filesystem" /`},
+		{"env", `-SNPX -y '@modelcontextprotocol/server-filesystem' /`},
+	} {
+		for i := range argv {
+			argv[i] = strings.ReplaceAll(argv[i], "NPX", npx)
+		}
+		t.Run(strings.Join(argv, " "), func(t *testing.T) {
+			if prog, err := exec.LookPath(argv[0]); err == nil {
+				os.Remove(marker)
+				cmd := exec.Command(prog, argv[1:]...)
+				cmd.Env = []string{"PATH=/usr/bin:/bin"}
+				if out, err := cmd.CombinedOutput(); err != nil {
+					t.Fatalf("%q does not run: %v\n%s", argv, err, out)
+				}
+				if got, err := os.ReadFile(marker); err != nil || string(got) != "-y\n@modelcontextprotocol/server-filesystem\n/\n" {
+					t.Fatalf("%q ran npx with %q (%v), not the denied run", argv, got, err)
+				}
+			}
+			if d := p.Admit(stdio("fs", argv[0], "/usr/bin/"+argv[0], argv[1:]...)); d.Allowed {
+				t.Errorf("Admit(%q) allowed it: the deny was dodged", argv)
+			}
+		})
+	}
+	// Not taken apart (what runs depends on the shell's state), so not denied by its look.
+	for _, script := range []string{`npx -y "$PKG" /`, `npx -y @modelcontextprotocol/server-filesystem / ; echo`, `npx -y @modelcontextprotocol/server-filesystem \/`} {
+		if w, ok := scriptWords(script); ok {
+			t.Errorf("scriptWords(%q) = %q, want it refused", script, w)
+		}
+	}
+}
