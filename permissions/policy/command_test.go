@@ -16,23 +16,7 @@ import (
 // the program is installed, to see that it does start the npx it names with the denied
 // package; then Admit must refuse it.
 func TestDenyLooksThroughWrapperOptions(t *testing.T) {
-	bin := t.TempDir()
-	marker := filepath.Join(t.TempDir(), "ran")
-	npx := filepath.Join(bin, "npx")
-	if err := os.WriteFile(npx, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \""+marker+"\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	look := func(name string) (string, error) {
-		if name == "npx" {
-			return npx, nil
-		}
-		return "", os.ErrNotExist
-	}
-	const denyFS = `{"deniedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/"]}]}`
-	p := FromSources(look, MemSource{Path: "/etc/switchboard/managed-settings.json", Data: []byte(denyFS)})
-	if err := p.Broken(); err != nil {
-		t.Fatal(err)
-	}
+	p, npx, marker := denyWithStandIn(t)
 	// npx by its path: a run never finds another one (env -i empties PATH, and execvp then
 	// looks in /bin and /usr/bin, where the real npx would fetch the package).
 	run := []string{npx, "-y", "@modelcontextprotocol/server-filesystem", "/"}
@@ -210,23 +194,7 @@ func TestDenyNpxOptions(t *testing.T) {
 // shell or env to see that it starts the denied package (NPX: the stand-in's path). A script
 // with an expansion or an operator is still not taken apart.
 func TestDenyLooksThroughQuotedScripts(t *testing.T) {
-	bin := t.TempDir()
-	marker := filepath.Join(t.TempDir(), "ran")
-	npx := filepath.Join(bin, "npx")
-	if err := os.WriteFile(npx, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \""+marker+"\"\n"), 0o755); err != nil {
-		t.Fatal(err)
-	}
-	look := func(name string) (string, error) {
-		if name == "npx" {
-			return npx, nil
-		}
-		return "", os.ErrNotExist
-	}
-	const denyFS = `{"deniedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/"]}]}`
-	p := FromSources(look, MemSource{Path: "/etc/switchboard/managed-settings.json", Data: []byte(denyFS)})
-	if err := p.Broken(); err != nil {
-		t.Fatal(err)
-	}
+	p, npx, marker := denyWithStandIn(t)
 	for _, argv := range [][]string{
 		{"sh", "-c", `NPX -y '@modelcontextprotocol/server-filesystem' /`},
 		{"bash", "-c", `NPX "-y" "@modelcontextprotocol/server-filesystem" "/"`},
@@ -260,4 +228,28 @@ func TestDenyLooksThroughQuotedScripts(t *testing.T) {
 			t.Errorf("scriptWords(%q) = %q, want it refused", script, w)
 		}
 	}
+}
+
+// denyWithStandIn is a policy that denies `npx -y @modelcontextprotocol/server-filesystem /`,
+// with npx found as a stand-in script that writes its arguments to marker, one a line: a
+// spelling run for real shows what it would have started.
+func denyWithStandIn(t *testing.T) (p *Policy, npx, marker string) {
+	t.Helper()
+	marker = filepath.Join(t.TempDir(), "ran")
+	npx = filepath.Join(t.TempDir(), "npx")
+	if err := os.WriteFile(npx, []byte("#!/bin/sh\nprintf '%s\\n' \"$@\" > \""+marker+"\"\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	look := func(name string) (string, error) {
+		if name == "npx" {
+			return npx, nil
+		}
+		return "", os.ErrNotExist
+	}
+	const denyFS = `{"deniedMcpServers": [{"serverCommand": ["npx", "-y", "@modelcontextprotocol/server-filesystem", "/"]}]}`
+	p = FromSources(look, MemSource{Path: "/etc/switchboard/managed-settings.json", Data: []byte(denyFS)})
+	if err := p.Broken(); err != nil {
+		t.Fatal(err)
+	}
+	return p, npx, marker
 }

@@ -126,14 +126,8 @@ func TestRouterCancel(t *testing.T) {
 		<-ctx.Done()
 		return "late", nil
 	})
-	a, b := net.Pipe()
-	server := jsonrpc2.NewConn(NewStream(a, StreamOptions{}), jsonrpc2.WithCodec(Codec{}), jsonrpc2.WithPreempter(r))
-	server.Go(context.Background(), r.Handle)
-	defer server.Close()
-	defer a.Close()
 	// Raw client: we choose the id to cancel.
-	s := NewStream(b, StreamOptions{})
-	defer s.Close()
+	s := rawClient(t, r)
 	ctx := context.Background()
 	s.WriteFrame(ctx, []byte(`{"jsonrpc":"2.0","id":7,"method":"wait"}`))
 	<-started
@@ -209,13 +203,7 @@ func TestRouterAsyncKeepsItsMethod(t *testing.T) {
 		panic("late panic")
 	})
 	r.Request("other/method", false, func(context.Context, json.RawMessage) (any, error) { return "ok", nil })
-	a, b := net.Pipe()
-	server := jsonrpc2.NewConn(NewStream(a, StreamOptions{}), jsonrpc2.WithCodec(Codec{}), jsonrpc2.WithPreempter(r))
-	server.Go(context.Background(), r.Handle)
-	defer server.Close()
-	defer a.Close()
-	s := NewStream(b, StreamOptions{})
-	defer s.Close()
+	s := rawClient(t, r)
 	ctx := context.Background()
 	s.WriteFrame(ctx, []byte(`{"jsonrpc":"2.0","id":1,"method":"first/panics"}`))
 	<-started
@@ -320,13 +308,7 @@ func TestRouterReply(t *testing.T) {
 	r.Request("null", false, func(ctx context.Context, p json.RawMessage) (any, error) {
 		return Reply(ctx, nil), nil
 	})
-	a, b := net.Pipe()
-	server := jsonrpc2.NewConn(NewStream(a, StreamOptions{}), jsonrpc2.WithCodec(Codec{}), jsonrpc2.WithPreempter(r))
-	server.Go(context.Background(), r.Handle)
-	defer server.Close()
-	defer a.Close()
-	s := NewStream(b, StreamOptions{})
-	defer s.Close()
+	s := rawClient(t, r)
 	ctx := context.Background()
 	for _, c := range []struct{ method, want string }{
 		{"reply", `{"jsonrpc":"2.0","id":1,"result":{ "spaced" : [1, 2] }}`},
@@ -338,4 +320,20 @@ func TestRouterReply(t *testing.T) {
 			t.Errorf("%s answered %s, %v; want %s", c.method, body, err, c.want)
 		}
 	}
+}
+
+// rawClient serves r on one end of a pipe and returns the other end's stream, for a test that
+// writes frames as it chooses (its own ids, a $/cancelRequest).
+func rawClient(t *testing.T, r *Router) *Stream {
+	t.Helper()
+	a, b := net.Pipe()
+	server := jsonrpc2.NewConn(NewStream(a, StreamOptions{}), jsonrpc2.WithCodec(Codec{}), jsonrpc2.WithPreempter(r))
+	server.Go(context.Background(), r.Handle)
+	s := NewStream(b, StreamOptions{})
+	t.Cleanup(func() {
+		s.Close()
+		a.Close()
+		server.Close()
+	})
+	return s
 }
