@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path"
 	"path/filepath"
@@ -339,6 +340,12 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 			err = fmt.Errorf(`argument %q is a relative path, and this server runs from %s, not the open folder (so that a repository cannot choose its package), where it would name %s: write the folder's absolute path or ${workspaceFolder}, or give the entry a "cwd"`,
 				arg, resolved.Cwd, filepath.Join(resolved.Cwd, relativeValue(arg)))
 			ranFromRoot = false // the error says it already
+		} else if key, val, ok := relativeEnv(resolved.Env); ok && resolved.Cwd != "" {
+			// The same path in the environment (ALLOWED_DIR=., as servers that read their folder
+			// from a variable take it).
+			err = fmt.Errorf(`%s=%q is a relative path, and this server runs from %s, not the open folder (so that a repository cannot choose its package), where it would name %s: write the folder's absolute path or ${workspaceFolder}, or give the entry a "cwd"`,
+				key, val, resolved.Cwd, filepath.Join(resolved.Cwd, val))
+			ranFromRoot = false
 		}
 	}
 	if err == nil {
@@ -997,6 +1004,19 @@ func relativeArg(args []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// relativeEnv returns the first variable of env, in name order, whose value is a relative path
+// as relativeArg reads one, except empty (an empty variable is no path: many are set empty).
+func relativeEnv(env map[string]string) (key, val string, ok bool) {
+	for _, k := range slices.Sorted(maps.Keys(env)) {
+		if v := env[k]; v != "" && !strings.HasPrefix(v, "-") {
+			if _, rel := relativeArg([]string{v}); rel {
+				return k, v, true
+			}
+		}
+	}
+	return "", "", false
 }
 
 // relativeValue is the path in an argument relativeArg returned: a flag's value after "=".

@@ -1,6 +1,7 @@
 package mcpbridge
 
 import (
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -172,6 +173,51 @@ func TestUserPackageRunnerRelativeArgRefused(t *testing.T) {
 			continue
 		}
 		if got := strings.TrimSpace(string(served)); got != tc.want {
+			t.Errorf("%s served %s, want %s", tc.name, got, tc.want)
+		}
+	}
+}
+
+// TestUserPackageRunnerRelativeEnvRefused: a server that takes its folder from a variable
+// (ALLOWED_DIR=.) is given / the same way when it runs from /: refused before it runs too. An
+// empty variable, a flag-like value and words that are no path start as before.
+func TestUserPackageRunnerRelativeEnvRefused(t *testing.T) {
+	t.Chdir(t.TempDir())
+	bin := t.TempDir()
+	script := "#!/bin/sh\ncd \"$ALLOWED_DIR\" && pwd -P > \"$OUT\"\nexec " + mcptestBin + "\n"
+	if err := os.WriteFile(filepath.Join(bin, "npx"), []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	elsewhere := t.TempDir()
+	elsewhereReal, _ := filepath.EvalSymlinks(elsewhere)
+	for _, tc := range []struct {
+		name string
+		env  map[string]string
+		want string // the folder it served; "" refused
+	}{
+		{"dot", map[string]string{"ALLOWED_DIR": "."}, ""},
+		{"dot-slash", map[string]string{"ALLOWED_DIR": "./data"}, ""},
+		{"absolute", map[string]string{"ALLOWED_DIR": elsewhere, "EMPTY": "", "NODE_ENV": "production", "FLAGS": "--x=./y"}, elsewhereReal},
+	} {
+		out := filepath.Join(t.TempDir(), "served")
+		cfg := stdioCfg(tc.name)
+		cfg.Command, cfg.Args = filepath.Join(bin, "npx"), []string{"-y", "@acme/fs"}
+		cfg.Env = map[string]string{"OUT": out}
+		maps.Copy(cfg.Env, tc.env)
+		r := newTestRegistry(t, Options{Trusted: func(config.ServerConfig) bool { return true }})
+		st := applyAndWait(t, r, cfg)[tc.name]
+		served, _ := os.ReadFile(out)
+		if tc.want == "" {
+			if st.State != StateFailed || len(served) > 0 {
+				t.Errorf("%s: state %s, served %q: want refused before it ran", tc.name, st.State, served)
+			} else if !strings.Contains(st.Error, "ALLOWED_DIR=") || !strings.Contains(st.Error, "relative path") || !strings.Contains(st.Error, `"cwd"`) {
+				t.Errorf("%s: the error does not name the variable and what to write: %q", tc.name, st.Error)
+			}
+			continue
+		}
+		if st.State != StateReady {
+			t.Errorf("%s: %+v", tc.name, st)
+		} else if got := strings.TrimSpace(string(served)); got != tc.want {
 			t.Errorf("%s served %s, want %s", tc.name, got, tc.want)
 		}
 	}
