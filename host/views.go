@@ -72,11 +72,16 @@ type viewInstance struct {
 	// context what the view gave for the model's next turn (viewcontext.go); guarded by views.mu.
 	conversation string
 	context      *viewContext
-	created      time.Time
-	ui           *mcpbridge.ToolUI
-	tool         mcpbridge.Tool
-	input        json.RawMessage
-	result       json.RawMessage
+	// callTokens and callsAt bound how fast the view's calls run (takeViewCall); throttled: the
+	// person was told once. Guarded by views.mu.
+	callTokens float64
+	callsAt    time.Time
+	throttled  bool
+	created    time.Time
+	ui         *mcpbridge.ToolUI
+	tool       mcpbridge.Tool
+	input      json.RawMessage
+	result     json.RawMessage
 
 	// ended: its conversation ended (EndConversation); guarded by views.mu.
 	ended bool
@@ -298,6 +303,11 @@ func (a *App) ViewCallTool(ctx context.Context, id, name string, args json.RawMe
 		return mcpbridge.Result{Name: target.Name, IsError: true, Text: msg, Bytes: len(msg), Content: []json.RawMessage{textContent(msg)}},
 			permissions.Decision{By: permissions.ByLimit, Reason: "denied: the view's chat conversation ended"}, nil
 	}
+	if !a.takeViewCall(vi) {
+		msg := fmt.Sprintf("Tool call %s was not run: the view of %s calls tools more often than %d times a second; it may call again in a moment.", target.Name, vi.ref.Tool, int(time.Second/viewCallEvery))
+		return mcpbridge.Result{Name: target.Name, IsError: true, Text: msg, Bytes: len(msg), Content: []json.RawMessage{textContent(msg)}},
+			permissions.Decision{By: permissions.ByLimit, Reason: "denied: the view calls too often"}, nil
+	}
 	req := CallRequest{Name: target.Name, Arguments: args, Source: "view", View: vi.ref.Tool, ViewID: vi.ref.ID}
 	// A chat call's view acts within its conversation: never in a mode looser than the one the
 	// person last ran that conversation in (as its message's turn, viewmessage.go), so a chat in
@@ -429,6 +439,41 @@ func (a *App) refusedBeforeGate(vi *viewInstance, t mcpbridge.Tool, mode permiss
 	msg := fmt.Sprintf("Tool call %s was not run: %s.", t.Name, why)
 	return mcpbridge.Result{Name: t.Name, IsError: true, Text: msg, Bytes: len(msg), Content: []json.RawMessage{textContent(msg)}},
 		permissions.Decision{By: permissions.ByLimit, Reason: "denied: " + why}, true
+}
+
+// A view's calls run at most viewCallBurst at once and then one per viewCallEvery (5 a second).
+// A view is a page its server wrote: a grant of its tool (always-allow, the allowlist) is the
+// person's to the view as they use it, not to a page that calls it in a loop (a side effect per
+// call, a paid API's quota), which would also write an audit line per call. Past the bound a
+// call is refused before the gate (no audit line), and the person is told once.
+const (
+	viewCallBurst = 20
+	viewCallEvery = 200 * time.Millisecond
+)
+
+// takeViewCall reports whether the view may make a call now, and counts it (a token bucket).
+func (a *App) takeViewCall(vi *viewInstance) bool {
+	now := a.taskNow()
+	a.views.mu.Lock()
+	switch d := now.Sub(vi.callsAt); {
+	case vi.callsAt.IsZero():
+		vi.callTokens, vi.callsAt = viewCallBurst, now
+	case d > 0: // a clock that steps back refills nothing
+		vi.callTokens, vi.callsAt = min(viewCallBurst, vi.callTokens+float64(d)/float64(viewCallEvery)), now
+	}
+	if vi.callTokens >= 1 {
+		vi.callTokens--
+		a.views.mu.Unlock()
+		return true
+	}
+	tell := !vi.throttled
+	vi.throttled = true
+	tool := safetext.Bounded(vi.ref.Tool, previewLimit)
+	a.views.mu.Unlock()
+	if tell {
+		a.ui.Notify(LevelWarning, fmt.Sprintf("The view of %s calls tools more often than %d times a second: Switchboard did not run the calls beyond that.", tool, int(time.Second/viewCallEvery)))
+	}
+	return false
 }
 
 // endAsk releases the view's open question and counts its outcome (countOutcome).

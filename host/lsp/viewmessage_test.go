@@ -11,8 +11,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/host/lsp"
 	"github.com/switchboard-dev/switchboard/host/wire"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 )
@@ -554,4 +556,48 @@ func TestViewCallsRefusedUnaskedBounded(t *testing.T) {
 		awaitDone(env, strict.Turn)
 		loop(t, env, view.ID)
 	})
+}
+
+// TestViewCallsRateBounded: a view's calls that the person's grant lets run (always-allow here)
+// still run at most 20 at once and then 5 a second: a page the server wrote, calling its tool in
+// a loop, would repeat the tool's side effect (a paid API's quota, a message sent) and write an
+// audit line per call. The calls beyond are refused before the gate, the view is told why, and
+// the person is told once.
+func TestViewCallsRateBounded(t *testing.T) {
+	var mu sync.Mutex
+	now := time.Date(2026, 12, 6, 12, 0, 0, 0, time.UTC)
+	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(map[string]any{"apps": server("--apps")}, "mode", "always-allow"),
+		Options: func(o *lsp.Options) {
+			o.Now = func() time.Time { mu.Lock(); defer mu.Unlock(); return now }
+		}})
+	env.AwaitServer("apps", "ready")
+	id := callClock(t, env).View.ID
+	calls := func(n int) (ran int) {
+		for range n {
+			var r wire.ToolResult
+			env.MustCommand(wire.CmdViewCallTool, map[string]any{"id": id, "name": "tick"}, &r)
+			switch {
+			case !r.IsError:
+				ran++
+			case !strings.Contains(r.Text, "more often than 5 times a second"):
+				t.Fatalf("a refused call says %q, not why", r.Text)
+			}
+		}
+		return ran
+	}
+	if ran := calls(30); ran != 20 {
+		t.Errorf("%d of 30 calls at once ran, want 20", ran)
+	}
+	mu.Lock()
+	now = now.Add(time.Second)
+	mu.Unlock()
+	if ran := calls(8); ran != 5 {
+		t.Errorf("%d of 8 calls a second later ran, want 5", ran)
+	}
+	if n := len(env.State().Messages("window/showMessage", "calls tools more often")); n != 1 {
+		t.Errorf("%d notices about the view's calls, want 1", n)
+	}
+	if n := auditLines(t, env, `"tool":"mcp__apps__tick"`); n != 25 {
+		t.Errorf("%d audit lines for the view's calls, want 25 (one per call that ran)", n)
+	}
 }
