@@ -11,6 +11,7 @@ import (
 	"log/slog"
 	"os"
 	"os/exec"
+	"runtime"
 	"slices"
 	"strings"
 	"sync"
@@ -653,6 +654,13 @@ func (t *Transport) route(fr Frame) bool {
 			}
 			answersInHand.Add(1)
 			p.ch <- struct{}{}
+			if t.frames.r.Buffered() == 0 {
+				// The caller goes first, with its answer: this loop's next read finds the pipe
+				// empty and waits, and that system call (with the poller's) would come before the
+				// caller's reply. With frames still buffered it reads on, so that answers that came
+				// together reach their callers together (the editor's replies go out in one write).
+				runtime.Gosched()
+			}
 		}
 	default:
 		return false
