@@ -336,16 +336,18 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 		// disk where the person meant the open folder: refused before it runs. A registry's launch
 		// too: an entry's "registry" is only a claim, which a workspace's entry can make, and the
 		// person who trusted its "." saw nothing that said it would not run in the folder.
-		if arg, ok := relativeArg(resolved.Args); ok && resolved.Cwd != "" {
-			err = fmt.Errorf(`argument %q is a relative path, and this server runs from %s, not the open folder (so that a repository cannot choose its package), where it would name %s: write the folder's absolute path or ${workspaceFolder}, or give the entry a "cwd"`,
-				arg, resolved.Cwd, filepath.Join(resolved.Cwd, relativeValue(arg)))
+		what, rel := "", ""
+		if arg, ok := relativeArg(resolved.Args); ok {
+			what, rel = fmt.Sprintf("argument %q", arg), relativeValue(arg)
+		} else if key, val, ok := relativeEnv(resolved.Env); ok {
+			// The same path in the environment (ALLOWED_DIR=., for servers that read their folder
+			// from a variable).
+			what, rel = fmt.Sprintf("%s=%q", key, val), val
+		}
+		if what != "" && resolved.Cwd != "" {
+			err = fmt.Errorf(`%s is a relative path, and this server runs from %s, not the open folder (so that a repository cannot choose its package), where it would name %s: write the folder's absolute path or ${workspaceFolder}, or give the entry a "cwd"`,
+				what, resolved.Cwd, filepath.Join(resolved.Cwd, rel))
 			ranFromRoot = false // the error says it already
-		} else if key, val, ok := relativeEnv(resolved.Env); ok && resolved.Cwd != "" {
-			// The same path in the environment (ALLOWED_DIR=., as servers that read their folder
-			// from a variable take it).
-			err = fmt.Errorf(`%s=%q is a relative path, and this server runs from %s, not the open folder (so that a repository cannot choose its package), where it would name %s: write the folder's absolute path or ${workspaceFolder}, or give the entry a "cwd"`,
-				key, val, resolved.Cwd, filepath.Join(resolved.Cwd, val))
-			ranFromRoot = false
 		}
 	}
 	if err == nil {

@@ -155,9 +155,7 @@ func TestUserPackageRunnerRelativeArgRefused(t *testing.T) {
 		if tc.registry {
 			cfg.Registry = &config.RegistryRef{URL: "https://registry.example.com", Name: "io.github.acme/fs", Version: "1.0.0"}
 		}
-		r := newTestRegistry(t, Options{Trusted: func(config.ServerConfig) bool { return true }})
-		st := applyAndWait(t, r, cfg)[tc.name]
-		served, _ := os.ReadFile(out)
+		st, served := startServing(t, cfg, out)
 		if tc.want == "" {
 			if st.State != StateFailed || len(served) > 0 {
 				t.Errorf("%s: state %s, served %q: want refused before it ran", tc.name, st.State, served)
@@ -204,9 +202,7 @@ func TestUserPackageRunnerRelativeEnvRefused(t *testing.T) {
 		cfg.Command, cfg.Args = filepath.Join(bin, "npx"), []string{"-y", "@acme/fs"}
 		cfg.Env = map[string]string{"OUT": out}
 		maps.Copy(cfg.Env, tc.env)
-		r := newTestRegistry(t, Options{Trusted: func(config.ServerConfig) bool { return true }})
-		st := applyAndWait(t, r, cfg)[tc.name]
-		served, _ := os.ReadFile(out)
+		st, served := startServing(t, cfg, out)
 		if tc.want == "" {
 			if st.State != StateFailed || len(served) > 0 {
 				t.Errorf("%s: state %s, served %q: want refused before it ran", tc.name, st.State, served)
@@ -245,4 +241,14 @@ func TestRelativeArg(t *testing.T) {
 			t.Errorf("relativeArg(%q) = %q, %v; want %q, %v", tc.args, got, ok, tc.want, tc.found)
 		}
 	}
+}
+
+// startServing starts cfg (trusted) and returns its status and what its stand-in server wrote
+// to out: the folder it served, empty when it never ran.
+func startServing(t *testing.T, cfg config.ServerConfig, out string) (ServerStatus, []byte) {
+	t.Helper()
+	r := newTestRegistry(t, Options{Trusted: func(config.ServerConfig) bool { return true }})
+	st := applyAndWait(t, r, cfg)[cfg.Name]
+	served, _ := os.ReadFile(out)
+	return st, served
 }
