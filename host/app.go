@@ -304,16 +304,19 @@ func (a *App) Start(folders []string, s Settings, warns []string) {
 		a.stateMu.Unlock()
 		a.ApplySettings(s, warns)
 		a.policyNotice(a.Policy()) // a broken policy: the person hears it once, at the start
-		a.goBg(a.allowlistWatch)
-		a.goBg(a.configWatch)
-		a.goBg(a.policyWatch)
+		// The servers' start is the one thing on the first call's path, so it goes first and the
+		// watchers' set-up (inotify, the policy's sources) comes after the first servers are on
+		// their way instead of beside them: on two cores the watchers ran ahead of it and held the
+		// first server's spawn back about 2 ms (cmd/sbbench first call, uprobes on the host).
+		// Nothing is missed meanwhile: the allowlist's and the policy's watchers reload once armed,
+		// and the configuration's watch is armed before the configuration is read.
+		a.goBg(func() {
+			a.connectServers(true)
+			a.goBg(a.allowlistWatch)
+			a.goBg(a.policyWatch)
+		})
 		a.goBg(a.releaseStartMemory)
 		a.goBg(a.resumeTasks) // tasks.go: tasks a host that stopped left running
-		// Last: the runtime runs the goroutine made last first (its P's next slot), and the servers'
-		// start is the one on the first call's path; the watchers' set-up (inotify, the policy's
-		// sources) used to run ahead of it (cmd/sbbench first call, --compare against the order before:
-		// 0.94-0.97x alone; within the noise at the end of the day that added it, BENCHMARKS.md).
-		a.goBg(a.connectServers)
 	})
 }
 
@@ -367,7 +370,7 @@ func (a *App) StartAndWait(ctx context.Context, folders []string, s Settings) {
 		a.folders = folders
 		a.stateMu.Unlock()
 		a.ApplySettings(s, nil)
-		a.connectServers()
+		a.connectServers(false)
 	})
 	a.registry.WaitIdle(ctx) // ignore error: a cancelled wait leaves servers starting; calls report it
 	a.serversChanged(nil)    // the notices about the settled servers, now (the registry's may lag)
@@ -413,13 +416,14 @@ func (a *App) Close() {
 // closeWait bounds how long Close waits for the application's own goroutines.
 const closeWait = 2 * time.Second
 
-// goBg runs f on a goroutine that Close waits for; after Close it does nothing.
-func (a *App) goBg(f func()) {
+// goBg runs f on a goroutine that Close waits for; after Close it does nothing and reports false.
+func (a *App) goBg(f func()) bool {
 	a.bgMu.Lock()
 	defer a.bgMu.Unlock()
 	if !a.bgClosed {
 		a.bg.Go(f)
 	}
+	return !a.bgClosed
 }
 
 // CloseEvents closes the events file (after the front end recorded its last event).
@@ -529,7 +533,14 @@ func (a *App) allowlistWatch() {
 
 // connectServers loads the configuration and applies it, then reapplies if the settings changed
 // meanwhile.
-func (a *App) connectServers() {
+//
+// With watch, the configuration files' watch (armConfigWatch) is armed before they are read and
+// followed, on a goroutine of its own, once the servers are on their way.
+func (a *App) connectServers(watch bool) {
+	var follow, stop func()
+	if watch {
+		follow, stop = a.armConfigWatch()
+	}
 	a.cfgs.applyMu.Lock()
 	cfgs, _ := a.loadConfig()
 	if a.baseCtx.Err() == nil {
@@ -537,6 +548,9 @@ func (a *App) connectServers() {
 	}
 	a.cfgs.loaded = true
 	a.cfgs.applyMu.Unlock()
+	if follow != nil && !a.goBg(follow) {
+		stop() // the host closed meanwhile
+	}
 	a.appliedOnce.Do(func() { close(a.firstApplied) })
 	if a.cfgs.takeDirty() {
 		a.Reapply() // settings changed while the first load ran

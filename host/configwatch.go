@@ -36,17 +36,20 @@ func (a *App) configFiles() []string {
 	return files
 }
 
-// configWatch re-reads the configuration when an MCP configuration file is created, changed or
-// removed, as the allowlist is watched; Reapply then restarts only the servers whose entry changed,
-// starts new ones and stops removed ones. It watches folders (a file replaced by rename keeps its
-// watch), and the parents of folders not there yet (.vscode created later).
-func (a *App) configWatch() {
+// armConfigWatch watches the MCP configuration files: it sets the watches up and returns what
+// follows them until the host closes (nil when no watch could be made), which re-reads the
+// configuration when a file is created, changed or removed, as the allowlist is watched; Reapply
+// then restarts only the servers whose entry changed, starts new ones and stops removed ones. It
+// watches folders (a file replaced by rename keeps its watch), and the parents of folders not
+// there yet (.vscode created later). connectServers arms it before it reads the configuration, so
+// that an edit made while the first servers start is seen, and follows it after. follow closes
+// the watch when it returns; stop closes one that is never followed.
+func (a *App) armConfigWatch() (follow func(), stop func()) {
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
 		a.log.Warn(fmt.Sprintf("host: watching MCP configuration files: %v (edits apply on Reconnect)", err))
-		return
+		return nil, nil
 	}
-	defer w.Close()
 	watched := map[string]bool{}
 	files := map[string]bool{}
 	refresh := func() {
@@ -76,6 +79,12 @@ func (a *App) configWatch() {
 		}
 	}
 	refresh()
+	return func() { defer w.Close(); a.followConfig(w, refresh, func() map[string]bool { return files }) },
+		func() { w.Close() } // ignore error: nothing was read from it
+}
+
+// followConfig is armConfigWatch's loop: w's events for the configuration files, settled, reapply.
+func (a *App) followConfig(w *fsnotify.Watcher, refresh func(), files func() map[string]bool) {
 	var settle <-chan time.Time
 	for {
 		select {
@@ -86,11 +95,11 @@ func (a *App) configWatch() {
 				return
 			}
 			name := filepath.Clean(ev.Name)
-			if files[name] {
+			if files()[name] {
 				settle = time.After(configSettle)
 			} else if fi, err := os.Stat(name); err == nil && fi.IsDir() {
 				refresh() // a folder on the way to a configuration file appeared
-				for f := range files {
+				for f := range files() {
 					if _, err := os.Stat(f); err == nil && filepath.Dir(f) == name {
 						settle = time.After(configSettle)
 					}

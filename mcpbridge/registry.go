@@ -10,6 +10,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"sort"
 	"strings"
@@ -223,6 +224,7 @@ func (r *Registry) apply(cfgs []config.ServerConfig, restartAll bool) {
 			delete(r.servers, name)
 		}
 	}
+	starting := false
 	for _, c := range cfgs {
 		e := r.servers[c.Name]
 		id := c.Identity()
@@ -241,9 +243,17 @@ func (r *Registry) apply(cfgs []config.ServerConfig, restartAll bool) {
 			e.state != StateUntrusted && e.state != StateDisabled && !trust[c.Name]:
 			r.restartLocked(e, trust[c.Name])
 		}
+		starting = starting || e.state == StateStarting
 	}
 	r.rebuildLocked()
 	r.mu.Unlock()
+	if starting {
+		// The connections restartLocked started are goroutines queued behind this one: let them
+		// run now, up to their servers' spawn, before the listeners hear of the change and the
+		// caller goes on (a host's first start: the watchers' set-up). The first server's spawn
+		// came about 0.7 ms sooner (uprobes on the host, cmd/sbbench first call).
+		runtime.Gosched()
+	}
 	r.changed()
 }
 
