@@ -303,6 +303,12 @@ func (c *conn) cancelled(id mcp.RequestId, reason error) {
 	go func() { _ = c.tr.SendNotification(context.Background(), n) }() // ignore error: best effort
 }
 
+// toolsPage is one tools/list result.
+type toolsPage struct {
+	Tools      []wireTool `json:"tools"`
+	NextCursor string     `json:"nextCursor"`
+}
+
 // listTools runs tools/list, following cursors.
 func (c *conn) listTools(ctx context.Context) ([]wireTool, error) {
 	var all []wireTool
@@ -317,10 +323,7 @@ func (c *conn) listTools(ctx context.Context) ([]wireTool, error) {
 		if err != nil {
 			return nil, err
 		}
-		var page struct {
-			Tools      []wireTool `json:"tools"`
-			NextCursor string     `json:"nextCursor"`
-		}
+		var page toolsPage
 		if err := json.Unmarshal(raw, &page); err != nil {
 			return nil, fmt.Errorf("malformed tools/list result: %w", err)
 		}

@@ -52,6 +52,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "switchboard serve: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
+	go warmCodecs() // beside the host's own set-up (lspserve.go)
 
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -128,21 +129,17 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	// start on); a host whose servers take long to start is settled by time instead.
 	time.AfterFunc(settleLimit, settled)
 
-	// SIGHUP too: a terminal closed under the editor (Neovim in a terminal window) hangs up its
-	// process group; the host then ends as for SIGTERM (servers ended, the audit log's last lines
-	// written), not by the signal's default.
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	// A write to a stdout whose reader is gone fails with EPIPE, and the LSP stream ends the host
-	// cleanly (exit 1, servers ended), instead of SIGPIPE killing it where stdout is an os.File
-	// (a FIFO, one shared with stderr, a kernel that refuses RWF_NOWAIT on pipes): os/signal's
-	// rule once SIGPIPE is notified. Started servers get the default disposition back at exec.
-	signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+	signalsSet, unnotify := notifySignals(stop)
+	defer unnotify()
 	in, restore := pollableStdin()
 	defer restore()
 	out, restoreOut := pollableStdout(out)
 	defer restoreOut()
-	err := serveLSP(ctx, newStdio(in, out), host.Options{
+	std := newStdio(in, out)
+	std.signalsSet = signalsSet
+	err := serveLSP(ctx, std, host.Options{
 		Logger: slog.New(handler),
 		Settled: func() {
 			relayProcs(os.Getenv)
@@ -164,6 +161,40 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	return 0
 }
 
+// notifySignals makes SIGINT, SIGTERM and SIGHUP call stop and SIGPIPE harmless, as
+// signal.NotifyContext and signal.Notify would, but on a goroutine of its own; it returns a channel
+// closed once they are set, and unnotify, which gives the first three their default effect back.
+// SIGHUP too: a terminal closed under the editor (Neovim in a terminal window) hangs up its
+// process group; the host then ends as for SIGTERM (servers ended, the audit log's last lines
+// written), not by the signal's default. A write to a stdout whose reader is gone fails with
+// EPIPE, and the LSP stream ends the host cleanly (exit 1, servers ended), instead of SIGPIPE
+// killing it where stdout is an os.File (a FIFO, one shared with stderr, a kernel that refuses
+// RWF_NOWAIT on pipes): os/signal's rule once SIGPIPE is notified; stdio's writes wait for the
+// channel so that none comes before it. Started servers get the default disposition back at exec.
+//
+// Off the start's path: os/signal's first use starts the goroutine and the thread that own the
+// signal mask and enables each signal in a round trip with them, about 1 ms of the 22 between the
+// host's exec and its first server's (uprobes on the host, cmd/sbbench first call).
+func notifySignals(stop context.CancelFunc) (set <-chan struct{}, unnotify func()) {
+	done := make(chan struct{})
+	got := make(chan os.Signal, 1)
+	go func() {
+		signal.Notify(got, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+		signal.Notify(make(chan os.Signal, 1), syscall.SIGPIPE)
+		close(done)
+		<-got
+		stop()
+	}()
+	return done, func() {
+		<-done
+		signal.Stop(got)
+		select {
+		case got <- nil: // the goroutine waits no more (a signal may have filled it already)
+		default:
+		}
+	}
+}
+
 // stdio joins stdin and stdout into the connection the host serves. Reads go straight to stdin,
 // without a second copy of every byte through a pipe (cmd/sbbench: about 6% of host CPU per
 // call). With read deadlines (a pollable stdin, pollableStdin) the framer reads it on the
@@ -178,9 +209,11 @@ type stdio struct {
 	in  rawio.Conn
 	out rawio.Conn
 	// blocking: stdout takes no deadlines (the runtime does not poll it).
-	blocking  bool
-	left      chan struct{} // closed by Leave
-	leaveOnce sync.Once
+	blocking bool
+	// signalsSet, when not nil, is closed once SIGPIPE is notified (notifySignals): writes wait.
+	signalsSet <-chan struct{}
+	left       chan struct{} // closed by Leave
+	leaveOnce  sync.Once
 }
 
 func newStdio(in *os.File, out *os.File) *stdio {
@@ -195,6 +228,9 @@ func (s *stdio) Read(p []byte) (int, error) { return s.in.Read(p) }
 func (s *stdio) SetReadDeadline(t time.Time) error { return s.in.SetReadDeadline(t) }
 
 func (s *stdio) Write(p []byte) (int, error) {
+	if s.signalsSet != nil {
+		<-s.signalsSet
+	}
 	if !s.blocking {
 		return s.out.Write(p)
 	}

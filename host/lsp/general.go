@@ -138,7 +138,11 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 	// 0.1 ms to this answer); the servers connect in the background.
 	o, warns := parseInitOptions(json.RawMessage(p.InitializationOptions))
 	s.app.Start(folders, settings(o), warns)
+	return initializeResult(s.opts.Version), nil
+}
 
+// initializeResult is initialize's answer.
+func initializeResult(version string) *protocol.InitializeResult {
 	sync := protocol.TextDocumentSyncKindIncremental
 	openClose := true
 	return &protocol.InitializeResult{
@@ -152,8 +156,8 @@ func (s *server) initialize(ctx context.Context, raw json.RawMessage) (any, erro
 				Supported: &openClose, ChangeNotifications: protocol.Boolean(true),
 			}},
 		},
-		ServerInfo: protocol.ServerInfo{Name: "switchboard", Version: protocol.NewOptional(s.opts.Version)},
-	}, nil
+		ServerInfo: protocol.ServerInfo{Name: "switchboard", Version: protocol.NewOptional(version)},
+	}
 }
 
 func looseInitializeParams(raw json.RawMessage) initializeParams {

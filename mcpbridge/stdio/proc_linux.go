@@ -90,6 +90,7 @@ func startSpawner() {
 func Prewarm() {
 	spawner.once.Do(startSpawner)
 	go func() {
+		_ = ownerHost() // the first server's marker, read now rather than on its spawn's path
 		spawner.jobs <- func() {
 			if p, err := os.FindProcess(os.Getpid()); err == nil { // runs the pidfd check once
 				_ = p.Release() // ignore error: our own handle
