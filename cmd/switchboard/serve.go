@@ -53,6 +53,13 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	go warmCodecs() // beside the host's own set-up (lspserve.go)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	signalsSet, unnotify := notifySignals(stop)
+	defer unnotify()
+	// The log's writes wait for SIGPIPE's notification as the editor's do (notifySignals): a line
+	// to a stderr whose reader is gone must not kill the host.
+	logTo := afterSignals{stderr, signalsSet}
 
 	if *cpuProfile != "" {
 		f, err := os.Create(*cpuProfile)
@@ -71,7 +78,7 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 		}()
 	}
 
-	var handler slog.Handler = slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError})
+	var handler slog.Handler = slog.NewTextHandler(logTo, &slog.HandlerOptions{Level: slog.LevelError})
 	if *logFile != "" {
 		f, err := os.OpenFile(*logFile, os.O_CREATE|os.O_WRONLY|os.O_APPEND, 0o600)
 		if err != nil {
@@ -129,10 +136,6 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 	// start on); a host whose servers take long to start is settled by time instead.
 	time.AfterFunc(settleLimit, settled)
 
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	signalsSet, unnotify := notifySignals(stop)
-	defer unnotify()
 	in, restore := pollableStdin()
 	defer restore()
 	out, restoreOut := pollableStdout(out)
@@ -193,6 +196,17 @@ func notifySignals(stop context.CancelFunc) (set <-chan struct{}, unnotify func(
 		default:
 		}
 	}
+}
+
+// afterSignals is w whose writes wait until set is closed (notifySignals).
+type afterSignals struct {
+	w   io.Writer
+	set <-chan struct{}
+}
+
+func (a afterSignals) Write(p []byte) (int, error) {
+	<-a.set
+	return a.w.Write(p)
 }
 
 // stdio joins stdin and stdout into the connection the host serves. Reads go straight to stdin,

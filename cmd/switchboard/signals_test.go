@@ -1,0 +1,51 @@
+package main
+
+import (
+	"bytes"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// memConn is an editor's end that keeps what is written to it.
+type memConn struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (c *memConn) Read([]byte) (int, error) { select {} }
+func (c *memConn) Write(p []byte) (int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.Write(p)
+}
+func (c *memConn) Close() error                     { return nil }
+func (c *memConn) SetReadDeadline(time.Time) error  { return nil }
+func (c *memConn) SetWriteDeadline(time.Time) error { return nil }
+func (c *memConn) String() string {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	return c.buf.String()
+}
+
+// Nothing reaches the editor or the log before SIGPIPE is notified (notifySignals runs beside the
+// host's start): a write to a reader that is gone must fail with EPIPE, not kill the host.
+func TestWritesWaitForSignals(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		set := make(chan struct{})
+		out, log := &memConn{}, &memConn{}
+		s := &stdio{out: out, left: make(chan struct{}), signalsSet: set}
+		go s.Write([]byte("frame"))
+		go afterSignals{log, set}.Write([]byte("line"))
+		synctest.Wait()
+		if got := out.String() + log.String(); got != "" {
+			t.Fatalf("written before the signals were set: %q", got)
+		}
+		close(set)
+		synctest.Wait()
+		if out.String() != "frame" || log.String() != "line" {
+			t.Errorf("after the signals were set: editor %q, log %q", out.String(), log.String())
+		}
+	})
+}
