@@ -126,6 +126,18 @@ func TestAdmit(t *testing.T) {
 		{"attack: deny by command dodged by a link with another name to env", denyFS, nil, stdio("fs", envLink, envLink, "npx", "-y", "@modelcontextprotocol/server-filesystem", "/"), false, "/deniedMcpServers/0"},
 		{"a deny by command leaves another package", denyFS, nil, stdio("fs", "npx", npx, "-y", "@modelcontextprotocol/server-filesystem-extra", "/"), true, ""},
 		{"a deny by command leaves another package run through env", denyFS, nil, stdio("fs", "env", "/usr/bin/env", "npx", "-y", "@modelcontextprotocol/server-github"), true, ""},
+		// npx -p/--package installs the package and runs a command with it (its own binary, or any
+		// other: installing it already ran its scripts); uvx --from and --with the same.
+		{"attack: deny by command dodged by npx -p", denyFS, nil, stdio("fs", "npx", npx, "-p", "@modelcontextprotocol/server-filesystem", "mcp-server-filesystem", "/"), false, "/deniedMcpServers/0"},
+		{"attack: deny by command dodged by npx --package=", denyFS, nil, stdio("fs", "npx", npx, "-y", "--package=@modelcontextprotocol/server-filesystem@latest", "mcp-server-filesystem", "/"), false, "/deniedMcpServers/0"},
+		{"attack: deny by command dodged by npx --package and another package", denyFS, nil, stdio("fs", "npx", npx, "--package", "left-pad", "--package", "@modelcontextprotocol/server-filesystem", "mcp-server-filesystem", "/"), false, "/deniedMcpServers/0"},
+		{"attack: deny by command dodged by npm exec --package", denyFS, nil, stdio("fs", "npm", "/usr/bin/npm", "exec", "--package=@modelcontextprotocol/server-filesystem", "--", "mcp-server-filesystem", "/"), false, "/deniedMcpServers/0"},
+		{"a deny by command leaves npx -p with another package", denyFS, nil, stdio("fs", "npx", npx, "-p", "@modelcontextprotocol/server-github", "mcp-server-github", "/"), true, ""},
+		{"a deny by command leaves npx -p with the package and other arguments", denyFS, nil, stdio("fs", "npx", npx, "-p", "@modelcontextprotocol/server-filesystem", "mcp-server-filesystem", "/home"), true, ""},
+		{"attack: deny of a uvx package dodged by --from", `{"deniedMcpServers": [{"serverCommand": ["uvx", "mcp-server-fetch"]}]}`, nil, stdio("f", "uvx", "", "--from", "mcp-server-fetch==2025.1.1", "mcp-server-fetch"), false, "/deniedMcpServers/0"},
+		{"attack: deny of a uvx package dodged by --with", `{"deniedMcpServers": [{"serverCommand": ["uvx", "mcp-server-fetch"]}]}`, nil, stdio("f", "uvx", "", "--with=mcp-server-fetch", "other-server"), false, "/deniedMcpServers/0"},
+		{"a deny naming -p and a version holds that version", `{"deniedMcpServers": [{"serverCommand": ["npx", "-p", "evil@1.0.0", "evil-bin"]}]}`, nil, stdio("e", "npx", npx, "--package=evil@1.0.0", "evil-bin"), false, "/deniedMcpServers/0"},
+		{"a deny naming -p and a version leaves other versions", `{"deniedMcpServers": [{"serverCommand": ["npx", "-p", "evil@1.0.0", "evil-bin"]}]}`, nil, stdio("e", "npx", npx, "--package=evil@1.0.1", "evil-bin"), true, ""},
 		{"deny by name, any case", `{"deniedMcpServers": [{"serverName": "shell"}]}`, nil, stdio("Shell", "sh", "/bin/sh"), false, "/deniedMcpServers/0"},
 		{"deny by URL, host in another case and default port", `{"deniedMcpServers": [{"serverUrl": "https://evil.example/*"}]}`, nil, remote("x", "HTTPS://user@EVIL.example:443/mcp"), false, "/deniedMcpServers/0"},
 		{"attack: deny by URL dodged by percent-encoding the path", `{"deniedMcpServers": [{"serverUrl": "https://mcp.example.com/admin*"}]}`, nil, remote("x", "https://mcp.example.com/%61dmin/x"), false, "/deniedMcpServers/0"},

@@ -388,9 +388,30 @@ func plainWordRune(r rune) bool {
 }
 
 // runnerRead is one way a package runner may read its arguments: its options before the
-// package, and the package (without its version unless kept) with what follows it.
+// package, and the package (without its version unless kept) with what follows it. pkgs are the
+// packages its options install beside that (npx -p P, npx --package=P, uvx --from P, uvx --with
+// P; without their versions unless kept): the command then runs with their code, and installing
+// them runs their install scripts.
 type runnerRead struct {
-	opts, run []string
+	opts, run, pkgs []string
+}
+
+// packageOption reports whether a is an option of program that names a package to install, and
+// its value when it is written in the same word (--package=P).
+func packageOption(program, a string) (value string, inline, ok bool) {
+	names := []string{"-p", "--package"} // npx, pnpx (pnpm dlx), bunx
+	if strings.EqualFold(program, "uvx") {
+		names = []string{"--from", "--with"}
+	}
+	for _, n := range names {
+		if a == n {
+			return "", false, true
+		}
+		if v, found := strings.CutPrefix(a, n+"="); found && strings.HasPrefix(n, "--") {
+			return v, true, true
+		}
+	}
+	return "", false, false
 }
 
 // runnerReads are the ways a package runner may read args, with what does not change the
@@ -405,16 +426,36 @@ func runnerReads(program string, args []string, keepVersion bool) (reads []runne
 	default:
 		return nil, false
 	}
+	var pkgs []string
+	addPkg := func(spec string) {
+		if !keepVersion {
+			spec = packageName(spec)
+		}
+		pkgs = append(pkgs, spec)
+	}
 	read := func(opts []string, pkg string, rest []string) runnerRead {
 		if !keepVersion {
 			pkg = packageName(pkg)
 		}
-		return runnerRead{opts: slices.Clone(opts), run: append([]string{pkg}, rest...)}
+		return runnerRead{opts: slices.Clone(opts), run: append([]string{pkg}, rest...), pkgs: slices.Clone(pkgs)}
 	}
 	var opts []string
 	valued := false // the word before is an option that may take this one as its value
 	for i := 0; i < len(args); i++ {
 		a := args[i]
+		if v, inline, ok := packageOption(program, a); ok {
+			// Its value is always a package (not an option's value that could be the command):
+			// kept apart from the options, so that -p P, --package P and --package=P read alike.
+			switch {
+			case inline:
+				addPkg(v)
+			case i+1 < len(args):
+				i++
+				addPkg(args[i])
+			}
+			valued = false
+			continue
+		}
 		switch {
 		case a == "-y" || a == "--yes":
 			valued = false
@@ -438,7 +479,7 @@ func runnerReads(program string, args []string, keepVersion bool) (reads []runne
 		valued = false
 	}
 	if len(reads) == 0 {
-		reads = append(reads, runnerRead{opts: opts}) // no package
+		reads = append(reads, runnerRead{opts: opts, pkgs: pkgs}) // no package
 	}
 	return reads, true
 }
@@ -458,7 +499,9 @@ func packageName(spec string) string {
 // denyArgsMatch reports whether a deny rule's arguments cover args: the same list, or, for a
 // package runner, the same package run with the same arguments, with the rule's options among
 // those given before it and any others (npx --quiet pkg is npx pkg); a version matters only when
-// the rule names one.
+// the rule names one. A package the rule runs is also matched where the launch installs it by an
+// option and runs a command with it (npx -p pkg bin, npx --package=pkg bin, uvx --from pkg bin,
+// uvx --with pkg other): with the rule's arguments after that command when the rule has any.
 func denyArgsMatch(program string, rule, args []string) bool {
 	if slices.Equal(rule, args) {
 		return true
@@ -469,10 +512,15 @@ func denyArgsMatch(program string, rule, args []string) bool {
 	}
 	unversioned, _ := runnerReads(program, rule, false)
 	for j, r := range ruleReads {
-		keep := !slices.Equal(unversioned[j].run, r.run) // the rule names a version: only that version
+		// The rule names a version (of what it runs or installs): only that version.
+		keep := !slices.Equal(unversioned[j].run, r.run) || !slices.Equal(unversioned[j].pkgs, r.pkgs)
 		got, _ := runnerReads(program, args, keep)
 		for _, g := range got {
-			if slices.Equal(r.run, g.run) && subset(r.opts, g.opts) {
+			if slices.Equal(r.run, g.run) && subset(r.opts, g.opts) && subset(r.pkgs, g.pkgs) {
+				return true
+			}
+			if len(r.run) > 0 && slices.Contains(g.pkgs, r.run[0]) && subset(r.opts, g.opts) &&
+				(len(r.run) == 1 || len(g.run) > 0 && slices.Equal(r.run[1:], g.run[1:])) {
 				return true
 			}
 		}
