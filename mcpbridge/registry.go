@@ -355,8 +355,12 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 			what, rel = fmt.Sprintf("%s=%q", key, val), val
 		}
 		if what != "" && resolved.Cwd != "" {
+			named := filepath.Join(resolved.Cwd, rel)
+			if driveRelative(rel) {
+				named = "a folder from the root of drive " + strings.ToUpper(rel[:2])
+			}
 			err = fmt.Errorf(`%s is a relative path, and this server runs from %s, not the open folder (so that a repository cannot choose its package), where it would name %s: write the folder's absolute path or ${workspaceFolder}, or give the entry a "cwd"`,
-				what, resolved.Cwd, filepath.Join(resolved.Cwd, rel))
+				what, resolved.Cwd, named)
 			ranFromRoot = false // the error says it already
 		}
 	}
@@ -988,7 +992,8 @@ func RunDir(c config.ServerConfig) string {
 
 // relativeArg returns the first argument that is a relative path by its look: ".", "..", one
 // starting "./" or "../" (".\\" and "..\\" too), one that climbs back out of where it starts
-// ("src/.."), alone or as a flag's value after "="; and an empty argument, which a server that
+// ("src/.."), one relative to a drive ("C:", driveRelative), alone or as a flag's value after
+// "="; and an empty argument, which a server that
 // takes a path resolves to its working folder (an ${input:...} left empty, an empty ${env:...}).
 // A flag's empty value ("--exclude=") is not a path.
 func relativeArg(args []string) (string, bool) {
@@ -1009,6 +1014,9 @@ func relativeArg(args []string) (string, bool) {
 				return a, true
 			}
 		}
+		if driveRelative(v) {
+			return a, true
+		}
 		// Either separator, whatever the system: a Windows form is as relative elsewhere. Not a
 		// URL's or a drive's (a ':'): "https://x/../.." is no folder here.
 		if c := path.Clean(strings.ReplaceAll(v, `\`, "/")); !strings.Contains(v, ":") && (c == "." || c == ".." || strings.HasPrefix(c, "../")) {
@@ -1016,6 +1024,17 @@ func relativeArg(args []string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// driveRelative reports whether v is a Windows path relative to a drive's working folder: a
+// drive letter and a colon without a separator after them ("C:", "C:.", "D:src"). Run from the
+// drive's root, as RunDir runs a user's package runner, "C:" is the whole drive. Read so on every
+// system, as relativeArg reads both separators.
+func driveRelative(v string) bool {
+	if len(v) < 2 || v[1] != ':' || !('a' <= v[0] && v[0] <= 'z' || 'A' <= v[0] && v[0] <= 'Z') {
+		return false
+	}
+	return len(v) == 2 || v[2] != '/' && v[2] != '\\'
 }
 
 // relativeEnv returns the first variable of env, in name order, whose value is a relative path

@@ -234,7 +234,12 @@ func TestRelativeArg(t *testing.T) {
 		{[]string{"-y", "pkg", "x/../.."}, "x/../..", true},
 		{[]string{"-y", "pkg", `x\..`}, `x\..`, true},
 		{[]string{"-y", "pkg", "--root=src/.."}, "--root=src/..", true},
-		{[]string{"-y", "pkg", "/home/me/project", ".hidden", "...", "--x=y", "-", "--exclude=", "/a/..", "https://x.example/../..", "x/../y"}, "", false},
+		// Relative to a drive's working folder: run from the drive's root, C: is the whole drive.
+		{[]string{"-y", "pkg", "C:"}, "C:", true},
+		{[]string{"-y", "pkg", "d:src"}, "d:src", true},
+		{[]string{"-y", "pkg", "--root=C:."}, "--root=C:.", true},
+		{[]string{"-y", "pkg", "/home/me/project", ".hidden", "...", "--x=y", "-", "--exclude=", "/a/..", "https://x.example/../..", "x/../y",
+			`C:\Users\me`, "C:/Users/me", "localhost:8080", "--port=1:2"}, "", false},
 	} {
 		got, ok := relativeArg(tc.args)
 		if got != tc.want || ok != tc.found {
