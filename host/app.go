@@ -305,16 +305,11 @@ func (a *App) Start(folders []string, s Settings, warns []string) {
 		a.ApplySettings(s, warns)
 		a.policyNotice(a.Policy()) // a broken policy: the person hears it once, at the start
 		// The servers' start is the one thing on the first call's path, so it goes first and the
-		// watchers' set-up (inotify, the policy's sources) comes after the first servers are on
-		// their way instead of beside them: on two cores the watchers ran ahead of it and held the
+		// watchers' set-up (inotify, the policy's sources) comes once the first servers' start is
+		// under way instead of beside it: on two cores the watchers ran ahead of it and held the
 		// first server's spawn back about 2 ms (cmd/sbbench first call, uprobes on the host).
-		// Nothing is missed meanwhile: the allowlist's and the policy's watchers reload once armed,
-		// and the configuration's watch is armed before the configuration is read.
-		a.goBg(func() {
-			a.connectServers(true)
-			a.goBg(a.allowlistWatch)
-			a.goBg(a.policyWatch)
-		})
+		// connectServers(true) starts them (see there).
+		a.goBg(func() { a.connectServers(true) })
 		a.goBg(a.releaseStartMemory)
 		a.goBg(a.resumeTasks) // tasks.go: tasks a host that stopped left running
 	})
@@ -534,8 +529,11 @@ func (a *App) allowlistWatch() {
 // connectServers loads the configuration and applies it, then reapplies if the settings changed
 // meanwhile.
 //
-// With watch, the configuration files' watch (armConfigWatch) is armed before they are read and
-// followed, on a goroutine of its own, once the servers are on their way.
+// With watch it also starts the host's watchers: the configuration files' (armConfigWatch) is
+// armed before they are read and followed once they are applied; the allowlist's and the
+// policy's start once they are applied, before the UI hears the servers are starting (the LSP
+// front end's ServersStarting waits for them, up to their startup timeout), and each reloads
+// once armed, so an edit made meanwhile is seen then.
 func (a *App) connectServers(watch bool) {
 	var follow, stop func()
 	if watch {
@@ -550,6 +548,10 @@ func (a *App) connectServers(watch bool) {
 	a.cfgs.applyMu.Unlock()
 	if follow != nil && !a.goBg(follow) {
 		stop() // the host closed meanwhile
+	}
+	if watch {
+		a.goBg(a.allowlistWatch)
+		a.goBg(a.policyWatch)
 	}
 	a.appliedOnce.Do(func() { close(a.firstApplied) })
 	if a.cfgs.takeDirty() {
