@@ -172,8 +172,8 @@ func runServe(args []string, stdout, stderr io.Writer) int {
 // written), not by the signal's default. A write to a stdout whose reader is gone fails with
 // EPIPE, and the LSP stream ends the host cleanly (exit 1, servers ended), instead of SIGPIPE
 // killing it where stdout is an os.File (a FIFO, one shared with stderr, a kernel that refuses
-// RWF_NOWAIT on pipes): os/signal's rule once SIGPIPE is notified; stdio's writes wait for the
-// channel so that none comes before it. Started servers get the default disposition back at exec.
+// RWF_NOWAIT on pipes): os/signal's rule once SIGPIPE is notified; stdio's reads and writes wait
+// for the channel, so that no message is read (no server started) or written before it. Started servers get the default disposition back at exec.
 //
 // Off the start's path: os/signal's first use starts the goroutine and the thread that own the
 // signal mask and enables each signal in a round trip with them, about 1 ms of the 22 between the
@@ -224,7 +224,8 @@ type stdio struct {
 	out rawio.Conn
 	// blocking: stdout takes no deadlines (the runtime does not poll it).
 	blocking bool
-	// signalsSet, when not nil, is closed once SIGPIPE is notified (notifySignals): writes wait.
+	// signalsSet, when not nil, is closed once the signals are set (notifySignals): reads and
+	// writes wait for it.
 	signalsSet <-chan struct{}
 	left       chan struct{} // closed by Leave
 	leaveOnce  sync.Once
@@ -236,7 +237,14 @@ func newStdio(in *os.File, out *os.File) *stdio {
 	return s
 }
 
-func (s *stdio) Read(p []byte) (int, error) { return s.in.Read(p) }
+// Read waits for the signals as Write does: no editor message is read, and so no server started,
+// before SIGTERM ends the host cleanly.
+func (s *stdio) Read(p []byte) (int, error) {
+	if s.signalsSet != nil {
+		<-s.signalsSet
+	}
+	return s.in.Read(p)
+}
 
 // SetReadDeadline is os.File's: it fails (os.ErrNoDeadline) on a stdin the runtime does not poll.
 func (s *stdio) SetReadDeadline(t time.Time) error { return s.in.SetReadDeadline(t) }
