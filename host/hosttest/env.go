@@ -240,7 +240,15 @@ func (env *Env) MustCommand(cmd string, arg, result any) {
 // Await waits until cond holds on the state, failing the test after the timeout.
 func (env *Env) Await(desc string, cond func(*State) bool) *State {
 	env.T.Helper()
-	deadline := time.NewTimer(Timeout())
+	return env.AwaitWithin(Timeout(), desc, cond)
+}
+
+// AwaitWithin is Await with its own timeout (at least Timeout()): for what takes longer by
+// design, such as a server that npx downloads first.
+func (env *Env) AwaitWithin(d time.Duration, desc string, cond func(*State) bool) *State {
+	env.T.Helper()
+	d = max(d, Timeout())
+	deadline := time.NewTimer(d)
 	defer deadline.Stop()
 	for {
 		st, changed := env.Editor.state.snapshot()
@@ -250,7 +258,7 @@ func (env *Env) Await(desc string, cond func(*State) bool) *State {
 		select {
 		case <-changed:
 		case <-deadline.C:
-			env.T.Fatalf("timed out after %v waiting for: %s", Timeout(), desc)
+			env.T.Fatalf("timed out after %v waiting for: %s", d, desc)
 			return nil
 		}
 	}
@@ -272,8 +280,14 @@ func (env *Env) State() *State {
 // AwaitServer waits until a server reaches state.
 func (env *Env) AwaitServer(name, state string) ServerStatus {
 	env.T.Helper()
+	return env.AwaitServerWithin(Timeout(), name, state)
+}
+
+// AwaitServerWithin is AwaitServer with its own timeout (AwaitWithin).
+func (env *Env) AwaitServerWithin(d time.Duration, name, state string) ServerStatus {
+	env.T.Helper()
 	var got ServerStatus
-	env.Await(fmt.Sprintf("server %s %s", name, state), func(s *State) bool {
+	env.AwaitWithin(d, fmt.Sprintf("server %s %s", name, state), func(s *State) bool {
 		st, ok := s.Server(name)
 		got = st
 		return ok && st.State == state

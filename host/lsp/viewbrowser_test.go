@@ -12,6 +12,7 @@ import (
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/switchboard-dev/switchboard/host/hosttest"
 	"github.com/switchboard-dev/switchboard/host/wire"
@@ -59,6 +60,9 @@ func playwright(t *testing.T) string {
 	}
 	return dir
 }
+
+// npmStartup is how long an example server from npm is given to start (and the test waits for it).
+const npmStartup = 4 * time.Minute
 
 // TestViewBrowserChromium is the browser path as a Neovim user meets it, in headless Chromium:
 // the views of cmd/mcptest --apps and of three example servers from npm render in the host page;
@@ -112,7 +116,7 @@ func TestViewBrowserChromium(t *testing.T) {
 	}
 	for name, a := range npmApps {
 		servers[name] = map[string]any{"command": "npx", "args": []string{"-y", "--silent", a.pkg, "--stdio"},
-			"env": map[string]string{"npm_config_cache": npmCache}, "startupTimeoutSeconds": 240}
+			"env": map[string]string{"npm_config_cache": npmCache}, "startupTimeoutSeconds": npmStartup.Seconds()}
 	}
 	env := hosttest.Run(t, hosttest.Config{InitOptions: initOpts(servers), Responder: responder})
 	type step struct {
@@ -133,7 +137,9 @@ func TestViewBrowserChromium(t *testing.T) {
 	env.AwaitServer("apps", "ready")
 	open("clock", "mcp__apps__clock", map[string]any{"label": "kitchen"})
 	for name, a := range npmApps {
-		if st := env.AwaitServer(name, "ready"); st.State != "ready" {
+		// As long as the entry gives the server to start: on a fresh machine npx downloads it
+		// first, beside the other packages' tests (30 s was not always enough).
+		if st := env.AwaitServerWithin(npmStartup, name, "ready"); st.State != "ready" {
 			t.Fatalf("%s: %+v", name, st)
 		}
 		open(a.kind, a.tool, map[string]any{})
