@@ -26,6 +26,11 @@
 // is not covered (a mount needs something to mount on; a placeholder would change the user's
 // folder). macOS's profile denies them by path, there or not.
 //
+// The dotenv files of the workspace folders and the listed ones, down to three folders, that the
+// entry does not list by name ([Plan.Secrets]) are covered on Linux by an empty read-only file,
+// made anew in the server's state folder at each start and bound from its descriptor; macOS's
+// profile denies them.
+//
 // # Linux
 //
 // [Wrap] turns the server's exec.Cmd into a start of the host's own executable, whose first act

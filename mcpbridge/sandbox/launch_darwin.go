@@ -92,6 +92,15 @@ func darwinProfile(plan *Plan, proxyPort int) (string, error) {
 	if err := darwinFixed(&b, plan); err != nil {
 		return "", err
 	}
+	// The workspace's secrets (Plan.Secrets): denied, in any case of their names (macOS's file
+	// system usually ignores case). After the allows and the fixed paths: later rules win.
+	for _, f := range plan.Secrets {
+		re, err := foldedPathRegex(f, nil)
+		if err != nil {
+			return "", err
+		}
+		fmt.Fprintf(&b, "(deny file-read* file-write* (regex #\"%s\"))\n", re)
+	}
 	switch plan.Network.Mode {
 	case NetAll:
 		b.WriteString("(allow network*)\n")

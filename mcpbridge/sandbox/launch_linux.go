@@ -165,6 +165,9 @@ func launch(plan *Plan, status *os.File, need int) error {
 	if err := fixCode(plan); err != nil {
 		return fmt.Errorf("sandbox: %w; the server was not started", err)
 	}
+	if err := coverSecrets(plan); err != nil {
+		return fmt.Errorf("sandbox: %w; the server was not started", err)
+	}
 	// The working folder is entered again, so a relative path cannot reach beneath a cover or a
 	// read-only mount (a server started in .vscode) through the old one.
 	if wdErr == nil {
@@ -420,26 +423,69 @@ func fixCode(plan *Plan) error {
 		if !b.readOnly {
 			continue
 		}
-		// A remount must keep the flags the mount was made with (nosuid, nodev, ... are locked
-		// in a user namespace), adding read-only.
-		var st unix.Statfs_t
-		if err := unix.Statfs(b.path, &st); err != nil {
-			return fmt.Errorf("keep %s read-only: %w", b.path, err)
-		}
-		flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
-		for _, f := range []struct{ st, ms uintptr }{
-			{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
-			{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
-		} {
-			if uintptr(st.Flags)&f.st != 0 {
-				flags |= f.ms
-			}
-		}
-		if err := unix.Mount("", b.path, "", flags, ""); err != nil {
+		if err := remountReadOnly(b.path); err != nil {
 			return fmt.Errorf("keep %s read-only: %w", b.path, err)
 		}
 	}
 	return nil
+}
+
+// coverSecrets binds an empty read-only file over each of the plan's Secrets, so the server reads
+// them empty and cannot write them; Landlock keeps it from unmounting them, and a mount point can
+// be neither removed nor renamed. The empty file is made anew in the server's state folder (which
+// the server writes: whatever it left there, a link to a secret above all, is removed, and the new
+// file is made where nothing is, never followed) and bound from its descriptor. A secret that is a
+// symbolic link now (Resolve covered where one led) stops the start; one gone since is left.
+func coverSecrets(plan *Plan) error {
+	if len(plan.Secrets) == 0 {
+		return nil
+	}
+	if err := unix.Unlink(plan.Empty); err != nil && err != unix.ENOENT {
+		return fmt.Errorf("cover the workspace's secrets: %s: %w", plan.Empty, err)
+	}
+	empty, err := unix.Open(plan.Empty, unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_RDONLY|unix.O_CLOEXEC, 0o444)
+	if err != nil {
+		return fmt.Errorf("cover the workspace's secrets: %s: %w", plan.Empty, err)
+	}
+	defer unix.Close(empty)
+	for _, p := range plan.Secrets {
+		fd, err := unix.Open(p, unix.O_PATH|unix.O_NOFOLLOW|unix.O_CLOEXEC, 0)
+		if err != nil {
+			continue // gone since: nothing to cover
+		}
+		var st unix.Stat_t
+		err = unix.Fstat(fd, &st)
+		unix.Close(fd)
+		if err != nil || st.Mode&unix.S_IFMT != unix.S_IFREG {
+			return fmt.Errorf("cover %s: it is no longer a plain file", p)
+		}
+		if err := unix.Mount("/proc/self/fd/"+strconv.Itoa(empty), p, "", unix.MS_BIND, ""); err != nil {
+			return fmt.Errorf("cover %s: %w", p, err)
+		}
+		if err := remountReadOnly(p); err != nil {
+			return fmt.Errorf("cover %s: %w", p, err)
+		}
+	}
+	return nil
+}
+
+// remountReadOnly makes the bind mount at path read-only, keeping the flags it was made with
+// (nosuid, nodev, ... are locked in a user namespace).
+func remountReadOnly(path string) error {
+	var st unix.Statfs_t
+	if err := unix.Statfs(path, &st); err != nil {
+		return err
+	}
+	flags := uintptr(unix.MS_REMOUNT | unix.MS_BIND | unix.MS_RDONLY)
+	for _, f := range []struct{ st, ms uintptr }{
+		{unix.ST_NOSUID, unix.MS_NOSUID}, {unix.ST_NODEV, unix.MS_NODEV}, {unix.ST_NOEXEC, unix.MS_NOEXEC},
+		{unix.ST_NOATIME, unix.MS_NOATIME}, {unix.ST_NODIRATIME, unix.MS_NODIRATIME}, {unix.ST_RELATIME, unix.MS_RELATIME},
+	} {
+		if uintptr(st.Flags)&f.st != 0 {
+			flags |= f.ms
+		}
+	}
+	return unix.Mount("", path, "", flags, "")
 }
 
 func fsRule(p string, write bool) landlock.Rule {

@@ -7,6 +7,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -77,6 +78,13 @@ type Plan struct {
 	// Reopen are listed write folders inside a Fixed path (".git/hooks" inside .git), bound
 	// writable again over it.
 	Reopen []string
+
+	// Secrets are the dotenv files (secretFile) found in the workspace folders and the listed
+	// ones, down to secretDepth folders, that the entry does not list by name: the server sees
+	// them empty (Linux: an empty read-only file bound over each; macOS: denied). Empty is where
+	// the Linux launcher makes that file (in the server's state folder, anew at each start).
+	Secrets []string
+	Empty   string
 }
 
 // Overlay is one overlay mount: Target (the real cache, the lower layer) seen with the server's
@@ -277,6 +285,9 @@ func Resolve(p Profile, env Env) (*Plan, error) {
 	if err := r.fixCode(); err != nil {
 		return nil, err
 	}
+	if err := r.findSecrets(p, state); err != nil {
+		return nil, err
+	}
 	r.plan.Network = p.Network
 	hide := []string{"/tmp", "/var/tmp", "/run", "/dev/shm", env.Home}
 	if x := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(x) {
@@ -297,6 +308,112 @@ func Resolve(p Profile, env Env) (*Plan, error) {
 	r.plan.Write = compactRoots(r.plan.Write)
 	r.plan.Denied = r.denied
 	return &r.plan, nil
+}
+
+// secretFile reports whether a file's name is a dotenv file, where projects keep their keys and
+// passwords: .env and .env.* (.env.local, .env.production, ...), except the templates committed
+// beside them (.env.example, .env.sample, .env.template, .env.dist, .env.defaults).
+func secretFile(name string) bool {
+	if name != ".env" && !strings.HasPrefix(name, ".env.") {
+		return false
+	}
+	for _, t := range []string{".example", ".sample", ".template", ".dist", ".defaults"} {
+		if strings.HasSuffix(strings.ToLower(name), t) {
+			return false
+		}
+	}
+	return true
+}
+
+// secretDepth is how many folders down from a workspace or listed folder findSecrets looks (0:
+// the folder itself); secretScan bounds the folders it reads in all, so that a huge repository
+// does not hold the server's start (what lies past either is not covered: the README says so).
+const (
+	secretDepth = 3
+	secretScan  = 2000
+)
+
+// secretSkip are folders findSecrets does not look into: dependencies and build output, whose
+// dotenv files are their authors' examples, and .git.
+var secretSkip = []string{".git", "node_modules", "vendor", ".venv", "venv", "__pycache__", "target", "dist", "build", ".next", ".cache"}
+
+// findSecrets fills the plan's Secrets and Empty: the dotenv files in the workspace folders and
+// the listed read and write folders, down to secretDepth, other than those the entry lists by name
+// (read or write): a server that needs one says so. Plain files only: a symbolic link named like
+// one leads to a file the server reads by its own name anyway (or not at all), and covering what
+// it names would let a repository blank any of its files.
+func (r *resolver) findSecrets(p Profile, state string) error {
+	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
+		return nil // no sandbox there (launch_other.go)
+	}
+	var roots []string
+	listed := map[string]bool{}
+	for _, w := range r.env.Workspace {
+		roots = append(roots, w)
+	}
+	for _, path := range append(slices.Clone(p.Read), p.Write...) {
+		abs, err := r.abs(path)
+		if err != nil {
+			continue // grantListed said so already
+		}
+		real, err := filepath.EvalSymlinks(abs)
+		if err != nil {
+			continue
+		}
+		listed[real] = true
+		if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+			roots = append(roots, real)
+		}
+	}
+	seen := map[string]bool{}
+	scanned := 0
+	var walk func(dir string, depth int)
+	walk = func(dir string, depth int) {
+		if scanned >= secretScan || seen[dir] {
+			return
+		}
+		seen[dir] = true
+		scanned++
+		ents, err := os.ReadDir(dir)
+		if err != nil {
+			return
+		}
+		for _, e := range ents {
+			path := filepath.Join(dir, e.Name())
+			switch {
+			case e.Type().IsDir():
+				if depth < secretDepth && !slices.Contains(secretSkip, e.Name()) {
+					walk(path, depth+1)
+				}
+			case e.Type().IsRegular() && secretFile(e.Name()) && !listed[path] && r.readable(path):
+				r.plan.Secrets = append(r.plan.Secrets, path)
+			}
+		}
+	}
+	for _, root := range roots {
+		real, err := filepath.EvalSymlinks(root)
+		if err != nil {
+			continue
+		}
+		walk(real, 0)
+	}
+	slices.Sort(r.plan.Secrets)
+	r.plan.Secrets = slices.Compact(r.plan.Secrets)
+	if len(r.plan.Secrets) == 0 {
+		return nil
+	}
+	r.plan.Empty = filepath.Join(state, "empty") // made afresh by the launcher (coverSecrets)
+	return nil
+}
+
+// readable reports whether path lies in a folder the plan lets the server read or write.
+func (r *resolver) readable(path string) bool {
+	for _, root := range append(slices.Clone(r.plan.Read), r.plan.Write...) {
+		if within(path, root) {
+			return true
+		}
+	}
+	return false
 }
 
 // systemCache keeps the system roots for a while: expanding /etc child by child (to leave out
