@@ -6,6 +6,7 @@ import (
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 )
@@ -175,7 +176,11 @@ func TestAppsExtensionAdvertised(t *testing.T) {
 // cannot be shown. Its tools stay usable.
 func TestAppsViewsBounded(t *testing.T) {
 	r := newTestRegistry(t, Options{})
-	st := applyAndWait(t, r, stdioCfg("apps", "--apps", "--apps-many", "40"))
+	cfg := stdioCfg("apps", "--apps", "--apps-many", "40")
+	// Its start reads over 32 MiB of views: 6 s under -race on a quiet machine, over the usual
+	// 20 s once on CI's two cores beside other packages' tests.
+	cfg.StartupTimeout = 3 * time.Minute
+	st := applyAndWait(t, r, cfg)
 	if st["apps"].State != StateReady {
 		t.Fatalf("state %+v", st["apps"])
 	}

@@ -81,7 +81,11 @@ func newTestRegistry(t testing.TB, opts Options) *Registry {
 func applyAndWait(t testing.TB, r *Registry, cfgs ...config.ServerConfig) map[string]ServerStatus {
 	t.Helper()
 	r.Apply(context.Background(), cfgs)
-	ctx, cancel := context.WithTimeout(context.Background(), 60*time.Second)
+	wait := 60 * time.Second // or longer than the longest startup timeout given
+	for _, c := range cfgs {
+		wait = max(wait, c.StartupTimeout+10*time.Second)
+	}
+	ctx, cancel := context.WithTimeout(context.Background(), wait)
 	defer cancel()
 	if err := r.WaitIdle(ctx); err != nil {
 		t.Fatalf("WaitIdle: %v (servers %+v)", err, r.Servers())
