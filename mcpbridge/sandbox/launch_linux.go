@@ -201,6 +201,9 @@ func launch(plan *Plan, status *os.File, need int) error {
 	// thread sync), and its signal scope lets a thread signal only processes of its own domain:
 	// the server's is the thread that starts it, so that thread alone passes signals on.
 	runtime.LockOSThread() // never unlocked: this goroutine ends in os.Exit
+	if err := dropCapabilities(); err != nil {
+		return fmt.Errorf("sandbox: %w; the server was not started", err)
+	}
 	pid, err := syscall.ForkExec(plan.Command, os.Args, &syscall.ProcAttr{Env: env, Files: files})
 	if err != nil {
 		return fmt.Errorf("sandbox: start %s: %w", plan.Command, err)
@@ -208,6 +211,41 @@ func launch(plan *Plan, status *os.File, need int) error {
 	status.Close() // ignore error: the host reads EOF: the server runs
 	os.Exit(initLoop(pid, sigs))
 	return nil // not reached
+}
+
+// dropCapabilities leaves the server no capability in its user namespace, on the thread that
+// starts it (capabilities are a thread's). A host run as root (a dev container) makes the
+// namespace's uid 0 too, and root's exec is given every capability the bounding set holds: with
+// them the server could clone a folder's mount without what is mounted over it (open_tree, which
+// Landlock does not check) and read a covered .env, or write a git hook kept read-only. The
+// bounding set is emptied, root gains nothing at exec (SECBIT_NOROOT, locked), and no capability
+// is inheritable or ambient. A server run as another uid had none at exec already.
+func dropCapabilities() error {
+	for c := 0; c < 64; c++ {
+		if err := unix.Prctl(unix.PR_CAPBSET_DROP, uintptr(c), 0, 0, 0); err != nil {
+			if err == unix.EINVAL {
+				break // past the kernel's last capability
+			}
+			return fmt.Errorf("drop capability %d: %w", c, err)
+		}
+	}
+	if err := unix.Prctl(unix.PR_CAP_AMBIENT, unix.PR_CAP_AMBIENT_CLEAR_ALL, 0, 0, 0); err != nil && err != unix.EINVAL {
+		return fmt.Errorf("clear ambient capabilities: %w", err)
+	}
+	const secbitNoRoot, secbitNoRootLocked = 1 << 0, 1 << 1
+	if err := unix.Prctl(unix.PR_SET_SECUREBITS, secbitNoRoot|secbitNoRootLocked, 0, 0, 0); err != nil {
+		return fmt.Errorf("securebits: %w", err)
+	}
+	hdr := unix.CapUserHeader{Version: unix.LINUX_CAPABILITY_VERSION_3}
+	var data [2]unix.CapUserData
+	if err := unix.Capget(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capabilities: %w", err)
+	}
+	data[0].Inheritable, data[1].Inheritable = 0, 0
+	if err := unix.Capset(&hdr, &data[0]); err != nil {
+		return fmt.Errorf("capabilities: %w", err)
+	}
+	return nil
 }
 
 // forwarded are the signals the launcher passes on to the server. As its PID namespace's init it

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 )
 
@@ -107,6 +108,28 @@ func TestSecretsCovered(t *testing.T) {
 	for _, h := range hidden {
 		if b, err := os.ReadFile(p(w.project, h)); err != nil || len(b) == 0 {
 			t.Errorf("%s outside the sandbox: %q, %v", h, b, err)
+		}
+	}
+}
+
+// A sandboxed server holds no capability, even when the host runs as root (a dev container):
+// with them it could clone a folder's mount without what the sandbox mounted over it (open_tree)
+// and read a covered .env or write a git hook kept read-only.
+func TestNoCapabilities(t *testing.T) {
+	requireLandlock(t)
+	w := secretsWorld(t)
+	got := runConfined(t, w, Profile{}, Options{}, "read:/proc/self/status")
+	r := got["read:/proc/self/status"]
+	if !r.OK {
+		t.Fatalf("read /proc/self/status: %+v", r)
+	}
+	for _, line := range strings.Split(r.Body, "\n") {
+		k, v, _ := strings.Cut(line, ":")
+		switch k {
+		case "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb":
+			if v = strings.TrimSpace(v); strings.Trim(v, "0") != "" {
+				t.Errorf("%s = %s (uid %d outside), want none", k, v, os.Getuid())
+			}
 		}
 	}
 }
