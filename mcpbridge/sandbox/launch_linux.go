@@ -478,7 +478,8 @@ func coverSecrets(plan *Plan) error {
 	if len(plan.Secrets) == 0 {
 		return nil
 	}
-	if err := unix.Unlink(plan.Empty); err != nil && err != unix.ENOENT {
+	// Whatever is there was left by the server (its own folder): a folder too.
+	if err := os.RemoveAll(plan.Empty); err != nil {
 		return fmt.Errorf("cover the workspace's secrets: %s: %w", plan.Empty, err)
 	}
 	empty, err := unix.Open(plan.Empty, unix.O_CREAT|unix.O_EXCL|unix.O_NOFOLLOW|unix.O_RDONLY|unix.O_CLOEXEC, 0o444)

@@ -326,11 +326,15 @@ func secretFile(name string) bool {
 }
 
 // secretDepth is how many folders down from a workspace or listed folder findSecrets looks (0:
-// the folder itself); secretScan bounds the folders it reads in all, so that a huge repository
-// does not hold the server's start (what lies past either is not covered: the README says so).
+// the folder itself); secretScan bounds the folders it reads in each, so that a huge repository
+// does not hold the server's start; secretBytes bounds the covered paths together (the plan
+// reaches the launcher in one environment variable, which Linux caps at 128 KiB). Past either
+// bound the server is not started: a file left uncovered would be read, and a repository or a
+// server that can write there could fill the look on purpose.
 const (
 	secretDepth = 3
-	secretScan  = 2000
+	secretScan  = 10000
+	secretBytes = 48 << 10
 )
 
 // secretSkip are folders findSecrets does not look into: dependencies and build output, whose
@@ -339,9 +343,13 @@ var secretSkip = []string{".git", "node_modules", "vendor", ".venv", "venv", "__
 
 // findSecrets fills the plan's Secrets and Empty: the dotenv files in the workspace folders and
 // the listed read and write folders, down to secretDepth, other than those the entry lists by name
-// (read or write): a server that needs one says so. Plain files only: a symbolic link named like
-// one leads to a file the server reads by its own name anyway (or not at all), and covering what
-// it names would let a repository blank any of its files.
+// (read or write): a server that needs one says so. A folder reached through a symbolic link is
+// looked into where it really is, when that is inside the folder being read (its depth counted
+// from the link). A dotenv file that is itself a symbolic link is not followed: it leads to a
+// file the server reads by its own name anyway (or not at all), and covering what it names would
+// let a repository blank any of its files. The folders between a listed write folder and a
+// covered file become Anchors: a server that could rename them would move the file past the next
+// start's look (under node_modules, or deeper).
 func (r *resolver) findSecrets(p Profile, state string) error {
 	if runtime.GOOS != "linux" && runtime.GOOS != "darwin" {
 		return nil // no sandbox there (launch_other.go)
@@ -366,42 +374,74 @@ func (r *resolver) findSecrets(p Profile, state string) error {
 		}
 	}
 	seen := map[string]bool{}
-	scanned := 0
-	var walk func(dir string, depth int)
-	walk = func(dir string, depth int) {
-		if scanned >= secretScan || seen[dir] {
-			return
-		}
-		seen[dir] = true
-		scanned++
-		ents, err := os.ReadDir(dir)
-		if err != nil {
-			return
-		}
-		for _, e := range ents {
-			path := filepath.Join(dir, e.Name())
-			switch {
-			case e.Type().IsDir():
-				if depth < secretDepth && !slices.Contains(secretSkip, e.Name()) {
-					walk(path, depth+1)
-				}
-			case e.Type().IsRegular() && secretFile(e.Name()) && !listed[path] && r.readable(path):
-				r.plan.Secrets = append(r.plan.Secrets, path)
-			}
-		}
+	size := 0
+	type dir struct {
+		path  string
+		depth int
 	}
 	for _, root := range roots {
-		real, err := filepath.EvalSymlinks(root)
-		if err != nil {
+		rootReal, err := filepath.EvalSymlinks(root)
+		if err != nil || seen[rootReal] {
 			continue
 		}
-		walk(real, 0)
+		queue := []dir{{rootReal, 0}}
+		for scanned := 0; len(queue) > 0; scanned++ {
+			if scanned == secretScan {
+				return fmt.Errorf("sandbox: %s holds more than %d folders in its first %d levels (outside dependencies and build output), so the sandbox cannot look for the .env files it must keep from the server; open a smaller folder, or run this server without a sandbox", r.show(root), secretScan, secretDepth+1)
+			}
+			d := queue[0]
+			queue = queue[1:]
+			if seen[d.path] {
+				continue
+			}
+			seen[d.path] = true
+			ents, err := os.ReadDir(d.path)
+			if err != nil {
+				continue
+			}
+			for _, e := range ents {
+				path := filepath.Join(d.path, e.Name())
+				switch {
+				case e.Type()&fs.ModeSymlink != 0:
+					if d.depth >= secretDepth || slices.Contains(secretSkip, e.Name()) {
+						continue
+					}
+					if real, err := filepath.EvalSymlinks(path); err == nil && within(real, rootReal) {
+						if fi, err := os.Stat(real); err == nil && fi.IsDir() {
+							queue = append(queue, dir{real, d.depth + 1})
+						}
+					}
+				case e.IsDir():
+					if d.depth < secretDepth && !slices.Contains(secretSkip, e.Name()) {
+						queue = append(queue, dir{path, d.depth + 1})
+					}
+				case e.Type().IsRegular() && secretFile(e.Name()) && !listed[path] && r.readable(path):
+					if size += len(path) + 1; size > secretBytes {
+						return fmt.Errorf("sandbox: %s holds more .env files than the sandbox can keep from the server (%d KiB of their names); remove the ones you do not use, or run this server without a sandbox", r.show(root), secretBytes>>10)
+					}
+					r.plan.Secrets = append(r.plan.Secrets, path)
+				}
+			}
+		}
 	}
 	slices.Sort(r.plan.Secrets)
 	r.plan.Secrets = slices.Compact(r.plan.Secrets)
 	if len(r.plan.Secrets) == 0 {
 		return nil
 	}
+	for _, f := range r.plan.Secrets {
+		for _, w := range r.listedWrite {
+			if !within(f, w) {
+				continue
+			}
+			for a := filepath.Dir(f); a != w && within(a, w); a = filepath.Dir(a) {
+				if !slices.Contains(r.plan.Fixed, a) && !slices.Contains(r.plan.Anchors, a) {
+					r.plan.Anchors = append(r.plan.Anchors, a)
+				}
+			}
+		}
+	}
+	slices.Sort(r.plan.Anchors)
 	r.plan.Empty = filepath.Join(state, "empty") // made afresh by the launcher (coverSecrets)
 	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -130,6 +131,82 @@ func TestNoCapabilities(t *testing.T) {
 			if v = strings.TrimSpace(v); strings.Trim(v, "0") != "" {
 				t.Errorf("%s = %s (uid %d outside), want none", k, v, os.Getuid())
 			}
+		}
+	}
+}
+
+// What a server or a repository would do to get a covered file past the next start's look: move
+// its folder under node_modules or deeper (with write access), reach it through a linked folder,
+// or leave a folder where the empty file is made (which stopped the server from starting again).
+func TestSecretsStayCovered(t *testing.T) {
+	requireLandlock(t)
+	w := secretsWorld(t)
+	p := filepath.Join
+	// A linked folder whose target lies deeper than the look goes.
+	if err := os.MkdirAll(p(w.project, "p/q/r/s"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p(w.project, "p/q/r/s/.env"), []byte("LINKED=1\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink("p/q/r/s", p(w.project, "deep")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(p(w.state, "empty", "x"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	moves := []string{"rename:" + p(w.project, "apps/web") + "=" + p(w.project, "node_modules/web"),
+		"rename:" + p(w.project, "services") + "=" + p(w.project, "a/b/c/services")}
+	got := runConfined(t, w, Profile{Write: []string{"."}}, Options{}, append(moves, "read:"+p(w.project, "deep/.env"))...)
+	for _, m := range moves {
+		if got[m].OK {
+			t.Errorf("%s: moved", m)
+		}
+	}
+	if r := got["read:"+p(w.project, "deep/.env")]; !r.OK || r.Body != "" {
+		t.Errorf("deep/.env: %+v, want it empty", r)
+	}
+	got = runConfined(t, w, Profile{}, Options{}, "read:"+p(w.project, "apps/web/.env.production"), "read:"+p(w.project, "services/api/keys/.env.other"))
+	for a, r := range got {
+		if !r.OK || r.Body != "" {
+			t.Errorf("%s: %+v, want it empty", a, r)
+		}
+	}
+}
+
+// A repository, or a server that can write there, that fills what the look can read (folders,
+// or dotenv files ahead of the real ones) stops the server's start with a sentence saying why,
+// instead of leaving a file uncovered. (Too many files to cover also overfilled the launcher's
+// environment: every sandboxed server failed to start, saying nothing useful.)
+func TestSecretsPastTheBoundsRefused(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		fill func(project string) error
+		want string
+	}{
+		{"folders", func(project string) error {
+			for i := range secretScan + 10 {
+				if err := os.MkdirAll(filepath.Join(project, "-", strconv.Itoa(i)), 0o755); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, "more than 10000 folders"},
+		{"files", func(project string) error {
+			for i := range 1500 {
+				if err := os.WriteFile(filepath.Join(project, ".env."+strings.Repeat("0", 60)+strconv.Itoa(i)), nil, 0o644); err != nil {
+					return err
+				}
+			}
+			return nil
+		}, "more .env files than the sandbox can keep"},
+	} {
+		w := secretsWorld(t)
+		if err := tc.fill(w.project); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := Resolve(Profile{}, w.env("/bin/sh")); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: Resolve: %v, want %q", tc.name, err, tc.want)
 		}
 	}
 }
