@@ -412,7 +412,7 @@ func (r *resolver) findSecrets(p Profile, state string) error {
 						}
 					}
 				case e.IsDir():
-					if d.depth < secretDepth && !slices.Contains(secretSkip, e.Name()) {
+					if d.depth < secretDepth && !slices.Contains(secretSkip, e.Name()) && r.readable(path) && !r.cacheInHome(path) {
 						queue = append(queue, dir{path, d.depth + 1})
 					}
 				case e.Type().IsRegular() && secretFile(e.Name()) && !listed[path] && r.readable(path):
@@ -444,6 +444,18 @@ func (r *resolver) findSecrets(p Profile, state string) error {
 	slices.Sort(r.plan.Anchors)
 	r.plan.Empty = filepath.Join(state, "empty") // made afresh by the launcher (coverSecrets)
 	return nil
+}
+
+// cacheInHome reports whether path is one of the package managers' homes (cachesInHome): code
+// the server runs, not a project's, and thousands of folders a workspace that is the home folder
+// would otherwise spend the look on.
+func (r *resolver) cacheInHome(path string) bool {
+	for _, c := range cachesInHome {
+		if path == filepath.Join(r.env.Home, c) {
+			return true
+		}
+	}
+	return false
 }
 
 // readable reports whether path lies in a folder the plan lets the server read or write.

@@ -210,3 +210,25 @@ func TestSecretsPastTheBoundsRefused(t *testing.T) {
 		}
 	}
 }
+
+// A workspace that is the home folder: what the server cannot see (the secrets' folders, hidden)
+// and the package managers' caches are not looked into, so their thousands of folders neither
+// stop the server nor hide a project's .env.
+func TestSecretsHomeWorkspace(t *testing.T) {
+	w := secretsWorld(t)
+	w.workspace = []string{w.home}
+	for i := range secretScan + 10 {
+		for _, d := range []string{".npm/_cacache", ".ssh/x"} {
+			if err := os.MkdirAll(filepath.Join(w.home, d, strconv.Itoa(i)), 0o755); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+	plan, err := Resolve(Profile{}, w.env("/bin/sh"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !slices.Contains(plan.Secrets, filepath.Join(evalT(t, w.project), ".env")) {
+		t.Errorf("Secrets = %q, want the project's .env among them", plan.Secrets)
+	}
+}
