@@ -1,37 +1,22 @@
 package main
 
 import (
-	"bytes"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 )
 
-// memConn is an editor's end that keeps what is written to it.
-type memConn struct {
-	mu  sync.Mutex
-	buf bytes.Buffer
-}
+// memConn is an editor's end that keeps what is written to it (and gives what the test put in).
+type memConn struct{ lockedBuffer }
 
 func (c *memConn) Read(p []byte) (int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.buf.Read(p)
 }
-func (c *memConn) Write(p []byte) (int, error) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.Write(p)
-}
 func (c *memConn) Close() error                     { return nil }
 func (c *memConn) SetReadDeadline(time.Time) error  { return nil }
 func (c *memConn) SetWriteDeadline(time.Time) error { return nil }
-func (c *memConn) String() string {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.buf.String()
-}
 
 // Nothing reaches the editor or the log before SIGPIPE is notified (notifySignals runs beside the
 // host's start): a write to a reader that is gone must fail with EPIPE, not kill the host. Nor is

@@ -12,7 +12,7 @@ import (
 func codeWorld(t *testing.T) world {
 	t.Helper()
 	w := newWorld(t)
-	for path, body := range map[string]string{
+	w.writeProject(t, map[string]string{
 		".git/HEAD":               "ref: refs/heads/main\n",
 		".git/config":             "[core]\n\trepositoryformatversion = 0\n",
 		".git/hooks/pre-commit":   "#!/bin/sh\nexit 0\n",
@@ -25,7 +25,14 @@ func codeWorld(t *testing.T) world {
 		"draft":                   "a draft\n",
 		"lib/.git/config":         "[core]\n",
 		"lib/lib.c":               "int x;\n",
-	} {
+	})
+	return w
+}
+
+// writeProject makes each file (path relative to the project: body) with its folders.
+func (w world) writeProject(t *testing.T, files map[string]string) {
+	t.Helper()
+	for path, body := range files {
 		full := filepath.Join(w.project, path)
 		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
 			t.Fatal(err)
@@ -34,7 +41,6 @@ func codeWorld(t *testing.T) world {
 			t.Fatal(err)
 		}
 	}
-	return w
 }
 
 // codeEscapes are what a server granted the workspace would write to run code outside its

@@ -14,7 +14,7 @@ import (
 func secretsWorld(t *testing.T) world {
 	t.Helper()
 	w := newWorld(t)
-	for path, body := range map[string]string{
+	w.writeProject(t, map[string]string{
 		".env":                         "STRIPE_KEY=sk_live_1\n",
 		".env.local":                   "DB_PASSWORD=hunter2\n",
 		"apps/web/.env.production":     "API_TOKEN=t0k3n\n",
@@ -26,15 +26,7 @@ func secretsWorld(t *testing.T) world {
 		"config/.environment.md":       "docs\n",
 		"services/api/.env.staging":    "S=1\n",
 		"services/api/keys/.env.other": "O=1\n",
-	} {
-		full := filepath.Join(w.project, path)
-		if err := os.MkdirAll(filepath.Dir(full), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(full, []byte(body), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
+	})
 	// A link named like a secret is not followed: it would let the repository blank any file.
 	if err := os.Symlink("src/main.go", filepath.Join(w.project, ".env.linked")); err != nil {
 		t.Fatal(err)
