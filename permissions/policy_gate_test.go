@@ -21,17 +21,22 @@ func TestGatePolicy(t *testing.T) {
 		allowed bool
 		by      string
 		asked   bool
+		def     string // the server is workspace-defined, with this definition fingerprint
 	}{
-		{"deny beats always-allow", PolicyVerdict{Deny: true, Rule: rule}, AlwaysAllow, false, AnswerOnce, false, ByPolicy, false},
-		{"deny beats the allowlist", PolicyVerdict{Deny: true, Rule: rule}, SingleConfirm, true, AnswerOnce, false, ByPolicy, false},
-		{"ask beats always-allow", PolicyVerdict{Ask: true, Rule: rule}, AlwaysAllow, false, AnswerOnce, true, ByUser, true},
-		{"ask beats the allowlist", PolicyVerdict{Ask: true, Rule: rule}, SingleConfirm, true, AnswerDeny, false, ByUser, true},
-		{"ask in allowlist-only denies", PolicyVerdict{Ask: true, Rule: rule}, AllowlistOnly, true, AnswerOnce, false, ByPolicy, false},
-		{"managed allow", PolicyVerdict{Allow: true, Rule: rule}, SingleConfirm, false, AnswerDeny, true, ByPolicy, false},
-		{"always-allow disabled falls back to asking", PolicyVerdict{ModeOff: true, Fallback: SingleConfirm, ModeRule: rule}, AlwaysAllow, false, AnswerDeny, false, ByUser, true},
-		{"managed rules only: the allowlist grants nothing", PolicyVerdict{NoUserGrants: true}, SingleConfirm, true, AnswerOnce, true, ByUser, true},
-		{"managed rules only in allowlist-only", PolicyVerdict{NoUserGrants: true}, AllowlistOnly, true, AnswerOnce, false, ByMode, false},
-		{"no policy: the allowlist grants", PolicyVerdict{}, SingleConfirm, true, AnswerDeny, true, ByAllowlist, false},
+		{"deny beats always-allow", PolicyVerdict{Deny: true, Rule: rule}, AlwaysAllow, false, AnswerOnce, false, ByPolicy, false, ""},
+		{"deny beats the allowlist", PolicyVerdict{Deny: true, Rule: rule}, SingleConfirm, true, AnswerOnce, false, ByPolicy, false, ""},
+		{"ask beats always-allow", PolicyVerdict{Ask: true, Rule: rule}, AlwaysAllow, false, AnswerOnce, true, ByUser, true, ""},
+		{"ask beats the allowlist", PolicyVerdict{Ask: true, Rule: rule}, SingleConfirm, true, AnswerDeny, false, ByUser, true, ""},
+		{"ask in allowlist-only denies", PolicyVerdict{Ask: true, Rule: rule}, AllowlistOnly, true, AnswerOnce, false, ByPolicy, false, ""},
+		{"managed allow", PolicyVerdict{Allow: true, Rule: rule}, SingleConfirm, false, AnswerDeny, true, ByPolicy, false, ""},
+		// A repository's server that takes the name the organisation's rule names is not the
+		// server the organisation allowed: its calls are asked about.
+		{"managed allow does not grant a workspace server", PolicyVerdict{Allow: true, Rule: rule}, SingleConfirm, false, AnswerDeny, false, ByUser, true, "def1"},
+		{"managed allow, workspace server, allowlist-only", PolicyVerdict{Allow: true, Rule: rule}, AllowlistOnly, false, AnswerOnce, false, ByMode, false, "def1"},
+		{"always-allow disabled falls back to asking", PolicyVerdict{ModeOff: true, Fallback: SingleConfirm, ModeRule: rule}, AlwaysAllow, false, AnswerDeny, false, ByUser, true, ""},
+		{"managed rules only: the allowlist grants nothing", PolicyVerdict{NoUserGrants: true}, SingleConfirm, true, AnswerOnce, true, ByUser, true, ""},
+		{"managed rules only in allowlist-only", PolicyVerdict{NoUserGrants: true}, AllowlistOnly, true, AnswerOnce, false, ByMode, false, ""},
+		{"no policy: the allowlist grants", PolicyVerdict{}, SingleConfirm, true, AnswerDeny, true, ByAllowlist, false, ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {
@@ -45,9 +50,12 @@ func TestGatePolicy(t *testing.T) {
 			}
 			p := &fakePrompter{ans: tc.answer}
 			g := NewGate(GateOptions{Allowlist: al, Prompter: p, Policy: func(Request) PolicyVerdict { return tc.pol }})
-			d, err := g.Check(t.Context(), Request{Tool: testTool, Server: "github", Mode: tc.mode})
+			d, err := g.Check(t.Context(), Request{Tool: testTool, Server: "github", Mode: tc.mode, Definition: tc.def})
 			if err != nil {
 				t.Fatal(err)
+			}
+			if tc.def != "" && tc.pol.Allow && !strings.Contains(d.Reason, "does not count for a server the workspace defines") {
+				t.Errorf("reason %q does not say why the organisation's allow rule was not applied", d.Reason)
 			}
 			if d.Allowed != tc.allowed || d.By != tc.by || (p.calls > 0) != tc.asked {
 				t.Errorf("got allowed=%v by=%s asked=%v (%s); want allowed=%v by=%s asked=%v", d.Allowed, d.By, p.calls > 0, d.Reason, tc.allowed, tc.by, tc.asked)

@@ -175,7 +175,7 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 	marks := pinMarks(stderr, *pinsPath, reg, cfgs)
 	var names []policy.ToolName
 	for _, t := range reg.Tools() {
-		n := policy.ToolName{Name: t.Name, Server: t.Server}
+		n := policy.ToolName{Name: t.Name, Server: t.Server, Workspace: t.Definition != ""}
 		if t.Server != "" {
 			n.Original = t.Tool // the server's own name: a rule names it so
 		}

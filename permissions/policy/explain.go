@@ -30,7 +30,7 @@ func (p *Policy) ExplainTool(tool string) Decision {
 		add("permissions.deny", v.Deny, "denied: refused in every mode and not offered to the model")
 		if v.Deny == nil {
 			add("permissions.ask", v.Ask, "asks every time, even when allowlisted; denied in allowlist-only")
-			add("permissions.allow", v.Allow, "allowed without asking (a managed grant)")
+			add("permissions.allow", v.Allow, "allowed without asking (a managed grant), except from a server a workspace file defines, which is asked about")
 			if r := p.ManagedRulesOnly(); r != nil {
 				chain = append(chain, Step{"allowManagedPermissionRulesOnly", "the user's allowlist grants nothing", r})
 			}

@@ -36,10 +36,13 @@ type ToolReport struct {
 }
 
 // ToolName is one tool as check lists it: its registered name, its server ("" for a built-in
-// tool) and the server's own name for it (which a rule names when the registered name was made
-// safe; "" when the same).
+// tool), the server's own name for it (which a rule names when the registered name was made
+// safe; "" when the same) and whether a workspace file defines its server.
 type ToolName struct {
 	Name, Server, Original string
+	// Workspace: the server is defined by a workspace file, which a managed allow rule does not
+	// grant (the gate asks; the rule names a server by name only, and a repository can take it).
+	Workspace bool
 }
 
 // Report judges every launch and tool and gathers the rest of check's Policy section. A tool is
@@ -69,7 +72,7 @@ func (p *Policy) Report(launches []Launch, tools []ToolName) Report {
 			r.addTool(t.Name, "policy-deny", v.Deny)
 		case v.Ask != nil:
 			r.addTool(t.Name, "policy-ask", v.Ask)
-		case v.Allow != nil:
+		case v.Allow != nil && !t.Workspace:
 			r.addTool(t.Name, "policy-allow", v.Allow)
 		}
 	}

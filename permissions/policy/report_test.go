@@ -73,3 +73,19 @@ func TestReportWindowsOwner(t *testing.T) {
 		t.Errorf("report:\n%s", text)
 	}
 }
+
+// TestReportManagedAllowWorkspace: a managed allow rule marks the tool of the server it names,
+// but not the same-named tool of a server a workspace file defines (the gate asks about that
+// one: a repository can give its server any name).
+func TestReportManagedAllowWorkspace(t *testing.T) {
+	p := mem(t, `{"permissions": {"allow": ["mcp__github__get_issue"]}}`)
+	for _, tc := range []struct {
+		workspace bool
+		mark      string
+	}{{false, "policy-allow"}, {true, ""}} {
+		r := p.Report(nil, []ToolName{{Name: "mcp__github__get_issue", Server: "github", Workspace: tc.workspace}})
+		if got := r.Tools["mcp__github__get_issue"].Mark; got != tc.mark {
+			t.Errorf("workspace=%v: mark %q, want %q", tc.workspace, got, tc.mark)
+		}
+	}
+}
