@@ -24,12 +24,14 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"flag"
 	"fmt"
 	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/host/lsp"
 	"io"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"strconv"
 	"strings"
 	"testing"
@@ -42,7 +44,18 @@ import (
 const (
 	probeBound = 20 * time.Second // the probe request must be answered within this
 	exitBound  = 30 * time.Second // Serve must return within this after the editor closes the pipe
+	// workerBound is the whole input's bound in a fuzz worker (-fuzz). Go kills a worker whose
+	// input runs 10 s, and what the worker would have said goes nowhere: the run fails with
+	// "fuzzing process hung or terminated unexpectedly" and no clue. Within it, a wait that
+	// runs out fails the input with every goroutine's stack instead.
+	workerBound = 8 * time.Second
 )
+
+// inWorker: this process is a fuzz worker (go test -fuzz), not the coordinator or a plain run.
+func inWorker() bool {
+	f := flag.Lookup("test.fuzzworker")
+	return f != nil && f.Value.String() == "true"
+}
 
 const probeID = "sbfuzz-probe"
 
@@ -210,10 +223,25 @@ var fuzzDir string
 
 // fakeEditor is the editor end of an in-memory pipe to lsp.Serve.
 type fakeEditor struct {
-	t    *testing.T
-	in   *io.PipeWriter // what the host reads
-	done chan error     // Serve's result
-	lsp  *lsptest.Client
+	t        *testing.T
+	in       *io.PipeWriter // what the host reads
+	done     chan error     // Serve's result
+	lsp      *lsptest.Client
+	deadline time.Time // in a fuzz worker: the input's end (workerBound); zero otherwise
+}
+
+// within is a channel that fires after d, or at the input's deadline in a fuzz worker if that
+// comes first; stacks is what a failure then adds (in a worker: the bound, and every
+// goroutine's stack).
+func (e *fakeEditor) within(d time.Duration) (expired <-chan time.Time, stacks func() string) {
+	if e.deadline.IsZero() {
+		return time.After(d), func() string { return "" }
+	}
+	return time.After(min(d, time.Until(e.deadline))), func() string {
+		buf := make([]byte, 1<<20)
+		buf = buf[:runtime.Stack(buf, true)]
+		return fmt.Sprintf(" (or the input's bound, %v in a fuzz worker)\n%s", workerBound, buf)
+	}
 }
 
 type hostPipe struct {
@@ -234,6 +262,9 @@ func startHost(t *testing.T) *fakeEditor {
 		return nil
 	}}
 	e := &fakeEditor{t: t, in: inW, done: make(chan error, 1)}
+	if inWorker() {
+		e.deadline = time.Now().Add(workerBound)
+	}
 	env := func(string) string { return "" }
 	go func() {
 		err := lsp.Serve(context.Background(), rwc, lsp.Options{
@@ -283,6 +314,7 @@ func refuse(m lsptest.Message) (any, bool) {
 // await waits (bounded) for a response registered with lsp.Expect.
 func (e *fakeEditor) await(what string, ch <-chan lsptest.Message) json.RawMessage {
 	e.t.Helper()
+	expired, stacks := e.within(probeBound)
 	select {
 	case m, ok := <-ch:
 		if !ok {
@@ -292,8 +324,8 @@ func (e *fakeEditor) await(what string, ch <-chan lsptest.Message) json.RawMessa
 	case err := <-e.done:
 		e.done <- err
 		e.t.Fatalf("%s: the host stopped serving (Serve returned %v) before it answered", what, err)
-	case <-time.After(probeBound):
-		e.t.Fatalf("%s: no answer within %v: the host hangs", what, probeBound)
+	case <-expired:
+		e.t.Fatalf("%s: no answer within %v: the host hangs%s", what, probeBound, stacks())
 	}
 	return nil
 }
@@ -343,15 +375,17 @@ func (e *fakeEditor) probe() {
 func (e *fakeEditor) finish() {
 	e.t.Helper()
 	e.in.Close() // ignore error: in-memory pipe
+	expired, stacks := e.within(exitBound)
 	select {
 	case <-e.done:
-	case <-time.After(exitBound):
-		e.t.Fatalf("Serve did not return within %v after the editor closed the pipe", exitBound)
+	case <-expired:
+		e.t.Fatalf("Serve did not return within %v after the editor closed the pipe%s", exitBound, stacks())
 	}
+	expired, stacks = e.within(exitBound)
 	select {
 	case <-e.lsp.Done():
-	case <-time.After(exitBound):
-		e.t.Fatalf("the host's output did not end within %v after Serve returned", exitBound)
+	case <-expired:
+		e.t.Fatalf("the host's output did not end within %v after Serve returned%s", exitBound, stacks())
 	}
 }
 
