@@ -34,3 +34,31 @@ func TestPackageRunnerPythonOptions(t *testing.T) {
 		}
 	}
 }
+
+// TestPackageRunnerNpmExec: npm exec is npx under another name (npm x, npm exe, with npm's
+// options before the command); run in the open folder, it takes the package from the folder's
+// node_modules. Another npm command is not a package runner.
+func TestPackageRunnerNpmExec(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want bool
+	}{
+		{[]string{"exec", "-y", "--", "@acme/mcp-server"}, true},
+		{[]string{"x", "@acme/mcp-server"}, true},
+		{[]string{"exe", "@acme/mcp-server"}, true},
+		{[]string{"-y", "exec", "@acme/mcp-server"}, true},
+		{[]string{"--loglevel", "silent", "exec", "@acme/mcp-server"}, true},
+		{[]string{"--loglevel=silent", "x", "@acme/mcp-server"}, true},
+		{[]string{"run", "exec"}, false},
+		{[]string{"start"}, false},
+		{[]string{"--", "exec"}, false},
+		{nil, false},
+	} {
+		for _, cmd := range []string{"npm", "/usr/bin/npm", "npm.cmd"} {
+			c := config.ServerConfig{Transport: config.TransportStdio, Command: cmd, Args: tc.args}
+			if got := PackageRunner(c); got != tc.want {
+				t.Errorf("PackageRunner(%s %q) = %v, want %v", cmd, tc.args, got, tc.want)
+			}
+		}
+	}
+}

@@ -340,6 +340,9 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 		}
 	}
 	ranFromRoot := false // a user's package runner moved out of the open folder (RunDir)
+	if err == nil && resolved.Cwd == "" && resolved.Folder != "" && RunDir(resolved) == resolved.Folder {
+		resolved.Cwd = resolved.Folder // a workspace file's entry runs in the folder it was trusted in
+	}
 	if err == nil && resolved.Cwd == "" {
 		resolved.Cwd = RunDir(resolved)
 		ranFromRoot = resolved.Registry == nil && resolved.Cwd != ""
@@ -973,8 +976,9 @@ func (r *Registry) Close() error {
 	return nil
 }
 
-// RunDir is the folder a resolved stdio server runs in: its cwd, else "" (the host's working
-// folder, the workspace), except that a registry's launch (npx -y pkg@1.0.0, uvx, docker) and a
+// RunDir is the folder a resolved stdio server runs in: its cwd, else the workspace folder of a
+// workspace file's entry (config.ServerConfig.Folder, which its trust is bound to), else "" (the
+// host's working folder), except that a registry's launch (npx -y pkg@1.0.0, uvx, docker) and a
 // user-level package-runner server (userPackageRunner) without a cwd run from /. A registry's
 // launch is exact only outside any project: run from the workspace, npx would run the package
 // from a node_modules the repository ships, or fetch it through the repository's .npmrc. The same
@@ -988,7 +992,7 @@ func RunDir(c config.ServerConfig) string {
 	if c.Registry != nil || userPackageRunner(c) {
 		return string(filepath.Separator)
 	}
-	return ""
+	return c.Folder
 }
 
 // relativeArg returns the first argument that is a relative path by its look: ".", "..", one
@@ -1069,7 +1073,7 @@ func userPackageRunner(c config.ServerConfig) bool {
 }
 
 // PackageRunner reports whether a stdio server is started by a package runner: npx, pnpx, bunx,
-// uvx, pipx, or pnpm/yarn dlx, bun x, uv run/tool, or python -m. Run in a folder, such a runner
+// uvx, pipx, or npm exec, pnpm/yarn dlx, bun x, uv run/tool, or python -m. Run in a folder, such a runner
 // takes the package, or the index it is fetched from, from that folder and those above it
 // (node_modules, .npmrc, uv.toml, pyproject.toml; python -m and -c import from the working
 // folder before what is installed, unless -I or -P says not to).
@@ -1090,6 +1094,8 @@ func PackageRunner(c config.ServerConfig) bool {
 		return true
 	case "pnpm", "yarn":
 		return sub == "dlx" || sub == "exec"
+	case "npm":
+		return npmExec(c.Args)
 	case "bun":
 		return sub == "x"
 	case "uv":
@@ -1097,6 +1103,30 @@ func PackageRunner(c config.ServerConfig) bool {
 	}
 	if py := strings.TrimPrefix(name, "python"); py != name && strings.Trim(py, "0123456789.") == "" {
 		return pythonImportsFromCwd(c.Args)
+	}
+	return false
+}
+
+// npmExec reports whether npm's command is exec, which is npx (npm x, and the prefix npm exe).
+// npm reads its options anywhere, so some may come before the command (npm -y exec, npm
+// --loglevel silent exec); which options take a value is npm's long list, so a word after an
+// option may be its value or the command. The policy reads npm the same way
+// (permissions/policy: npmExec).
+func npmExec(args []string) bool {
+	valueNext := false
+	for _, a := range args {
+		switch {
+		case a == "--":
+			return false
+		case a == "exec" || a == "exe" || a == "x":
+			return true
+		case strings.HasPrefix(a, "-") && a != "-":
+			valueNext = !strings.Contains(a, "=")
+		case valueNext:
+			valueNext = false // the option's value, or npm's other command (which is not exec)
+		default:
+			return false // another command
+		}
 	}
 	return false
 }

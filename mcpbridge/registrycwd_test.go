@@ -44,31 +44,39 @@ func TestUserPackageRunnerRunsOutsideTheRepository(t *testing.T) {
 	repo := t.TempDir()
 	t.Chdir(repo) // the host runs from the workspace folder, as editors start it
 	bin := t.TempDir()
-	for _, name := range []string{"npx", "python3", "server"} {
+	for _, name := range []string{"npx", "npm", "python3", "server"} {
 		script := "#!/bin/sh\npwd -P > \"$OUT\"\nexec " + mcptestBin + "\n"
 		if err := os.WriteFile(filepath.Join(bin, name), []byte(script), 0o755); err != nil {
 			t.Fatal(err)
 		}
 	}
 	repoReal, _ := filepath.EvalSymlinks(repo)
+	other := t.TempDir() // a second workspace folder, not the host's
+	otherReal, _ := filepath.EvalSymlinks(other)
 	for _, tc := range []struct {
 		name, command string
 		args          []string
 		workspace     bool
 		want          string
+		folder        string // the workspace folder of the entry's file
 	}{
-		{"user-npx", "npx", []string{"-y", "@acme/gh"}, false, "/"},
-		{"ws-npx", "npx", []string{"-y", "@acme/gh"}, true, repoReal},
+		{"user-npx", "npx", []string{"-y", "@acme/gh"}, false, "/", ""},
+		{"user-npm-exec", "npm", []string{"exec", "-y", "--", "@acme/gh"}, false, "/", ""},
+		{"ws-npx", "npx", []string{"-y", "@acme/gh"}, true, repoReal, ""},
+		// A workspace file's entry runs in the folder it belongs to (where it was trusted), not
+		// wherever the host started: there "server.js" would name another repository's file.
+		{"ws-other-folder", "server", nil, true, otherReal, other},
+		{"ws-npx-other-folder", "npx", []string{"-y", "@acme/gh"}, true, otherReal, other},
 		// python -m imports the module from the working folder first.
-		{"user-python-m", "python3", []string{"-m", "acme_gh"}, false, "/"},
-		{"user-python-script", "python3", []string{"/opt/acme/gh.py"}, false, repoReal},
-		{"user-plain", "server", nil, false, repoReal},
+		{"user-python-m", "python3", []string{"-m", "acme_gh"}, false, "/", ""},
+		{"user-python-script", "python3", []string{"/opt/acme/gh.py"}, false, repoReal, ""},
+		{"user-plain", "server", nil, false, repoReal, ""},
 	} {
 		out := filepath.Join(t.TempDir(), "cwd")
 		cfg := stdioCfg(tc.name)
 		cfg.Command, cfg.Args = filepath.Join(bin, tc.command), tc.args
 		cfg.Env = map[string]string{"OUT": out}
-		cfg.WorkspaceOnly = tc.workspace
+		cfg.WorkspaceOnly, cfg.Folder = tc.workspace, tc.folder
 		r := newTestRegistry(t, Options{Trusted: func(config.ServerConfig) bool { return true }})
 		if st := applyAndWait(t, r, cfg); st[tc.name].State != StateReady {
 			t.Fatalf("%s: %+v", tc.name, st[tc.name])

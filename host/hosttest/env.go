@@ -39,6 +39,9 @@ type Config struct {
 	UserFiles map[string]string
 	// NoWorkspace leaves the workspace folder out of initialize.
 	NoWorkspace bool
+	// Workspace, when set, is the workspace folder (an existing one, say another session's)
+	// instead of a new one.
+	Workspace string
 	// NoInitialize leaves the session uninitialized (lifecycle tests).
 	NoInitialize bool
 	// WorkDoneProgress advertises window.workDoneProgress.
@@ -85,6 +88,9 @@ func Run(t testing.TB, cfg Config) *Env {
 		ConfigDir: filepath.Join(root, "config", "switchboard"),
 		served:    make(chan error, 1),
 		log:       &frameLog{start: time.Now()},
+	}
+	if cfg.Workspace != "" {
+		env.Workspace = cfg.Workspace
 	}
 	for _, dir := range []string{env.Workspace, env.ConfigDir, filepath.Join(root, "state")} {
 		if err := os.MkdirAll(dir, 0o755); err != nil {

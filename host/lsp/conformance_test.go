@@ -596,9 +596,9 @@ func TestConformanceTrustRemembered(t *testing.T) {
 				t.Errorf("trust store says %v, want %v", got, wantTrust)
 			}
 
-			// A new session with that trust.json: no question, same outcome.
+			// A new session in the same folder with that trust.json: no question, same outcome.
 			again := hosttest.Run(t, hosttest.Config{
-				Files:     map[string]string{".mcp.json": workspaceServer()},
+				Workspace: env.Workspace,
 				UserFiles: map[string]string{"trust.json": trustFile},
 				Responder: hosttest.Answer("Don't trust"),
 			})
@@ -606,6 +606,18 @@ func TestConformanceTrustRemembered(t *testing.T) {
 			again.MustCommand(wire.CmdServers, nil, nil)
 			if n := len(again.State().RequestParams("window/showMessageRequest")); n != 0 {
 				t.Errorf("remembered decision asked again (%d prompts)", n)
+			}
+			if decision == "trust" {
+				// The same file in another repository runs that repository's files (its own
+				// server.js, its node_modules): the trust given here does not carry there.
+				other := hosttest.Run(t, hosttest.Config{
+					Files:     map[string]string{".mcp.json": workspaceServer()},
+					UserFiles: map[string]string{"trust.json": trustFile},
+				})
+				other.AwaitServer("w", "untrusted")
+				other.Await("the trust question in the other repository", func(s *hosttest.State) bool {
+					return len(s.RequestParams("window/showMessageRequest")) == 1
+				})
 			}
 			// A changed configuration asks again.
 			writeFile(t, filepath.Join(again.Workspace, ".mcp.json"), workspaceServer("--tools", "3"))

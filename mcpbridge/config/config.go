@@ -256,6 +256,9 @@ func (l *loader) addEntry(file, workspace, name string, raw json.RawMessage, isW
 		return
 	}
 	cfg.Source = file
+	if isWorkspace {
+		cfg.Folder = filepath.Clean(workspace)
+	}
 	// A user-level definition that takes ${workspaceFolder} runs what the opened repository holds.
 	cfg.WorkspaceOnly = isWorkspace || cfg.FromFolder != ""
 	if cfg.WorkspaceOnly && cfg.OAuth != nil && cfg.OAuth.ClientSecret != "" && cfg.OAuth.Issuer == "" {
@@ -825,6 +828,8 @@ type fingerprintView struct {
 	// Shared: turning sharing on asks for trust again (who else's windows reach the process
 	// changes); omitempty: as EnvFile.
 	Shared string `json:"shared,omitempty"`
+	// Folder: a workspace file's entry is trusted in its folder only; omitempty: as EnvFile.
+	Folder string `json:"folder,omitempty"`
 }
 
 func (c ServerConfig) fingerprintView() fingerprintView {
@@ -833,13 +838,13 @@ func (c ServerConfig) fingerprintView() fingerprintView {
 		sb = c.Sandbox.Canonical()
 	}
 	return fingerprintView{c.Name, c.Transport, c.Command, c.Args, c.Env, c.Cwd, c.URL, c.Headers,
-		c.EnabledTools, c.DisabledTools, c.Disabled, c.EnvFile, c.EnvFileDigest, c.OAuth, sb, c.Shared}
+		c.EnabledTools, c.DisabledTools, c.Disabled, c.EnvFile, c.EnvFileDigest, c.OAuth, sb, c.Shared, c.Folder}
 }
 
 // Fingerprint is the sha256 hex of the definition as written (name, transport, command, args,
 // env, cwd, url, headers, with references to the environment unexpanded, and enabledTools,
-// disabledTools, disabled): trust decisions and grants are remembered per fingerprint, and a
-// change in any of them asks again.
+// disabledTools, disabled), and for a workspace file's entry the folder it belongs to: trust
+// decisions and grants are remembered per fingerprint, and a change in any of them asks again.
 func (c ServerConfig) Fingerprint() string {
 	b, _ := json.Marshal(c.fingerprintView()) // ignore error: plain types
 	sum := sha256.Sum256(b)

@@ -356,3 +356,44 @@ func TestLoadConfigBadEnvKeysAndHeaderNames(t *testing.T) {
 		t.Errorf("errors carry raw control characters: %q %q", bad["ctl"], bad["nul"])
 	}
 }
+
+// TestWorkspaceEntryBoundToItsFolder: the same workspace file in two repositories gives two
+// fingerprints (trust and grants given in one do not carry to the other, where "node server.js"
+// runs that repository's file), and the trust question says where it runs. A user file's entry
+// has no folder and keeps its fingerprint.
+func TestWorkspaceEntryBoundToItsFolder(t *testing.T) {
+	const file = `{"mcpServers": {"helper": {"command": "node", "args": ["server.js"]}}}`
+	user := filepath.Join(t.TempDir(), "mcp.json")
+	if err := os.WriteFile(user, []byte(`{"mcpServers": {"mine": {"command": "node", "args": ["/opt/mine.js"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	prints := map[string]string{}
+	for _, repo := range []string{t.TempDir(), t.TempDir()} {
+		if err := os.WriteFile(filepath.Join(repo, ".mcp.json"), []byte(file), 0o600); err != nil {
+			t.Fatal(err)
+		}
+		cfgs, errs := LoadConfig(ConfigSources{UserFile: user, WorkspaceFolders: []string{repo}, Getenv: func(string) (string, bool) { return "", false }})
+		if len(errs) != 0 || len(cfgs) != 2 {
+			t.Fatalf("LoadConfig = %+v, %v", cfgs, errs)
+		}
+		for _, c := range cfgs {
+			switch c.Name {
+			case "helper":
+				if c.Folder != repo {
+					t.Errorf("helper's folder %q, want %q", c.Folder, repo)
+				}
+				if s := strings.Join(TrustSentences(c, nil), " "); !strings.Contains(s, "It runs node server.js in "+repo+".") {
+					t.Errorf("the trust question does not say where it runs: %s", s)
+				}
+			case "mine":
+				if c.Folder != "" {
+					t.Errorf("a user entry has folder %q", c.Folder)
+				}
+			}
+			prints[c.Name+" "+c.Fingerprint()] = repo
+		}
+	}
+	if len(prints) != 3 {
+		t.Errorf("want 2 fingerprints of helper (one per repository) and 1 of mine, got %v", prints)
+	}
+}

@@ -76,6 +76,8 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 		run := "It runs " + c.Summary()
 		if c.Cwd != "" {
 			run += " in " + c.Cwd
+		} else if c.Folder != "" && c.Registry == nil {
+			run += " in " + c.Folder // mcpbridge.RunDir
 		}
 		out = append(out, run+".")
 		if c.Sandbox != nil {
@@ -263,5 +265,5 @@ func ParseDefinition(raw json.RawMessage) (ServerConfig, error) {
 	}
 	return ServerConfig{Name: v.Name, Transport: v.Transport, Command: v.Command, Args: v.Args, Env: v.Env,
 		Cwd: v.Cwd, URL: v.URL, Headers: v.Headers, EnabledTools: v.EnabledTools, DisabledTools: v.DisabledTools,
-		Disabled: v.Disabled, EnvFile: v.EnvFile, Sandbox: sb}, nil
+		Disabled: v.Disabled, EnvFile: v.EnvFile, Sandbox: sb, Folder: v.Folder}, nil
 }

@@ -72,4 +72,9 @@ type ServerConfig struct {
 	// user opened, which the user's own file cannot vouch for: it needs the user's trust, per
 	// folder (the resolved path is part of the definition's fingerprint).
 	FromFolder string `json:"-"`
+	// Folder is, for an entry of a workspace file, the workspace folder the file belongs to. The
+	// entry runs there when it has no cwd (mcpbridge.RunDir), and its fingerprint covers it: the
+	// same words in another repository's file ("node server.js") run that repository's files, so
+	// trust and grants given in one folder do not carry to another.
+	Folder string `json:"-"`
 }
