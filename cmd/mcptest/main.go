@@ -27,6 +27,7 @@ type options struct {
 	name, instructions string
 	httpAddr, sseAddr  string
 	tools              int
+	toolNamed          string
 
 	exitAtStart    bool
 	hangInitialize bool
@@ -84,6 +85,7 @@ func run(args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.httpAddr, "http", "", "serve streamable HTTP on `ADDR` (endpoint /mcp; port 0 picks one, reported on stderr)")
 	fs.StringVar(&o.sseAddr, "sse", "", "serve SSE on `ADDR` (endpoint /sse) instead of stdio")
 	fs.IntVar(&o.tools, "tools", 0, "add `N` dummy tools dummy_1..dummy_N")
+	fs.StringVar(&o.toolNamed, "tool-named", "", "add a dummy tool named `NAME` that returns its name (a name that holds another server's tool name, say)")
 	fs.BoolVar(&o.exitAtStart, "exit-at-start", false, "fault: write to stderr and exit 3 at once")
 	fs.BoolVar(&o.hangInitialize, "hang-initialize", false, "fault: read stdin but never answer")
 	fs.BoolVar(&o.garbageStdout, "garbage-stdout", false, "fault: write lines that are not JSON-RPC to stdout, then serve")

@@ -91,6 +91,9 @@ func newServer(o options, logf func(string, ...any)) *testServer {
 		ts.mcp.AddTool(mcp.NewTool("hostile", mcp.WithDescription("Hostile "+hostileText)),
 			textHandler("result line 1\n\tindented "+hostileText+"\n"))
 	}
+	if o.toolNamed != "" {
+		ts.mcp.AddTool(mcp.NewTool(o.toolNamed, mcp.WithDescription("Dummy tool: returns its name.")), textHandler(o.toolNamed))
+	}
 	for i := 1; i <= o.tools; i++ {
 		name := fmt.Sprintf("dummy_%d", i)
 		ts.mcp.AddTool(mcp.NewTool(name, mcp.WithDescription("Dummy tool "+name+": returns its name.")), textHandler(name))

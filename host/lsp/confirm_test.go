@@ -88,6 +88,15 @@ func TestApprovalAnswers(t *testing.T) {
 			if len(aps) != 1 || aps[0].Tool != "mcp__t__echo" || aps[0].Server != "t" || aps[0].Mode != "single-confirm" || string(aps[0].Arguments) != `{"text":"hello"}` {
 				t.Errorf("approvalRequested = %+v", aps)
 			}
+			// The prompt says which approval it asks, for an editor that answers it later by
+			// command (never by matching the message: a tool name can hold another's).
+			var about struct {
+				Switchboard wire.PromptAbout `json:"switchboard"`
+			}
+			json.Unmarshal(prompts[0], &about)
+			if about.Switchboard.Approval != aps[0].ID || aps[0].ID == "" {
+				t.Errorf("prompt's switchboard.approval = %q, want the approval's id %q: %s", about.Switchboard.Approval, aps[0].ID, prompts[0])
+			}
 			r := env.AwaitResolved(aps[0].ID)
 			if r.Decision != tc.decision || r.By != "user" {
 				t.Errorf("approvalResolved = %+v", r)

@@ -283,17 +283,27 @@ func (h *logHandler) WithGroup(name string) slog.Handler {
 
 func cleanPath(p string) string { return filepath.Clean(p) }
 
+// promptParams is window/showMessageRequest's params (protocol.ShowMessageRequestParams, not
+// embedded: its own marshalling would drop the field after it) with Switchboard's own field.
+type promptParams struct {
+	Type        protocol.MessageType         `json:"type"`
+	Message     string                       `json:"message"`
+	Actions     []protocol.MessageActionItem `json:"actions,omitempty"`
+	Switchboard *wire.PromptAbout            `json:"switchboard,omitempty"`
+}
+
 // askButtons puts a question with buttons to the user (window/showMessageRequest) and returns the
 // title clicked. ok is false when the prompt was dismissed (null), failed, answered with a title
-// not offered, or ctx ended: every caller treats that as "no answer".
-func (s *server) askButtons(ctx context.Context, typ protocol.MessageType, msg string, titles ...string) (string, bool) {
+// not offered, or ctx ended: every caller treats that as "no answer". about (nil: none) says
+// which question the prompt is, for an editor that answers it later by command (wire.PromptAbout).
+func (s *server) askButtons(ctx context.Context, typ protocol.MessageType, msg string, about *wire.PromptAbout, titles ...string) (string, bool) {
 	actions := make([]protocol.MessageActionItem, len(titles))
 	for i, t := range titles {
 		actions[i] = protocol.MessageActionItem{Title: t}
 	}
 	var reply json.RawMessage
 	msg = noLinks(safetext.Block(msg)) // callers bound and escape what they quote; this is the last line of defence
-	params := &protocol.ShowMessageRequestParams{Type: typ, Message: msg, Actions: actions}
+	params := &promptParams{Type: typ, Message: msg, Actions: actions, Switchboard: about}
 	if err := s.conn.call(ctx, wire.MethodShowMessageRequest, params, &reply); err != nil {
 		if ctx.Err() == nil {
 			s.log.Debug("lsp: prompt failed", "message", msg, "error", err)

@@ -71,7 +71,7 @@ func (s *server) OfferTaskResult(level host.Level, msg, id string) {
 	go func() {
 		ctx := s.conn.baseCtx
 		s.record("showMessage", map[string]any{"type": int(typ), "message": msg, "actions": []string{wire.TitleShowResult}})
-		if _, ok := s.askButtons(ctx, typ, msg, wire.TitleShowResult); !ok {
+		if _, ok := s.askButtons(ctx, typ, msg, nil, wire.TitleShowResult); !ok {
 			return
 		}
 		if err := s.showTaskResult(ctx, id); err != nil {

@@ -41,6 +41,13 @@ func TestWorkspaceTrustPrompt(t *testing.T) {
 				len(p.Actions) != 2 || p.Actions[0].Title != "Trust" || p.Actions[1].Title != "Don't trust" {
 				t.Errorf("trust prompt = %+v", p)
 			}
+			var about struct {
+				Switchboard wire.PromptAbout `json:"switchboard"`
+			}
+			json.Unmarshal(prompts[0], &about)
+			if about.Switchboard.TrustServer != "w" {
+				t.Errorf("prompt's switchboard.trustServer = %q, want w: %s", about.Switchboard.TrustServer, prompts[0])
+			}
 			trustFile := filepath.Join(env.ConfigDir, "trust.json")
 			switch {
 			case tc.state == "ready":

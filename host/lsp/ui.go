@@ -67,6 +67,17 @@ func (s *server) Ask(q *host.Question) {
 	}
 }
 
+// about says which question a prompt is: an approval by its id, a trust question by its server.
+func about(q *host.Question) *wire.PromptAbout {
+	switch q.Kind {
+	case host.KindApproval:
+		return &wire.PromptAbout{Approval: q.ID}
+	case host.KindTrust:
+		return &wire.PromptAbout{TrustServer: q.Server.Name}
+	}
+	return nil
+}
+
 // prompt shows q.Text as a window/showMessageRequest with titles; answered gets the title
 // clicked, dismissed (when set) a dismissed or failed prompt. A dismissed approval stays pending:
 // a code action or switchboard.approve can still answer it.
@@ -81,7 +92,7 @@ func (s *server) prompt(q *host.Question, typ protocol.MessageType, text string,
 	}()
 	go func() {
 		defer stop()
-		title, ok := s.askButtons(ctx, typ, text, titles...)
+		title, ok := s.askButtons(ctx, typ, text, about(q), titles...)
 		switch {
 		case ok:
 			answered(title)

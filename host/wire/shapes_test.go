@@ -17,7 +17,7 @@ var update = flag.Bool("update", false, "rewrite shapes.json from the Go structs
 var contract = []any{
 	InitOptions{}, Provider{}, ServerStatus{}, SharedStatus{}, ServersChangedParams{}, ToolInfo{}, ToolsParams{},
 	ReconnectParams{}, AllowlistGetResult{}, AllowlistSetParams{}, AllowlistSetResult{}, Approval{},
-	ApproveParams{}, ApprovalResolvedParams{}, TrustParams{}, CallToolParams{}, ToolResult{},
+	ApproveParams{}, ApprovalResolvedParams{}, PromptAbout{}, TrustParams{}, CallToolParams{}, ToolResult{},
 	ChatParams{}, ChatResult{}, CancelParams{}, Event{}, ToolCallEvent{}, ToolResultEvent{}, Usage{},
 	Elicitation{}, ElicitField{}, ElicitParams{}, ElicitationResolvedParams{},
 	ModelsResult{}, ModelInfo{}, Price{},

@@ -157,6 +157,15 @@ type AllowlistSetResult struct {
 	Entries []string `json:"entries"`
 }
 
+// PromptAbout is the "switchboard" field of a window/showMessageRequest that asks an approval or
+// a trust question: which one it is, so that an editor answering it later (switchboard.approve,
+// switchboard.trust) names it exactly, never by matching the message's text (a server's tool
+// name can contain another's).
+type PromptAbout struct {
+	Approval    string `json:"approval,omitempty"`    // the approval's id (switchboard.approve)
+	TrustServer string `json:"trustServer,omitempty"` // the server the trust question is about (switchboard.trust)
+}
+
 // Approval is a pending confirm-gate question.
 type Approval struct {
 	ID          string          `json:"id"`

@@ -119,21 +119,34 @@ function M.dismissed()
   end, queue:dismissed())
 end
 
---- The oldest pending approval whose tool the prompt message names.
-function M.find_by_message(message)
+--- The id of the approval a window/showMessageRequest asks (its params' `switchboard.approval`),
+--- or nil. Never guessed from the message: one server's tool name can contain another's.
+function M.prompt_id(params)
+  local about = type(params) == 'table' and params.switchboard or nil
+  local id = type(about) == 'table' and about.approval or nil
+  return type(id) == 'string' and id ~= '' and id or nil
+end
+
+--- The pending approval the prompt (showMessageRequest params) asks, or nil.
+function M.find_for_prompt(params)
+  local id = M.prompt_id(params)
+  if not id then
+    return nil
+  end
   for _, a in ipairs(M.list()) do
-    if a.tool and message and message:find(a.tool, 1, true) then
+    if a.id == id then
       return a
     end
   end
 end
 
---- Whether an approval whose tool the prompt message names was resolved here (approvalResolved of
---- client `client_id`, or of any client without it).
-function M.resolved_for_message(message, client_id)
-  for _, how in ipairs(queue:resolutions(client_id)) do
+--- Whether the approval the prompt asks was resolved here (approvalResolved of client
+--- `client_id`, or of any client without it).
+function M.resolved_for_prompt(params, client_id)
+  local id = M.prompt_id(params)
+  for _, how in ipairs(id and queue:resolutions(client_id) or {}) do
     local a = type(how) == 'table' and how.approval or nil
-    if a and a.tool and message and message:find(a.tool, 1, true) then
+    if a and a.id == id then
       return true
     end
   end

@@ -15,14 +15,14 @@ local M = {}
 local waiting = {}
 
 -- An approval answered elsewhere (code action, :Switchboard approve, timeout): stop waiting for its
--- picker and reply null (the host ignores it). Should the picker still answer, that choice goes
+-- picker (the prompt's params name the approval's id) and reply null (the host ignores it). Should the picker still answer, that choice goes
 -- out with switchboard.approve, like a late answer on 0.7.
 approvals.on_change(function(e)
   if e.type ~= 'resolved' or not e.approval or not e.approval.tool then
     return
   end
   for _, w in pairs(waiting) do
-    if w.message:find(e.approval.tool, 1, true) then
+    if w.approval and w.approval == e.approval.id then
       w.release()
       return
     end
@@ -73,8 +73,8 @@ local function select_opts(params, kind)
     format_item = function(a)
       return a.title
     end,
-    -- Extra context for pickers that can show it.
-    switchboard = { message = params.message, type = params.type },
+    -- Extra context for pickers that can show it; `approval` is the id of the approval asked.
+    switchboard = { message = params.message, type = params.type, approval = approvals.prompt_id(params) },
   }
 end
 
@@ -87,7 +87,10 @@ function M._late_answer(params, choice, client_id)
   local commands = require('switchboard.commands')
   local trust = ({ ['Trust'] = 'trust', ["Don't trust"] = 'deny' })[choice.title]
   if trust then
-    local server = tostring(params.message or ''):match("'([^']+)'")
+    -- The server the host says the question is about, never one read out of the message (a
+    -- workspace file's path can hold quotes).
+    local about = type(params.switchboard) == 'table' and params.switchboard or {}
+    local server = type(about.trustServer) == 'string' and about.trustServer ~= '' and about.trustServer or nil
     if server then
       commands.trust(server, trust, function(err)
         if err then
@@ -112,15 +115,17 @@ function M._late_answer(params, choice, client_id)
       end
     end)
   end
-  local a = approvals.find_by_message(params.message)
-  if a then
+  -- The approval the prompt asked, by the id the host put in it; never one guessed from the
+  -- message (a server's tool name can contain another server's).
+  local a = approvals.find_for_prompt(params)
+  if a or not approvals.prompt_id(params) then
     return answer(a)
   end
   commands.approvals(function(err, list)
     if not err then
       approvals.sync(list, client_id)
     end
-    answer(approvals.find_by_message(params.message))
+    answer(approvals.find_for_prompt(params))
   end)
 end
 
@@ -140,8 +145,8 @@ function M.show_message_request(_, params, ctx)
   local client_id = ctx and ctx.client_id
   if
     only_approval_titles(actions)
-    and not approvals.find_by_message(params.message)
-    and approvals.resolved_for_message(params.message, client_id)
+    and not approvals.find_for_prompt(params)
+    and approvals.resolved_for_prompt(params, client_id)
   then
     return vim.NIL
   end
@@ -161,7 +166,7 @@ function M.show_message_request(_, params, ctx)
       if state == 'waiting' then
         state = 'answered'
         if not choice and kind == M.kind_approval then
-          require('switchboard.remind').dismissed(params.message, client_id)
+          require('switchboard.remind').dismissed(params, client_id)
         end
         reply(choice or vim.NIL)
       elseif state == 'released' then
@@ -169,7 +174,7 @@ function M.show_message_request(_, params, ctx)
       end
     end
     waiting[co] = {
-      message = params.message or '',
+      approval = approvals.prompt_id(params),
       release = function()
         if state == 'waiting' then
           state = 'released'
@@ -205,9 +210,8 @@ function M.show_message_request(_, params, ctx)
   -- Dismissed (Esc), or an asynchronous picker that answers later: the host keeps it pending.
   state = state == 'answered' and 'done' or 'replied'
   if kind == M.kind_approval then
-    local message = params.message
     vim.schedule(function()
-      require('switchboard.remind').dismissed(message, client_id)
+      require('switchboard.remind').dismissed(params, client_id)
     end)
   end
   return vim.NIL

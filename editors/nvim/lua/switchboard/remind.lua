@@ -111,18 +111,18 @@ local function mark(a)
   start_timer()
 end
 
---- The approval prompt `message` was dismissed (or could not be shown): tell the user once, then
---- keep reminding while it is pending.
-function M.dismissed(message, client_id)
-  local a = approvals.find_by_message(message)
-  if a then
+--- The approval prompt (showMessageRequest `params`) was dismissed (or could not be shown): tell
+--- the user once, then keep reminding while it is pending.
+function M.dismissed(params, client_id)
+  local a = approvals.find_for_prompt(params)
+  if a or not approvals.prompt_id(params) then
     return mark(a)
   end
   require('switchboard.commands').approvals(function(err, list)
     if not err and type(list) == 'table' then
       approvals.sync(list, client_id)
     end
-    mark(approvals.find_by_message(message))
+    mark(approvals.find_for_prompt(params))
   end)
 end
 

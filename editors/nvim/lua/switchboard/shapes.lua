@@ -12,6 +12,7 @@ return {
   ToolResult = { 'name', 'isError', 'text', 'truncated' },
   Approval = { 'id', 'tool', 'server', 'arguments', 'mode', 'turn', 'requestedAt' },
   ApprovalResolvedParams = { 'id', 'decision', 'by' },
+  PromptAbout = { 'approval', 'trustServer' },
   AllowlistGetResult = { 'path', 'entries', 'error' },
   ChatResult = { 'conversation', 'turn', 'viewContext' },
   ViewContextNote = { 'tool', 'text' },
