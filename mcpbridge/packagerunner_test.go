@@ -62,3 +62,24 @@ func TestPackageRunnerNpmExec(t *testing.T) {
 		}
 	}
 }
+
+// TestPackageRunnerDeno: deno run (and deno x, dx) reads deno.json, its import map and npm
+// packages from the working folder up; deno's other commands are not servers' launchers here.
+func TestPackageRunnerDeno(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		args []string
+		want bool
+	}{
+		{"deno", []string{"run", "-A", "npm:@acme/mcp-server"}, true},
+		{"deno", []string{"run", "-A", "/opt/acme/server.ts"}, true},
+		{"deno", []string{"x", "jsr:@acme/mcp"}, true},
+		{"dx", []string{"jsr:@acme/mcp"}, true},
+		{"deno", []string{"fmt"}, false},
+	} {
+		c := config.ServerConfig{Transport: config.TransportStdio, Command: tc.cmd, Args: tc.args}
+		if got := PackageRunner(c); got != tc.want {
+			t.Errorf("PackageRunner(%s %q) = %v, want %v", tc.cmd, tc.args, got, tc.want)
+		}
+	}
+}
