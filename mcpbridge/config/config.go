@@ -257,7 +257,7 @@ func (l *loader) addEntry(file, workspace, name string, raw json.RawMessage, isW
 	}
 	cfg.Source = file
 	if isWorkspace {
-		cfg.Folder = filepath.Clean(workspace)
+		cfg.Folder = canonicalFolder(workspace)
 	}
 	// A user-level definition that takes ${workspaceFolder} runs what the opened repository holds.
 	cfg.WorkspaceOnly = isWorkspace || cfg.FromFolder != ""
@@ -269,6 +269,19 @@ func (l *loader) addEntry(file, workspace, name string, raw json.RawMessage, isW
 	}
 	l.narrowShared(file, &cfg)
 	l.merged[name] = cfg
+}
+
+// canonicalFolder is dir absolute, with its symbolic links resolved (as it is when it can be):
+// one folder, whichever way a window or a command names it (/tmp and /private/tmp on macOS, a
+// relative --workspace), gives one fingerprint.
+func canonicalFolder(dir string) string {
+	if abs, err := filepath.Abs(dir); err == nil {
+		dir = abs
+	}
+	if real, err := filepath.EvalSymlinks(dir); err == nil {
+		return real
+	}
+	return filepath.Clean(dir)
 }
 
 // Values of ServerConfig.Shared.

@@ -368,11 +368,17 @@ func TestWorkspaceEntryBoundToItsFolder(t *testing.T) {
 		t.Fatal(err)
 	}
 	prints := map[string]string{}
-	for _, repo := range []string{t.TempDir(), t.TempDir()} {
-		if err := os.WriteFile(filepath.Join(repo, ".mcp.json"), []byte(file), 0o600); err != nil {
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(t.TempDir(), link); err != nil {
+		t.Fatal(err)
+	}
+	for _, named := range []string{t.TempDir(), link} {
+		if err := os.WriteFile(filepath.Join(named, ".mcp.json"), []byte(file), 0o600); err != nil {
 			t.Fatal(err)
 		}
-		cfgs, errs := LoadConfig(ConfigSources{UserFile: user, WorkspaceFolders: []string{repo}, Getenv: func(string) (string, bool) { return "", false }})
+		// One folder, one fingerprint, however a window or a command names it.
+		repo, _ := filepath.EvalSymlinks(named)
+		cfgs, errs := LoadConfig(ConfigSources{UserFile: user, WorkspaceFolders: []string{named}, Getenv: func(string) (string, bool) { return "", false }})
 		if len(errs) != 0 || len(cfgs) != 2 {
 			t.Fatalf("LoadConfig = %+v, %v", cfgs, errs)
 		}
