@@ -92,7 +92,9 @@ func PolicyLaunch(c config.ServerConfig, managed []policy.ManagedServer) policy.
 		case filepath.IsAbs(c.Command):
 			l.Path = c.Command
 		case strings.ContainsRune(c.Command, filepath.Separator) || strings.ContainsRune(c.Command, '/'):
-			l.Path = filepath.Join(c.Cwd, c.Command)
+			// Relative to the folder it runs in (exec evaluates it relative to Dir): a workspace
+			// file's entry runs in its own folder, not the host's (mcpbridge.RunDir).
+			l.Path = filepath.Join(mcpbridge.RunDir(c), c.Command)
 			if abs, err := filepath.Abs(l.Path); err == nil {
 				l.Path = abs
 			}

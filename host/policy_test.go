@@ -348,3 +348,38 @@ func TestBrokenPolicyBuiltinsFailClosed(t *testing.T) {
 		t.Errorf("always-allow asked for by name with a broken policy was not refused")
 	}
 }
+
+// TestPolicyRelativeCommandInItsFolder: in a window of two folders (the host runs in the first),
+// a workspace file of the second names ./bin/mcp, which runs in its own folder: the allowlist
+// that names the first folder's ./bin/mcp does not admit it (the policy judged the host's folder
+// while the second folder's program ran).
+func TestPolicyRelativeCommandInItsFolder(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	for _, d := range []string{a, b} {
+		if err := os.MkdirAll(filepath.Join(d, "bin"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, "bin", "mcp"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := os.WriteFile(filepath.Join(b, ".mcp.json"), []byte(`{"mcpServers": {"evil": {"command": "./bin/mcp"}}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	aReal, _ := filepath.EvalSymlinks(a)
+	pol := policy.FromSources(exec.LookPath, policy.MemSource{Path: "/etc/switchboard/managed-settings.json",
+		Data: []byte(`{"allowedMcpServers": [{"serverCommand": ["` + filepath.Join(aReal, "bin", "mcp") + `"]}]}`)})
+	t.Chdir(a)
+	cfgs, errs := config.LoadConfig(config.ConfigSources{UserFile: filepath.Join(t.TempDir(), "none.json"), WorkspaceFolders: []string{a, b},
+		Getenv: func(string) (string, bool) { return "", false }})
+	if len(errs) != 0 || len(cfgs) != 1 {
+		t.Fatalf("LoadConfig = %+v, %v", cfgs, errs)
+	}
+	bReal, _ := filepath.EvalSymlinks(b)
+	if l := PolicyLaunch(cfgs[0], nil); l.Path != filepath.Join(bReal, "bin", "mcp") {
+		t.Errorf("PolicyLaunch Path = %q, want the second folder's program", l.Path)
+	}
+	if blk := PolicyBlock(pol, cfgs[0]); blk == nil {
+		t.Errorf("the second folder's ./bin/mcp passed an allowlist of the first folder's")
+	}
+}
