@@ -277,6 +277,12 @@ func (a *App) policyVerdict(req permissions.Request) permissions.PolicyVerdict {
 		out.Fallback, _ = permissions.ParseMode(mv.Mode) // ignore error: the policy names only known modes
 	}
 	out.NoUserGrants = p.ManagedRulesOnly() != nil
+	if out.Allow && !out.Deny && !out.Ask {
+		// A rule names the server by name only; a workspace file's server can take any name.
+		if c, ok := a.configFor(req.Server); ok && c.Folder != "" {
+			out.Allow, out.AllowNotHere = false, true
+		}
+	}
 	return out
 }
 

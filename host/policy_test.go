@@ -383,3 +383,27 @@ func TestPolicyRelativeCommandInItsFolder(t *testing.T) {
 		t.Errorf("the second folder's ./bin/mcp passed an allowlist of the first folder's")
 	}
 }
+
+// TestPolicyAllowNotForWorkspaceFileServers: a managed allow rule names a server by name only,
+// so it grants nothing to a server a workspace file defines (a repository can give its server
+// the name); the user's own server that takes ${workspaceFolder} keeps the grant.
+func TestPolicyAllowNotForWorkspaceFileServers(t *testing.T) {
+	dir := rootPolicyDir(t, `{"permissions": {"allow": ["mcp__github__get_issue"]}}`)
+	for _, tc := range []struct {
+		name    string
+		cfg     config.ServerConfig
+		allow   bool
+		notHere bool
+	}{
+		{"user", config.ServerConfig{Name: "github"}, true, false},
+		{"user, per folder", config.ServerConfig{Name: "github", WorkspaceOnly: true, FromFolder: "/ws"}, true, false},
+		{"workspace file", config.ServerConfig{Name: "github", WorkspaceOnly: true, Folder: "/ws"}, false, true},
+	} {
+		a := &App{policyW: policy.NewWatcher(policy.Options{Paths: policy.Paths{Dir: dir}})}
+		a.cfgs.set([]config.ServerConfig{tc.cfg}, tc.name, nil)
+		v := a.policyVerdict(permissions.Request{Tool: "mcp__github__get_issue", Server: "github"})
+		if v.Allow != tc.allow || v.AllowNotHere != tc.notHere || v.Rule == "" {
+			t.Errorf("%s: verdict %+v, want Allow %v, AllowNotHere %v, with the rule", tc.name, v, tc.allow, tc.notHere)
+		}
+	}
+}

@@ -147,13 +147,13 @@ func (g *Gate) decidePolicy(ctx context.Context, req Request, pv PinVerdict, pol
 			d.Reason += "; " + pol.Reason
 		}
 		return d, err
-	case pol.Allow && !pv.Ask && req.Definition == "":
-		return Decision{Allowed: true, By: ByPolicy, Entry: pol.Rule, File: pol.File, Reason: pol.Reason}, nil
 	case pol.Allow && !pv.Ask:
+		return Decision{Allowed: true, By: ByPolicy, Entry: pol.Rule, File: pol.File, Reason: pol.Reason}, nil
+	case pol.AllowNotHere:
 		// A rule names a server by name only, and a repository can give its own server any name:
-		// the organisation's grant is for the server it knows, not for one a workspace defines.
+		// the organisation's grant is for the server it knows, not for one a workspace file defines.
 		d, err := g.decideMode(ctx, req, pv, pol)
-		d.Reason += fmt.Sprintf("; the organisation's allow rule %s does not count for a server the workspace defines", pol.Rule)
+		d.Reason += fmt.Sprintf("; the organisation's allow rule %s does not count for a server a workspace file defines", pol.Rule)
 		return d, err
 	}
 	return g.decideMode(ctx, req, pv, pol)

@@ -31,8 +31,11 @@ func TestGatePolicy(t *testing.T) {
 		{"managed allow", PolicyVerdict{Allow: true, Rule: rule}, SingleConfirm, false, AnswerDeny, true, ByPolicy, false, ""},
 		// A repository's server that takes the name the organisation's rule names is not the
 		// server the organisation allowed: its calls are asked about.
-		{"managed allow does not grant a workspace server", PolicyVerdict{Allow: true, Rule: rule}, SingleConfirm, false, AnswerDeny, false, ByUser, true, "def1"},
-		{"managed allow, workspace server, allowlist-only", PolicyVerdict{Allow: true, Rule: rule}, AllowlistOnly, false, AnswerOnce, false, ByMode, false, "def1"},
+		{"managed allow does not grant a workspace server", PolicyVerdict{AllowNotHere: true, Rule: rule}, SingleConfirm, false, AnswerDeny, false, ByUser, true, "def1"},
+		{"managed allow, workspace server, allowlist-only", PolicyVerdict{AllowNotHere: true, Rule: rule}, AllowlistOnly, false, AnswerOnce, false, ByMode, false, "def1"},
+		// The user's own server that takes ${workspaceFolder} has a definition per folder, and
+		// a repository cannot take its name: the organisation's rule grants.
+		{"managed allow, the user's per-folder server", PolicyVerdict{Allow: true, Rule: rule}, SingleConfirm, false, AnswerDeny, true, ByPolicy, false, "def1"},
 		{"always-allow disabled falls back to asking", PolicyVerdict{ModeOff: true, Fallback: SingleConfirm, ModeRule: rule}, AlwaysAllow, false, AnswerDeny, false, ByUser, true, ""},
 		{"managed rules only: the allowlist grants nothing", PolicyVerdict{NoUserGrants: true}, SingleConfirm, true, AnswerOnce, true, ByUser, true, ""},
 		{"managed rules only in allowlist-only", PolicyVerdict{NoUserGrants: true}, AllowlistOnly, true, AnswerOnce, false, ByMode, false, ""},
@@ -54,7 +57,7 @@ func TestGatePolicy(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if tc.def != "" && tc.pol.Allow && !strings.Contains(d.Reason, "does not count for a server the workspace defines") {
+			if tc.pol.AllowNotHere && !strings.Contains(d.Reason, "does not count for a server a workspace file defines") {
 				t.Errorf("reason %q does not say why the organisation's allow rule was not applied", d.Reason)
 			}
 			if d.Allowed != tc.allowed || d.By != tc.by || (p.calls > 0) != tc.asked {

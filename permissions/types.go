@@ -163,6 +163,10 @@ type PolicyVerdict struct {
 	Ask bool
 	// Allow is a managed grant: the call runs without asking (after pins and Ask).
 	Allow bool
+	// AllowNotHere: a managed allow rule names the tool, but its server is one a workspace file
+	// defines, which a rule that names servers by name cannot vouch for (a repository can give
+	// its server any name): the rule (Rule) grants nothing and the call is decided as without it.
+	AllowNotHere bool
 	// Rule is the deciding rule as file#/json/pointer, File its file; Reason one line naming it.
 	Rule, File, Reason string
 	// ModeOff: the request's mode is disabled by the policy; the gate decides in Fallback

@@ -173,9 +173,13 @@ func runCheck(args []string, stdout, stderr io.Writer) int {
 		}
 	}
 	marks := pinMarks(stderr, *pinsPath, reg, cfgs)
+	fromFile := map[string]bool{} // servers a workspace file defines
+	for _, c := range cfgs {
+		fromFile[c.Name] = c.Folder != ""
+	}
 	var names []policy.ToolName
 	for _, t := range reg.Tools() {
-		n := policy.ToolName{Name: t.Name, Server: t.Server, Workspace: t.Definition != ""}
+		n := policy.ToolName{Name: t.Name, Server: t.Server, Workspace: fromFile[t.Server]}
 		if t.Server != "" {
 			n.Original = t.Tool // the server's own name: a rule names it so
 		}

@@ -42,6 +42,7 @@ type ToolName struct {
 	Name, Server, Original string
 	// Workspace: the server is defined by a workspace file, which a managed allow rule does not
 	// grant (the gate asks; the rule names a server by name only, and a repository can take it).
+	// A user's own server that takes ${workspaceFolder} is not: a repository cannot take its name.
 	Workspace bool
 }
 
