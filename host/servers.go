@@ -215,8 +215,12 @@ func (a *App) askTrust(cfg config.ServerConfig, fp string) {
 }
 
 // Trust records the person's decision about a workspace-only server's current configuration and
-// restarts or stops it (switchboard.trust).
-func (a *App) Trust(ctx context.Context, name string, trusted bool) ([]mcpbridge.ServerStatus, error) {
+// restarts or stops it (switchboard.trust). fp, when set, is the definition the person saw (a
+// trust prompt's): a definition changed since is refused, never trusted unseen.
+func (a *App) Trust(ctx context.Context, name string, trusted bool, fp string) ([]mcpbridge.ServerStatus, error) {
+	if cfg, ok := a.configFor(name); ok && fp != "" && cfg.Fingerprint() != fp {
+		return nil, badRequest("server %q changed since that question was asked (%s): nothing was decided; answer the new question", name, cfg.Source)
+	}
 	return a.setTrust(ctx, name, trusted, "command")
 }
 

@@ -402,7 +402,7 @@ func (s *server) cmdTrust(ctx context.Context, arg, _ json.RawMessage) (any, err
 	default:
 		return nil, lspconn.InvalidParams("%s: decision must be trust or deny, not %q", wire.CmdTrust, p.Decision)
 	}
-	res, err := s.app.Trust(ctx, p.Server, trusted)
+	res, err := s.app.Trust(ctx, p.Server, trusted, p.Fingerprint)
 	if err != nil {
 		return nil, err
 	}

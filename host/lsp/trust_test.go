@@ -309,3 +309,45 @@ func TestWorkspaceFolderInUserFile(t *testing.T) {
 		t.Fatalf("u after trust in the added folder = %+v; want ready", servers)
 	}
 }
+
+// TestTrustCommandNamesTheDefinition: a trust prompt dismissed (Neovim 0.7 with an asynchronous
+// picker replies null and answers later by command), then the file changes: the late answer,
+// sent with the prompt's fingerprint, trusts nothing (the person never saw the new definition);
+// with the new question's fingerprint it trusts.
+func TestTrustCommandNamesTheDefinition(t *testing.T) {
+	env := hosttest.Run(t, hosttest.Config{Files: map[string]string{".mcp.json": workspaceServer()}})
+	env.AwaitServer("w", "untrusted")
+	fingerprintOf := func(n int) string {
+		st := env.Await("trust prompt", func(s *hosttest.State) bool {
+			return len(s.RequestParams("window/showMessageRequest")) >= n
+		})
+		var about struct {
+			Switchboard wire.PromptAbout `json:"switchboard"`
+		}
+		json.Unmarshal(st.RequestParams("window/showMessageRequest")[n-1], &about)
+		if about.Switchboard.Fingerprint == "" || about.Switchboard.TrustServer != "w" {
+			t.Fatalf("trust prompt %d does not name its definition: %+v", n, about.Switchboard)
+		}
+		return about.Switchboard.Fingerprint
+	}
+	shown := fingerprintOf(1)
+	writeFile(t, filepath.Join(env.Workspace, ".mcp.json"), workspaceServer("--tools", "2"))
+	env.MustCommand(wire.CmdReconnect, nil, nil)
+	now := fingerprintOf(2)
+	if now == shown {
+		t.Fatal("the changed definition has the same fingerprint")
+	}
+	err := env.Command(wire.CmdTrust, map[string]string{"server": "w", "decision": "trust", "fingerprint": shown}, nil)
+	if hosttest.ErrorCode(err) != -32602 {
+		t.Errorf("trust with the old question's fingerprint: %v, want -32602", err)
+	}
+	var servers []hosttest.ServerStatus
+	env.MustCommand(wire.CmdServers, nil, &servers)
+	if len(servers) != 1 || servers[0].State != "untrusted" {
+		t.Fatalf("after a late answer to the old question: %+v", servers)
+	}
+	env.MustCommand(wire.CmdTrust, map[string]string{"server": "w", "decision": "trust", "fingerprint": now}, &servers)
+	if len(servers) != 1 || servers[0].State != "ready" {
+		t.Fatalf("after trust with the new question's fingerprint: %+v", servers)
+	}
+}

@@ -73,7 +73,7 @@ func about(q *host.Question) *wire.PromptAbout {
 	case host.KindApproval:
 		return &wire.PromptAbout{Approval: q.ID}
 	case host.KindTrust:
-		return &wire.PromptAbout{TrustServer: q.Server.Name}
+		return &wire.PromptAbout{TrustServer: q.Server.Name, Fingerprint: q.Server.Fingerprint()}
 	}
 	return nil
 }

@@ -164,6 +164,9 @@ type AllowlistSetResult struct {
 type PromptAbout struct {
 	Approval    string `json:"approval,omitempty"`    // the approval's id (switchboard.approve)
 	TrustServer string `json:"trustServer,omitempty"` // the server the trust question is about (switchboard.trust)
+	// Fingerprint is the trust question's definition: switchboard.trust with it decides for what
+	// the prompt showed, or nothing (the file changed since).
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // Approval is a pending confirm-gate question.
@@ -194,6 +197,10 @@ type ApprovalResolvedParams struct {
 type TrustParams struct {
 	Server   string `json:"server"`
 	Decision string `json:"decision"` // trust | deny
+	// Fingerprint, when set, is the definition the decision is about (a trust prompt's
+	// PromptAbout.Fingerprint): should the server's definition have changed since, the command
+	// is refused (InvalidParams) and nothing is decided.
+	Fingerprint string `json:"fingerprint,omitempty"`
 }
 
 // SignInParams is arguments[0] of switchboard.signIn and switchboard.signOut.

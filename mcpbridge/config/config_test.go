@@ -402,4 +402,11 @@ func TestWorkspaceEntryBoundToItsFolder(t *testing.T) {
 	if len(prints) != 3 {
 		t.Errorf("want 2 fingerprints of helper (one per repository) and 1 of mine, got %v", prints)
 	}
+	// Trusted in one folder, asked about in another: the question says so.
+	a := ServerConfig{Name: "helper", Transport: TransportStdio, Command: "node", Args: []string{"server.js"}, Source: "/b/.mcp.json", Folder: "/a"}
+	b := a
+	b.Folder = "/b"
+	if s := strings.Join(TrustSentences(b, &a), " "); !strings.Contains(s, "Changed since you trusted it: folder changed (you trusted the one in /a") {
+		t.Errorf("the question about another folder's server does not say so: %s", s)
+	}
 }

@@ -179,6 +179,13 @@ func setsPath(env map[string]string) bool {
 // written (templates), never resolved.
 func DefinitionChanges(prev, cur ServerConfig) []string {
 	var out []string
+	switch {
+	case prev.Folder == cur.Folder:
+	case prev.Folder == "" && cur.Folder != "":
+		out = append(out, "it was trusted before trust was bound to a folder")
+	default:
+		out = append(out, fmt.Sprintf("folder changed (you trusted the one in %s: this is another folder's file, and runs that folder's files)", prev.Folder))
+	}
 	if prev.Transport != cur.Transport {
 		out = append(out, fmt.Sprintf("type changed (was %s)", prev.Transport))
 	}
