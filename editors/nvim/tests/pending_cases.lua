@@ -35,3 +35,32 @@ T.case('pending queue: keyed by client and id, oldest first, resolved once, dism
   T.eq(Q:count(), 0, 'clear all')
   T.ok(Q:add('a1', { n = 6 }, 1) ~= nil, 'after clear, ids are fresh again')
 end)
+
+-- Two hosts (one per root) both count their approvals from a1: a prompt's answer, its skip and its
+-- dismissal go to the approval of the host that asked, never to another's a1.
+T.case('a prompt names its approval within the host that asked', function()
+  local approvals = require('switchboard.approvals')
+  approvals.clear()
+  approvals.requested({ id = 'a1', tool = 'mcp__github__delete_repo' }, 101)
+  approvals.requested({ id = 'a1', tool = 'mcp__notes__list' }, 202)
+  local prompt = { message = 'Allow mcp__notes__list? {}', switchboard = { approval = 'a1' } }
+  T.eq((approvals.find_for_prompt(prompt, 202) or {}).tool, 'mcp__notes__list', 'the prompt of host 202')
+  T.eq((approvals.find_for_prompt(prompt, 101) or {}).tool, 'mcp__github__delete_repo', 'the prompt of host 101')
+  T.eq(approvals.find_for_prompt({ message = prompt.message }, 202), nil, 'a prompt without an id is never guessed')
+  approvals.resolved({ id = 'a1', decision = 'deny', by = 'user' }, 101)
+  T.ok(approvals.resolved_for_prompt(prompt, 101), 'resolved in host 101')
+  T.ok(not approvals.resolved_for_prompt(prompt, 202), 'still pending in host 202')
+  T.ok(approvals.dismiss(approvals.find_for_prompt(prompt, 202), 202), 'dismissed in host 202')
+  T.eq(vim.tbl_map(function(a) return a.tool end, approvals.dismissed()), { 'mcp__notes__list' }, 'dismissed')
+  -- A late answer for a host that stopped answers nothing (and never the current buffer's host).
+  local sent = {}
+  local commands = require('switchboard.commands')
+  local orig = commands.exec
+  commands.exec = function(command, arg)
+    table.insert(sent, { command, arg })
+  end
+  require('switchboard.confirm')._late_answer(prompt, { title = 'Allow tool' }, 999999)
+  commands.exec = orig
+  T.eq(sent, {}, 'commands sent for a stopped host')
+  approvals.clear()
+end)

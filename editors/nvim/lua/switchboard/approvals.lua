@@ -70,7 +70,7 @@ function M.resolved(params, client_id)
   local p = queue:entry(params.id, client_id)
   local a = p and p.item
   queue:resolve(params.id, client_id, { decision = params.decision, by = params.by, approval = a, client_id = client_id })
-  emit({ type = 'resolved', id = params.id, decision = params.decision, by = params.by, approval = a })
+  emit({ type = 'resolved', id = params.id, decision = params.decision, by = params.by, approval = a, client_id = client_id })
 end
 
 --- Replaces the local view with the host's list (switchboard.approvals).
@@ -107,9 +107,10 @@ function M.resolution(id)
   return queue:resolution(id)
 end
 
---- Marks pending approval `a` dismissed (its prompt was closed unanswered); true when it was not.
-function M.dismiss(a)
-  return a ~= nil and queue:dismiss(queue:entry(a.id), true)
+--- Marks pending approval `a` (of client `client_id`) dismissed (its prompt was closed
+--- unanswered); true when it was not.
+function M.dismiss(a, client_id)
+  return a ~= nil and queue:dismiss(queue:entry(a.id, client_id), true)
 end
 
 --- The pending approvals the user dismissed, oldest first.
@@ -127,30 +128,19 @@ function M.prompt_id(params)
   return type(id) == 'string' and id ~= '' and id or nil
 end
 
---- The pending approval the prompt (showMessageRequest params) asks, or nil.
-function M.find_for_prompt(params)
+--- The pending approval the prompt (showMessageRequest params) of client `client_id` asks, or
+--- nil. Ids are the host's, and each host (one per root) counts its own: a1 of one is not a1 of
+--- another.
+function M.find_for_prompt(params, client_id)
   local id = M.prompt_id(params)
-  if not id then
-    return nil
-  end
-  for _, a in ipairs(M.list()) do
-    if a.id == id then
-      return a
-    end
-  end
+  local p = id and queue:entry(id, client_id)
+  return p and p.item
 end
 
---- Whether the approval the prompt asks was resolved here (approvalResolved of client
---- `client_id`, or of any client without it).
+--- Whether the approval the prompt of client `client_id` asks was resolved here.
 function M.resolved_for_prompt(params, client_id)
   local id = M.prompt_id(params)
-  for _, how in ipairs(id and queue:resolutions(client_id) or {}) do
-    local a = type(how) == 'table' and how.approval or nil
-    if a and a.id == id then
-      return true
-    end
-  end
-  return false
+  return id ~= nil and queue:resolution(id, client_id) ~= nil
 end
 
 --- Forgets everything about one client (it stopped) or all clients.

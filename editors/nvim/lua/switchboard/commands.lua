@@ -102,16 +102,19 @@ function M.allowlist_set(prefix, entries, cb)
   M.exec(cmd.allowlist_set, { prefix = prefix, entries = entries or {} }, cb)
 end
 
-function M.approvals(cb)
-  M.exec(cmd.approvals, nil, cb)
+-- `client` (optional, default the current buffer's host): the host to ask; an answer to a
+-- host's own prompt goes to that host.
+function M.approvals(cb, client)
+  M.exec(cmd.approvals, nil, cb, client)
 end
 
-function M.approve(id, decision, cb)
-  M.exec(cmd.approve, { id = id, decision = decision }, cb)
+function M.approve(id, decision, cb, client)
+  M.exec(cmd.approve, { id = id, decision = decision }, cb, client)
 end
 
-function M.trust(server, decision, cb)
-  M.exec(cmd.trust, { server = server, decision = decision }, cb)
+--- `fingerprint` (optional): the definition a trust prompt showed; a changed one is refused.
+function M.trust(server, decision, cb, client, fingerprint)
+  M.exec(cmd.trust, { server = server, decision = decision, fingerprint = fingerprint }, cb, client)
 end
 
 function M.sign_in(server, cb)

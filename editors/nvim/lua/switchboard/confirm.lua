@@ -22,7 +22,7 @@ approvals.on_change(function(e)
     return
   end
   for _, w in pairs(waiting) do
-    if w.approval and w.approval == e.approval.id then
+    if w.approval and w.approval == e.approval.id and w.client_id == e.client_id then
       w.release()
       return
     end
@@ -85,18 +85,26 @@ function M._late_answer(params, choice, client_id)
     return
   end
   local commands = require('switchboard.commands')
+  -- The host that asked (one per root; each counts its approvals from a1).
+  local client = client_id and require('switchboard.compat').get_client_by_id(client_id) or nil
+  if client_id and not client then
+    vim.notify('switchboard: the Switchboard that asked has stopped; nothing was answered', vim.log.levels.WARN)
+    return
+  end
   local trust = ({ ['Trust'] = 'trust', ["Don't trust"] = 'deny' })[choice.title]
   if trust then
     -- The server the host says the question is about, never one read out of the message (a
     -- workspace file's path can hold quotes).
     local about = type(params.switchboard) == 'table' and params.switchboard or {}
     local server = type(about.trustServer) == 'string' and about.trustServer ~= '' and about.trustServer or nil
+    local fingerprint = type(about.fingerprint) == 'string' and about.fingerprint or nil
     if server then
+      -- With the fingerprint of what the prompt showed: a definition changed since is refused.
       commands.trust(server, trust, function(err)
         if err then
           vim.notify('switchboard: ' .. commands.errmsg(err), vim.log.levels.WARN)
         end
-      end)
+      end, client, fingerprint)
     end
     return
   end
@@ -113,11 +121,11 @@ function M._late_answer(params, choice, client_id)
       if err then
         vim.notify('switchboard: ' .. (err.message or tostring(err)), vim.log.levels.WARN)
       end
-    end)
+    end, client)
   end
   -- The approval the prompt asked, by the id the host put in it; never one guessed from the
   -- message (a server's tool name can contain another server's).
-  local a = approvals.find_for_prompt(params)
+  local a = approvals.find_for_prompt(params, client_id)
   if a or not approvals.prompt_id(params) then
     return answer(a)
   end
@@ -125,8 +133,8 @@ function M._late_answer(params, choice, client_id)
     if not err then
       approvals.sync(list, client_id)
     end
-    answer(approvals.find_for_prompt(params))
-  end)
+    answer(approvals.find_for_prompt(params, client_id))
+  end, client)
 end
 
 function M.show_message_request(_, params, ctx)
@@ -145,7 +153,7 @@ function M.show_message_request(_, params, ctx)
   local client_id = ctx and ctx.client_id
   if
     only_approval_titles(actions)
-    and not approvals.find_for_prompt(params)
+    and not approvals.find_for_prompt(params, client_id)
     and approvals.resolved_for_prompt(params, client_id)
   then
     return vim.NIL
@@ -175,6 +183,7 @@ function M.show_message_request(_, params, ctx)
     end
     waiting[co] = {
       approval = approvals.prompt_id(params),
+      client_id = client_id,
       release = function()
         if state == 'waiting' then
           state = 'released'

@@ -97,8 +97,8 @@ local function start_timer()
   end))
 end
 
-local function mark(a)
-  if not approvals.dismiss(a) then
+local function mark(a, client_id)
+  if not approvals.dismiss(a, client_id) then
     return
   end
   if options().notify_pending then
@@ -114,16 +114,20 @@ end
 --- The approval prompt (showMessageRequest `params`) was dismissed (or could not be shown): tell
 --- the user once, then keep reminding while it is pending.
 function M.dismissed(params, client_id)
-  local a = approvals.find_for_prompt(params)
+  local a = approvals.find_for_prompt(params, client_id)
   if a or not approvals.prompt_id(params) then
-    return mark(a)
+    return mark(a, client_id)
+  end
+  local client = client_id and require('switchboard.compat').get_client_by_id(client_id) or nil
+  if client_id and not client then
+    return
   end
   require('switchboard.commands').approvals(function(err, list)
     if not err and type(list) == 'table' then
       approvals.sync(list, client_id)
     end
-    mark(approvals.find_for_prompt(params))
-  end)
+    mark(approvals.find_for_prompt(params, client_id), client_id)
+  end, client)
 end
 
 approvals.on_change(function()
