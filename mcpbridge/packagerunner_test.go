@@ -63,8 +63,9 @@ func TestPackageRunnerNpmExec(t *testing.T) {
 	}
 }
 
-// TestPackageRunnerDeno: deno run (and deno x, dx) reads deno.json, its import map and npm
-// packages from the working folder up; deno's other commands are not servers' launchers here.
+// TestPackageRunnerDeno: deno reads deno.json, its import map, npm packages and tasks from the
+// working folder up, whatever its command (deno 2 runs a script or an npm: specifier without
+// "run").
 func TestPackageRunnerDeno(t *testing.T) {
 	for _, tc := range []struct {
 		cmd  string
@@ -75,7 +76,9 @@ func TestPackageRunnerDeno(t *testing.T) {
 		{"deno", []string{"run", "-A", "/opt/acme/server.ts"}, true},
 		{"deno", []string{"x", "jsr:@acme/mcp"}, true},
 		{"dx", []string{"jsr:@acme/mcp"}, true},
-		{"deno", []string{"fmt"}, false},
+		{"deno", []string{"-A", "npm:@acme/mcp-server"}, true},
+		{"deno", []string{"task", "mcp"}, true},
+		{"/usr/local/bin/deno", []string{"serve", "/opt/acme/server.ts"}, true},
 	} {
 		c := config.ServerConfig{Transport: config.TransportStdio, Command: tc.cmd, Args: tc.args}
 		if got := PackageRunner(c); got != tc.want {

@@ -1073,7 +1073,7 @@ func userPackageRunner(c config.ServerConfig) bool {
 }
 
 // PackageRunner reports whether a stdio server is started by a package runner: npx, pnpx, bunx,
-// uvx, pipx, dx, or npm exec, pnpm/yarn dlx, bun x, deno run/x, uv run/tool, or python -m. Run in a folder, such a runner
+// uvx, pipx, deno, dx, or npm exec, pnpm/yarn dlx, bun x, uv run/tool, or python -m. Run in a folder, such a runner
 // takes the package, or the index it is fetched from, from that folder and those above it
 // (node_modules, .npmrc, uv.toml, pyproject.toml; python -m and -c import from the working
 // folder before what is installed, unless -I or -P says not to).
@@ -1096,11 +1096,10 @@ func PackageRunner(c config.ServerConfig) bool {
 		return sub == "dlx" || sub == "exec"
 	case "npm":
 		return npmExec(c.Args)
-	case "deno":
-		// deno finds its config (deno.json: an import map, npm packages, node_modules) from the
-		// working folder up.
-		return sub == "run" || sub == "x"
-	case "dx": // deno x
+	case "deno", "dx": // dx: deno x
+		// deno finds its config (deno.json: an import map, npm packages, node_modules, tasks)
+		// from the working folder up, whatever the command (deno 2 runs `deno -A npm:pkg` and
+		// `deno main.ts` without "run").
 		return true
 	case "bun":
 		return sub == "x"
