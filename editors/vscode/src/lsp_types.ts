@@ -129,6 +129,8 @@ export interface ApproveParams {
 export interface TrustParams {
     server: string;
     decision: "trust" | "deny";
+    /** The definition a trust prompt showed (its params' switchboard.fingerprint): a changed one is refused. */
+    fingerprint?: string;
 }
 
 export interface SignInParams {
