@@ -1073,10 +1073,10 @@ func userPackageRunner(c config.ServerConfig) bool {
 }
 
 // PackageRunner reports whether a stdio server is started by a package runner: npx, pnpx, bunx,
-// uvx, pipx, deno, dx, or npm exec, pnpm/yarn dlx, bun x, uv run/tool, or python -m. Run in a folder, such a runner
-// takes the package, or the index it is fetched from, from that folder and those above it
-// (node_modules, .npmrc, uv.toml, pyproject.toml; python -m and -c import from the working
-// folder before what is installed, unless -I or -P says not to).
+// uvx, pipx, deno, dx, or npm exec, pnpm/yarn dlx, bun x, uv run/tool, or python -m. Run in a
+// folder, such a runner takes the package, or the index it is fetched from, from that folder and
+// those above it (node_modules, .npmrc, deno.json, uv.toml, pyproject.toml; python -m and -c
+// import from the working folder before what is installed, unless -I or -P says not to).
 func PackageRunner(c config.ServerConfig) bool {
 	if c.Transport != config.TransportStdio && c.Transport != "" {
 		return false
