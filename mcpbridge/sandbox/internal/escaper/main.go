@@ -11,7 +11,8 @@
 // process as "pid argv0"), spawn:MARKER (leaves a setsid grandchild "escaper _linger MARKER" running;
 // the body is its pid as the escaper sees it), orphan (a double-forked grandchild that exits at
 // once; succeeds when someone reaps it), wait (blocks until stdin closes), and fork, which runs the
-// remaining actions in a grandchild that left the session (setsid) after a double fork.
+// remaining actions in a grandchild that left the session (setsid) after a double fork, and waits
+// for it to end.
 //
 // "escaper _hold ARGS..." does nothing but wait for stdin to close: a process whose command line
 // holds a secret. "escaper _linger ARGS..." waits an hour, whatever happens to its stdin: a
@@ -69,10 +70,12 @@ func main() {
 		os.Exit(0)
 	}
 	if len(args) > 0 && args[0] == "_middle" {
-		// The middle of the double fork: start the grandchild in a new session and leave.
+		// The middle of the double fork: start the grandchild in a new session and leave. The
+		// grandchild holds fork's done pipe (descriptor 3) until it ends.
 		cmd := exec.Command(os.Args[0], append([]string{"_grand"}, args[1:]...)...)
 		cmd.Path = selfPath()
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
+		cmd.ExtraFiles = []*os.File{os.NewFile(3, "done")}
 		cmd.SysProcAttr = &syscall.SysProcAttr{Setsid: true}
 		if err := cmd.Start(); err != nil {
 			emit(result{Action: "fork", Err: err.Error()})
@@ -87,11 +90,21 @@ func main() {
 	}
 	for i, a := range args {
 		if a == "fork" {
+			// Wait for the grandchild to end (its end of the done pipe closes): the sandbox ends
+			// what is left in it when the server exits, and the grandchild's tries would be lost.
+			done, hold, err := os.Pipe()
+			if err != nil {
+				emit(result{Action: "fork", Err: err.Error()})
+				return
+			}
 			cmd := exec.Command(os.Args[0], append([]string{"_middle"}, args[i+1:]...)...)
 			cmd.Path = selfPath()
 			cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
-			err := cmd.Run()
+			cmd.ExtraFiles = []*os.File{hold}
+			err = cmd.Run()
+			hold.Close() // ignore error: our copy; the grandchild has its own
 			emit(result{Action: "fork", OK: err == nil, Err: errString(err)})
+			io.Copy(io.Discard, done) // ignore error: EOF once the grandchild ends
 			return
 		}
 		r := try(a)
