@@ -86,3 +86,31 @@ func TestPackageRunnerDeno(t *testing.T) {
 		}
 	}
 }
+
+// TestPackageRunnerWrapped: a runner started through a wrapper (env, nohup, nice, timeout, ...)
+// or a shell's script runs in the same folder, and takes its package from there the same way.
+func TestPackageRunnerWrapped(t *testing.T) {
+	for _, tc := range []struct {
+		cmd  string
+		args []string
+		want bool
+	}{
+		{"env", []string{"npx", "-y", "@acme/mcp"}, true},
+		{"/usr/bin/env", []string{"FOO=1", "npx", "-y", "@acme/mcp"}, true},
+		{"nohup", []string{"npm", "exec", "@acme/mcp"}, true},
+		{"nice", []string{"-n", "5", "uvx", "acme-mcp"}, true},
+		{"timeout", []string{"600", "python3", "-m", "acme_mcp"}, true},
+		{"env", []string{"nohup", "nice", "bunx", "acme"}, true},
+		{"sh", []string{"-c", "cd /opt/acme && npx -y @acme/mcp"}, true},
+		{"bash", []string{"-lc", "exec uvx acme-mcp"}, true},
+		{"env", []string{"FOO=1", "node", "/opt/acme/server.js"}, false},
+		{"nohup", []string{"/opt/acme/server"}, false},
+		{"sh", []string{"/opt/acme/start.sh"}, false},
+		{"node", []string{"/opt/npx/server.js", "npx"}, false},
+	} {
+		c := config.ServerConfig{Transport: config.TransportStdio, Command: tc.cmd, Args: tc.args}
+		if got := PackageRunner(c); got != tc.want {
+			t.Errorf("PackageRunner(%s %q) = %v, want %v", tc.cmd, tc.args, got, tc.want)
+		}
+	}
+}

@@ -1081,13 +1081,30 @@ func PackageRunner(c config.ServerConfig) bool {
 	if c.Transport != config.TransportStdio && c.Transport != "" {
 		return false
 	}
-	name := strings.ToLower(filepath.Base(c.Command))
+	return packageRunner(c.Command, c.Args, 0)
+}
+
+// launchWrappers start the command after their options (env also after NAME=VALUE words), and
+// shells run a script (-c): a runner they start runs in the same folder. Which of their words is
+// the command is not worked out (the policy does that, permissions/policy: unwrapped): any word
+// that starts a runner with the words after it counts, which at worst runs from / a server that
+// did not need it (and says so if an argument is then a relative path).
+var launchWrappers = map[string]bool{"env": true, "nohup": true, "nice": true, "setsid": true, "stdbuf": true,
+	"timeout": true, "ionice": true, "taskset": true, "chrt": true, "exec": true, "command": true}
+
+var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ash": true}
+
+// maxWrapped bounds how many wrappers deep packageRunner looks; a longer chain counts as a runner.
+const maxWrapped = 8
+
+func packageRunner(command string, args []string, depth int) bool {
+	name := strings.ToLower(filepath.Base(command))
 	for _, ext := range []string{".cmd", ".exe", ".ps1"} {
 		name = strings.TrimSuffix(name, ext)
 	}
 	sub := ""
-	if len(c.Args) > 0 {
-		sub = c.Args[0]
+	if len(args) > 0 {
+		sub = args[0]
 	}
 	switch name {
 	case "npx", "pnpx", "bunx", "uvx", "pipx":
@@ -1095,7 +1112,7 @@ func PackageRunner(c config.ServerConfig) bool {
 	case "pnpm", "yarn":
 		return sub == "dlx" || sub == "exec"
 	case "npm":
-		return npmExec(c.Args)
+		return npmExec(args)
 	case "deno", "dx": // dx: deno x
 		// deno finds its config (deno.json: an import map, npm packages, node_modules, tasks)
 		// from the working folder up, whatever the command (deno 2 runs `deno -A npm:pkg` and
@@ -1107,7 +1124,25 @@ func PackageRunner(c config.ServerConfig) bool {
 		return sub == "run" || sub == "tool"
 	}
 	if py := strings.TrimPrefix(name, "python"); py != name && strings.Trim(py, "0123456789.") == "" {
-		return pythonImportsFromCwd(c.Args)
+		return pythonImportsFromCwd(args)
+	}
+	if !launchWrappers[name] && !shells[name] {
+		return false
+	}
+	if depth >= maxWrapped {
+		return true
+	}
+	words := args
+	if shells[name] {
+		words = nil
+		for _, a := range args {
+			words = append(words, strings.Fields(strings.NewReplacer(";", " ", "&", " ", "|", " ", "(", " ", ")", " ").Replace(a))...)
+		}
+	}
+	for i, w := range words {
+		if packageRunner(w, words[i+1:], depth+1) {
+			return true
+		}
 	}
 	return false
 }
