@@ -63,23 +63,16 @@ func TestPackageRunnerNpmExec(t *testing.T) {
 	}
 }
 
-// TestPackageRunnerDeno: deno reads deno.json, its import map, npm packages and tasks from the
-// working folder up, whatever its command (deno 2 runs a script or an npm: specifier without
-// "run").
-func TestPackageRunnerDeno(t *testing.T) {
-	for _, tc := range []struct {
-		cmd  string
-		args []string
-		want bool
-	}{
-		{"deno", []string{"run", "-A", "npm:@acme/mcp-server"}, true},
-		{"deno", []string{"run", "-A", "/opt/acme/server.ts"}, true},
-		{"deno", []string{"x", "jsr:@acme/mcp"}, true},
-		{"dx", []string{"jsr:@acme/mcp"}, true},
-		{"deno", []string{"-A", "npm:@acme/mcp-server"}, true},
-		{"deno", []string{"task", "mcp"}, true},
-		{"/usr/local/bin/deno", []string{"serve", "/opt/acme/server.ts"}, true},
-	} {
+// runnerCase is one launch and whether PackageRunner says a package runner starts it.
+type runnerCase struct {
+	cmd  string
+	args []string
+	want bool
+}
+
+func checkPackageRunner(t *testing.T, cases []runnerCase) {
+	t.Helper()
+	for _, tc := range cases {
 		c := config.ServerConfig{Transport: config.TransportStdio, Command: tc.cmd, Args: tc.args}
 		if got := PackageRunner(c); got != tc.want {
 			t.Errorf("PackageRunner(%s %q) = %v, want %v", tc.cmd, tc.args, got, tc.want)
@@ -87,14 +80,25 @@ func TestPackageRunnerDeno(t *testing.T) {
 	}
 }
 
+// TestPackageRunnerDeno: deno reads deno.json, its import map, npm packages and tasks from the
+// working folder up, whatever its command (deno 2 runs a script or an npm: specifier without
+// "run").
+func TestPackageRunnerDeno(t *testing.T) {
+	checkPackageRunner(t, []runnerCase{
+		{"deno", []string{"run", "-A", "npm:@acme/mcp-server"}, true},
+		{"deno", []string{"run", "-A", "/opt/acme/server.ts"}, true},
+		{"deno", []string{"x", "jsr:@acme/mcp"}, true},
+		{"dx", []string{"jsr:@acme/mcp"}, true},
+		{"deno", []string{"-A", "npm:@acme/mcp-server"}, true},
+		{"deno", []string{"task", "mcp"}, true},
+		{"/usr/local/bin/deno", []string{"serve", "/opt/acme/server.ts"}, true},
+	})
+}
+
 // TestPackageRunnerWrapped: a runner started through a wrapper (env, nohup, nice, timeout, ...)
 // or a shell's script runs in the same folder, and takes its package from there the same way.
 func TestPackageRunnerWrapped(t *testing.T) {
-	for _, tc := range []struct {
-		cmd  string
-		args []string
-		want bool
-	}{
+	checkPackageRunner(t, []runnerCase{
 		{"env", []string{"npx", "-y", "@acme/mcp"}, true},
 		{"/usr/bin/env", []string{"FOO=1", "npx", "-y", "@acme/mcp"}, true},
 		{"nohup", []string{"npm", "exec", "@acme/mcp"}, true},
@@ -107,10 +111,5 @@ func TestPackageRunnerWrapped(t *testing.T) {
 		{"nohup", []string{"/opt/acme/server"}, false},
 		{"sh", []string{"/opt/acme/start.sh"}, false},
 		{"node", []string{"/opt/npx/server.js", "npx"}, false},
-	} {
-		c := config.ServerConfig{Transport: config.TransportStdio, Command: tc.cmd, Args: tc.args}
-		if got := PackageRunner(c); got != tc.want {
-			t.Errorf("PackageRunner(%s %q) = %v, want %v", tc.cmd, tc.args, got, tc.want)
-		}
-	}
+	})
 }

@@ -1094,6 +1094,9 @@ var launchWrappers = map[string]bool{"env": true, "nohup": true, "nice": true, "
 
 var shells = map[string]bool{"sh": true, "bash": true, "dash": true, "zsh": true, "ksh": true, "ash": true}
 
+// scriptSeparators end a command in a shell's script: each starts a word of its own.
+var scriptSeparators = strings.NewReplacer(";", " ", "&", " ", "|", " ", "(", " ", ")", " ")
+
 // maxWrapped bounds how many wrappers deep packageRunner looks; a longer chain counts as a runner.
 const maxWrapped = 8
 
@@ -1136,7 +1139,7 @@ func packageRunner(command string, args []string, depth int) bool {
 	if shells[name] {
 		words = nil
 		for _, a := range args {
-			words = append(words, strings.Fields(strings.NewReplacer(";", " ", "&", " ", "|", " ", "(", " ", ")", " ").Replace(a))...)
+			words = append(words, strings.Fields(scriptSeparators.Replace(a))...)
 		}
 	}
 	for i, w := range words {
