@@ -67,6 +67,7 @@ func (c PinChange) Diff() string { return safetext.Block(mcpbridge.DiffDefinitio
 // ServerPinChanges are one server's tools that differ from their pins.
 type ServerPinChanges struct {
 	Server   string
+	Key      string // its record in the pin file (PinKey)
 	Identity json.RawMessage
 	Changes  []PinChange // by Tool
 }
@@ -90,10 +91,52 @@ type PinReport struct {
 	Servers []ServerPinChanges
 }
 
-// ComparePins compares tools (of the ready servers) with pins. ready names every ready server
-// (one may have no tools) with its identity (mcpbridge.ServerIdentity). A ready server without any
-// pin is first seen: its tools are returned in first, to pin, not as changes.
-func ComparePins(tools []mcpbridge.Tool, ready map[string]json.RawMessage, pins map[string]permissions.ServerPins) (changes []ServerPinChanges, first map[string][]mcpbridge.Tool) {
+// PinKey is the pin file's key for a server's pins: its name, or for a server a workspace file
+// defines, or a user's that takes ${workspaceFolder}, its name and folder ("name@/abs/folder"; a
+// server name never holds '@'). The same name in two repositories runs each repository's own
+// files, so each keeps its own pins: one repository's server never reads, replaces or forgets
+// another's (or the user's) pins.
+func PinKey(cfg config.ServerConfig) string {
+	switch {
+	case cfg.Folder != "":
+		return cfg.Name + "@" + cfg.Folder
+	case cfg.FromFolder != "":
+		return cfg.Name + "@" + cfg.FromFolder
+	}
+	return cfg.Name
+}
+
+// LegacyPins returns the records of pins, keyed by PinKey, that servers of ready a workspace file
+// defines take over from before pins were kept per folder: a record under the bare name whose
+// identity is the server's (the same command and arguments). The caller lays them over pins and
+// writes them under their new key (permissions.PinStore.PinFirst), so the tools pinned before the
+// upgrade stay pinned rather than being first seen again. The bare record is left as it was.
+func LegacyPins(ready map[string]config.ServerConfig, pins map[string]permissions.ServerPins) map[string]permissions.ServerPins {
+	var out map[string]permissions.ServerPins
+	for name, cfg := range ready {
+		if PinKey(cfg) == name {
+			continue
+		}
+		if _, ok := pins[PinKey(cfg)]; ok {
+			continue
+		}
+		sp, ok := pins[name]
+		if !ok || !jsonEqual(sp.Identity, mcpbridge.ServerIdentity(cfg)) {
+			continue
+		}
+		if out == nil {
+			out = map[string]permissions.ServerPins{}
+		}
+		out[PinKey(cfg)] = sp
+	}
+	return out
+}
+
+// ComparePins compares tools (of the ready servers) with pins (the pin file's records, by
+// PinKey). ready maps every ready server (one may have no tools) to its configuration. A ready
+// server without any pin is first seen: its tools are returned in first (by server name), to pin,
+// not as changes.
+func ComparePins(tools []mcpbridge.Tool, ready map[string]config.ServerConfig, pins map[string]permissions.ServerPins) (changes []ServerPinChanges, first map[string][]mcpbridge.Tool) {
 	byServer := map[string][]mcpbridge.Tool{}
 	for _, t := range tools {
 		if t.Hash != "" {
@@ -107,14 +150,15 @@ func ComparePins(tools []mcpbridge.Tool, ready map[string]json.RawMessage, pins 
 	}
 	sort.Strings(names)
 	for _, server := range names {
-		sp, pinned := pins[server]
+		cfg := ready[server]
+		sp, pinned := pins[PinKey(cfg)]
 		if !pinned {
 			if len(byServer[server]) > 0 {
 				first[server] = byServer[server]
 			}
 			continue
 		}
-		sc := ServerPinChanges{Server: server, Identity: ready[server]}
+		sc := ServerPinChanges{Server: server, Key: PinKey(cfg), Identity: mcpbridge.ServerIdentity(cfg)}
 		seen := map[string]bool{}
 		for _, t := range byServer[server] {
 			seen[t.Tool] = true
@@ -170,7 +214,7 @@ type pinState struct {
 	written *sync.Cond // on writeMu: broadcast when the writer has emptied the queue
 	writes  []func()
 	writing bool
-	queued  map[string]queuedPins // server -> pins waiting for their write
+	queued  map[string]queuedPins // PinKey -> pins waiting for their write
 	seq     uint64                // numbers queuedPins
 }
 
@@ -189,9 +233,9 @@ func (a *App) loadPins() (map[string]permissions.ServerPins, error) {
 	if err != nil {
 		return pins, err
 	}
-	for server, q := range a.pins.queued {
-		if _, ok := pins[server]; !ok { // the file's record, once there, wins (as PinFirst does)
-			pins[server] = q.pins
+	for key, q := range a.pins.queued {
+		if _, ok := pins[key]; !ok { // the file's record, once there, wins (as PinFirst does)
+			pins[key] = q.pins
 		}
 	}
 	return pins, nil
@@ -199,28 +243,35 @@ func (a *App) loadPins() (map[string]permissions.ServerPins, error) {
 
 // pinFirstSeen records a server's first-seen tools at once (for the comparisons) and queues their
 // write to the pin file.
-func (a *App) pinFirstSeen(server string, identity json.RawMessage, tools []mcpbridge.Tool) {
+func (a *App) pinFirstSeen(cfg config.ServerConfig, tools []mcpbridge.Tool) {
 	m := make(map[string]permissions.PinnedTool, len(tools))
 	for _, t := range tools {
 		m[t.Tool] = permissions.PinnedTool{Hash: t.Hash, Definition: t.Canonical}
 	}
+	a.queuePins(PinKey(cfg), permissions.ServerPins{Identity: mcpbridge.ServerIdentity(cfg), Tools: m},
+		fmt.Sprintf("pinned %d tool(s) of MCP server %q (first seen)", len(m), cfg.Name))
+}
+
+// queuePins records pins under key at once (for the comparisons) and queues their write to the
+// pin file as first-seen pins (PinFirst: a record there by then wins); done is logged once written.
+func (a *App) queuePins(key string, sp permissions.ServerPins, done string) {
 	a.pins.writeMu.Lock()
 	if a.pins.queued == nil {
 		a.pins.queued = map[string]queuedPins{}
 	}
 	a.pins.seq++
 	seq := a.pins.seq
-	a.pins.queued[server] = queuedPins{pins: permissions.ServerPins{Identity: identity, Tools: m}, seq: seq}
+	a.pins.queued[key] = queuedPins{pins: sp, seq: seq}
 	a.pins.writeMu.Unlock()
 	a.pinLater(func() {
-		if err := a.pinStore.PinFirst(server, identity, m); err != nil {
-			a.log.Warn(fmt.Sprintf("host: pinning the tools of %s: %v", server, err))
+		if err := a.pinStore.PinFirst(key, sp.Identity, sp.Tools); err != nil {
+			a.log.Warn(fmt.Sprintf("host: pinning the tools of %s: %v", key, err))
 			return // the pins stay in queued, so this host keeps holding changes to them
 		}
-		a.log.Info(fmt.Sprintf("host: pinned %d tool(s) of MCP server %q (first seen)", len(m), server))
+		a.log.Info("host: " + done)
 		a.pins.writeMu.Lock()
-		if q, ok := a.pins.queued[server]; ok && q.seq == seq {
-			delete(a.pins.queued, server) // on disk now: the file is the truth
+		if q, ok := a.pins.queued[key]; ok && q.seq == seq {
+			delete(a.pins.queued, key) // on disk now: the file is the truth
 		}
 		a.pins.writeMu.Unlock()
 	})
@@ -296,13 +347,13 @@ func (a *App) rebuildPinsLocked(src *mcpbridge.ToolSet) *pinView {
 		a.pins.view.Store(v)
 		return v
 	}
-	ready := map[string]json.RawMessage{}
+	ready := map[string]config.ServerConfig{}
 	for _, st := range a.registry.Servers() {
 		if st.State != mcpbridge.StateReady {
 			continue
 		}
 		if cfg, ok := a.configFor(st.Name); ok {
-			ready[st.Name] = mcpbridge.ServerIdentity(cfg)
+			ready[st.Name] = cfg
 		}
 	}
 	pins, err := a.loadPins()
@@ -313,9 +364,14 @@ func (a *App) rebuildPinsLocked(src *mcpbridge.ToolSet) *pinView {
 			v.byName[t.Name] = PinChange{Tool: t.Tool, Name: t.Name, Kind: PinChanged, New: t.Canonical, Hash: t.Hash}
 		}
 	} else {
+		for key, sp := range LegacyPins(ready, pins) {
+			pins[key] = sp
+			name, folder, _ := strings.Cut(key, "@")
+			a.queuePins(key, sp, fmt.Sprintf("kept the pins of MCP server %q for its folder %s", name, folder))
+		}
 		changes, first := ComparePins(src.All(), ready, pins)
 		for server, tools := range first {
-			a.pinFirstSeen(server, ready[server], tools)
+			a.pinFirstSeen(ready[server], tools)
 		}
 		v.servers = changes
 		for _, sc := range changes {
@@ -380,7 +436,8 @@ func (a *App) pinVerdict(req permissions.Request) permissions.PinVerdict {
 		return permissions.PinVerdict{Ask: true,
 			Reason: fmt.Sprintf("tool %s is new since server %s was approved", c.Tool, server),
 			Approved: func() {
-				a.acceptChanges(ServerPinChanges{Server: server, Identity: v.shown[server].Identity, Changes: []PinChange{c}}, "first run allowed by the user")
+				sc := v.shown[server]
+				a.acceptChanges(ServerPinChanges{Server: server, Key: sc.Key, Identity: sc.Identity, Changes: []PinChange{c}}, "first run allowed by the user")
 			}}
 	case c.Kind == PinNew:
 		return permissions.PinVerdict{Note: "the tool is new since its server was approved (pinning is warn)"}
@@ -416,12 +473,12 @@ func (a *App) acceptChanges(sc ServerPinChanges, why string) error {
 		pin[c.Tool] = permissions.PinnedTool{Hash: c.Hash, Definition: c.New}
 	}
 	if len(pin) > 0 {
-		if err := a.pinStore.Pin(sc.Server, sc.Identity, pin); err != nil {
+		if err := a.pinStore.Pin(sc.Key, sc.Identity, pin); err != nil {
 			return fmt.Errorf("host: pins: %w", err)
 		}
 	}
 	if len(removed) > 0 {
-		if err := a.pinStore.Unpin(sc.Server, removed...); err != nil {
+		if err := a.pinStore.Unpin(sc.Key, removed...); err != nil {
 			return fmt.Errorf("host: pins: %w", err)
 		}
 	}
@@ -608,11 +665,11 @@ func (a *App) forgetPinsOnTrust(cfg config.ServerConfig) {
 	if err != nil {
 		return
 	}
-	sp, ok := pins[cfg.Name]
+	sp, ok := pins[PinKey(cfg)]
 	if !ok || jsonEqual(sp.Identity, mcpbridge.ServerIdentity(cfg)) {
 		return
 	}
-	if err := a.pinStore.Unpin(cfg.Name); err != nil {
+	if err := a.pinStore.Unpin(PinKey(cfg)); err != nil {
 		a.log.Warn(fmt.Sprintf("host: pins of %s: %v", cfg.Name, err))
 	}
 	a.pins.gen.Add(1)

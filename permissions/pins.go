@@ -14,7 +14,8 @@ import (
 // DefaultPinsPath is the pin file: $XDG_STATE_HOME/switchboard/pins.json.
 func DefaultPinsPath() string { return filepath.Join(StateDir(), "pins.json") }
 
-// PinStore is the pin file (pins.json): for every MCP server, the definition of each tool the
+// PinStore is the pin file (pins.json): for every MCP server (by a key the host chooses: the
+// server's name, or for a workspace file's server its name and folder), the definition of each tool the
 // user approved, as the host's canonical form (opaque here) and its hash, and the server's
 // identity. A tool whose current hash differs from its pin is held back by the host (issue 13):
 //

@@ -463,13 +463,16 @@ func pinMarks(stderr io.Writer, path string, reg *mcpbridge.Registry, cfgs []con
 		}
 		return marks
 	}
-	ready := map[string]json.RawMessage{}
+	ready := map[string]config.ServerConfig{}
 	for _, st := range reg.Servers() {
 		for _, c := range cfgs {
 			if st.State == mcpbridge.StateReady && c.Name == st.Name {
-				ready[c.Name] = mcpbridge.ServerIdentity(c)
+				ready[c.Name] = c
 			}
 		}
+	}
+	for key, sp := range host.LegacyPins(ready, pins) {
+		pins[key] = sp
 	}
 	changes, _ := host.ComparePins(reg.Tools(), ready, pins)
 	for _, sc := range changes {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"flag"
 	"fmt"
 	"io"
@@ -129,7 +128,7 @@ func runPins(args []string, stdout, stderr io.Writer) int {
 	if err := reg.WaitIdle(ctx); err != nil {
 		fmt.Fprintf(stderr, "switchboard pins: stopped waiting: %v\n", err)
 	}
-	ready := map[string]json.RawMessage{}
+	ready := map[string]config.ServerConfig{}
 	for _, st := range reg.Servers() {
 		if st.State != mcpbridge.StateReady {
 			fmt.Fprintf(stderr, "switchboard pins: server %s is %s; its tools are not compared\n", safetext.Line(st.Name), st.State)
@@ -137,9 +136,13 @@ func runPins(args []string, stdout, stderr io.Writer) int {
 		}
 		for _, c := range only {
 			if c.Name == st.Name {
-				ready[st.Name] = mcpbridge.ServerIdentity(c)
+				ready[st.Name] = c
 			}
 		}
+	}
+	legacy := host.LegacyPins(ready, pins)
+	for key, sp := range legacy {
+		pins[key] = sp
 	}
 	changes, first := host.ComparePins(reg.Tools(), ready, pins)
 	switch verb {
@@ -149,7 +152,14 @@ func runPins(args []string, stdout, stderr io.Writer) int {
 	case "diff":
 		return printPinDiff(stdout, stderr, server, tools, changes, first)
 	}
-	code := acceptPins(stdout, stderr, store, server, ready[server], tools, changes, first)
+	cfg := ready[server]
+	if sp, ok := legacy[host.PinKey(cfg)]; ok { // what was compared: the pins from before they were kept per folder
+		if err := store.PinFirst(host.PinKey(cfg), sp.Identity, sp.Tools); err != nil {
+			fmt.Fprintf(stderr, "switchboard pins: %v\n", err)
+			return 1
+		}
+	}
+	code := acceptPins(stdout, stderr, store, cfg, tools, changes, first)
 	if code == 0 {
 		auditAccept(stderr, server)
 	}
@@ -232,13 +242,14 @@ func printPinDiff(w, stderr io.Writer, server string, tools []string, changes []
 	return 0
 }
 
-func acceptPins(w, stderr io.Writer, store *permissions.PinStore, server string, identity json.RawMessage, tools []string, changes []host.ServerPinChanges, first map[string][]mcpbridge.Tool) int {
+func acceptPins(w, stderr io.Writer, store *permissions.PinStore, cfg config.ServerConfig, tools []string, changes []host.ServerPinChanges, first map[string][]mcpbridge.Tool) int {
+	server := cfg.Name
 	if ft, ok := first[server]; ok {
 		m := map[string]permissions.PinnedTool{}
 		for _, t := range ft {
 			m[t.Tool] = permissions.PinnedTool{Hash: t.Hash, Definition: t.Canonical}
 		}
-		if err := store.Pin(server, identity, m); err != nil {
+		if err := store.Pin(host.PinKey(cfg), mcpbridge.ServerIdentity(cfg), m); err != nil {
 			fmt.Fprintf(stderr, "switchboard pins: %v\n", err)
 			return 1
 		}
@@ -259,13 +270,13 @@ func acceptPins(w, stderr io.Writer, store *permissions.PinStore, server string,
 		}
 	}
 	if len(pin) > 0 {
-		if err := store.Pin(server, sc.Identity, pin); err != nil {
+		if err := store.Pin(sc.Key, sc.Identity, pin); err != nil {
 			fmt.Fprintf(stderr, "switchboard pins: %v\n", err)
 			return 1
 		}
 	}
 	if len(removed) > 0 {
-		if err := store.Unpin(server, removed...); err != nil {
+		if err := store.Unpin(sc.Key, removed...); err != nil {
 			fmt.Fprintf(stderr, "switchboard pins: %v\n", err)
 			return 1
 		}

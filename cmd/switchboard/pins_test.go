@@ -2,9 +2,14 @@ package main
 
 import (
 	"bytes"
+	"encoding/json"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/switchboard-dev/switchboard/mcpbridge/config"
+	"github.com/switchboard-dev/switchboard/permissions"
 )
 
 // pins list|diff|accept against a server whose definition changed after it was pinned (its
@@ -56,4 +61,68 @@ func TestPinsCLI(t *testing.T) {
 		t.Errorf("list after accepting all:\n%s", out)
 	}
 	run(2, "diff")
+}
+
+// A workspace server's pins are its folder's ("demo@/folder"): pins accept writes them there, and
+// pins the file held under the bare name before (an older Switchboard's) with the same definition
+// are still what its tools are compared with, then kept under the folder's key.
+func TestPinsCLIWorkspaceServer(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	bin := checkBuildMCPTest(t)
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws")
+	checkWriteJSON(t, filepath.Join(ws, ".mcp.json"), map[string]any{"mcpServers": map[string]any{"demo": map[string]any{"command": bin}}})
+	pins, trustPath := filepath.Join(dir, "pins.json"), filepath.Join(dir, "trust.json")
+	cfgs, errs := config.LoadConfig(config.ConfigSources{WorkspaceFolders: []string{ws}})
+	if len(errs) != 0 || len(cfgs) != 1 || cfgs[0].Folder == "" {
+		t.Fatalf("LoadConfig = %+v, %v", cfgs, errs)
+	}
+	trust, err := permissions.OpenTrustStore(trustPath)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := trust.SetDefinition("demo", cfgs[0].Fingerprint(), true, cfgs[0].Definition()); err != nil {
+		t.Fatal(err)
+	}
+	run := func(args ...string) string {
+		t.Helper()
+		var stdout, stderr bytes.Buffer
+		if code := runPins(append(args, "--pins", pins, "--trust", trustPath, "--workspace", ws), &stdout, &stderr); code != 0 {
+			t.Fatalf("pins %v: exit %d\nstdout: %s\nstderr: %s", args, code, stdout.String(), stderr.String())
+		}
+		return stdout.String()
+	}
+	if out := run("accept", "demo"); !strings.Contains(out, "Pinned 8 tool(s) of demo") {
+		t.Errorf("accept (first):\n%s", out)
+	}
+	key := "demo@" + cfgs[0].Folder
+	var file struct {
+		Version int                               `json:"version"`
+		Servers map[string]permissions.ServerPins `json:"servers"`
+	}
+	data, _ := os.ReadFile(pins)
+	if err := json.Unmarshal(data, &file); err != nil || len(file.Servers) != 1 || file.Servers[key].Tools == nil {
+		t.Fatalf("pins.json (want the record %q): %s, %v", key, data, err)
+	}
+
+	// As an older Switchboard kept them: under "demo", with echo pinned as another definition.
+	sp := file.Servers[key]
+	echo := sp.Tools["echo"]
+	echo.Hash = strings.Repeat("0", 64)
+	sp.Tools["echo"] = echo
+	file.Servers = map[string]permissions.ServerPins{"demo": sp}
+	data, _ = json.Marshal(file)
+	os.WriteFile(pins, data, 0o600)
+	if out := run("list"); !strings.Contains(out, "changed: ") || !strings.Contains(out, "echo") {
+		t.Errorf("list with the older pins:\n%s", out)
+	}
+	run("accept", "demo", "echo")
+	if out := run("list"); !strings.Contains(out, "Every tool matches") {
+		t.Errorf("list after accepting echo:\n%s", out)
+	}
+	data, _ = os.ReadFile(pins)
+	if err := json.Unmarshal(data, &file); err != nil || len(file.Servers[key].Tools) != 8 {
+		t.Errorf("pins.json after accepting (want all 8 tools under %q): %s, %v", key, data, err)
+	}
 }

@@ -16,6 +16,7 @@ import (
 	"github.com/switchboard-dev/switchboard/host/hosttest"
 	"github.com/switchboard-dev/switchboard/host/lsp"
 	"github.com/switchboard-dev/switchboard/host/wire"
+	"github.com/switchboard-dev/switchboard/permissions"
 )
 
 // pinsChanged waits for the n-th switchboard/pinsChanged.
@@ -210,14 +211,14 @@ func TestPinRemovedTool(t *testing.T) {
 func TestPinWorkspaceServerAtTrust(t *testing.T) {
 	env := hosttest.Run(t, hosttest.Config{Files: map[string]string{".mcp.json": workspaceServer()}})
 	env.AwaitServer("w", "untrusted")
-	if strings.Contains(readFile(t, env.Options.PinsPath), `"w"`) {
+	if strings.Contains(readFile(t, env.Options.PinsPath), `"w@`) {
 		t.Fatal("an untrusted server was pinned")
 	}
 	env.MustCommand(wire.CmdTrust, map[string]string{"server": "w", "decision": "trust"}, nil)
 	env.AwaitServer("w", "ready")
 	var pins wire.PinsResult
 	env.MustCommand(wire.CmdPins, nil, &pins) // the comparison, and so the first pins, happen by now
-	if f := readFile(t, env.Options.PinsPath); !strings.Contains(f, `"w"`) || !strings.Contains(f, `"echo"`) {
+	if f := readFile(t, env.Options.PinsPath); !strings.Contains(f, `"w@`) || !strings.Contains(f, `"echo"`) {
 		t.Errorf("pins.json after trust = %s", f)
 	}
 }
@@ -351,3 +352,133 @@ func (s *syncBuffer) Write(p []byte) (int, error) {
 	return s.b.Write(p)
 }
 func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
+
+// Pins are kept per repository: the same server name in another repository (its own files, its own
+// definition) never reads, replaces or forgets the pins of the first one, whether the first is a
+// workspace server or the user's own. Before, trusting repository B's "w" dropped the pins of "w"
+// everywhere, and the first "w" was then either held as changed (a false alarm that teaches "Accept
+// all") or first seen again (a rug pull going unseen).
+func TestPinsKeptPerFolder(t *testing.T) {
+	userFile, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"w": server("--instructions", "${workspaceFolder}")}})
+	for _, first := range []string{"workspace file", "editor settings", "user file with workspaceFolder"} {
+		t.Run(first, func(t *testing.T) {
+			pinsPath := filepath.Join(t.TempDir(), "pins.json")
+			sharePins := func(o *lsp.Options) { o.PinsPath = pinsPath }
+			cfgA := hosttest.Config{Options: sharePins}
+			// Repository B: its own "w" (another definition), trusted.
+			cfgB := hosttest.Config{Options: sharePins,
+				Files: map[string]string{".mcp.json": workspaceServer("--tools", "3")}, Responder: hosttest.Answer("Trust")}
+			switch first {
+			case "workspace file":
+				cfgA.Files = map[string]string{".mcp.json": workspaceServer()}
+				cfgA.Responder = hosttest.Answer("Trust")
+			case "editor settings":
+				cfgA.InitOptions = initOpts(map[string]any{"w": server()})
+			default: // the user's own server, given each repository's folder: trusted in each
+				cfgA.UserFiles = map[string]string{"mcp.json": string(userFile)}
+				cfgA.Responder = hosttest.Answer("Trust")
+				cfgB.Files, cfgB.UserFiles = nil, map[string]string{"mcp.json": string(userFile)}
+			}
+			a := hosttest.Run(t, cfgA)
+			a.AwaitServer("w", "ready")
+			a.MustCommand(wire.CmdPins, nil, nil) // the first-seen pins are on disk by its answer
+			trustA := readFile(t, filepath.Join(a.ConfigDir, "trust.json"))
+			a.Call("shutdown", nil, nil)
+			pinnedA := readFile(t, pinsPath)
+
+			b := hosttest.Run(t, cfgB)
+			b.AwaitServer("w", "ready")
+			var pins wire.PinsResult
+			b.MustCommand(wire.CmdPins, nil, &pins)
+			if len(pins.Servers) != 0 {
+				t.Errorf("B's own server compared with A's pins: %+v", pins.Servers)
+			}
+			b.Call("shutdown", nil, nil)
+			var file struct {
+				Servers map[string]json.RawMessage `json:"servers"`
+			}
+			if err := json.Unmarshal([]byte(readFile(t, pinsPath)), &file); err != nil {
+				t.Fatal(err)
+			}
+			var before struct {
+				Servers map[string]json.RawMessage `json:"servers"`
+			}
+			json.Unmarshal([]byte(pinnedA), &before)
+			if len(before.Servers) != 1 || len(file.Servers) != 2 {
+				t.Errorf("pins before B %d record(s), after %d, want 1 and 2:\n%s", len(before.Servers), len(file.Servers), readFile(t, pinsPath))
+			}
+			for key, rec := range before.Servers {
+				if !bytes.Equal(file.Servers[key], rec) {
+					t.Errorf("A's pins (%s) changed by B:\nbefore %s\nafter  %s", key, rec, file.Servers[key])
+				}
+			}
+
+			// A again, with its server's definition as before: nothing changed, nothing asked.
+			cfgA.Files, cfgA.Workspace = nil, a.Workspace
+			if user := cfgA.UserFiles["mcp.json"]; user != "" {
+				cfgA.UserFiles = map[string]string{"trust.json": trustA, "mcp.json": user}
+			} else {
+				cfgA.UserFiles = map[string]string{"trust.json": trustA}
+			}
+			again := hosttest.Run(t, cfgA)
+			again.AwaitServer("w", "ready")
+			again.MustCommand(wire.CmdPins, nil, &pins)
+			if len(pins.Servers) != 0 {
+				t.Errorf("A's server after B was trusted: %+v", pins.Servers)
+			}
+			if n := len(again.State().Params(wire.NotifyPinsChanged)); n != 0 {
+				t.Errorf("%d pinsChanged for A's unchanged server", n)
+			}
+		})
+	}
+}
+
+// Pins taken before they were kept per folder (under the bare name) stay the pins of a workspace
+// server with the same definition: a change since then is held, not first seen.
+func TestPinsFromBeforeFoldersKept(t *testing.T) {
+	pinsPath := filepath.Join(t.TempDir(), "pins.json")
+	sharePins := func(o *lsp.Options) { o.PinsPath = pinsPath }
+	env := hosttest.Run(t, hosttest.Config{Options: sharePins,
+		Files: map[string]string{".mcp.json": workspaceServer()}, Responder: hosttest.Answer("Trust")})
+	env.AwaitServer("w", "ready")
+	env.MustCommand(wire.CmdPins, nil, nil)
+	trust := readFile(t, filepath.Join(env.ConfigDir, "trust.json"))
+	env.Call("shutdown", nil, nil)
+
+	// The file as an older Switchboard wrote it, with echo pinned as another definition.
+	var file struct {
+		Version int                               `json:"version"`
+		Servers map[string]permissions.ServerPins `json:"servers"`
+	}
+	if err := json.Unmarshal([]byte(readFile(t, pinsPath)), &file); err != nil {
+		t.Fatal(err)
+	}
+	if len(file.Servers) != 1 {
+		t.Fatalf("pins = %+v", file.Servers)
+	}
+	for key, sp := range file.Servers {
+		if !strings.HasPrefix(key, "w@/") {
+			t.Errorf("a workspace server's pins are under %q", key)
+		}
+		echo := sp.Tools["echo"]
+		echo.Hash = strings.Repeat("0", 64)
+		sp.Tools["echo"] = echo
+		delete(file.Servers, key)
+		file.Servers["w"] = sp
+	}
+	data, _ := json.Marshal(file)
+	writeFile(t, pinsPath, string(data))
+
+	again := hosttest.Run(t, hosttest.Config{Options: sharePins, Workspace: env.Workspace, UserFiles: map[string]string{"trust.json": trust}})
+	again.AwaitServer("w", "ready")
+	if p := awaitPinsChanged(again, 1); p.Server != "w" || len(p.Changed) != 1 || p.Changed[0] != "echo" {
+		t.Errorf("pinsChanged = %+v", p)
+	}
+	if res := call(again, "mcp__w__echo", map[string]string{"text": "x"}); !res.IsError || !strings.Contains(res.Text, "changed since you approved it") {
+		t.Errorf("echo = %+v", res)
+	}
+	again.MustCommand(wire.CmdPins, nil, nil)
+	if f := readFile(t, pinsPath); !strings.Contains(f, `"w@/`) || !strings.Contains(f, strings.Repeat("0", 64)) {
+		t.Errorf("the old pins were not kept under the folder's key:\n%s", f)
+	}
+}
