@@ -70,20 +70,31 @@ func (e expander) builtin(m string) (string, error) {
 // as VS Code does. With several, VS Code's resolver refuses it for a definition that belongs to
 // no folder ("can not be resolved in a multi folder workspace"), and so does this: which folder a
 // server runs in is not left to the order of the folders.
+//
+// A folder whose path holds "${" is refused: the path is put in when the file is read, and the
+// references left in an entry are resolved when the server starts, so a folder a repository names
+// ${env:GITHUB_TOKEN} would hand the server that secret while the trust question said it reads
+// nothing from the environment.
 func (e expander) workspaceFolder(m string) (string, error) {
+	folder := ""
 	switch {
 	case e.workspace != "":
-		return e.workspace, nil
+		folder = e.workspace
 	case len(e.folders) == 1:
 		if e.folderUsed != nil {
 			*e.folderUsed = true
 		}
-		return e.folders[0], nil
+		folder = e.folders[0]
 	case len(e.folders) == 0:
 		return "", fmt.Errorf("%s is the open folder, and no folder is open: open a folder in the editor (or pass --workspace DIR on the command line)", m)
+	default:
+		return "", fmt.Errorf("%s names no one folder: %d folders are open (%s); in a file that belongs to no folder it is resolved only when one is open, as in VS Code: write the folder's path, or define the server in that folder's .vscode/mcp.json",
+			m, len(e.folders), strings.Join(e.folders, ", "))
 	}
-	return "", fmt.Errorf("%s names no one folder: %d folders are open (%s); in a file that belongs to no folder it is resolved only when one is open, as in VS Code: write the folder's path, or define the server in that folder's .vscode/mcp.json",
-		m, len(e.folders), strings.Join(e.folders, ", "))
+	if strings.Contains(folder, "${") {
+		return "", fmt.Errorf("%s is the folder %s, whose path holds \"${\", which would be read as a variable when the server starts: rename the folder, or write its path without %s", m, folder, m)
+	}
+	return folder, nil
 }
 
 // envFileEntry reads the entry's "envFile" key (VS Code, Cursor): a file of KEY=VALUE lines

@@ -251,3 +251,35 @@ func TestWorkspaceFolderInUserFile(t *testing.T) {
 		t.Errorf("workspace file in the second folder: %+v; want its cwd %s", cfgs, ws2)
 	}
 }
+
+// A folder whose name holds "${" (a repository can hold a folder named ${env:GITHUB_TOKEN}, and
+// an editor can take it as the root) is never read as variables once put in for
+// ${workspaceFolder}: the server would get the secret in its arguments while the trust question
+// said it reads nothing from the environment. Such an entry is refused, naming the folder.
+func TestWorkspaceFolderNamedLikeAVariable(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "repo", "${env:GITHUB_TOKEN}")
+	if err := os.MkdirAll(ws, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	getenv := env(map[string]string{"GITHUB_TOKEN": "ghp_SECRET"})
+	user := map[string]json.RawMessage{"u": json.RawMessage(`{"command": "node", "args": ["${workspaceFolder}/tool.js"]}`)}
+	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(`{"mcpServers": {"w": {"command": "node", "args": ["${workspaceFolder}/w.js"]}}}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	cfgs, errs := LoadConfig(ConfigSources{UserFile: filepath.Join(dir, "none.json"), EditorServers: user, WorkspaceFolders: []string{ws}, Getenv: getenv})
+	for _, c := range cfgs {
+		r, err := c.Resolve(getenv)
+		if err == nil && strings.Contains(strings.Join(r.Args, " "), "ghp_SECRET") {
+			t.Errorf("server %s runs with the secret in its arguments: %q", c.Name, r.Args)
+		}
+	}
+	if len(cfgs) != 0 || len(errs) != 2 {
+		t.Fatalf("servers %+v, errors %v; want both refused", cfgs, errs)
+	}
+	for _, err := range errs {
+		if !strings.Contains(err.Error(), "${env:GITHUB_TOKEN}") || !strings.Contains(err.Error(), "rename") {
+			t.Errorf("error %q; want it to name the folder and say what to do", err)
+		}
+	}
+}
