@@ -345,6 +345,10 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 	}
 	if err == nil && resolved.Cwd == "" {
 		resolved.Cwd = RunDir(resolved)
+		sharedRoot := resolved.Cwd == "" && r.sharedHere(resolved)
+		if sharedRoot {
+			resolved.Cwd = string(filepath.Separator) // where the daemon runs it (sharedRequest)
+		}
 		ranFromRoot = resolved.Registry == nil && resolved.Cwd != ""
 		// Run from /, `npx -y @modelcontextprotocol/server-filesystem .` would be given the whole
 		// disk where the person meant the open folder: refused before it runs. A registry's launch
@@ -363,8 +367,12 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 			if driveRelative(rel) {
 				named = "a folder from the root of drive " + strings.ToUpper(rel[:2])
 			}
-			err = fmt.Errorf(`%s is a relative path, and this server runs from %s, not the open folder (so that a repository cannot choose its package), where it would name %s: write the folder's absolute path or ${workspaceFolder}, or give the entry a "cwd"`,
-				what, resolved.Cwd, named)
+			why := "not the open folder (so that a repository cannot choose its package)"
+			if sharedRoot {
+				why = "as a shared server in Switchboard's daemon, for all your windows"
+			}
+			err = fmt.Errorf(`%s is a relative path, and this server runs from %s, %s, where it would name %s: write the folder's absolute path or ${workspaceFolder}, or give the entry a "cwd"`,
+				what, resolved.Cwd, why, named)
 			ranFromRoot = false // the error says it already
 		}
 	}

@@ -3,7 +3,6 @@ package mcpbridge
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"log/slog"
 	"os/exec"
@@ -59,8 +58,10 @@ func (r *Registry) sharedRequest(cfg config.ServerConfig, env []string) (broker.
 	if !filepath.IsAbs(name) && cfg.Cwd != "" && strings.ContainsRune(name, filepath.Separator) {
 		name = filepath.Join(cfg.Cwd, name)
 	}
+	// Found only through a PATH entry naming the current folder (exec.ErrDot): refused, as exec
+	// refuses it for the window's own child, or the daemon would run the repository's executable.
 	cmd, err := exec.LookPath(name)
-	if err != nil && !errors.Is(err, exec.ErrDot) {
+	if err != nil {
 		return broker.Request{}, fmt.Errorf("shared: %w", err)
 	}
 	if cmd, err = filepath.Abs(cmd); err != nil {
@@ -121,7 +122,7 @@ func (r *Registry) clientCapabilities() json.RawMessage {
 
 // sharedDial wraps d: a stdio transport for a shared entry tries the daemon first.
 func (r *Registry) sharedDial(d dialFunc, cfg config.ServerConfig, env []string) dialFunc {
-	if r.opts.Broker == nil || cfg.Shared == "" || cfg.Transport != config.TransportStdio || cfg.Sandbox != nil {
+	if !r.sharedHere(cfg) {
 		return d
 	}
 	return func(c config.ServerConfig, e []string, log *slog.Logger) (transport.Interface, error) {
@@ -131,6 +132,12 @@ func (r *Registry) sharedDial(d dialFunc, cfg config.ServerConfig, env []string)
 		}
 		return tr, err
 	}
+}
+
+// sharedHere reports whether cfg would run in the broker daemon rather than in this window (as
+// sharedDial decides).
+func (r *Registry) sharedHere(cfg config.ServerConfig) bool {
+	return r.opts.Broker != nil && cfg.Shared != "" && cfg.Transport == config.TransportStdio && cfg.Sandbox == nil
 }
 
 // sharedStatus is c's sharing, nil when c runs in this window.

@@ -366,6 +366,57 @@ func TestSharedRelativeCommand(t *testing.T) {
 	}
 }
 
+// TestSharedCommandFromTheCurrentFolder: a command found only through a PATH entry that names the
+// current folder ("." or an empty entry) is refused, as exec refuses it for the window's own child:
+// the daemon must not run the repository's executable of that name.
+func TestSharedCommandFromTheCurrentFolder(t *testing.T) {
+	repo := t.TempDir()
+	if err := os.WriteFile(filepath.Join(repo, "mytool"), []byte("#!/bin/sh\n"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(repo)
+	t.Setenv("PATH", t.TempDir()+":") // the empty entry is the current folder
+	r := NewRegistry(Options{})
+	defer r.Close()
+	req, err := r.sharedRequest(config.ServerConfig{Name: "s", Transport: config.TransportStdio, Command: "mytool", Shared: config.SharedUser}, nil)
+	if err == nil {
+		t.Fatalf("the daemon would run %s", req.Launch.Command)
+	}
+	if !strings.Contains(err.Error(), "current directory") {
+		t.Errorf("error %q; want it to say the command was found only in the current folder", err)
+	}
+}
+
+// TestSharedRelativeArgument: a shared server without a "cwd" runs from / in the daemon, so a
+// relative path among its arguments or environment ("." meant as the open folder) would name the
+// whole disk: it is refused before it runs, saying what to write, as for a package runner.
+func TestSharedRelativeArgument(t *testing.T) {
+	dir := sharedDaemon(t)
+	r := newTestRegistry(t, Options{Broker: &broker.Config{Dir: dir, Build: "test"}})
+	arg := stdioCfg("a", "--instructions", ".")
+	arg.Shared = config.SharedUser
+	env := stdioCfg("e")
+	env.Shared, env.Env = config.SharedUser, map[string]string{"ALLOWED_DIR": "."}
+	withCwd := stdioCfg("c", "--instructions", ".")
+	withCwd.Shared, withCwd.Cwd = config.SharedUser, t.TempDir()
+	st := applyAndWait(t, r, arg, env, withCwd)
+	for _, name := range []string{"a", "e"} {
+		if st[name].State != StateFailed || !strings.Contains(st[name].Error, "relative path") || !strings.Contains(st[name].Error, "shared") {
+			t.Errorf("%s: %s %q; want it refused, saying a shared server runs from /", name, st[name].State, st[name].Error)
+		}
+	}
+	if st["c"].State != StateReady {
+		t.Errorf("c (with a cwd): %s %q", st["c"].State, st["c"].Error)
+	}
+	stat, err := broker.GetStatus(context.Background(), broker.Config{Dir: dir})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(stat.Instances) != 1 || stat.Instances[0].Name != "c" {
+		t.Errorf("daemon instances %+v; want only c", stat.Instances)
+	}
+}
+
 // TestSharedDrainWarning: `switchboard daemon restart` (a drain) is shown beside the window's
 // shared server at once (ServerStatus.shared.warning), while the server keeps running there.
 func TestSharedDrainWarning(t *testing.T) {
