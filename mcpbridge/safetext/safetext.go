@@ -6,8 +6,10 @@
 // and backspace rewrite a line), bidi controls (U+061C, U+200E, U+200F, U+202A-U+202E,
 // U+2066-U+2069: they reorder what is shown), zero-width and invisible characters (U+200B-U+200D,
 // U+2060-U+2064, U+FEFF, U+00AD, U+180E, U+034F, the Hangul fillers), every other Unicode format
-// character (category Cf, tag characters included), the line and paragraph separators U+2028 and
-// U+2029, and invalid UTF-8. Each is shown visibly: `\x1b`, `\r`, `\u202e`, `\U000e0041`, and an
+// character (category Cf, tag characters included), the marks that show as nothing (variation
+// selectors, but for one emoji presentation selector after a character; Mongolian free variation
+// selectors; Khmer inherent vowels), the line and paragraph separators U+2028 and U+2029, and
+// invalid UTF-8. Each is shown visibly: `\x1b`, `\r`, `\u202e`, `\U000e0041`, and an
 // invalid byte as `\xff` (always >= \x80, so it cannot be mistaken for an escaped control).
 //
 // A backslash is left as it is: two inputs that differ in a hidden character always look different,
@@ -84,19 +86,35 @@ func Needs(r rune) bool {
 		return false
 	case r == 0x00ad, r == 0x034f, r == 0x061c, r == 0x115f, r == 0x1160, r == 0x180e,
 		r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r == 0x2028, r == 0x2029,
-		r >= 0x2060 && r <= 0x206f, r == 0x3164, r == 0xfeff, r == 0xffa0, r >= 0xfff0 && r <= 0xfffb:
+		r >= 0x2060 && r <= 0x206f, r == 0x3164, r == 0xfeff, r == 0xffa0, r >= 0xfff0 && r <= 0xfffb,
+		// Marks that show as nothing (Mn, not Cf): Khmer inherent vowels, Mongolian free variation
+		// selectors, and the variation selectors but the emoji ones (see needsAfter).
+		r == 0x17b4, r == 0x17b5, r >= 0x180b && r <= 0x180d, r == 0x180f,
+		r >= 0xfe00 && r <= 0xfe0d, r >= 0xe0100 && r <= 0xe01ef:
 		return true
 	}
 	return unicode.Is(unicode.Cf, r)
 }
 
+// needsAfter is Needs for r after prev: a text or emoji presentation selector (U+FE0E, U+FE0F)
+// is how emoji and keycaps are written, one after a character; a second in a row shows nothing
+// and is escaped, so that no run of them carries a hidden payload.
+func needsAfter(prev, r rune) bool {
+	if r == 0xfe0e || r == 0xfe0f {
+		return prev == 0xfe0e || prev == 0xfe0f
+	}
+	return Needs(r)
+}
+
 // Clean reports whether s needs no escaping at all for a line.
 func Clean(s string) bool {
+	prev := rune(0)
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || Needs(r) {
+		if r == utf8.RuneError && size == 1 || needsAfter(prev, r) {
 			return false
 		}
+		prev = r
 		i += size
 	}
 	return true
@@ -108,6 +126,7 @@ func escape(s string, block bool) string {
 	}
 	var b strings.Builder
 	b.Grow(len(s) + 16)
+	prev := rune(0)
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
 		switch {
@@ -123,13 +142,14 @@ func escape(s string, block bool) string {
 			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case Needs(r) && r > 0xffff:
+		case needsAfter(prev, r) && r > 0xffff:
 			fmt.Fprintf(&b, `\U%08x`, r)
-		case Needs(r):
+		case needsAfter(prev, r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+size])
 		}
+		prev = r
 		i += size
 	}
 	return b.String()
