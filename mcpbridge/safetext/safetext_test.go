@@ -121,11 +121,11 @@ func TestNoLinks(t *testing.T) {
 func TestInvisibleMarks(t *testing.T) {
 	hidden := "Reads a file." + string([]rune{0xfe01, 0xfe02, 0xe0100, 0xe0150, 0xe01ef})
 	for in, want := range map[string]string{
-		hidden:                        `Reads a file.\ufe01\ufe02\U000e0100\U000e0150\U000e01ef`,
-		"a\u180bb\u180fc\u17b4d\u17b5": `a\u180bb\u180fc\u17b4d\u17b5`,
+		hidden:                          `Reads a file.\ufe01\ufe02\U000e0100\U000e0150\U000e01ef`,
+		"a\u180bb\u180fc\u17b4d\u17b5":  `a\u180bb\u180fc\u17b4d\u17b5`,
 		"ok \u2764\ufe0f #\ufe0f\u20e3": "ok \u2764\ufe0f #\ufe0f\u20e3",
-		"x\ufe0f\ufe0f\ufe0e":          `x` + "\ufe0f" + `\ufe0f\ufe0e`,
-		"\ufe0f":                       "\ufe0f",
+		"x\ufe0f\ufe0f\ufe0e":           `x` + "\ufe0f" + `\ufe0f\ufe0e`,
+		"\ufe0f":                        "\ufe0f",
 	} {
 		if got := Line(in); got != want {
 			t.Errorf("Line(%+q) = %+q, want %+q", in, got, want)
