@@ -351,3 +351,44 @@ func TestTrustCommandNamesTheDefinition(t *testing.T) {
 		t.Fatalf("after trust with the new question's fingerprint: %+v", servers)
 	}
 }
+
+// A definition with a very long part (a URL of 4,100 characters, hundreds of arguments) still
+// gets a trust question that says which secrets it reads and where they go, and which env settings
+// load code: before, the question was cut as a whole at 4,000 characters, and its URL or command
+// line pushed those sentences out, so "Trust" sent the user's token to a URL the person never saw
+// it go to.
+func TestTrustPromptShowsSecretsWhateverItsLength(t *testing.T) {
+	long := strings.Repeat("a", 4100)
+	args := make([]string, 600)
+	for i := range args {
+		args[i] = fmt.Sprintf("--flag%04d", i)
+	}
+	for name, def := range map[string]map[string]any{
+		"url":  {"type": "http", "url": "https://docs.example/" + long, "headers": map[string]string{"Authorization": "Bearer ${env:GITHUB_TOKEN}"}},
+		"args": {"command": "node", "args": args, "env": map[string]string{"TOKEN": "${env:GITHUB_TOKEN}", "NODE_OPTIONS": "--require ./x.js"}},
+	} {
+		t.Run(name, func(t *testing.T) {
+			b, _ := json.Marshal(map[string]any{"mcpServers": map[string]any{"w": def}})
+			env := hosttest.Run(t, hosttest.Config{Files: map[string]string{".mcp.json": string(b)}, Env: map[string]string{"GITHUB_TOKEN": "ghp_SECRET"}})
+			st := env.Await("trust prompt", func(s *hosttest.State) bool {
+				return len(s.RequestParams("window/showMessageRequest")) == 1
+			})
+			var p hosttest.ShowMessageRequestParams
+			json.Unmarshal(st.RequestParams("window/showMessageRequest")[0], &p)
+			want := []string{"It reads from your environment: GITHUB_TOKEN into ", "more characters)"}
+			if name == "args" {
+				want = append(want, "NODE_OPTIONS=")
+			} else {
+				want = append(want, "It sends headers Authorization: Bearer ${env:GITHUB_TOKEN}")
+			}
+			for _, w := range want {
+				if !strings.Contains(p.Message, w) {
+					t.Errorf("trust question (%d characters) lacks %q:\n%s", len(p.Message), w, p.Message)
+				}
+			}
+			if !strings.HasSuffix(p.Message, " Start it?") {
+				t.Errorf("trust question ends %q", p.Message[max(0, len(p.Message)-80):])
+			}
+		})
+	}
+}

@@ -45,27 +45,33 @@ func LoadsCode(k string) bool {
 	return false
 }
 
-// Bounds of what a trust prompt shows of one env or header value and one key, in characters.
+// Bounds of what a trust prompt shows of one env or header value and one key, of the command line
+// or URL, and of a path, in characters. Each part is bounded on its own, so that no long part (a
+// URL of 4,000 characters) pushes what the server reads from the environment and where it sends
+// it out of a question that is cut as a whole.
 const (
 	trustValueLimit = 200
 	trustKeyLimit   = 100
+	trustRunLimit   = 1000
+	trustPathLimit  = 500
 )
 
 // TrustSentences describes a workspace definition for the trust prompt, one sentence each,
 // essentials first: where it comes from, what changed since the user trusted prev (nil = never
 // trusted one), what runs (and whether the command is found via a PATH the entry sets), what it
 // reads from the user's environment and where that goes, env keys that load or find code, every
-// other env key, every header, and the tool filters. Values written in the file are the
+// header, every other env key, and the tool filters. Values written in the file are the
 // repository's and are shown as written (templates stay templates, escaped and bounded);
 // values from the user's environment never appear, only the variable names. The rest of the
 // text is raw: callers escape it for where it goes.
 func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 	var out []string
+	path := func(p string) string { return safetext.Bounded(p, trustPathLimit) }
 	if c.FromFolder != "" {
 		out = append(out, fmt.Sprintf("Your configuration (%s) defines MCP server '%s' with ${workspaceFolder}, which is the open folder %s: what it runs comes from that folder.",
-			c.Source, c.Name, c.FromFolder))
+			path(c.Source), c.Name, path(c.FromFolder)))
 	} else {
-		out = append(out, fmt.Sprintf("Workspace file %s defines MCP server '%s'.", c.Source, c.Name))
+		out = append(out, fmt.Sprintf("Workspace file %s defines MCP server '%s'.", path(c.Source), c.Name))
 	}
 	if prev != nil {
 		if ch := DefinitionChanges(*prev, c); len(ch) > 0 {
@@ -73,11 +79,11 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 		}
 	}
 	if c.Transport == TransportStdio {
-		run := "It runs " + c.Summary()
+		run := "It runs " + safetext.Bounded(c.Summary(), trustRunLimit)
 		if c.Cwd != "" {
-			run += " in " + c.Cwd
+			run += " in " + path(c.Cwd)
 		} else if c.Folder != "" && c.Registry == nil {
-			run += " in " + c.Folder // mcpbridge.RunDir
+			run += " in " + path(c.Folder) // mcpbridge.RunDir
 		}
 		out = append(out, run+".")
 		if c.Sandbox != nil {
@@ -88,7 +94,7 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 				safetext.Bounded(c.Command, trustKeyLimit)))
 		}
 	} else {
-		out = append(out, fmt.Sprintf("It connects to %s (%s).", c.URL, c.Transport))
+		out = append(out, fmt.Sprintf("It connects to %s (%s).", safetext.Bounded(c.URL, trustRunLimit), c.Transport))
 	}
 	if refs := c.EnvRefs(); len(refs) > 0 {
 		parts := make([]string, len(refs))
@@ -111,9 +117,6 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 	if len(code) > 0 {
 		out = append(out, "These env settings make the program load code or find programs: "+strings.Join(code, ", ")+".")
 	}
-	if len(plain) > 0 {
-		out = append(out, "It sets env "+strings.Join(plain, ", ")+".")
-	}
 	if in := c.InputSentence(); in != "" { // inputs.go
 		out = append(out, in)
 	}
@@ -135,6 +138,9 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 			hs = append(hs, shownKey(k)+": "+shownValue(c.Headers[k]))
 		}
 		out = append(out, "It sends headers "+strings.Join(hs, ", ")+".")
+	}
+	if len(plain) > 0 { // last but for the filters: any number of them, none a secret of the user's
+		out = append(out, "It sets env "+strings.Join(plain, ", ")+".")
 	}
 	if len(c.EnabledTools) > 0 {
 		out = append(out, "It offers only the tools "+shownList(c.EnabledTools)+".")
