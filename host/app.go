@@ -149,7 +149,7 @@ type App struct {
 	folders     []string
 	provider    session.ProviderConfig
 	providerSet bool            // ApplySettings gave the session its provider once
-	sampleOK    map[string]bool // servers the person allowed to use the model for this session
+	sampleOK    map[string]bool // definitions (fingerprints) the person allowed to use the model for this session
 
 	cfgs    configState
 	servers serverStates

@@ -14,19 +14,20 @@ import (
 
 // Sampling: an MCP server asking to use the user's model (MCP sampling/createMessage). The user
 // is asked first with a window/showMessageRequest naming the server, the model and a preview of
-// what the server sends; "Allow this server" stops the asking for that server until the host
-// exits. The model is the provider of switchboard.chat; the call has no tools.
+// what the server sends; "Allow this server" stops the asking for that server's definition until
+// the host exits. The consent is bound to the definition the person was asked about (its
+// fingerprint, as trust and a workspace server's grants are): a definition edited since, another
+// folder's server of the same name, or a server no longer configured asks again. The model is the
+// provider of switchboard.chat; the call has no tools.
 
 // sample is mcpbridge.Options.Sample.
 func (a *App) sample(ctx context.Context, req mcpbridge.SampleRequest) (mcpbridge.SampleResult, error) {
 	if err := a.policySampling(ctx, req.Server); err != nil {
 		return mcpbridge.SampleResult{}, err
 	}
-	a.stateMu.Lock()
-	allowed := a.sampleOK[req.Server]
-	a.stateMu.Unlock()
+	fp, allowed := a.sampleAllowed(req.Server)
 	if !allowed {
-		if !a.askSample(ctx, req) {
+		if !a.askSample(ctx, req, fp) {
 			a.log.Info(fmt.Sprintf("host: MCP server '%s' asked to use the model; refused", req.Server))
 			return mcpbridge.SampleResult{}, mcpbridge.ErrSampleRejected
 		}
@@ -57,9 +58,31 @@ func (a *App) sample(ctx context.Context, req mcpbridge.SampleRequest) (mcpbridg
 	return mcpbridge.SampleResult{Model: c.Model, Text: c.Text, StopReason: stop}, nil
 }
 
+// sampleAllowed reports whether the person allowed server's current definition to use the model
+// ("Allow this server"), and that definition's fingerprint ("" when server is not configured: it
+// is asked every time). The consent is per fingerprint, which covers the server's name and, for a
+// workspace file's entry, its folder: a server of the same name defined elsewhere or otherwise
+// inherits nothing. A workspace definition that is not trusted (now) has no consent either: it
+// should not be running (its trust was revoked while it ran, another window's decision say).
+func (a *App) sampleAllowed(server string) (fp string, ok bool) {
+	cfg, configured := a.configFor(server)
+	if !configured {
+		return "", false
+	}
+	fp = cfg.Fingerprint()
+	a.stateMu.Lock()
+	ok = a.sampleOK[fp]
+	a.stateMu.Unlock()
+	if ok && cfg.WorkspaceOnly && !a.trusted(cfg) {
+		ok = false
+	}
+	return fp, ok
+}
+
 // askSample puts the question to the person; false when refused, dismissed or not answered in
-// time. "Allow this server" stops the asking for that server until the host exits.
-func (a *App) askSample(ctx context.Context, req mcpbridge.SampleRequest) bool {
+// time. "Allow this server" stops the asking for the definition with fingerprint fp (the one
+// current when the request came; "" remembers nothing) until the host exits.
+func (a *App) askSample(ctx context.Context, req mcpbridge.SampleRequest, fp string) bool {
 	select {
 	case <-a.gone:
 		return false
@@ -88,9 +111,9 @@ func (a *App) askSample(ctx context.Context, req mcpbridge.SampleRequest) bool {
 	if o.By != ByUser || !o.Reply.Allow {
 		return false
 	}
-	if o.Reply.Always {
+	if o.Reply.Always && fp != "" {
 		a.stateMu.Lock()
-		a.sampleOK[req.Server] = true
+		a.sampleOK[fp] = true
 		a.stateMu.Unlock()
 	}
 	return true
