@@ -2,6 +2,7 @@ package host
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"net/url"
 
@@ -25,13 +26,14 @@ func (a *App) elicit(ctx context.Context, e mcpbridge.Elicitation) mcpbridge.Eli
 	default:
 	}
 	fields := e.Fields
+	var shownURL string
 	if e.Mode == "url" {
-		u, err := url.Parse(e.URL)
-		if err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "" {
-			a.log.Warn(fmt.Sprintf("host: MCP server '%s' asked to open %q, which is not an http(s) URL; declined", e.Server, safetext.Bounded(e.URL, 200)))
+		u, err := ElicitURL(e.URL)
+		if err != nil {
+			a.log.Warn(fmt.Sprintf("host: MCP server '%s' asked to open %q: %v; declined", e.Server, safetext.Bounded(e.URL, 200), err))
 			return mcpbridge.ElicitResult{Action: mcpbridge.ElicitDecline}
 		}
-		e.URL = u.String()
+		e.URL, shownURL = u.String(), ShownURL(u)
 	}
 	ctx, cancel := context.WithTimeout(ctx, a.gate.Timeout())
 	defer cancel()
@@ -42,7 +44,7 @@ func (a *App) elicit(ctx context.Context, e mcpbridge.Elicitation) mcpbridge.Eli
 		q.Elicitation = shown
 		q.Text = fmt.Sprintf("MCP server '%s' asks: %s", e.Server, shown.Message)
 		if e.Mode == "url" {
-			q.Text = fmt.Sprintf("MCP server '%s' asks you to open %s: %s", e.Server, safetext.Bounded(e.URL, 500), shown.Message)
+			q.Text = fmt.Sprintf("MCP server '%s' asks you to open %s: %s", e.Server, shownURL, shown.Message)
 		}
 		q.check = func(r Reply) error { return checkElicitReply(fields, r.Elicit) }
 	})
@@ -52,6 +54,27 @@ func (a *App) elicit(ctx context.Context, e mcpbridge.Elicitation) mcpbridge.Eli
 		return cancelled
 	}
 	return o.Reply.Elicit
+}
+
+// ElicitURL checks the page a URL-mode elicitation asks the person to open: an http(s) URL with a
+// host and without a user name or password, which would come before the host and can make a link
+// read as another site's (https://github.com:443&login&...@evil.example/) in a question cut at its
+// end.
+func ElicitURL(raw string) (*url.URL, error) {
+	u, err := url.Parse(raw)
+	switch {
+	case err != nil || (u.Scheme != "https" && u.Scheme != "http") || u.Host == "":
+		return nil, errors.New("not an http(s) URL")
+	case u.User != nil:
+		return nil, errors.New("it holds a user name before its host, which hides the site it opens")
+	}
+	return u, nil
+}
+
+// ShownURL is how a question names the page at u: its site first, in full, then the URL, cut at
+// 500 characters; both escaped.
+func ShownURL(u *url.URL) string {
+	return fmt.Sprintf("a page on %s (%s)", safetext.Line(u.Scheme+"://"+u.Host), safetext.Bounded(u.String(), 500))
 }
 
 // checkElicitReply checks a person's answer against the server's form: content only with accept,

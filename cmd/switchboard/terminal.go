@@ -13,6 +13,7 @@ import (
 	"sync"
 	"sync/atomic"
 
+	"github.com/switchboard-dev/switchboard/host"
 	"github.com/switchboard-dev/switchboard/mcpbridge"
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 	"github.com/switchboard-dev/switchboard/permissions"
@@ -138,8 +139,13 @@ func (t *terminal) elicit(ctx context.Context, e mcpbridge.Elicitation) mcpbridg
 	t.begin()
 	cancel := mcpbridge.ElicitResult{Action: mcpbridge.ElicitCancel}
 	if e.Mode == "url" {
+		u, err := host.ElicitURL(e.URL)
+		if err != nil {
+			fmt.Fprintf(t.out, "MCP server '%s' asked to open %s: %v; declined.\n", safetext.Line(e.Server), safetext.Bounded(e.URL, 200), err)
+			return mcpbridge.ElicitResult{Action: mcpbridge.ElicitDecline}
+		}
 		fmt.Fprintf(t.out, "MCP server '%s' asks you to open %s\n  %s\n  Open it in your browser, then: ",
-			safetext.Line(e.Server), safetext.Bounded(e.URL, 500), safetext.Bounded(e.Message, 2000))
+			safetext.Line(e.Server), host.ShownURL(u), safetext.Bounded(e.Message, 2000))
 		a, ok := t.choose(ctx, "[a] Done  [d] Decline (default): ", []string{"a", "done", "y", "yes"}, []string{"", "d", "decline", "n", "no"})
 		switch {
 		case !ok:

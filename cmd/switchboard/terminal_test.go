@@ -42,7 +42,10 @@ func TestTerminalElicitation(t *testing.T) {
 		{"end of input cancels", "ask", `{}`, "Bo\n",
 			`{"action":"cancel","content":null}`, nil},
 		{"a page to open", "open_url", `{"url":"https://example.com/x"}`, "a\n",
-			`{"action":"accept","content":null}`, []string{"MCP server 'e' asks you to open https://example.com/x", "Sign in to continue."}},
+			`{"action":"accept","content":null}`, []string{"MCP server 'e' asks you to open a page on https://example.com (https://example.com/x)", "Sign in to continue."}},
+		// A user name before the host makes the URL read as another site's where it is cut.
+		{"a page whose host hides behind a user name", "open_url", `{"url":"https://github.com:443&login&oauth&client_id=` + strings.Repeat("0", 480) + `@evil.example/login"}`, "a\n",
+			`{"action":"decline","content":null}`, []string{"hides the site it opens; declined."}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			var out bytes.Buffer

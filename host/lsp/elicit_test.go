@@ -195,7 +195,26 @@ func TestElicitationURL(t *testing.T) {
 	if n := len(env.State().RequestParams(wire.MethodShowDocument)); n != 1 {
 		t.Errorf("%d showDocument requests, want still 1", n)
 	}
+	// A user name before the host, long enough that a question cut at its end would show only
+	// "https://github.com:443&login...": declined without asking or opening anything.
+	asked := len(env.State().RequestParams("window/showMessageRequest"))
+	got = serverGot(t, <-callAsync(env, "mcp__e__open_url", map[string]any{"url": "https://github.com:443&login&oauth&client_id=" + strings.Repeat("0", 480) + "@evil.example/login"}, "always-allow"))
+	if got["action"] != "decline" {
+		t.Errorf("a URL with a user name: the server got %v, want decline", got)
+	}
+	if n := len(env.State().RequestParams(wire.MethodShowDocument)); n != 1 {
+		t.Errorf("%d showDocument requests, want still 1", n)
+	}
+	if n := len(env.State().RequestParams("window/showMessageRequest")); n != asked {
+		t.Errorf("asked %d time(s) about a URL with a user name", n-asked)
+	}
+	// The question names the site first, in full, however long the URL.
 	env.Editor.SetResponder(hosttest.Answer(wire.TitleDecline))
+	serverGot(t, <-callAsync(env, "mcp__e__open_url", map[string]any{"url": "https://example.com/" + strings.Repeat("x", 900)}, "always-allow"))
+	prompts := env.State().RequestParams("window/showMessageRequest")
+	if p := string(prompts[len(prompts)-1]); !strings.Contains(p, "asks you to open a page on https://example.com (https://example.com/xxx") {
+		t.Errorf("question = %s", p)
+	}
 	if got := serverGot(t, <-callAsync(env, "mcp__e__open_url", map[string]any{"url": "https://example.com/"}, "always-allow")); got["action"] != "decline" {
 		t.Errorf("declined: the server got %v", got)
 	}
