@@ -526,12 +526,25 @@ func (a *App) allowlistWatch() {
 	}
 }
 
+// trustWatch follows the trust file: a decision another window (or a command) made about a
+// workspace server's definition holds here at once. The registry asks the trust anew, so a server
+// no longer trusted stops (its calls and tasks end with it, its grants count for nothing while it
+// is not running) and one trusted elsewhere starts.
+func (a *App) trustWatch() {
+	if err := a.trust.Watch(a.baseCtx, func() {
+		a.log.Info("host: workspace trust changed", "file", a.trust.Path())
+		a.reapply()
+	}, nil); err != nil && a.baseCtx.Err() == nil {
+		a.log.Warn(fmt.Sprintf("host: watching the trust file: %v (a decision made in another window is seen here after a restart)", err))
+	}
+}
+
 // connectServers loads the configuration and applies it, then reapplies if the settings changed
 // meanwhile.
 //
 // With watch it also starts the host's watchers: the configuration files' (armConfigWatch) is
-// armed before they are read and followed once they are applied; the allowlist's and the
-// policy's start once they are applied, before the UI hears the servers are starting (the LSP
+// armed before they are read and followed once they are applied; the allowlist's, the policy's
+// and the trust file's start once they are applied, before the UI hears the servers are starting (the LSP
 // front end's ServersStarting waits for them, up to their startup timeout), and each reloads
 // once armed, so an edit made meanwhile is seen then.
 func (a *App) connectServers(watch bool) {
@@ -552,6 +565,7 @@ func (a *App) connectServers(watch bool) {
 	if watch {
 		a.goBg(a.allowlistWatch)
 		a.goBg(a.policyWatch)
+		a.goBg(a.trustWatch)
 	}
 	a.appliedOnce.Do(func() { close(a.firstApplied) })
 	if a.cfgs.takeDirty() {

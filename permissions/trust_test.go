@@ -1,6 +1,7 @@
 package permissions
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"strings"
@@ -235,5 +236,41 @@ func TestTrustStoreLastTrustedIsACopy(t *testing.T) {
 	copy(ts.LastTrusted("ws"), "XXXXXXXX")
 	if got := string(ts.LastTrusted("ws")); got != want {
 		t.Errorf("LastTrusted after a caller wrote into its result = %s, want %s", got, want)
+	}
+}
+
+// Watch tells of a decision another process wrote, and of the file breaking.
+func TestTrustWatch(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "trust.json")
+	mine, err := OpenTrustStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	changes, ready := make(chan struct{}, 8), make(chan struct{})
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error)
+	go func() { done <- mine.Watch(ctx, func() { changes <- struct{}{} }, func() { close(ready) }) }()
+	<-ready
+	other, err := OpenTrustStore(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := other.Set("w", strings.Repeat("a", 64), false); err != nil {
+		t.Fatal(err)
+	}
+	<-changes
+	if got := mine.Get("w", strings.Repeat("a", 64)); got != Denied {
+		t.Errorf("after the other's decision: %v", got)
+	}
+	if err := os.WriteFile(path, []byte("{"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	<-changes
+	if mine.Err() == nil {
+		t.Error("a broken file: no error")
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Errorf("Watch = %v", err)
 	}
 }

@@ -23,24 +23,39 @@ func (a *Allowlist) Watch(ctx context.Context, onChange func()) error {
 }
 
 func (a *Allowlist) watch(ctx context.Context, onChange func(), ready func()) error {
-	if a.path == "" {
+	return watchFile(ctx, a.path, "allowlist", a.debounce, func() {
+		before := a.state()
+		a.Reload()
+		if onChange != nil && changed(before, a.state()) {
+			onChange()
+		}
+	}, ready)
+}
+
+// watchFile calls reload once at once (a change between the file's first read and the watch would
+// otherwise go unnoticed), then ready, then whenever the file at path changes, debounced by delay,
+// until ctx ends. It watches the parent folder, not the file (an atomic rename replaces the
+// file's inode), created 0700 if missing; what names the file in errors. An empty path: nothing
+// to watch, it only waits for ctx.
+func watchFile(ctx context.Context, path, what string, delay time.Duration, reload, ready func()) error {
+	if path == "" {
 		if ready != nil {
 			ready()
 		}
 		<-ctx.Done()
 		return nil
 	}
-	dir, base := filepath.Dir(a.path), filepath.Base(a.path)
+	dir, base := filepath.Dir(path), filepath.Base(path)
 	if err := os.MkdirAll(dir, 0o700); err != nil {
-		return fmt.Errorf("watch allowlist: %w", err)
+		return fmt.Errorf("watch %s: %w", what, err)
 	}
 	w, err := fsnotify.NewWatcher()
 	if err != nil {
-		return fmt.Errorf("watch allowlist: %w", err)
+		return fmt.Errorf("watch %s: %w", what, err)
 	}
 	defer w.Close()
 	if err := w.Add(dir); err != nil {
-		return fmt.Errorf("watch allowlist folder %s: %w", dir, err)
+		return fmt.Errorf("watch %s folder %s: %w", what, dir, err)
 	}
 	names := make(chan string)
 	go func() {
@@ -73,19 +88,11 @@ func (a *Allowlist) watch(ctx context.Context, onChange func(), ready func()) er
 			}
 		}
 	}()
-	reload := func() {
-		before := a.state()
-		a.Reload()
-		if onChange != nil && changed(before, a.state()) {
-			onChange()
-		}
-	}
-	// A change between OpenAllowlist and now would otherwise go unnoticed.
 	reload()
 	if ready != nil {
 		ready()
 	}
-	debounceLoop(ctx, names, base, a.debounce, reload)
+	debounceLoop(ctx, names, base, delay, reload)
 	return nil
 }
 

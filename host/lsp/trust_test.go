@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/switchboard-dev/switchboard/host/hosttest"
+	"github.com/switchboard-dev/switchboard/host/lsp"
 )
 
 func workspaceServer(args ...string) string {
@@ -391,4 +392,24 @@ func TestTrustPromptShowsSecretsWhateverItsLength(t *testing.T) {
 			}
 		})
 	}
+}
+
+// A decision about a workspace server's definition holds in every window at once: window B's
+// "Don't trust" stops the server window A is running (before, A kept running it, and its grant
+// kept approving calls), and B's "Trust" starts it in A.
+func TestTrustDecidedInAnotherWindow(t *testing.T) {
+	trustPath := filepath.Join(t.TempDir(), "trust.json")
+	share := func(o *lsp.Options) { o.TrustPath = trustPath }
+	a := hosttest.Run(t, hosttest.Config{Options: share, Files: map[string]string{".mcp.json": workspaceServer()}, Responder: hosttest.Answer("Trust")})
+	a.AwaitServer("w", "ready")
+	b := hosttest.Run(t, hosttest.Config{Options: share, Workspace: a.Workspace})
+	b.AwaitServer("w", "ready") // trusted in A: no question
+	b.MustCommand(wire.CmdTrust, map[string]string{"server": "w", "decision": "deny"}, nil)
+	a.AwaitServer("w", "untrusted")
+	var res toolResult
+	if err := a.Command(wire.CmdCallTool, map[string]any{"name": "mcp__w__echo", "arguments": map[string]string{"text": "x"}}, &res); err == nil && !res.IsError {
+		t.Errorf("A's call after B refused the server = %+v", res)
+	}
+	b.MustCommand(wire.CmdTrust, map[string]string{"server": "w", "decision": "trust"}, nil)
+	a.AwaitServer("w", "ready")
 }
