@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -32,7 +33,10 @@ const mcpUsage = `usage:
 --scope workspace edits .switchboard/mcp.json in the workspace folder (--workspace DIR, default:
 the current directory). --file F edits F instead. Values may reference the environment with
 ${env:NAME}: prefer that to writing a secret into the file. Edits keep the file's comments,
-order and formatting. import never overwrites: a server already defined is skipped.
+order and formatting. import never overwrites: a server already defined is skipped. import writes
+a server read from the workspace's own file (its .cursor, .codex or .zed) to the workspace's
+.switchboard/mcp.json, where it asks for your trust, never to yours (--scope user, or --file
+without --scope workspace, refuses it).
 sandbox widens a sandboxed server's profile, knowingly (after "blocked: read of PATH"); a relative
 PATH is taken from the current directory. A workspace server so widened asks for trust again.
 --protocol auto (default: found per server), 2025-11-25 or 2026-07-28 fixes the MCP revision.
@@ -49,6 +53,7 @@ type mcpFlags struct {
 	scope, workspace, file, url, transport, from string
 	protocol, fromRegistry, registry             string
 	dryRun, yes                                  bool
+	scopeSet                                     bool // --scope was given (import: else per source)
 	env, headers                                 []string
 	allowRead, allowWrite                        []string
 	pos, command                                 []string
@@ -101,6 +106,7 @@ func parseMCPFlags(args []string) (mcpFlags, error) {
 		}
 		if dst != nil {
 			*dst = val
+			f.scopeSet = f.scopeSet || name == "scope"
 		} else {
 			*list = append(*list, val)
 		}
@@ -339,6 +345,12 @@ func policyNote(w io.Writer, file, name string) {
 	}
 }
 
+// mcpImport implements `switchboard mcp import`. A server read from the workspace's own file (a
+// repository's: config.ImportSource.Workspace) is written only to a workspace's file, where it asks
+// for the user's trust before it starts; the user's own go to the user's file. --scope or --file
+// sends all of them to that one file, and a repository's server that would so become the user's
+// own (user scope, a --file without --scope workspace, or the user's file itself) is refused
+// before anything is written.
 func mcpImport(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, string, ...any) int) int {
 	if f.from == "" {
 		return fail(2, "import needs --from (%s)", strings.Join(config.ImportHosts, ", "))
@@ -347,69 +359,172 @@ func mcpImport(f mcpFlags, file, ws string, stdout io.Writer, fail func(int, str
 	if err != nil {
 		return fail(1, "%v", err)
 	}
-	paths, err := config.ImportPaths(f.from, home, f.workspace)
+	srcs, err := config.ImportSources(f.from, home, f.workspace)
 	if err != nil {
 		return fail(2, "%v", err)
 	}
-	// Names already defined: in the target file, or by any source Switchboard reads here.
+	userFile := config.DefaultUserFile(nil)
+	wsFile := filepath.Join(f.workspace, ".switchboard", "mcp.json")
+	// dest is the file a server read from src goes to, and the workspace folder it then belongs
+	// to ("" for user scope).
+	dest := func(src config.ImportSource) (string, string) {
+		switch {
+		case f.scopeSet || f.file != "":
+			if isUserFile(file, userFile) {
+				return file, "" // the user's own file is user scope, whatever --scope says
+			}
+			return file, ws
+		case src.Workspace:
+			return wsFile, f.workspace
+		}
+		return userFile, ""
+	}
+	// Names already defined: in the files written to, or by any source Switchboard reads here.
 	defined := map[string]string{}
 	cfgs, _ := config.LoadConfig(config.ConfigSources{WorkspaceFolders: []string{f.workspace}})
 	for _, c := range cfgs {
 		defined[c.Name] = c.Source
 	}
-	names, err := config.FileServers(file)
-	if err != nil {
-		return fail(1, "%v", err)
-	}
-	for _, n := range names {
-		defined[n] = file
-	}
-	verb, found, added := "Added", 0, 0
-	if f.dryRun {
-		verb = "Would add"
-	}
-	for _, p := range paths {
-		ims, err := config.ImportServers(f.from, p, f.workspace)
+	for _, src := range srcs {
+		to, _ := dest(src)
+		names, err := config.FileServers(to)
 		if err != nil {
 			return fail(1, "%v", err)
 		}
+		for _, n := range names {
+			defined[n] = to
+		}
+	}
+	// The plan first: nothing is written when a repository's server is refused.
+	type step struct {
+		im       config.Imported
+		src      config.ImportSource
+		to, toWS string
+	}
+	var plan []step
+	var refused, refusedFrom []string
+	refusedTo := ""
+	for _, src := range srcs {
+		ims, err := config.ImportServers(f.from, src.Path, f.workspace)
+		if err != nil {
+			return fail(1, "%v", err)
+		}
+		to, toWS := dest(src)
 		for _, im := range ims {
-			found++
-			n := safetext.Line(im.Name)
 			if im.Skip == "" {
-				if src, ok := defined[im.Name]; ok {
-					im.Skip = "already defined in " + src
-				} else if err := config.CheckEntry(file, ws, im.Name, im.Entry); err != nil {
+				if at, ok := defined[im.Name]; ok {
+					im.Skip = "already defined in " + at
+				} else if err := config.CheckEntry(to, toWS, im.Name, im.Entry); err != nil {
 					im.Skip = err.Error()
 				}
 			}
-			if im.Skip != "" {
-				fmt.Fprintf(stdout, "Skipped %s (from %s): %s\n", n, safetext.Line(p), safetext.Line(im.Skip))
-				continue
-			}
-			if !f.dryRun {
-				if err := config.AddServer(file, im.Name, im.Entry); err != nil {
-					return fail(1, "%v", err)
+			if im.Skip == "" {
+				defined[im.Name] = to
+				if src.Workspace && toWS != "" {
+					// A repository can make its .switchboard a link to a folder of the user's
+					// (~/.config/switchboard, ~/.cursor): the write would land there.
+					if l := symlinkOn(to); l != "" {
+						return fail(1, "not importing %s (from %s) into %s: %s is a symbolic link, which could make it a file of your own; remove the link, or read the server and add it by hand with switchboard mcp add",
+							im.Name, src.Path, to, l)
+					}
+				}
+				if src.Workspace && toWS == "" {
+					refused = append(refused, im.Name)
+					if !slices.Contains(refusedFrom, src.Path) {
+						refusedFrom = append(refusedFrom, src.Path)
+					}
+					refusedTo = to
 				}
 			}
-			defined[im.Name] = file
-			added++
-			line := fmt.Sprintf("%s %s (from %s): %s", verb, n, safetext.Line(p), safetext.Line(entrySummary(im.Entry)))
-			if len(im.Dropped) > 0 {
-				line += "; ignored keys " + safetext.Line(strings.Join(im.Dropped, ", "))
-			}
-			fmt.Fprintln(stdout, line)
+			plan = append(plan, step{im, src, to, toWS})
 		}
 	}
-	switch {
-	case found == 0:
+	if len(refused) > 0 {
+		return fail(2, "not importing %s (from %s) into %s: a repository's servers must not become your own, which start without asking in every folder; run it without --scope and --file to put them in %s, where they ask for your trust, or read them and add the ones you want with switchboard mcp add",
+			strings.Join(refused, ", "), strings.Join(refusedFrom, ", "), refusedTo, wsFile)
+	}
+
+	verb, added, toWorkspace := "Added", 0, false
+	if f.dryRun {
+		verb = "Would add"
+	}
+	var files []string         // the files added to, in order
+	counts := map[string]int{} // servers added, per file
+	for _, s := range plan {
+		n, from := safetext.Line(s.im.Name), safetext.Line(s.src.Path)
+		if s.im.Skip != "" {
+			fmt.Fprintf(stdout, "Skipped %s (from %s): %s\n", n, from, safetext.Line(s.im.Skip))
+			continue
+		}
+		if !f.dryRun {
+			if err := config.AddServer(s.to, s.im.Name, s.im.Entry); err != nil {
+				return fail(1, "%v", err)
+			}
+		}
+		added++
+		if counts[s.to] == 0 {
+			files = append(files, s.to)
+		}
+		counts[s.to]++
+		toWorkspace = toWorkspace || s.toWS != ""
+		line := fmt.Sprintf("%s %s (from %s) to %s: %s", verb, n, from, safetext.Line(s.to), safetext.Line(entrySummary(s.im.Entry)))
+		if len(s.im.Dropped) > 0 {
+			line += "; ignored keys " + safetext.Line(strings.Join(s.im.Dropped, ", "))
+		}
+		fmt.Fprintln(stdout, line)
+	}
+	if len(plan) == 0 {
+		paths := make([]string, len(srcs))
+		for i, s := range srcs {
+			paths[i] = s.Path
+		}
 		fmt.Fprintf(stdout, "No %s servers found in %s.\n", f.from, safetext.Line(strings.Join(paths, ", ")))
-	case f.dryRun:
-		fmt.Fprintf(stdout, "Dry run: %d of %d would be added to %s.\n", added, found, safetext.Line(file))
+		return 0
+	}
+	where := "" // " to F", or ": 2 to F, 1 to G"
+	switch len(files) {
+	case 0:
+	case 1:
+		where = " to " + safetext.Line(files[0])
 	default:
-		fmt.Fprintf(stdout, "%d of %d added to %s.\n", added, found, safetext.Line(file))
+		parts := make([]string, len(files))
+		for i, p := range files {
+			parts[i] = fmt.Sprintf("%d to %s", counts[p], safetext.Line(p))
+		}
+		where = ": " + strings.Join(parts, ", ")
+	}
+	if f.dryRun {
+		fmt.Fprintf(stdout, "Dry run: %d of %d would be added%s.\n", added, len(plan), where)
+	} else {
+		fmt.Fprintf(stdout, "%d of %d added%s.\n", added, len(plan), where)
+	}
+	if toWorkspace {
+		fmt.Fprintln(stdout, "A server in a workspace's file is that folder's alone: it will ask for your trust before it starts there.")
 	}
 	return 0
+}
+
+// symlinkOn returns file, or its folder, when it is a symbolic link ("" when neither is).
+func symlinkOn(file string) string {
+	for _, p := range []string{file, filepath.Dir(file)} {
+		if fi, err := os.Lstat(p); err == nil && fi.Mode()&fs.ModeSymlink != 0 {
+			return p
+		}
+	}
+	return ""
+}
+
+// isUserFile reports whether file is the user's own mcp.json (userFile), however it is named.
+func isUserFile(file, userFile string) bool {
+	if a, err := filepath.Abs(file); err == nil && a == filepath.Clean(userFile) {
+		return true
+	}
+	a, err := os.Stat(file)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(userFile)
+	return err == nil && os.SameFile(a, b)
 }
 
 // entrySummary is what an entry runs, with env and header names but never their values.

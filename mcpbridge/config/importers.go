@@ -26,58 +26,93 @@ type Imported struct {
 	Dropped    []string // keys of the other program that have no meaning here
 }
 
-// ImportPaths are the files ImportServers reads for host, for a user whose home folder is home
-// and whose project is workspace ("" for none). Missing files are skipped.
-func ImportPaths(host, home, workspace string) ([]string, error) {
-	var out []string
+// ImportSource is one file ImportServers reads. Workspace marks the workspace's own file (say
+// <workspace>/.cursor/mcp.json): whoever wrote the repository wrote it, so its servers may only
+// become workspace servers, which ask for the user's trust, never the user's own. The others are
+// the user's own files (in the home folder, $CODEX_HOME, %APPDATA%).
+type ImportSource struct {
+	Path      string
+	Workspace bool
+}
+
+// ImportSources are the files ImportServers reads for host, for a user whose home folder is home
+// and whose project is workspace ("" for none): the user's own first. Missing files are skipped by
+// ImportServers. A workspace file that is one of the user's own (the workspace is the home folder)
+// is listed once, as the user's.
+func ImportSources(host, home, workspace string) ([]ImportSource, error) {
+	var out []ImportSource
+	user := func(p string) { out = append(out, ImportSource{Path: p}) }
 	ws := func(rel string) {
-		if workspace != "" {
-			out = append(out, filepath.Join(workspace, filepath.FromSlash(rel)))
+		if workspace == "" {
+			return
 		}
+		p := filepath.Join(workspace, filepath.FromSlash(rel))
+		for _, s := range out {
+			if sameFile(s.Path, p) {
+				return
+			}
+		}
+		out = append(out, ImportSource{Path: p, Workspace: true})
 	}
 	appData := os.Getenv("APPDATA")
 	switch host {
 	case "claude-code":
-		out = append(out, filepath.Join(home, ".claude.json")) // project .mcp.json is read by LoadConfig already
+		// The project's .mcp.json is read by LoadConfig already; the per-project servers kept in
+		// ~/.claude.json (ImportServers' workspace) are the user's own.
+		user(filepath.Join(home, ".claude.json"))
 	case "claude-desktop":
 		switch runtime.GOOS {
 		case "darwin":
-			out = append(out, filepath.Join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json"))
+			user(filepath.Join(home, "Library", "Application Support", "Claude", "claude_desktop_config.json"))
 		case "windows":
-			out = append(out, filepath.Join(appData, "Claude", "claude_desktop_config.json"))
+			user(filepath.Join(appData, "Claude", "claude_desktop_config.json"))
 		default:
-			out = append(out, filepath.Join(home, ".config", "Claude", "claude_desktop_config.json"))
+			user(filepath.Join(home, ".config", "Claude", "claude_desktop_config.json"))
 		}
 	case "cursor":
-		out = append(out, filepath.Join(home, ".cursor", "mcp.json"))
+		user(filepath.Join(home, ".cursor", "mcp.json"))
 		ws(".cursor/mcp.json")
 	case "codex":
 		if ch := os.Getenv("CODEX_HOME"); ch != "" {
-			out = append(out, filepath.Join(ch, "config.toml"))
+			user(filepath.Join(ch, "config.toml"))
 		} else {
-			out = append(out, filepath.Join(home, ".codex", "config.toml"))
+			user(filepath.Join(home, ".codex", "config.toml"))
 		}
 		ws(".codex/config.toml")
 	case "zed":
 		if runtime.GOOS == "windows" {
-			out = append(out, filepath.Join(appData, "Zed", "settings.json"))
+			user(filepath.Join(appData, "Zed", "settings.json"))
 		} else {
-			out = append(out, filepath.Join(home, ".config", "zed", "settings.json"))
+			user(filepath.Join(home, ".config", "zed", "settings.json"))
 		}
 		ws(".zed/settings.json")
 	case "vscode":
 		switch runtime.GOOS { // the workspace's .vscode/mcp.json is read by LoadConfig already
 		case "darwin":
-			out = append(out, filepath.Join(home, "Library", "Application Support", "Code", "User", "mcp.json"))
+			user(filepath.Join(home, "Library", "Application Support", "Code", "User", "mcp.json"))
 		case "windows":
-			out = append(out, filepath.Join(appData, "Code", "User", "mcp.json"))
+			user(filepath.Join(appData, "Code", "User", "mcp.json"))
 		default:
-			out = append(out, filepath.Join(home, ".config", "Code", "User", "mcp.json"))
+			user(filepath.Join(home, ".config", "Code", "User", "mcp.json"))
 		}
 	default:
 		return nil, fmt.Errorf("unknown program %q (want one of %s)", host, strings.Join(ImportHosts, ", "))
 	}
 	return out, nil
+}
+
+// sameFile reports whether a and b name the same file: the same clean path, or (both existing)
+// the same file reached another way (a workspace given through a link to the home folder).
+func sameFile(a, b string) bool {
+	if filepath.Clean(a) == filepath.Clean(b) {
+		return true
+	}
+	sa, err := os.Stat(a)
+	if err != nil {
+		return false
+	}
+	sb, err := os.Stat(b)
+	return err == nil && os.SameFile(sa, sb)
 }
 
 // ImportServers reads host's config file at path and returns its servers in name order (nil for

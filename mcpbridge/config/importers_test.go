@@ -1,6 +1,8 @@
 package config
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -75,5 +77,61 @@ func TestImportFormats(t *testing.T) {
 				}
 			}
 		})
+	}
+}
+
+// TestImportSourcesMarksWorkspaceFiles: the workspace's own files (a repository's) are marked
+// Workspace, the user's are not, and the user's come first; a workspace file that is the user's
+// own (the workspace is the home folder, or a link to it) is listed once, as the user's.
+func TestImportSourcesMarksWorkspaceFiles(t *testing.T) {
+	t.Setenv("CODEX_HOME", "")
+	home, ws := t.TempDir(), t.TempDir()
+	for _, host := range ImportHosts {
+		srcs, err := ImportSources(host, home, ws)
+		if err != nil {
+			t.Fatal(err)
+		}
+		seenWS := false
+		for _, s := range srcs {
+			inWS := strings.HasPrefix(s.Path, ws+string(filepath.Separator))
+			if s.Workspace != inWS {
+				t.Errorf("%s: %s Workspace = %v, want %v", host, s.Path, s.Workspace, inWS)
+			}
+			if !s.Workspace && seenWS {
+				t.Errorf("%s: the user's %s comes after a workspace file", host, s.Path)
+			}
+			seenWS = seenWS || s.Workspace
+		}
+		want := map[string]bool{"cursor": true, "codex": true, "zed": true}[host]
+		if want != seenWS {
+			t.Errorf("%s: workspace file listed = %v, want %v (%+v)", host, seenWS, want, srcs)
+		}
+		srcs, _ = ImportSources(host, home, "")
+		for _, s := range srcs {
+			if s.Workspace {
+				t.Errorf("%s without a workspace: %+v", host, s)
+			}
+		}
+	}
+
+	// The workspace is the home folder, by its name or through a link.
+	link := filepath.Join(t.TempDir(), "home-link")
+	if err := os.Symlink(home, link); err != nil {
+		t.Skip(err)
+	}
+	if err := os.MkdirAll(filepath.Join(home, ".cursor"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(home, ".cursor", "mcp.json"), []byte(`{}`), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range []string{home, link} {
+		srcs, err := ImportSources("cursor", home, w)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if want := []ImportSource{{Path: filepath.Join(home, ".cursor", "mcp.json")}}; !cmp.Equal(srcs, want) {
+			t.Errorf("workspace %s: %+v, want %+v", w, srcs, want)
+		}
 	}
 }
