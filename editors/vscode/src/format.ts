@@ -347,3 +347,24 @@ export function tildePath(p: string, home: string): string {
     const h = home.endsWith("/") || home.endsWith("\\") ? home : home + (p.includes("\\") && !p.includes("/") ? "\\" : "/");
     return p.startsWith(h) ? `~${p.slice(h.length - 1)}` : p;
 }
+
+// Characters that act on or hide from what a person reads: C0/C1 controls, bidi controls,
+// zero-width and other invisible characters, format characters (Cf), marks that show as nothing
+// (variation selectors, Mongolian and Khmer ones), the line and paragraph separators. The host's
+// escaper (mcpbridge/safetext) escapes the same set; this is for text the extension shows that
+// the host hands on as data (a tool's input schema, whose property names are its arguments).
+const invisible =
+    // eslint-disable-next-line no-control-regex, no-misleading-character-class -- these characters are what it finds
+    /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u206f\u3164\ufe00-\ufe0d\ufeff\uffa0\ufff0-\ufffb\u{e0100}-\u{e01ef}]|\p{Cf}|(?<=[\ufe0e\ufe0f])[\ufe0e\ufe0f]/gu;
+
+/** s with every such character written as a visible escape (`\u202e`, `\U000e0100`). */
+export function visible(s: string): string {
+    return s.replace(invisible, (c) => {
+        const cp = c.codePointAt(0) ?? 0;
+        if (cp === 0x0a) return "\\n";
+        if (cp === 0x09) return "\\t";
+        if (cp === 0x0d) return "\\r";
+        if (cp < 0x20 || cp === 0x7f) return `\\x${cp.toString(16).padStart(2, "0")}`;
+        return cp > 0xffff ? `\\U${cp.toString(16).padStart(8, "0")}` : `\\u${cp.toString(16).padStart(4, "0")}`;
+    });
+}

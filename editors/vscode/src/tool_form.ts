@@ -3,6 +3,7 @@
 // field by field (objects, arrays of free values, unions) is asked as JSON text.
 
 import * as form from "./elicit_form";
+import { visible } from "./format";
 import type { ElicitField, ElicitFormat } from "./lsp_types";
 
 export interface ToolField {
@@ -41,15 +42,19 @@ function fieldsInOrder(inputSchema: unknown): ToolField[] {
     const required = new Set(strings(schema?.["required"]) ?? []);
     return Object.entries(props).map(([name, raw]) => {
         const p = rec(raw) ?? {};
+        // What the server wrote is shown escaped (the host hands the schema on as it is: its
+        // property names are the call's arguments); the name itself stays the argument's.
         const base: ElicitField = { name, type: "string", required: required.has(name) };
-        if (typeof p["title"] === "string") base.title = p["title"];
-        if (typeof p["description"] === "string") base.description = p["description"];
+        if (typeof p["title"] === "string") base.title = visible(p["title"]);
+        else if (visible(name) !== name) base.title = visible(name);
+        if (typeof p["description"] === "string") base.description = visible(p["description"]);
         const t = p["type"];
         const items = rec(p["items"]);
         if (t === "string" || (t === undefined && strings(p["enum"]))) {
             const f: ElicitField = { ...base, type: "string" };
             const e = strings(p["enum"]);
             if (e) f.enum = e;
+            if (e && e.some((v) => visible(v) !== v)) f.enumTitles = e.map(visible);
             if (typeof p["format"] === "string" && (formats as readonly string[]).includes(p["format"])) f.format = p["format"] as ElicitFormat;
             if (num(p["minLength"]) !== undefined) f.minLength = num(p["minLength"]);
             if (num(p["maxLength"]) !== undefined) f.maxLength = num(p["maxLength"]);
@@ -70,6 +75,7 @@ function fieldsInOrder(inputSchema: unknown): ToolField[] {
         }
         if (t === "array" && strings(items?.["enum"])) {
             const f: ElicitField = { ...base, type: "array", enum: strings(items?.["enum"]) };
+            if (f.enum?.some((v) => visible(v) !== v)) f.enumTitles = f.enum.map(visible);
             if (num(p["minItems"]) !== undefined) f.minItems = num(p["minItems"]);
             if (num(p["maxItems"]) !== undefined) f.maxItems = num(p["maxItems"]);
             return { field: f, json: false, schemaType: "array" };

@@ -74,3 +74,25 @@ test("arguments hold the answered fields only, with their types", () => {
     assert.deepEqual(args, { query: "cats", limit: 5, safe: false, tags: ["a"], filter: { lang: "en" } });
     assert.deepEqual(Object.keys(args), ["query", "filter", "limit", "safe", "tags"], "the fields' order");
 });
+
+test("what a schema's server wrote is shown escaped; the argument names and values stay as written", () => {
+    const evil = {
+        type: "object",
+        properties: {
+            "pa\u202eth": { type: "string", description: "Where\u200b to \u001b[2Jlook", enum: ["a\u202eb", "c"] },
+            mode: { type: "string", title: "Mode\ufe01\ufe02", enum: ["x", "y"] },
+            tags: { type: "array", items: { type: "string", enum: ["t\u200d1"] } },
+        },
+    };
+    const [path, mode, tags] = toolFields(evil);
+    assert.equal(path.field.name, "pa\u202eth");
+    assert.equal(path.field.title, "pa\\u202eth");
+    assert.equal(path.field.description, "Where\\u200b to \\x1b[2Jlook");
+    assert.deepEqual(path.field.enum, ["a\u202eb", "c"]);
+    assert.deepEqual(path.field.enumTitles, ["a\\u202eb", "c"]);
+    assert.equal(mode.field.title, "Mode\\ufe01\\ufe02");
+    assert.equal(mode.field.enumTitles, undefined);
+    assert.deepEqual(tags.field.enumTitles, ["t\\u200d1"]);
+    const args = toolArguments([path], new Map([["pa\u202eth", "a\u202eb"]]));
+    assert.deepEqual(args, { "pa\u202eth": "a\u202eb" });
+});
