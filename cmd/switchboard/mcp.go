@@ -175,6 +175,13 @@ func runMCP(args []string, stdout, stderr io.Writer) int {
 		return fail(2, "%v (see switchboard mcp help)", err)
 	}
 	file, ws := f.target()
+	if f.scope == "workspace" && f.file == "" && (sub == "add" || sub == "remove" || sub == "sandbox") {
+		// A repository can make its .switchboard a link to a folder of the user's: the edit would
+		// then land in the user's own file (a server that asks nobody) or in another program's.
+		if l := symlinkOn(file); l != "" {
+			return fail(1, "not editing %s: %s is a symbolic link, so the edit would land outside this workspace; remove the link first", file, l)
+		}
+	}
 	switch sub {
 	case "add":
 		if f.fromRegistry != "" {

@@ -277,3 +277,27 @@ func TestMCPImportRepoLinkRefused(t *testing.T) {
 		})
 	}
 }
+
+// mcp add, remove and sandbox --scope workspace never edit through a link the repository made on
+// .switchboard or its mcp.json: the edit would land in the user's own file (where a server asks
+// nobody) or in another program's.
+func TestMCPWorkspaceEditThroughLinkRefused(t *testing.T) {
+	_, repo, user := importEnv(t)
+	const orig = `{"mcpServers": {"keep": {"command": "k"}}}`
+	writeImportFile(t, user, orig)
+	if err := os.Symlink(filepath.Dir(user), filepath.Join(repo, ".switchboard")); err != nil {
+		t.Skip(err)
+	}
+	for _, args := range [][]string{
+		{"add", "mine", "--scope", "workspace", "--workspace", repo, "--", "node", "/opt/s.js"},
+		{"remove", "keep", "--scope", "workspace", "--workspace", repo},
+	} {
+		out, errs, code := runMCPTest(t, args...)
+		if code != 1 || !strings.Contains(errs, "symbolic link") {
+			t.Errorf("%v: exit %d\n%s%s", args, code, out, errs)
+		}
+	}
+	if b, _ := os.ReadFile(user); string(b) != orig {
+		t.Errorf("the user's file changed:\n%s", b)
+	}
+}
