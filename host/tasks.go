@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
@@ -921,9 +922,11 @@ func (b *taskBook) claimable(e *TaskEntry, exited int) bool {
 	return e.State == TaskRunning && b.runs[e.ID] == nil && (exited > 0 && e.Owner == exited || !processAlive(e.Owner))
 }
 
-// processAlive: pid is a running process other than this one (0: none).
+// processAlive: pid is a running process other than this one (0: none). A pid past what the
+// system's pid_t holds (a hand-edited tasks.json) is none: cut to 32 bits it could read as -1,
+// and kill(-1, 0) asks after every process.
 func processAlive(pid int) bool {
-	if pid <= 0 || pid == os.Getpid() {
+	if pid <= 0 || pid > math.MaxInt32 || pid == os.Getpid() {
 		return false
 	}
 	p, err := os.FindProcess(pid)

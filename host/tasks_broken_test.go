@@ -67,3 +67,13 @@ func TestTaskFileBrokenTold(t *testing.T) {
 		t.Errorf("KeepTask false with the task file fixed: the task would be cancelled, not resumed")
 	}
 }
+
+// An owner pid past pid_t (a hand-edited tasks.json) is no running process: cut to 32 bits,
+// 4294967295 was -1, and kill(-1, 0) answered for every process, so its task waited forever.
+func TestProcessAlivePastPidT(t *testing.T) {
+	for _, pid := range []int{1<<32 - 1, 1<<32 + 1, 1 << 31} {
+		if processAlive(pid) {
+			t.Errorf("processAlive(%d) = true", pid)
+		}
+	}
+}
