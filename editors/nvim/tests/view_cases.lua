@@ -157,3 +157,21 @@ T.case('view: a message a view sends (ui/message) is asked first, then shown in 
   end)
   T.ok(conv, 'had a conversation')
 end)
+
+T.case('server text shown in Neovim: what hides or reorders text is escaped, emoji stay', function()
+  local clean = require('switchboard.toolform').clean
+  for input, want in pairs({
+    ['pa\226\128\174th'] = 'pa\\u202eth', -- U+202E
+    ['a\226\128\139b'] = 'a\\u200bb', -- U+200B
+    ['x\239\184\129y'] = 'x\\ufe01y', -- a variation selector
+    ['\226\157\164\239\184\143 ok'] = '\226\157\164\239\184\143 ok', -- U+2764 U+FE0F
+    ['x\239\184\143\239\184\143'] = 'x\239\184\143\\ufe0f', -- a run of them hides text
+    ['\243\160\132\128'] = '\\U000e0100',
+    ['\194\133'] = '\\u0085', -- a C1 control
+    ['bad\255x'] = 'bad\\xffx',
+    ['caf\195\169'] = 'caf\195\169',
+    ['\27[2J'] = '\\x1b[2J',
+  }) do
+    T.eq(clean(input), want)
+  end
+end)

@@ -17,13 +17,72 @@ local function val(v)
   return v
 end
 
---- Server text on one line with control characters shown as \x.. (never sent to the terminal).
+-- Code points that act on or hide from what a person reads, past ASCII (the host's escaper,
+-- mcpbridge/safetext, escapes the same): C1 controls, soft hyphen, bidi controls, zero-width and
+-- other invisible or format characters, marks that show as nothing (variation selectors,
+-- Mongolian and Khmer ones), the line and paragraph separators, tag characters.
+local hidden = {
+  { 0x80, 0x9f }, { 0xad, 0xad }, { 0x34f, 0x34f }, { 0x600, 0x605 }, { 0x61c, 0x61c }, { 0x6dd, 0x6dd },
+  { 0x70f, 0x70f }, { 0x890, 0x891 }, { 0x8e2, 0x8e2 }, { 0x115f, 0x1160 }, { 0x17b4, 0x17b5 },
+  { 0x180b, 0x180f }, { 0x200b, 0x200f }, { 0x2028, 0x202e }, { 0x2060, 0x206f }, { 0x3164, 0x3164 },
+  { 0xfe00, 0xfe0d }, { 0xfeff, 0xfeff }, { 0xffa0, 0xffa0 }, { 0xfff0, 0xfffb }, { 0x110bd, 0x110bd },
+  { 0x110cd, 0x110cd }, { 0x13430, 0x1343f }, { 0x1bca0, 0x1bca3 }, { 0x1d173, 0x1d17a },
+  { 0xe0000, 0xe007f }, { 0xe0100, 0xe01ef },
+}
+
+local function is_hidden(cp, prev)
+  if cp == 0xfe0e or cp == 0xfe0f then -- one after a character writes an emoji; a run hides text
+    return prev == 0xfe0e or prev == 0xfe0f
+  end
+  for _, r in ipairs(hidden) do
+    if cp >= r[1] and cp <= r[2] then
+      return true
+    end
+  end
+  return false
+end
+
+-- The code point of one UTF-8 sequence (nil when it is not one).
+local function codepoint(seq)
+  local b1, n = seq:byte(1), #seq
+  if n == 2 and b1 >= 0xc2 and b1 <= 0xdf then
+    return (b1 - 0xc0) * 0x40 + (seq:byte(2) - 0x80)
+  elseif n == 3 and b1 >= 0xe0 and b1 <= 0xef then
+    return (b1 - 0xe0) * 0x1000 + (seq:byte(2) - 0x80) * 0x40 + (seq:byte(3) - 0x80)
+  elseif n == 4 and b1 >= 0xf0 and b1 <= 0xf4 then
+    return (b1 - 0xf0) * 0x40000 + (seq:byte(2) - 0x80) * 0x1000 + (seq:byte(3) - 0x80) * 0x40 + (seq:byte(4) - 0x80)
+  end
+  return nil
+end
+
+--- Server text on one line, with control characters shown as \x.. and invisible or reordering
+--- ones as \u.... (never sent to the terminal as they are).
 function M.clean(s, max)
   s = tostring(s or ''):gsub('%s*\n%s*', ' '):gsub('%c', function(c)
     return ('\\x%02x'):format(c:byte())
   end)
-  -- Unicode bidi overrides and isolates (U+202A..U+202E, U+2066..U+2069) reorder what is shown.
-  s = s:gsub('\226\128[\170-\174]', '?'):gsub('\226\129[\166-\169]', '?')
+  local function bytes(seq)
+    return (seq:gsub('.', function(b)
+      return ('\\x%02x'):format(b:byte())
+    end))
+  end
+  local prev = 0
+  s = s:gsub('^[\128-\191]+', bytes):gsub('[^\128-\191][\128-\191]*', function(seq)
+    if #seq == 1 and seq:byte() < 0x80 then
+      prev = seq:byte()
+      return seq
+    end
+    local cp = codepoint(seq)
+    local was = prev
+    prev = cp or 0
+    if not cp then
+      return bytes(seq)
+    end
+    if is_hidden(cp, was) then
+      return cp > 0xffff and ('\\U%08x'):format(cp) or ('\\u%04x'):format(cp)
+    end
+    return seq
+  end)
   if max and #s > max then
     s = s:sub(1, max - 3) .. '...'
   end
