@@ -91,20 +91,11 @@ type PinReport struct {
 	Servers []ServerPinChanges
 }
 
-// PinKey is the pin file's key for a server's pins: its name, or for a server a workspace file
-// defines, or a user's that takes ${workspaceFolder}, its name and folder ("name@/abs/folder"; a
-// server name never holds '@'). The same name in two repositories runs each repository's own
-// files, so each keeps its own pins: one repository's server never reads, replaces or forgets
-// another's (or the user's) pins.
-func PinKey(cfg config.ServerConfig) string {
-	switch {
-	case cfg.Folder != "":
-		return cfg.Name + "@" + cfg.Folder
-	case cfg.FromFolder != "":
-		return cfg.Name + "@" + cfg.FromFolder
-	}
-	return cfg.Name
-}
+// PinKey is the pin file's key for a server's pins: config.ServerConfig.StateKey, its name or,
+// for a server from a repository, its name and folder. The same name in two repositories runs
+// each repository's own files, so each keeps its own pins: one repository's server never reads,
+// replaces or forgets another's (or the user's) pins.
+func PinKey(cfg config.ServerConfig) string { return cfg.StateKey() }
 
 // LegacyPins returns the records of pins, keyed by PinKey, that servers of ready a workspace file
 // defines take over from before pins were kept per folder: a record under the bare name whose

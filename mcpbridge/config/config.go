@@ -854,6 +854,21 @@ func (c ServerConfig) fingerprintView() fingerprintView {
 		c.EnabledTools, c.DisabledTools, c.Disabled, c.EnvFile, c.EnvFileDigest, c.OAuth, sb, c.Shared, c.Folder}
 }
 
+// StateKey is the key of what Switchboard keeps for the server between runs (its tools' pins, its
+// sign-in): its name, or for a server a workspace file defines, or a user's that takes
+// ${workspaceFolder}, its name and folder ("name@/abs/folder"; a server name never holds '@').
+// The same name in another repository runs that repository's files and signs in wherever its
+// file says, so it never reads, replaces or drops what this one keeps.
+func (c ServerConfig) StateKey() string {
+	switch {
+	case c.Folder != "":
+		return c.Name + "@" + c.Folder
+	case c.FromFolder != "":
+		return c.Name + "@" + c.FromFolder
+	}
+	return c.Name
+}
+
 // Fingerprint is the sha256 hex of the definition as written (name, transport, command, args,
 // env, cwd, url, headers, with references to the environment unexpanded, and enabledTools,
 // disabledTools, disabled), and for a workspace file's entry the folder it belongs to: trust

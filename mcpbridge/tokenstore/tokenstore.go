@@ -14,7 +14,8 @@ import (
 	"github.com/zalando/go-keyring"
 )
 
-// Service is the keychain service name of every entry; the account is the server name.
+// Service is the keychain service name of every entry; the account is the server's key
+// (config.ServerConfig.StateKey: its name, or its name and folder for a repository's server).
 const Service = "switchboard-mcp-oauth"
 
 // probeTimeout bounds the first keychain call: a Secret Service that shows an unlock prompt
