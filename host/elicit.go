@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"net/url"
+	"strings"
 
 	"github.com/switchboard-dev/switchboard/mcpbridge/safetext"
 
@@ -72,9 +73,18 @@ func ElicitURL(raw string) (*url.URL, error) {
 }
 
 // ShownURL is how a question names the page at u: its site first, in full, then the URL, cut at
-// 500 characters; both escaped.
+// 500 characters; both escaped. A site whose name is not plain ASCII is shown percent-encoded and
+// said to be so: "gіthub.com" with a Cyrillic і looks exactly like github.com.
 func ShownURL(u *url.URL) string {
-	return fmt.Sprintf("a page on %s (%s)", safetext.Line(u.Scheme+"://"+u.Host), safetext.Bounded(u.String(), 500))
+	host := u.Host
+	for i := 0; i < len(host); i++ {
+		if host[i] >= 0x80 {
+			enc := strings.TrimPrefix((&url.URL{Host: host}).String(), "//")
+			return fmt.Sprintf("a page on %s, whose name has letters that are not plain ASCII and can look like another site's (%s)",
+				safetext.Line(u.Scheme+"://"+enc), safetext.Bounded(u.String(), 500))
+		}
+	}
+	return fmt.Sprintf("a page on %s (%s)", safetext.Line(u.Scheme+"://"+host), safetext.Bounded(u.String(), 500))
 }
 
 // checkElicitReply checks a person's answer against the server's form: content only with accept,
