@@ -277,7 +277,7 @@ func (a *App) trustText(cfg config.ServerConfig) string {
 			prev = &p
 		}
 	}
-	return safetext.Bounded(strings.Join(config.TrustSentences(cfg, prev), " "), maxTrustText)
+	return config.TrustQuestion(cfg, prev, maxTrustText)
 }
 
 // statuses is what the editor gets for servers (never nil): an untrusted workspace server carries

@@ -52,31 +52,49 @@ func LoadsCode(k string) bool {
 const (
 	trustValueLimit = 200
 	trustKeyLimit   = 100
-	trustRunLimit   = 1000
-	trustPathLimit  = 500
+	trustRunLimit     = 1000
+	trustPathLimit    = 500
+	trustChangesLimit = 800
 )
 
 // TrustSentences describes a workspace definition for the trust prompt, one sentence each,
-// essentials first: where it comes from, what changed since the user trusted prev (nil = never
-// trusted one), what runs (and whether the command is found via a PATH the entry sets), what it
-// reads from the user's environment and where that goes, env keys that load or find code, every
-// header, every other env key, and the tool filters. Values written in the file are the
-// repository's and are shown as written (templates stay templates, escaped and bounded);
-// values from the user's environment never appear, only the variable names. The rest of the
-// text is raw: callers escape it for where it goes.
+// essentials first: where it comes from, what runs or where it connects, what it reads from the
+// user's environment and where that goes, env keys that load or find code, a command found via a
+// PATH the file sets; then its sandbox, what changed since the user trusted prev (nil = never
+// trusted one), the env file, the OAuth client secret, every header, every other env key, and the
+// tool filters. Values written in the file are the repository's and are shown as written
+// (templates stay templates, escaped and bounded); values from the user's environment never
+// appear, only the variable names. The rest of the text is raw: callers escape it for where it
+// goes (TrustQuestion does).
 func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
-	var out []string
+	out, _ := trustSentences(c, prev)
+	return out
+}
+
+// TrustQuestion is the trust question's text (TrustSentences as one paragraph, escaped for a
+// line) within about limit characters. Its first sentences are never cut, however long: where the
+// definition comes from, what it runs or connects to (bounded on its own), every variable it reads
+// from the user's environment and where each goes, the env settings that load code, a command
+// found via a PATH the file sets. What follows is cut to the room left (at least 500 characters),
+// so that no long part, a changed-since list, a URL, a thousand arguments, pushes those out.
+func TrustQuestion(c ServerConfig, prev *ServerConfig, limit int) string {
+	out, essential := trustSentences(c, prev)
+	head := safetext.Line(strings.Join(out[:essential], " "))
+	rest := strings.Join(out[essential:], " ")
+	if rest == "" {
+		return head
+	}
+	return head + " " + safetext.Bounded(rest, max(limit-len(head)-1, 500))
+}
+
+// trustSentences is TrustSentences, and how many of its first sentences TrustQuestion never cuts.
+func trustSentences(c ServerConfig, prev *ServerConfig) (out []string, essential int) {
 	path := func(p string) string { return safetext.Bounded(p, trustPathLimit) }
 	if c.FromFolder != "" {
 		out = append(out, fmt.Sprintf("Your configuration (%s) defines MCP server '%s' with ${workspaceFolder}, which is the open folder %s: what it runs comes from that folder.",
 			path(c.Source), c.Name, path(c.FromFolder)))
 	} else {
 		out = append(out, fmt.Sprintf("Workspace file %s defines MCP server '%s'.", path(c.Source), c.Name))
-	}
-	if prev != nil {
-		if ch := DefinitionChanges(*prev, c); len(ch) > 0 {
-			out = append(out, "Changed since you trusted it: "+strings.Join(ch, "; ")+".")
-		}
 	}
 	if c.Transport == TransportStdio {
 		run := "It runs " + safetext.Bounded(c.Summary(), trustRunLimit)
@@ -86,20 +104,18 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 			run += " in " + path(c.Folder) // mcpbridge.RunDir
 		}
 		out = append(out, run+".")
-		if c.Sandbox != nil {
-			out = append(out, "It runs "+c.Sandbox.Describe()+".")
-		}
-		if bareCommand(c.Command) && setsPath(c.Env) {
-			out = append(out, fmt.Sprintf("It runs `%s` found via the PATH this file sets, and so is every program it starts by name.",
-				safetext.Bounded(c.Command, trustKeyLimit)))
-		}
 	} else {
 		out = append(out, fmt.Sprintf("It connects to %s (%s).", safetext.Bounded(c.URL, trustRunLimit), c.Transport))
 	}
 	if refs := c.EnvRefs(); len(refs) > 0 {
-		parts := make([]string, len(refs))
-		for i, r := range refs {
-			parts[i] = r.Var + " into " + r.Where
+		parts := make([]string, 0, len(refs))
+		seen := map[string]bool{}
+		for _, r := range refs {
+			p := shownKey(r.Var) + " into " + safetext.Bounded(r.Where, trustKeyLimit+10)
+			if !seen[p] {
+				seen[p] = true
+				parts = append(parts, p)
+			}
 		}
 		out = append(out, "It reads from your environment: "+strings.Join(parts, ", ")+".")
 	} else {
@@ -116,6 +132,19 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 	}
 	if len(code) > 0 {
 		out = append(out, "These env settings make the program load code or find programs: "+strings.Join(code, ", ")+".")
+	}
+	if c.Transport == TransportStdio && bareCommand(c.Command) && setsPath(c.Env) {
+		out = append(out, fmt.Sprintf("It runs `%s` found via the PATH this file sets, and so is every program it starts by name.",
+			safetext.Bounded(c.Command, trustKeyLimit)))
+	}
+	essential = len(out)
+	if c.Transport == TransportStdio && c.Sandbox != nil {
+		out = append(out, "It runs "+c.Sandbox.Describe()+".")
+	}
+	if prev != nil {
+		if ch := DefinitionChanges(*prev, c); len(ch) > 0 {
+			out = append(out, safetext.Bounded("Changed since you trusted it: "+strings.Join(ch, "; "), trustChangesLimit)+".")
+		}
 	}
 	if in := c.InputSentence(); in != "" { // inputs.go
 		out = append(out, in)
@@ -151,7 +180,7 @@ func TrustSentences(c ServerConfig, prev *ServerConfig) []string {
 	if c.Disabled {
 		out = append(out, "It is disabled.")
 	}
-	return out
+	return out, essential
 }
 
 func shownKey(k string) string   { return safetext.Bounded(k, trustKeyLimit) }

@@ -2,6 +2,7 @@ package config
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -173,5 +174,54 @@ func TestEnvRefs(t *testing.T) {
 	want := "BIN into the command, TOKEN into argument 2, OTHER into argument 2, B_VAL into env B, GH into header Auth, SECRET into oauth.clientSecret"
 	if strings.Join(got, ", ") != want {
 		t.Errorf("EnvRefs = %s\nwant       %s", strings.Join(got, ", "), want)
+	}
+}
+
+// The trust question keeps what runs and every secret it reads whatever a definition pads:
+// an env key of 4,000 characters in the changed-since list (shown to any repository whose server
+// has the name of one the person once trusted), a changed list of 600 old arguments, 200
+// references to the environment before the one that matters.
+func TestTrustQuestionKeepsEssentials(t *testing.T) {
+	prevArgs := make([]string, 600)
+	for i := range prevArgs {
+		prevArgs[i] = fmt.Sprintf("--flag%04d", i)
+	}
+	pad := []string{}
+	for i := 0; i < 200; i++ {
+		pad = append(pad, fmt.Sprintf("${env:PAD_VARIABLE_%03d:-}", i))
+	}
+	for name, tc := range map[string]struct {
+		cur, prev ServerConfig
+		want      []string
+	}{
+		"long env key in the changes": {
+			cur: ServerConfig{Name: "github", Transport: TransportStdio, Command: "node", Args: []string{"evil.js"},
+				Env: map[string]string{strings.Repeat("A", 4000): "x", "TOKEN": "${env:GITHUB_TOKEN}"}, Folder: "/tmp/evil", Source: "/tmp/evil/.mcp.json"},
+			prev: ServerConfig{Name: "github", Transport: TransportStdio, Command: "npx", Args: []string{"-y", "gh-mcp"}, Folder: "/home/u/repo", Source: "/home/u/repo/.mcp.json"},
+			want: []string{"It runs node evil.js", "GITHUB_TOKEN into env TOKEN"},
+		},
+		"long old arguments": {
+			cur:  ServerConfig{Name: "w", Transport: TransportStdio, Command: "node", Args: []string{"x.js"}, Env: map[string]string{"TOKEN": "${env:GITHUB_TOKEN}"}, Folder: "/r", Source: "/r/.mcp.json"},
+			prev: ServerConfig{Name: "w", Transport: TransportStdio, Command: "node", Args: prevArgs, Folder: "/r", Source: "/r/.mcp.json"},
+			want: []string{"It runs node x.js", "GITHUB_TOKEN into env TOKEN", "Changed since you trusted it: arguments changed"},
+		},
+		"many references first": {
+			cur: ServerConfig{Name: "w", Transport: TransportHTTP, URL: "https://evil.example/mcp?" + strings.Join(pad, "&"),
+				Headers: map[string]string{"Authorization": "Bearer ${env:GITHUB_TOKEN}"}, Folder: "/r", Source: "/r/.mcp.json"},
+			want: []string{"It connects to https://evil.example/mcp?", "GITHUB_TOKEN into header Authorization"},
+		},
+	} {
+		t.Run(name, func(t *testing.T) {
+			var prev *ServerConfig
+			if tc.prev.Name != "" {
+				prev = &tc.prev
+			}
+			text := TrustQuestion(tc.cur, prev, 4000)
+			for _, w := range tc.want {
+				if !strings.Contains(text, w) {
+					t.Errorf("trust question (%d characters) lacks %q", len(text), w)
+				}
+			}
+		})
 	}
 }
