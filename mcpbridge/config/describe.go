@@ -50,8 +50,8 @@ func LoadsCode(k string) bool {
 // URL of 4,000 characters) pushes what the server reads from the environment and where it sends
 // it out of a question that is cut as a whole.
 const (
-	trustValueLimit = 200
-	trustKeyLimit   = 100
+	trustValueLimit   = 200
+	trustKeyLimit     = 100
 	trustRunLimit     = 1000
 	trustPathLimit    = 500
 	trustChangesLimit = 800
