@@ -535,11 +535,19 @@ func (l *loader) parseEntry(file, workspace, name string, raw json.RawMessage) (
 		}
 	}
 	if cfg.Cwd != "" && !filepath.IsAbs(cfg.Cwd) && !strings.HasPrefix(cfg.Cwd, "${") {
+		base := ""
 		switch {
 		case workspace != "":
-			cfg.Cwd = filepath.Join(workspace, cfg.Cwd)
+			base = workspace
 		case file != SourceEditor:
-			cfg.Cwd = filepath.Join(filepath.Dir(file), cfg.Cwd)
+			base = filepath.Dir(file)
+		}
+		switch {
+		case strings.Contains(base, "${"):
+			// Put in now, it would be expanded again when the server starts (workspaceFolder).
+			bad("cwd", "is relative to the folder %s, whose path holds \"${\", which would be read as a variable when the server starts: rename the folder, or write an absolute cwd", base)
+		case base != "":
+			cfg.Cwd = filepath.Join(base, cfg.Cwd)
 		}
 	}
 	if l.folderUsed {

@@ -264,18 +264,18 @@ func TestWorkspaceFolderNamedLikeAVariable(t *testing.T) {
 	}
 	getenv := env(map[string]string{"GITHUB_TOKEN": "ghp_SECRET"})
 	user := map[string]json.RawMessage{"u": json.RawMessage(`{"command": "node", "args": ["${workspaceFolder}/tool.js"]}`)}
-	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(`{"mcpServers": {"w": {"command": "node", "args": ["${workspaceFolder}/w.js"]}}}`), 0o600); err != nil {
+	if err := os.WriteFile(filepath.Join(ws, ".mcp.json"), []byte(`{"mcpServers": {"w": {"command": "node", "args": ["${workspaceFolder}/w.js"]}, "c": {"command": "node", "cwd": "sub"}}}`), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	cfgs, errs := LoadConfig(ConfigSources{UserFile: filepath.Join(dir, "none.json"), EditorServers: user, WorkspaceFolders: []string{ws}, Getenv: getenv})
 	for _, c := range cfgs {
 		r, err := c.Resolve(getenv)
-		if err == nil && strings.Contains(strings.Join(r.Args, " "), "ghp_SECRET") {
-			t.Errorf("server %s runs with the secret in its arguments: %q", c.Name, r.Args)
+		if err == nil && strings.Contains(strings.Join(r.Args, " ")+r.Cwd, "ghp_SECRET") {
+			t.Errorf("server %s runs with the secret in its arguments or cwd: %q %q", c.Name, r.Args, r.Cwd)
 		}
 	}
-	if len(cfgs) != 0 || len(errs) != 2 {
-		t.Fatalf("servers %+v, errors %v; want both refused", cfgs, errs)
+	if len(cfgs) != 0 || len(errs) != 3 {
+		t.Fatalf("servers %+v, errors %v; want all three refused", cfgs, errs)
 	}
 	for _, err := range errs {
 		if !strings.Contains(err.Error(), "${env:GITHUB_TOKEN}") || !strings.Contains(err.Error(), "rename") {
