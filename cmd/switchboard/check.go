@@ -401,9 +401,12 @@ func toolMark(v policy.ToolVerdict) string {
 // reading it. Such a character is never part of JSON's syntax, so it is always inside a string.
 func jsonForTerminal(b []byte) []byte {
 	var out []byte
+	prev := rune(0)
 	for i := 0; i < len(b); {
 		r, size := utf8.DecodeRune(b[i:])
-		if r < utf8.RuneSelf || !safetext.Needs(r) {
+		was := prev
+		prev = r
+		if r < utf8.RuneSelf || !safetext.NeedsAfter(was, r) {
 			if out != nil {
 				out = append(out, b[i:i+size]...)
 			}

@@ -7,7 +7,7 @@
 // U+2066-U+2069: they reorder what is shown), zero-width and invisible characters (U+200B-U+200D,
 // U+2060-U+2064, U+FEFF, U+00AD, U+180E, U+034F, the Hangul fillers), every other Unicode format
 // character (category Cf, tag characters included), the marks that show as nothing (variation
-// selectors, but for one emoji presentation selector after a character; Mongolian free variation
+// selectors, but for one emoji presentation selector after a symbol; Mongolian free variation
 // selectors; Khmer inherent vowels), the line and paragraph separators U+2028 and U+2029, and
 // invalid UTF-8. Each is shown visibly: `\x1b`, `\r`, `\u202e`, `\U000e0041`, and an
 // invalid byte as `\xff` (always >= \x80, so it cannot be mistaken for an escaped control).
@@ -88,7 +88,7 @@ func Needs(r rune) bool {
 		r >= 0x200b && r <= 0x200f, r >= 0x202a && r <= 0x202e, r == 0x2028, r == 0x2029,
 		r >= 0x2060 && r <= 0x206f, r == 0x3164, r == 0xfeff, r == 0xffa0, r >= 0xfff0 && r <= 0xfffb,
 		// Marks that show as nothing (Mn, not Cf): Khmer inherent vowels, Mongolian free variation
-		// selectors, and the variation selectors but the emoji ones (see needsAfter).
+		// selectors, and the variation selectors but the emoji ones (see NeedsAfter).
 		r == 0x17b4, r == 0x17b5, r >= 0x180b && r <= 0x180d, r == 0x180f,
 		r >= 0xfe00 && r <= 0xfe0d, r >= 0xe0100 && r <= 0xe01ef:
 		return true
@@ -96,14 +96,21 @@ func Needs(r rune) bool {
 	return unicode.Is(unicode.Cf, r)
 }
 
-// needsAfter is Needs for r after prev: a text or emoji presentation selector (U+FE0E, U+FE0F)
-// is how emoji and keycaps are written, one after a character; a second in a row shows nothing
-// and is escaped, so that no run of them carries a hidden payload.
-func needsAfter(prev, r rune) bool {
+// NeedsAfter is Needs for r after prev: a text or emoji presentation selector (U+FE0E, U+FE0F)
+// is how emoji are written, one right after a symbol (U+2764 U+FE0F); anywhere else, after a
+// letter, a digit or another selector, it shows nothing and is escaped, so that no text carries a
+// hidden payload in them.
+func NeedsAfter(prev, r rune) bool {
 	if r == 0xfe0e || r == 0xfe0f {
-		return prev == 0xfe0e || prev == 0xfe0f
+		return !emojiBase(prev)
 	}
 	return Needs(r)
+}
+
+// emojiBase: r is a symbol past ASCII that a presentation selector can follow (most emoji are
+// So; arrows Sm; U+203C and U+2049 punctuation).
+func emojiBase(r rune) bool {
+	return r >= 0x80 && (unicode.Is(unicode.So, r) || unicode.Is(unicode.Sm, r) || r == 0x203c || r == 0x2049)
 }
 
 // Clean reports whether s needs no escaping at all for a line.
@@ -111,7 +118,7 @@ func Clean(s string) bool {
 	prev := rune(0)
 	for i := 0; i < len(s); {
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if r == utf8.RuneError && size == 1 || needsAfter(prev, r) {
+		if r == utf8.RuneError && size == 1 || NeedsAfter(prev, r) {
 			return false
 		}
 		prev = r
@@ -142,9 +149,9 @@ func escape(s string, block bool) string {
 			b.WriteString(`\r`)
 		case r < 0x20 || r == 0x7f:
 			fmt.Fprintf(&b, `\x%02x`, r)
-		case needsAfter(prev, r) && r > 0xffff:
+		case NeedsAfter(prev, r) && r > 0xffff:
 			fmt.Fprintf(&b, `\U%08x`, r)
-		case needsAfter(prev, r):
+		case NeedsAfter(prev, r):
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
 			b.WriteString(s[i : i+size])

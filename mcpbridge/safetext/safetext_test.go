@@ -116,16 +116,19 @@ func TestNoLinks(t *testing.T) {
 // Characters that show as nothing but are not format characters (Unicode Mn): variation
 // selectors, Mongolian free variation selectors, Khmer inherent vowels. A run of variation
 // selectors after one letter carries a hidden payload (a byte per selector) that a pin review
-// would show as two identical descriptions. One emoji presentation selector after a character
-// (U+2764 U+FE0F, a keycap) is what emoji are written with, and stays as it is.
+// would show as two identical descriptions. One emoji presentation selector
+// right after a symbol (U+2764 U+FE0F) is what emoji are written with, and stays as it is; after
+// a letter or a digit it carries a hidden bit, and is escaped.
 func TestInvisibleMarks(t *testing.T) {
 	hidden := "Reads a file." + string([]rune{0xfe01, 0xfe02, 0xe0100, 0xe0150, 0xe01ef})
 	for in, want := range map[string]string{
-		hidden:                          `Reads a file.\ufe01\ufe02\U000e0100\U000e0150\U000e01ef`,
-		"a\u180bb\u180fc\u17b4d\u17b5":  `a\u180bb\u180fc\u17b4d\u17b5`,
-		"ok \u2764\ufe0f #\ufe0f\u20e3": "ok \u2764\ufe0f #\ufe0f\u20e3",
-		"x\ufe0f\ufe0f\ufe0e":           `x` + "\ufe0f" + `\ufe0f\ufe0e`,
-		"\ufe0f":                        "\ufe0f",
+		hidden:                         `Reads a file.\ufe01\ufe02\U000e0100\U000e0150\U000e01ef`,
+		"a\u180bb\u180fc\u17b4d\u17b5": `a\u180bb\u180fc\u17b4d\u17b5`,
+		"ok \u2764\ufe0f \u2194\ufe0f": "ok \u2764\ufe0f \u2194\ufe0f",
+		"\u2764\ufe0f\ufe0f\ufe0e":     "\u2764\ufe0f" + `\ufe0f\ufe0e`,
+		"R\ufe0fe\ufe0ead":             `R\ufe0fe\ufe0ead`, // a hidden bit after each letter
+		"#\ufe0f\u20e3":                `#\ufe0f` + "\u20e3",
+		"\ufe0f":                       `\ufe0f`,
 	} {
 		if got := Line(in); got != want {
 			t.Errorf("Line(%+q) = %+q, want %+q", in, got, want)

@@ -1389,7 +1389,7 @@ T.case('elicitation, url mode: the Open / Decline prompt names the server and th
   local sel = T.selects_of('switchboard_message')
   T.eq(#sel, 1)
   T.eq(sel[1].labels, { 'Open', 'Decline' })
-  T.has(sel[1].prompt, "MCP server 'demo' asks you to open https://example.org/login")
+  T.has(sel[1].prompt, "MCP server 'demo' asks you to open a page on https://example.org (https://example.org/login)")
 end)
 
 T.case(':Switchboard elicit lists pending questions and answers the picked one; completion', function()

@@ -165,7 +165,8 @@ T.case('server text shown in Neovim: what hides or reorders text is escaped, emo
     ['a\226\128\139b'] = 'a\\u200bb', -- U+200B
     ['x\239\184\129y'] = 'x\\ufe01y', -- a variation selector
     ['\226\157\164\239\184\143 ok'] = '\226\157\164\239\184\143 ok', -- U+2764 U+FE0F
-    ['x\239\184\143\239\184\143'] = 'x\239\184\143\\ufe0f', -- a run of them hides text
+    ['\226\157\164\239\184\143\239\184\143'] = '\226\157\164\239\184\143\\ufe0f', -- a run of them hides text
+    ['R\239\184\143e'] = 'R\\ufe0fe', -- after a letter it hides a bit
     ['\243\160\132\128'] = '\\U000e0100',
     ['\194\133'] = '\\u0085', -- a C1 control
     ['bad\255x'] = 'bad\\xffx',

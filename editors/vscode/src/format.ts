@@ -355,16 +355,33 @@ export function tildePath(p: string, home: string): string {
 // the host hands on as data (a tool's input schema, whose property names are its arguments).
 const invisible =
     // eslint-disable-next-line no-control-regex, no-misleading-character-class -- these characters are what it finds
-    /[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u206f\u3164\ufe00-\ufe0d\ufeff\uffa0\ufff0-\ufffb\u{e0100}-\u{e01ef}]|\p{Cf}|(?<=[\ufe0e\ufe0f])[\ufe0e\ufe0f]/gu;
+    /^(?:[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u206f\u3164\ufe00-\ufe0d\ufeff\uffa0\ufff0-\ufffb\u{e0100}-\u{e01ef}]|\p{Cf})$/u;
+const symbol = /^[\p{So}\p{Sm}\u203c\u2049]$/u;
 
-/** s with every such character written as a visible escape (`\u202e`, `\U000e0100`). */
+/** s with every such character written as a visible escape (`\u202e`, `\U000e0100`). A
+ * presentation selector (U+FE0E, U+FE0F) stays right after a symbol past ASCII (an emoji:
+ * U+2764 U+FE0F); anywhere else it shows nothing and is escaped. */
 export function visible(s: string): string {
-    return s.replace(invisible, (c) => {
+    let out = "";
+    let prev = "";
+    for (const c of s) {
         const cp = c.codePointAt(0) ?? 0;
-        if (cp === 0x0a) return "\\n";
-        if (cp === 0x09) return "\\t";
-        if (cp === 0x0d) return "\\r";
-        if (cp < 0x20 || cp === 0x7f) return `\\x${cp.toString(16).padStart(2, "0")}`;
-        return cp > 0xffff ? `\\U${cp.toString(16).padStart(8, "0")}` : `\\u${cp.toString(16).padStart(4, "0")}`;
-    });
+        const selector = cp === 0xfe0e || cp === 0xfe0f;
+        const hide = selector ? !(prev !== "" && (prev.codePointAt(0) ?? 0) >= 0x80 && symbol.test(prev)) : invisible.test(c);
+        prev = c;
+        if (!hide) {
+            out += c;
+        } else if (cp === 0x0a) {
+            out += "\\n";
+        } else if (cp === 0x09) {
+            out += "\\t";
+        } else if (cp === 0x0d) {
+            out += "\\r";
+        } else if (cp < 0x20 || cp === 0x7f) {
+            out += `\\x${cp.toString(16).padStart(2, "0")}`;
+        } else {
+            out += cp > 0xffff ? `\\U${cp.toString(16).padStart(8, "0")}` : `\\u${cp.toString(16).padStart(4, "0")}`;
+        }
+    }
+    return out;
 }

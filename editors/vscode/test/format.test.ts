@@ -326,3 +326,17 @@ test("server text in a quick pick cannot draw VS Code's icons ($(name) is escape
     assert.equal(fmt.serverDetail(srv("s", "ready", { stderrTail: "x\n$(shield) verified" })), "stderr: \\$(shield) verified");
     assert.equal(fmt.serverDetail(srv("s", "blocked", { error: "Blocked $(x)" })), "Blocked \\$(x)");
 });
+
+test("visible escapes what hides or reorders text, as the host does; emoji stay", () => {
+    const cases: [string, string][] = [
+        ["pa\u202eth", "pa\\u202eth"],
+        ["a\u200bb\u0085", "a\\u200bb\\u0085"],
+        ["x\ufe01\u{e0100}", "x\\ufe01\\U000e0100"],
+        ["ok \u2764\ufe0f", "ok \u2764\ufe0f"],
+        ["\u2764\ufe0f\ufe0f", "\u2764\ufe0f\\ufe0f"],
+        ["R\ufe0fe", "R\\ufe0fe"],
+        ["\u001b[2J\n", "\\x1b[2J\\n"],
+        ["café", "café"],
+    ];
+    for (const [input, want] of cases) assert.equal(fmt.visible(input), want, JSON.stringify(input));
+});

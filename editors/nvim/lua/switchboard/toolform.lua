@@ -30,16 +30,27 @@ local hidden = {
   { 0xe0000, 0xe007f }, { 0xe0100, 0xe01ef },
 }
 
-local function is_hidden(cp, prev)
-  if cp == 0xfe0e or cp == 0xfe0f then -- one after a character writes an emoji; a run hides text
-    return prev == 0xfe0e or prev == 0xfe0f
-  end
-  for _, r in ipairs(hidden) do
+-- Symbols past ASCII a presentation selector may follow (an emoji: U+2764 U+FE0F): the ranges
+-- of arrows, technical and other symbols, dingbats and pictographs, and a few single ones.
+local symbols = {
+  { 0xa9, 0xa9 }, { 0xae, 0xae }, { 0x203c, 0x203c }, { 0x2049, 0x2049 }, { 0x2100, 0x2bff },
+  { 0x3030, 0x3030 }, { 0x303d, 0x303d }, { 0x3297, 0x3299 }, { 0x1f000, 0x1faff },
+}
+
+local function in_ranges(cp, ranges)
+  for _, r in ipairs(ranges) do
     if cp >= r[1] and cp <= r[2] then
       return true
     end
   end
   return false
+end
+
+local function is_hidden(cp, prev)
+  if cp == 0xfe0e or cp == 0xfe0f then -- right after a symbol it writes an emoji; else it hides a bit
+    return not in_ranges(prev, symbols)
+  end
+  return in_ranges(cp, hidden)
 end
 
 -- The code point of one UTF-8 sequence (nil when it is not one).
