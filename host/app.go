@@ -530,8 +530,8 @@ func (a *App) allowlistWatch() {
 // workspace server's definition holds here at once. The registry asks the trust anew, so a server
 // no longer trusted stops (its calls and tasks end with it, its grants count for nothing while it
 // is not running) and one trusted elsewhere starts.
-func (a *App) trustWatch() {
-	if err := a.trust.Watch(a.baseCtx, func() {
+func (a *App) trustWatch(since string) {
+	if err := a.trust.Watch(a.baseCtx, since, func() {
 		a.log.Info("host: workspace trust changed", "file", a.trust.Path())
 		a.reapply()
 	}, nil); err != nil && a.baseCtx.Err() == nil {
@@ -549,8 +549,10 @@ func (a *App) trustWatch() {
 // once armed, so an edit made meanwhile is seen then.
 func (a *App) connectServers(watch bool) {
 	var follow, stop func()
+	var trustSeen string
 	if watch {
 		follow, stop = a.armConfigWatch()
+		trustSeen = a.trust.Snapshot() // before the registry first asks it (trustWatch)
 	}
 	a.cfgs.applyMu.Lock()
 	cfgs, _ := a.loadConfig()
@@ -565,7 +567,7 @@ func (a *App) connectServers(watch bool) {
 	if watch {
 		a.goBg(a.allowlistWatch)
 		a.goBg(a.policyWatch)
-		a.goBg(a.trustWatch)
+		a.goBg(func() { a.trustWatch(trustSeen) })
 	}
 	a.appliedOnce.Do(func() { close(a.firstApplied) })
 	if a.cfgs.takeDirty() {

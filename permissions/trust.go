@@ -392,25 +392,28 @@ func (s fileStamp) settled(at time.Time) bool {
 	return at.Sub(s.mtime) >= racyWindow && at.Sub(s.id.ctime) >= racyWindow
 }
 
+// Snapshot is the file's decisions as they are now, for Watch to compare with.
+func (t *TrustStore) Snapshot() string {
+	t.mu.Lock()
+	f, err := t.current()
+	t.mu.Unlock()
+	if err != nil {
+		return "error\x00" + err.Error()
+	}
+	b, _ := json.Marshal(f) // ignore error: plain types; maps in key order
+	return string(b)
+}
+
 // Watch calls onChange whenever the decisions in the file change (another window trusted or
 // refused a server, `switchboard` commands, a text editor), and when its error changes, compared
-// with the file as Watch first read it; ready (if not nil) is called once the watch is armed. It
-// watches the parent folder, debounced (100 ms), and returns nil when ctx ends, or an error when
-// the watch cannot be set up.
-func (t *TrustStore) Watch(ctx context.Context, onChange, ready func()) error {
-	look := func() string {
-		t.mu.Lock()
-		f, err := t.current()
-		t.mu.Unlock()
-		if err != nil {
-			return "error\x00" + err.Error()
-		}
-		b, _ := json.Marshal(f) // ignore error: plain types; maps in key order
-		return string(b)
-	}
-	last := look()
+// with since (a Snapshot taken before the caller first acted on the file: a change made between
+// the two is reported once the watch is armed); ready (if not nil) is called once the watch is
+// armed. It watches the parent folder, debounced (100 ms), and returns nil when ctx ends, or an
+// error when the watch cannot be set up.
+func (t *TrustStore) Watch(ctx context.Context, since string, onChange, ready func()) error {
+	last := since
 	return watchFile(ctx, t.path, "trust file", 100*time.Millisecond, func() {
-		if now := look(); now != last {
+		if now := t.Snapshot(); now != last {
 			last = now
 			if onChange != nil {
 				onChange()

@@ -249,12 +249,19 @@ func TestTrustWatch(t *testing.T) {
 	changes, ready := make(chan struct{}, 8), make(chan struct{})
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error)
-	go func() { done <- mine.Watch(ctx, func() { changes <- struct{}{} }, func() { close(ready) }) }()
-	<-ready
+	since := mine.Snapshot()
+	// A decision made after the caller's snapshot but before the watch is armed (another window,
+	// while this one starts its servers) is reported once it is armed.
 	other, err := OpenTrustStore(path)
 	if err != nil {
 		t.Fatal(err)
 	}
+	if err := other.Set("early", strings.Repeat("b", 64), false); err != nil {
+		t.Fatal(err)
+	}
+	go func() { done <- mine.Watch(ctx, since, func() { changes <- struct{}{} }, func() { close(ready) }) }()
+	<-ready
+	<-changes
 	if err := other.Set("w", strings.Repeat("a", 64), false); err != nil {
 		t.Fatal(err)
 	}
