@@ -152,7 +152,11 @@ func runPins(args []string, stdout, stderr io.Writer) int {
 	case "diff":
 		return printPinDiff(stdout, stderr, server, tools, changes, first)
 	}
-	cfg := ready[server]
+	cfg, isReady := ready[server]
+	if !isReady { // not compared (said above): nothing of it to accept
+		fmt.Fprintf(stderr, "switchboard pins: nothing of %s was accepted: start it first\n", safetext.Line(server))
+		return 1
+	}
 	if sp, ok := legacy[host.PinKey(cfg)]; ok { // what was compared: the pins from before they were kept per folder
 		if err := store.PinFirst(host.PinKey(cfg), sp.Identity, sp.Tools); err != nil {
 			fmt.Fprintf(stderr, "switchboard pins: %v\n", err)

@@ -126,3 +126,16 @@ func TestPinsCLIWorkspaceServer(t *testing.T) {
 		t.Errorf("pins.json after accepting (want all 8 tools under %q): %s, %v", key, data, err)
 	}
 }
+
+// pins accept of a server that did not start accepts nothing, says so by name, and fails.
+func TestPinsAcceptNotReady(t *testing.T) {
+	t.Setenv("XDG_CONFIG_HOME", t.TempDir())
+	t.Setenv("XDG_STATE_HOME", t.TempDir())
+	dir := t.TempDir()
+	cfg := checkWriteJSON(t, filepath.Join(dir, "c.json"), map[string]any{"mcpServers": map[string]any{"down": map[string]any{"command": filepath.Join(dir, "missing")}}})
+	var stdout, stderr bytes.Buffer
+	code := runPins([]string{"accept", "down", "--config", cfg, "--pins", filepath.Join(dir, "pins.json"), "--workspace", dir}, &stdout, &stderr)
+	if code != 1 || !strings.Contains(stderr.String(), "nothing of down was accepted") || strings.Contains(stdout.String(), "Accepted") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s", code, stdout.String(), stderr.String())
+	}
+}
