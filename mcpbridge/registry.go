@@ -340,14 +340,16 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 		}
 	}
 	ranFromRoot := false // a user's package runner moved out of the open folder (RunDir)
+	rootWhy := "as your own package-runner servers do (so that a repository cannot choose their package)"
 	if err == nil && resolved.Cwd == "" && resolved.Folder != "" && RunDir(resolved) == resolved.Folder {
 		resolved.Cwd = resolved.Folder // a workspace file's entry runs in the folder it was trusted in
 	}
 	if err == nil && resolved.Cwd == "" {
 		resolved.Cwd = RunDir(resolved)
-		sharedRoot := resolved.Cwd == "" && r.sharedHere(resolved)
+		sharedRoot := resolved.Cwd == "" && sharedEntry(resolved)
 		if sharedRoot {
 			resolved.Cwd = string(filepath.Separator) // where the daemon runs it (sharedRequest)
+			rootWhy = "as a shared server does in Switchboard's daemon, for all your windows"
 		}
 		ranFromRoot = resolved.Registry == nil && resolved.Cwd != ""
 		// Run from /, `npx -y @modelcontextprotocol/server-filesystem .` would be given the whole
@@ -428,7 +430,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 		if ranFromRoot {
 			// The person may have relied on the open folder (python -m of a module there, a
 			// relative argument): say why it was not its folder.
-			e.err += fmt.Sprintf(`; it ran from %s, not the open folder, as your own package-runner servers do (so that a repository cannot choose their package): give its entry a "cwd" to run it in a folder`, resolved.Cwd)
+			e.err += fmt.Sprintf(`; it ran from %s, not the open folder, %s: give its entry a "cwd" to run it in a folder`, resolved.Cwd, rootWhy)
 		}
 		why := auth.NeedsAuth()
 		if why != "" {

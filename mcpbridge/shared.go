@@ -137,7 +137,14 @@ func (r *Registry) sharedDial(d dialFunc, cfg config.ServerConfig, env []string)
 // sharedHere reports whether cfg would run in the broker daemon rather than in this window (as
 // sharedDial decides).
 func (r *Registry) sharedHere(cfg config.ServerConfig) bool {
-	return r.opts.Broker != nil && cfg.Shared != "" && cfg.Transport == config.TransportStdio && cfg.Sandbox == nil
+	return r.opts.Broker != nil && sharedEntry(cfg)
+}
+
+// sharedEntry: cfg is meant to run in the broker daemon, which runs it from / when it has no
+// cwd. It runs from / wherever it runs (this window when no daemon answers, `switchboard check`),
+// so that what its arguments name does not depend on where it happened to start.
+func sharedEntry(cfg config.ServerConfig) bool {
+	return cfg.Shared != "" && cfg.Transport == config.TransportStdio && cfg.Sandbox == nil
 }
 
 // sharedStatus is c's sharing, nil when c runs in this window.

@@ -399,7 +399,12 @@ func TestSharedRelativeArgument(t *testing.T) {
 	env.Shared, env.Env = config.SharedUser, map[string]string{"ALLOWED_DIR": "."}
 	withCwd := stdioCfg("c", "--instructions", ".")
 	withCwd.Shared, withCwd.Cwd = config.SharedUser, t.TempDir()
-	st := applyAndWait(t, r, arg, env, withCwd)
+	fails := config.ServerConfig{Name: "f", Transport: config.TransportStdio, Command: "/bin/false", Shared: config.SharedUser,
+		StartupTimeout: 20 * time.Second, CallTimeout: 30 * time.Second, Source: "test"}
+	st := applyAndWait(t, r, arg, env, withCwd, fails)
+	if st["f"].State != StateFailed || !strings.Contains(st["f"].Error, "it ran from /, not the open folder, as a shared server does") {
+		t.Errorf("f: %s %q; want its failure to say why it ran from /", st["f"].State, st["f"].Error)
+	}
 	for _, name := range []string{"a", "e"} {
 		if st[name].State != StateFailed || !strings.Contains(st[name].Error, "relative path") || !strings.Contains(st[name].Error, "shared") {
 			t.Errorf("%s: %s %q; want it refused, saying a shared server runs from /", name, st[name].State, st[name].Error)
@@ -408,11 +413,17 @@ func TestSharedRelativeArgument(t *testing.T) {
 	if st["c"].State != StateReady {
 		t.Errorf("c (with a cwd): %s %q", st["c"].State, st["c"].Error)
 	}
+	// Without a daemon (none answers, or `switchboard check`) it runs from / all the same: what
+	// "." names does not depend on where it happened to start.
+	alone := newTestRegistry(t, Options{})
+	if st := applyAndWait(t, alone, arg); st["a"].State != StateFailed || !strings.Contains(st["a"].Error, "relative path") {
+		t.Errorf("a without a daemon: %s %q; want it refused", st["a"].State, st["a"].Error)
+	}
 	stat, err := broker.GetStatus(context.Background(), broker.Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(stat.Instances) != 1 || stat.Instances[0].Name != "c" {
+	if n := slices.IndexFunc(stat.Instances, func(i broker.InstanceStatus) bool { return i.Name != "c" && i.Name != "f" }); n >= 0 {
 		t.Errorf("daemon instances %+v; want only c", stat.Instances)
 	}
 }
