@@ -357,7 +357,11 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 		// too: an entry's "registry" is only a claim, which a workspace's entry can make, and the
 		// person who trusted its "." saw nothing that said it would not run in the folder.
 		what, rel := "", ""
-		if arg, ok := relativeArg(resolved.Args); ok {
+		if cmd := resolved.Command; sharedRoot && !filepath.IsAbs(cmd) && strings.ContainsAny(cmd, `/\`) {
+			// A shared server's ./bin/server: from /, another program than the one in the
+			// folder the person was in.
+			what, rel = fmt.Sprintf("command %q", cmd), cmd
+		} else if arg, ok := relativeArg(resolved.Args); ok {
 			what, rel = fmt.Sprintf("argument %q", arg), relativeValue(arg)
 		} else if key, val, ok := relativeEnv(resolved.Env); ok {
 			// The same path in the environment (ALLOWED_DIR=., for servers that read their folder

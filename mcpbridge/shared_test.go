@@ -419,6 +419,13 @@ func TestSharedRelativeArgument(t *testing.T) {
 	if st := applyAndWait(t, alone, arg); st["a"].State != StateFailed || !strings.Contains(st["a"].Error, "relative path") {
 		t.Errorf("a without a daemon: %s %q; want it refused", st["a"].State, st["a"].Error)
 	}
+	// A relative command (./bin/server) would be another program from / than in the folder the
+	// person was in: refused, saying what to write.
+	rel := config.ServerConfig{Name: "r", Transport: config.TransportStdio, Command: "./bin/srv", Shared: config.SharedUser,
+		StartupTimeout: 20 * time.Second, CallTimeout: 30 * time.Second, Source: "test"}
+	if st := applyAndWait(t, r, rel); st["r"].State != StateFailed || !strings.Contains(st["r"].Error, `command "./bin/srv" is a relative path`) {
+		t.Errorf("r: %s %q; want it refused", st["r"].State, st["r"].Error)
+	}
 	stat, err := broker.GetStatus(context.Background(), broker.Config{Dir: dir})
 	if err != nil {
 		t.Fatal(err)
