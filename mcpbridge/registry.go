@@ -384,7 +384,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 	}
 	if err == nil {
 		env := stdio.ChildEnv(r.baseEnv, resolved.Env)
-		auth = r.bearerFor(ctx, resolved)
+		auth = r.bearerFor(resolved)
 		d := r.sharedDial(r.dial, resolved, env) // shared.go
 		if auth != nil {
 			d = func(cfg config.ServerConfig, env []string, log *slog.Logger) (transport.Interface, error) {
@@ -476,7 +476,7 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 
 // bearerFor is the token source of an http or sse server, unless sign-in is off or the config
 // sets its own Authorization header.
-func (r *Registry) bearerFor(ctx context.Context, resolved config.ServerConfig) *oauth.Bearer {
+func (r *Registry) bearerFor(resolved config.ServerConfig) *oauth.Bearer {
 	if r.opts.Tokens == nil || resolved.Transport == config.TransportStdio {
 		return nil
 	}
@@ -485,7 +485,7 @@ func (r *Registry) bearerFor(ctx context.Context, resolved config.ServerConfig) 
 			return nil
 		}
 	}
-	b := oauth.NewBearer(r.opts.Tokens, TokenKey(ctx, r.opts.Tokens, resolved), resolved.URL)
+	b := oauth.NewBearer(r.opts.Tokens, TokenKey(resolved), resolved.URL)
 	b.Wider = func(scope string) {
 		r.mu.Lock()
 		if e := r.servers[resolved.Name]; e != nil {

@@ -51,7 +51,7 @@ func (r *Registry) SignIn(ctx context.Context, name string, o oauth.SignInOption
 	if o.Timeout <= 0 {
 		o.Timeout = oauth.DefaultSignInTimeout
 	}
-	key := TokenKey(ctx, r.opts.Tokens, resolved)
+	key := TokenKey(resolved)
 	var prev *tokenstore.Credential
 	if c, err := r.opts.Tokens.Load(ctx, key); err == nil {
 		prev = &c
@@ -83,7 +83,7 @@ func (r *Registry) SignOut(ctx context.Context, name string) (ServerStatus, erro
 		cfg = e.cfg
 	}
 	r.mu.Unlock()
-	if err := ForgetSignIn(ctx, r.opts.Tokens, cfg, r.opts.Getenv); err != nil {
+	if err := ForgetSignIn(ctx, r.opts.Tokens, cfg); err != nil {
 		return ServerStatus{}, err
 	}
 	return r.ReconnectServer(ctx, name)
@@ -91,40 +91,14 @@ func (r *Registry) SignOut(ctx context.Context, name string) (ServerStatus, erro
 
 // TokenKey is the token store's account for the sign-in of resolved (config.ServerConfig.StateKey:
 // a server from a repository keeps its own, under its name and folder, so that another
-// repository's server of the same name never reads, replaces or revokes it). A credential an
-// older Switchboard kept under the bare name is taken over when it was issued for this server's
-// URL: copied under the key, the bare one left as it is.
-func TokenKey(ctx context.Context, store tokenstore.Store, resolved config.ServerConfig) string {
-	key := resolved.StateKey()
-	if key == resolved.Name || store == nil {
-		return key
-	}
-	if _, err := store.Load(ctx, key); !errors.Is(err, tokenstore.ErrNoCredential) {
-		return key
-	}
-	if c, err := store.Load(ctx, resolved.Name); err == nil && c.URL != "" && c.URL == resolved.URL {
-		store.Save(ctx, key, c) // ignore error: not taken over, the server asks for a sign-in
-	}
-	return key
-}
+// repository's server of the same name never reads, replaces or revokes it). A sign-in an older
+// Switchboard kept under the bare name is never taken over by a repository's server: its URL is
+// only words in the repository's file, and a copy would share a live refresh token with whoever
+// else holds it. Such a server asks for its own sign-in once.
+func TokenKey(resolved config.ServerConfig) string { return resolved.StateKey() }
 
-// ForgetSignIn signs out of cfg's server: its credential is revoked where the authorization
-// server says how and deleted, and so is one an older Switchboard kept under the bare name for
-// the same URL (or it would be taken over again, TokenKey).
-func ForgetSignIn(ctx context.Context, store tokenstore.Store, cfg config.ServerConfig, getenv func(string) (string, bool)) error {
-	key := cfg.StateKey()
-	if err := oauth.Forget(ctx, store, key); err != nil {
-		return err
-	}
-	if key == cfg.Name {
-		return nil
-	}
-	resolved, err := cfg.Resolve(getenv)
-	if err != nil {
-		return nil
-	}
-	if c, err := store.Load(ctx, cfg.Name); err == nil && c.URL != "" && c.URL == resolved.URL {
-		return oauth.Forget(ctx, store, cfg.Name)
-	}
-	return nil
+// ForgetSignIn signs out of cfg's server: its own credential is revoked where the authorization
+// server says how, and deleted.
+func ForgetSignIn(ctx context.Context, store tokenstore.Store, cfg config.ServerConfig) error {
+	return oauth.Forget(ctx, store, TokenKey(cfg))
 }

@@ -57,12 +57,12 @@ func TestSignInKeptPerFolder(t *testing.T) {
 	}
 }
 
-// A sign-in an older Switchboard kept under the bare name is taken over by a repository's server
-// of the same URL (no new sign-in), never by one of another URL; signing out forgets both.
+// A sign-in an older Switchboard (or a user-level server) kept under the bare name is never taken
+// over by a repository's server, even one that names the same URL (only words in its file): it
+// asks for its own sign-in, and the bare one stays as it was.
 func TestSignInFromBeforeFolders(t *testing.T) {
 	store := tokenstore.NewMemory()
 	urlA := startMCPTestHTTP(t, "--http", "--oauth")
-	urlB := startMCPTestHTTP(t, "--http", "--oauth")
 	old := newTestRegistry(t, Options{Tokens: store, PingInterval: -1, Logger: slog.New(slog.DiscardHandler)})
 	bare := config.ServerConfig{Name: "notes", Transport: config.TransportHTTP, URL: urlA, StartupTimeout: 10 * time.Second, CallTimeout: 10 * time.Second, Source: "user"}
 	applyAndWait(t, old, bare)
@@ -71,28 +71,25 @@ func TestSignInFromBeforeFolders(t *testing.T) {
 	if st, err := old.SignIn(ctx, "notes", oauth.SignInOptions{Open: browser, Timeout: 20 * time.Second}); err != nil || st.State != StateReady {
 		t.Fatalf("sign in: %+v %v", st, err)
 	}
-	old.Close()
-	for _, tc := range []struct {
-		url, state string
-	}{{urlB, StateNeedsAuth}, {urlA, StateReady}} {
-		r := newTestRegistry(t, Options{Tokens: store, PingInterval: -1, Logger: slog.New(slog.DiscardHandler),
-			Trusted: func(config.ServerConfig) bool { return true }})
-		cfg := config.ServerConfig{Name: "notes", Transport: config.TransportHTTP, URL: tc.url, StartupTimeout: 10 * time.Second,
-			CallTimeout: 10 * time.Second, Source: "/repo/.mcp.json", Folder: "/repo", WorkspaceOnly: true}
-		if st := applyAndWait(t, r, cfg); st["notes"].State != tc.state {
-			t.Errorf("a repository's server of %s: %s %q, want %s", tc.url, st["notes"].State, st["notes"].Error, tc.state)
-		}
-		if tc.state != StateReady {
-			continue
-		}
-		if _, err := r.SignOut(ctx, "notes"); err != nil {
-			t.Fatal(err)
-		}
-		for _, key := range []string{cfg.StateKey(), "notes"} {
-			if _, err := store.Load(ctx, key); err == nil {
-				t.Errorf("after signing out, %s still has a credential", key)
-			}
-		}
+	before, _ := store.Load(ctx, "notes")
+	r := newTestRegistry(t, Options{Tokens: store, PingInterval: -1, Logger: slog.New(slog.DiscardHandler),
+		Trusted: func(config.ServerConfig) bool { return true }})
+	cfg := config.ServerConfig{Name: "notes", Transport: config.TransportHTTP, URL: urlA, StartupTimeout: 10 * time.Second,
+		CallTimeout: 10 * time.Second, Source: "/repo/.mcp.json", Folder: "/repo", WorkspaceOnly: true}
+	if st := applyAndWait(t, r, cfg); st["notes"].State != StateNeedsAuth {
+		t.Errorf("a repository's server of the same URL: %s %q, want %s", st["notes"].State, st["notes"].Error, StateNeedsAuth)
+	}
+	if _, err := store.Load(ctx, cfg.StateKey()); err == nil {
+		t.Errorf("the repository's server has a credential it was never given")
+	}
+	if _, err := r.SignOut(ctx, "notes"); err != nil {
+		t.Fatal(err)
+	}
+	if after, err := store.Load(ctx, "notes"); err != nil || after.RefreshToken != before.RefreshToken {
+		t.Errorf("the bare sign-in after the repository's sign-out: %+v %v", after, err)
+	}
+	if st, _ := old.ReconnectServer(ctx, "notes"); st.State != StateReady {
+		t.Errorf("the user's server after the repository's sign-out: %s %q", st.State, st.Error)
 	}
 }
 

@@ -101,7 +101,7 @@ func runAuth(args []string, stdout, stderr io.Writer) int {
 	case "status":
 		return authStatus(ctx, env, remote, stdout)
 	case "logout":
-		if err := mcpbridge.ForgetSignIn(ctx, env.store, remote[0], nil); err != nil {
+		if err := mcpbridge.ForgetSignIn(ctx, env.store, remote[0]); err != nil {
 			fmt.Fprintf(stderr, "switchboard auth: %s\n", safetext.Line(err.Error()))
 			return 1
 		}
@@ -117,8 +117,7 @@ func authStatus(ctx context.Context, env *authEnv, remote []config.ServerConfig,
 		fmt.Fprintln(stdout, "no http or sse MCP servers configured")
 	}
 	for _, c := range remote {
-		resolved, _ := c.Resolve(nil) // a failure leaves c: its key is the same
-		cred, err := env.store.Load(ctx, mcpbridge.TokenKey(ctx, env.store, resolved))
+		cred, err := env.store.Load(ctx, mcpbridge.TokenKey(c))
 		var line string
 		switch {
 		case errors.Is(err, tokenstore.ErrNoCredential):
