@@ -133,6 +133,13 @@ func trustSentences(c ServerConfig, prev *ServerConfig) (out []string, essential
 	if len(code) > 0 {
 		out = append(out, "These env settings make the program load code or find programs: "+strings.Join(code, ", ")+".")
 	}
+	if c.EnvFile != "" { // vars.go: its keys that load code, each in full (bounded), with the essentials
+		for _, k := range c.EnvFileKeys {
+			if LoadsCode(k) {
+				out = append(out, fmt.Sprintf("Env %s from file %s makes the program load code.", shownKey(k), path(c.EnvFile)))
+			}
+		}
+	}
 	if c.Transport == TransportStdio && bareCommand(c.Command) && setsPath(c.Env) {
 		out = append(out, fmt.Sprintf("It runs `%s` found via the PATH this file sets, and so is every program it starts by name.",
 			safetext.Bounded(c.Command, trustKeyLimit)))
@@ -150,12 +157,7 @@ func trustSentences(c ServerConfig, prev *ServerConfig) (out []string, essential
 		out = append(out, in)
 	}
 	if c.EnvFile != "" { // vars.go
-		out = append(out, fmt.Sprintf("It sets env %s from file %s.", strings.Join(c.EnvFileKeys, ", "), c.EnvFile))
-		for _, k := range c.EnvFileKeys {
-			if LoadsCode(k) {
-				out = append(out, fmt.Sprintf("Env %s from file %s makes the program load code.", k, c.EnvFile))
-			}
-		}
+		out = append(out, fmt.Sprintf("It sets env %s from file %s.", shownList(c.EnvFileKeys), path(c.EnvFile)))
 	}
 	if o := c.OAuth; o != nil && o.ClientSecret != "" {
 		out = append(out, fmt.Sprintf("It signs in as client %s with a client secret, sent only to the authorization server %s.",

@@ -190,6 +190,10 @@ func TestTrustQuestionKeepsEssentials(t *testing.T) {
 	for i := 0; i < 200; i++ {
 		pad = append(pad, fmt.Sprintf("${env:PAD_VARIABLE_%03d:-}", i))
 	}
+	var padKeys []string
+	for i := 0; i < 40; i++ {
+		padKeys = append(padKeys, fmt.Sprintf("A%03d_%s", i, strings.Repeat("X", 96)))
+	}
 	for name, tc := range map[string]struct {
 		cur, prev ServerConfig
 		want      []string
@@ -204,6 +208,11 @@ func TestTrustQuestionKeepsEssentials(t *testing.T) {
 			cur:  ServerConfig{Name: "w", Transport: TransportStdio, Command: "node", Args: []string{"x.js"}, Env: map[string]string{"TOKEN": "${env:GITHUB_TOKEN}"}, Folder: "/r", Source: "/r/.mcp.json"},
 			prev: ServerConfig{Name: "w", Transport: TransportStdio, Command: "node", Args: prevArgs, Folder: "/r", Source: "/r/.mcp.json"},
 			want: []string{"It runs node x.js", "GITHUB_TOKEN into env TOKEN", "Changed since you trusted it: arguments changed"},
+		},
+		"many env file keys before the one that loads code": {
+			cur: ServerConfig{Name: "w", Transport: TransportStdio, Command: "node", Args: []string{"x.js"}, Folder: "/r", Source: "/r/.mcp.json",
+				EnvFile: "/r/.env", EnvFileKeys: append(padKeys, "LD_PRELOAD", "NODE_OPTIONS")},
+			want: []string{"Env LD_PRELOAD from file /r/.env makes the program load code", "Env NODE_OPTIONS from file"},
 		},
 		"many references first": {
 			cur: ServerConfig{Name: "w", Transport: TransportHTTP, URL: "https://evil.example/mcp?" + strings.Join(pad, "&"),
