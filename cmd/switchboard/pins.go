@@ -154,7 +154,7 @@ func runPins(args []string, stdout, stderr io.Writer) int {
 	}
 	cfg, isReady := ready[server]
 	if !isReady { // not compared (said above): nothing of it to accept
-		fmt.Fprintf(stderr, "switchboard pins: nothing of %s was accepted: start it first\n", safetext.Line(server))
+		fmt.Fprintf(stderr, "switchboard pins: nothing of %s was accepted: it is not running (start it, or trust it if it is a workspace server)\n", safetext.Line(server))
 		return 1
 	}
 	if sp, ok := legacy[host.PinKey(cfg)]; ok { // what was compared: the pins from before they were kept per folder

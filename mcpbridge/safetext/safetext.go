@@ -107,10 +107,25 @@ func NeedsAfter(prev, r rune) bool {
 	return Needs(r)
 }
 
-// emojiBase: r is a symbol past ASCII that a presentation selector can follow (most emoji are
-// So; arrows Sm; U+203C and U+2049 punctuation).
+// emojiBase: r is a character a presentation selector makes an emoji of (the bases of Unicode's
+// emoji variation sequences, by block; keycap digits excepted). The VS Code extension
+// (format.ts) and the Neovim plugin (toolform.lua) use the same list.
 func emojiBase(r rune) bool {
-	return r >= 0x80 && (unicode.Is(unicode.So, r) || unicode.Is(unicode.Sm, r) || r == 0x203c || r == 0x2049)
+	for _, b := range emojiBases {
+		if r >= b[0] && r <= b[1] {
+			return true
+		}
+	}
+	return false
+}
+
+var emojiBases = [][2]rune{
+	{0xa9, 0xa9}, {0xae, 0xae}, {0x203c, 0x203c}, {0x2049, 0x2049}, {0x2122, 0x2122}, {0x2139, 0x2139},
+	{0x2194, 0x2199}, {0x21a9, 0x21aa}, {0x231a, 0x231b}, {0x2328, 0x2328}, {0x23cf, 0x23cf},
+	{0x23e9, 0x23f3}, {0x23f8, 0x23fa}, {0x24c2, 0x24c2}, {0x25aa, 0x25ab}, {0x25b6, 0x25b6},
+	{0x25c0, 0x25c0}, {0x25fb, 0x25fe}, {0x2600, 0x27bf}, {0x2934, 0x2935}, {0x2b05, 0x2b07},
+	{0x2b1b, 0x2b1c}, {0x2b50, 0x2b50}, {0x2b55, 0x2b55}, {0x3030, 0x3030}, {0x303d, 0x303d},
+	{0x3297, 0x3297}, {0x3299, 0x3299}, {0x1f000, 0x1faff},
 }
 
 // Clean reports whether s needs no escaping at all for a line.

@@ -128,6 +128,8 @@ func TestInvisibleMarks(t *testing.T) {
 		"\u2764\ufe0f\ufe0f\ufe0e":     "\u2764\ufe0f" + `\ufe0f\ufe0e`,
 		"R\ufe0fe\ufe0ead":             `R\ufe0fe\ufe0ead`, // a hidden bit after each letter
 		"#\ufe0f\u20e3":                `#\ufe0f` + "\u20e3",
+		"\u2139\ufe0f \u2102\ufe0f":    "\u2139\ufe0f \u2102" + `\ufe0f`, // an emoji base, a letter
+		"\u00d7\ufe0f\u2500\ufe0f":     "\u00d7" + `\ufe0f` + "\u2500" + `\ufe0f`,
 		"\ufe0f":                       `\ufe0f`,
 	} {
 		if got := Line(in); got != want {

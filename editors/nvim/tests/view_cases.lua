@@ -167,6 +167,7 @@ T.case('server text shown in Neovim: what hides or reorders text is escaped, emo
     ['\226\157\164\239\184\143 ok'] = '\226\157\164\239\184\143 ok', -- U+2764 U+FE0F
     ['\226\157\164\239\184\143\239\184\143'] = '\226\157\164\239\184\143\\ufe0f', -- a run of them hides text
     ['R\239\184\143e'] = 'R\\ufe0fe', -- after a letter it hides a bit
+    ['\226\132\185\239\184\143 \226\132\130\239\184\143'] = '\226\132\185\239\184\143 \226\132\130\\ufe0f', -- U+2139 an emoji base, U+2102 a letter
     ['\243\160\132\128'] = '\\U000e0100',
     ['\194\133'] = '\\u0085', -- a C1 control
     ['bad\255x'] = 'bad\\xffx',

@@ -356,18 +356,28 @@ export function tildePath(p: string, home: string): string {
 const invisible =
     // eslint-disable-next-line no-control-regex, no-misleading-character-class -- these characters are what it finds
     /^(?:[\u0000-\u001f\u007f-\u009f\u00ad\u034f\u061c\u115f\u1160\u17b4\u17b5\u180b-\u180f\u200b-\u200f\u202a-\u202e\u2028\u2029\u2060-\u206f\u3164\ufe00-\ufe0d\ufeff\uffa0\ufff0-\ufffb\u{e0100}-\u{e01ef}]|\p{Cf})$/u;
-const symbol = /^[\p{So}\p{Sm}\u203c\u2049]$/u;
+// The characters a presentation selector makes an emoji of (the bases of Unicode's emoji
+// variation sequences, by block; keycap digits excepted): the host's list (safetext.emojiBases).
+const emojiBases: readonly (readonly [number, number])[] = [
+    [0xa9, 0xa9], [0xae, 0xae], [0x203c, 0x203c], [0x2049, 0x2049], [0x2122, 0x2122], [0x2139, 0x2139],
+    [0x2194, 0x2199], [0x21a9, 0x21aa], [0x231a, 0x231b], [0x2328, 0x2328], [0x23cf, 0x23cf],
+    [0x23e9, 0x23f3], [0x23f8, 0x23fa], [0x24c2, 0x24c2], [0x25aa, 0x25ab], [0x25b6, 0x25b6],
+    [0x25c0, 0x25c0], [0x25fb, 0x25fe], [0x2600, 0x27bf], [0x2934, 0x2935], [0x2b05, 0x2b07],
+    [0x2b1b, 0x2b1c], [0x2b50, 0x2b50], [0x2b55, 0x2b55], [0x3030, 0x3030], [0x303d, 0x303d],
+    [0x3297, 0x3297], [0x3299, 0x3299], [0x1f000, 0x1faff],
+];
+const emojiBase = (cp: number): boolean => emojiBases.some(([lo, hi]) => cp >= lo && cp <= hi);
 
 /** s with every such character written as a visible escape (`\u202e`, `\U000e0100`). A
- * presentation selector (U+FE0E, U+FE0F) stays right after a symbol past ASCII (an emoji:
- * U+2764 U+FE0F); anywhere else it shows nothing and is escaped. */
+ * presentation selector (U+FE0E, U+FE0F) stays right after an emoji base (U+2764 U+FE0F);
+ * anywhere else it shows nothing and is escaped. */
 export function visible(s: string): string {
     let out = "";
     let prev = "";
     for (const c of s) {
         const cp = c.codePointAt(0) ?? 0;
         const selector = cp === 0xfe0e || cp === 0xfe0f;
-        const hide = selector ? !(prev !== "" && (prev.codePointAt(0) ?? 0) >= 0x80 && symbol.test(prev)) : invisible.test(c);
+        const hide = selector ? !(prev !== "" && emojiBase(prev.codePointAt(0) ?? 0)) : invisible.test(c);
         prev = c;
         if (!hide) {
             out += c;

@@ -335,6 +335,7 @@ test("visible escapes what hides or reorders text, as the host does; emoji stay"
         ["ok \u2764\ufe0f", "ok \u2764\ufe0f"],
         ["\u2764\ufe0f\ufe0f", "\u2764\ufe0f\\ufe0f"],
         ["R\ufe0fe", "R\\ufe0fe"],
+        ["\u2139\ufe0f \u2102\ufe0f \u2500\ufe0f", "\u2139\ufe0f \u2102\\ufe0f \u2500\\ufe0f"],
         ["\u001b[2J\n", "\\x1b[2J\\n"],
         ["café", "café"],
     ];
