@@ -523,15 +523,10 @@ func symlinkOn(file string) string {
 
 // isUserFile reports whether file is the user's own mcp.json (userFile), however it is named.
 func isUserFile(file, userFile string) bool {
-	if a, err := filepath.Abs(file); err == nil && a == filepath.Clean(userFile) {
-		return true
+	if a, err := filepath.Abs(file); err == nil {
+		file = a
 	}
-	a, err := os.Stat(file)
-	if err != nil {
-		return false
-	}
-	b, err := os.Stat(userFile)
-	return err == nil && os.SameFile(a, b)
+	return config.SameFile(file, userFile)
 }
 
 // entrySummary is what an entry runs, with env and header names but never their values.

@@ -48,7 +48,7 @@ func ImportSources(host, home, workspace string) ([]ImportSource, error) {
 		}
 		p := filepath.Join(workspace, filepath.FromSlash(rel))
 		for _, s := range out {
-			if sameFile(s.Path, p) {
+			if SameFile(s.Path, p) {
 				return
 			}
 		}
@@ -101,9 +101,9 @@ func ImportSources(host, home, workspace string) ([]ImportSource, error) {
 	return out, nil
 }
 
-// sameFile reports whether a and b name the same file: the same clean path, or (both existing)
+// SameFile reports whether a and b name the same file: the same clean path, or (both existing)
 // the same file reached another way (a workspace given through a link to the home folder).
-func sameFile(a, b string) bool {
+func SameFile(a, b string) bool {
 	if filepath.Clean(a) == filepath.Clean(b) {
 		return true
 	}
