@@ -142,6 +142,12 @@ func ComparePins(tools []mcpbridge.Tool, ready map[string]config.ServerConfig, p
 	sort.Strings(names)
 	for _, server := range names {
 		cfg := ready[server]
+		if ts := byServer[server]; cfg.WorkspaceOnly && len(ts) > 0 && ts[0].Definition != cfg.Fingerprint() {
+			// The tools are still those of the definition before (the window's folders or the
+			// file changed, and the registry has not restarted the server yet): compared once
+			// they are this definition's, never pinned under its key.
+			continue
+		}
 		sp, pinned := pins[PinKey(cfg)]
 		if !pinned {
 			if len(byServer[server]) > 0 {
@@ -255,6 +261,12 @@ func (a *App) queuePins(key string, sp permissions.ServerPins, done string) {
 	a.pins.queued[key] = queuedPins{pins: sp, seq: seq}
 	a.pins.writeMu.Unlock()
 	a.pinLater(func() {
+		a.pins.writeMu.Lock()
+		q, ok := a.pins.queued[key]
+		a.pins.writeMu.Unlock()
+		if !ok || q.seq != seq {
+			return // dropped (forgetPinsOnTrust), or queued again: that write goes instead
+		}
 		if err := a.pinStore.PinFirst(key, sp.Identity, sp.Tools); err != nil {
 			a.log.Warn(fmt.Sprintf("host: pinning the tools of %s: %v", key, err))
 			return // the pins stay in queued, so this host keeps holding changes to them
@@ -652,12 +664,22 @@ func (a *App) showPinChanges(sc ServerPinChanges, pinning string) {
 // forgetPinsOnTrust drops a workspace server's pins when the person trusts a definition that runs
 // something else than the pinned one: its tools are pinned at the first connection after trust.
 func (a *App) forgetPinsOnTrust(cfg config.ServerConfig) {
+	// First-seen pins of the definition before, still waiting for their write, go too: written
+	// after the file's record is dropped, they would be this definition's pins.
+	id := mcpbridge.ServerIdentity(cfg)
+	a.pins.writeMu.Lock()
+	if q, ok := a.pins.queued[PinKey(cfg)]; ok && !jsonEqual(q.pins.Identity, id) {
+		delete(a.pins.queued, PinKey(cfg))
+		a.pins.gen.Add(1)
+	}
+	a.pins.writeMu.Unlock()
+	a.flushPins() // a write already under way ends before the record is looked at
 	pins, err := a.pinStore.Load()
 	if err != nil {
 		return
 	}
 	sp, ok := pins[PinKey(cfg)]
-	if !ok || jsonEqual(sp.Identity, mcpbridge.ServerIdentity(cfg)) {
+	if !ok || jsonEqual(sp.Identity, id) {
 		return
 	}
 	if err := a.pinStore.Unpin(PinKey(cfg)); err != nil {
