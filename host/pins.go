@@ -67,7 +67,7 @@ func (c PinChange) Diff() string { return safetext.Block(mcpbridge.DiffDefinitio
 // ServerPinChanges are one server's tools that differ from their pins.
 type ServerPinChanges struct {
 	Server   string
-	Key      string // its record in the pin file (PinKey)
+	Key      string // its record in the pin file (config.ServerConfig.StateKey)
 	Identity json.RawMessage
 	Changes  []PinChange // by Tool
 }
@@ -91,13 +91,7 @@ type PinReport struct {
 	Servers []ServerPinChanges
 }
 
-// PinKey is the pin file's key for a server's pins: config.ServerConfig.StateKey, its name or,
-// for a server from a repository, its name and folder. The same name in two repositories runs
-// each repository's own files, so each keeps its own pins: one repository's server never reads,
-// replaces or forgets another's (or the user's) pins.
-func PinKey(cfg config.ServerConfig) string { return cfg.StateKey() }
-
-// LegacyPins returns the records of pins, keyed by PinKey, that servers of ready a workspace file
+// LegacyPins returns the records of pins, keyed by config.ServerConfig.StateKey, that servers of ready a workspace file
 // defines take over from before pins were kept per folder: a record under the bare name whose
 // identity is the server's (the same command and arguments). The caller lays them over pins and
 // writes them under their new key (permissions.PinStore.PinFirst), so the tools pinned before the
@@ -105,10 +99,10 @@ func PinKey(cfg config.ServerConfig) string { return cfg.StateKey() }
 func LegacyPins(ready map[string]config.ServerConfig, pins map[string]permissions.ServerPins) map[string]permissions.ServerPins {
 	var out map[string]permissions.ServerPins
 	for name, cfg := range ready {
-		if PinKey(cfg) == name {
+		if cfg.StateKey() == name {
 			continue
 		}
-		if _, ok := pins[PinKey(cfg)]; ok {
+		if _, ok := pins[cfg.StateKey()]; ok {
 			continue
 		}
 		sp, ok := pins[name]
@@ -118,13 +112,14 @@ func LegacyPins(ready map[string]config.ServerConfig, pins map[string]permission
 		if out == nil {
 			out = map[string]permissions.ServerPins{}
 		}
-		out[PinKey(cfg)] = sp
+		out[cfg.StateKey()] = sp
 	}
 	return out
 }
 
 // ComparePins compares tools (of the ready servers) with pins (the pin file's records, by
-// PinKey). ready maps every ready server (one may have no tools) to its configuration. A ready
+// config.ServerConfig.StateKey: a server from a repository keeps its own, under its name and
+// folder, so one repository's server never reads, replaces or forgets another's pins). ready maps every ready server (one may have no tools) to its configuration. A ready
 // server without any pin is first seen: its tools are returned in first (by server name), to pin,
 // not as changes.
 func ComparePins(tools []mcpbridge.Tool, ready map[string]config.ServerConfig, pins map[string]permissions.ServerPins) (changes []ServerPinChanges, first map[string][]mcpbridge.Tool) {
@@ -148,14 +143,14 @@ func ComparePins(tools []mcpbridge.Tool, ready map[string]config.ServerConfig, p
 			// they are this definition's, never pinned under its key.
 			continue
 		}
-		sp, pinned := pins[PinKey(cfg)]
+		sp, pinned := pins[cfg.StateKey()]
 		if !pinned {
 			if len(byServer[server]) > 0 {
 				first[server] = byServer[server]
 			}
 			continue
 		}
-		sc := ServerPinChanges{Server: server, Key: PinKey(cfg), Identity: mcpbridge.ServerIdentity(cfg)}
+		sc := ServerPinChanges{Server: server, Key: cfg.StateKey(), Identity: mcpbridge.ServerIdentity(cfg)}
 		seen := map[string]bool{}
 		for _, t := range byServer[server] {
 			seen[t.Tool] = true
@@ -211,7 +206,7 @@ type pinState struct {
 	written *sync.Cond // on writeMu: broadcast when the writer has emptied the queue
 	writes  []func()
 	writing bool
-	queued  map[string]queuedPins // PinKey -> pins waiting for their write
+	queued  map[string]queuedPins // StateKey -> pins waiting for their write
 	seq     uint64                // numbers queuedPins
 }
 
@@ -245,7 +240,7 @@ func (a *App) pinFirstSeen(cfg config.ServerConfig, tools []mcpbridge.Tool) {
 	for _, t := range tools {
 		m[t.Tool] = permissions.PinnedTool{Hash: t.Hash, Definition: t.Canonical}
 	}
-	a.queuePins(PinKey(cfg), permissions.ServerPins{Identity: mcpbridge.ServerIdentity(cfg), Tools: m},
+	a.queuePins(cfg.StateKey(), permissions.ServerPins{Identity: mcpbridge.ServerIdentity(cfg), Tools: m},
 		fmt.Sprintf("pinned %d tool(s) of MCP server %q (first seen)", len(m), cfg.Name))
 }
 
@@ -668,8 +663,8 @@ func (a *App) forgetPinsOnTrust(cfg config.ServerConfig) {
 	// after the file's record is dropped, they would be this definition's pins.
 	id := mcpbridge.ServerIdentity(cfg)
 	a.pins.writeMu.Lock()
-	if q, ok := a.pins.queued[PinKey(cfg)]; ok && !jsonEqual(q.pins.Identity, id) {
-		delete(a.pins.queued, PinKey(cfg))
+	if q, ok := a.pins.queued[cfg.StateKey()]; ok && !jsonEqual(q.pins.Identity, id) {
+		delete(a.pins.queued, cfg.StateKey())
 		a.pins.gen.Add(1)
 	}
 	a.pins.writeMu.Unlock()
@@ -678,11 +673,11 @@ func (a *App) forgetPinsOnTrust(cfg config.ServerConfig) {
 	if err != nil {
 		return
 	}
-	sp, ok := pins[PinKey(cfg)]
+	sp, ok := pins[cfg.StateKey()]
 	if !ok || jsonEqual(sp.Identity, id) {
 		return
 	}
-	if err := a.pinStore.Unpin(PinKey(cfg)); err != nil {
+	if err := a.pinStore.Unpin(cfg.StateKey()); err != nil {
 		a.log.Warn(fmt.Sprintf("host: pins of %s: %v", cfg.Name, err))
 	}
 	a.pins.gen.Add(1)

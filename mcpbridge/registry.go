@@ -340,16 +340,21 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 		}
 	}
 	ranFromRoot := false // a user's package runner moved out of the open folder (RunDir)
-	rootWhy := "as your own package-runner servers do (so that a repository cannot choose their package)"
+	rootWhy := ""        // why it runs from / (set with its Cwd below)
 	if err == nil && resolved.Cwd == "" && resolved.Folder != "" && RunDir(resolved) == resolved.Folder {
 		resolved.Cwd = resolved.Folder // a workspace file's entry runs in the folder it was trusted in
 	}
 	if err == nil && resolved.Cwd == "" {
 		resolved.Cwd = RunDir(resolved)
 		sharedRoot := resolved.Cwd == "" && sharedEntry(resolved)
-		if sharedRoot {
+		switch {
+		case sharedRoot:
 			resolved.Cwd = string(filepath.Separator) // where the daemon runs it (sharedRequest)
 			rootWhy = "as a shared server does in Switchboard's daemon, for all your windows"
+		case resolved.Registry != nil:
+			rootWhy = "as a registry's package does (so that a repository cannot choose its package)"
+		default:
+			rootWhy = "as your own package-runner servers do (so that a repository cannot choose their package)"
 		}
 		ranFromRoot = resolved.Registry == nil && resolved.Cwd != ""
 		// Run from /, `npx -y @modelcontextprotocol/server-filesystem .` would be given the whole
@@ -373,12 +378,8 @@ func (r *Registry) connect(run context.Context, e *entry, gen uint64, cfg config
 			if driveRelative(rel) {
 				named = "a folder from the root of drive " + strings.ToUpper(rel[:2])
 			}
-			why := "not the open folder (so that a repository cannot choose its package)"
-			if sharedRoot {
-				why = "as a shared server in Switchboard's daemon, for all your windows"
-			}
-			err = fmt.Errorf(`%s is a relative path, and this server runs from %s, %s, where it would name %s: write the folder's absolute path or ${workspaceFolder}, or give the entry a "cwd"`,
-				what, resolved.Cwd, why, named)
+			err = fmt.Errorf(`%s is a relative path, and this server runs from %s, not the open folder, %s, where it would name %s: write the folder's absolute path or ${workspaceFolder}, or give the entry a "cwd"`,
+				what, resolved.Cwd, rootWhy, named)
 			ranFromRoot = false // the error says it already
 		}
 	}
@@ -485,7 +486,7 @@ func (r *Registry) bearerFor(resolved config.ServerConfig) *oauth.Bearer {
 			return nil
 		}
 	}
-	b := oauth.NewBearer(r.opts.Tokens, TokenKey(resolved), resolved.URL)
+	b := oauth.NewBearer(r.opts.Tokens, resolved.StateKey(), resolved.URL)
 	b.Wider = func(scope string) {
 		r.mu.Lock()
 		if e := r.servers[resolved.Name]; e != nil {

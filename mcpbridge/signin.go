@@ -51,7 +51,13 @@ func (r *Registry) SignIn(ctx context.Context, name string, o oauth.SignInOption
 	if o.Timeout <= 0 {
 		o.Timeout = oauth.DefaultSignInTimeout
 	}
-	key := TokenKey(resolved)
+	// A sign-in is kept under the server's StateKey: a server from a repository keeps its own,
+	// under its name and folder, so that another repository's server of the same name never
+	// reads, replaces or revokes it. One kept under the bare name (an older Switchboard's, or the
+	// user's server of that name) is never taken over by a repository's server: its URL is only
+	// words in the repository's file, and a copy would share a live refresh token with whoever
+	// else holds it. Such a server asks for its own sign-in once.
+	key := resolved.StateKey()
 	var prev *tokenstore.Credential
 	if c, err := r.opts.Tokens.Load(ctx, key); err == nil {
 		prev = &c
@@ -89,16 +95,8 @@ func (r *Registry) SignOut(ctx context.Context, name string) (ServerStatus, erro
 	return r.ReconnectServer(ctx, name)
 }
 
-// TokenKey is the token store's account for the sign-in of resolved (config.ServerConfig.StateKey:
-// a server from a repository keeps its own, under its name and folder, so that another
-// repository's server of the same name never reads, replaces or revokes it). A sign-in an older
-// Switchboard kept under the bare name is never taken over by a repository's server: its URL is
-// only words in the repository's file, and a copy would share a live refresh token with whoever
-// else holds it. Such a server asks for its own sign-in once.
-func TokenKey(resolved config.ServerConfig) string { return resolved.StateKey() }
-
-// ForgetSignIn signs out of cfg's server: its own credential is revoked where the authorization
-// server says how, and deleted.
+// ForgetSignIn signs out of cfg's server: its own credential (under cfg.StateKey) is revoked
+// where the authorization server says how, and deleted.
 func ForgetSignIn(ctx context.Context, store tokenstore.Store, cfg config.ServerConfig) error {
-	return oauth.Forget(ctx, store, TokenKey(cfg))
+	return oauth.Forget(ctx, store, cfg.StateKey())
 }

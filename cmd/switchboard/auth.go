@@ -117,7 +117,7 @@ func authStatus(ctx context.Context, env *authEnv, remote []config.ServerConfig,
 		fmt.Fprintln(stdout, "no http or sse MCP servers configured")
 	}
 	for _, c := range remote {
-		cred, err := env.store.Load(ctx, mcpbridge.TokenKey(c))
+		cred, err := env.store.Load(ctx, c.StateKey())
 		var line string
 		switch {
 		case errors.Is(err, tokenstore.ErrNoCredential):

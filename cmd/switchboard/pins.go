@@ -157,8 +157,8 @@ func runPins(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "switchboard pins: nothing of %s was accepted: it is not running (start it, or trust it if it is a workspace server)\n", safetext.Line(server))
 		return 1
 	}
-	if sp, ok := legacy[host.PinKey(cfg)]; ok { // what was compared: the pins from before they were kept per folder
-		if err := store.PinFirst(host.PinKey(cfg), sp.Identity, sp.Tools); err != nil {
+	if sp, ok := legacy[cfg.StateKey()]; ok { // what was compared: the pins from before they were kept per folder
+		if err := store.PinFirst(cfg.StateKey(), sp.Identity, sp.Tools); err != nil {
 			fmt.Fprintf(stderr, "switchboard pins: %v\n", err)
 			return 1
 		}
@@ -253,7 +253,7 @@ func acceptPins(w, stderr io.Writer, store *permissions.PinStore, cfg config.Ser
 		for _, t := range ft {
 			m[t.Tool] = permissions.PinnedTool{Hash: t.Hash, Definition: t.Canonical}
 		}
-		if err := store.Pin(host.PinKey(cfg), mcpbridge.ServerIdentity(cfg), m); err != nil {
+		if err := store.Pin(cfg.StateKey(), mcpbridge.ServerIdentity(cfg), m); err != nil {
 			fmt.Fprintf(stderr, "switchboard pins: %v\n", err)
 			return 1
 		}
